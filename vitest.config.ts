@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { defineConfig } from 'vitest/config';
+
+const require = createRequire(import.meta.url);
+
+function graphqlCommonJsEntry(): string | undefined {
+  try {
+    return require.resolve('graphql/index.js');
+  } catch {
+    return undefined;
+  }
+}
+const graphqlEntry = graphqlCommonJsEntry();
+
+export default defineConfig({
+  plugins: [
+    {
+      // tsup loads .graphql files as text; do the same under vitest.
+      name: 'graphql-text',
+      transform(_code, id) {
+        if (!id.endsWith('.graphql')) return null;
+        return { code: `export default ${JSON.stringify(readFileSync(id, 'utf8'))};`, map: null };
+      },
+    },
+  ],
+  resolve: {
+    // graphql ships .mjs and .js; @graphql-tools loads the .js one. Make ours the same module.
+    alias: graphqlEntry ? [{ find: /^graphql$/, replacement: graphqlEntry }] : [],
+  },
+  test: {
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});
