@@ -1,0 +1,397 @@
+/**
+ * THE storage/search adapter contract.
+ *
+ * An adapter stores and answers typed questions; it makes no business decision. The domain layer
+ * (src/core) validates, authorizes, derives search documents and resolves filters before anything
+ * reaches an adapter. Everything here is async so that an adapter for a network database fits.
+ *
+ * Conventions that hold for every member:
+ * - "Not found" is an absent element or `undefined`, never an error.
+ * - Errors an adapter throws on purpose are `CatalogError`s (`CONFLICT` for a failed version check,
+ *   `INVALID_INPUT` for input that cannot be stored); anything else is a bug or an I/O failure.
+ * - `commit` is the only way to change entities, search documents and jobs, and it is atomic: all of
+ *   a batch is applied or none of it. No transaction is ever held open across an `await`.
+ * - Lists are ordered as each member says; URNs compare by code units (SQLite `BINARY` collation).
+ *
+ * Run the conformance suite (`metacatalog/testing`) against a new adapter; docs/adapters.md explains how.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Who did something and when (epoch milliseconds). */
+export interface AuditStamp {
+  time: number;
+  actor: string;
+}
+
+/** One aspect of one entity, as stored. */
+export interface StoredAspect {
+  name: string;
+  value: JsonObject;
+  /** 1 on first write, +1 on every later write of this aspect. */
+  version: number;
+  created: AuditStamp;
+  lastModified: AuditStamp;
+  /** Bookkeeping the domain keeps beside the value (never part of the value a user reads). */
+  systemMetadata?: JsonObject;
+}
+
+/** An entity with the aspects that were asked for. */
+export interface StoredEntity {
+  urn: string;
+  entityType: string;
+  /** Optimistic-concurrency version of the whole entity: +1 on every commit that touches it. */
+  version: number;
+  aspects: Record<string, StoredAspect>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Search documents: derived by the domain from an entity's aspects, indexed by the adapter.
+// ---------------------------------------------------------------------------------------------
+
+/** The values of one structured property on one entity, typed, with the definition they were written under. */
+export interface SearchDocumentProperty {
+  propertyUrn: string;
+  /**
+   * Identifies the definition incarnation and version the values were written under. A query only
+   * matches values whose key equals the key it is given, which is what makes values of a
+   * superseded version or of a hard-deleted (and maybe re-created) definition invisible at once.
+   */
+  definitionKey: string;
+  values: Array<string | number>;
+}
+
+export interface SearchDocument {
+  urn: string;
+  entityType: string;
+  /** `status.removed`: soft-deleted entities are left out of results unless asked for. */
+  removed: boolean;
+  /** Full-text fields. `urnKey` is the key part of the URN. */
+  text: { name?: string; description?: string; urnKey: string };
+  /** Standard searchable fields (e.g. `platform`, `name`), each a list of strings. */
+  fields: Record<string, string[]>;
+  properties: SearchDocumentProperty[];
+}
+
+export const FILTER_OPERATORS = [
+  'EQUAL',
+  'IEQUAL',
+  'IN',
+  'CONTAIN',
+  'START_WITH',
+  'END_WITH',
+  'EXISTS',
+  'GREATER_THAN',
+  'GREATER_THAN_OR_EQUAL_TO',
+  'LESS_THAN',
+  'LESS_THAN_OR_EQUAL_TO',
+] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** What a condition looks at, already resolved by the domain. */
+export type SearchField =
+  | { kind: 'entityType' }
+  | { kind: 'urn' }
+  /** A standard field of the search document's `fields`; always strings. */
+  | { kind: 'field'; name: string }
+  /** A structured property; only values whose `definitionKey` equals this one count. */
+  | { kind: 'property'; propertyUrn: string; definitionKey: string; valueKind: 'string' | 'number' };
+
+/**
+ * One condition. `values` are typed already (numbers for a number property). Several values mean
+ * "any of". EXISTS has no values. `negated` inverts the whole condition (a document without the
+ * field matches a negated EQUAL).
+ * String comparisons are exact and by code units, except IEQUAL (case-insensitive, ASCII and Unicode
+ * lower-casing by `toLowerCase`) and CONTAIN / START_WITH / END_WITH (case-sensitive substring tests).
+ */
+export interface SearchCondition {
+  field: SearchField;
+  operator: FilterOperator;
+  values: Array<string | number>;
+  negated: boolean;
+}
+
+/** OR of ANDs. An empty outer list means "no filter"; an empty inner list matches everything. */
+export type SearchFilter = SearchCondition[][];
+
+export interface SearchScope {
+  /** Empty means every entity type. */
+  entityTypes: string[];
+  /** Full-text query over name, description and URN key; undefined means all (the domain maps `*` and '' to undefined). */
+  text?: string;
+  filter: SearchFilter;
+  /** Include entities whose search document has `removed: true`. */
+  includeRemoved: boolean;
+}
+
+export interface SearchRequest extends SearchScope {
+  /**
+   * `urn`: ascending URN, with `afterUrn` as a keyset cursor (stable scrolling while writes happen).
+   * `relevance`: full-text score descending, then URN ascending; with no text it is the same as `urn`.
+   */
+  order: 'urn' | 'relevance';
+  /** Keyset cursor for `order: 'urn'`: return only URNs greater than this one. */
+  afterUrn?: string;
+  /** Offset for `order: 'relevance'`. */
+  offset?: number;
+  limit: number;
+}
+
+export interface SearchHit {
+  urn: string;
+  entityType: string;
+  /** Full-text score when a text query was given. */
+  score?: number;
+}
+
+export interface SearchResponse {
+  /** Number of documents that match the scope (not only this page). */
+  total: number;
+  hits: SearchHit[];
+}
+
+export interface AggregateRequest extends SearchScope {
+  facets: SearchField[];
+  /** At most this many buckets per facet. */
+  maxValues: number;
+}
+
+export interface FacetBucket {
+  /** A number for number properties, else a string. */
+  value: string | number;
+  count: number;
+}
+
+/** One result per requested facet, in the same order; buckets ordered by count desc, then value asc. */
+export interface FacetResult {
+  field: SearchField;
+  buckets: FacetBucket[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+// ---------------------------------------------------------------------------------------------
+
+/** An aspect to store, fully stamped by the domain. */
+export interface AspectPut {
+  name: string;
+  value: JsonObject;
+  version: number;
+  created: AuditStamp;
+  lastModified: AuditStamp;
+  systemMetadata?: JsonObject;
+}
+
+export interface EntityWrite {
+  urn: string;
+  entityType: string;
+  /** The entity version the domain read; 0 means "must not exist yet". A mismatch rejects the whole batch with CONFLICT. */
+  expectVersion: number;
+  /** Aspects to insert or replace. */
+  put?: AspectPut[];
+  /** Aspect names to delete (absent ones are ignored). */
+  delete?: string[];
+  /** Delete the entity with all its aspects, its search document and its timeseries rows. */
+  deleteEntity?: boolean;
+  /** The entity's new search document; `null` removes it; undefined leaves it as it is. */
+  searchDocument?: SearchDocument | null;
+}
+
+export interface NewJob {
+  type: string;
+  payload: JsonObject;
+  /** Not claimable before this time (epoch ms); default: now. */
+  runAt?: number;
+  /** When a pending job with the same key exists, this one is not added. */
+  dedupeKey?: string;
+}
+
+export interface WriteBatch {
+  entities?: EntityWrite[];
+  jobs?: NewJob[];
+  /** Jobs whose work this batch completes (deleted atomically with the rest). Only the claimant may complete. */
+  completeJobs?: Array<{ id: string; workerId: string }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Background jobs: a durable queue with leases.
+// ---------------------------------------------------------------------------------------------
+
+export interface Job {
+  id: string;
+  type: string;
+  payload: JsonObject;
+  /** How many times it was claimed. */
+  attempts: number;
+  runAt: number;
+  createdAt: number;
+  lockedBy: string | null;
+  lockedUntil: number | null;
+  lastError: string | null;
+  /** `pending` (claimable or leased), or `dead` (gave up after the retries; kept for inspection). */
+  state: 'pending' | 'dead';
+}
+
+export interface ClaimRequest {
+  workerId: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+  /** Ignore `runAt` (used by `settle()` to run retries without waiting for their back-off). */
+  ignoreRunAt?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timeseries: append-only rows, one index (table) per entity type × aspect.
+// ---------------------------------------------------------------------------------------------
+
+export interface TimeseriesIndexRef {
+  /** e.g. `dataset_datasetprofileaspect_v1`; only `[a-z0-9_]`. */
+  indexName: string;
+  entityType: string;
+  aspect: string;
+}
+
+export interface TimeseriesRow {
+  urn: string;
+  timestampMillis: number;
+  value: JsonObject;
+}
+
+export interface TimeseriesQuery extends TimeseriesIndexRef {
+  urn?: string;
+  /** Inclusive bounds. */
+  startTimeMillis?: number;
+  endTimeMillis?: number;
+  limit: number;
+  /** Opaque cursor from a previous page. */
+  cursor?: string;
+}
+
+export interface TimeseriesPage {
+  /** Newest first (then by insertion order, newest first). */
+  rows: TimeseriesRow[];
+  nextCursor?: string;
+}
+
+export interface TimeseriesIndexSize extends TimeseriesIndexRef {
+  bytes: number;
+  rows: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The adapter
+// ---------------------------------------------------------------------------------------------
+
+export interface AdapterCapabilities {
+  /** Data survives `close()` and a process restart. */
+  readonly durable: boolean;
+  /** Several processes may use the same store at once (jobs are shared safely). */
+  readonly multiProcess: boolean;
+  /** Timeseries index sizes are measured from the store (not estimated). */
+  readonly measuredIndexSizes: boolean;
+  /** Truncation by copying the kept rows to a fresh table gives file space back. */
+  readonly reclaimsSpaceOnReindex: boolean;
+}
+
+export interface StorageAdapter {
+  /** A short name for messages and logs, e.g. `sqlite`. */
+  readonly name: string;
+  readonly capabilities: AdapterCapabilities;
+
+  /** Prepares the store (migrations). Called once by `createCatalog` before anything else; idempotent. */
+  open(): Promise<void>;
+  /** Releases resources. Calls after `close` reject. */
+  close(): Promise<void>;
+
+  // --- entities and aspects --------------------------------------------------------------------
+
+  /**
+   * Reads entities. Unknown URNs are left out; order follows `urns` (duplicates once).
+   * `aspectNames` limits which aspects are returned (the entity is returned even when it has none of them).
+   */
+  readEntities(urns: readonly string[], aspectNames?: readonly string[]): Promise<StoredEntity[]>;
+
+  /**
+   * Lists entities in URN order, starting after `afterUrn`: optionally only those of one type and/or
+   * only those that carry `requireAspect`. Each comes with the aspects named in `aspectNames`
+   * (default: all of its aspects).
+   */
+  scanEntities(request: {
+    entityType?: string;
+    requireAspect?: string;
+    aspectNames?: readonly string[];
+    afterUrn?: string;
+    limit: number;
+  }): Promise<StoredEntity[]>;
+
+  /**
+   * Applies a batch atomically. Rejects with `CONFLICT` (and applies nothing) when an entity's version
+   * differs from `expectVersion`, or a job to complete is not held by that worker.
+   */
+  commit(batch: WriteBatch): Promise<void>;
+
+  // --- search ----------------------------------------------------------------------------------
+
+  search(request: SearchRequest): Promise<SearchResponse>;
+  aggregate(request: AggregateRequest): Promise<FacetResult[]>;
+  /**
+   * URNs (ascending, after `afterUrn`) of entities whose search document carries values of the property
+   * under any definition key other than `keepDefinitionKey` (all keys when it is undefined). Soft-deleted
+   * entities are included. Used by the background clean-up of hard-deleted and superseded values.
+   */
+  findEntitiesWithPropertyValues(request: {
+    propertyUrn: string;
+    keepDefinitionKey?: string;
+    afterUrn?: string;
+    limit: number;
+  }): Promise<string[]>;
+  /** Number of entities whose search document carries values of the property (any key, removed or not). */
+  countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): Promise<number>;
+
+  // --- jobs -------------------------------------------------------------------------------------
+
+  /**
+   * Claims up to `limit` pending jobs whose `runAt <= now` (unless `ignoreRunAt`) and whose lease is
+   * free or expired (`lockedUntil <= now`): sets `lockedBy`, `lockedUntil = now + leaseMs`, `attempts + 1`.
+   * Oldest `runAt` first. Two claimants never get the same job while its lease holds.
+   */
+  claimJobs(request: ClaimRequest): Promise<Job[]>;
+  /**
+   * Gives a claimed job back for a retry at `retryAt` (lease cleared, `lastError` kept), or marks it
+   * `dead` when `retryAt` is null. Ignored when the job is not held by that worker.
+   */
+  releaseJob(id: string, workerId: string, outcome: { error: string; retryAt: number | null }): Promise<void>;
+  /** Extends a held lease; false when the job is no longer held by that worker. */
+  renewJobLease(id: string, workerId: string, lockedUntil: number): Promise<boolean>;
+  /** Pending jobs (leased or not) and, when asked, dead ones; oldest first. */
+  listJobs(request?: { includeDead?: boolean; limit?: number }): Promise<Job[]>;
+
+  // --- timeseries -------------------------------------------------------------------------------
+
+  /** Appends rows to one index, atomically, creating the index on first use. */
+  appendTimeseries(index: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): Promise<void>;
+  queryTimeseries(query: TimeseriesQuery): Promise<TimeseriesPage>;
+  /** Every timeseries index that exists, with its size. */
+  timeseriesIndexSizes(): Promise<TimeseriesIndexSize[]>;
+  /** Rows in the index in total, and those with `timestampMillis <= endTimeMillis`. */
+  countTimeseries(index: TimeseriesIndexRef, endTimeMillis: number): Promise<{ total: number; matching: number }>;
+  /** Deletes at most `limit` rows with `timestampMillis <= endTimeMillis`; returns how many went. */
+  deleteTimeseriesBatch(index: TimeseriesIndexRef, endTimeMillis: number, limit: number): Promise<number>;
+  /**
+   * Replaces the index with a fresh one holding only rows with `timestampMillis > endTimeMillis`
+   * (copy, swap, drop; atomic). Returns how many rows were removed.
+   */
+  rebuildTimeseriesIndex(index: TimeseriesIndexRef, endTimeMillis: number): Promise<number>;
+}
+
+/** Options every reference adapter accepts for tests: a hook called inside `commit`'s transaction. */
+export interface FaultInjectionOptions {
+  /**
+   * Called inside the transaction after each entity of a batch has been written (with its index).
+   * Throwing from it must leave nothing of the batch behind. For tests only.
+   */
+  faultInjector?: (step: { entityIndex: number; urn: string }) => void;
+}

@@ -1,0 +1,165 @@
+import type { StorageAdapter } from './adapter/types';
+import { Authorizer, requireActor, type StaticPolicy } from './core/authorization';
+import type { CatalogContext } from './core/context';
+import { EntityService } from './core/entities';
+import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entity-registry';
+import { EntityWriter } from './core/entity-writer';
+import { CatalogError, type Violation } from './core/errors';
+import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
+import type { Job } from './adapter/types';
+import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
+
+export interface CatalogOptions {
+  /** The storage/search adapter (required). */
+  adapter: StorageAdapter;
+  /** Secret for signing access tokens (>= 32 bytes). A list rotates keys: the first signs, all verify. */
+  tokenSigningKey?: string | readonly string[];
+  /** Actor URNs that hold every privilege. */
+  superUsers?: readonly string[];
+  /** Static grants, in addition to the policies stored through the API. */
+  policies?: readonly StaticPolicy[];
+  /** Milliseconds since the epoch; default `Date.now`. */
+  clock?: () => number;
+  /** Entity types and aspects of the host application, registered next to the built-in ones. */
+  aspects?: readonly AspectSpec[];
+  entityTypes?: readonly EntityTypeSpec[];
+  /** Background work: lease length, polling, retries; `background: false` runs jobs only in `settle()`. */
+  jobs?: JobRunnerOptions;
+  /** Called with errors of background work (default: written to stderr without secrets). */
+  onError?: (error: unknown, where: string) => void;
+}
+
+export interface Catalog {
+  readonly registry: EntityRegistry;
+  readonly entities: EntityService;
+  /** The catalog clock (milliseconds). */
+  now(): number;
+  /** Resolves once the adapter is open; rejects with its error otherwise. */
+  ready(): Promise<void>;
+  /** FORBIDDEN naming the privilege unless the actor holds it. */
+  authorize(actor: string, privilege: Privilege): Promise<void>;
+  privilegesOf(actor: string): Promise<Privilege[]>;
+  /** Background jobs: the pending ones, and with `includeDead` the ones that gave up. */
+  listJobs(options?: { includeDead?: boolean; limit?: number }): Promise<Job[]>;
+  /** Resolves once all background work queued so far (and what it queues) is done. */
+  settle(): Promise<SettleReport>;
+  /** Stops background work after its current batch and closes the adapter. */
+  close(): Promise<void>;
+}
+
+function validateOptions(options: CatalogOptions): void {
+  const violations: Violation[] = [];
+  const o = options as unknown as Record<string, unknown>;
+  if (!options || typeof options !== 'object') throw new CatalogError('INVALID_INPUT', 'createCatalog needs an options object');
+  const adapter = o.adapter as Record<string, unknown> | undefined;
+  if (!adapter || typeof adapter !== 'object' || typeof adapter.commit !== 'function' || typeof adapter.open !== 'function') {
+    violations.push({ path: 'adapter', message: 'is required and must be a storage adapter (e.g. createSqliteAdapter())' });
+  }
+  if (o.tokenSigningKey !== undefined) {
+    const keys = Array.isArray(o.tokenSigningKey) ? o.tokenSigningKey : [o.tokenSigningKey];
+    if (keys.length === 0) violations.push({ path: 'tokenSigningKey', message: 'must name at least one key' });
+    keys.forEach((key, i) => {
+      const path = Array.isArray(o.tokenSigningKey) ? `tokenSigningKey[${i}]` : 'tokenSigningKey';
+      if (typeof key !== 'string') violations.push({ path, message: 'must be a string' });
+      else if (Buffer.byteLength(key) < 32) violations.push({ path, message: 'must be at least 32 bytes long' });
+    });
+  }
+  if (o.superUsers !== undefined && (!Array.isArray(o.superUsers) || o.superUsers.some((u) => typeof u !== 'string'))) {
+    violations.push({ path: 'superUsers', message: 'must be an array of actor URNs' });
+  }
+  if (o.policies !== undefined) {
+    if (!Array.isArray(o.policies)) violations.push({ path: 'policies', message: 'must be an array' });
+    else
+      o.policies.forEach((p: Record<string, unknown>, i) => {
+        if (!p || typeof p !== 'object') return violations.push({ path: `policies[${i}]`, message: 'must be an object' });
+        if (p.actors !== '*' && (!Array.isArray(p.actors) || p.actors.some((a) => typeof a !== 'string'))) {
+          violations.push({ path: `policies[${i}].actors`, message: 'must be "*" or an array of actor URNs' });
+        }
+        if (!Array.isArray(p.privileges)) violations.push({ path: `policies[${i}].privileges`, message: 'must be an array of privileges' });
+        else
+          p.privileges.forEach((x, j) => {
+            if (!isPrivilege(x)) {
+              violations.push({ path: `policies[${i}].privileges[${j}]`, message: `unknown privilege ${JSON.stringify(x)}; known: ${PRIVILEGES.join(', ')}` });
+            }
+          });
+      });
+  }
+  if (o.clock !== undefined && typeof o.clock !== 'function') violations.push({ path: 'clock', message: 'must be a function returning milliseconds' });
+  if (violations.length) {
+    throw new CatalogError('INVALID_INPUT', `invalid catalog options: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`, { details: violations });
+  }
+}
+
+function defaultOnError(error: unknown, where: string): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`metacatalog: ${where}: ${message}\n`);
+}
+
+/** The pieces every later service is built from; createCatalog composes the public object on top. */
+export function createCatalogContext(options: CatalogOptions): { ctx: CatalogContext; ready: Promise<void> } {
+  validateOptions(options);
+  const { adapter } = options;
+  const clock = options.clock ?? Date.now;
+  const registry = new EntityRegistry();
+  for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
+  for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
+  const onError = options.onError ?? defaultOnError;
+  const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
+  const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
+  const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick());
+  const ready = adapter.open();
+  // Surface the failure on first use, not as an unhandled rejection.
+  ready.catch(() => undefined);
+  const ctx: CatalogContext = {
+    adapter,
+    registry,
+    clock,
+    authorizer,
+    writer,
+    jobs,
+    entities: undefined as unknown as EntityService,
+    async authenticate(actor: unknown) {
+      await ready;
+      return requireActor(actor);
+    },
+    reportError: onError,
+  };
+  (ctx as { entities: EntityService }).entities = new EntityService(ctx);
+  return { ctx, ready };
+}
+
+/** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
+export function createCatalog(options: CatalogOptions): Catalog {
+  const { ctx, ready } = createCatalogContext(options);
+  const started = ready.then(() => ctx.jobs.start());
+  started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
+  let closed: Promise<void> | undefined;
+  return {
+    registry: ctx.registry,
+    entities: ctx.entities,
+    now: () => ctx.clock(),
+    ready: () => started,
+    async authorize(actor, privilege) {
+      await ctx.authorizer.require(await ctx.authenticate(actor), privilege);
+    },
+    async privilegesOf(actor) {
+      return [...(await ctx.authorizer.privilegesOf(await ctx.authenticate(actor)))];
+    },
+    async listJobs(listOptions) {
+      await started;
+      return ctx.adapter.listJobs(listOptions);
+    },
+    async settle() {
+      await started;
+      return ctx.jobs.settle();
+    },
+    close() {
+      closed ??= (async () => {
+        await started.catch(() => undefined);
+        await ctx.jobs.stop();
+        await ctx.adapter.close();
+      })();
+      return closed;
+    },
+  };
+}

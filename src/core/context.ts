@@ -1,0 +1,21 @@
+import type { StorageAdapter } from '../adapter/types';
+import type { Authorizer } from './authorization';
+import type { EntityService } from './entities';
+import type { EntityRegistry } from './entity-registry';
+import type { EntityWriter } from './entity-writer';
+import type { JobRunner } from './jobs';
+
+/** What every domain service shares. Built once by `createCatalog`. */
+export interface CatalogContext {
+  readonly adapter: StorageAdapter;
+  readonly registry: EntityRegistry;
+  readonly clock: () => number;
+  readonly authorizer: Authorizer;
+  readonly writer: EntityWriter;
+  readonly jobs: JobRunner;
+  readonly entities: EntityService;
+  /** Waits until the adapter is open, then checks that an actor was given (UNAUTHENTICATED otherwise). */
+  authenticate(actor: unknown): Promise<string>;
+  /** Reports an unexpected error from background work (never thrown at a caller). */
+  reportError(error: unknown, where: string): void;
+}

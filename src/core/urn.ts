@@ -1,0 +1,153 @@
+import { CatalogError, type Violation } from './errors';
+
+/**
+ * URNs have the shape `urn:li:<entityType>:<key>`. The key is either a plain string or a tuple
+ * `(<part>,<part>,...)` whose parts may themselves be URNs with tuples, e.g.
+ * `urn:li:dataset:(urn:li:dataPlatform:hive,db.table,PROD)`.
+ */
+export interface ParsedUrn {
+  urn: string;
+  namespace: string;
+  entityType: string;
+  /** The key as written (for a tuple key, including the parentheses). */
+  key: string;
+  /** The tuple parts for a tuple key, else a single-element array with the key. */
+  parts: string[];
+}
+
+const ENTITY_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/** Returns a description of what is wrong with the text as a URN, or undefined when it is valid. */
+export function urnProblem(text: unknown): string | undefined {
+  if (typeof text !== 'string') return `expected a URN string, got ${typeof text}`;
+  if (text.length === 0) return 'URN is empty';
+  if (text.length > 2048) return 'URN is longer than 2048 characters';
+  if (!text.startsWith('urn:')) return `"${text}" is not a URN: it must start with "urn:"`;
+  const rest = text.slice(4);
+  const nsEnd = rest.indexOf(':');
+  if (nsEnd <= 0) return `"${text}" is not a URN: it needs a namespace, an entity type and a key (urn:li:<type>:<key>)`;
+  const afterNs = rest.slice(nsEnd + 1);
+  const typeEnd = afterNs.indexOf(':');
+  if (typeEnd <= 0) return `"${text}" is not a URN: it needs an entity type and a key (urn:li:<type>:<key>)`;
+  const entityType = afterNs.slice(0, typeEnd);
+  if (!ENTITY_TYPE_PATTERN.test(entityType)) return `"${text}" has an invalid entity type "${entityType}"`;
+  const key = afterNs.slice(typeEnd + 1);
+  if (key.length === 0) return `"${text}" has an empty key`;
+  if (/[\s]/.test(key) && !key.startsWith('(')) return `"${text}" has white space in its key`;
+  if (/[\u0000-\u001f]/.test(text)) return `"${text}" contains a control character`;
+  if (key.startsWith('(')) {
+    if (!key.endsWith(')')) return `"${text}" has an unclosed tuple key`;
+    let depth = 0;
+    for (let i = 0; i < key.length; i++) {
+      const c = key[i];
+      if (c === '(') depth++;
+      else if (c === ')') {
+        depth--;
+        if (depth < 0 || (depth === 0 && i !== key.length - 1)) return `"${text}" has unbalanced parentheses in its key`;
+      }
+    }
+    if (depth !== 0) return `"${text}" has unbalanced parentheses in its key`;
+    const parts = splitTuple(key);
+    if (parts.some((p) => p.length === 0)) return `"${text}" has an empty part in its tuple key`;
+    for (const part of parts) {
+      if (part.startsWith('urn:')) {
+        const nested = urnProblem(part);
+        if (nested) return `"${text}" has an invalid URN in its key: ${nested}`;
+      }
+    }
+  } else if (/[()]/.test(key)) {
+    return `"${text}" has parentheses in a key that is not a tuple`;
+  }
+  return undefined;
+}
+
+function splitTuple(key: string): string[] {
+  const inner = key.slice(1, -1);
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(inner.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(inner.slice(start));
+  return parts;
+}
+
+export function isUrn(text: unknown): text is string {
+  return urnProblem(text) === undefined;
+}
+
+/** Parses a URN; malformed input is INVALID_INPUT naming the offending text. */
+export function parseUrn(text: unknown, where = 'urn'): ParsedUrn {
+  const problem = urnProblem(text);
+  if (problem !== undefined) {
+    throw new CatalogError('INVALID_INPUT', `${where}: ${problem}`, { details: [{ path: where, message: problem }] });
+  }
+  const urn = text as string;
+  const rest = urn.slice(4);
+  const nsEnd = rest.indexOf(':');
+  const namespace = rest.slice(0, nsEnd);
+  const afterNs = rest.slice(nsEnd + 1);
+  const typeEnd = afterNs.indexOf(':');
+  const entityType = afterNs.slice(0, typeEnd);
+  const key = afterNs.slice(typeEnd + 1);
+  return { urn, namespace, entityType, key, parts: key.startsWith('(') ? splitTuple(key) : [key] };
+}
+
+/** Builds `urn:li:<entityType>:<key>`; tuple keys are given as an array of parts. */
+export function formatUrn(entityType: string, key: string | readonly string[], namespace = 'li'): string {
+  const keyText = typeof key === 'string' ? key : `(${key.join(',')})`;
+  const urn = `urn:${namespace}:${entityType}:${keyText}`;
+  parseUrn(urn);
+  return urn;
+}
+
+/** The entity type of a valid URN (no validation: call on URNs that were already parsed). */
+export function entityTypeOf(urn: string): string {
+  const afterNs = urn.slice(urn.indexOf(':', 4) + 1);
+  return afterNs.slice(0, afterNs.indexOf(':'));
+}
+
+/** The key part of a URN (after `urn:li:<type>:`). */
+export function urnKey(urn: string): string {
+  const afterNs = urn.slice(urn.indexOf(':', 4) + 1);
+  return afterNs.slice(afterNs.indexOf(':') + 1);
+}
+
+/** Percent-encodes a URN for use as one path segment (`:` `(` `,` `/` all encoded). */
+export function encodeUrnForPath(urn: string): string {
+  return encodeURIComponent(urn).replace(/[()!'*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Decodes one percent-encoded path segment, once. Malformed escapes are INVALID_INPUT. */
+export function decodeUrnFromPath(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch (cause) {
+    throw new CatalogError('INVALID_INPUT', `path segment "${segment}" has a malformed percent-escape`, {
+      cause,
+      details: [{ path: 'path', message: 'malformed percent-escape' }],
+    });
+  }
+}
+
+/** Collects a violation for a URN field instead of throwing (for validators that list every problem). */
+export function checkUrn(value: unknown, path: string, violations: Violation[], entityType?: string): string | undefined {
+  const problem = urnProblem(value);
+  if (problem !== undefined) {
+    violations.push({ path, message: problem });
+    return undefined;
+  }
+  const urn = value as string;
+  if (entityType !== undefined && entityTypeOf(urn) !== entityType) {
+    violations.push({ path, message: `"${urn}" is not a ${entityType} URN` });
+    return undefined;
+  }
+  return urn;
+}

@@ -1,0 +1,24 @@
+export { createCatalog, createCatalogContext } from './catalog';
+export type { Catalog, CatalogOptions } from './catalog';
+export { CatalogError, ERROR_CODES, isCatalogError, invalidInput } from './core/errors';
+export type { CatalogErrorCode, CatalogErrorOptions, Violation } from './core/errors';
+export {
+  parseUrn,
+  formatUrn,
+  isUrn,
+  urnProblem,
+  entityTypeOf,
+  urnKey,
+  encodeUrnForPath,
+  decodeUrnFromPath,
+} from './core/urn';
+export type { ParsedUrn } from './core/urn';
+export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './core/privileges';
+export type { Privilege } from './core/privileges';
+export type { StaticPolicy, StoredPolicy } from './core/authorization';
+export { EntityRegistry } from './core/entity-registry';
+export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './core/entity-registry';
+export type { EntityService, EntityView, AspectView, EntityUpsert } from './core/entities';
+export type { JobRunnerOptions, SettleReport } from './core/jobs';
+export { FILTER_OPERATORS } from './adapter/types';
+export type * from './adapter/types';
