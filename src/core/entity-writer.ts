@@ -126,6 +126,6 @@ export class EntityWriter {
       });
       after.set(urn, { urn, entityType, version: (existing?.version ?? 0) + 1, aspects });
     }
-    return { batch: { entities: writes, jobs: plan.jobs ?? [] }, after };
+    return { batch: { entities: writes, jobs: (plan.jobs ?? []).map((job) => ({ ...job, runAt: job.runAt ?? now })) }, after };
   }
 }

@@ -1,0 +1,294 @@
+import Database from 'better-sqlite3';
+import type {
+  AdapterCapabilities,
+  AggregateRequest,
+  FacetResult,
+  FaultInjectionOptions,
+  JsonObject,
+  SearchRequest,
+  SearchResponse,
+  StorageAdapter,
+  StoredAspect,
+  StoredEntity,
+  WriteBatch,
+} from '../../src/adapter/types';
+import { CatalogError } from '../../src/core/errors';
+import * as jobs from './jobs';
+import { migrate } from './schema';
+import * as searchStore from './search-store';
+import { createHandle, params, type SqliteHandle } from './statements';
+import * as timeseries from './timeseries';
+
+export interface SqliteAdapterOptions extends FaultInjectionOptions {
+  /** Path of the database file, or `':memory:'`. */
+  filename: string;
+  /** How long a writer waits for another process's lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+}
+
+interface EntityAspectRow {
+  id: number;
+  urn: string;
+  entity_type: string;
+  version: number;
+  name: string | null;
+  value: string | null;
+  aspect_version: number | null;
+  created_time: number | null;
+  created_actor: string | null;
+  modified_time: number | null;
+  modified_actor: string | null;
+  system_metadata: string | null;
+}
+
+const ENTITY_COLUMNS = `e.id, e.urn, e.entity_type, e.version, a.name, a.value, a.version AS aspect_version,
+  a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata`;
+
+function toAspect(row: EntityAspectRow): StoredAspect {
+  return {
+    name: row.name!,
+    value: JSON.parse(row.value!) as JsonObject,
+    version: row.aspect_version!,
+    created: { time: row.created_time!, actor: row.created_actor! },
+    lastModified: { time: row.modified_time!, actor: row.modified_actor! },
+    ...(row.system_metadata ? { systemMetadata: JSON.parse(row.system_metadata) as JsonObject } : {}),
+  };
+}
+
+/** Folds joined entity × aspect rows into entities, keeping the order in which entities first appear. */
+function foldEntities(rows: readonly EntityAspectRow[]): Map<string, StoredEntity> {
+  const out = new Map<string, StoredEntity>();
+  for (const row of rows) {
+    let entity = out.get(row.urn);
+    if (!entity) {
+      entity = { urn: row.urn, entityType: row.entity_type, version: row.version, aspects: {} };
+      out.set(row.urn, entity);
+    }
+    if (row.name !== null) entity.aspects[row.name] = toAspect(row);
+  }
+  return out;
+}
+
+const CAPABILITIES: AdapterCapabilities = {
+  durable: true,
+  multiProcess: true,
+  measuredIndexSizes: true,
+  reclaimsSpaceOnReindex: true,
+};
+
+/**
+ * The SQLite adapter: better-sqlite3 on a real file (or `':memory:'`), WAL, cached prepared
+ * statements, migrations on `user_version`, every multi-row write in one transaction.
+ */
+export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapter {
+  if (!options || typeof options.filename !== 'string' || options.filename === '') {
+    throw new CatalogError('INVALID_INPUT', 'createSqliteAdapter: filename is required (a path or ":memory:")', {
+      details: [{ path: 'filename', message: 'is required' }],
+    });
+  }
+  let handle: SqliteHandle | undefined;
+  let closed = false;
+
+  function h(): SqliteHandle {
+    if (closed) throw new Error('the SQLite adapter is closed');
+    if (!handle) throw new Error('the SQLite adapter is not open: call open() first');
+    return handle;
+  }
+
+  function readEntities(urns: readonly string[], aspectNames?: readonly string[]): StoredEntity[] {
+    if (urns.length === 0) return [];
+    const db = h();
+    let rows: EntityAspectRow[];
+    const aspectFilter = aspectNames ? 'AND a.name IN (SELECT value FROM json_each(@p2))' : '';
+    const names = aspectNames ? JSON.stringify(aspectNames) : undefined;
+    if (urns.length === 1) {
+      const sql = `SELECT ${ENTITY_COLUMNS} FROM entities e LEFT JOIN aspects a ON a.entity_id = e.id ${aspectFilter} WHERE e.urn = @p1`;
+      rows = db.stmt(sql).all(names ? params(urns[0], names) : params(urns[0])) as EntityAspectRow[];
+    } else {
+      const sql = `SELECT ${ENTITY_COLUMNS} FROM entities e LEFT JOIN aspects a ON a.entity_id = e.id ${aspectFilter}
+        WHERE e.urn IN (SELECT value FROM json_each(@p1))`;
+      const list = JSON.stringify(urns);
+      rows = db.stmt(sql).all(names ? params(list, names) : params(list)) as EntityAspectRow[];
+    }
+    const byUrn = foldEntities(rows);
+    const out: StoredEntity[] = [];
+    const seen = new Set<string>();
+    for (const urn of urns) {
+      const entity = byUrn.get(urn);
+      if (entity && !seen.has(urn)) {
+        seen.add(urn);
+        out.push(entity);
+      }
+    }
+    return out;
+  }
+
+  function scanEntities(request: {
+    entityType?: string;
+    requireAspect?: string;
+    aspectNames?: readonly string[];
+    afterUrn?: string;
+    limit: number;
+  }): StoredEntity[] {
+    const db = h();
+    const page = db
+      .stmt(
+        `SELECT e.urn FROM entities e
+         WHERE (@p1 IS NULL OR e.entity_type = @p1) AND e.urn > @p2
+           AND (@p3 IS NULL OR EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.id AND x.name = @p3))
+         ORDER BY e.urn LIMIT @p4`,
+      )
+      .all(params(request.entityType ?? null, request.afterUrn ?? '', request.requireAspect ?? null, request.limit)) as Array<{ urn: string }>;
+    return readEntities(
+      page.map((r) => r.urn),
+      request.aspectNames,
+    );
+  }
+
+  function commit(batch: WriteBatch): void {
+    const db = h();
+    const now = Date.now();
+    db.db
+      .transaction(() => {
+        (batch.entities ?? []).forEach((write, entityIndex) => {
+          const existing = db.stmt('SELECT id, version FROM entities WHERE urn = ?').get(write.urn) as
+            | { id: number; version: number }
+            | undefined;
+          const found = existing?.version ?? 0;
+          if (found !== write.expectVersion) {
+            throw new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
+          }
+          if (write.deleteEntity) {
+            if (existing) {
+              db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
+              searchStore.removeSearchDocument(db, existing.id);
+              timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
+              db.stmt('DELETE FROM entities WHERE id = ?').run(existing.id);
+            }
+          } else {
+            let entityId: number;
+            if (existing) {
+              entityId = existing.id;
+              db.stmt('UPDATE entities SET version = ? WHERE id = ?').run(write.expectVersion + 1, entityId);
+            } else {
+              entityId = Number(
+                db.stmt('INSERT INTO entities (urn, entity_type, version) VALUES (?, ?, ?)').run(write.urn, write.entityType, 1).lastInsertRowid,
+              );
+            }
+            const put = db.stmt(
+              `INSERT OR REPLACE INTO aspects
+                 (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            );
+            for (const a of write.put ?? []) {
+              put.run(
+                entityId,
+                a.name,
+                JSON.stringify(a.value),
+                a.version,
+                a.created.time,
+                a.created.actor,
+                a.lastModified.time,
+                a.lastModified.actor,
+                a.systemMetadata ? JSON.stringify(a.systemMetadata) : null,
+              );
+            }
+            for (const name of write.delete ?? []) db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name = ?').run(entityId, name);
+            if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId);
+            else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined);
+          }
+          options.faultInjector?.({ entityIndex, urn: write.urn });
+        });
+        if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
+        if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
+      })
+      .immediate();
+  }
+
+  function unsupportedSearch(): never {
+    throw new CatalogError('UNSUPPORTED', 'search and aggregation are not implemented yet in the SQLite adapter');
+  }
+
+  // Every member is async on the outside (the contract must fit network databases) and synchronous
+  // inside: better-sqlite3 never holds a transaction open across an await.
+  return {
+    name: 'sqlite',
+    capabilities: CAPABILITIES,
+    async open() {
+      if (closed) throw new Error('the SQLite adapter is closed');
+      if (handle) return;
+      const db = new Database(options.filename);
+      try {
+        db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+        if ((db.pragma('user_version', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.pragma('foreign_keys = OFF');
+        migrate(db);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      handle = createHandle(db);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      handle?.db.close();
+      handle = undefined;
+    },
+    async readEntities(urns, aspectNames) {
+      return readEntities(urns, aspectNames);
+    },
+    async scanEntities(request) {
+      return scanEntities(request);
+    },
+    async commit(batch) {
+      commit(batch);
+    },
+    async search(_request: SearchRequest): Promise<SearchResponse> {
+      h();
+      return unsupportedSearch();
+    },
+    async aggregate(_request: AggregateRequest): Promise<FacetResult[]> {
+      h();
+      return unsupportedSearch();
+    },
+    async findEntitiesWithPropertyValues(request) {
+      return searchStore.findEntitiesWithPropertyValues(h(), request);
+    },
+    async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
+      return searchStore.countEntitiesWithPropertyValues(h(), propertyUrn, definitionKey);
+    },
+    async claimJobs(request) {
+      return jobs.claimJobs(h(), request);
+    },
+    async releaseJob(id, workerId, outcome) {
+      jobs.releaseJob(h(), id, workerId, outcome);
+    },
+    async renewJobLease(id, workerId, lockedUntil) {
+      return jobs.renewJobLease(h(), id, workerId, lockedUntil);
+    },
+    async listJobs(request) {
+      return jobs.listJobs(h(), request);
+    },
+    async appendTimeseries(index, rows) {
+      timeseries.appendTimeseries(h(), index, rows);
+    },
+    async queryTimeseries(query) {
+      return timeseries.queryTimeseries(h(), query);
+    },
+    async timeseriesIndexSizes() {
+      return timeseries.timeseriesIndexSizes(h());
+    },
+    async countTimeseries(index, endTimeMillis) {
+      return timeseries.countTimeseries(h(), index, endTimeMillis);
+    },
+    async deleteTimeseriesBatch(index, endTimeMillis, limit) {
+      return timeseries.deleteTimeseriesBatch(h(), index, endTimeMillis, limit);
+    },
+    async rebuildTimeseriesIndex(index, endTimeMillis) {
+      return timeseries.rebuildTimeseriesIndex(h(), index, endTimeMillis);
+    },
+  };
+}

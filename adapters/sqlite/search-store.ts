@@ -1,0 +1,58 @@
+import type { SearchDocument } from '../../src/adapter/types';
+import { params, type SqliteHandle } from './statements';
+
+/** Writes and removes search documents inside the caller's transaction. */
+export function removeSearchDocument(h: SqliteHandle, entityId: number): void {
+  h.stmt('DELETE FROM search_fields WHERE entity_id = ?').run(entityId);
+  h.stmt('DELETE FROM property_values WHERE entity_id = ?').run(entityId);
+  h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
+  h.stmt('DELETE FROM search_docs WHERE entity_id = ?').run(entityId);
+}
+
+export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: SearchDocument, existed: boolean): void {
+  if (existed) {
+    h.stmt('DELETE FROM search_fields WHERE entity_id = ?').run(entityId);
+    h.stmt('DELETE FROM property_values WHERE entity_id = ?').run(entityId);
+    h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
+  }
+  h.stmt(
+    `INSERT INTO search_docs (entity_id, urn, entity_type, removed) VALUES (?, ?, ?, ?)
+     ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed`,
+  ).run(entityId, doc.urn, doc.entityType, doc.removed ? 1 : 0);
+  const insertField = h.stmt('INSERT OR IGNORE INTO search_fields (field, value, entity_id) VALUES (?, ?, ?)');
+  for (const [field, values] of Object.entries(doc.fields)) for (const value of values) insertField.run(field, value, entityId);
+  const insertValue = h.stmt('INSERT INTO property_values (property, def_key, str_value, num_value, entity_id) VALUES (?, ?, ?, ?, ?)');
+  for (const property of doc.properties) {
+    for (const value of property.values) {
+      if (typeof value === 'number') insertValue.run(property.propertyUrn, property.definitionKey, null, value, entityId);
+      else insertValue.run(property.propertyUrn, property.definitionKey, value, null, entityId);
+    }
+  }
+  h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)').run(
+    entityId,
+    doc.text.name ?? '',
+    doc.text.description ?? '',
+    doc.text.urnKey,
+  );
+}
+
+export function findEntitiesWithPropertyValues(
+  h: SqliteHandle,
+  request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number },
+): string[] {
+  const rows = h
+    .stmt(
+      `SELECT DISTINCT d.urn AS urn FROM property_values v JOIN search_docs d ON d.entity_id = v.entity_id
+       WHERE v.property = @p1 AND (@p2 IS NULL OR v.def_key <> @p2) AND d.urn > @p3
+       ORDER BY d.urn LIMIT @p4`,
+    )
+    .all(params(request.propertyUrn, request.keepDefinitionKey ?? null, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
+  return rows.map((r) => r.urn);
+}
+
+export function countEntitiesWithPropertyValues(h: SqliteHandle, propertyUrn: string, definitionKey?: string): number {
+  const row = h
+    .stmt('SELECT COUNT(DISTINCT entity_id) AS n FROM property_values WHERE property = @p1 AND (@p2 IS NULL OR def_key = @p2)')
+    .get(params(propertyUrn, definitionKey ?? null)) as { n: number };
+  return row.n;
+}

@@ -1,0 +1,40 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** The database and a cache of prepared statements keyed by their SQL text. */
+export interface SqliteHandle {
+  readonly db: Database;
+  stmt(sql: string): Statement;
+}
+
+export function createHandle(db: Database): SqliteHandle {
+  const cache = new Map<string, Statement>();
+  return {
+    db,
+    stmt(sql) {
+      let statement = cache.get(sql);
+      if (!statement) {
+        statement = db.prepare(sql);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** Quotes an identifier that was already checked to be `[a-z0-9_]+`. */
+export function ident(name: string): string {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`internal: unsafe SQL identifier ${JSON.stringify(name)}`);
+  return `"${name}"`;
+}
+
+/**
+ * better-sqlite3 binds `?` by position and `@name` by name, but not `?NNN`. Statements that use a value
+ * twice name their parameters `@p1`, `@p2`, ...; this builds the matching object.
+ */
+export function params(...values: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  values.forEach((v, i) => {
+    out[`p${i + 1}`] = v;
+  });
+  return out;
+}
