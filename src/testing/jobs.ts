@@ -159,6 +159,21 @@ export function registerJobTests(harness: ConformanceHarness): void {
       });
     });
 
+    it('a job that completes itself may queue its follow-up under the same dedupeKey in that commit', async () => {
+      await withAdapter(harness, async (adapter) => {
+        await enqueue(adapter, job('batch', T0, { dedupeKey: 'clean:p1', payload: { after: '' } }));
+        const [held] = await claim(adapter, 'w', T0, 1);
+        await adapter.commit({
+          jobs: [job('batch', T0, { dedupeKey: 'clean:p1', payload: { after: 'urn:li:dataset:x' } })],
+          completeJobs: [{ id: held!.id, workerId: 'w' }],
+        });
+        const [next, ...rest] = await adapter.listJobs();
+        expect(rest).toHaveLength(0);
+        expect(next?.payload).toEqual({ after: 'urn:li:dataset:x' });
+        expect(next?.id).not.toBe(held!.id);
+      });
+    });
+
     it('completes jobs held by the worker in the same commit as its work', async () => {
       await withAdapter(harness, async (adapter) => {
         await enqueue(adapter, job('work'), job('other'));
