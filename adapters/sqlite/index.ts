@@ -248,6 +248,9 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     async commit(batch) {
       commit(batch);
     },
+    async flushSearchIndex() {
+      searchStore.flushSearchText(h());
+    },
     async search(_request: SearchRequest): Promise<SearchResponse> {
       h();
       return unsupportedSearch();

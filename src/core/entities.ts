@@ -29,7 +29,7 @@ export type EntityDeleteRoute = (actor: string, urn: string, options: { hard: bo
 /** Shapes what readers see (e.g. hides values of soft-deleted or superseded property definitions). */
 export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
 
-const BULK_CHUNK = 500;
+const BULK_CHUNK = 2000;
 
 function toView(entity: StoredEntity): EntityView {
   const aspects: Record<string, AspectView> = {};
