@@ -15,6 +15,28 @@ export interface FullTextFieldConfig {
   boost?: number;
 }
 
+/** A parsed query term: an index term to match exactly, or a prefix of index terms. */
+export type QueryTerm = { readonly exact: string } | { readonly prefix: string };
+
+/**
+ * How field values and queries become terms. The default is lunr's own: `lunr.tokenizer`, then
+ * trimmer, stop-word filter and stemmer for the index; the stemmer only for query terms.
+ */
+export interface FullTextAnalyzer {
+  /** The index terms of one field value, in order (a repeated term counts again). */
+  indexTerms(value: string): string[];
+  /** The terms of a query, or undefined for "match all". */
+  queryTerms(query: string): QueryTerm[] | undefined;
+}
+
+export interface FullTextSearchOptions {
+  /**
+   * Only documents that match every query term (a prefix term: any of its expansions) are returned.
+   * Scores are unchanged. Default false: lunr's OR semantics.
+   */
+  requireAllTerms?: boolean;
+}
+
 export interface FullTextIndex {
   /** Adds or replaces the document with this id. Fields absent or empty contribute nothing. */
   upsert(id: string, fields: Readonly<Record<string, string | undefined>>): void;
@@ -35,7 +57,7 @@ export interface FullTextIndex {
    * operators (`field:`, `^boost`, `~distance`, `+`/`-` presence, inner or leading `*`) are not
    * supported: those characters are part of the term. A bare `*` next to other terms is ignored.
    */
-  search(query: string): Map<string, number> | undefined;
+  search(query: string, options?: FullTextSearchOptions): Map<string, number> | undefined;
 }
 
 // BM25 parameters: the defaults of lunr.Builder (`_k1`, `_b`).
@@ -64,10 +86,13 @@ interface AnalysedField {
   frequencies: Map<string, number>;
 }
 
-/** A query term after parsing: a stemmed exact term or an unstemmed prefix. */
-type QueryTerm = { readonly exact: string } | { readonly prefix: string };
+const LUNR_ANALYZER: FullTextAnalyzer = {
+  indexTerms: lunrIndexTerms,
+  queryTerms: parseQuery,
+};
 
-export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): FullTextIndex {
+export function createFullTextIndex(fields: readonly FullTextFieldConfig[], options: { analyzer?: FullTextAnalyzer } = {}): FullTextIndex {
+  const analyzer = options.analyzer ?? LUNR_ANALYZER;
   const boosts = fields.map(validatedBoost);
   const names = fields.map((field) => field.name);
   if (new Set(names).size !== names.length) {
@@ -96,7 +121,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
     const documentTerms: string[][] = [];
     termsBySlot[slot] = documentTerms;
     names.forEach((name, fieldIndex) => {
-      const { length, frequencies } = analyse(values[name]);
+      const { length, frequencies } = analyse(analyzer, values[name]);
       documentTerms.push([...frequencies.keys()]);
       fieldLengths[fieldIndex][slot] = length;
       totalLengths[fieldIndex] += length;
@@ -138,30 +163,35 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
     termsBySlot[slot] = undefined;
   }
 
-  function search(query: string): Map<string, number> | undefined {
-    const terms = parseQuery(query);
+  function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
+    const terms = analyzer.queryTerms(query);
     if (terms === undefined) return undefined;
 
-    // lunr's query vector: one unit per query term for every index term it expands to, summed
-    // when several query terms land on the same index term.
-    const queryWeights = new Map<string, number>();
-    const addWeight = (term: string): void => {
-      queryWeights.set(term, (queryWeights.get(term) ?? 0) + 1);
-    };
+    // Each query term with the index terms it stands for: itself, or every term with the prefix.
+    const expansions: string[][] = [];
     for (const term of terms) {
+      const expansion: string[] = [];
       if ('exact' in term) {
-        if (postings.has(term.exact)) addWeight(term.exact);
+        if (postings.has(term.exact)) expansion.push(term.exact);
       } else {
         // A linear scan of the vocabulary: a few milliseconds for the ~105k terms of 100k catalog
         // documents, and writes need no sorted structure kept up to date (see bench/fulltext-bench.ts).
         for (const indexed of postings.keys()) {
-          if (indexed.startsWith(term.prefix)) addWeight(indexed);
+          if (indexed.startsWith(term.prefix)) expansion.push(indexed);
         }
       }
+      expansions.push(expansion);
     }
+    const requireAll = searchOptions.requireAllTerms === true;
+    if (requireAll && expansions.some((expansion) => expansion.length === 0)) return new Map();
+
+    // lunr's query vector: one unit per query term for every index term it expands to, summed
+    // when several query terms land on the same index term.
+    const queryWeights = new Map<string, number>();
+    for (const expansion of expansions) for (const term of expansion) queryWeights.set(term, (queryWeights.get(term) ?? 0) + 1);
 
     // Scores accumulate per slot; `matched` also keeps documents whose (rounded) score is 0, which
-    // lunr returns too.
+    // lunr returns too. For requireAllTerms, `termHits` counts the distinct query terms a slot matched.
     const accumulated = new Float64Array(idBySlot.length);
     const matched = new Uint8Array(idBySlot.length);
     const matchedSlots: number[] = [];
@@ -188,10 +218,34 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
       });
     }
 
+    let kept = matchedSlots;
+    if (requireAll) {
+      // A repeated query term counts twice in the query vector (as in lunr) but once as a requirement.
+      const distinct = new Map<string, string[]>();
+      terms.forEach((term: QueryTerm, index: number) => distinct.set('exact' in term ? `=${term.exact}` : `*${term.prefix}`, expansions[index]!));
+      const termHits = new Uint16Array(idBySlot.length);
+      const lastTerm = new Int32Array(idBySlot.length);
+      let termNumber = 0;
+      for (const expansion of distinct.values()) {
+        termNumber += 1;
+        for (const term of expansion) {
+          for (const fieldPostings of postings.get(term)?.byField ?? []) {
+            if (fieldPostings === undefined) continue;
+            for (const slot of fieldPostings.keys()) {
+              if (lastTerm[slot] === termNumber) continue;
+              lastTerm[slot] = termNumber;
+              termHits[slot] += 1;
+            }
+          }
+        }
+      }
+      kept = matchedSlots.filter((slot) => termHits[slot] === termNumber);
+    }
+
     // lunr divides the dot product by the query vector's magnitude (`lunr.Vector#similarity`).
     const magnitude = Math.sqrt(squaredMagnitude);
     const scores = new Map<string, number>();
-    for (const slot of matchedSlots) scores.set(idBySlot[slot]!, accumulated[slot] / magnitude);
+    for (const slot of kept) scores.set(idBySlot[slot]!, accumulated[slot] / magnitude);
     return scores;
   }
 
@@ -214,19 +268,27 @@ function validatedBoost(field: FullTextFieldConfig): number {
   return boost;
 }
 
-/** Runs lunr's indexing tokenizer and pipeline over one field value. */
-function analyse(value: string | undefined): AnalysedField {
+/** Runs the analyzer over one field value: the field length (terms kept) and each term's frequency. */
+function analyse(analyzer: FullTextAnalyzer, value: string | undefined): AnalysedField {
   const frequencies = new Map<string, number>();
   let length = 0;
   // typeof, not `=== undefined`: a field named like an Object.prototype member must not index a function.
   if (typeof value !== 'string' || value === '') return { length, frequencies };
-  for (const token of lunr.tokenizer(value)) {
-    const term = indexTerm(token);
-    if (term === null) continue;
+  for (const term of analyzer.indexTerms(value)) {
     length += 1;
     frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
   }
   return { length, frequencies };
+}
+
+/** lunr's indexing tokenizer and pipeline. */
+function lunrIndexTerms(value: string): string[] {
+  const terms: string[] = [];
+  for (const token of lunr.tokenizer(value)) {
+    const term = indexTerm(token);
+    if (term !== null) terms.push(term);
+  }
+  return terms;
 }
 
 // Each pipeline step looks at one token only, and catalog text repeats words a lot, so the index

@@ -16,6 +16,8 @@ import { registerDurabilityTests } from './durability';
 import { registerEntityTests } from './entities';
 import { registerJobTests } from './jobs';
 import { registerPropertyValueTests } from './property-values';
+import { registerRandomSearchTests } from './search-random';
+import { registerSearchSemanticsTests } from './search-semantics';
 import { registerTimeseriesTests } from './timeseries';
 
 export type {
@@ -33,6 +35,8 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerEntityTests(harness);
     registerCommitTests(harness);
     registerPropertyValueTests(harness);
+    registerSearchSemanticsTests(harness);
+    registerRandomSearchTests(harness);
     registerJobTests(harness);
     registerTimeseriesTests(harness);
     registerCatalogTests(harness);
