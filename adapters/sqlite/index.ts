@@ -15,6 +15,7 @@ import type {
 import { CatalogError } from '../../src/core/errors';
 import * as jobs from './jobs';
 import { migrate } from './schema';
+import * as search from './search';
 import * as searchStore from './search-store';
 import { createHandle, params, type SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
@@ -207,10 +208,6 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       .immediate();
   }
 
-  function unsupportedSearch(): never {
-    throw new CatalogError('UNSUPPORTED', 'search and aggregation are not implemented yet in the SQLite adapter');
-  }
-
   // Every member is async on the outside (the contract must fit network databases) and synchronous
   // inside: better-sqlite3 never holds a transaction open across an await.
   return {
@@ -227,6 +224,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         db.pragma('synchronous = NORMAL');
         db.pragma('foreign_keys = OFF');
         migrate(db);
+        // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
+        db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+        // Planner statistics: cheap approximate ANALYZE where they are missing or stale.
+        db.pragma('analysis_limit = 1000');
+        db.pragma('optimize = 0x10002');
       } catch (error) {
         db.close();
         throw error;
@@ -251,13 +253,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     async flushSearchIndex() {
       searchStore.flushSearchText(h());
     },
-    async search(_request: SearchRequest): Promise<SearchResponse> {
-      h();
-      return unsupportedSearch();
+    async search(request: SearchRequest): Promise<SearchResponse> {
+      return search.search(h(), request);
     },
-    async aggregate(_request: AggregateRequest): Promise<FacetResult[]> {
-      h();
-      return unsupportedSearch();
+    async aggregate(request: AggregateRequest): Promise<FacetResult[]> {
+      return search.aggregate(h(), request);
     },
     async findEntitiesWithPropertyValues(request) {
       return searchStore.findEntitiesWithPropertyValues(h(), request);
