@@ -8,6 +8,9 @@ import { CatalogError, type Violation } from './core/errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
+import type { ReindexOptions, ReindexProgress } from './core/property-types';
+import { reindexSearchDocuments } from './core/reindex';
+import { createStructuredPropertyService, type StructuredPropertyService } from './core/structured-properties';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -32,6 +35,8 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
+  /** Structured property definitions and their values on entities. */
+  readonly properties: StructuredPropertyService;
   /** The catalog clock (milliseconds). */
   now(): number;
   /** Resolves once the adapter is open; rejects with its error otherwise. */
@@ -43,6 +48,11 @@ export interface Catalog {
   listJobs(options?: { includeDead?: boolean; limit?: number }): Promise<Job[]>;
   /** Resolves once all background work queued so far (and what it queues) is done. */
   settle(): Promise<SettleReport>;
+  /**
+   * Rebuilds every search document from the stored aspects, in batches, reporting progress (the
+   * system-update step of the operations guide). An operator's call: no actor, no privilege.
+   */
+  reindex(options?: ReindexOptions): Promise<ReindexProgress>;
   /** Stops background work after its current batch and closes the adapter. */
   close(): Promise<void>;
 }
@@ -131,12 +141,14 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   const { ctx, ready } = createCatalogContext(options);
+  const properties = createStructuredPropertyService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   let closed: Promise<void> | undefined;
   return {
     registry: ctx.registry,
     entities: ctx.entities,
+    properties,
     now: () => ctx.clock(),
     ready: () => started,
     async authorize(actor, privilege) {
@@ -152,6 +164,10 @@ export function createCatalog(options: CatalogOptions): Catalog {
     async settle() {
       await started;
       return ctx.jobs.settle();
+    },
+    async reindex(reindexOptions) {
+      await started;
+      return reindexSearchDocuments(ctx, reindexOptions);
     },
     close() {
       closed ??= (async () => {
