@@ -205,8 +205,10 @@ export function normalizeDraft(
       violations.push({ path: paths.urn, message: `"${draft.urn}" is not a urn:li:${STRUCTURED_PROPERTY_ENTITY}:<id> URN` });
     } else keyFromUrn = urnKey(draft.urn);
   }
+  const beforeNames = violations.length;
   checkName(draft.id, paths.id, violations);
   checkName(draft.qualifiedName, paths.qualifiedName, violations);
+  const namesValid = violations.length === beforeNames;
   const { id, qualifiedName } = draft;
   if (id !== undefined && qualifiedName !== undefined && id !== qualifiedName) {
     violations.push({ path: paths.id, message: `id "${id}" and qualified name "${qualifiedName}" must match when both are given` });
@@ -220,7 +222,7 @@ export function normalizeDraft(
   const name = qualifiedName ?? id ?? keyFromUrn;
   if (name === undefined) violations.push({ path: paths.qualifiedName, message: 'is required (or an id)' });
   const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${name ?? ''}`;
-  if (name) {
+  if (name && namesValid) {
     const problem = urnProblem(urn);
     if (problem) violations.push({ path: paths.qualifiedName, message: `does not make a valid URN: ${problem}` });
   }

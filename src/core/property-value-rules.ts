@@ -2,7 +2,7 @@ import type { AuditStamp, JsonObject, StoredEntity } from '../adapter/types';
 import type { Violation } from './errors';
 import { formatValue, fromPropertyValue, toPropertyValue, typedValueProblem } from './property-definition-rules';
 import { assignmentState, assignmentsOf, keysOf, type DefinitionInfo } from './property-lookup';
-import { softDeletedMessage } from './property-messages';
+import { propertyUrnProblem, softDeletedMessage } from './property-messages';
 import { ENTITY_TYPE_URN_PREFIX, VALUES_ASPECT, type PropertyAssignment } from './property-types';
 import { PROPERTY_KEYS_METADATA } from './search-document';
 import { entityTypeOf } from './urn';
@@ -21,6 +21,8 @@ export interface AssignmentDraft {
   path: string;
   /** Path of its property URN in the input. */
   urnPath: string;
+  /** Its values did not have the input shape (already reported): only the property itself is checked. */
+  malformed?: boolean;
 }
 
 export interface StoredValues {
@@ -62,6 +64,11 @@ export function checkAssignments(
     }
     seen.add(urn);
     const info = definitions.get(urn);
+    const notAPropertyUrn = propertyUrnProblem(urn);
+    if (notAPropertyUrn) {
+      violations.push({ path: draft.urnPath, message: notAPropertyUrn });
+      continue;
+    }
     if (!info) {
       violations.push({ path: draft.urnPath, message: `structured property ${urn} does not exist` });
       continue;
@@ -75,6 +82,7 @@ export function checkAssignments(
       const names = definition.entityTypes.map((t) => t.slice(ENTITY_TYPE_URN_PREFIX.length)).join(', ');
       violations.push({ path: draft.urnPath, message: `${urn} cannot be set on ${entityTypeOf(entityUrn)} entities; its entity types are ${names}` });
     }
+    if (draft.malformed) continue;
     if (draft.values.length === 0) {
       violations.push({ path: `${draft.path}/values`, message: `${urn} needs at least one value (remove the property to unset it)` });
     }
@@ -114,7 +122,7 @@ export function checkImmutables(
     const before = assignment.values.map(fromPropertyValue);
     if (!draft) {
       violations.push({ path: removalPath(assignment.propertyUrn), message: `${assignment.propertyUrn} is immutable: once set, it cannot be removed` });
-    } else if (sortedValues(draft.values) !== sortedValues(before)) {
+    } else if (!draft.malformed && sortedValues(draft.values) !== sortedValues(before)) {
       violations.push({ path: `${draft.path}/values`, message: `${assignment.propertyUrn} is immutable: once set, its values cannot be changed` });
     }
   }

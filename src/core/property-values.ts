@@ -14,7 +14,7 @@ import {
   type PropertyAssignment,
   type ValuesInputShape,
 } from './property-types';
-import { graphqlValuesSchema, restValuesSchema } from './schemas/structured-properties';
+import { graphqlAssignmentSchema, restAssignmentSchema, restValuesEnvelopeSchema } from './schemas/structured-properties';
 import { parseUrn } from './urn';
 
 const BULK_CHUNK = 500;
@@ -22,34 +22,46 @@ const BULK_CHUNK = 500;
 /** What to write on one entity, given what it holds now. */
 type Wish = (stored: StoredValues) => { drafts: AssignmentDraft[]; removalPath: (propertyUrn: string) => string };
 
-/** Reads values input of either shape into drafts (shape errors are violations). */
+/**
+ * Reads values input of either shape into drafts. Shape errors are violations; an element whose
+ * values are malformed still yields a draft (marked) so that its property is checked too.
+ */
 export function readValuesInput(shape: ValuesInputShape, input: unknown, violations: Violation[], prefix = ''): AssignmentDraft[] {
-  if (shape === 'graphql') {
-    const value = dropNulls(input);
-    const found = checkSchema(graphqlValuesSchema, value, `${prefix}/structuredPropertyInputParams`);
+  const graphql = shape === 'graphql';
+  const value = graphql ? dropNulls(input) : input;
+  const listPath = graphql ? `${prefix}/structuredPropertyInputParams` : `${prefix}/properties`;
+  const envelope = graphql ? checkSchema({ type: 'array' }, value, listPath) : checkSchema(restValuesEnvelopeSchema, value, prefix);
+  violations.push(...envelope);
+  if (envelope.length) return [];
+  const items = (graphql ? value : (value as { properties: unknown[] }).properties) as unknown[];
+  const drafts: AssignmentDraft[] = [];
+  items.forEach((item, i) => {
+    const path = `${listPath}/${i}`;
+    const urnPath = `${path}/${graphql ? 'structuredPropertyUrn' : 'propertyUrn'}`;
+    const found = checkSchema(graphql ? graphqlAssignmentSchema : restAssignmentSchema, item, path);
     violations.push(...found);
-    if (found.length) return [];
-    return (value as GraphqlPropertyAssignmentInput[]).map((item, i) => {
-      const path = `${prefix}/structuredPropertyInputParams/${i}`;
-      const values: Array<string | number> = [];
-      item.values.forEach((v, j) => {
-        const hasString = typeof v.stringValue === 'string';
-        if (hasString === (typeof v.numberValue === 'number')) {
-          violations.push({ path: `${path}/values/${j}`, message: 'needs exactly one of stringValue or numberValue' });
-        } else values.push(hasString ? (v.stringValue as string) : (v.numberValue as number));
-      });
-      return { propertyUrn: item.structuredPropertyUrn, values, path, urnPath: `${path}/structuredPropertyUrn` };
+    const record = (item ?? {}) as Record<string, unknown>;
+    const propertyUrn = record[graphql ? 'structuredPropertyUrn' : 'propertyUrn'];
+    if (found.length) {
+      if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
+      return;
+    }
+    if (!graphql) {
+      drafts.push({ propertyUrn: propertyUrn as string, values: (item as PropertyAssignment).values.map(fromPropertyValue), path, urnPath });
+      return;
+    }
+    const values: Array<string | number> = [];
+    let malformed = false;
+    (item as GraphqlPropertyAssignmentInput).values.forEach((v, j) => {
+      const hasString = typeof v.stringValue === 'string';
+      if (hasString === (typeof v.numberValue === 'number')) {
+        violations.push({ path: `${path}/values/${j}`, message: 'needs exactly one of stringValue or numberValue' });
+        malformed = true;
+      } else values.push(hasString ? (v.stringValue as string) : (v.numberValue as number));
     });
-  }
-  const found = checkSchema(restValuesSchema, input, prefix);
-  violations.push(...found);
-  if (found.length) return [];
-  return (input as { properties: PropertyAssignment[] }).properties.map((item, i) => ({
-    propertyUrn: item.propertyUrn,
-    values: item.values.map(fromPropertyValue),
-    path: `${prefix}/properties/${i}`,
-    urnPath: `${prefix}/properties/${i}/propertyUrn`,
-  }));
+    drafts.push({ propertyUrn: propertyUrn as string, values, path, urnPath, ...(malformed ? { malformed } : {}) });
+  });
+  return drafts;
 }
 
 /** Structured property values on entities: read, replace all, remove some, patch, bulk replace. */
@@ -87,9 +99,8 @@ export class PropertyValueService {
     const urn = this.entityUrn(entityUrn, shape === 'graphql' ? '/assetUrn' : '/urn');
     const violations: Violation[] = [];
     const drafts = readValuesInput(shape, input, violations);
-    throwIfViolations(violations, `invalid structured properties for ${urn}`);
     const listPath = shape === 'graphql' ? '/structuredPropertyInputParams' : '/properties';
-    return this.write(who, urn, () => ({ drafts, removalPath: () => listPath }));
+    return this.write(who, urn, () => ({ drafts, removalPath: () => listPath }), violations);
   }
 
   /** Removes the named properties from the entity (absent ones are ignored); returns the properties left. */
@@ -156,7 +167,6 @@ export class PropertyValueService {
       const body = shape === 'graphql' ? item.properties : { properties: item.properties };
       wishes.push({ urn, drafts: readValuesInput(shape, body, violations, `/${i}`) });
     });
-    throwIfViolations(violations, 'invalid structured property values');
     const definitions = await loadDefinitions(this.ctx.adapter, wishes.flatMap((w) => w.drafts.map((d) => d.propertyUrn)));
     for (const wish of wishes) checkAssignments(wish.urn, wish.drafts, definitions, violations);
     throwIfViolations(violations, 'invalid structured property values');
@@ -212,16 +222,15 @@ export class PropertyValueService {
   ): { visible: PropertyAssignment[]; entity?: EntityPlan } {
     const stored = storedValues(entity, definitions);
     const { drafts, removalPath } = wish(stored);
-    const before = violations.length;
     checkAssignments(urn, drafts, definitions, violations);
     checkImmutables(stored.visible, drafts, definitions, removalPath, violations);
-    if (violations.length > before) return { visible: stored.visible };
+    if (violations.length > 0) return { visible: stored.visible };
     const { visible, change } = composeValues(entity, stored, drafts, definitions, { time: this.ctx.clock(), actor: who });
     return { visible, ...(change ? { entity: { urn, put: { [VALUES_ASPECT]: change } } } : {}) };
   }
 
   /** One entity, one atomic commit: read what it holds, decide, check, write. */
-  private async write(who: string, urn: string, wish: Wish): Promise<PropertyAssignment[]> {
+  private async write(who: string, urn: string, wish: Wish, shapeViolations: readonly Violation[] = []): Promise<PropertyAssignment[]> {
     let result: PropertyAssignment[] = [];
     await this.ctx.writer.write(who, [urn], async (current) => {
       const entity = current.get(urn);
@@ -230,7 +239,7 @@ export class PropertyValueService {
       const first = wish(storedValues(entity, definitions));
       const extra = first.drafts.map((d) => d.propertyUrn).filter((u) => !definitions.has(u));
       for (const [u, info] of await loadDefinitions(this.ctx.adapter, extra)) definitions.set(u, info);
-      const violations: Violation[] = [];
+      const violations: Violation[] = [...shapeViolations];
       const plan = this.plan(who, urn, entity, definitions, () => first, violations);
       throwIfViolations(violations, `invalid structured properties for ${urn}`);
       result = plan.visible;

@@ -149,21 +149,29 @@ export const restValuesSchema: JsonObject = {
   additionalProperties: false,
 };
 
-export const graphqlValuesSchema: JsonObject = {
-  type: 'array',
-  items: {
-    type: 'object',
-    properties: {
-      structuredPropertyUrn: str,
-      values: {
-        type: 'array',
-        items: { type: 'object', properties: { stringValue: str, numberValue: { type: 'number' } }, additionalProperties: false },
-      },
-    },
-    required: ['structuredPropertyUrn', 'values'],
-    additionalProperties: false,
-  },
+/** The outer shape of the REST body; each element is then checked with `restAssignmentSchema`. */
+export const restValuesEnvelopeSchema: JsonObject = {
+  type: 'object',
+  properties: { properties: { type: 'array' } },
+  required: ['properties'],
+  additionalProperties: false,
 };
+
+export const graphqlAssignmentSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    structuredPropertyUrn: str,
+    values: {
+      type: 'array',
+      items: { type: 'object', properties: { stringValue: str, numberValue: { type: 'number' } }, additionalProperties: false },
+    },
+  },
+  required: ['structuredPropertyUrn', 'values'],
+  additionalProperties: false,
+};
+
+/** GraphQL `structuredPropertyInputParams`. */
+export const graphqlValuesSchema: JsonObject = { type: 'array', items: graphqlAssignmentSchema };
 
 export const patchRequestSchema: JsonObject = {
   type: 'object',
