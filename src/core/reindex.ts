@@ -46,8 +46,8 @@ export async function reindexSearchDocuments(ctx: CatalogContext, options: Reind
       }
     }
     progress.lastUrn = page[page.length - 1]!.urn;
-    if (page.length < batchSize) break;
     options.onProgress?.({ ...progress });
+    if (page.length < batchSize) break;
   }
   progress.done = true;
   options.onProgress?.({ ...progress });
