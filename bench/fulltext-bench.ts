@@ -2,8 +2,9 @@
  * Benchmark of the in-memory adapter's incremental full-text index against lunr's rebuild cost.
  *
  * Node 20 cannot run TypeScript directly, so until this is wired into `npm run bench`, run it with:
- *   npx esbuild bench/fulltext-bench.ts --bundle --platform=node --format=esm --external:lunr \
+ *   npx esbuild bench/fulltext-bench.ts --bundle --platform=node --format=esm \
  *     --outfile=/tmp/ft-bench.mjs && node /tmp/ft-bench.mjs [--docs=100000]
+ * lunr is bundled in: with --external:lunr, a bundle written outside the repository cannot resolve it.
  */
 import { pathToFileURL } from 'node:url';
 import lunr from 'lunr';
@@ -46,6 +47,7 @@ const SYLLABLES = ['ka', 'lo', 'mi', 'ser', 'ton', 'ar', 'vel', 'dru', 'pin', 'o
 
 export function runFullTextBench(options: { docs?: number } = {}): FullTextBenchFigures {
   const docCount = options.docs ?? 100_000;
+  if (!Number.isInteger(docCount) || docCount <= 0) throw new RangeError(`docs must be a positive integer, got ${docCount}`);
   const random = seededRandom(20240601);
   const vocabulary = makeVocabulary(random);
   const pickWord = zipfSampler(vocabulary, random);
