@@ -42,7 +42,7 @@ import {
 } from './property-types';
 import { graphqlUpdateDefinitionSchema } from './schemas/structured-properties';
 import { urnProblem } from './urn';
-import { requirePropertyUrn, softDeletedMessage } from './property-messages';
+import { requirePropertyUrn, softDeletedMessage, throwIfConflicts } from './property-messages';
 
 const UPDATE_PATHS: DraftPaths = {
   urn: '/urn',
@@ -118,6 +118,7 @@ export class PropertyDefinitionService {
       entries.map((e) => e.urn),
       (current) => {
         const problems: Violation[] = [];
+        const conflicts: Violation[] = [];
         const plans: EntityPlan[] = [];
         const jobs: NewJob[] = [];
         for (const { urn, definition, prefix } of entries) {
@@ -132,9 +133,9 @@ export class PropertyDefinitionService {
             problems.push({ path: paths.qualifiedName, message: softDeletedMessage(urn, 'updating its definition') });
             continue;
           }
-          const { version, bumped } = resolveVersion(stored.definition.version, definition.version, paths.version, problems);
+          const { version, bumped } = resolveVersion(stored.definition.version, definition.version, paths.version, conflicts);
           const next: StructuredPropertyDefinition = { ...definition, ...(version !== undefined ? { version } : {}) };
-          if (!bumped) problems.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, paths), stored.definition.version, urn));
+          if (!bumped) conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, paths), stored.definition.version, urn));
           if (definitionContent(next) === definitionContent(stored.definition)) {
             outcomes.set(urn, 'unchanged');
             continue;
@@ -144,6 +145,7 @@ export class PropertyDefinitionService {
           if (bumped) jobs.push(cleanupJob(urn, stored.incarnation));
         }
         throwIfViolations(problems, 'refused structured property change');
+        throwIfConflicts(conflicts, 'refused structured property change');
         return { entities: plans, jobs };
       },
     );
@@ -169,12 +171,14 @@ export class PropertyDefinitionService {
         throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/urn', message }] });
       }
       const violations: Violation[] = [];
+      const conflicts: Violation[] = [];
       const next = this.applyUpdate(stored, value, violations);
       checkVersionFormat(value.version ?? undefined, '/version', violations);
-      const { version, bumped } = resolveVersion(stored.definition.version, value.version ?? undefined, '/version', violations);
+      throwIfViolations(violations, `invalid update of ${urn}`);
+      const { version, bumped } = resolveVersion(stored.definition.version, value.version ?? undefined, '/version', conflicts);
       if (version !== undefined) next.version = version;
-      if (!bumped) violations.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
-      throwIfViolations(violations, `refused update of ${urn}`);
+      if (!bumped) conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
+      throwIfConflicts(conflicts, `refused update of ${urn}`);
       if (definitionContent(next) === definitionContent(stored.definition)) return { entities: [] };
       return { entities: [this.definitionPlan(who, urn, next, stored)], jobs: bumped ? [cleanupJob(urn, stored.incarnation)] : [] };
     });

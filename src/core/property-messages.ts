@@ -1,4 +1,4 @@
-import { CatalogError } from './errors';
+import { CatalogError, type Violation } from './errors';
 import { STRUCTURED_PROPERTY_ENTITY } from './property-types';
 import { entityTypeOf, urnProblem } from './urn';
 
@@ -19,4 +19,14 @@ export function requirePropertyUrn(urn: unknown, path = '/urn'): string {
 /** The refusal of anything but reading, restoring and hard-deleting a soft-deleted property; names the property. */
 export function softDeletedMessage(urn: string, action: string): string {
   return `structured property ${urn} is soft-deleted: ${action} is refused until it is restored`;
+}
+
+/**
+ * CONFLICT listing every way a definition change collides with the stored definition (a breaking
+ * change without a greater version, a version older than the stored one).
+ */
+export function throwIfConflicts(conflicts: readonly Violation[], summary: string): void {
+  if (conflicts.length === 0) return;
+  const listed = conflicts.map((c) => `${c.path}: ${c.message}`).join('; ');
+  throw new CatalogError('CONFLICT', `${summary}: ${listed}`, { details: conflicts });
 }

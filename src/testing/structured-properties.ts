@@ -137,7 +137,7 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
         await catalog.properties.upsertValues(ADMIN, B, { properties: [{ propertyUrn: P, values: [{ double: 3 }] }, { propertyUrn: Q, values: [{ string: 'kept' }] }] });
         const oldKey = (await catalog.properties.get(ADMIN, P))!.definitionKey;
         const body = { qualifiedName: 'io.conformance.retention', valueType: 'number', cardinality: 'SINGLE' as const, entityTypes: ['dataset'] };
-        expect(await outcomeCode(catalog.properties.upsert(ADMIN, body, { shape: 'rest' }))).toBe('INVALID_INPUT');
+        expect(await outcomeCode(catalog.properties.upsert(ADMIN, body, { shape: 'rest' }))).toBe('CONFLICT');
         const bumped = await catalog.properties.upsert(ADMIN, { ...body, version: '20240614080000' }, { shape: 'rest' });
         expect(bumped.outcome).toBe('updated');
         expect(bumped.property.definitionKey).not.toBe(oldKey);

@@ -329,7 +329,7 @@ describe('updates and breaking changes', () => {
     await catalog.properties.create(ADMIN, { qualifiedName: 'free', valueType: 'string', entityTypes: ['dataset'] });
     await catalog.properties.create(ADMIN, { qualifiedName: 'who', valueType: 'urn', entityTypes: ['dataset'] });
     const restrict = await errorOf(catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:free', newAllowedValues: [{ stringValue: 'a' }] }));
-    expect(restrict.code).toBe('INVALID_INPUT');
+    expect(restrict.code).toBe('CONFLICT');
     expect(restrict.details.map((d) => d.path)).toEqual(['/newAllowedValues']);
     const types = await errorOf(catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:who', typeQualifier: { newAllowedTypes: ['corpuser'] } }));
     expect(types.details.map((d) => d.path)).toEqual(['/typeQualifier/newAllowedTypes']);
@@ -343,10 +343,11 @@ describe('updates and breaking changes', () => {
     await catalog.properties.upsertYaml(ADMIN, RETENTION_YAML);
     const single = RETENTION_YAML.replace('cardinality: MULTIPLE', 'cardinality: SINGLE');
     const refused = await errorOf(catalog.properties.upsertYaml(ADMIN, single));
-    expect(refused.code).toBe('INVALID_INPUT');
+    expect(refused.code).toBe('CONFLICT');
     expect(refused.details.map((d) => d.path)).toEqual(['/0/cardinality']);
     const typeChange = RETENTION_YAML.replace('type: number', 'type: string');
-    expect((await errorOf(catalog.properties.upsertYaml(ADMIN, typeChange))).details.map((d) => d.path)).toContain('/0/type');
+    const typeRefused = await errorOf(catalog.properties.upsertYaml(ADMIN, typeChange));
+    expect([typeRefused.code, typeRefused.details.map((d) => d.path)]).toEqual(['CONFLICT', ['/0/type', '/0/allowed_values']]);
     const fewer = RETENTION_YAML.replace(/    - value: 365\n.*\n/, '');
     expect((await errorOf(catalog.properties.upsertYaml(ADMIN, fewer))).details.map((d) => d.path)).toEqual(['/0/allowed_values']);
 
@@ -360,7 +361,8 @@ describe('updates and breaking changes', () => {
     const singleSame = `${single.trimEnd()}\n  version: "20240614080000"\n`;
     expect((await errorOf(catalog.properties.upsertYaml(ADMIN, singleSame))).details.map((d) => d.path)).toEqual(['/0/cardinality']);
     const older = `${single.trimEnd()}\n  version: 20230101000000\n`;
-    expect((await errorOf(catalog.properties.upsertYaml(ADMIN, older))).details.map((d) => d.path)).toContain('/0/version');
+    const olderRefused = await errorOf(catalog.properties.upsertYaml(ADMIN, older));
+    expect([olderRefused.code, olderRefused.details.map((d) => d.path)]).toEqual(['CONFLICT', ['/0/version', '/0/cardinality']]);
     const typeWithVersion = `${typeChange.replace(/  allowed_values:[\s\S]*$/, '').trimEnd()}\n  version: "20250101000000"\n`;
     const [changed] = await catalog.properties.upsertYaml(ADMIN, typeWithVersion);
     expect(changed?.property.definition.valueType).toBe('urn:li:dataType:datahub.string');
