@@ -7,14 +7,16 @@ import { cleanupJob } from './property-cleanup';
 import {
   breakingChanges,
   canonicalDefinition,
-  checkVersionFormat,
   definitionContent,
+  refuseBreakingChanges,
+  resolveVersion,
+} from './property-definition-changes';
+import {
+  attachableEntityTypes,
+  checkVersionFormat,
   normalizeAllowedValues,
   normalizeDraft,
   normalizeEntityTypes,
-  refuseBreakingChanges,
-  resolveVersion,
-  attachableEntityTypes,
   type DraftPaths,
 } from './property-definition-rules';
 import {
