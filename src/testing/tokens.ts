@@ -12,6 +12,8 @@ import {
   secondCatalog,
   withCatalog,
 } from './catalog-support';
+import { registerPolicyTests } from './policies';
+import { registerTokenRuleTests } from './token-rules';
 import type { ConformanceHarness } from './types';
 
 function headerOf(token: string): Record<string, unknown> {
@@ -188,4 +190,11 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
       });
     });
   });
+}
+
+/** Access tokens and stored policies, end to end through `createCatalog` on the harness's adapter. */
+export function registerTokenTests(harness: ConformanceHarness): void {
+  registerTokenScenarioTests(harness);
+  registerTokenRuleTests(harness);
+  registerPolicyTests(harness);
 }
