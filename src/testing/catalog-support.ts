@@ -1,4 +1,4 @@
-import type { StorageAdapter } from '../adapter/types';
+import type { StorageAdapter, WriteBatch } from '../adapter/types';
 import { createCatalog, type Catalog, type CatalogOptions } from '../catalog';
 import { T0 } from './support';
 import type { ConformanceHarness } from './types';
@@ -55,11 +55,12 @@ export function baseOptions(adapter: StorageAdapter, clock: TestClock): CatalogO
 export async function withCatalog(
   harness: ConformanceHarness,
   test: (fixture: CatalogFixture) => Promise<void>,
-  options: Partial<CatalogOptions> = {},
+  options: Partial<CatalogOptions> & { wrapAdapter?: (adapter: StorageAdapter) => StorageAdapter } = {},
 ): Promise<void> {
+  const { wrapAdapter, ...catalogOptions } = options;
   const adapter = await harness.createAdapter({});
   const clock = testClock();
-  const catalog = createCatalog({ ...baseOptions(adapter, clock), ...options });
+  const catalog = createCatalog({ ...baseOptions(wrapAdapter ? wrapAdapter(adapter) : adapter, clock), ...catalogOptions });
   try {
     await catalog.ready();
     await test({ catalog, clock, adapter });
@@ -73,6 +74,22 @@ export function sharedAdapter(adapter: StorageAdapter): StorageAdapter {
   return new Proxy(adapter, {
     get(target, property) {
       if (property === 'close') return async () => undefined;
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The adapter, with every batch handed to `commit` also pushed onto `batches`. */
+export function recordingAdapter(adapter: StorageAdapter, batches: WriteBatch[]): StorageAdapter {
+  return new Proxy(adapter, {
+    get(target, property) {
+      if (property === 'commit') {
+        return (batch: WriteBatch) => {
+          batches.push(batch);
+          return target.commit(batch);
+        };
+      }
       const value: unknown = Reflect.get(target, property);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

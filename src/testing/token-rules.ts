@@ -9,11 +9,13 @@ import {
   failurePaths,
   HOUR,
   MANAGER,
+  recordingAdapter,
   MINUTE,
   secondCatalog,
   withCatalog,
 } from './catalog-support';
 import { T0 } from './support';
+import type { WriteBatch } from '../adapter/types';
 import type { ConformanceHarness } from './types';
 
 /** The rules around the scenarios: input, configuration, secrets, bootstrap, last use, clean-up, filters. */
@@ -113,6 +115,28 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
         expect(await catalog.entities.delete(ALICE, created.metadata.urn)).toBe(true);
         expect(await failure(catalog.tokens.verify(created.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'revoked' });
       });
+    });
+
+    it('gives token and policy records no search document', async () => {
+      const batches: WriteBatch[] = [];
+      await withCatalog(
+        harness,
+        async ({ catalog, clock }) => {
+          const created = await catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_DAY', name: 'n' });
+          clock.advance(MINUTE);
+          await catalog.tokens.verify(created.accessToken);
+          const policy = await catalog.policies.create(ADMIN, { name: 'p', privileges: ['EDIT_ENTITY'], actors: { allUsers: true } });
+          await catalog.policies.update(ADMIN, policy.urn, { name: 'q' });
+          const writes = batches.flatMap((b) => b.entities ?? []).filter((w) => w.urn === created.metadata.urn || w.urn === policy.urn);
+          expect(writes.map((w) => [w.urn, w.searchDocument])).toEqual([
+            [created.metadata.urn, null],
+            [created.metadata.urn, null],
+            [policy.urn, null],
+            [policy.urn, null],
+          ]);
+        },
+        { wrapAdapter: (adapter) => recordingAdapter(adapter, batches) },
+      );
     });
 
     it('issues a bootstrap token only for a configured super user', async () => {
