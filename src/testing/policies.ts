@@ -75,6 +75,11 @@ export function registerPolicyTests(harness: ConformanceHarness): void {
         expect(listed.policies.map((p) => p.name)).toEqual(['a', 'b']);
         expect((await catalog.policies.list(ADMIN, { start: 1, count: 5 })).policies.map((p) => p.urn)).toEqual([b.urn]);
         expect(await catalog.policies.get(ADMIN, a.urn)).toEqual(a);
+        const described = await catalog.policies.update(ADMIN, b.urn, { description: 'editors' });
+        expect(described.description).toBe('editors');
+        const undescribed = await catalog.policies.update(ADMIN, b.urn, { description: null });
+        expect(undescribed).toEqual({ ...b, description: undefined });
+        expect(Object.keys((await catalog.policies.get(ADMIN, b.urn)) ?? {}).includes('description')).toBe(false);
 
         const refused = { code: 'FORBIDDEN', reason: 'MANAGE_POLICIES' };
         expect(await failure(catalog.policies.list(ALICE))).toEqual(refused);
