@@ -152,7 +152,7 @@ function satisfies(operator: FilterOperator, actual: string | number, expected: 
 
 /**
  * Whether a record matches one condition, with the semantics of the adapter's `SearchCondition`:
- * several values mean "any of", a missing field matches only EXISTS-negated and negated conditions,
+ * several values mean "any of", a record without a value for the field matches only negated conditions,
  * `negated` inverts the whole condition.
  */
 export function matchesRecordCondition(record: Readonly<Record<string, RecordValue>>, condition: RecordCondition): boolean {
