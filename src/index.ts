@@ -38,3 +38,19 @@ export {
   parseYamlDefinitions,
 } from './core/property-definition-shapes';
 export { CLEANUP_JOB_TYPE, SYSTEM_ACTOR } from './core/property-cleanup';
+export type { FacetFilterInput, FacetCondition } from './core/filters';
+export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './core/token-model';
+export type {
+  AccessTokens,
+  AccessTokenDuration,
+  AccessTokenList,
+  AccessTokenMetadata,
+  AccessTokenType,
+  BootstrapTokenInput,
+  CreateAccessTokenInput,
+  CreatedAccessToken,
+  ListAccessTokensInput,
+  TokenOptions,
+  VerifiedAccessToken,
+} from './core/token-model';
+export type { Policies, PolicyList, PolicyState, PolicyActorsInput, CreatePolicyInput, UpdatePolicyInput } from './core/policies';

@@ -18,6 +18,7 @@ import { registerJobTests } from './jobs';
 import { registerPropertyValueTests } from './property-values';
 import { registerStructuredPropertyTests } from './structured-properties';
 import { registerTimeseriesTests } from './timeseries';
+import { registerTokenTests } from './tokens';
 
 export type {
   ConformanceExpect,
@@ -38,6 +39,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerTimeseriesTests(harness);
     registerCatalogTests(harness);
     registerStructuredPropertyTests(harness);
+    registerTokenTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
 }
