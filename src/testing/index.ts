@@ -18,8 +18,11 @@ import { registerJobTests } from './jobs';
 import { registerPropertyValueTests } from './property-values';
 import { registerRandomSearchTests } from './search-random';
 import { registerSearchSemanticsTests } from './search-semantics';
+import { registerStructuredPropertyTests } from './structured-properties';
 import { registerTimeseriesTests } from './timeseries';
+import { registerTokenTests } from './tokens';
 
+export { seededRandom } from './random';
 export type {
   ConformanceExpect,
   ConformanceHarness,
@@ -40,6 +43,8 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerJobTests(harness);
     registerTimeseriesTests(harness);
     registerCatalogTests(harness);
+    registerStructuredPropertyTests(harness);
+    registerTokenTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
 }

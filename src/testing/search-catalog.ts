@@ -13,20 +13,11 @@ import {
   type SearchRequest,
   type SearchScope,
 } from '../adapter/types';
+import { seededRandom } from './random';
 
 export type Random = () => number;
 
-/** mulberry32: small, fast, and the same sequence everywhere. */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 const pick = <T>(random: Random, values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
 const chance = (random: Random, p: number): boolean => random() < p;
