@@ -16,6 +16,7 @@ import { registerDurabilityTests } from './durability';
 import { registerEntityTests } from './entities';
 import { registerJobTests } from './jobs';
 import { registerPropertyValueTests } from './property-values';
+import { registerSearchApiTests } from './search-api';
 import { registerRandomSearchTests } from './search-random';
 import { registerSearchSemanticsTests } from './search-semantics';
 import { registerStructuredPropertyTests } from './structured-properties';
@@ -45,6 +46,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerCatalogTests(harness);
     registerStructuredPropertyTests(harness);
     registerTokenTests(harness);
+    registerSearchApiTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
 }
