@@ -235,7 +235,8 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       const candidates = afterUrn === undefined ? slots : slots.filter((slot) => urnOf(slot) > afterUrn);
       page = topK(candidates, offset + limit, (a, b) => compareCodeUnits(urnOf(a), urnOf(b)));
     }
-    return { total: slots.length, hits: page.slice(offset).map((slot) => hit(slot, scores)) };
+    const ranked = request.order === 'relevance' ? scores : undefined;
+    return { total: slots.length, hits: page.slice(offset).map((slot) => hit(slot, ranked)) };
   }
 
   function aggregate(request: AggregateRequest): FacetResult[] {
