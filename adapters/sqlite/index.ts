@@ -70,6 +70,9 @@ function foldEntities(rows: readonly EntityAspectRow[]): Map<string, StoredEntit
   return out;
 }
 
+/** Entity writes between two `PRAGMA optimize` runs. */
+const OPTIMIZE_EVERY = 10_000;
+
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
   multiProcess: true,
@@ -89,6 +92,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   }
   let handle: SqliteHandle | undefined;
   let closed = false;
+  let writesSinceOptimize = 0;
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
@@ -211,6 +215,13 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
       })
       .immediate();
+    // Keep planner statistics current as the catalog grows: after every OPTIMIZE_EVERY entity writes,
+    // PRAGMA optimize re-analyses the tables whose size changed a lot (approximately, analysis_limit).
+    writesSinceOptimize += batch.entities?.length ?? 0;
+    if (writesSinceOptimize >= OPTIMIZE_EVERY) {
+      writesSinceOptimize = 0;
+      db.db.pragma('optimize');
+    }
   }
 
   // Every member is async on the outside (the contract must fit network databases) and synchronous
@@ -243,6 +254,12 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     async close() {
       if (closed) return;
       closed = true;
+      // What SQLite recommends before closing a long-lived connection: refresh stale statistics.
+      try {
+        if (handle?.db.open) handle.db.pragma('optimize');
+      } catch {
+        // Statistics are an optimisation: a busy or read-only file closes without them.
+      }
       handle?.db.close();
       handle = undefined;
     },

@@ -27,10 +27,19 @@ type Plan = { kind: 'nothing' } | { kind: 'scope' } | { kind: 'groups'; groups: 
 interface GroupQuery {
   /** `FROM ... WHERE ...` without the select list. */
   body: Fragment;
+  /** The tables of `body` (driver first) and its conditions. */
+  from: Fragment;
+  where: Fragment;
+  /** Whether `from` joins the search_docs row as `d`. */
+  joinsDoc: boolean;
   entity: string;
   /** With a search_values driver: the test that keeps one row per entity, if there is one. */
   unique: Fragment | undefined;
   driven: boolean;
+}
+
+function groupQueryOf(from: Fragment, where: Fragment, rest: Omit<GroupQuery, 'body' | 'from' | 'where'>): GroupQuery {
+  return { body: sql`FROM ${from} WHERE ${where}`, from, where, ...rest };
 }
 
 /** bm25() column weights (name, description, URN key); the memory adapter boosts the same way. */
@@ -50,7 +59,8 @@ export function search(h: SqliteHandle, request: SearchRequest): SearchResponse 
       WHERE d.urn > ${fragment('?', after)} AND ${docScope(request)} ORDER BY d.urn LIMIT ${fragment('?', limit)} OFFSET ${fragment('?', offset)}`;
     return { total, hits: limit === 0 ? [] : rows<SearchHit>(h, page) };
   }
-  const total = count(h, countQuery(h, plan.groups, request));
+  const queries = plan.groups.map((group) => groupQuery(h, group, request));
+  const total = count(h, countQuery(queries, plan.groups, request));
   if (total === 0 || limit === 0) return { total, hits: [] };
 
   if (request.order === 'relevance' && plan.match !== undefined) {
@@ -67,18 +77,36 @@ export function search(h: SqliteHandle, request: SearchRequest): SearchResponse 
   const size = (h.stmt('SELECT MAX(entity_id) AS n FROM search_docs').get() as { n: number | null }).n ?? 0;
   const walk = (offset + limit) * (size / total) * 4 < total;
   const tail = sql`ORDER BY d.urn LIMIT ${fragment('?', limit)} OFFSET ${fragment('?', offset)}`;
-  const page = walk
-    ? sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM search_docs d ${scopeIndex(request, false)}
-        WHERE d.urn > ${fragment('?', after)} AND ${docScope(request)} AND (${orOfProbes(plan.groups)}) ${tail}`
-    : sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM search_docs d
-        WHERE d.entity_id IN (${matchingSet(h, plan.groups, request)}) AND d.urn > ${fragment('?', after)} ${tail}`;
+  let page: Fragment;
+  if (walk) {
+    page = sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM search_docs d ${scopeIndex(request, false)}
+      WHERE d.urn > ${fragment('?', after)} AND ${docScope(request)} AND (${orOfProbes(plan.groups)}) ${tail}`;
+  } else {
+    const single = queries.length === 1 ? queries[0] : undefined;
+    if (single?.driven && single.unique) {
+      // The matches, joined to their documents in the driver's order, then sorted: one pass.
+      const from = single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
+      page = sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM ${from}
+        WHERE ${single.where} AND ${single.unique} AND d.urn > ${fragment('?', after)} ${tail}`;
+    } else {
+      page = sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM search_docs d
+        WHERE d.entity_id IN (${matchingSet(queries, plan.groups, request)}) AND d.urn > ${fragment('?', after)} ${tail}`;
+    }
+  }
   return { total, hits: rows<SearchHit>(h, page) };
 }
 
 export function aggregate(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
   const plan = resolve(h, request);
   const maxValues = Math.max(0, Math.floor(request.maxValues));
-  const set = plan.kind === 'groups' ? matchingSet(h, plan.groups, request) : undefined;
+  const set =
+    plan.kind === 'groups'
+      ? matchingSet(
+          plan.groups.map((group) => groupQuery(h, group, request)),
+          plan.groups,
+          request,
+        )
+      : undefined;
   return request.facets.map((field) => {
     if (plan.kind === 'nothing' || maxValues === 0) return { field, buckets: [] };
     const limit = fragment('?', maxValues);
@@ -176,9 +204,9 @@ function orOfProbes(groups: readonly Resolved[][]): Fragment {
   return join(groups.map((group) => andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))), ' OR ');
 }
 
-/** Size of a positive condition, counted up to ESTIMATE_CAP. */
-function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope): number {
-  const cap = fragment('?', ESTIMATE_CAP);
+/** Size of a positive condition, counted up to `limit`. */
+function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: number): number {
+  const cap = fragment('?', limit);
   if (c.kind === 'text') return count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${cap})`);
   if (c.kind !== 'values') return Number.POSITIVE_INFINITY;
   return count(
@@ -190,14 +218,17 @@ function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope): number {
 
 /** Picks the group's driver: its smallest positive value or text condition (several: estimated). */
 function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: SearchScope): GroupQuery {
-  const candidates = group.filter((c) => c.kind === 'text' || (c.kind === 'values' && !c.negated));
+  // Likely-small first (one wanted value, then ranges, then the rest), so that the running best
+  // bounds how far each later estimate counts.
+  const guess = (c: Resolved): number =>
+    c.kind !== 'values' ? 3 : (c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1 ? 0 : c.operator === 'EXISTS' ? 2 : 1;
+  const candidates = group.filter((c) => c.kind === 'text' || (c.kind === 'values' && !c.negated)).sort((a, b) => guess(a) - guess(b));
   let driver: Resolved | undefined = candidates[0];
   if (candidates.length > 1) {
-    let best = Number.POSITIVE_INFINITY;
+    let best = ESTIMATE_CAP;
     for (const candidate of candidates) {
-      let size = estimate(h, candidate, scope);
-      // Among large ones, an equality on one value yields entity ids in order: probes then stay local.
-      if (size >= ESTIMATE_CAP && candidate.kind === 'values' && (candidate.operator === 'EQUAL' || candidate.operator === 'IN') && candidate.values.length === 1) size -= 0.5;
+      const size = estimate(h, candidate, scope, best);
+      // At the cap nothing is known but "large": keep the earlier (likelier small, ids in order) one.
       if (size < best) {
         best = size;
         driver = candidate;
@@ -206,40 +237,28 @@ function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: SearchSc
   }
   const others = group.filter((c) => c !== driver);
   if (driver?.kind === 'values') {
-    const needsDoc = others.some((c) => c.kind === 'doc' && c.column === 'urn');
-    const join_ = needsDoc ? fragment('JOIN search_docs d ON d.entity_id = v.entity_id') : fragment('');
+    const joinsDoc = others.some((c) => c.kind === 'doc' && c.column === 'urn');
+    const from = joinsDoc ? fragment('search_values v CROSS JOIN search_docs d ON d.entity_id = v.entity_id') : fragment('search_values v');
     const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));
-    return {
-      body: sql`FROM search_values v ${join_} WHERE v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope)}
-        AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`,
-      entity: 'v.entity_id',
-      unique: oneRowPerEntity('v', driver.operator, driver.values),
-      driven: true,
-    };
+    const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope)}
+        AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`;
+    return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique: oneRowPerEntity('v', driver.operator, driver.values), driven: true });
   }
   if (driver?.kind === 'text') {
-    return {
-      body: sql`FROM search_text JOIN search_docs d ON d.entity_id = search_text.rowid
-        WHERE search_text MATCH ${fragment('?', driver.match)} AND ${docScope(scope)} AND ${andOf(others.map((c) => probe(c, 'd.entity_id', 'd')))}`,
-      entity: 'd.entity_id',
-      unique: fragment('1'),
-      driven: true,
-    };
+    const from = fragment('search_text CROSS JOIN search_docs d ON d.entity_id = search_text.rowid');
+    const where = sql`search_text MATCH ${fragment('?', driver.match)} AND ${docScope(scope)} AND ${andOf(others.map((c) => probe(c, 'd.entity_id', 'd')))}`;
+    return groupQueryOf(from, where, { joinsDoc: true, entity: 'd.entity_id', unique: fragment('1'), driven: true });
   }
-  return {
-    body: sql`FROM search_docs d ${scopeIndex(scope, true)} WHERE ${docScope(scope)} AND ${andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))}`,
-    entity: 'd.entity_id',
-    unique: fragment('1'),
-    driven: false,
-  };
+  const from = sql`search_docs d ${scopeIndex(scope, true)}`;
+  const where = sql`${docScope(scope)} AND ${andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))}`;
+  return groupQueryOf(from, where, { joinsDoc: true, entity: 'd.entity_id', unique: fragment('1'), driven: false });
 }
 
-function countQuery(h: SqliteHandle, groups: readonly Resolved[][], scope: SearchScope): Fragment {
-  if (groups.length === 1) {
-    const q = groupQuery(h, groups[0]!, scope);
+function countQuery(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope): Fragment {
+  if (queries.length === 1) {
+    const q = queries[0]!;
     return q.unique ? sql`SELECT COUNT(*) AS n ${q.body} AND ${q.unique}` : sql`SELECT COUNT(DISTINCT ${fragment(q.entity)}) AS n ${q.body}`;
   }
-  const queries = groups.map((group) => groupQuery(h, group, scope));
   if (queries.every((q) => q.driven)) {
     return sql`SELECT COUNT(*) AS n FROM (${join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ')})`;
   }
@@ -248,8 +267,7 @@ function countQuery(h: SqliteHandle, groups: readonly Resolved[][], scope: Searc
 }
 
 /** A query of the matching entity ids (duplicates possible). */
-function matchingSet(h: SqliteHandle, groups: readonly Resolved[][], scope: SearchScope): Fragment {
-  const queries = groups.map((group) => groupQuery(h, group, scope));
+function matchingSet(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope): Fragment {
   if (queries.every((q) => q.driven)) return join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ALL ');
   return sql`SELECT d.entity_id FROM search_docs d WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
 }
