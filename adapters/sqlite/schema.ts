@@ -35,35 +35,40 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
         entity_id INTEGER PRIMARY KEY,
         urn TEXT NOT NULL,
         entity_type TEXT NOT NULL,
-        removed INTEGER NOT NULL
+        removed INTEGER NOT NULL,
+        -- The search_keys ids this document has values under, space-separated: what to delete on change.
+        key_ids TEXT NOT NULL DEFAULT ''
       );
       -- URN order for keyset pages, and the scope (removed, type) for counts; both covering.
       CREATE INDEX search_docs_by_urn ON search_docs (urn, removed, entity_type);
       CREATE INDEX search_docs_by_scope ON search_docs (removed, entity_type, urn);
 
       -- A searchable key: a standard field ('field', name, '') or a structured property under one
-      -- definition key ('property', property URN, definition key). Rows are never deleted.
+      -- definition key ('property', property URN, definition key). Rows are never deleted. entities:
+      -- documents with a value under the key, kept by every write, for choosing how to run a filter.
       CREATE TABLE search_keys (
         id INTEGER PRIMARY KEY,
         kind TEXT NOT NULL,
         name TEXT NOT NULL,
         def_key TEXT NOT NULL,
+        entities INTEGER NOT NULL DEFAULT 0,
         UNIQUE (kind, name, def_key)
       );
 
       -- value has no declared type (no affinity): numbers stay REAL, strings TEXT, and SQLite orders
-      -- every number before every string. removed and entity_type repeat the document's so that a
-      -- filter or a facet is answered from search_values_by_value alone. flags, per (entity, key):
-      -- 1 = smallest value of its type, 2 = largest of its type, 4 = the entity's first value; they let
-      -- a range or EXISTS count one row per entity without DISTINCT.
+      -- every number before every string. The primary key keeps each key's rows in entity order, so a
+      -- probe "does entity e match" is a seek next to the previous one. removed and entity_type repeat
+      -- the document's, so that a filter or a facet is answered from search_values_by_value alone.
+      -- flags, per (entity, key): 1 = smallest value of its type, 2 = largest of its type, 4 = the
+      -- entity's first value; they let a range or EXISTS count one row per entity without DISTINCT.
       CREATE TABLE search_values (
-        entity_id INTEGER NOT NULL,
         key_id INTEGER NOT NULL,
+        entity_id INTEGER NOT NULL,
         value NOT NULL,
         removed INTEGER NOT NULL,
         entity_type TEXT NOT NULL,
         flags INTEGER NOT NULL,
-        PRIMARY KEY (entity_id, key_id, value)
+        PRIMARY KEY (key_id, entity_id, value)
       ) WITHOUT ROWID;
       CREATE INDEX search_values_by_value ON search_values (key_id, removed, value, entity_id, flags, entity_type);
 

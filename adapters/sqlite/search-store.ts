@@ -59,20 +59,30 @@ function flaggedValues(values: ReadonlyArray<string | number>): Array<[string | 
   return out;
 }
 
+/** Deletes the value rows of a document and takes it off its keys' counts; returns the keys it had. */
+function clearValues(h: SqliteHandle, entityId: number): Set<number> {
+  const row = h.stmt('SELECT key_ids FROM search_docs WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
+  const keys = new Set((row?.key_ids ?? '').split(' ').filter((k) => k !== '').map(Number));
+  const remove = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?');
+  for (const key of keys) remove.run(key, entityId);
+  return keys;
+}
+
+function countEntities(h: SqliteHandle, keyIds: Iterable<number>, delta: 1 | -1): void {
+  const update = h.stmt('UPDATE search_keys SET entities = entities + ? WHERE id = ?');
+  for (const id of keyIds) update.run(delta, id);
+}
+
 /** Writes and removes search documents inside the caller's transaction. */
 export function removeSearchDocument(h: SqliteHandle, entityId: number): void {
-  h.stmt('DELETE FROM search_values WHERE entity_id = ?').run(entityId);
+  countEntities(h, clearValues(h, entityId), -1);
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
   h.stmt('DELETE FROM search_docs WHERE entity_id = ?').run(entityId);
 }
 
 export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: SearchDocument, existed: boolean): void {
-  if (existed) h.stmt('DELETE FROM search_values WHERE entity_id = ?').run(entityId);
+  const previous = existed ? clearValues(h, entityId) : new Set<number>();
   const removed = doc.removed ? 1 : 0;
-  h.stmt(
-    `INSERT INTO search_docs (entity_id, urn, entity_type, removed) VALUES (?, ?, ?, ?)
-     ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed, entity_type = excluded.entity_type, urn = excluded.urn`,
-  ).run(entityId, doc.urn, doc.entityType, removed);
   // One key may appear twice in a document (a property listed twice): its values are merged.
   const byKey = new Map<number, Array<string | number>>();
   const collect = (id: number, values: ReadonlyArray<string | number>): void => {
@@ -87,16 +97,27 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   for (const property of doc.properties) {
     if (property.values.length) collect(keyId(h, 'property', property.propertyUrn, property.definitionKey), property.values);
   }
-  const insert = h.stmt('INSERT INTO search_values (entity_id, key_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
+  h.stmt(
+    `INSERT INTO search_docs (entity_id, urn, entity_type, removed, key_ids) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed, entity_type = excluded.entity_type, urn = excluded.urn, key_ids = excluded.key_ids`,
+  ).run(entityId, doc.urn, doc.entityType, removed, [...byKey.keys()].join(' '));
+  const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
   for (const [id, values] of byKey) {
-    for (const [value, flags] of flaggedValues(values)) insert.run(entityId, id, value, removed, doc.entityType, flags);
+    for (const [value, flags] of flaggedValues(values)) insert.run(id, entityId, value, removed, doc.entityType, flags);
   }
+  countEntities(h, [...previous].filter((id) => !byKey.has(id)), -1);
+  countEntities(h, [...byKey.keys()].filter((id) => !previous.has(id)), 1);
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)').run(
     entityId,
     doc.text.name ?? '',
     doc.text.description ?? '',
     doc.text.urnKey,
   );
+}
+
+/** Documents with a value under the key (removed ones included), as kept by every write. */
+export function keyEntities(h: SqliteHandle, keyId: number): number {
+  return (h.stmt('SELECT entities FROM search_keys WHERE id = ?').get(keyId) as { entities: number } | undefined)?.entities ?? 0;
 }
 
 /** The FTS5 form of a text: its analysed terms separated by spaces. */

@@ -11,7 +11,7 @@ import type {
 } from '../../src/adapter/types';
 import { parseTextQuery } from '../../src/adapter/text-analysis';
 import { docScope, fragment, join, oneRowPerEntity, sql, valuePredicate, valueScope, type Fragment } from './search-sql';
-import { findKeyId, flushSearchText } from './search-store';
+import { findKeyId, flushSearchText, keyEntities } from './search-store';
 import type { SqliteHandle } from './statements';
 
 /** A condition with its key resolved: a test on search_values, on the document row, or full text. */
@@ -189,7 +189,7 @@ function probe(c: Resolved, entity: string, doc: string | undefined, valueAlias?
     const column = c.column === 'entity_type' && valueAlias ? `${valueAlias}.entity_type` : `${doc}.${c.column}`;
     test = valuePredicate(column, c.operator, c.values);
   } else {
-    test = sql`EXISTS (SELECT 1 FROM search_values w WHERE w.entity_id = ${fragment(entity)} AND w.key_id = ${fragment('?', c.keyId)}
+    test = sql`EXISTS (SELECT 1 FROM search_values w WHERE w.key_id = ${fragment('?', c.keyId)} AND w.entity_id = ${fragment(entity)}
       AND ${valuePredicate('w.value', c.operator, c.values)})`;
   }
   return c.negated ? sql`NOT (${test})` : test;
@@ -204,41 +204,57 @@ function orOfProbes(groups: readonly Resolved[][]): Fragment {
   return join(groups.map((group) => andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))), ' OR ');
 }
 
-/** Size of a positive condition, counted up to `limit`. */
+/**
+ * Size of a positive condition: EXISTS reads its key's document count; others count up to `limit`
+ * and, past it, guess half of the key's documents (nothing better is known without counting them).
+ */
 function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: number): number {
-  const cap = fragment('?', limit);
-  if (c.kind === 'text') return count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${cap})`);
-  if (c.kind !== 'values') return Number.POSITIVE_INFINITY;
-  return count(
+  if (c.kind === 'text') {
+    return count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${fragment('?', limit)})`);
+  }
+  if (c.kind !== 'values' || c.negated) return Number.POSITIVE_INFINITY;
+  if (c.operator === 'EXISTS') return keyEntities(h, c.keyId);
+  const counted = count(
     h,
     sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope('v', scope)}
-      AND ${valuePredicate('v.value', c.operator, c.values)} LIMIT ${cap})`,
+      AND ${valuePredicate('v.value', c.operator, c.values)} LIMIT ${fragment('?', limit)})`,
   );
+  return counted < limit ? counted : Math.max(limit, Math.floor(keyEntities(h, c.keyId) / 2));
 }
 
-/** Picks the group's driver: its smallest positive value or text condition (several: estimated). */
+/**
+ * Picks the group's driver, its smallest positive value or text condition, and orders the other
+ * tests most selective first (each probe then runs on fewer candidates).
+ */
 function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: SearchScope): GroupQuery {
   // Likely-small first (one wanted value, then ranges, then the rest), so that the running best
   // bounds how far each later estimate counts.
   const guess = (c: Resolved): number =>
     c.kind !== 'values' ? 3 : (c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1 ? 0 : c.operator === 'EXISTS' ? 2 : 1;
   const candidates = group.filter((c) => c.kind === 'text' || (c.kind === 'values' && !c.negated)).sort((a, b) => guess(a) - guess(b));
+  const sizes = new Map<Resolved, number>();
   let driver: Resolved | undefined = candidates[0];
   if (candidates.length > 1) {
-    let best = ESTIMATE_CAP;
+    let best = Number.POSITIVE_INFINITY;
     for (const candidate of candidates) {
-      const size = estimate(h, candidate, scope, best);
-      // At the cap nothing is known but "large": keep the earlier (likelier small, ids in order) one.
+      const size = estimate(h, candidate, scope, Math.min(best, ESTIMATE_CAP));
+      sizes.set(candidate, size);
       if (size < best) {
         best = size;
         driver = candidate;
       }
     }
   }
-  const others = group.filter((c) => c !== driver);
+  const rank = (c: Resolved): number => sizes.get(c) ?? Number.POSITIVE_INFINITY;
+  const others = group.filter((c) => c !== driver).sort((a, b) => (rank(a) === rank(b) ? 0 : rank(a) < rank(b) ? -1 : 1));
   if (driver?.kind === 'values') {
     const joinsDoc = others.some((c) => c.kind === 'doc' && c.column === 'urn');
-    const from = joinsDoc ? fragment('search_values v CROSS JOIN search_docs d ON d.entity_id = v.entity_id') : fragment('search_values v');
+    // With probes to run, read the driver in entity order (the primary key): each probe then lands
+    // next to the previous one. One wanted value comes in entity order from the value index already.
+    const probes = others.some((c) => c.kind !== 'doc');
+    const oneValue = (driver.operator === 'EQUAL' || driver.operator === 'IN') && new Set(driver.values).size === 1;
+    const table = probes && !oneValue ? 'search_values v NOT INDEXED' : 'search_values v';
+    const from = fragment(joinsDoc ? `${table} CROSS JOIN search_docs d ON d.entity_id = v.entity_id` : table);
     const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));
     const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope)}
         AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`;
