@@ -71,9 +71,25 @@ indexPipeline.add(lunr.trimmer, lunr.stopWordFilter, lunr.stemmer);
 const searchPipeline = new lunr.Pipeline();
 searchPipeline.add(lunr.stemmer);
 
+/**
+ * The documents holding a term in one field: parallel arrays of slot and term frequency, unordered.
+ * Plain arrays of small integers, not a Map per term: at 100k documents the per-entry objects and
+ * rehashing of Maps cost most of the build time and garbage collection.
+ */
+interface FieldPostings {
+  readonly slots: number[];
+  readonly frequencies: number[];
+}
+
+/** One field of one document: its distinct terms and where each sits in that term's postings. */
+interface DocumentField {
+  readonly terms: string[];
+  readonly positions: number[];
+}
+
 interface TermPostings {
-  /** Indexed by field position: document slot → term frequency in that field. Created on first use. */
-  readonly byField: (Map<number, number> | undefined)[];
+  /** Indexed by field position; created on first use. */
+  readonly byField: (FieldPostings | undefined)[];
   /**
    * lunr's document frequency (`lunr.idf`) counts (document, field) pairs, not documents:
    * a term present in two fields of one document counts twice.
@@ -107,8 +123,8 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   const freeSlots: number[] = [];
   /** [field][slot]: number of terms left by the pipeline (lunr's field length). */
   const fieldLengths: number[][] = names.map(() => []);
-  /** [slot][field]: the document's distinct terms, so its postings can be removed. */
-  const termsBySlot: (string[][] | undefined)[] = [];
+  /** [slot][field]: the document's distinct terms and their positions, so its postings can be removed. */
+  const termsBySlot: (DocumentField[] | undefined)[] = [];
   // Sums of field lengths, so average field lengths stay exact under removal (integers, no drift).
   const totalLengths = names.map(() => 0);
 
@@ -118,11 +134,12 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     const slot = freeSlots.pop() ?? idBySlot.length;
     slotById.set(id, slot);
     idBySlot[slot] = id;
-    const documentTerms: string[][] = [];
+    const documentTerms: DocumentField[] = [];
     termsBySlot[slot] = documentTerms;
     names.forEach((name, fieldIndex) => {
       const { length, frequencies } = analyse(analyzer, values[name]);
-      documentTerms.push([...frequencies.keys()]);
+      const field: DocumentField = { terms: [], positions: [] };
+      documentTerms.push(field);
       fieldLengths[fieldIndex][slot] = length;
       totalLengths[fieldIndex] += length;
       for (const [term, frequency] of frequencies) {
@@ -133,10 +150,13 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
         }
         let fieldPostings = termPostings.byField[fieldIndex];
         if (fieldPostings === undefined) {
-          fieldPostings = new Map();
+          fieldPostings = { slots: [], frequencies: [] };
           termPostings.byField[fieldIndex] = fieldPostings;
         }
-        fieldPostings.set(slot, frequency);
+        field.terms.push(term);
+        field.positions.push(fieldPostings.slots.length);
+        fieldPostings.slots.push(slot);
+        fieldPostings.frequencies.push(frequency);
         termPostings.fieldPairs += 1;
       }
     });
@@ -148,17 +168,30 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     slotById.delete(id);
     idBySlot[slot] = undefined;
     freeSlots.push(slot);
-    termsBySlot[slot]?.forEach((terms, fieldIndex) => {
+    termsBySlot[slot]?.forEach((field, fieldIndex) => {
       totalLengths[fieldIndex] -= fieldLengths[fieldIndex][slot];
-      for (const term of terms) {
+      field.terms.forEach((term, i) => {
         const termPostings = postings.get(term);
-        if (termPostings === undefined) continue;
-        termPostings.byField[fieldIndex]?.delete(slot);
+        const fieldPostings = termPostings?.byField[fieldIndex];
+        if (termPostings === undefined || fieldPostings === undefined) return;
+        // Swap-remove: the last entry takes this one's place, and its document learns where it went.
+        const position = field.positions[i]!;
+        const last = fieldPostings.slots.length - 1;
+        if (position !== last) {
+          const moved = fieldPostings.slots[last]!;
+          fieldPostings.slots[position] = moved;
+          fieldPostings.frequencies[position] = fieldPostings.frequencies[last]!;
+          const movedField = termsBySlot[moved]![fieldIndex]!;
+          movedField.positions[movedField.terms.indexOf(term)] = position;
+        }
+        fieldPostings.slots.pop();
+        fieldPostings.frequencies.pop();
+        if (fieldPostings.slots.length === 0) termPostings.byField[fieldIndex] = undefined;
         termPostings.fieldPairs -= 1;
         // A term no document holds any more must leave the vocabulary: lunr's query vector (and so
         // the score normalisation) only counts terms that exist in the index.
         if (termPostings.fieldPairs === 0) postings.delete(term);
-      }
+      });
     });
     termsBySlot[slot] = undefined;
   }
@@ -207,8 +240,10 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
         const averageLength = totalLengths[fieldIndex] / documentCount;
         const lengths = fieldLengths[fieldIndex];
         const boost = boosts[fieldIndex];
-        for (const [slot, frequency] of fieldPostings) {
-          const weight = termWeight(idf, frequency, lengths[slot], averageLength, boost);
+        const { slots, frequencies } = fieldPostings;
+        for (let i = 0; i < slots.length; i++) {
+          const slot = slots[i]!;
+          const weight = termWeight(idf, frequencies[i]!, lengths[slot], averageLength, boost);
           accumulated[slot] += queryWeight * weight;
           if (matched[slot] === 0) {
             matched[slot] = 1;
@@ -231,7 +266,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
         for (const term of expansion) {
           for (const fieldPostings of postings.get(term)?.byField ?? []) {
             if (fieldPostings === undefined) continue;
-            for (const slot of fieldPostings.keys()) {
+            for (const slot of fieldPostings.slots) {
               if (lastTerm[slot] === termNumber) continue;
               lastTerm[slot] = termNumber;
               termHits[slot] += 1;

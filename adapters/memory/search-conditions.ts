@@ -1,16 +1,13 @@
-import type { SearchCondition, SearchDocument } from '../../src/adapter/types';
+import type { SearchCondition } from '../../src/adapter/types';
 import type { FieldIndex } from './field-index';
-import type { SortedStrings } from './sorted-strings';
+import type { SlotTable } from './slot-table';
 import type { IndexedValue, RangeBound, SortedValueSlots } from './sorted-value-slots';
 
 /** What the condition compiler reads of the engine's state. */
 export interface SearchState {
-  readonly slotOf: Map<string, number>;
-  readonly docs: Array<SearchDocument | undefined>;
+  readonly table: SlotTable;
   /** Field index by key (see `fieldKeyOf`). */
   readonly fields: Map<string, FieldIndex>;
-  readonly typeSlots: Map<string, Set<number>>;
-  readonly allUrns: SortedStrings;
 }
 
 /** A condition ready to run: a test for one slot and, when it can drive a group, its candidates. */
@@ -73,8 +70,9 @@ function order(value: IndexedValue, wanted: IndexedValue): number | undefined {
 export function compileCondition(state: SearchState, condition: SearchCondition): CompiledCondition {
   const { field, operator, negated } = condition;
   const matches = valueTest(operator, condition.values);
+  const { table } = state;
   if (field.kind === 'entityType' || field.kind === 'urn') {
-    const read = field.kind === 'entityType' ? (slot: number) => state.docs[slot]!.entityType : (slot: number) => state.docs[slot]!.urn;
+    const read = field.kind === 'entityType' ? (slot: number) => table.typeNames[table.typeId[slot]!]! : (slot: number) => table.docs[slot]!.urn;
     const test = (slot: number): boolean => matches(read(slot)) !== negated;
     if (negated) return { test };
     return { test, ...(field.kind === 'entityType' ? typeCandidates(state, matches) : urnCandidates(state, condition)) };
@@ -82,21 +80,12 @@ export function compileCondition(state: SearchState, condition: SearchCondition)
 
   const index = state.fields.get(field.kind === 'field' ? `f\u0000${field.name}` : `p\u0000${field.propertyUrn}\u0000${field.definitionKey}`);
   const exists = operator === 'EXISTS';
-  const test = (slot: number): boolean => {
-    const values = index?.valuesOf(slot);
-    let matched = false;
-    if (values !== undefined) {
-      if (exists) matched = true;
-      else
-        for (const value of values) {
-          if (matches(value)) {
-            matched = true;
-            break;
-          }
-        }
-    }
-    return matched !== negated;
-  };
+  const test =
+    index === undefined
+      ? () => negated
+      : exists
+        ? (slot: number): boolean => index.hasValues(slot) !== negated
+        : (slot: number): boolean => index.someValue(slot, matches) !== negated;
   if (negated) return { test };
   if (!index) return { test, estimate: 0, candidates: () => undefined };
   if (exists) {
@@ -148,13 +137,14 @@ function rangeCandidates(index: FieldIndex, operator: SearchCondition['operator'
 }
 
 function typeCandidates(state: SearchState, matches: ValueTest): Required<Omit<CompiledCondition, 'test'>> {
-  const types = [...state.typeSlots.keys()].filter(matches);
+  const { table } = state;
+  const sets = table.typeNames.filter(matches).map((name) => table.typeSlots[table.knownTypeId(name)!]!);
   let estimate = 0;
-  for (const type of types) estimate += state.typeSlots.get(type)!.size;
+  for (const set of sets) estimate += set.size;
   return {
     estimate,
     candidates: (visit) => {
-      for (const type of types) for (const slot of state.typeSlots.get(type) ?? []) visit(slot);
+      for (const set of sets) for (const slot of set) visit(slot);
     },
   };
 }
@@ -164,15 +154,15 @@ function urnCandidates(state: SearchState, condition: SearchCondition): Omit<Com
   const strings = condition.values.filter((v): v is string => typeof v === 'string');
   let slots: number[];
   if (condition.operator === 'EQUAL' || condition.operator === 'IN') {
-    slots = strings.map((urn) => state.slotOf.get(urn)).filter((slot): slot is number => slot !== undefined);
+    slots = strings.map((urn) => state.table.slotOf.get(urn)).filter((slot): slot is number => slot !== undefined);
   } else if (condition.operator === 'START_WITH') {
     slots = [];
     for (const prefix of new Set(strings)) {
-      const exact = state.slotOf.get(prefix);
+      const exact = state.table.slotOf.get(prefix);
       if (exact !== undefined) slots.push(exact);
-      for (const urn of state.allUrns.valuesAfter(prefix)) {
+      for (const urn of state.table.allUrns.valuesAfter(prefix)) {
         if (!urn.startsWith(prefix)) break;
-        slots.push(state.slotOf.get(urn)!);
+        slots.push(state.table.slotOf.get(urn)!);
       }
     }
   } else {

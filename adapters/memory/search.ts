@@ -13,7 +13,7 @@ import type {
 import { FieldIndex, scopeKey } from './field-index';
 import { compileCondition, type CompiledCondition, type SearchState } from './search-conditions';
 import { createMemoryFullText, type MemoryFullText } from './search-text';
-import { SortedStrings } from './sorted-strings';
+import { SlotTable } from './slot-table';
 import type { IndexedValue } from './sorted-value-slots';
 import { compareValues, topK } from './top-k';
 
@@ -33,94 +33,73 @@ export interface MemorySearch {
 type Evaluation = { scopeOnly: true } | { scopeOnly: false; slots: number[]; scores: Map<string, number> | undefined };
 
 /**
- * Documents live in numbered slots (reused after removal). Per searchable field (a standard field, or
- * a structured property under one definition key) a `FieldIndex` keeps values by slot, a hash for
+ * Documents live in numbered slots (slot-table.ts). Per searchable field (a standard field, or a
+ * structured property under one definition key) a `FieldIndex` keeps value ids by slot, a hash for
  * equality, sorted pairs for ranges and per-scope counts for facets; full text is an incremental
- * BM25 index on lunr's pipeline. A condition group is evaluated from its most selective indexed
- * condition, and every other condition is checked on those candidates only.
+ * BM25 index on lunr's pipeline (search-text.ts). A condition group is evaluated from its most
+ * selective indexed condition, every other condition is checked on those candidates only, and a
+ * page is picked by URN rank without sorting the matches.
  */
 export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument>): MemorySearch {
-  const state: SearchState = {
-    slotOf: new Map(),
-    docs: [],
-    fields: new Map(),
-    typeSlots: new Map(),
-    allUrns: new SortedStrings(),
-  };
-  const scopes: string[] = [];
-  const freeSlots: number[] = [];
-  const urnsByType = new Map<string, SortedStrings>();
+  const table = new SlotTable();
+  const fields = new Map<string, FieldIndex>();
+  const state: SearchState = { table, fields };
   /** Scope key → number of documents. */
   const scopeCounts = new Map<string, number>();
   const fullText: MemoryFullText = createMemoryFullText();
-  /** Generation marks, so a slot found by several groups or values is taken once. */
-  let marks = new Int32Array(1024);
-  let generation = 0;
 
   for (const [urn, document] of documents) documentChanged(urn, document);
 
-  function index(slot: number, document: SearchDocument): void {
-    const scope = scopeKey(document.entityType, document.removed);
-    state.docs[slot] = document;
-    scopes[slot] = scope;
-    state.allUrns.add(document.urn);
-    getOrCreate(urnsByType, document.entityType, () => new SortedStrings()).add(document.urn);
-    getOrCreate(state.typeSlots, document.entityType, () => new Set<number>()).add(slot);
-    scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
-    for (const [key, values] of documentValues(document)) getOrCreate(state.fields, key, () => new FieldIndex()).add(slot, values, scope);
-  }
-
   function unindex(slot: number): void {
-    const document = state.docs[slot];
+    const document = table.docs[slot];
     if (!document) return;
-    const scope = scopes[slot]!;
+    const scope = scopeKey(document.entityType, document.removed);
     for (const key of documentValues(document).keys()) {
-      const field = state.fields.get(key);
+      const field = fields.get(key);
       if (!field) continue;
       field.remove(slot, scope);
-      if (field.size === 0) state.fields.delete(key);
+      if (field.size === 0) fields.delete(key);
     }
     const left = (scopeCounts.get(scope) ?? 1) - 1;
     if (left > 0) scopeCounts.set(scope, left);
     else scopeCounts.delete(scope);
-    const typed = state.typeSlots.get(document.entityType);
-    typed?.delete(slot);
-    if (typed?.size === 0) state.typeSlots.delete(document.entityType);
-    const urns = urnsByType.get(document.entityType);
-    urns?.delete(document.urn);
-    if (urns?.size === 0) urnsByType.delete(document.entityType);
-    state.allUrns.delete(document.urn);
-    state.docs[slot] = undefined;
+    table.unplace(slot);
   }
 
   function documentChanged(urn: string, document: SearchDocument | undefined): void {
-    let slot = state.slotOf.get(urn);
-    const previous = slot === undefined ? undefined : state.docs[slot];
-    if (slot !== undefined) unindex(slot);
-    if (document) {
-      if (slot === undefined) {
-        slot = freeSlots.pop() ?? state.docs.length;
-        state.slotOf.set(urn, slot);
-        if (slot >= marks.length) {
-          const grown = new Int32Array(Math.max(marks.length * 2, slot + 1));
-          grown.set(marks);
-          marks = grown;
-        }
+    const existing = table.slotOf.get(urn);
+    const previous = existing === undefined ? undefined : table.docs[existing];
+    if (existing !== undefined) unindex(existing);
+    if (!document) {
+      if (existing !== undefined) {
+        table.remove(urn);
+        fullText.remove(urn);
       }
-      index(slot, document);
-      if (!previous || !sameText(previous, document)) fullText.upsert(urn, document.text);
-    } else if (slot !== undefined) {
-      state.slotOf.delete(urn);
-      freeSlots.push(slot);
-      fullText.remove(urn);
+      return;
     }
+    const slot = table.put(document);
+    const scope = scopeKey(document.entityType, document.removed);
+    scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
+    for (const [key, values] of documentValues(document)) {
+      let field = fields.get(key);
+      if (!field) {
+        field = new FieldIndex();
+        fields.set(key, field);
+      }
+      field.add(slot, values, scope);
+    }
+    if (!previous || !sameText(previous, document)) fullText.upsert(urn, document.text);
+  }
+
+  /** The entity types a request covers (all known when it names none). */
+  function typesOf(scope: SearchScope): string[] {
+    return scope.entityTypes.length > 0 ? [...new Set(scope.entityTypes)] : table.typeNames.filter((_, id) => table.typeSlots[id]!.size > 0);
   }
 
   /** The scope keys a request covers. */
   function scopeKeys(scope: SearchScope): string[] {
-    const types = scope.entityTypes.length > 0 ? scope.entityTypes : [...state.typeSlots.keys()];
     const keys: string[] = [];
-    for (const type of new Set(types)) {
+    for (const type of typesOf(scope)) {
       keys.push(scopeKey(type, false));
       if (scope.includeRemoved) keys.push(scopeKey(type, true));
     }
@@ -128,33 +107,31 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   }
 
   function inScopeTest(scope: SearchScope): (slot: number) => boolean {
-    const types = scope.entityTypes.length > 0 ? new Set(scope.entityTypes) : undefined;
-    const includeRemoved = scope.includeRemoved;
-    return (slot) => {
-      const document = state.docs[slot]!;
-      return (includeRemoved || !document.removed) && (types === undefined || types.has(document.entityType));
-    };
+    const { removed, typeId } = table;
+    if (scope.entityTypes.length === 0) return scope.includeRemoved ? () => true : (slot) => removed[slot] === 0;
+    const allowed = new Uint8Array(table.typeNames.length);
+    for (const type of scope.entityTypes) {
+      const id = table.knownTypeId(type);
+      if (id !== undefined) allowed[id] = 1;
+    }
+    return scope.includeRemoved ? (slot) => allowed[typeId[slot]!] === 1 : (slot) => removed[slot] === 0 && allowed[typeId[slot]!] === 1;
   }
 
-  function evaluate(scope: SearchScope): Evaluation {
+  function evaluate(scope: SearchScope): Evaluation & { mark: number } {
     const scores = fullText.search(scope.text);
     const groups = scope.filter.length === 0 || scope.filter.some((group) => group.length === 0) ? [[]] : scope.filter;
-    if (scores === undefined && groups.length === 1 && groups[0]!.length === 0) return { scopeOnly: true };
+    if (scores === undefined && groups.length === 1 && groups[0]!.length === 0) return { scopeOnly: true, mark: 0 };
 
     const inScope = inScopeTest(scope);
     const textCondition: CompiledCondition | undefined = scores && {
-      test: (slot) => scores.has(state.docs[slot]!.urn),
+      test: (slot) => scores.has(table.docs[slot]!.urn),
       estimate: scores.size,
       candidates: (visit) => {
-        for (const urn of scores.keys()) visit(state.slotOf.get(urn)!);
+        for (const urn of scores.keys()) visit(table.slotOf.get(urn)!);
       },
     };
-    generation += 1;
-    if (generation === 0x7fffffff) {
-      marks.fill(0);
-      generation = 1;
-    }
-    const mark = generation;
+    const mark = table.nextMark();
+    const marks = table.marks;
     const slots: number[] = [];
     for (const group of groups as SearchCondition[][]) {
       const conditions = group.map((condition) => compileCondition(state, condition));
@@ -173,33 +150,36 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       if (driver) driver.candidates!(visit);
       else forEachInScope(scope, visit);
     }
-    return { scopeOnly: false, slots, scores };
+    return { scopeOnly: false, slots, scores, mark };
   }
 
   /** Every slot of the scope's entity types (removed ones too: the caller checks). */
   function forEachInScope(scope: SearchScope, visit: (slot: number) => void): void {
-    if (scope.entityTypes.length === 0) {
-      for (const slot of state.slotOf.values()) visit(slot);
-      return;
+    for (const type of typesOf(scope)) {
+      const id = table.knownTypeId(type);
+      if (id !== undefined) for (const slot of table.typeSlots[id]!) visit(slot);
     }
-    for (const type of new Set(scope.entityTypes)) for (const slot of state.typeSlots.get(type) ?? []) visit(slot);
   }
 
-  /** The first `count` URNs of the scope after `afterUrn`, in URN order, without a filter. */
-  function scopePage(scope: SearchScope, afterUrn: string | undefined, count: number): string[] {
+  /**
+   * The first `count` URNs in URN order after `afterUrn` that pass `accept` (all of the scope when
+   * absent): walks the sorted URNs of the scope's types. With several types, each list gives its
+   * first `count` and the heads are merged.
+   */
+  function walk(scope: SearchScope, afterUrn: string | undefined, count: number, accept: (slot: number) => boolean): string[] {
     if (count <= 0) return [];
     const types = [...new Set(scope.entityTypes)];
-    const lists = types.length === 0 ? [state.allUrns] : types.map((type) => urnsByType.get(type)).filter((l) => l !== undefined);
+    const lists = types.length === 0 ? [table.allUrns] : types.map((type) => table.urnsByType.get(type)).filter((l) => l !== undefined);
     const out: string[] = [];
     for (const list of lists) {
       let taken = 0;
       for (const urn of list.valuesAfter(afterUrn)) {
-        if (!scope.includeRemoved && state.docs[state.slotOf.get(urn)!]!.removed) continue;
+        const slot = table.slotOf.get(urn)!;
+        if ((!scope.includeRemoved && table.removed[slot] === 1) || !accept(slot)) continue;
         out.push(urn);
         if (++taken >= count) break;
       }
     }
-    // Each list is sorted; with several entity types, merge their heads.
     if (lists.length > 1) out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return out.slice(0, count);
   }
@@ -211,9 +191,27 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   }
 
   function hit(slot: number, scores: Map<string, number> | undefined): SearchHit {
-    const document = state.docs[slot]!;
+    const document = table.docs[slot]!;
     const score = scores?.get(document.urn);
     return score === undefined ? { urn: document.urn, entityType: document.entityType } : { urn: document.urn, entityType: document.entityType, score };
+  }
+
+  /**
+   * The first `count` matches in URN order after `afterUrn`. Few matches: the smallest ranks.
+   * Many: walking the URNs and taking the marked ones reaches `count` after about
+   * count × scope size / matches steps, which is then cheaper.
+   */
+  function firstByUrn(scope: SearchScope, slots: readonly number[], mark: number, afterUrn: string | undefined, count: number): number[] {
+    if (count <= 0 || slots.length === 0) return [];
+    const steps = count * (table.slotOf.size / slots.length);
+    if (steps * 4 < slots.length) {
+      const marks = table.marks;
+      return walk(scope, afterUrn, count, (slot) => marks[slot] === mark).map((urn) => table.slotOf.get(urn)!);
+    }
+    const { rank } = table;
+    const after = afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(afterUrn);
+    const candidates = afterUrn === undefined ? slots : slots.filter((slot) => rank[slot]! > after);
+    return topK(candidates, count, (a, b) => rank[a]! - rank[b]!);
   }
 
   function search(request: SearchRequest): SearchResponse {
@@ -222,18 +220,17 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     const afterUrn = request.order === 'urn' ? request.afterUrn : undefined;
     const evaluation = evaluate(request);
     if (evaluation.scopeOnly) {
-      const urns = scopePage(request, afterUrn, offset + limit).slice(offset);
-      return { total: scopeTotal(request), hits: urns.map((urn) => hit(state.slotOf.get(urn)!, undefined)) };
+      const urns = walk(request, afterUrn, offset + limit, () => true).slice(offset);
+      return { total: scopeTotal(request), hits: urns.map((urn) => hit(table.slotOf.get(urn)!, undefined)) };
     }
-    const { slots, scores } = evaluation;
-    const urnOf = (slot: number): string => state.docs[slot]!.urn;
+    const { slots, scores, mark } = evaluation;
     let page: number[];
     if (request.order === 'relevance' && scores) {
-      const scoreOf = (slot: number): number => scores.get(urnOf(slot)) ?? 0;
-      page = topK(slots, offset + limit, (a, b) => scoreOf(b) - scoreOf(a) || compareCodeUnits(urnOf(a), urnOf(b)));
+      const { rank } = table;
+      const scoreOf = (slot: number): number => scores.get(table.docs[slot]!.urn) ?? 0;
+      page = topK(slots, offset + limit, (a, b) => scoreOf(b) - scoreOf(a) || rank[a]! - rank[b]!);
     } else {
-      const candidates = afterUrn === undefined ? slots : slots.filter((slot) => urnOf(slot) > afterUrn);
-      page = topK(candidates, offset + limit, (a, b) => compareCodeUnits(urnOf(a), urnOf(b)));
+      page = firstByUrn(request, slots, mark, afterUrn, offset + limit);
     }
     const ranked = request.order === 'relevance' ? scores : undefined;
     return { total: slots.length, hits: page.slice(offset).map((slot) => hit(slot, ranked)) };
@@ -245,37 +242,43 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     return request.facets.map((field) => ({ field, buckets: facetBuckets(field, evaluation, request, maxValues) }));
   }
 
-  function facetBuckets(field: SearchField, evaluation: Evaluation, scope: SearchScope, maxValues: number): FacetBucket[] {
+  function facetBuckets(field: SearchField, evaluation: Evaluation & { mark: number }, scope: SearchScope, maxValues: number): FacetBucket[] {
     if (maxValues === 0) return [];
     if (field.kind === 'urn') {
-      const urns = evaluation.scopeOnly
-        ? scopePage(scope, undefined, maxValues)
-        : topK(evaluation.slots, maxValues, (a, b) => compareCodeUnits(state.docs[a]!.urn, state.docs[b]!.urn)).map((slot) => state.docs[slot]!.urn);
-      return urns.map((urn) => ({ value: urn, count: 1 }));
+      const slots = evaluation.scopeOnly
+        ? walk(scope, undefined, maxValues, () => true).map((urn) => table.slotOf.get(urn)!)
+        : firstByUrn(scope, evaluation.slots, evaluation.mark, undefined, maxValues);
+      return slots.map((slot) => ({ value: table.docs[slot]!.urn, count: 1 }));
     }
-    const counts = new Map<IndexedValue, number>();
-    const add = (value: IndexedValue, count: number): void => {
-      counts.set(value, (counts.get(value) ?? 0) + count);
-    };
+    const buckets: FacetBucket[] = [];
     if (field.kind === 'entityType') {
       if (evaluation.scopeOnly) {
-        for (const key of scopeKeys(scope)) {
-          const count = scopeCounts.get(key);
-          if (count) add(key.slice(1), count);
+        for (const type of typesOf(scope)) {
+          const count = (scopeCounts.get(scopeKey(type, false)) ?? 0) + (scope.includeRemoved ? (scopeCounts.get(scopeKey(type, true)) ?? 0) : 0);
+          if (count) buckets.push({ value: type, count });
         }
       } else {
-        for (const slot of evaluation.slots) add(state.docs[slot]!.entityType, 1);
+        const counts = new Int32Array(table.typeNames.length);
+        for (const slot of evaluation.slots) counts[table.typeId[slot]!]! += 1;
+        counts.forEach((count, id) => {
+          if (count) buckets.push({ value: table.typeNames[id]!, count });
+        });
       }
     } else {
-      const index = state.fields.get(fieldKeyOf(field));
+      const index = fields.get(fieldKeyOf(field));
       if (!index) return [];
       if (evaluation.scopeOnly) {
-        for (const key of scopeKeys(scope)) for (const [value, count] of index.countsIn(key) ?? []) add(value, count);
+        const counts = new Map<IndexedValue, number>();
+        for (const key of scopeKeys(scope)) for (const [value, count] of index.countsIn(key) ?? []) counts.set(value, (counts.get(value) ?? 0) + count);
+        for (const [value, count] of counts) buckets.push({ value, count });
       } else {
-        for (const slot of evaluation.slots) for (const value of index.valuesOf(slot) ?? []) add(value, 1);
+        const counts = new Int32Array(index.idLimit);
+        for (const slot of evaluation.slots) index.countValues(slot, counts);
+        counts.forEach((count, id) => {
+          if (count) buckets.push({ value: index.valueOf(id), count });
+        });
       }
     }
-    const buckets = [...counts].map(([value, count]) => ({ value, count }));
     return topK(buckets, maxValues, (a, b) => b.count - a.count || compareValues(a.value, b.value));
   }
 
@@ -287,9 +290,10 @@ export function fieldKeyOf(field: Extract<SearchField, { kind: 'field' | 'proper
   return field.kind === 'field' ? `f\u0000${field.name}` : `p\u0000${field.propertyUrn}\u0000${field.definitionKey}`;
 }
 
-/** The distinct values of each indexed field of a document. */
+/** The distinct values of each indexed field of a document (-0 counts as 0). */
 function documentValues(document: SearchDocument): Map<string, IndexedValue[]> {
   const out = new Map<string, IndexedValue[]>();
+  const normalized = (value: IndexedValue): IndexedValue => (value === 0 ? 0 : value);
   for (const name of Object.keys(document.fields)) {
     const values = [...new Set(document.fields[name])];
     if (values.length) out.set(fieldKeyOf({ kind: 'field', name }), values);
@@ -297,25 +301,12 @@ function documentValues(document: SearchDocument): Map<string, IndexedValue[]> {
   for (const property of document.properties) {
     if (property.values.length === 0) continue;
     const key = fieldKeyOf({ kind: 'property', propertyUrn: property.propertyUrn, definitionKey: property.definitionKey, valueKind: 'string' });
-    const previous = out.get(key);
-    out.set(key, [...new Set(previous ? [...previous, ...property.values] : property.values)]);
+    const previous = out.get(key) ?? [];
+    out.set(key, [...new Set([...previous, ...property.values.map(normalized)])]);
   }
   return out;
 }
 
 function sameText(a: SearchDocument, b: SearchDocument): boolean {
   return a.text.name === b.text.name && a.text.description === b.text.description && a.text.urnKey === b.text.urnKey;
-}
-
-function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
-  let value = map.get(key);
-  if (value === undefined) {
-    value = create();
-    map.set(key, value);
-  }
-  return value;
-}
-
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -33,13 +33,19 @@ export interface TextQueryTerm {
 }
 
 const SEPARATOR = /[^\p{L}\p{N}]+/u;
+const TERM_CACHE_LIMIT = 100_000;
 const COMBINING_MARKS = /\p{M}+/gu;
+
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_SEPARATOR = /[^a-z0-9]+/;
 
 /** Splits text into tokens: lower-cased, diacritics removed, letters and digits only. */
 export function tokenize(text: string): string[] {
   if (text === '') return [];
-  const folded = text.toLowerCase().normalize('NFKD').replace(COMBINING_MARKS, '');
-  return folded.split(SEPARATOR).filter((token) => token !== '');
+  // Plain ASCII (most catalog text) needs no Unicode normalisation; the result is the same.
+  const folded = ASCII.test(text) ? text.toLowerCase() : text.toLowerCase().normalize('NFKD').replace(COMBINING_MARKS, '');
+  const tokens = folded.split(ASCII.test(folded) ? ASCII_SEPARATOR : SEPARATOR);
+  return tokens[0] === '' || tokens[tokens.length - 1] === '' ? tokens.filter((token) => token !== '') : tokens;
 }
 
 /** The two halves of the analysis, built over one stemmer and one stop-word list. */
@@ -61,12 +67,24 @@ export interface TextAnalysis {
  */
 export function createTextAnalysis(parts: { stem: (token: string) => string; isStopWord: (token: string) => boolean }): TextAnalysis {
   const { stem, isStopWord } = parts;
+  // Token → index term, or null for a stop word; catalog text repeats words a lot. Bounded.
+  const terms = new Map<string, string | null>();
+  const indexTerm = (token: string): string | null => {
+    let term = terms.get(token);
+    if (term === undefined) {
+      term = isStopWord(token) ? null : stem(token);
+      if (terms.size >= TERM_CACHE_LIMIT) terms.clear();
+      terms.set(token, term);
+    }
+    return term;
+  };
   return {
     analyzeText(text) {
       if (typeof text !== 'string') return [];
       const out: string[] = [];
       for (const token of tokenize(text)) {
-        if (!isStopWord(token)) out.push(stem(token));
+        const term = indexTerm(token);
+        if (term !== null) out.push(term);
       }
       return out;
     },
