@@ -36,7 +36,8 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
         urn TEXT NOT NULL,
         entity_type TEXT NOT NULL,
         removed INTEGER NOT NULL,
-        -- The search_keys ids this document has values under, space-separated: what to delete on change.
+        -- The search_keys ids this document has values under, space-separated, an asterisk after the id when
+        -- it has several values under it: what to delete and uncount on change.
         key_ids TEXT NOT NULL DEFAULT ''
       );
       -- URN order for keyset pages, and the scope (removed, type) for counts; both covering.
@@ -44,14 +45,16 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
       CREATE INDEX search_docs_by_scope ON search_docs (removed, entity_type, urn);
 
       -- A searchable key: a standard field ('field', name, '') or a structured property under one
-      -- definition key ('property', property URN, definition key). Rows are never deleted. entities:
-      -- documents with a value under the key, kept by every write, for choosing how to run a filter.
+      -- definition key ('property', property URN, definition key). Rows are never deleted. Kept by
+      -- every write: entities, the documents with a value under the key (to choose how to run a
+      -- filter); multi, those with more than one (none: a count needs no de-duplication).
       CREATE TABLE search_keys (
         id INTEGER PRIMARY KEY,
         kind TEXT NOT NULL,
         name TEXT NOT NULL,
         def_key TEXT NOT NULL,
         entities INTEGER NOT NULL DEFAULT 0,
+        multi INTEGER NOT NULL DEFAULT 0,
         UNIQUE (kind, name, def_key)
       );
 

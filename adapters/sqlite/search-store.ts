@@ -59,29 +59,38 @@ function flaggedValues(values: ReadonlyArray<string | number>): Array<[string | 
   return out;
 }
 
-/** Deletes the value rows of a document and takes it off its keys' counts; returns the keys it had. */
-function clearValues(h: SqliteHandle, entityId: number): Set<number> {
+/** Deletes the value rows of a document; returns the keys it had, each with whether it had several values. */
+function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
   const row = h.stmt('SELECT key_ids FROM search_docs WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
-  const keys = new Set((row?.key_ids ?? '').split(' ').filter((k) => k !== '').map(Number));
+  const keys = new Map<number, boolean>();
+  for (const item of (row?.key_ids ?? '').split(' ')) {
+    if (item !== '') keys.set(Number(item.replace('*', '')), item.endsWith('*'));
+  }
   const remove = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?');
-  for (const key of keys) remove.run(key, entityId);
+  for (const key of keys.keys()) remove.run(key, entityId);
   return keys;
 }
 
-function countEntities(h: SqliteHandle, keyIds: Iterable<number>, delta: 1 | -1): void {
-  const update = h.stmt('UPDATE search_keys SET entities = entities + ? WHERE id = ?');
-  for (const id of keyIds) update.run(delta, id);
+/** Moves the keys' document counts from what a document had (`before`) to what it has (`after`). */
+function recount(h: SqliteHandle, before: ReadonlyMap<number, boolean>, after: ReadonlyMap<number, boolean>): void {
+  const update = h.stmt('UPDATE search_keys SET entities = entities + ?, multi = multi + ? WHERE id = ?');
+  for (const [id, multi] of before) {
+    const now = after.get(id);
+    if (now === undefined) update.run(-1, multi ? -1 : 0, id);
+    else if (now !== multi) update.run(0, now ? 1 : -1, id);
+  }
+  for (const [id, multi] of after) if (!before.has(id)) update.run(1, multi ? 1 : 0, id);
 }
 
 /** Writes and removes search documents inside the caller's transaction. */
 export function removeSearchDocument(h: SqliteHandle, entityId: number): void {
-  countEntities(h, clearValues(h, entityId), -1);
+  recount(h, clearValues(h, entityId), new Map());
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
   h.stmt('DELETE FROM search_docs WHERE entity_id = ?').run(entityId);
 }
 
 export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: SearchDocument, existed: boolean): void {
-  const previous = existed ? clearValues(h, entityId) : new Set<number>();
+  const previous = existed ? clearValues(h, entityId) : new Map<number, boolean>();
   const removed = doc.removed ? 1 : 0;
   // One key may appear twice in a document (a property listed twice): its values are merged.
   const byKey = new Map<number, Array<string | number>>();
@@ -97,16 +106,18 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   for (const property of doc.properties) {
     if (property.values.length) collect(keyId(h, 'property', property.propertyUrn, property.definitionKey), property.values);
   }
+  const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
+  const now = new Map<number, boolean>();
+  for (const [id, values] of byKey) {
+    const flagged = flaggedValues(values);
+    now.set(id, flagged.length > 1);
+    for (const [value, flags] of flagged) insert.run(id, entityId, value, removed, doc.entityType, flags);
+  }
   h.stmt(
     `INSERT INTO search_docs (entity_id, urn, entity_type, removed, key_ids) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed, entity_type = excluded.entity_type, urn = excluded.urn, key_ids = excluded.key_ids`,
-  ).run(entityId, doc.urn, doc.entityType, removed, [...byKey.keys()].join(' '));
-  const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
-  for (const [id, values] of byKey) {
-    for (const [value, flags] of flaggedValues(values)) insert.run(id, entityId, value, removed, doc.entityType, flags);
-  }
-  countEntities(h, [...previous].filter((id) => !byKey.has(id)), -1);
-  countEntities(h, [...byKey.keys()].filter((id) => !previous.has(id)), 1);
+  ).run(entityId, doc.urn, doc.entityType, removed, [...now].map(([id, multi]) => (multi ? `${id}*` : String(id))).join(' '));
+  recount(h, previous, now);
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)').run(
     entityId,
     doc.text.name ?? '',
@@ -115,9 +126,9 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   );
 }
 
-/** Documents with a value under the key (removed ones included), as kept by every write. */
-export function keyEntities(h: SqliteHandle, keyId: number): number {
-  return (h.stmt('SELECT entities FROM search_keys WHERE id = ?').get(keyId) as { entities: number } | undefined)?.entities ?? 0;
+/** Documents with a value under the key and those with several (removed ones included), as kept by every write. */
+export function keyStats(h: SqliteHandle, keyId: number): { entities: number; multi: number } {
+  return (h.stmt('SELECT entities, multi FROM search_keys WHERE id = ?').get(keyId) as { entities: number; multi: number } | undefined) ?? { entities: 0, multi: 0 };
 }
 
 /** The FTS5 form of a text: its analysed terms separated by spaces. */
@@ -170,11 +181,16 @@ export function findEntitiesWithPropertyValues(
 }
 
 export function countEntitiesWithPropertyValues(h: SqliteHandle, propertyUrn: string, definitionKey?: string): number {
+  if (definitionKey !== undefined) {
+    // One key: its document count, kept by every write.
+    const id = findKeyId(h, 'property', propertyUrn, definitionKey);
+    return id === undefined ? 0 : keyStats(h, id).entities;
+  }
   const row = h
     .stmt(
       `SELECT COUNT(DISTINCT v.entity_id) AS n FROM search_keys k JOIN search_values v ON v.key_id = k.id
-       WHERE k.kind = 'property' AND k.name = @p1 AND (@p2 IS NULL OR k.def_key = @p2)`,
+       WHERE k.kind = 'property' AND k.name = ?`,
     )
-    .get(params(propertyUrn, definitionKey ?? null)) as { n: number };
+    .get(propertyUrn) as { n: number };
   return row.n;
 }

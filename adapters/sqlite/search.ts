@@ -11,12 +11,21 @@ import type {
 } from '../../src/adapter/types';
 import { parseTextQuery } from '../../src/adapter/text-analysis';
 import { docScope, fragment, join, oneRowPerEntity, sql, valuePredicate, valueScope, type Fragment } from './search-sql';
-import { findKeyId, flushSearchText, keyEntities } from './search-store';
+import { findKeyId, flushSearchText, keyStats } from './search-store';
 import type { SqliteHandle } from './statements';
 
 /** A condition with its key resolved: a test on search_values, on the document row, or full text. */
 type Resolved =
-  | { kind: 'values'; keyId: number; operator: FilterOperator; values: Array<string | number>; negated: boolean }
+  | {
+      kind: 'values';
+      keyId: number;
+      /** Documents with values under the key, and whether none has several. */
+      entities: number;
+      single: boolean;
+      operator: FilterOperator;
+      values: Array<string | number>;
+      negated: boolean;
+    }
   | { kind: 'doc'; column: 'entity_type' | 'urn'; operator: FilterOperator; values: Array<string | number>; negated: boolean }
   | { kind: 'text'; match: string };
 
@@ -66,7 +75,16 @@ const PRIMARY_KEY = 'sqlite_autoindex_search_values_1';
 /** Estimates of a condition's size stop counting here. */
 const ESTIMATE_CAP = 1_000;
 
+/**
+ * Answers a search. Everything it reads (key statistics, the count, the page) is read in one
+ * transaction, so that total and page agree even while other processes write.
+ */
 export function search(h: SqliteHandle, request: SearchRequest): SearchResponse {
+  if (request.text !== undefined) flushSearchText(h);
+  return h.db.transaction(() => searchNow(h, request))();
+}
+
+function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
   const plan = resolve(h, request);
   const limit = Math.max(0, Math.floor(request.limit));
   const offset = Math.max(0, Math.floor(request.offset ?? 0));
@@ -117,6 +135,11 @@ export function search(h: SqliteHandle, request: SearchRequest): SearchResponse 
 }
 
 export function aggregate(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
+  if (request.text !== undefined) flushSearchText(h);
+  return h.db.transaction(() => aggregateNow(h, request))();
+}
+
+function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
   const plan = resolve(h, request);
   const maxValues = Math.max(0, Math.floor(request.maxValues));
   const set =
@@ -162,7 +185,6 @@ function resolve(h: SqliteHandle, scope: SearchScope): Plan {
   const terms = parseTextQuery(scope.text);
   if (terms !== undefined && terms.length === 0) return { kind: 'nothing' };
   const match = terms?.map((t) => `"${t.term.replace(/"/g, '""')}"${t.prefix ? '*' : ''}`).join(' AND ');
-  if (match !== undefined) flushSearchText(h);
   const groups: Resolved[][] = [];
   for (const group of scope.filter.length === 0 ? [[]] : scope.filter) {
     const resolved = resolveGroup(h, group);
@@ -197,7 +219,8 @@ function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[]): Resol
       if (negated) continue;
       return undefined;
     }
-    out.push({ kind: 'values', keyId, operator, values, negated });
+    const stats = keyStats(h, keyId);
+    out.push({ kind: 'values', keyId, entities: stats.entities, single: stats.multi === 0, operator, values, negated });
   }
   return out;
 }
@@ -234,13 +257,13 @@ function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: numbe
     return count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${fragment('?', limit)})`);
   }
   if (c.kind !== 'values' || c.negated) return Number.POSITIVE_INFINITY;
-  if (c.operator === 'EXISTS') return keyEntities(h, c.keyId);
+  if (c.operator === 'EXISTS') return c.entities;
   const counted = count(
     h,
     sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope('v', scope)}
       AND ${valuePredicate('v.value', c.operator, c.values)} LIMIT ${fragment('?', limit)})`,
   );
-  return counted < limit ? counted : Math.max(limit, Math.floor(keyEntities(h, c.keyId) / 2));
+  return counted < limit ? counted : Math.max(limit, Math.floor(c.entities / 2));
 }
 
 /**

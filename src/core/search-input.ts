@@ -72,7 +72,11 @@ export class SearchInputResolver {
     return this.ctx.registry.hasEntityType(entityName) ? this.ctx.registry.graphqlTypeOf(entityName) : entityName.toUpperCase();
   }
 
-  async field(actor: string, name: string, path: string, violations: Violation[]): Promise<ResolvedSearchField | undefined> {
+  /**
+   * Resolves a filter or facet field name. `memo` (one per request) resolves each structured property
+   * once however many conditions name it.
+   */
+  async field(actor: string, name: string, path: string, violations: Violation[], memo = new Map<string, Promise<ResolvedSearchField>>()): Promise<ResolvedSearchField | undefined> {
     if (name === ENTITY_TYPE_FIELD) return { name, field: { kind: 'entityType' }, valueType: 'entityType' };
     if (name === URN_FIELD) return { name, field: { kind: 'urn' }, valueType: 'urn' };
     if (name.startsWith(PROPERTY_FIELD_PREFIX)) {
@@ -82,9 +86,15 @@ export class SearchInputResolver {
         return undefined;
       }
       try {
-        const resolved = await this.properties.resolveFilterField(actor, qualifiedName);
-        const { propertyUrn, definitionKey, valueKind } = resolved;
-        return { name, field: { kind: 'property', propertyUrn, definitionKey, valueKind }, valueType: resolved.valueType };
+        let resolving = memo.get(name);
+        if (!resolving) {
+          resolving = this.properties.resolveFilterField(actor, qualifiedName).then((resolved) => {
+            const { propertyUrn, definitionKey, valueKind } = resolved;
+            return { name, field: { kind: 'property', propertyUrn, definitionKey, valueKind }, valueType: resolved.valueType };
+          });
+          memo.set(name, resolving);
+        }
+        return await resolving;
       } catch (error) {
         // Unknown and soft-deleted properties: the property service's refusal, at this path.
         if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
@@ -152,6 +162,7 @@ export class SearchInputResolver {
     const orFilters = input.orFilters ?? [];
     orFilters.forEach((group, g) => groups.push({ path: `/orFilters/${g}/and`, filters: group.and ?? [] }));
     const filter: SearchFilter = [];
+    const memo = new Map<string, Promise<ResolvedSearchField>>();
     const conditionsOf = async (list: ReadonlyArray<{ filter: FacetFilterInput; path: string }>): Promise<SearchCondition[]> => {
       const out: SearchCondition[] = [];
       for (const { filter: raw, path } of list) {
@@ -160,7 +171,7 @@ export class SearchInputResolver {
           violations.push({ path, message: `condition ${condition.operator} needs a value or values` });
           continue;
         }
-        const resolved = await this.field(actor, condition.field, `${path}/field`, violations);
+        const resolved = await this.field(actor, condition.field, `${path}/field`, violations, memo);
         if (!resolved) continue;
         const values = this.typedValues(resolved, condition.operator, condition.values, path, violations);
         out.push({ field: resolved.field, operator: condition.operator, values, negated: condition.negated });
