@@ -97,9 +97,11 @@ interface TermPostings {
   fieldPairs: number;
 }
 
+/** One field value analysed: its length in terms, and its distinct terms with their frequencies. */
 interface AnalysedField {
   length: number;
-  frequencies: Map<string, number>;
+  terms: string[];
+  frequencies: number[];
 }
 
 const LUNR_ANALYZER: FullTextAnalyzer = {
@@ -136,13 +138,14 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     idBySlot[slot] = id;
     const documentTerms: DocumentField[] = [];
     termsBySlot[slot] = documentTerms;
-    names.forEach((name, fieldIndex) => {
-      const { length, frequencies } = analyse(analyzer, values[name]);
-      const field: DocumentField = { terms: [], positions: [] };
+    for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
+      const { length, terms, frequencies } = analyse(analyzer, values[names[fieldIndex]!]);
+      const field: DocumentField = { terms, positions: [] };
       documentTerms.push(field);
       fieldLengths[fieldIndex][slot] = length;
       totalLengths[fieldIndex] += length;
-      for (const [term, frequency] of frequencies) {
+      for (let i = 0; i < terms.length; i++) {
+        const term = terms[i]!;
         let termPostings = postings.get(term);
         if (termPostings === undefined) {
           termPostings = { byField: names.map(() => undefined), fieldPairs: 0 };
@@ -153,13 +156,12 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
           fieldPostings = { slots: [], frequencies: [] };
           termPostings.byField[fieldIndex] = fieldPostings;
         }
-        field.terms.push(term);
         field.positions.push(fieldPostings.slots.length);
         fieldPostings.slots.push(slot);
-        fieldPostings.frequencies.push(frequency);
+        fieldPostings.frequencies.push(frequencies[i]!);
         termPostings.fieldPairs += 1;
       }
-    });
+    }
   }
 
   function remove(id: string): void {
@@ -305,15 +307,36 @@ function validatedBoost(field: FullTextFieldConfig): number {
 
 /** Runs the analyzer over one field value: the field length (terms kept) and each term's frequency. */
 function analyse(analyzer: FullTextAnalyzer, value: string | undefined): AnalysedField {
-  const frequencies = new Map<string, number>();
-  let length = 0;
   // typeof, not `=== undefined`: a field named like an Object.prototype member must not index a function.
-  if (typeof value !== 'string' || value === '') return { length, frequencies };
-  for (const term of analyzer.indexTerms(value)) {
-    length += 1;
-    frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+  if (typeof value !== 'string' || value === '') return { length: 0, terms: [], frequencies: [] };
+  const all = analyzer.indexTerms(value);
+  const terms: string[] = [];
+  const frequencies: number[] = [];
+  if (all.length <= 64) {
+    // Catalog text is short: a linear search beats allocating a Map per field.
+    for (const term of all) {
+      const i = terms.indexOf(term);
+      if (i < 0) {
+        terms.push(term);
+        frequencies.push(1);
+      } else {
+        frequencies[i]! += 1;
+      }
+    }
+  } else {
+    const index = new Map<string, number>();
+    for (const term of all) {
+      const i = index.get(term);
+      if (i === undefined) {
+        index.set(term, terms.length);
+        terms.push(term);
+        frequencies.push(1);
+      } else {
+        frequencies[i]! += 1;
+      }
+    }
   }
-  return { length, frequencies };
+  return { length: all.length, terms, frequencies };
 }
 
 /** lunr's indexing tokenizer and pipeline. */

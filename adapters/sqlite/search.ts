@@ -302,7 +302,9 @@ function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: SearchSc
     const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));
     const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope)}
         AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`;
-    return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique: oneRowPerEntity('v', driver.operator, driver.values), driven: true });
+    // A key no document has several values under needs no de-duplication at all.
+    const unique = driver.single ? fragment('1') : oneRowPerEntity('v', driver.operator, driver.values);
+    return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique, driven: true });
   }
   if (driver?.kind === 'text') {
     const from = fragment('search_text CROSS JOIN search_docs d ON d.entity_id = search_text.rowid');
