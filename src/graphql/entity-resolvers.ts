@@ -49,7 +49,6 @@ export function entityResolvers(
     },
   };
   const objectTypes = new Set([...ENTITY_OBJECT_TYPES, ...Object.values(options.entityObjectTypes ?? {})]);
-  objectTypes.delete('StructuredPropertyEntity');
 
   return {
     Query: {

@@ -1,35 +1,27 @@
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../core/errors';
-import { refOf, type EntityRef } from './entity-refs';
+import {
+  DATA_TYPE_URN_PREFIX,
+  DEFINITION_ASPECT,
+  ENTITY_TYPE_URN_PREFIX,
+  type CreateStructuredPropertyInput,
+  type GraphqlPropertyAssignmentInput,
+  type StructuredPropertyDefinition,
+  type UpdateStructuredPropertyInput,
+} from '../core/property-types';
+import { refOf, refOfView } from './entity-refs';
 import { viewOf } from './entity-resolvers';
-import { propertyValueTypeName, toGraphQLValue, type GraphQLPropertyValue, type PropertyEntry, type StoredPropertyValue } from './property-shapes';
+import {
+  propertyRefOf,
+  propertyValueTypeName,
+  toGraphQLValue,
+  toStructuredProperties,
+  type GraphQLPropertyValue,
+  type PropertyEntry,
+  type PropertyRef,
+} from './property-shapes';
 import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';
-
-const DATA_TYPE_PREFIX = 'urn:li:dataType:datahub.';
-const ENTITY_TYPE_PREFIX = 'urn:li:entityType:datahub.';
-
-/** The stored `propertyDefinition` aspect, as far as GraphQL shows it. */
-export interface DefinitionShape {
-  qualifiedName: string;
-  displayName?: string;
-  description?: string;
-  valueType: string;
-  typeQualifier?: { allowedTypes: string[] };
-  allowedValues?: Array<{ value: StoredPropertyValue; description?: string }>;
-  cardinality: 'SINGLE' | 'MULTIPLE';
-  entityTypes: string[];
-  immutable?: boolean;
-  version?: string;
-  created?: { time: number; actor: string };
-  lastModified?: { time: number; actor: string };
-}
-
-/** The parent of `StructuredPropertyEntity` fields: a reference, with the definition when it was read already. */
-export interface PropertyRef extends EntityRef {
-  definition?: DefinitionShape;
-  removed?: boolean;
-}
 
 const STD_DATA_TYPES: Readonly<Record<string, { type: string; displayName: string }>> = {
   string: { type: 'STRING', displayName: 'String' },
@@ -39,41 +31,75 @@ const STD_DATA_TYPES: Readonly<Record<string, { type: string; displayName: strin
   urn: { type: 'URN', displayName: 'URN' },
 };
 
-async function definitionOf(ref: PropertyRef, state: RequestState): Promise<DefinitionShape> {
-  if (ref.definition) return ref.definition;
-  const value = (await viewOf(ref, state))?.aspects.propertyDefinition?.value;
-  if (!value) throw new CatalogError('NOT_FOUND', `structured property ${ref.urn} does not exist`);
-  return value as unknown as DefinitionShape;
+function nameAfter(prefix: string, urn: string): string {
+  return urn.startsWith(prefix) ? urn.slice(prefix.length) : urn;
 }
 
-/** Structured property definitions and values: the result types (the operations follow with `catalog.properties`). */
+/** The definition a reference carries, or the one the request's loader reads (batched). */
+async function definitionOf(ref: PropertyRef, state: RequestState): Promise<StructuredPropertyDefinition> {
+  if (ref.property) return ref.property.definition;
+  const value = (await viewOf(ref, state))?.aspects[DEFINITION_ASPECT]?.value;
+  if (!value) throw new CatalogError('NOT_FOUND', `structured property ${ref.urn} does not exist`);
+  return value as unknown as StructuredPropertyDefinition;
+}
+
+/** Structured property definitions and values: each operation is one call of `catalog.properties`. */
 export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) => RequestState): Record<string, Record<string, ResolverFunction>> {
   const entityTypeEntity = (urn: string) => ({ urn });
   return {
+    Query: {
+      structuredProperty: async (_parent: unknown, args: { urn: string }, context: unknown) => {
+        const property = await catalog.properties.get(stateOf(context).actor, args.urn);
+        return property ? propertyRefOf(property) : null;
+      },
+    },
+    Mutation: {
+      createStructuredProperty: async (_parent: unknown, args: { input: CreateStructuredPropertyInput }, context: unknown) =>
+        propertyRefOf(await catalog.properties.create(stateOf(context).actor, args.input)),
+      updateStructuredProperty: async (_parent: unknown, args: { input: UpdateStructuredPropertyInput }, context: unknown) =>
+        propertyRefOf(await catalog.properties.update(stateOf(context).actor, args.input)),
+      deleteStructuredProperty: async (_parent: unknown, args: { input: { urn: string; hard?: boolean | null } }, context: unknown) => {
+        await catalog.properties.delete(stateOf(context).actor, args.input.urn, { hard: args.input.hard === true });
+        return true;
+      },
+      upsertStructuredProperties: async (
+        _parent: unknown,
+        args: { input: { assetUrn: string; structuredPropertyInputParams: GraphqlPropertyAssignmentInput[] } },
+        context: unknown,
+      ) => {
+        const { assetUrn, structuredPropertyInputParams } = args.input;
+        const assignments = await catalog.properties.upsertValues(stateOf(context).actor, assetUrn, structuredPropertyInputParams, { shape: 'graphql' });
+        return toStructuredProperties(assetUrn, assignments);
+      },
+      removeStructuredProperties: async (_parent: unknown, args: { input: { assetUrn: string; structuredPropertyUrns: string[] } }, context: unknown) => {
+        const { assetUrn, structuredPropertyUrns } = args.input;
+        return toStructuredProperties(assetUrn, await catalog.properties.removeValues(stateOf(context).actor, assetUrn, structuredPropertyUrns));
+      },
+    },
+    // Merged over the fields every entity type shares (entity-resolvers.ts).
     StructuredPropertyEntity: {
-      type: () => 'STRUCTURED_PROPERTY',
       definition: (ref: PropertyRef, _args: unknown, context: unknown) => definitionOf(ref, stateOf(context)),
       status: async (ref: PropertyRef, _args: unknown, context: unknown) => {
-        if (ref.removed !== undefined) return { removed: ref.removed };
+        if (ref.property) return { removed: ref.property.removed };
         const status = (await viewOf(ref, stateOf(context)))?.aspects.status?.value;
         return { removed: status?.removed === true };
       },
     },
     StructuredPropertyDefinition: {
-      valueType: (definition: DefinitionShape) => ({ urn: definition.valueType }),
-      entityTypes: (definition: DefinitionShape) => definition.entityTypes.map(entityTypeEntity),
-      typeQualifier: (definition: DefinitionShape) =>
+      valueType: (definition: StructuredPropertyDefinition) => ({ urn: definition.valueType }),
+      entityTypes: (definition: StructuredPropertyDefinition) => definition.entityTypes.map(entityTypeEntity),
+      typeQualifier: (definition: StructuredPropertyDefinition) =>
         definition.typeQualifier ? { allowedTypes: definition.typeQualifier.allowedTypes.map(entityTypeEntity) } : null,
-      allowedValues: (definition: DefinitionShape) =>
+      allowedValues: (definition: StructuredPropertyDefinition) =>
         definition.allowedValues?.map((allowed) => ({ value: toGraphQLValue(allowed.value), description: allowed.description ?? null })) ?? null,
-      immutable: (definition: DefinitionShape) => definition.immutable === true,
-      created: (definition: DefinitionShape) => definition.created ?? null,
-      lastModified: (definition: DefinitionShape) => definition.lastModified ?? null,
+      immutable: (definition: StructuredPropertyDefinition) => definition.immutable === true,
+      created: (definition: StructuredPropertyDefinition) => definition.created ?? null,
+      lastModified: (definition: StructuredPropertyDefinition) => definition.lastModified ?? null,
     },
     DataTypeEntity: {
       type: () => 'DATA_TYPE',
       info: ({ urn }: { urn: string }) => {
-        const name = urn.startsWith(DATA_TYPE_PREFIX) ? urn.slice(DATA_TYPE_PREFIX.length) : urn;
+        const name = nameAfter(DATA_TYPE_URN_PREFIX, urn);
         const std = STD_DATA_TYPES[name];
         return { type: std?.type ?? 'OTHER', qualifiedName: `datahub.${name}`, displayName: std?.displayName ?? name, description: null };
       },
@@ -81,7 +107,7 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
     EntityTypeEntity: {
       type: () => 'ENTITY_TYPE',
       info: ({ urn }: { urn: string }) => {
-        const name = urn.startsWith(ENTITY_TYPE_PREFIX) ? urn.slice(ENTITY_TYPE_PREFIX.length) : urn;
+        const name = nameAfter(ENTITY_TYPE_URN_PREFIX, urn);
         return { type: catalog.registry.entityType(name).graphqlType, qualifiedName: `datahub.${name}`, displayName: name, description: null };
       },
     },
@@ -94,10 +120,9 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
       valueEntities: async (entry: PropertyEntry, _args: unknown, context: unknown) => {
         const state = stateOf(context);
         const definition = await definitionOf(refOf(entry.propertyUrn), state);
-        if (definition.valueType !== `${DATA_TYPE_PREFIX}urn`) return null;
-        const urns = entry.values.flatMap((v) => ('string' in v ? [v.string] : []));
-        const views = await state.entities.loadMany(urns);
-        return views.map((view) => (view ? { urn: view.urn, entityType: view.entityType, view } : null));
+        if (definition.valueType !== `${DATA_TYPE_URN_PREFIX}urn`) return null;
+        const views = await state.entities.loadMany(entry.values.flatMap((v) => ('string' in v ? [v.string] : [])));
+        return views.map((view) => (view ? refOfView(view) : null));
       },
     },
   };

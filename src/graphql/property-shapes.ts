@@ -1,25 +1,23 @@
-import type { JsonValue } from '../adapter/types';
 import type { EntityView } from '../core/entities';
-import { isJsonObject } from './entity-refs';
-
-/** A stored value: `{ string }` or `{ double }`. */
-export type StoredPropertyValue = { string: string } | { double: number };
+import { assignmentsOf } from '../core/property-lookup';
+import type { PropertyAssignment, PropertyValue, StructuredPropertyView } from '../core/property-types';
+import { STRUCTURED_PROPERTY_ENTITY, VALUES_ASPECT } from '../core/property-types';
+import type { EntityRef } from './entity-refs';
 
 /** GraphQL `PropertyValue`: `StringValue { stringValue }` or `NumberValue { numberValue }`. */
 export type GraphQLPropertyValue = { stringValue: string } | { numberValue: number };
 
-/** One property's values on one entity, as the `structuredProperties` aspect keeps them. */
-export interface StoredAssignment {
-  propertyUrn: string;
-  values: StoredPropertyValue[];
-}
-
-/** The parent of `StructuredPropertiesEntry` fields. */
-export interface PropertyEntry extends StoredAssignment {
+/** The parent of `StructuredPropertiesEntry` fields: one assignment and the entity it is on. */
+export interface PropertyEntry extends PropertyAssignment {
   associatedUrn: string;
 }
 
-export function toGraphQLValue(value: StoredPropertyValue): GraphQLPropertyValue {
+/** The parent of `StructuredPropertyEntity` fields: a reference, with the definition when it was read already. */
+export interface PropertyRef extends EntityRef {
+  property?: StructuredPropertyView;
+}
+
+export function toGraphQLValue(value: PropertyValue): GraphQLPropertyValue {
   return 'string' in value ? { stringValue: value.string } : { numberValue: value.double };
 }
 
@@ -27,24 +25,16 @@ export function propertyValueTypeName(value: GraphQLPropertyValue): 'StringValue
   return 'stringValue' in value ? 'StringValue' : 'NumberValue';
 }
 
-function storedValue(value: JsonValue): StoredPropertyValue | undefined {
-  if (!isJsonObject(value)) return undefined;
-  if (typeof value.string === 'string') return { string: value.string };
-  if (typeof value.double === 'number') return { double: value.double };
-  return undefined;
-}
-
-/** The assignments of an entity's `structuredProperties` aspect (as read: values readers may not see are gone already). */
-export function assignmentsOfView(view: EntityView): StoredAssignment[] {
-  const properties = view.aspects.structuredProperties?.value.properties;
-  if (!Array.isArray(properties)) return [];
-  return properties.filter(isJsonObject).map((p) => ({
-    propertyUrn: String(p.propertyUrn),
-    values: (Array.isArray(p.values) ? p.values : []).map(storedValue).filter((v): v is StoredPropertyValue => v !== undefined),
-  }));
+/** The visible assignments of an entity as read (the catalog's read transform hid the others already). */
+export function assignmentsOfView(view: EntityView): PropertyAssignment[] {
+  return assignmentsOf(view.aspects[VALUES_ASPECT]);
 }
 
 /** GraphQL `StructuredProperties` of one entity. */
-export function toStructuredProperties(associatedUrn: string, assignments: readonly StoredAssignment[]): { properties: PropertyEntry[] } {
-  return { properties: assignments.map((a) => ({ propertyUrn: a.propertyUrn, values: a.values, associatedUrn })) };
+export function toStructuredProperties(associatedUrn: string, assignments: readonly PropertyAssignment[]): { properties: PropertyEntry[] } {
+  return { properties: assignments.map((a) => ({ ...a, associatedUrn })) };
+}
+
+export function propertyRefOf(property: StructuredPropertyView): PropertyRef {
+  return { urn: property.urn, entityType: STRUCTURED_PROPERTY_ENTITY, property };
 }
