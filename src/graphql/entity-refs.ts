@@ -1,4 +1,3 @@
-import type { JsonObject, JsonValue } from '../adapter/types';
 import type { EntityView } from '../core/entities';
 import { entityTypeOf } from '../core/urn';
 
@@ -42,8 +41,4 @@ export const ENTITY_OBJECT_TYPES: readonly string[] = [...Object.values(OBJECT_T
 /** The object type of an entity: built-in, the host's mapping, or GenericEntity. */
 export function objectTypeOf(entityType: string, hostTypes: Readonly<Record<string, string>> | undefined): string {
   return hostTypes?.[entityType] ?? OBJECT_TYPES[entityType] ?? 'GenericEntity';
-}
-
-export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
