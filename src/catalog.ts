@@ -8,6 +8,7 @@ import { CatalogError, type Violation } from './core/errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
+import { TimeseriesService } from './core/timeseries';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -32,6 +33,8 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
+  /** Timeseries aspects: append, query, index sizes, truncation (docs/timeseries.md). */
+  readonly timeseries: TimeseriesService;
   /** The catalog clock (milliseconds). */
   now(): number;
   /** Resolves once the adapter is open; rejects with its error otherwise. */
@@ -131,12 +134,14 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   const { ctx, ready } = createCatalogContext(options);
+  const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   let closed: Promise<void> | undefined;
   return {
     registry: ctx.registry,
     entities: ctx.entities,
+    timeseries,
     now: () => ctx.clock(),
     ready: () => started,
     async authorize(actor, privilege) {

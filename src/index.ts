@@ -22,3 +22,17 @@ export type { EntityService, EntityView, AspectView, EntityUpsert } from './core
 export type { JobRunnerOptions, SettleReport } from './core/jobs';
 export { FILTER_OPERATORS } from './adapter/types';
 export type * from './adapter/types';
+export { timeseriesIndexName } from './core/timeseries-input';
+export type { TruncationMethod } from './core/timeseries-input';
+export type {
+  TimeseriesService,
+  TimeseriesRecord,
+  TimeseriesAppendResult,
+  TimeseriesQueryInput,
+  TimeseriesQueryResult,
+  TimeseriesIndexSizeRecord,
+  TruncateInput,
+  TruncateResult,
+  TruncateOptions,
+} from './core/timeseries';
+export type { TruncationStatus, TruncationState, TruncationProgressListener } from './core/timeseries-truncation';
