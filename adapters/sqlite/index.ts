@@ -199,8 +199,10 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
           }
           options.faultInjector?.({ entityIndex, urn: write.urn });
         });
-        if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
+        // Completions first: a job that completes itself and queues its follow-up under the same
+        // dedupe key must not have the follow-up dropped as a duplicate of itself.
         if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
+        if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
       })
       .immediate();
   }
@@ -245,6 +247,9 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     },
     async commit(batch) {
       commit(batch);
+    },
+    async flushSearchIndex() {
+      searchStore.flushSearchText(h());
     },
     async search(_request: SearchRequest): Promise<SearchResponse> {
       h();

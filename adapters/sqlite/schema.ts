@@ -58,6 +58,15 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
       CREATE INDEX property_values_num ON property_values (property, def_key, num_value, entity_id);
       CREATE INDEX property_values_by_entity ON property_values (entity_id);
 
+      -- Full-text rows wait here and are moved into search_text in one batch before the next text query
+      -- (flushSearchText): an FTS5 write per small transaction costs more than the rest of the write.
+      CREATE TABLE search_text_pending (
+        entity_id INTEGER PRIMARY KEY,
+        name TEXT,
+        description TEXT,
+        urn_key TEXT,
+        deleted INTEGER NOT NULL
+      );
       CREATE VIRTUAL TABLE search_text USING fts5 (
         name, description, urn_key,
         content = '', contentless_delete = 1,

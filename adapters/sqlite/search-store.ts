@@ -5,7 +5,7 @@ import { params, type SqliteHandle } from './statements';
 export function removeSearchDocument(h: SqliteHandle, entityId: number): void {
   h.stmt('DELETE FROM search_fields WHERE entity_id = ?').run(entityId);
   h.stmt('DELETE FROM property_values WHERE entity_id = ?').run(entityId);
-  h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
+  h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
   h.stmt('DELETE FROM search_docs WHERE entity_id = ?').run(entityId);
 }
 
@@ -13,7 +13,6 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   if (existed) {
     h.stmt('DELETE FROM search_fields WHERE entity_id = ?').run(entityId);
     h.stmt('DELETE FROM property_values WHERE entity_id = ?').run(entityId);
-    h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
   }
   h.stmt(
     `INSERT INTO search_docs (entity_id, urn, entity_type, removed) VALUES (?, ?, ?, ?)
@@ -28,12 +27,40 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
       else insertValue.run(property.propertyUrn, property.definitionKey, value, null, entityId);
     }
   }
-  h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)').run(
+  h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)').run(
     entityId,
     doc.text.name ?? '',
     doc.text.description ?? '',
     doc.text.urnKey,
   );
+}
+
+/**
+ * Moves pending full-text rows into the FTS5 index in one transaction. Called before every query that
+ * uses full text, so a query always sees every committed write.
+ */
+export function flushSearchText(h: SqliteHandle): number {
+  const pending = h.stmt('SELECT COUNT(*) AS n FROM search_text_pending').get() as { n: number };
+  if (pending.n === 0) return 0;
+  return h.db
+    .transaction(() => {
+      const rows = h.stmt('SELECT entity_id, name, description, urn_key, deleted FROM search_text_pending').all() as Array<{
+        entity_id: number;
+        name: string | null;
+        description: string | null;
+        urn_key: string | null;
+        deleted: number;
+      }>;
+      const remove = h.stmt('DELETE FROM search_text WHERE rowid = ?');
+      const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
+      for (const row of rows) {
+        remove.run(row.entity_id);
+        if (!row.deleted) insert.run(row.entity_id, row.name ?? '', row.description ?? '', row.urn_key ?? '');
+      }
+      h.stmt('DELETE FROM search_text_pending').run();
+      return rows.length;
+    })
+    .immediate();
 }
 
 export function findEntitiesWithPropertyValues(

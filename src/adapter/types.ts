@@ -335,6 +335,13 @@ export interface StorageAdapter {
 
   // --- search ----------------------------------------------------------------------------------
 
+  /**
+   * Optional: finishes index work the adapter defers for speed (e.g. SQLite moves pending full-text
+   * rows into FTS5 in one batch). `search` and `aggregate` do this themselves before answering; this is
+   * for hosts and benchmarks that want the cost paid now.
+   */
+  flushSearchIndex?(): Promise<void>;
+
   search(request: SearchRequest): Promise<SearchResponse>;
   aggregate(request: AggregateRequest): Promise<FacetResult[]>;
   /**

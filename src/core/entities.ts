@@ -29,7 +29,7 @@ export type EntityDeleteRoute = (actor: string, urn: string, options: { hard: bo
 /** Shapes what readers see (e.g. hides values of soft-deleted or superseded property definitions). */
 export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
 
-const BULK_CHUNK = 500;
+const BULK_CHUNK = 2000;
 
 function toView(entity: StoredEntity): EntityView {
   const aspects: Record<string, AspectView> = {};
@@ -99,9 +99,10 @@ export class EntityService {
   /** Writes one aspect. Aspects owned by a domain service (definitions, values, status of a property...) go through it. */
   async upsertAspect(actor: string, urn: string, aspect: string, value: JsonObject): Promise<EntityView> {
     await this.ctx.authenticate(actor);
-    const parsed = parseUrn(urn);
-    this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
-    const route = this.writeRoutes.get(`${parsed.entityType}.${aspect}`) ?? this.writeRoutes.get(aspect);
+    // Malformed URNs and unknown types or aspects are reported by the bulk validation below, with JSON paths.
+    const entityType = urnProblem(urn) === undefined ? parseUrn(urn).entityType : undefined;
+    const owned = entityType !== undefined && this.ctx.registry.hasEntityType(entityType) && this.ctx.registry.entityType(entityType).aspects.includes(aspect);
+    const route = owned ? (this.writeRoutes.get(`${entityType}.${aspect}`) ?? this.writeRoutes.get(aspect)) : undefined;
     if (route) {
       await route(actor, urn, value);
       const [entity] = await this.readVisible([urn]);

@@ -170,8 +170,10 @@ export class JobRunner {
       if (!handler) throw new Error(`no handler for job type "${job.type}"`);
       const outcome = await handler(job, context);
       if ('commit' in outcome) {
+        const now = this.clock();
         await this.adapter.commit({
           ...outcome.commit,
+          jobs: outcome.commit.jobs?.map((queued) => ({ ...queued, runAt: queued.runAt ?? now })),
           completeJobs: [...(outcome.commit.completeJobs ?? []), { id: job.id, workerId: this.workerId }],
         });
       }

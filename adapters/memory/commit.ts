@@ -1,0 +1,59 @@
+import type { FaultInjectionOptions, WriteBatch } from '../../src/adapter/types';
+import { CatalogError } from '../../src/core/errors';
+import type { EntityStore } from './entities';
+import type { JobQueue } from './jobs';
+import type { SearchDocumentStore } from './search-documents';
+import type { TimeseriesStore } from './timeseries';
+import { UndoLog } from './undo-log';
+
+export interface CommitStores {
+  entities: EntityStore;
+  documents: SearchDocumentStore;
+  jobs: JobQueue;
+  timeseries: TimeseriesStore;
+}
+
+/**
+ * Applies a batch in one synchronous step: every check first, then every change with its undo
+ * step, so that any throw part-way through (the fault injector, a bug) puts everything back.
+ */
+export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): void {
+  checkBatch(stores, batch);
+  const log = new UndoLog();
+  try {
+    (batch.entities ?? []).forEach((write, entityIndex) => {
+      const { urn } = write;
+      if (write.deleteEntity) {
+        const entityType = stores.entities.entityTypeOf(urn) ?? write.entityType;
+        stores.entities.delete(urn, log);
+        stores.documents.set(urn, undefined, log);
+        stores.timeseries.deleteUrn(entityType, urn, log);
+      } else {
+        stores.entities.write(urn, write.entityType, write.expectVersion + 1, write.put ?? [], write.delete ?? [], log);
+        if (write.searchDocument !== undefined) stores.documents.set(urn, write.searchDocument ?? undefined, log);
+      }
+      faultInjector?.({ entityIndex, urn });
+    });
+    // Completions before insertions: a job that completes itself and queues its follow-up under the
+    // same dedupe key (the next batch of the same work) must not see its own key as still pending.
+    for (const { id } of batch.completeJobs ?? []) stores.jobs.complete(id, log);
+    for (const job of batch.jobs ?? []) stores.jobs.insert(job, log);
+  } catch (error) {
+    log.rollback();
+    throw error;
+  }
+}
+
+/** Throws CONFLICT, before anything changed, when a version moved or a job to complete is not held. */
+function checkBatch(stores: CommitStores, batch: WriteBatch): void {
+  // Versions as the batch goes: a URN written twice in one batch is checked against its first write.
+  const versions = new Map<string, number>();
+  for (const write of batch.entities ?? []) {
+    const found = versions.get(write.urn) ?? stores.entities.versionOf(write.urn);
+    if (found !== write.expectVersion) {
+      throw new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
+    }
+    versions.set(write.urn, write.deleteEntity ? 0 : write.expectVersion + 1);
+  }
+  for (const { id, workerId } of batch.completeJobs ?? []) stores.jobs.checkHeld(id, workerId);
+}

@@ -1,0 +1,140 @@
+import type { AspectPut, StoredAspect, StoredEntity } from '../../src/adapter/types';
+import { copyJson } from './json-copy';
+import { SortedStrings } from './sorted-strings';
+import type { UndoLog } from './undo-log';
+
+/**
+ * Stored form of an entity. Records are never changed in place: a write builds a new record and
+ * swaps it in, so an undo step only has to put the previous record back.
+ */
+interface EntityRecord {
+  readonly urn: string;
+  readonly entityType: string;
+  readonly version: number;
+  /** Aspects as stored: private deep copies, never handed out. */
+  readonly aspects: ReadonlyMap<string, StoredAspect>;
+}
+
+export interface ScanRequest {
+  entityType?: string;
+  requireAspect?: string;
+  aspectNames?: readonly string[];
+  afterUrn?: string;
+  limit: number;
+}
+
+/** Entities by URN, with URN-ordered indexes over all of them and per entity type. */
+export class EntityStore {
+  private readonly records = new Map<string, EntityRecord>();
+  private readonly allUrns = new SortedStrings();
+  private readonly urnsByType = new Map<string, SortedStrings>();
+
+  /** The stored version, 0 when the entity does not exist. */
+  versionOf(urn: string): number {
+    return this.records.get(urn)?.version ?? 0;
+  }
+
+  entityTypeOf(urn: string): string | undefined {
+    return this.records.get(urn)?.entityType;
+  }
+
+  read(urns: readonly string[], aspectNames?: readonly string[]): StoredEntity[] {
+    const seen = new Set<string>();
+    const entities: StoredEntity[] = [];
+    for (const urn of urns) {
+      if (seen.has(urn)) continue;
+      seen.add(urn);
+      const record = this.records.get(urn);
+      if (record) entities.push(toStoredEntity(record, aspectNames));
+    }
+    return entities;
+  }
+
+  scan(request: ScanRequest): StoredEntity[] {
+    const entities: StoredEntity[] = [];
+    if (request.limit <= 0) return entities;
+    const urns = request.entityType === undefined ? this.allUrns : this.urnsByType.get(request.entityType);
+    if (!urns) return entities;
+    for (const urn of urns.valuesAfter(request.afterUrn)) {
+      const record = this.records.get(urn);
+      if (!record) continue;
+      if (request.requireAspect !== undefined && !record.aspects.has(request.requireAspect)) continue;
+      entities.push(toStoredEntity(record, request.aspectNames));
+      if (entities.length >= request.limit) break;
+    }
+    return entities;
+  }
+
+  /**
+   * Inserts or replaces aspects (stored as private copies) and deletes aspect names, creating the
+   * entity when it does not exist. The entity type of an existing entity does not change.
+   */
+  write(urn: string, entityType: string, version: number, put: readonly AspectPut[], deleted: readonly string[], log: UndoLog): void {
+    const previous = this.records.get(urn);
+    const aspects = new Map(previous?.aspects);
+    for (const aspect of put) aspects.set(aspect.name, copyAspect(aspect));
+    for (const name of deleted) aspects.delete(name);
+    this.replace(urn, { urn, entityType: previous?.entityType ?? entityType, version, aspects }, log);
+  }
+
+  delete(urn: string, log: UndoLog): void {
+    this.replace(urn, undefined, log);
+  }
+
+  private replace(urn: string, next: EntityRecord | undefined, log: UndoLog): void {
+    const previous = this.records.get(urn);
+    if (previous === next) return;
+    this.swap(urn, previous, next);
+    log.record(() => this.swap(urn, next, previous));
+  }
+
+  private swap(urn: string, current: EntityRecord | undefined, next: EntityRecord | undefined): void {
+    if (next) {
+      this.records.set(urn, next);
+      if (!current) {
+        this.allUrns.add(urn);
+        this.typeIndex(next.entityType).add(urn);
+      }
+    } else if (current) {
+      this.records.delete(urn);
+      this.allUrns.delete(urn);
+      this.urnsByType.get(current.entityType)?.delete(urn);
+    }
+  }
+
+  private typeIndex(entityType: string): SortedStrings {
+    let urns = this.urnsByType.get(entityType);
+    if (!urns) {
+      urns = new SortedStrings();
+      this.urnsByType.set(entityType, urns);
+    }
+    return urns;
+  }
+}
+
+/** A deep copy of exactly what the domain stamped; used going in and coming out. */
+function copyAspect(aspect: AspectPut | StoredAspect): StoredAspect {
+  return {
+    name: aspect.name,
+    value: copyJson(aspect.value),
+    version: aspect.version,
+    created: { time: aspect.created.time, actor: aspect.created.actor },
+    lastModified: { time: aspect.lastModified.time, actor: aspect.lastModified.actor },
+    ...(aspect.systemMetadata === undefined ? {} : { systemMetadata: copyJson(aspect.systemMetadata) }),
+  };
+}
+
+/** A deep copy the caller owns, with only the named aspects (all when undefined). */
+function toStoredEntity(record: EntityRecord, aspectNames: readonly string[] | undefined): StoredEntity {
+  const entries: Array<[string, StoredAspect]> = [];
+  if (aspectNames === undefined) {
+    for (const [name, aspect] of record.aspects) entries.push([name, copyAspect(aspect)]);
+  } else {
+    for (const name of new Set(aspectNames)) {
+      const aspect = record.aspects.get(name);
+      if (aspect) entries.push([name, copyAspect(aspect)]);
+    }
+  }
+  // fromEntries defines own properties, so an aspect called `__proto__` stays an ordinary key.
+  return { urn: record.urn, entityType: record.entityType, version: record.version, aspects: Object.fromEntries(entries) };
+}

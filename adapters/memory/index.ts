@@ -1,0 +1,117 @@
+import type { AdapterCapabilities, FaultInjectionOptions, StorageAdapter } from '../../src/adapter/types';
+import { commitBatch, type CommitStores } from './commit';
+import { EntityStore } from './entities';
+import { JobQueue } from './jobs';
+import { createMemorySearch, type MemorySearch } from './search';
+import { SearchDocumentStore } from './search-documents';
+import { TimeseriesStore } from './timeseries';
+
+export interface MemoryAdapterOptions extends FaultInjectionOptions {
+  /**
+   * Clock for what the adapter stamps itself: a job's `createdAt` and its default `runAt`.
+   * Default `Date.now`; give the catalog's clock when the catalog runs on a fake one.
+   */
+  now?: () => number;
+}
+
+const CAPABILITIES: AdapterCapabilities = Object.freeze({
+  durable: false,
+  multiProcess: false,
+  measuredIndexSizes: false,
+  reclaimsSpaceOnReindex: true,
+});
+
+interface MemoryState extends CommitStores {
+  search: MemorySearch;
+}
+
+/**
+ * A storage adapter that keeps everything in plain maps of this process. Nothing survives `close()`.
+ * Every value is copied going in and coming out, so callers can never change stored state.
+ */
+export function createMemoryAdapter(options: MemoryAdapterOptions = {}): StorageAdapter {
+  const { faultInjector } = options;
+  const now = options.now ?? Date.now;
+  let state: MemoryState | undefined = createState(now);
+
+  function current(): MemoryState {
+    if (!state) throw new Error('adapter is closed');
+    return state;
+  }
+
+  return {
+    name: 'memory',
+    capabilities: CAPABILITIES,
+
+    async open() {
+      current();
+    },
+    async close() {
+      // Idempotent; dropping the state lets the garbage collector take it.
+      state = undefined;
+    },
+
+    async readEntities(urns, aspectNames) {
+      return current().entities.read(urns, aspectNames);
+    },
+    async scanEntities(request) {
+      return current().entities.scan(request);
+    },
+    async commit(batch) {
+      commitBatch(current(), batch, faultInjector);
+    },
+
+    async search(request) {
+      return current().search.search(request);
+    },
+    async aggregate(request) {
+      return current().search.aggregate(request);
+    },
+    async findEntitiesWithPropertyValues(request) {
+      return current().documents.findEntitiesWithPropertyValues(request);
+    },
+    async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
+      return current().documents.countEntitiesWithPropertyValues(propertyUrn, definitionKey);
+    },
+
+    async claimJobs(request) {
+      return current().jobs.claim(request);
+    },
+    async releaseJob(id, workerId, outcome) {
+      current().jobs.release(id, workerId, outcome);
+    },
+    async renewJobLease(id, workerId, lockedUntil) {
+      return current().jobs.renewLease(id, workerId, lockedUntil);
+    },
+    async listJobs(request) {
+      return current().jobs.list(request);
+    },
+
+    async appendTimeseries(index, rows) {
+      current().timeseries.append(index, rows);
+    },
+    async queryTimeseries(query) {
+      return current().timeseries.query(query);
+    },
+    async timeseriesIndexSizes() {
+      return current().timeseries.sizes();
+    },
+    async countTimeseries(index, endTimeMillis) {
+      return current().timeseries.count(index, endTimeMillis);
+    },
+    async deleteTimeseriesBatch(index, endTimeMillis, limit) {
+      return current().timeseries.deleteBatch(index, endTimeMillis, limit);
+    },
+    async rebuildTimeseriesIndex(index, endTimeMillis) {
+      return current().timeseries.rebuild(index, endTimeMillis);
+    },
+  };
+}
+
+function createState(now: () => number): MemoryState {
+  // The search engine is told about every document change, so it can keep indexes of its own.
+  let search: MemorySearch | undefined;
+  const documents = new SearchDocumentStore((urn, document) => search?.documentChanged(urn, document));
+  search = createMemorySearch(documents.documents);
+  return { entities: new EntityStore(), documents, jobs: new JobQueue(now), timeseries: new TimeseriesStore(), search };
+}

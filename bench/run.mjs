@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `npm run bench [-- workload ...] [-- --entities N]`: bundles each TypeScript workload with esbuild
+// (heavy modules stay external) and runs it in this process, one after the other.
+import { build } from 'esbuild';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/** Workload name → [file, exported function]. */
+const WORKLOADS = {
+  foundation: ['foundation.ts', 'runFoundationBench'],
+};
+
+const args = process.argv.slice(2);
+const option = (name) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const named = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
+const selected = named.length ? named : Object.keys(WORKLOADS);
+const unknown = selected.filter((n) => !(n in WORKLOADS));
+if (unknown.length) {
+  console.error(`unknown workload(s): ${unknown.join(', ')}; known: ${Object.keys(WORKLOADS).join(', ')}`);
+  process.exit(2);
+}
+const entities = option('entities') ? Number(option('entities')) : undefined;
+
+// Inside the project so the bundles resolve the external modules from node_modules.
+const out = join(here, '.build');
+mkdirSync(out, { recursive: true });
+try {
+  for (const name of selected) {
+    const [file, fn] = WORKLOADS[name];
+    const outfile = join(out, `${name}.mjs`);
+    await build({
+      entryPoints: [join(here, file)],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile,
+      external: ['better-sqlite3', 'lunr', 'graphql', '@graphql-tools/*', 'pg', 'ajv', 'rfc6902', 'yaml'],
+      logLevel: 'warning',
+    });
+    const mod = await import(pathToFileURL(outfile).href);
+    await mod[fn]({ ...(entities ? { entities } : {}) });
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

@@ -1,0 +1,41 @@
+/**
+ * `metacatalog/testing`: the adapter conformance suite. Every adapter runs it in one call, a fresh
+ * adapter per test; what an adapter cannot do is skipped by its declared capabilities (and the
+ * harness's `reopen` / `inspect`), never by editing the suite.
+ *
+ * ```ts
+ * import { describe, it, expect } from 'vitest';
+ * import { runConformanceSuite } from 'metacatalog/testing';
+ * runConformanceSuite({ name: 'my-adapter', describe, it, expect, createAdapter: (options) => createMyAdapter(options) });
+ * ```
+ */
+import type { ConformanceHarness } from './types';
+import { registerCatalogTests } from './catalog';
+import { registerCommitTests } from './commits';
+import { registerDurabilityTests } from './durability';
+import { registerEntityTests } from './entities';
+import { registerJobTests } from './jobs';
+import { registerPropertyValueTests } from './property-values';
+import { registerTimeseriesTests } from './timeseries';
+
+export type {
+  ConformanceExpect,
+  ConformanceHarness,
+  ConformanceMatchers,
+  ConformanceTestApi,
+  FaultInjector,
+  StoreInspector,
+} from './types';
+
+/** Registers the whole suite with the runner's `describe` / `it`. */
+export function runConformanceSuite(harness: ConformanceHarness): void {
+  harness.describe(`adapter conformance: ${harness.name}`, () => {
+    registerEntityTests(harness);
+    registerCommitTests(harness);
+    registerPropertyValueTests(harness);
+    registerJobTests(harness);
+    registerTimeseriesTests(harness);
+    registerCatalogTests(harness);
+    if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
+  });
+}

@@ -1,0 +1,88 @@
+import type { StorageAdapter } from '../adapter/types';
+import type { ConformanceHarness } from './types';
+import { aspect, createWrite, searchDocument, URN, withAdapter } from './support';
+
+const PROP = 'urn:li:structuredProperty:io.conformance.tier';
+const OTHER = 'urn:li:structuredProperty:io.conformance.owner';
+const KEY_V1 = 'tier#1';
+const KEY_V2 = 'tier#2';
+
+/**
+ * `findEntitiesWithPropertyValues` / `countEntitiesWithPropertyValues` over search documents built by
+ * hand, as the domain derives them (see SearchDocumentProperty in the contract).
+ */
+export function registerPropertyValueTests(harness: ConformanceHarness): void {
+  const { describe, it, expect } = harness;
+
+  /** a: PROP under v1; b: PROP under v2; c: PROP under v1, soft-deleted; alice: only OTHER; bob: no document. */
+  async function seed(adapter: StorageAdapter): Promise<void> {
+    const info = [aspect('info', { name: 'x' })];
+    await adapter.commit({
+      entities: [
+        createWrite(URN.a, info, { searchDocument: searchDocument(URN.a, [{ propertyUrn: PROP, definitionKey: KEY_V1, values: ['gold'] }]) }),
+        createWrite(URN.b, info, { searchDocument: searchDocument(URN.b, [{ propertyUrn: PROP, definitionKey: KEY_V2, values: [1, 2.5] }]) }),
+        createWrite(URN.c, info, {
+          searchDocument: searchDocument(URN.c, [{ propertyUrn: PROP, definitionKey: KEY_V1, values: ['silver'] }], true),
+        }),
+        createWrite(URN.alice, info, { searchDocument: searchDocument(URN.alice, [{ propertyUrn: OTHER, definitionKey: 'owner#1', values: ['x'] }]) }),
+        createWrite(URN.bob, info),
+      ],
+    });
+  }
+
+  describe('entities with property values', () => {
+    it('finds entities carrying values of a property, in URN order, soft-deleted ones included', async () => {
+      await withAdapter(harness, async (adapter) => {
+        await seed(adapter);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, limit: 100 })).toEqual([URN.a, URN.b, URN.c]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: OTHER, limit: 100 })).toEqual([URN.alice]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: 'urn:li:structuredProperty:none', limit: 100 })).toEqual([]);
+      });
+    });
+
+    it('keeps values under keepDefinitionKey out and pages with afterUrn', async () => {
+      await withAdapter(harness, async (adapter) => {
+        await seed(adapter);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V1, limit: 100 })).toEqual([URN.b]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V2, limit: 100 })).toEqual([URN.a, URN.c]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: 'tier#9', limit: 100 })).toEqual([URN.a, URN.b, URN.c]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, limit: 2 })).toEqual([URN.a, URN.b]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, afterUrn: URN.a, limit: 1 })).toEqual([URN.b]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V2, afterUrn: URN.a, limit: 10 })).toEqual([URN.c]);
+      });
+    });
+
+    it('counts entities with values of a property, by definition key when given', async () => {
+      await withAdapter(harness, async (adapter) => {
+        await seed(adapter);
+        expect(await adapter.countEntitiesWithPropertyValues(PROP)).toBe(3);
+        expect(await adapter.countEntitiesWithPropertyValues(PROP, KEY_V1)).toBe(2);
+        expect(await adapter.countEntitiesWithPropertyValues(PROP, KEY_V2)).toBe(1);
+        expect(await adapter.countEntitiesWithPropertyValues(PROP, 'tier#9')).toBe(0);
+        expect(await adapter.countEntitiesWithPropertyValues(OTHER)).toBe(1);
+        expect(await adapter.countEntitiesWithPropertyValues('urn:li:structuredProperty:none')).toBe(0);
+      });
+    });
+
+    it('follows the search document: replaced, left as it is (undefined), removed (null), deleted with the entity', async () => {
+      await withAdapter(harness, async (adapter) => {
+        await seed(adapter);
+        const put = [aspect('info', { name: 'y' }, 2)];
+        await adapter.commit({
+          entities: [
+            // a: values dropped; b: document untouched; c: document removed.
+            { urn: URN.a, entityType: 'dataset', expectVersion: 1, put, searchDocument: searchDocument(URN.a, []) },
+            { urn: URN.b, entityType: 'dataset', expectVersion: 1, put },
+            { urn: URN.c, entityType: 'dataset', expectVersion: 1, put, searchDocument: null },
+          ],
+        });
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, limit: 100 })).toEqual([URN.b]);
+        expect(await adapter.countEntitiesWithPropertyValues(PROP)).toBe(1);
+
+        await adapter.commit({ entities: [{ urn: URN.b, entityType: 'dataset', expectVersion: 2, deleteEntity: true, searchDocument: null }] });
+        expect(await adapter.countEntitiesWithPropertyValues(PROP)).toBe(0);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, limit: 100 })).toEqual([]);
+      });
+    });
+  });
+}

@@ -1,0 +1,11 @@
+import { describe, it, expect } from 'vitest';
+import { createMemoryAdapter } from '../adapters/memory/index';
+import { runConformanceSuite } from '../src/testing/index';
+
+runConformanceSuite({
+  name: 'memory',
+  describe,
+  it,
+  expect,
+  createAdapter: (options) => createMemoryAdapter(options),
+});

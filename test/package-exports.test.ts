@@ -1,0 +1,65 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// These tests read the build (dist/): `npm test` builds first.
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  name: string;
+  exports: Record<string, string | { types: string; import: string }>;
+  bin: Record<string, string>;
+};
+const entries = Object.entries(pkg.exports).filter(([sub]) => sub !== './package.json') as Array<[string, { types: string; import: string }]>;
+const registerForbid = pathToFileURL(join(root, 'test/fixtures/register-forbid.mjs')).href;
+
+function importInChild(target: string): { status: number | null; stderr: string } {
+  const child = spawnSync(process.execPath, ['--import', registerForbid, '--input-type=module', '-e', `await import(${JSON.stringify(target)})`], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  return { status: child.status, stderr: child.stderr };
+}
+
+describe('package exports', () => {
+  it('names the package metacatalog and maps the entry points of the contract', () => {
+    expect(pkg.name).toBe('metacatalog');
+    expect(Object.keys(pkg.exports)).toEqual(
+      expect.arrayContaining(['.', './adapters/memory', './adapters/sqlite', './graphql', './http', './testing']),
+    );
+    expect(pkg.bin.metacatalog).toBe('./dist/cli.js');
+  });
+
+  it.each(entries)('%s is built, typed and loads', async (_sub, target) => {
+    expect(existsSync(join(root, target.import)), `${target.import} is built`).toBe(true);
+    expect(existsSync(join(root, target.types)), `${target.types} is built`).toBe(true);
+    const mod = (await import(pathToFileURL(join(root, target.import)).href)) as Record<string, unknown>;
+    expect(Object.keys(mod).length).toBeGreaterThan(0);
+  });
+
+  it('exports createCatalog, CatalogError, the URN helpers and the privileges from the root', async () => {
+    const mod = (await import(pathToFileURL(join(root, 'dist/index.js')).href)) as Record<string, unknown>;
+    for (const name of ['createCatalog', 'CatalogError', 'parseUrn', 'formatUrn', 'PRIVILEGES']) expect(mod).toHaveProperty(name);
+  });
+
+  it("import 'metacatalog' loads no native module, no lunr and no graphql", () => {
+    const result = importInChild('metacatalog');
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('the check above can fail: the SQLite entry does load better-sqlite3', () => {
+    const result = importInChild('metacatalog/adapters/sqlite');
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('forbidden module load: better-sqlite3');
+  });
+
+  it('the bin answers --version and refuses an unknown command with exit code 2', () => {
+    const cli = join(root, pkg.bin.metacatalog);
+    expect(execFileSync(process.execPath, [cli, '--version'], { encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const unknown = spawnSync(process.execPath, [cli, 'no-such-command'], { encoding: 'utf8' });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('unknown command');
+  });
+});
