@@ -28,6 +28,8 @@ export type {
   TimeseriesService,
   TimeseriesRecord,
   TimeseriesAppendResult,
+  TimeseriesEntry,
+  TimeseriesBulkAppendResult,
   TimeseriesQueryInput,
   TimeseriesQueryResult,
   TimeseriesIndexSizeRecord,

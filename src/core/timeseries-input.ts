@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { JsonObject, TimeseriesIndexRef } from '../adapter/types';
 import { createAjv, violationsFromAjv, type EntityRegistry } from './entity-registry';
-import type { Violation } from './errors';
+import { CatalogError, type Violation } from './errors';
 import { timeseriesQueryInputSchema, truncateInputSchema } from './schemas/timeseries';
 
 /** How a truncation removes rows: copy the rows to keep into a fresh index, or delete in batches. */
@@ -150,4 +150,36 @@ export function rowViolations(registry: EntityRegistry, aspect: string, row: unk
 
 export function asRows(rowOrRows: JsonObject | readonly JsonObject[]): { rows: readonly unknown[]; single: boolean } {
   return Array.isArray(rowOrRows) ? { rows: rowOrRows, single: false } : { rows: [rowOrRows], single: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export interface ScrollState {
+  /** Index name and URN the scroll belongs to, and the adapter's cursor. */
+  i: string;
+  u: string | null;
+  c: string;
+}
+
+export function encodeScroll(state: ScrollState): string {
+  return Buffer.from(JSON.stringify(state)).toString('base64url');
+}
+
+export function decodeScroll(scrollId: string, indexName: string, urn: string | undefined): string {
+  let state: Partial<ScrollState> | undefined;
+  try {
+    state = JSON.parse(Buffer.from(scrollId, 'base64url').toString('utf8')) as Partial<ScrollState>;
+  } catch {
+    state = undefined;
+  }
+  if (!state || typeof state.c !== 'string' || typeof state.i !== 'string') {
+    throw new CatalogError('INVALID_INPUT', 'scrollId: is not a scroll id this catalog gave out', {
+      details: [{ path: '/scrollId', message: 'is not a scroll id this catalog gave out' }],
+    });
+  }
+  if (state.i !== indexName || state.u !== (urn ?? null)) {
+    const message = 'belongs to another query: pass the same aspect and urn or entity type as for the first page';
+    throw new CatalogError('INVALID_INPUT', `scrollId: ${message}`, { details: [{ path: '/scrollId', message }] });
+  }
+  return state.c;
 }

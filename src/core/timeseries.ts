@@ -6,7 +6,9 @@ import {
   chooseTruncationMethod,
   DEFAULT_BATCH_SIZE,
   DEFAULT_QUERY_COUNT,
+  decodeScroll,
   DRY_RUN_ENDING,
+  encodeScroll,
   queryShapeViolations,
   resolveTimeseriesIndex,
   rowViolations,
@@ -31,6 +33,18 @@ export interface TimeseriesAppendResult {
   indexName: string;
   /** The rows appended, in the order given. */
   rows: TimeseriesRecord[];
+}
+
+/** One row of `appendMany`: the entity it belongs to and the aspect value, `timestampMillis` included. */
+export interface TimeseriesEntry {
+  urn: string;
+  value: JsonObject;
+}
+
+export interface TimeseriesBulkAppendResult {
+  aspect: string;
+  indexName: string;
+  appended: number;
 }
 
 /** Rows of one aspect, of one entity (`urn`) or of every entity of a type (`entityType`), newest first. */
@@ -94,36 +108,6 @@ export interface TruncateOptions {
   onProgress?: TruncationProgressListener;
 }
 
-interface ScrollState {
-  /** Index name and URN the scroll belongs to, and the adapter's cursor. */
-  i: string;
-  u: string | null;
-  c: string;
-}
-
-function encodeScroll(state: ScrollState): string {
-  return Buffer.from(JSON.stringify(state)).toString('base64url');
-}
-
-function decodeScroll(scrollId: string, indexName: string, urn: string | undefined): string {
-  let state: Partial<ScrollState> | undefined;
-  try {
-    state = JSON.parse(Buffer.from(scrollId, 'base64url').toString('utf8')) as Partial<ScrollState>;
-  } catch {
-    state = undefined;
-  }
-  if (!state || typeof state.c !== 'string' || typeof state.i !== 'string') {
-    throw new CatalogError('INVALID_INPUT', 'scrollId: is not a scroll id this catalog gave out', {
-      details: [{ path: '/scrollId', message: 'is not a scroll id this catalog gave out' }],
-    });
-  }
-  if (state.i !== indexName || state.u !== (urn ?? null)) {
-    const message = 'belongs to another query: pass the same aspect and urn or entity type as for the first page';
-    throw new CatalogError('INVALID_INPUT', `scrollId: ${message}`, { details: [{ path: '/scrollId', message }] });
-  }
-  return state.c;
-}
-
 /**
  * Timeseries aspects: rows appended with their `timestampMillis` (never overwritten), read back newest
  * first, one index per (entity type, aspect), index sizes, and truncation of old rows.
@@ -158,6 +142,49 @@ export class TimeseriesService {
     const stored: TimeseriesRow[] = (rows as JsonObject[]).map((value) => ({ urn, timestampMillis: value.timestampMillis as number, value }));
     await this.ctx.adapter.appendTimeseries(index!, stored);
     return { urn, aspect, indexName: index!.indexName, rows: stored };
+  }
+
+  /**
+   * Bulk form: rows of one aspect for many entities of one type, appended atomically in one index
+   * (an ingestion run's hour of usage statistics, say). Needs EDIT_ENTITY; one bad entry refuses
+   * them all, each violation at `/<i>/urn` or `/<i>/value/...`.
+   */
+  async appendMany(actor: string, aspect: string, entries: readonly TimeseriesEntry[]): Promise<TimeseriesBulkAppendResult> {
+    await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'EDIT_ENTITY', 'append timeseries rows');
+    const violations: Violation[] = [];
+    if (!Array.isArray(entries) || entries.length === 0) {
+      violations.push({ path: '/', message: 'must be a non-empty array of { urn, value }' });
+      throwIfViolations(violations, 'invalid timeseries rows');
+    }
+    let index: TimeseriesIndexRef | undefined;
+    let entityType: string | undefined;
+    const rows: TimeseriesRow[] = new Array<TimeseriesRow>(entries.length);
+    // A bulk call names the same entities many times: check and parse each URN once.
+    const urns = new Map<unknown, { problem: string } | { entityType: string }>();
+    entries.forEach((entry, i) => {
+      const urn: unknown = entry?.urn;
+      let checked = urns.get(urn);
+      if (!checked) {
+        const problem = urnProblem(urn);
+        checked = problem ? { problem } : { entityType: parseUrn(urn as string).entityType };
+        urns.set(urn, checked);
+      }
+      if ('problem' in checked) return violations.push({ path: `/${i}/urn`, message: checked.problem });
+      const ofUrn = checked.entityType;
+      if (entityType === undefined) {
+        entityType = ofUrn;
+        index = resolveTimeseriesIndex(this.ctx.registry, ofUrn, aspect, violations, { entityType: `/${i}/urn`, aspect: '/aspect' });
+      } else if (ofUrn !== entityType) {
+        return violations.push({ path: `/${i}/urn`, message: `is of type "${ofUrn}"; every row of one call must be of type "${entityType}"` });
+      }
+      if (!index) return;
+      const rowProblems = rowViolations(this.ctx.registry, index.aspect, entry.value, `/${i}/value`);
+      if (rowProblems.length) return violations.push(...rowProblems);
+      rows[i] = { urn: urn as string, timestampMillis: entry.value.timestampMillis as number, value: entry.value };
+    });
+    throwIfViolations(violations, 'invalid timeseries rows');
+    await this.ctx.adapter.appendTimeseries(index!, rows);
+    return { aspect, indexName: index!.indexName, appended: rows.length };
   }
 
   /** Rows newest first (equal times: last appended first), a page at a time. Reading needs an authenticated actor only. */

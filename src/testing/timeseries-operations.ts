@@ -98,6 +98,32 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
       });
     });
 
+    it('appendMany appends rows of many entities of one type at once, or none of them', async () => {
+      await withTimeseriesCatalog(harness, async ({ catalog, adapter }) => {
+        const result = await catalog.timeseries.appendMany(ACTORS.writer, 'datasetProfile', [
+          { urn: DATASET.a, value: profileRow(1) },
+          { urn: DATASET.b, value: profileRow(2) },
+          { urn: DATASET.a, value: profileRow(3) },
+        ]);
+        expect(result).toEqual({ aspect: 'datasetProfile', indexName: PROFILE_INDEX_NAME, appended: 3 });
+        expect(await offsetsOf(catalog, DATASET.a)).toEqual([3, 1]);
+        expect(await offsetsOf(catalog, DATASET.b)).toEqual([2]);
+        const refused = await rejectionDetails(
+          catalog.timeseries.appendMany(ACTORS.writer, 'datasetProfile', [
+            { urn: DATASET.a, value: { rowCount: 1 } },
+            { urn: CHART, value: profileRow(5) },
+            { urn: 'nope', value: profileRow(6) },
+            { urn: DATASET.b, value: profileRow(7) },
+          ]),
+        );
+        expect(refused).toEqual({ code: 'INVALID_INPUT', paths: ['/0/value/timestampMillis', '/1/urn', '/2/urn'] });
+        expect((await rejectionDetails(catalog.timeseries.appendMany(ACTORS.writer, 'datasetProfile', []))).code).toBe('INVALID_INPUT');
+        expect((await rejectionDetails(catalog.timeseries.appendMany(ACTORS.writer, 'status', [{ urn: DATASET.a, value: profileRow(8) }]))).paths).toEqual(['/aspect']);
+        await expectCode(expect, catalog.timeseries.appendMany(ACTORS.reader, 'datasetProfile', [{ urn: DATASET.a, value: profileRow(9) }]), 'FORBIDDEN');
+        expect(await rowCounts(adapter, T0 + 1_000)).toEqual({ total: 3, matching: 3 });
+      });
+    });
+
     it('keeps the generic entity write path closed to timeseries aspects', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
         const refused = await rejectionDetails(catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', profileRow(1)));
