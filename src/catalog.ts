@@ -8,6 +8,12 @@ import { CatalogError, type Violation } from './core/errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
+import type { ReindexOptions, ReindexProgress } from './core/property-types';
+import { reindexSearchDocuments } from './core/reindex';
+import { createStructuredPropertyService, type StructuredPropertyService } from './core/structured-properties';
+import { PolicyService, type Policies } from './core/policies';
+import type { AccessTokens, TokenOptions } from './core/token-model';
+import { checkTokenOptions, TokenService } from './core/tokens';
 import { TimeseriesService } from './core/timeseries';
 
 export interface CatalogOptions {
@@ -15,6 +21,8 @@ export interface CatalogOptions {
   adapter: StorageAdapter;
   /** Secret for signing access tokens (>= 32 bytes). A list rotates keys: the first signs, all verify. */
   tokenSigningKey?: string | readonly string[];
+  /** Access token settings: `allowNoExpiry` (default false), `cleanupIntervalMs` (default one hour). */
+  tokens?: TokenOptions;
   /** Actor URNs that hold every privilege. */
   superUsers?: readonly string[];
   /** Static grants, in addition to the policies stored through the API. */
@@ -33,6 +41,12 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
+  /** Structured property definitions and their values on entities. */
+  readonly properties: StructuredPropertyService;
+  /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken. */
+  readonly tokens: AccessTokens;
+  /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
+  readonly policies: Policies;
   /** Timeseries aspects: append, query, index sizes, truncation (docs/timeseries.md). */
   readonly timeseries: TimeseriesService;
   /** The catalog clock (milliseconds). */
@@ -46,6 +60,11 @@ export interface Catalog {
   listJobs(options?: { includeDead?: boolean; limit?: number }): Promise<Job[]>;
   /** Resolves once all background work queued so far (and what it queues) is done. */
   settle(): Promise<SettleReport>;
+  /**
+   * Rebuilds every search document from the stored aspects, in batches, reporting progress (the
+   * system-update step of the operations guide). An operator's call: no actor, no privilege.
+   */
+  reindex(options?: ReindexOptions): Promise<ReindexProgress>;
   /** Stops background work after its current batch and closes the adapter. */
   close(): Promise<void>;
 }
@@ -133,17 +152,28 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
 
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
+  checkTokenOptions(options?.tokens);
   const { ctx, ready } = createCatalogContext(options);
+  const properties = createStructuredPropertyService(ctx);
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
+  const signingKey = options.tokenSigningKey;
+  const tokens = new TokenService(ctx, { ready, signingKeys: signingKey === undefined ? [] : typeof signingKey === 'string' ? [signingKey] : signingKey, tokens: options.tokens });
+  const policies = new PolicyService(ctx);
+  const tokenHousekeeping = started
+    .then(() => tokens.cleanup.start(), () => undefined)
+    .catch((error: unknown) => ctx.reportError(error, 'scheduling the removal of expired access tokens'));
   let closed: Promise<void> | undefined;
   return {
     registry: ctx.registry,
     entities: ctx.entities,
+    properties,
+    tokens,
+    policies,
     timeseries,
     now: () => ctx.clock(),
-    ready: () => started,
+    ready: () => started.then(() => tokenHousekeeping),
     async authorize(actor, privilege) {
       await ctx.authorizer.require(await ctx.authenticate(actor), privilege);
     },
@@ -156,11 +186,18 @@ export function createCatalog(options: CatalogOptions): Catalog {
     },
     async settle() {
       await started;
+      await tokenHousekeeping;
       return ctx.jobs.settle();
+    },
+    async reindex(reindexOptions) {
+      await started;
+      return reindexSearchDocuments(ctx, reindexOptions);
     },
     close() {
       closed ??= (async () => {
         await started.catch(() => undefined);
+        tokens.cleanup.stop();
+        await tokenHousekeeping;
         await ctx.jobs.stop();
         await ctx.adapter.close();
       })();

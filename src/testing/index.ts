@@ -16,7 +16,9 @@ import { registerDurabilityTests } from './durability';
 import { registerEntityTests } from './entities';
 import { registerJobTests } from './jobs';
 import { registerPropertyValueTests } from './property-values';
+import { registerStructuredPropertyTests } from './structured-properties';
 import { registerTimeseriesTests } from './timeseries';
+import { registerTokenTests } from './tokens';
 import { registerTimeseriesOperationsTests } from './timeseries-operations';
 
 export type {
@@ -37,6 +39,8 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerJobTests(harness);
     registerTimeseriesTests(harness);
     registerCatalogTests(harness);
+    registerStructuredPropertyTests(harness);
+    registerTokenTests(harness);
     registerTimeseriesOperationsTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
