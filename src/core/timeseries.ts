@@ -199,7 +199,9 @@ export class TimeseriesService {
       else {
         const ofUrn = parseUrn(typed.urn).entityType;
         const named = entityType === undefined ? undefined : this.ctx.registry.entityNameFromInput(entityType);
-        if (entityType !== undefined && named !== undefined && named !== ofUrn) {
+        if (entityType !== undefined && named === undefined) {
+          violations.push({ path: '/entityType', message: `unknown entity type "${entityType}"; known types: ${this.ctx.registry.entityTypeNames().join(', ')}` });
+        } else if (named !== undefined && named !== ofUrn) {
           violations.push({ path: '/entityType', message: `is "${named}" but the urn is of type "${ofUrn}"` });
         }
         // The URN decides the index (a mismatch is reported once, above).

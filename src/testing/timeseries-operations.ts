@@ -92,6 +92,9 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
         const q = (input: Parameters<typeof catalog.timeseries.query>[1]) => rejectionDetails(catalog.timeseries.query(ACTORS.reader, input));
         expect(await q({ aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
         expect(await q({ urn: DATASET.a, entityType: 'chart', aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
+        expect(await q({ urn: DATASET.a, entityType: 'spaceship', aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
+        expect(await q({ entityType: 'spaceship', aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
+        expect((await catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, entityType: 'dataset', aspect: 'datasetProfile' })).results).toEqual([]);
         expect(await q({ entityType: 'dataset', aspect: 'status' })).toEqual({ code: 'INVALID_INPUT', paths: ['/aspect'] });
         expect(await q({ entityType: 'dataset', aspect: 'datasetProfile', count: 0, startTimeMillis: -1 })).toEqual({ code: 'INVALID_INPUT', paths: ['/startTimeMillis', '/count'] });
         expect(await q({ entityType: 'dataset', aspect: 'datasetProfile', startTimeMillis: 5, endTimeMillis: 4 })).toEqual({ code: 'INVALID_INPUT', paths: ['/endTimeMillis'] });
