@@ -21,6 +21,7 @@ import { registerTimeseriesTests } from './timeseries';
 import { registerTokenTests } from './tokens';
 import { registerTimeseriesOperationsTests } from './timeseries-operations';
 
+export { seededRandom } from './random';
 export type {
   ConformanceExpect,
   ConformanceHarness,
