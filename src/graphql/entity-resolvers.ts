@@ -30,7 +30,7 @@ export function entityResolvers(
   const typed =
     (entityType: string): ResolverFunction =>
     async (_parent: unknown, args: { urn: string }, context: unknown) => {
-      stateOf(context);
+      stateOf(context); // UNAUTHENTICATED before anything about the input
       const violations: Violation[] = [];
       checkUrn(args.urn, 'urn', violations, entityType);
       throwIfViolations(violations);

@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog';
 import { requireActor } from '../core/authorization';
 import type { EntityView } from '../core/entities';
-import { CatalogError } from '../core/errors';
+import { invalidInput } from '../core/errors';
 import { urnProblem } from '../core/urn';
 import { BatchLoader } from './batch-loader';
 
@@ -43,7 +43,8 @@ export function createRequestStates(catalog: Catalog): (context: unknown) => Req
       entities: new BatchLoader(async (urns) => {
         const answers: Array<EntityView | null | Error> = urns.map((urn) => {
           const problem = urnProblem(urn);
-          return problem ? new CatalogError('INVALID_INPUT', `urn: ${problem}`, { details: [{ path: 'urn', message: problem }] }) : null;
+          // A malformed URN fails its own field only, not the batch it came with.
+          return problem ? invalidInput([{ path: 'urn', message: problem }]) : null;
         });
         const valid = urns.filter((_, i) => answers[i] === null);
         const found = new Map<string, EntityView>();
