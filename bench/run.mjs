@@ -12,6 +12,7 @@ const WORKLOADS = {
   foundation: ['foundation.ts', 'runFoundationBench'],
   'property-cleanup': ['property-cleanup.ts', 'runPropertyCleanupBench'],
   search: ['search.ts', 'runSearchBench'],
+  timeseries: ['timeseries.ts', 'runTimeseriesBench'],
 };
 
 const args = process.argv.slice(2);

@@ -15,6 +15,7 @@ import { createStructuredPropertyService, type StructuredPropertyService } from 
 import { PolicyService, type Policies } from './core/policies';
 import type { AccessTokens, TokenOptions } from './core/token-model';
 import { checkTokenOptions, TokenService } from './core/tokens';
+import { TimeseriesService } from './core/timeseries';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -49,6 +50,8 @@ export interface Catalog {
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
   readonly policies: Policies;
+  /** Timeseries aspects: append, query, index sizes, truncation (docs/timeseries.md). */
+  readonly timeseries: TimeseriesService;
   /** The catalog clock (milliseconds). */
   now(): number;
   /** Resolves once the adapter is open; rejects with its error otherwise. */
@@ -156,6 +159,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const { ctx, ready } = createCatalogContext(options);
   const properties = createStructuredPropertyService(ctx);
   const search = createSearchService(ctx, properties);
+  const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const signingKey = options.tokenSigningKey;
@@ -172,6 +176,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     search,
     tokens,
     policies,
+    timeseries,
     now: () => ctx.clock(),
     ready: () => started.then(() => tokenHousekeeping),
     async authorize(actor, privilege) {

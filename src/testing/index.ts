@@ -22,6 +22,7 @@ import { registerSearchSemanticsTests } from './search-semantics';
 import { registerStructuredPropertyTests } from './structured-properties';
 import { registerTimeseriesTests } from './timeseries';
 import { registerTokenTests } from './tokens';
+import { registerTimeseriesOperationsTests } from './timeseries-operations';
 
 export { seededRandom } from './random';
 export type {
@@ -47,6 +48,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerStructuredPropertyTests(harness);
     registerTokenTests(harness);
     registerSearchApiTests(harness);
+    registerTimeseriesOperationsTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
 }
