@@ -1,0 +1,226 @@
+import type { FilterOperator, SearchCondition, SearchField, SearchScope } from '../../src/adapter/types';
+import { parseTextQuery } from '../../src/adapter/text-analysis';
+import { docScope, fragment, join, oneRowPerEntity, sql, valuePredicate, valueScope, type Fragment } from './search-sql';
+import { findKeyId, keyStats } from './search-store';
+import type { SqliteHandle } from './statements';
+
+/**
+ * Planning of the SQLite search: conditions resolved to keys, the driving condition of each group
+ * chosen by estimated size, and the SQL of counts, matching sets and probes.
+ */
+
+/** A condition with its key resolved: a test on search_values, on the document row, or full text. */
+export type Resolved =
+  | {
+      kind: 'values';
+      keyId: number;
+      /** Documents with values under the key, and whether none has several. */
+      entities: number;
+      single: boolean;
+      operator: FilterOperator;
+      values: Array<string | number>;
+      negated: boolean;
+    }
+  | { kind: 'doc'; column: 'entity_type' | 'urn'; operator: FilterOperator; values: Array<string | number>; negated: boolean }
+  | { kind: 'text'; match: string };
+
+/** What a request matches: nothing, everything in scope, or OR of ANDs of resolved conditions. */
+export type Plan = { kind: 'nothing' } | { kind: 'scope' } | { kind: 'groups'; groups: Resolved[][]; match: string | undefined };
+
+/** The entity-id query of one group, driven by its most selective condition. */
+export interface GroupQuery {
+  /** `FROM ... WHERE ...` without the select list. */
+  body: Fragment;
+  /** The tables of `body` (driver first) and its conditions. */
+  from: Fragment;
+  where: Fragment;
+  /** Whether `from` joins the search_docs row as `d`. */
+  joinsDoc: boolean;
+  entity: string;
+  /** With a search_values driver: the test that keeps one row per entity, if there is one. */
+  unique: Fragment | undefined;
+  driven: boolean;
+}
+
+function groupQueryOf(from: Fragment, where: Fragment, rest: Omit<GroupQuery, 'body' | 'from' | 'where'>): GroupQuery {
+  return { body: sql`FROM ${from} WHERE ${where}`, from, where, ...rest };
+}
+
+/** The primary-key b-tree of search_values (a WITHOUT ROWID table): (key_id, entity_id, value). */
+const PRIMARY_KEY = 'sqlite_autoindex_search_values_1';
+/** Estimates of a condition's size stop counting here. */
+const ESTIMATE_CAP = 1_000;
+
+/** The id of a field's or property's key; undefined when nothing was ever written under it. */
+export function keyOf(h: SqliteHandle, field: Extract<SearchField, { kind: 'field' | 'property' }>): number | undefined {
+  return field.kind === 'field' ? findKeyId(h, 'field', field.name, '') : findKeyId(h, 'property', field.propertyUrn, field.definitionKey);
+}
+
+/** What the scope matches: its text query as an FTS5 expression and its groups with keys resolved. */
+export function resolve(h: SqliteHandle, scope: SearchScope): Plan {
+  const terms = parseTextQuery(scope.text);
+  if (terms !== undefined && terms.length === 0) return { kind: 'nothing' };
+  const match = terms?.map((t) => `"${t.term.replace(/"/g, '""')}"${t.prefix ? '*' : ''}`).join(' AND ');
+  const groups: Resolved[][] = [];
+  for (const group of scope.filter.length === 0 ? [[]] : scope.filter) {
+    const resolved = resolveGroup(h, group);
+    if (resolved === undefined) continue;
+    if (resolved.length === 0 && match === undefined) return { kind: 'scope' };
+    groups.push(match === undefined ? resolved : [...resolved, { kind: 'text', match }]);
+  }
+  if (groups.length === 0) return { kind: 'nothing' };
+  // A group that is only the text query makes every other group redundant.
+  const textOnly = groups.find((g) => g.length === 1 && g[0]!.kind === 'text');
+  return { kind: 'groups', groups: textOnly ? [textOnly] : groups, match };
+}
+
+/** The group's conditions; undefined when one of them can never match (the group is false). */
+function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[]): Resolved[] | undefined {
+  const out: Resolved[] = [];
+  for (const condition of group) {
+    const { field, operator, negated } = condition;
+    const values = [...condition.values];
+    const matchesNothing = operator !== 'EXISTS' && values.length === 0;
+    if (field.kind === 'entityType' || field.kind === 'urn') {
+      if (matchesNothing) {
+        if (negated) continue;
+        return undefined;
+      }
+      out.push({ kind: 'doc', column: field.kind === 'urn' ? 'urn' : 'entity_type', operator, values, negated });
+      continue;
+    }
+    const keyId = keyOf(h, field);
+    if (keyId === undefined || matchesNothing) {
+      // No document has a value under this key (or no value is wanted): false, or true when negated.
+      if (negated) continue;
+      return undefined;
+    }
+    const stats = keyStats(h, keyId);
+    out.push({ kind: 'values', keyId, entities: stats.entities, single: stats.multi === 0, operator, values, negated });
+  }
+  return out;
+}
+
+/** One condition as a test of the entity `entity` (with the search_docs row as `doc`, when joined). */
+export function probe(c: Resolved, entity: string, doc: string | undefined, valueAlias?: string): Fragment {
+  let test: Fragment;
+  if (c.kind === 'text') return fragment(`${entity} IN (SELECT rowid FROM search_text WHERE search_text MATCH ?)`, c.match);
+  if (c.kind === 'doc') {
+    const column = c.column === 'entity_type' && valueAlias ? `${valueAlias}.entity_type` : `${doc}.${c.column}`;
+    test = valuePredicate(column, c.operator, c.values);
+  } else {
+    test = sql`EXISTS (SELECT 1 FROM search_values w WHERE w.key_id = ${fragment('?', c.keyId)} AND w.entity_id = ${fragment(entity)}
+      AND ${valuePredicate('w.value', c.operator, c.values)})`;
+  }
+  return c.negated ? sql`NOT (${test})` : test;
+}
+
+export function andOf(parts: readonly Fragment[]): Fragment {
+  return parts.length === 0 ? fragment('1') : sql`(${join(parts, ' AND ')})`;
+}
+
+/** Every group as tests of the search_docs row `d`, ORed. */
+export function orOfProbes(groups: readonly Resolved[][]): Fragment {
+  return join(groups.map((group) => andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))), ' OR ');
+}
+
+/**
+ * Size of a positive condition: EXISTS reads its key's document count; others count up to `limit`
+ * and, past it, guess half of the key's documents (nothing better is known without counting them).
+ */
+function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: number): number {
+  if (c.kind === 'text') {
+    return count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${fragment('?', limit)})`);
+  }
+  if (c.kind !== 'values' || c.negated) return Number.POSITIVE_INFINITY;
+  if (c.operator === 'EXISTS') return c.entities;
+  const counted = count(
+    h,
+    sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope('v', scope)}
+      AND ${valuePredicate('v.value', c.operator, c.values)} LIMIT ${fragment('?', limit)})`,
+  );
+  return counted < limit ? counted : Math.max(limit, Math.floor(c.entities / 2));
+}
+
+/**
+ * Picks the group's driver, its smallest positive value or text condition, and orders the other
+ * tests most selective first (each probe then runs on fewer candidates).
+ */
+export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: SearchScope): GroupQuery {
+  // Likely-small first (one wanted value, then ranges, then the rest), so that the running best
+  // bounds how far each later estimate counts.
+  const guess = (c: Resolved): number =>
+    c.kind !== 'values' ? 3 : (c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1 ? 0 : c.operator === 'EXISTS' ? 2 : 1;
+  const candidates = group.filter((c) => c.kind === 'text' || (c.kind === 'values' && !c.negated)).sort((a, b) => guess(a) - guess(b));
+  const sizes = new Map<Resolved, number>();
+  let driver: Resolved | undefined = candidates[0];
+  if (candidates.length > 1) {
+    let best = Number.POSITIVE_INFINITY;
+    for (const candidate of candidates) {
+      const size = estimate(h, candidate, scope, Math.min(best, ESTIMATE_CAP));
+      sizes.set(candidate, size);
+      if (size < best) {
+        best = size;
+        driver = candidate;
+      }
+    }
+  }
+  const rank = (c: Resolved): number => sizes.get(c) ?? Number.POSITIVE_INFINITY;
+  const others = group.filter((c) => c !== driver).sort((a, b) => (rank(a) === rank(b) ? 0 : rank(a) < rank(b) ? -1 : 1));
+  if (driver?.kind === 'values') {
+    const joinsDoc = others.some((c) => c.kind === 'doc' && c.column === 'urn');
+    // With probes to run, read the driver in entity order (the primary key): each probe then lands
+    // next to the previous one. One wanted value comes in entity order from the value index already.
+    const probes = others.some((c) => c.kind !== 'doc');
+    const oneValue = (driver.operator === 'EQUAL' || driver.operator === 'IN') && new Set(driver.values).size === 1;
+    const table = probes && !oneValue ? `search_values v INDEXED BY ${PRIMARY_KEY}` : 'search_values v';
+    const from = fragment(joinsDoc ? `${table} CROSS JOIN search_docs d ON d.entity_id = v.entity_id` : table);
+    const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));
+    const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope)}
+        AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`;
+    // A key no document has several values under needs no de-duplication at all.
+    const unique = driver.single ? fragment('1') : oneRowPerEntity('v', driver.operator, driver.values);
+    return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique, driven: true });
+  }
+  if (driver?.kind === 'text') {
+    const from = fragment('search_text CROSS JOIN search_docs d ON d.entity_id = search_text.rowid');
+    const where = sql`search_text MATCH ${fragment('?', driver.match)} AND ${docScope(scope)} AND ${andOf(others.map((c) => probe(c, 'd.entity_id', 'd')))}`;
+    return groupQueryOf(from, where, { joinsDoc: true, entity: 'd.entity_id', unique: fragment('1'), driven: true });
+  }
+  const from = sql`search_docs d ${scopeIndex(scope, true)}`;
+  const where = sql`${docScope(scope)} AND ${andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))}`;
+  return groupQueryOf(from, where, { joinsDoc: true, entity: 'd.entity_id', unique: fragment('1'), driven: false });
+}
+
+export function countQuery(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope): Fragment {
+  if (queries.length === 1) {
+    const q = queries[0]!;
+    return q.unique ? sql`SELECT COUNT(*) AS n ${q.body} AND ${q.unique}` : sql`SELECT COUNT(DISTINCT ${fragment(q.entity)}) AS n ${q.body}`;
+  }
+  if (queries.every((q) => q.driven)) {
+    return sql`SELECT COUNT(*) AS n FROM (${join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ')})`;
+  }
+  // Some group has nothing to start from (only negations or URN tests): one pass over the scope.
+  return sql`SELECT COUNT(*) AS n FROM search_docs d ${scopeIndex(scope, true)} WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
+}
+
+/** A query of the matching entity ids (duplicates possible). */
+export function matchingSet(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope): Fragment {
+  if (queries.every((q) => q.driven)) return join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ALL ');
+  return sql`SELECT d.entity_id FROM search_docs d WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
+}
+
+/**
+ * Which search_docs index to read in URN order (`ordered`) or for a count: one entity type without
+ * removed documents is a contiguous, URN-ordered range of the scope index; anything else walks URNs.
+ */
+export function scopeIndex(scope: SearchScope, forCount: boolean): Fragment {
+  const oneType = new Set(scope.entityTypes).size === 1;
+  if (!scope.includeRemoved && (oneType || forCount)) return fragment('INDEXED BY search_docs_by_scope');
+  return fragment('INDEXED BY search_docs_by_urn');
+}
+
+/** Runs a `SELECT COUNT(*) AS n` statement. */
+export function count(h: SqliteHandle, query: Fragment): number {
+  return (h.stmt(query.text).get(query.params) as { n: number }).n;
+}
