@@ -81,10 +81,15 @@ interface FieldPostings {
   readonly frequencies: number[];
 }
 
-/** One field of one document: its distinct terms and where each sits in that term's postings. */
-interface DocumentField {
+/**
+ * The distinct terms of one document, field after field (field f holds `terms[ends[f - 1] ?? 0 .. ends[f])`),
+ * and where each sits in that term's postings of that field, so the document can be removed. Three
+ * arrays per document rather than an object per field: fewer objects for the garbage collector.
+ */
+interface DocumentTerms {
   readonly terms: string[];
   readonly positions: number[];
+  readonly ends: number[];
 }
 
 interface TermPostings {
@@ -126,7 +131,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   /** [field][slot]: number of terms left by the pipeline (lunr's field length). */
   const fieldLengths: number[][] = names.map(() => []);
   /** [slot][field]: the document's distinct terms and their positions, so its postings can be removed. */
-  const termsBySlot: (DocumentField[] | undefined)[] = [];
+  const termsBySlot: (DocumentTerms | undefined)[] = [];
   // Sums of field lengths, so average field lengths stay exact under removal (integers, no drift).
   const totalLengths = names.map(() => 0);
 
@@ -136,12 +141,10 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     const slot = freeSlots.pop() ?? idBySlot.length;
     slotById.set(id, slot);
     idBySlot[slot] = id;
-    const documentTerms: DocumentField[] = [];
-    termsBySlot[slot] = documentTerms;
+    const document: DocumentTerms = { terms: [], positions: [], ends: [] };
+    termsBySlot[slot] = document;
     for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
       const { length, terms, frequencies } = analyse(analyzer, values[names[fieldIndex]!]);
-      const field: DocumentField = { terms, positions: [] };
-      documentTerms.push(field);
       fieldLengths[fieldIndex][slot] = length;
       totalLengths[fieldIndex] += length;
       for (let i = 0; i < terms.length; i++) {
@@ -156,11 +159,13 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
           fieldPostings = { slots: [], frequencies: [] };
           termPostings.byField[fieldIndex] = fieldPostings;
         }
-        field.positions.push(fieldPostings.slots.length);
+        document.terms.push(term);
+        document.positions.push(fieldPostings.slots.length);
         fieldPostings.slots.push(slot);
         fieldPostings.frequencies.push(frequencies[i]!);
         termPostings.fieldPairs += 1;
       }
+      document.ends.push(document.terms.length);
     }
   }
 
@@ -170,21 +175,27 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     slotById.delete(id);
     idBySlot[slot] = undefined;
     freeSlots.push(slot);
-    termsBySlot[slot]?.forEach((field, fieldIndex) => {
+    const document = termsBySlot[slot];
+    if (document === undefined) return;
+    let start = 0;
+    for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
+      const end = document.ends[fieldIndex]!;
       totalLengths[fieldIndex] -= fieldLengths[fieldIndex][slot];
-      field.terms.forEach((term, i) => {
+      for (let i = start; i < end; i++) {
+        const term = document.terms[i]!;
         const termPostings = postings.get(term);
         const fieldPostings = termPostings?.byField[fieldIndex];
-        if (termPostings === undefined || fieldPostings === undefined) return;
+        if (termPostings === undefined || fieldPostings === undefined) continue;
         // Swap-remove: the last entry takes this one's place, and its document learns where it went.
-        const position = field.positions[i]!;
+        const position = document.positions[i]!;
         const last = fieldPostings.slots.length - 1;
         if (position !== last) {
           const moved = fieldPostings.slots[last]!;
           fieldPostings.slots[position] = moved;
           fieldPostings.frequencies[position] = fieldPostings.frequencies[last]!;
-          const movedField = termsBySlot[moved]![fieldIndex]!;
-          movedField.positions[movedField.terms.indexOf(term)] = position;
+          const other = termsBySlot[moved]!;
+          const from = fieldIndex === 0 ? 0 : other.ends[fieldIndex - 1]!;
+          other.positions[other.terms.indexOf(term, from)] = position;
         }
         fieldPostings.slots.pop();
         fieldPostings.frequencies.pop();
@@ -193,8 +204,9 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
         // A term no document holds any more must leave the vocabulary: lunr's query vector (and so
         // the score normalisation) only counts terms that exist in the index.
         if (termPostings.fieldPairs === 0) postings.delete(term);
-      });
-    });
+      }
+      start = end;
+    }
     termsBySlot[slot] = undefined;
   }
 
