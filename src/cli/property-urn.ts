@@ -1,13 +1,11 @@
-import { formatUrn, isCatalogError } from '../index';
+import { entityTypeOf, isUrn } from '../index';
 import { UsageError } from './io';
 
-/** `--urn` of the property commands: a URN as it is, or a bare id / qualified name made into `urn:li:structuredProperty:<id>`. */
+/** `--urn` of the property commands: a structured property URN, or a bare id / qualified name made into `urn:li:structuredProperty:<id>`. */
 export function propertyUrnOf(text: string): string {
-  if (text.startsWith('urn:')) return text;
-  try {
-    return formatUrn('structuredProperty', text);
-  } catch (error) {
-    if (isCatalogError(error)) throw new UsageError(`--urn must be a structured property URN or id, got "${text}"`);
-    throw error;
+  const urn = text.startsWith('urn:') ? text : `urn:li:structuredProperty:${text}`;
+  if (!isUrn(urn) || entityTypeOf(urn) !== 'structuredProperty') {
+    throw new UsageError(`--urn must be a structured property URN (urn:li:structuredProperty:<name>) or its name, got "${text}"`);
   }
+  return urn;
 }

@@ -52,6 +52,7 @@ describe('help and usage errors', () => {
       [['properties', 'list', '--server', 'localhost:8080'], 'metacatalog properties list: --server must be an http(s) address without query such as http://localhost:8080/gms, got "localhost:8080" (see metacatalog properties list --help)\n'],
       [['properties', 'list', '--db', 'a.db', '--token', 't'], 'metacatalog properties list: --token is for --server; with --db the command acts as --actor (see metacatalog properties list --help)\n'],
       [['delete', '--urn', 'not-a-urn', '--db', 'a.db'], 'metacatalog delete: --urn must be a URN (urn:li:<type>:<key>), got "not-a-urn" (see metacatalog delete --help)\n'],
+      [['properties', 'get', '--urn', 'urn:li:dataset:x', '--db', 'a.db'], 'metacatalog properties get: --urn must be a structured property URN (urn:li:structuredProperty:<name>) or its name, got "urn:li:dataset:x" (see metacatalog properties get --help)\n'],
       [['properties', 'frobnicate'], 'metacatalog properties: unknown command "frobnicate" (see metacatalog properties --help)\n'],
       [['tokens'], 'metacatalog tokens: a command is needed: create, list, revoke (see metacatalog tokens --help)\n'],
     ];
