@@ -20,6 +20,7 @@ import { registerStructuredPropertyTests } from './structured-properties';
 import { registerTimeseriesTests } from './timeseries';
 import { registerTokenTests } from './tokens';
 
+export { seededRandom } from './random';
 export type {
   ConformanceExpect,
   ConformanceHarness,
