@@ -75,7 +75,7 @@ export interface CallOptions {
   token?: string;
   body?: unknown;
   /** Sent as is (a string body is not JSON-encoded). */
-  rawBody?: string | Uint8Array;
+  rawBody?: string | Uint8Array<ArrayBuffer>;
   contentType?: string | null;
   headers?: Record<string, string>;
 }
