@@ -47,7 +47,7 @@ function checkOptions(options: HttpOptions): void {
  * The server-independent core of `createFetchHandler` and `createNodeListener`: routes the request,
  * authenticates it, reads its body, calls the route and turns every failure into an error answer.
  */
-export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}, routeSpecs: readonly RouteSpec[] = allRoutes(options)): RequestHandler {
+export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}, routeSpecs: readonly RouteSpec[] = allRoutes(catalog, options)): RequestHandler {
   checkOptions(options);
   const routes = compileRoutes(routeSpecs);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
