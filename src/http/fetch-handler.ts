@@ -41,6 +41,33 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
 }
 
 /**
+ * The answer is in memory already, so its `text()`, `json()` and `arrayBuffer()` may be read more than
+ * once (a caller that logs the text and then parses it does not get "Body has already been read").
+ * `body` is the standard one-shot stream, for servers that pipe it.
+ */
+class BufferedResponse extends Response {
+  readonly #text: string;
+
+  constructor(text: string, init: ResponseInit) {
+    super(text, init);
+    this.#text = text;
+  }
+
+  override text(): Promise<string> {
+    return Promise.resolve(this.#text);
+  }
+
+  override json(): Promise<unknown> {
+    return Promise.resolve().then(() => JSON.parse(this.#text) as unknown);
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = new TextEncoder().encode(this.#text);
+    return Promise.resolve(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  }
+}
+
+/**
  * A handler on the standard `Request`/`Response` (Node's global fetch types, Deno, Bun, edge
  * runtimes, and servers that take a fetch handler). Every route is served at the root and under `/gms`.
  */
@@ -61,7 +88,7 @@ export function createFetchHandler(catalog: Catalog, options: HttpOptions = {}):
     const { answer } = handled;
     const headers = new Headers(answer.headers);
     if (handled.closeConnection) headers.set('connection', 'close');
-    const response = new Response(answer.body, { status: handled.clientGone ? 499 : answer.status, headers });
+    const response = new BufferedResponse(answer.body, { status: handled.clientGone ? 499 : answer.status, headers });
     handled.logSent(handled.clientGone ? 499 : answer.status, handled.clientGone ? 0 : Buffer.byteLength(answer.body));
     return response;
   };

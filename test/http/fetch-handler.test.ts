@@ -53,6 +53,15 @@ describe('createFetchHandler', () => {
     expect(log.at(-1)).toMatchObject({ method: 'POST', status: 200, actorUrn: EDITOR, requestBytes: 18 });
   });
 
+  it('the answer may be read more than once (text, then json), and its body streamed', async () => {
+    const response = await handler(new Request(`http://localhost/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers: { authorization: `Bearer ${token}` } }));
+    const text = await response.text();
+    expect(await response.json()).toEqual(JSON.parse(text));
+    expect(new TextDecoder().decode(await response.arrayBuffer())).toBe(text);
+    const streamed = await handler(new Request(`http://localhost/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers: { authorization: `Bearer ${token}` } }));
+    expect(await new Response(streamed.body).text()).toBe(text);
+  });
+
   it('a streamed body over the limit → 413 without reading the rest, nothing written', async () => {
     const response = await handler(
       new Request(`http://localhost/openapi/v2/entity/dataset/${enc('urn:li:dataset:(urn:li:dataPlatform:hive,streamed,PROD)')}/datasetProperties`, {
