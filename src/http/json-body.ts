@@ -33,8 +33,9 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
     const message = 'the body is not valid UTF-8';
     throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
   }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     const { position, expected } = locateJsonError(text);
     const { line, column } = lineAndColumn(text, position);
@@ -42,6 +43,28 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
     const message = `malformed JSON at line ${line}, column ${column} (position ${position}): expected ${expected}, found ${found}`;
     throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
   }
+  if (nestedDeeperThan(value, MAX_NESTING)) {
+    const message = `the body nests arrays and objects more than ${MAX_NESTING} levels deep`;
+    throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
+  }
+  return value;
+}
+
+/** No input of the catalog nests this deep; deeper bodies would only cost stack in the validators. */
+export const MAX_NESTING = 64;
+
+/** Iterative, so a hostile body cannot overflow the stack here. */
+function nestedDeeperThan(root: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  while (stack.length) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
 
 function lineAndColumn(text: string, position: number): { line: number; column: number } {
@@ -168,6 +191,8 @@ export function locateJsonError(text: string): { position: number; expected: str
     if (i < text.length) fail('the end of the body');
   } catch (error) {
     if (error instanceof JsonScanError) return { position: error.position, expected: error.expected };
+    // Nesting deeper than the stack: the text is refused anyway, say where the scan gave up.
+    if (error instanceof RangeError) return { position: i, expected: `at most ${MAX_NESTING} levels of nesting` };
     throw error;
   }
   // JSON.parse refused something this scan accepts (should not happen): report the start.

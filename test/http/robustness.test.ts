@@ -82,6 +82,23 @@ describe('request bodies', () => {
     expect(badUtf8.json.error.message).toContain('UTF-8');
   });
 
+  it('bodies nested deeper than 64 levels → 400, also when they are too deep to scan', async () => {
+    const big = await startTestServer({ http: { maxBodyBytes: 4 * 1024 * 1024 } });
+    try {
+      const token = await big.tokenFor(EDITOR);
+      const deep = await call(big.url, 'POST', WRITE, { token, rawBody: `{"name":${'['.repeat(65)}${']'.repeat(65)}}` });
+      expect(deep.status).toBe(400);
+      expect(deep.json.error.message).toBe('the body nests arrays and objects more than 64 levels deep');
+      const unclosed = await call(big.url, 'POST', WRITE, { token, rawBody: '['.repeat(1_000_000) });
+      expect(unclosed.status).toBe(400);
+      expect(unclosed.json.error.message).toMatch(/^malformed JSON at line 1, column \d+ \(position \d+\): expected at most 64 levels of nesting/);
+      const fine = await call(big.url, 'POST', WRITE, { token, body: { name: 'x', customProperties: { a: 'b' } } });
+      expect(fine.status).toBe(200);
+    } finally {
+      await big.close();
+    }
+  });
+
   it('a route that needs a body and gets none → 400', async () => {
     const r = await call(t.url, 'POST', WRITE, { token: editor });
     expect(r.status).toBe(400);
