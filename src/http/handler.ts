@@ -57,10 +57,11 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
 
   return async (exchange) => {
     const startedAt = performance.now();
-    const time = new Date().toISOString();
+    const arrivedAt = Date.now();
     const given = exchange.header('x-request-id');
     const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
-    const path = redactForLog(exchange.rawPath, exchange.rawQuery);
+    let redacted: string | undefined;
+    const logPath = () => (redacted ??= redactForLog(exchange.rawPath, exchange.rawQuery));
     let actorUrn: string | undefined;
     let requestBytes = 0;
     let errorCode: string | undefined;
@@ -68,7 +69,7 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
     let clientGone = false;
     const report = (error: unknown, where: string) => {
       try {
-        onError(error, { requestId, method: exchange.method, path, where });
+        onError(error, { requestId, method: exchange.method, path: logPath(), where });
       } catch {
         // A failing error hook must not change the answer.
       }
@@ -136,10 +137,10 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         if (logged || !options.accessLog) return;
         logged = true;
         const entry: AccessLogEntry = {
-          time,
+          time: new Date(arrivedAt).toISOString(),
           requestId,
           method: exchange.method,
-          path,
+          path: logPath(),
           status,
           durationMs: Math.round((performance.now() - startedAt) * 1000) / 1000,
           ...(actorUrn !== undefined ? { actorUrn } : {}),
