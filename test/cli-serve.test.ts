@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteAdapter } from '../adapters/sqlite/index';
+import { createCatalog } from '../src/index';
 
 // Runs the built CLI (dist/cli.js): `npm test` builds first.
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -114,6 +116,37 @@ describe('metacatalog serve', () => {
     expect(((await read.json()) as { value: { name: string } }).value.name).toBe('in flight');
     again.child.kill('SIGTERM');
     expect(await again.exit).toBe(0);
+  });
+
+  it('stops during background work (the clean-up of a hard delete) with exit 0; the work resumes on the same file', async () => {
+    const db = tempDb();
+    spawnSync('mkdir', ['-p', dirname(db)]);
+    const ADMIN = 'urn:li:corpuser:admin';
+    const PROP = 'urn:li:structuredProperty:test.cleanup';
+    const urns = Array.from({ length: 3000 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`);
+    const seed = createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } });
+    await seed.properties.create(ADMIN, { id: 'test.cleanup', valueType: 'string', entityTypes: ['dataset'] });
+    await seed.properties.upsertValuesMany(ADMIN, urns.map((urn) => ({ urn, properties: [{ propertyUrn: PROP, values: [{ string: 'x' }] }] })));
+    await seed.close();
+
+    const s = await startServe(['--db', db, '--quiet', '--bootstrap-token']);
+    const deleted = await fetch(`${s.url}/openapi/v2/entity/structuredProperty/${encodeURIComponent(PROP)}?hard=true`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    expect(deleted.status).toBe(200);
+    s.child.kill('SIGTERM');
+    expect(await s.exit).toBe(0);
+
+    const after = createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } });
+    try {
+      await after.settle();
+      expect(await after.listJobs({ includeDead: true })).toEqual([]);
+      const sample = await after.entities.getMany(ADMIN, [urns[0]!, urns[1500]!, urns[2999]!]);
+      for (const view of sample) expect(view.aspects.structuredProperties?.value.properties ?? []).toEqual([]);
+    } finally {
+      await after.close();
+    }
   });
 
   it('refuses a key file that others may read (exit 1), and bad options (exit 2)', () => {
