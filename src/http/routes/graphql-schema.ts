@@ -1,8 +1,8 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Catalog } from '../../catalog';
-import { CatalogError } from '../../core/errors';
 
-// Placeholder until metacatalog/graphql (createGraphQLSchema) lands on main.
-export async function loadCatalogSchema(_catalog: Catalog, _onError: (error: unknown, where: string) => void): Promise<GraphQLSchema> {
-  throw new CatalogError('UNSUPPORTED', 'the GraphQL schema is not available in this build');
+/** The catalog's schema (metacatalog/graphql), built once per handler; its unexpected errors go to `onError` with the field path. */
+export async function loadCatalogSchema(catalog: Catalog, onError: (error: unknown, where: string) => void): Promise<GraphQLSchema> {
+  const { createGraphQLSchema } = await import('../../graphql/index');
+  return createGraphQLSchema(catalog, { onError: (error, report) => onError(error, report.path) });
 }
