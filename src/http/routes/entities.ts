@@ -1,8 +1,8 @@
 import type { JsonObject } from '../../adapter/types';
-import type { Catalog } from '../../catalog';
 import type { EntityView } from '../../core/entities';
 import { resolveEntityAddress, type ResolvedEntityAddress } from '../../core/entity-paths';
 import { CatalogError } from '../../core/errors';
+import type { PropertyPatchRequest } from '../../core/property-types';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 import { appendTimeseriesAspect, latestTimeseriesValue } from './timeseries';
@@ -70,7 +70,7 @@ async function postAspect(ctx: RouteContext): Promise<RouteResult> {
 
 async function patchStructuredProperties(ctx: RouteContext): Promise<RouteResult> {
   const { urn } = address(ctx, false);
-  const properties = await ctx.catalog.properties.patchValues(ctx.actorUrn, urn, ctx.body as Parameters<Catalog['properties']['patchValues']>[2]);
+  const properties = await ctx.catalog.properties.patchValues(ctx.actorUrn, urn, ctx.body as PropertyPatchRequest);
   return { body: { urn, aspects: { structuredProperties: { value: { properties } } } } };
 }
 
