@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -167,6 +167,36 @@ describe('metacatalog serve', () => {
     expect(loose.status).toBe(1);
     expect(loose.stderr).toContain(`chmod 600 ${keyFile}`);
     expect(existsSync(db)).toBe(false);
+  });
+
+  it('a first start that cannot listen (port taken) exits 1; the next start still prints the bootstrap token', async () => {
+    const db = tempDb();
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const taken = (blocker.address() as import('node:net').AddressInfo).port;
+    try {
+      const failed = spawnSync(process.execPath, [cli, 'serve', '--db', db, '--port', String(taken)], { encoding: 'utf8', timeout: 20_000 });
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain('the port is in use');
+      expect(failed.stdout).not.toContain('METACATALOG_TOKEN');
+    } finally {
+      blocker.close();
+    }
+    const s = await startServe(['--db', db, '--quiet']);
+    expect(s.token).toBeTruthy();
+    const r = await fetch(`${s.url}/openapi/v2/entity/dataset`, { headers: { authorization: `Bearer ${s.token}` } });
+    expect(r.status).toBe(200);
+    s.child.kill('SIGTERM');
+    expect(await s.exit).toBe(0);
+  });
+
+  it('a --db that is a directory exits 1 without creating a key file', () => {
+    const db = tempDb();
+    spawnSync('mkdir', ['-p', db]);
+    const r = spawnSync(process.execPath, [cli, 'serve', '--db', db, '--port', '0'], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('is not a file');
+    expect(existsSync(`${db}.signing-key`)).toBe(false);
   });
 
   it('--help describes the options', () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Catalog } from '../../catalog';
@@ -44,7 +44,9 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
   const db = options.db ?? DEFAULT_DB;
   const admin = options.admin ?? DEFAULT_ADMIN;
   const inMemory = db === ':memory:';
-  const isNewDatabase = inMemory || !existsSync(db);
+  const existing = inMemory ? undefined : statOf(db);
+  if (existing && !existing.isFile()) throw new CommandError(`--db ${db} is not a file`);
+  const isNewDatabase = inMemory || existing === undefined;
   let key: string;
   let keyCreated: boolean;
   if (inMemory) {
@@ -97,7 +99,10 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
     throw new CommandError(code === 'EADDRINUSE' ? `cannot listen on ${where}: the port is in use (pick another with --port)` : `cannot listen on ${where}: ${(error as Error).message}`);
   }
 
-  if (isNewDatabase || keyCreated || options.bootstrapToken) {
+  // A first start that failed after creating the file (say, the port was taken) printed no token: the
+  // next start must, so "new" also means "holds no access token at all".
+  const noToken = !isNewDatabase && !keyCreated && !options.bootstrapToken && (await catalog.tokens.list(admin, { count: 1 })).total === 0;
+  if (isNewDatabase || keyCreated || options.bootstrapToken || noToken) {
     const { accessToken, metadata } = await catalog.tokens.issueBootstrapToken({ actorUrn: admin, name: 'bootstrap (metacatalog serve)' });
     const expires = metadata.expiresAt === undefined || metadata.expiresAt === null ? 'never' : new Date(metadata.expiresAt).toISOString();
     io.stdout(
@@ -128,6 +133,14 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
   };
 }
 
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 const USAGE = `Usage: metacatalog serve [--db file] [--port n] [--host address] [options]
 
 Runs the HTTP service (GraphQL at /api/graphql, the OpenAPI v2 family, /operations; every route also
@@ -142,7 +155,7 @@ under /gms) on an embedded SQLite file.
   --help               this text
 
 The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
-key file that others may read). At the first start a bootstrap admin token is printed once.
+key file that others may read). At the first start (when the database holds no access token) a bootstrap admin token is printed once.
 SIGINT or SIGTERM stops gracefully: answers in flight are finished, background jobs finish their
 current batch, the database is closed.
 `;
