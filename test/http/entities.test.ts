@@ -245,7 +245,7 @@ describe('generic entities and aspects', () => {
     expect(refused.status).toBe(403);
     const deleted = await call(t.url, 'DELETE', entityPath('dataset', DATASET_2), { token: editor });
     expect(deleted.status).toBe(200);
-    expect(deleted.json).toEqual({ urn: DATASET_2 });
+    expect(deleted.json).toEqual({ urn: DATASET_2, entityType: 'dataset', mode: 'hard', dryRun: false, changed: true });
     expect((await call(t.url, 'GET', entityPath('dataset', DATASET_2), { token: reader })).status).toBe(404);
     expect((await call(t.url, 'DELETE', entityPath('dataset', DATASET_2), { token: editor })).status).toBe(404);
   });

@@ -80,13 +80,18 @@ async function deleteAspect(ctx: RouteContext): Promise<RouteResult> {
   return { body: { urn, aspect } };
 }
 
+/**
+ * The reported delete (`catalog.entities.deleteEntity`): `hard` as given (left out, the entity type's
+ * default of CONTRACT section 4), `dryRun` to check and count only. The answer is the report.
+ */
 async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
   const { urn } = address(ctx, false);
   const query = new QueryReader(ctx.query);
-  const hard = query.boolean('hard') ?? false;
+  const hard = query.boolean('hard');
+  const dryRun = query.boolean('dryRun');
   query.done();
-  if (!(await ctx.catalog.entities.delete(ctx.actorUrn, urn, { hard }))) throw notFound(urn);
-  return { body: { urn } };
+  const deletion = await ctx.catalog.entities.deleteEntity(ctx.actorUrn, urn, { ...(hard !== undefined ? { hard } : {}), ...(dryRun !== undefined ? { dryRun } : {}) });
+  return { body: deletion };
 }
 
 const SCROLL_PREFIX = 'after:';
