@@ -2,9 +2,12 @@ import { once } from 'node:events';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { cliEnv, EXAMPLE_YAML, HAS_SCRIPT, removeTempDirs, requireBuiltCli, runCli, runCliOnTerminal, startServe, tempDir } from './helpers';
+
+// Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
+vi.setConfig({ testTimeout: 180_000 });
 
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 

@@ -1,6 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN, EXAMPLE_YAML, removeTempDirs, requireBuiltCli, runCli, startServe, withCatalog } from './helpers';
 import { MODES, type ModeCatalog } from './modes';
+
+// Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
+vi.setConfig({ testTimeout: 180_000 });
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
 const DAY = 86_400_000;

@@ -1,9 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, EXAMPLE_YAML, removeTempDirs, requireBuiltCli, runCli, tempDir, withCatalog } from './helpers';
 import { MODES, type ModeCatalog } from './modes';
+
+// Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
+vi.setConfig({ testTimeout: 180_000 });
 
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 const SLA = 'urn:li:structuredProperty:io.acryl.dataManagement.replicationSLA';
