@@ -68,6 +68,8 @@ export interface Catalog {
    * system-update step of the operations guide). An operator's call: no actor, no privilege.
    */
   reindex(options?: ReindexOptions): Promise<ReindexProgress>;
+  /** `reindex` on behalf of an actor holding MANAGE_SYSTEM_OPERATIONS (transports: HTTP, the command line against a server). */
+  reindexAs(actor: string, options?: ReindexOptions): Promise<ReindexProgress>;
   /** Stops background work after its current batch and closes the adapter. */
   close(): Promise<void>;
 }
@@ -195,6 +197,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return ctx.jobs.settle();
     },
     async reindex(reindexOptions) {
+      await started;
+      return reindexSearchDocuments(ctx, reindexOptions);
+    },
+    async reindexAs(actor, reindexOptions) {
+      await ctx.authorizer.require(await ctx.authenticate(actor), 'MANAGE_SYSTEM_OPERATIONS');
       await started;
       return reindexSearchDocuments(ctx, reindexOptions);
     },

@@ -18,7 +18,7 @@ export type { Privilege } from './core/privileges';
 export type { StaticPolicy, StoredPolicy } from './core/authorization';
 export { EntityRegistry } from './core/entity-registry';
 export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './core/entity-registry';
-export type { EntityService, EntityView, AspectView, EntityUpsert } from './core/entities';
+export type { EntityService, EntityView, AspectView, EntityUpsert, EntityDeletion } from './core/entities';
 export type { JobRunnerOptions, SettleReport } from './core/jobs';
 export { FILTER_OPERATORS } from './adapter/types';
 export type * from './adapter/types';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMemoryAdapter } from '../adapters/memory';
 import { createSqliteAdapter } from '../adapters/sqlite';
-import { CatalogError, createCatalog, type CatalogOptions } from '../src';
+import { CatalogError, createCatalog, PRIVILEGES, type CatalogOptions } from '../src';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,sales.orders,PROD)';
@@ -40,7 +40,8 @@ describe('createCatalog', () => {
       superUsers: [ADMIN],
       policies: [{ actors: '*', privileges: ['GET_TIMESERIES_INDEX_SIZES'] }, { actors: ['urn:li:corpuser:ana'], privileges: ['EDIT_ENTITY'] }],
     });
-    expect((await catalog.privilegesOf(ADMIN)).length).toBe(8);
+    expect((await catalog.privilegesOf(ADMIN)).length).toBe(9); // CONTRACT section 2's eight and MANAGE_SYSTEM_OPERATIONS
+    expect(await catalog.privilegesOf(ADMIN)).toEqual([...PRIVILEGES]);
     expect((await catalog.privilegesOf('urn:li:corpuser:ana')).sort()).toEqual(['EDIT_ENTITY', 'GET_TIMESERIES_INDEX_SIZES']);
     await expect(catalog.authorize('urn:li:corpuser:bob', 'GET_TIMESERIES_INDEX_SIZES')).resolves.toBeUndefined();
     await expect(catalog.authorize('urn:li:corpuser:bob', 'EDIT_ENTITY')).rejects.toMatchObject({ code: 'FORBIDDEN', reason: 'EDIT_ENTITY' });

@@ -26,6 +26,29 @@ export interface EntityUpsert {
 export type AspectWriteRoute = (actor: string, urn: string, value: JsonObject) => Promise<unknown>;
 /** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
 export type EntityDeleteRoute = (actor: string, urn: string, options: { hard: boolean }) => Promise<unknown>;
+/**
+ * The reported deletion of an entity type a domain service owns (structured properties): decides soft
+ * or hard, counts what is affected, writes nothing on a dry run.
+ */
+export type EntityDeletionRoute = (actor: string, urn: string, options: { hard: boolean; dryRun: boolean }) => Promise<EntityDeletion>;
+
+/** What `deleteEntity` did, or would do on a dry run. */
+export interface EntityDeletion {
+  urn: string;
+  entityType: string;
+  /** `soft`: `status.removed` set, reversible (write `status { removed: false }` to restore); `hard`: the entity is gone. */
+  mode: 'soft' | 'hard';
+  /** Nothing was written: this is what the deletion would do. */
+  dryRun: boolean;
+  /** False when nothing changes: a soft delete of an entity that is soft-deleted already. */
+  changed: boolean;
+  /**
+   * Structured properties only: the entities carrying values of the property. After a soft delete they
+   * are hidden and kept; after a hard delete the background clean-up removes them.
+   */
+  entitiesWithValues?: number;
+}
+
 /** Shapes what readers see (e.g. hides values of soft-deleted or superseded property definitions). */
 export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
 
@@ -46,6 +69,7 @@ function toView(entity: StoredEntity): EntityView {
 export class EntityService {
   private readonly writeRoutes = new Map<string, AspectWriteRoute>();
   private readonly deleteRoutes = new Map<string, EntityDeleteRoute>();
+  private readonly deletionRoutes = new Map<string, { route: EntityDeletionRoute; softByDefault: boolean }>();
   private readonly readTransforms: ReadTransform[] = [];
 
   constructor(private readonly ctx: CatalogContext) {}
@@ -57,6 +81,11 @@ export class EntityService {
 
   routeEntityDeletes(entityType: string, route: EntityDeleteRoute): void {
     this.deleteRoutes.set(entityType, route);
+  }
+
+  /** For domain services: own the reported deletion (`deleteEntity`) of an entity type, and say whether it is soft unless `hard`. */
+  routeEntityDeletions(entityType: string, route: EntityDeletionRoute, options: { softByDefault: boolean }): void {
+    this.deletionRoutes.set(entityType, { route, softByDefault: options.softByDefault });
   }
 
   addReadTransform(transform: ReadTransform): void {
@@ -221,6 +250,49 @@ export class EntityService {
       return { entities: existed ? [{ urn, deleteEntity: true }] : [] };
     });
     return existed;
+  }
+
+  /**
+   * Deletes an entity and reports what was done (the command line's `delete`, the REST DELETE with a
+   * report). Soft when `hard` is false: `status { removed: true }`, reversible, for every entity type
+   * that carries `status`; hard when it is true: the entity goes (a structured property's values are
+   * then removed by background work). Left out, the type decides as CONTRACT section 4 says: a
+   * structured property is soft-deleted, anything else is removed. `dryRun` authorizes, checks and
+   * counts as the real call would, and writes nothing. NOT_FOUND when the entity does not exist.
+   */
+  async deleteEntity(actor: string, urn: string, options: { hard?: boolean; dryRun?: boolean } = {}): Promise<EntityDeletion> {
+    const who = await this.ctx.authenticate(actor);
+    const { entityType } = parseUrn(urn);
+    const spec = this.ctx.registry.entityType(entityType);
+    const dryRun = options.dryRun === true;
+    const owned = this.deletionRoutes.get(entityType);
+    if (owned) return owned.route(who, urn, { hard: options.hard ?? !owned.softByDefault, dryRun });
+    const hard = options.hard ?? true;
+    const legacy = this.deleteRoutes.get(entityType);
+    if (legacy) {
+      // Tokens and policies: their own service deletes them (revoke, remove), with no soft state to preview.
+      if (!hard) throw new CatalogError('INVALID_INPUT', `${entityType} entities cannot be soft-deleted; delete them hard`, { details: [{ path: '/hard', message: 'must be true' }] });
+      if (dryRun) throw new CatalogError('UNSUPPORTED', `a dry run of deleting ${entityType} entities is not available`);
+      await legacy(who, urn, { hard: true });
+      return { urn, entityType, mode: 'hard', dryRun, changed: true };
+    }
+    await this.ctx.authorizer.require(who, 'EDIT_ENTITY');
+    if (!hard && !spec.aspects.includes('status')) {
+      throw new CatalogError('INVALID_INPUT', `${entityType} entities have no status aspect and cannot be soft-deleted; delete them hard`, {
+        details: [{ path: '/hard', message: 'must be true' }],
+      });
+    }
+    let changed = false;
+    const decide = (current: ReadonlyMap<string, StoredEntity>) => {
+      const entity = current.get(urn);
+      if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
+      changed = hard || entity.aspects.status?.value.removed !== true;
+      if (dryRun || !changed) return { entities: [] };
+      return { entities: [hard ? { urn, deleteEntity: true } : { urn, put: { status: { value: { removed: true } } } }] };
+    };
+    if (dryRun) decide(new Map((await this.ctx.adapter.readEntities([urn], ['status'])).map((e) => [e.urn, e])));
+    else await this.ctx.writer.write(who, [urn], decide);
+    return { urn, entityType, mode: hard ? 'hard' : 'soft', dryRun, changed };
   }
 
   /** Lists entities of a type in URN order (keyset pagination with `afterUrn`). */

@@ -1,4 +1,4 @@
-/** The privileges of CONTRACT section 2. A refusal names the missing one. */
+/** The privileges of CONTRACT section 2, and MANAGE_SYSTEM_OPERATIONS (reindex through a transport). A refusal names the missing one. */
 export const PRIVILEGES = [
   'GENERATE_PERSONAL_ACCESS_TOKENS',
   'MANAGE_ACCESS_TOKENS',
@@ -8,6 +8,7 @@ export const PRIVILEGES = [
   'GET_TIMESERIES_INDEX_SIZES',
   'TRUNCATE_TIMESERIES_INDEX',
   'MANAGE_POLICIES',
+  'MANAGE_SYSTEM_OPERATIONS',
 ] as const;
 
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -21,6 +22,7 @@ export const PRIVILEGE_DESCRIPTIONS: Readonly<Record<Privilege, string>> = {
   GET_TIMESERIES_INDEX_SIZES: 'read the sizes of timeseries indices',
   TRUNCATE_TIMESERIES_INDEX: 'truncate timeseries indices',
   MANAGE_POLICIES: 'store, change and delete access policies',
+  MANAGE_SYSTEM_OPERATIONS: 'run system operations such as rebuilding the search documents (system-update --reindex)',
 };
 
 export function isPrivilege(value: unknown): value is Privilege {

@@ -203,7 +203,9 @@ export function parseYamlDefinitions(text: string): unknown[] {
   try {
     parsed = parseYaml(text);
   } catch (cause) {
-    const message = cause instanceof Error ? cause.message : String(cause);
+    // The yaml package's message is "<reason> at line L, column C:" followed by a code frame; keep the first line.
+    const full = cause instanceof Error ? cause.message : String(cause);
+    const message = (full.split('\n')[0] ?? full).replace(/:\s*$/, '');
     throw new CatalogError('INVALID_INPUT', `the YAML file cannot be read: ${message}`, { cause, details: [{ path: '/', message }] });
   }
   if (parsed === null || parsed === undefined) return [];

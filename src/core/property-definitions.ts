@@ -1,6 +1,7 @@
 import type { NewJob, StoredEntity } from '../adapter/types';
 import type { CatalogContext } from './context';
 import { incarnationMetadata, newIncarnation } from './definition-key';
+import type { EntityDeletion } from './entities';
 import type { EntityPlan } from './entity-writer';
 import { CatalogError, throwIfViolations, type Violation } from './errors';
 import { cleanupJob } from './property-cleanup';
@@ -317,6 +318,31 @@ export class PropertyDefinitionService {
       return { entities: [{ urn, put: { status: { value: { removed } } } }] };
     });
     return viewOf(definitionInfoOf(after.get(urn))!);
+  }
+
+  /**
+   * The reported deletion (`catalog.entities.deleteEntity`, the command line's `delete`): soft unless
+   * `hard`, with the number of entities carrying values of the property; a dry run authorizes, checks
+   * and counts, and writes nothing.
+   */
+  async deletion(actor: string, urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion> {
+    const who = await this.manager(actor);
+    requirePropertyUrn(urn);
+    const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
+    const info = definitionInfoOf(entity);
+    // A leftover entity without a definition can still be hard-deleted (as hardDelete allows).
+    if (!entity || (!info && !options.hard)) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
+    const base = { urn, entityType: STRUCTURED_PROPERTY_ENTITY, dryRun: options.dryRun };
+    if (options.hard) {
+      if (options.dryRun) return { ...base, mode: 'hard', changed: true, entitiesWithValues: await this.ctx.adapter.countEntitiesWithPropertyValues(urn) };
+      const { entitiesToClean } = await this.hardDelete(who, urn);
+      return { ...base, mode: 'hard', changed: true, entitiesWithValues: entitiesToClean };
+    }
+    // Soft: the values written under the current definition are hidden and kept (older ones are being cleaned anyway).
+    const changed = info?.removed !== true;
+    const entitiesWithValues = await this.ctx.adapter.countEntitiesWithPropertyValues(urn, info!.key);
+    if (!options.dryRun && changed) await this.setRemoved(who, urn, true);
+    return { ...base, mode: 'soft', changed, entitiesWithValues };
   }
 
   /**

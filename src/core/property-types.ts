@@ -213,10 +213,14 @@ export interface ReindexProgress {
   /** The last URN of the batch just done. */
   lastUrn: string | undefined;
   done: boolean;
+  /** With `countTotal`: the entities there were when the rebuild started (for a progress bar; writes meanwhile may move it). */
+  total?: number;
 }
 
 export interface ReindexOptions {
   /** Entities per atomic batch (1..5000, default 500). */
   batchSize?: number;
   onProgress?: (progress: ReindexProgress) => void;
+  /** Count the entities first, so that progress reports carry `total` (one extra pass over the URNs). */
+  countTotal?: boolean;
 }

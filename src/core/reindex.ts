@@ -6,6 +6,19 @@ import { deriveSearchDocument } from './search-document';
 
 const MAX_CONFLICT_RETRIES = 8;
 
+const COUNT_PAGE = 5000;
+
+async function countEntities(ctx: CatalogContext): Promise<number> {
+  let total = 0;
+  let afterUrn: string | undefined;
+  for (;;) {
+    const page = await ctx.adapter.scanEntities({ afterUrn, aspectNames: [], limit: COUNT_PAGE });
+    total += page.length;
+    if (page.length < COUNT_PAGE) return total;
+    afterUrn = page[page.length - 1]!.urn;
+  }
+}
+
 /**
  * Rebuilds every entity's search document from its stored aspects (the "system update" of the
  * operations guide), in URN order and atomic batches, reporting progress after each batch. Entities
@@ -20,6 +33,7 @@ export async function reindexSearchDocuments(ctx: CatalogContext, options: Reind
     });
   }
   const progress: ReindexProgress = { processed: 0, skipped: 0, lastUrn: undefined, done: false };
+  if (options.countTotal) progress.total = await countEntities(ctx);
   for (;;) {
     const page = await ctx.adapter.scanEntities({ afterUrn: progress.lastUrn, limit: batchSize });
     if (page.length === 0) break;

@@ -109,6 +109,7 @@ export function createStructuredPropertyService(ctx: CatalogContext): Structured
   ctx.entities.routeEntityDeletes(STRUCTURED_PROPERTY_ENTITY, (actor, urn, { hard }) =>
     hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),
   );
+  ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), { softByDefault: true });
   ctx.entities.addReadTransform(visibilityTransform(ctx));
   registerPropertyCleanup(ctx);
 

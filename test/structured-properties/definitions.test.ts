@@ -120,6 +120,14 @@ describe('definition input shapes', () => {
     expect((await catalog.properties.list(READER)).properties).toEqual([]);
   });
 
+  it('names the line and column of a YAML syntax error, in one line', async () => {
+    const { catalog } = open();
+    const broken = await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: a\n  type: string\n  description: "unterminated\n'));
+    expect(broken.code).toBe('INVALID_INPUT');
+    expect(broken.message).toMatch(/^the YAML file cannot be read: .* at line \d+, column \d+$/);
+    expect(broken.message).not.toContain('\n');
+  });
+
   it('converts losslessly: stored → each shape → stored, and each shape → stored → the same shape', async () => {
     const { catalog } = open();
     const { toGraphqlInput, toRestInput, toYamlEntry } = await import('../../src/index');

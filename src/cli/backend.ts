@@ -1,0 +1,62 @@
+import type {
+  AccessTokenList,
+  CreateAccessTokenInput,
+  CreatedAccessToken,
+  DefinitionUpsertResult,
+  EntityDeletion,
+  ListAccessTokensInput,
+  ReindexProgress,
+  StructuredPropertyDefinition,
+  TimeseriesIndexSizeRecord,
+  TruncateInput,
+} from '../index';
+
+/** One entry of `properties upsert`: what happened to which URN. */
+export interface PropertyUpsertOutcome {
+  urn: string;
+  outcome: DefinitionUpsertResult['outcome'];
+}
+
+/** A stored definition as the commands show it (read-back, YAML, listing). */
+export interface PropertyRecord {
+  urn: string;
+  removed: boolean;
+  definition: StructuredPropertyDefinition;
+}
+
+/**
+ * What the commands need from a catalog, implemented twice: embedded (`--db`: the library on a local
+ * SQLite file) and remote (`--server`: the REST family and /api/graphql). Each method is one call of
+ * the public library or one request; the rules are the catalog's, in both modes.
+ */
+export interface CliBackend {
+  /** For messages: `SQLite file <f>` or `<server url>`. */
+  readonly where: string;
+  /** The user the commands act as: the `--actor` super user (embedded) or the token's subject (remote). */
+  actor(): string;
+  /** The command-line file's entries (already parsed from YAML), all validated, then written at once. */
+  upsertProperties(entries: readonly unknown[]): Promise<PropertyUpsertOutcome[]>;
+  /** The definition, also when soft-deleted; undefined when it does not exist. */
+  getProperty(urn: string): Promise<PropertyRecord | undefined>;
+  /** Every definition, soft-deleted ones included, in URN order. */
+  listProperties(): Promise<PropertyRecord[]>;
+  deleteEntity(urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion>;
+  createToken(input: CreateAccessTokenInput): Promise<CreatedAccessToken>;
+  listTokens(input: ListAccessTokensInput): Promise<AccessTokenList>;
+  revokeToken(tokenId: string): Promise<boolean>;
+  indexSizes(): Promise<TimeseriesIndexSizeRecord[]>;
+  /** The catalog's answer: `Delete N out of M rows (P%). ...`. */
+  truncateTimeseries(input: TruncateInput): Promise<{ message: string }>;
+  /** Rebuilds every search document; `onProgress` is called where the work runs in this process (embedded). */
+  reindex(onProgress?: (progress: ReindexProgress) => void): Promise<ReindexProgress>;
+  /** Embedded: runs the background work queued by the command (clean-up, truncation), then closes the file. */
+  close(): Promise<void>;
+}
+
+/** What a command says about the catalog it needs, before it is opened. */
+export interface OpenRequirements {
+  /** Embedded: create the SQLite file when it is missing (commands that write definitions or tokens). */
+  create?: boolean;
+  /** Embedded: the token signing key is needed (created beside the file when missing). */
+  signingKey?: boolean;
+}

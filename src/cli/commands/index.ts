@@ -1,0 +1,21 @@
+import type { Command } from '../io';
+import { deleteCommand } from './delete';
+import { indexSizesCommand } from './index-sizes';
+import { initCommand } from './init';
+import { propertiesCommand } from './properties';
+import { serveCommand } from './serve';
+import { systemUpdateCommand } from './system-update';
+import { tokensCommand } from './tokens';
+import { truncateTimeseriesCommand } from './truncate-timeseries';
+
+/** Every command of the tool, in the order `--help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  initCommand,
+  propertiesCommand,
+  deleteCommand,
+  tokensCommand,
+  indexSizesCommand,
+  truncateTimeseriesCommand,
+  systemUpdateCommand,
+];

@@ -1,0 +1,93 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Catalog } from '../index';
+import type { CliBackend, OpenRequirements, PropertyRecord } from './backend';
+import { CommandError, type CommandIo } from './io';
+import { loadOrCreateSigningKey, signingKeyFileOf } from './signing-key';
+
+const PAGE = 1000;
+
+/**
+ * Embedded mode (`--db <file>`): the library on a local SQLite file, in this process. Whoever can
+ * write the file can change the catalog anyway, so the command acts as a configured super user
+ * (`--actor`, default urn:li:corpuser:admin). The token signing key is the one `metacatalog serve`
+ * keeps beside the file (`<file>.signing-key`, mode 0600), so tokens made here work against the
+ * served file. Background work (the clean-up after a hard delete, a truncation) runs before the
+ * command exits: there is no server to run it later.
+ */
+export async function openEmbeddedBackend(db: string, actor: string, requirements: OpenRequirements, io: CommandIo): Promise<CliBackend> {
+  const inMemory = db === ':memory:';
+  if (!inMemory && !existsSync(db)) {
+    if (!requirements.create) throw new CommandError(`there is no database at ${db} (check --db; properties upsert and tokens create make a new one)`);
+    mkdirSync(dirname(resolve(db)), { recursive: true });
+  }
+  let signingKey: string | undefined;
+  const keyFile = signingKeyFileOf(db);
+  if (!inMemory && (requirements.signingKey || existsSync(keyFile))) {
+    const loaded = loadOrCreateSigningKey(keyFile);
+    signingKey = loaded.key;
+    if (loaded.created) io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
+  }
+
+  const [{ createCatalog }, { createSqliteAdapter }] = await Promise.all([import('../catalog'), import('../../adapters/sqlite/index')]);
+  let catalog: Catalog;
+  try {
+    catalog = createCatalog({
+      adapter: createSqliteAdapter({ filename: db }),
+      ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}),
+      superUsers: [actor],
+      // Background work runs in close(), after the command's own work, not alongside it.
+      jobs: { background: false },
+      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
+    await catalog.ready();
+  } catch (error) {
+    throw new CommandError(`cannot open the database ${db}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  const toRecord = (view: { urn: string; removed: boolean; definition: PropertyRecord['definition'] }): PropertyRecord => ({
+    urn: view.urn,
+    removed: view.removed,
+    definition: view.definition,
+  });
+
+  return {
+    where: `SQLite file ${db}`,
+    actor: () => actor,
+    async upsertProperties(entries) {
+      const results = await catalog.properties.upsertYamlEntries(actor, entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1]);
+      return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
+    },
+    async getProperty(urn) {
+      const view = await catalog.properties.get(actor, urn);
+      return view && toRecord(view);
+    },
+    async listProperties() {
+      const records: PropertyRecord[] = [];
+      let afterUrn: string | undefined;
+      do {
+        const page = await catalog.properties.list(actor, { includeRemoved: true, limit: PAGE, ...(afterUrn !== undefined ? { afterUrn } : {}) });
+        records.push(...page.properties.map(toRecord));
+        afterUrn = page.nextAfterUrn;
+      } while (afterUrn !== undefined);
+      return records;
+    },
+    deleteEntity: (urn, options) => catalog.entities.deleteEntity(actor, urn, options),
+    createToken: (input) => catalog.tokens.create(actor, input),
+    listTokens: (input) => catalog.tokens.list(actor, input),
+    revokeToken: (tokenId) => catalog.tokens.revoke(actor, tokenId),
+    indexSizes: () => catalog.timeseries.getIndexSizes(actor),
+    async truncateTimeseries(input) {
+      const { message } = await catalog.timeseries.truncate(actor, input);
+      return { message };
+    },
+    reindex: (onProgress) => catalog.reindexAs(actor, { countTotal: onProgress !== undefined, ...(onProgress ? { onProgress } : {}) }),
+    async close() {
+      try {
+        await catalog.settle();
+      } finally {
+        await catalog.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { CatalogError, ERROR_CODES, type CatalogErrorCode, type Violation } from '../index';
+import { CommandError } from './io';
+
+type QueryValue = string | number | boolean | undefined;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function codeOf(value: unknown, fallback: CatalogErrorCode): CatalogErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value) ? (value as CatalogErrorCode) : fallback;
+}
+
+function detailsOf(value: unknown): Violation[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).map((v) => ({ path: String(v.path ?? ''), message: String(v.message ?? '') }));
+}
+
+const STATUS_CODES: Readonly<Record<number, CatalogErrorCode>> = {
+  400: 'INVALID_INPUT',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  501: 'UNSUPPORTED',
+};
+
+/**
+ * The remote mode's HTTP client: the REST family and /api/graphql of a metacatalog server, with the
+ * bearer token. The server's error bodies (`{ error: { code, message, details } }`, GraphQL
+ * `extensions.code`) come back as the same CatalogError the library throws in embedded mode.
+ */
+export class GmsClient {
+  constructor(
+    readonly server: string,
+    private readonly token: string,
+  ) {}
+
+  private async send(method: string, path: string, query: Record<string, QueryValue>, body: unknown): Promise<Response> {
+    const url = new URL(`${this.server}${path}`);
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${this.token}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      return await fetch(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new CommandError(`cannot reach ${this.server}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    }
+  }
+
+  private async json(response: Response): Promise<unknown> {
+    const text = await response.text();
+    if (text === '') return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new CatalogError(response.ok ? 'INTERNAL' : (STATUS_CODES[response.status] ?? 'INTERNAL'), `${this.server} answered ${response.status} with a body that is not JSON`);
+    }
+  }
+
+  /** One REST call; the parsed JSON answer. With `notFound: 'undefined'` a 404 resolves to undefined. */
+  async rest(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    options: { query?: Record<string, QueryValue>; body?: unknown; notFound?: 'undefined' } = {},
+  ): Promise<unknown> {
+    const response = await this.send(method, path, options.query ?? {}, options.body);
+    if (response.status === 404 && options.notFound === 'undefined') {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const payload = await this.json(response);
+    if (response.ok) return payload;
+    const error = isRecord(payload) && isRecord(payload.error) ? payload.error : undefined;
+    const fallback = STATUS_CODES[response.status] ?? 'INTERNAL';
+    if (!error) throw new CatalogError(fallback, `${this.server} answered ${response.status} ${response.statusText}`.trim());
+    throw new CatalogError(codeOf(error.code, fallback), String(error.message ?? `${this.server} answered ${response.status}`), {
+      details: detailsOf(error.details),
+      ...(typeof error.reason === 'string' ? { reason: error.reason } : {}),
+    });
+  }
+
+  /** A POST to /api/graphql; the `data`, or the first error as a CatalogError. */
+  async graphql(query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const response = await this.send('POST', '/api/graphql', {}, { query, variables });
+    const payload = await this.json(response);
+    const errors = isRecord(payload) && Array.isArray(payload.errors) ? payload.errors.filter(isRecord) : [];
+    const first = errors[0];
+    if (first) {
+      const extensions = isRecord(first.extensions) ? first.extensions : {};
+      throw new CatalogError(codeOf(extensions.code, STATUS_CODES[response.status] ?? 'INTERNAL'), String(first.message ?? 'GraphQL error'), {
+        details: detailsOf(extensions.details),
+        ...(typeof extensions.reason === 'string' ? { reason: extensions.reason } : {}),
+      });
+    }
+    if (!response.ok || !isRecord(payload) || !isRecord(payload.data)) {
+      const rest = isRecord(payload) && isRecord(payload.error) ? payload.error : undefined;
+      if (rest) throw new CatalogError(codeOf(rest.code, STATUS_CODES[response.status] ?? 'INTERNAL'), String(rest.message));
+      throw new CatalogError(STATUS_CODES[response.status] ?? 'INTERNAL', `${this.server}/api/graphql answered ${response.status} without data`);
+    }
+    return payload.data;
+  }
+}

@@ -1,0 +1,136 @@
+import {
+  encodeUrnForPath,
+  entityTypeOf,
+  parseUrn,
+  type AccessTokenList,
+  type AccessTokenMetadata,
+  type EntityDeletion,
+  type ReindexProgress,
+  type StructuredPropertyDefinition,
+  type TimeseriesIndexSizeRecord,
+} from '../index';
+import type { CliBackend, PropertyRecord, PropertyUpsertOutcome } from './backend';
+import { GmsClient } from './http-client';
+import { CommandError } from './io';
+
+const PAGE = 1000;
+
+const METADATA_FIELDS = 'urn id name description tokenType actorUrn ownerUrn createdAt expiresAt lastUsedAt';
+
+const CREATE_TOKEN = `mutation createAccessToken($input: CreateAccessTokenInput!) {
+  createAccessToken(input: $input) { accessToken metadata { ${METADATA_FIELDS} } }
+}`;
+const LIST_TOKENS = `query listAccessTokens($input: ListAccessTokenInput!) {
+  listAccessTokens(input: $input) { start count total tokens { ${METADATA_FIELDS} } }
+}`;
+const REVOKE_TOKEN = `mutation revokeAccessToken($tokenId: String!) { revokeAccessToken(tokenId: $tokenId) }`;
+
+type GraphqlTokenMetadata = Omit<AccessTokenMetadata, 'type'> & { tokenType: AccessTokenMetadata['type'] };
+
+/** GraphQL names the token kind `tokenType` (its `type` is the entity type); the library calls it `type`. */
+function metadataOf(fields: GraphqlTokenMetadata): AccessTokenMetadata {
+  const { tokenType, ...rest } = fields;
+  return { ...rest, type: tokenType, description: rest.description ?? null, expiresAt: rest.expiresAt ?? null, lastUsedAt: rest.lastUsedAt ?? null };
+}
+
+/** The subject of our own token: whom the server will see. (Read, not verified: the server verifies.) */
+function subjectOf(token: string): string {
+  const [, claims] = token.split('.');
+  try {
+    const sub = (JSON.parse(Buffer.from(claims ?? '', 'base64url').toString('utf8')) as { sub?: unknown }).sub;
+    if (typeof sub === 'string' && sub.startsWith('urn:')) return sub;
+  } catch {
+    // Reported below.
+  }
+  throw new CommandError('the access token is not a metacatalog token (expected a JWT whose subject is a user URN)');
+}
+
+interface EntityAnswer {
+  urn: string;
+  aspects?: Record<string, { value?: unknown }>;
+}
+
+function recordOf(entity: EntityAnswer): PropertyRecord | undefined {
+  const definition = entity.aspects?.propertyDefinition?.value as StructuredPropertyDefinition | undefined;
+  if (!definition) return undefined;
+  const status = entity.aspects?.status?.value as { removed?: boolean } | undefined;
+  return { urn: entity.urn, removed: status?.removed === true, definition };
+}
+
+const entityPath = (urn: string) => `/openapi/v2/entity/${encodeURIComponent(entityTypeOf(urn))}/${encodeUrnForPath(urn)}`;
+
+/**
+ * Remote mode (`--server <url>` with a token): every command is one request to the REST family of
+ * CONTRACT section 4 (plus the routes the command line added: the YAML definitions file, the
+ * reported delete, reindex), or to /api/graphql for tokens, as the established CLI does. The server
+ * decides everything; this only shapes requests and answers.
+ */
+export function openRemoteBackend(server: string, token: string): CliBackend {
+  const client = new GmsClient(server, token);
+  const actor = subjectOf(token);
+  return {
+    where: server,
+    actor: () => actor,
+    async upsertProperties(entries) {
+      const answer = (await client.rest('POST', '/operations', {
+        query: { action: 'upsertStructuredPropertyDefinitions' },
+        body: { entries },
+      })) as { value: PropertyUpsertOutcome[] };
+      return answer.value;
+    },
+    async getProperty(urn) {
+      parseUrn(urn);
+      const answer = (await client.rest('GET', entityPath(urn), { notFound: 'undefined' })) as EntityAnswer | undefined;
+      return answer && recordOf(answer);
+    },
+    async listProperties() {
+      const records: PropertyRecord[] = [];
+      let scrollId: string | undefined;
+      do {
+        const page = (await client.rest('GET', '/openapi/v2/entity/structuredProperty', { query: { count: PAGE, scrollId } })) as {
+          entities: EntityAnswer[];
+          scrollId?: string;
+        };
+        for (const entity of page.entities) {
+          const record = recordOf(entity);
+          if (record) records.push(record);
+        }
+        scrollId = page.scrollId;
+      } while (scrollId !== undefined);
+      return records;
+    },
+    async deleteEntity(urn, options) {
+      parseUrn(urn);
+      return (await client.rest('DELETE', entityPath(urn), { query: { hard: options.hard, dryRun: options.dryRun } })) as EntityDeletion;
+    },
+    async createToken(input) {
+      const data = await client.graphql(CREATE_TOKEN, { input });
+      const created = data.createAccessToken as { accessToken: string; metadata: GraphqlTokenMetadata };
+      return { accessToken: created.accessToken, metadata: metadataOf(created.metadata) };
+    },
+    async listTokens(input) {
+      const data = await client.graphql(LIST_TOKENS, { input });
+      const list = data.listAccessTokens as Omit<AccessTokenList, 'tokens'> & { tokens: GraphqlTokenMetadata[] };
+      return { ...list, tokens: list.tokens.map(metadataOf) };
+    },
+    async revokeToken(tokenId) {
+      const data = await client.graphql(REVOKE_TOKEN, { tokenId });
+      return data.revokeAccessToken === true;
+    },
+    async indexSizes() {
+      const answer = (await client.rest('POST', '/operations', { query: { action: 'getIndexSizes' } })) as { value: string };
+      return JSON.parse(answer.value) as TimeseriesIndexSizeRecord[];
+    },
+    async truncateTimeseries(input) {
+      const answer = (await client.rest('POST', '/operations', { query: { action: 'truncateTimeseriesAspect' }, body: input })) as { value: string };
+      return { message: answer.value };
+    },
+    async reindex() {
+      const answer = (await client.rest('POST', '/operations', { query: { action: 'reindex' }, body: {} })) as { value: ReindexProgress };
+      return answer.value;
+    },
+    async close() {
+      // Nothing held: every call is one request.
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createSqliteAdapter } from '../../adapters/sqlite/index';
+import { createCatalog, type Catalog } from '../../src/index';
+
+/** The tests run the built CLI (dist/cli.js) as a child process: `npm test` builds first. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = process.env.METACATALOG_TEST_CLI ?? join(ROOT, 'dist/cli.js');
+export const EXAMPLE_YAML = join(ROOT, 'examples/properties.yaml');
+export const ADMIN = 'urn:li:corpuser:admin';
+
+export function requireBuiltCli(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+}
+
+const dirs: string[] = [];
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'metacatalog-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+export function removeTempDirs(): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The environment of a CLI run: no inherited METACATALOG_* variables, and a configuration file in a
+ * temporary directory, so that the developer's ~/.metacatalog.yaml never takes part.
+ */
+export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('METACATALOG_')) env[k] = v;
+  return { ...env, METACATALOG_CONFIG: join(tempDir(), 'config.yaml'), ...extra };
+}
+
+/** Runs `node dist/cli.js ...args`; resolves with the exit code and both outputs. */
+export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? cliEnv() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** `script` gives the CLI a pseudo-terminal, so that its questions can be answered in a test. */
+export const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
+
+export function runCliOnTerminal(args: readonly string[], answer: string, env: NodeJS.ProcessEnv): Promise<CliResult> {
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('script', ['-qec', quoted, '/dev/null'], { cwd: ROOT, env });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.stderr.on('data', (d) => (stdout += String(d)));
+    child.on('error', reject);
+    child.on('close', (code) => resolvePromise({ code, stdout, stderr: '' }));
+    // Answer once the question is there.
+    const timer = setInterval(() => {
+      if (/\[y\/N\]/.test(stdout)) {
+        clearInterval(timer);
+        child.stdin.write(`${answer}\n`);
+      }
+    }, 20);
+    child.on('close', () => clearInterval(timer));
+  });
+}
+
+/** The library on the same file, for setting up and checking what the CLI cannot show. */
+export async function withCatalog<T>(db: string, work: (catalog: Catalog) => Promise<T>): Promise<T> {
+  const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } });
+  try {
+    return await work(catalog);
+  } finally {
+    await catalog.close();
+  }
+}
+
+export interface Served {
+  url: string;
+  /** The bootstrap admin token (printed when the file or its key is new). */
+  token: string;
+  db: string;
+  stop(): Promise<void>;
+}
+
+/** `metacatalog serve` on a temporary SQLite file and a free loopback port. */
+export async function startServe(db: string = join(tempDir(), 'served.db')): Promise<Served> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', '--quiet'], { cwd: ROOT, env: cliEnv() });
+  let out = '';
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (out += String(d)));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const deadline = Date.now() + 20_000;
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const token = /^export METACATALOG_TOKEN=(\S+)$/m.exec(out)?.[1] ?? '';
+  return {
+    url: `${/listening on (http:\/\/\S+)/.exec(out)![1]!.replace(/\/$/, '')}/gms`,
+    token,
+    db,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { cliEnv, startServe, tempDir, type Served } from './helpers';
+
+/**
+ * The two ways the CLI reaches a catalog. Each test opens its own: a fresh SQLite file (embedded), or
+ * `serve` on a fresh file and a free loopback port (remote, with the bootstrap admin token).
+ */
+export interface ModeCatalog {
+  /** The arguments that name the catalog: `--db <file>` or `--server <url> --token <token>`. */
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** The SQLite file behind it. */
+  db: string;
+  /** Remote only: the server and its admin token, for requests made by the test itself. */
+  server?: Served;
+  close(): Promise<void>;
+}
+
+export interface Mode {
+  name: 'embedded' | 'remote';
+  open(): Promise<ModeCatalog>;
+}
+
+export const MODES: readonly Mode[] = [
+  {
+    name: 'embedded',
+    async open() {
+      const db = join(tempDir(), 'catalog.db');
+      return { args: ['--db', db], env: cliEnv(), db, close: async () => undefined };
+    },
+  },
+  {
+    name: 'remote',
+    async open() {
+      const server = await startServe();
+      return { args: ['--server', server.url, '--token', server.token], env: cliEnv(), db: server.db, server, close: () => server.stop() };
+    },
+  },
+];
