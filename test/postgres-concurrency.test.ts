@@ -1,0 +1,300 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../adapters/postgres/schema';
+import type { JsonObject, StorageAdapter } from '../src/adapter/types';
+import { createCatalogContext } from '../src/catalog';
+import type { CatalogContext } from '../src/core/context';
+import type { JobHandler } from '../src/core/jobs';
+import { CatalogError } from '../src/core/errors';
+import { SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
+
+/**
+ * Several processes on one database, played by several adapters (each with its own pool) and catalogs
+ * in this one process, on one schema.
+ */
+const decision = await serverDecision('test/postgres-concurrency.test.ts');
+
+const ADMIN = 'urn:li:corpuser:admin';
+const T0 = 1_700_000_000_000;
+const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
+const datasetUrn = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
+
+interface Process {
+  ctx: CatalogContext;
+  adapter: StorageAdapter;
+  clock: { now: number };
+  close(): Promise<void>;
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'resolved';
+  } catch (error) {
+    return error instanceof CatalogError ? error.code : `not a CatalogError: ${String(error)}`;
+  }
+}
+
+if (decision === 'fail') {
+  describe('postgres: several processes on one database', () => {
+    it('needs a PostgreSQL server', () => {
+      throw new Error(unreachableMessage());
+    });
+  });
+} else if (decision === 'skip') {
+  describe.skip('postgres: several processes on one database (no PostgreSQL server)', () => {
+    it('needs a PostgreSQL server', () => undefined);
+  });
+} else {
+  const schemas = new SchemaPool();
+  const open: Process[] = [];
+  afterEach(async () => {
+    for (const p of open.splice(0)) await p.close();
+    await schemas.dropAll();
+  });
+  afterAll(async () => {
+    await schemas.end();
+  });
+
+  /** One "process": its own adapter (own pool) and catalog context on the shared schema. */
+  async function startProcess(schema: string, clock = { now: T0 }): Promise<Process> {
+    const adapter = schemas.adapter({ schema });
+    const { ctx, ready } = createCatalogContext({ adapter, superUsers: [ADMIN], clock: () => clock.now, jobs: { background: false } });
+    await ready;
+    await ctx.jobs.start();
+    let closed = false;
+    const process: Process = {
+      ctx,
+      adapter,
+      clock,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await ctx.jobs.stop();
+        await adapter.close();
+      },
+    };
+    open.push(process);
+    return process;
+  }
+
+  describe('postgres: several processes on one database', () => {
+    it('migrates a fresh schema once when four processes open it at the same moment', async () => {
+      const schema = schemas.freshSchema();
+      const adapters = Array.from({ length: 4 }, () => schemas.adapter({ schema }));
+      try {
+        const outcomes = await Promise.all(adapters.map((a) => codeOf(a.open())));
+        expect(outcomes).toEqual(['resolved', 'resolved', 'resolved', 'resolved']);
+        const versions = await schemas.query<{ version: number }>(`SELECT version FROM "${schema}".metacatalog_schema_version`);
+        expect(versions).toEqual([{ version: SCHEMA_VERSION }]);
+        // Every process works on the same tables.
+        await adapters[0]!.commit({ entities: [{ urn: DATASET, entityType: 'dataset', expectVersion: 0, put: [] }] });
+        for (const a of adapters) expect((await a.readEntities([DATASET])).map((e) => e.version)).toEqual([1]);
+      } finally {
+        for (const a of adapters) await a.close();
+      }
+    });
+
+    it('refuses a schema migrated by a newer release', async () => {
+      const schema = schemas.freshSchema();
+      const first = schemas.adapter({ schema });
+      await first.open();
+      await first.close();
+      await schemas.query(`UPDATE "${schema}".metacatalog_schema_version SET version = $1`, [SCHEMA_VERSION + 1]);
+      const second = schemas.adapter({ schema });
+      await expect(second.open()).rejects.toThrow(/newer than this release supports/);
+      await second.close();
+    });
+
+    it('what one process writes, the other reads at once', async () => {
+      const schema = schemas.freshSchema();
+      const a = await startProcess(schema);
+      const b = await startProcess(schema);
+      await a.ctx.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders', description: 'written by a' });
+      const seen = await b.ctx.entities.get(ADMIN, DATASET);
+      expect(seen?.aspects.datasetProperties?.value).toEqual({ name: 'orders', description: 'written by a' });
+      await b.ctx.entities.upsertAspect(ADMIN, DATASET, 'status', { removed: true });
+      const back = await a.ctx.entities.get(ADMIN, DATASET);
+      expect(Object.keys(back?.aspects ?? {}).sort()).toEqual(['datasetProperties', 'status']);
+      expect((await a.adapter.readEntities([DATASET]))[0]?.version).toBe(2);
+    });
+
+    it('two commits expecting the same version: exactly one wins, the other is a CONFLICT and leaves nothing', async () => {
+      const schema = schemas.freshSchema();
+      const a = await startProcess(schema);
+      const b = await startProcess(schema);
+      await a.ctx.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders' });
+      const put = (who: string) => ({
+        name: 'datasetProperties',
+        value: { name: who },
+        version: 2,
+        created: { time: T0, actor: ADMIN },
+        lastModified: { time: T0, actor: ADMIN },
+      });
+      for (let round = 0; round < 10; round++) {
+        const [version] = (await a.adapter.readEntities([DATASET])).map((e) => e.version);
+        const outcomes = await Promise.all(
+          [a, b].map((p, i) =>
+            codeOf(
+              p.adapter.commit({
+                entities: [{ urn: DATASET, entityType: 'dataset', expectVersion: version!, put: [put(`p${i}`)] }],
+                jobs: [{ type: 'noop', payload: { round, writer: i }, runAt: T0 }],
+              }),
+            ),
+          ),
+        );
+        expect([...outcomes].sort()).toEqual(['CONFLICT', 'resolved']);
+        const [after] = await b.adapter.readEntities([DATASET]);
+        expect(after?.version).toBe(version! + 1);
+        expect(after?.aspects.datasetProperties?.value).toEqual({ name: `p${outcomes.indexOf('resolved')}` });
+        // Only the winner's job was queued.
+        const jobs = (await a.adapter.listJobs()).filter((j) => j.payload.round === round);
+        expect(jobs.map((j) => j.payload.writer)).toEqual([outcomes.indexOf('resolved')]);
+      }
+    });
+
+    it('20 writers in two processes add keys to one map through the unit of work: no acknowledged key is lost', async () => {
+      const schema = schemas.freshSchema();
+      const a = await startProcess(schema);
+      const b = await startProcess(schema);
+      await a.ctx.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders', customProperties: {} });
+      const addKey = async (p: Process, key: string): Promise<string> => {
+        // A client retries what the writer's own bounded retries could not place.
+        for (let attempt = 0; attempt < 100; attempt++) {
+          try {
+            await p.ctx.writer.write(ADMIN, [DATASET], (current) => {
+              const value = current.get(DATASET)?.aspects.datasetProperties?.value ?? { name: 'orders' };
+              const custom = (value.customProperties ?? {}) as JsonObject;
+              return { entities: [{ urn: DATASET, put: { datasetProperties: { value: { ...value, customProperties: { ...custom, [key]: 'yes' } } } } }] };
+            });
+            return key;
+          } catch (error) {
+            if (!(error instanceof CatalogError) || error.code !== 'CONFLICT') throw error;
+          }
+        }
+        throw new Error(`${key} was never acknowledged`);
+      };
+      const keys = Array.from({ length: 20 }, (_, i) => `writer_${String(i).padStart(2, '0')}`);
+      const acknowledged = await Promise.all(keys.map((key, i) => addKey(i % 2 === 0 ? a : b, key)));
+      expect(acknowledged).toEqual(keys);
+      const [stored] = await b.adapter.readEntities([DATASET]);
+      const custom = stored?.aspects.datasetProperties?.value.customProperties as JsonObject;
+      expect(Object.keys(custom).sort()).toEqual(keys);
+      // One version per acknowledged write, on top of the creation: no write was applied twice or lost.
+      expect(stored?.version).toBe(21);
+      expect(stored?.aspects.datasetProperties?.version).toBe(21);
+    });
+
+    it('a job claimed by a process that died is finished by the other once the lease expires', async () => {
+      const schema = schemas.freshSchema();
+      const a = await startProcess(schema);
+      const b = await startProcess(schema);
+      const runs: string[] = [];
+      for (const p of [a, b]) {
+        p.ctx.jobs.register('test.touch', async (job) => {
+          runs.push(job.id);
+          const urn = String(job.payload.urn);
+          return { commit: { entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [{ name: 'status', value: { removed: false }, version: 1, created: { time: T0, actor: ADMIN }, lastModified: { time: T0, actor: ADMIN } }] }] } };
+        });
+      }
+      await a.adapter.commit({ jobs: [{ type: 'test.touch', payload: { urn: DATASET }, runAt: T0 }] });
+      // Process a claims it and dies (its claim is never completed nor released).
+      const [claimed] = await a.adapter.claimJobs({ workerId: 'other-host:4242:dead', now: T0, leaseMs: 30_000, limit: 1 });
+      expect(claimed?.attempts).toBe(1);
+      await a.close();
+
+      // While the lease holds, b cannot take it.
+      expect(await b.adapter.claimJobs({ workerId: 'probe', now: T0 + 29_999, leaseMs: 1, limit: 1 })).toEqual([]);
+      b.clock.now = T0 + 30_000;
+      const report = await b.ctx.jobs.settle();
+      expect(report).toEqual({ completed: 1, failed: [] });
+      expect(runs).toEqual([claimed!.id]);
+      expect(await b.adapter.listJobs({ includeDead: true })).toEqual([]);
+      expect((await b.adapter.readEntities([DATASET])).map((e) => e.version)).toEqual([1]);
+    });
+
+    it('a batched clean-up started by one process and interrupted is finished by the other, each batch once', async () => {
+      const schema = schemas.freshSchema();
+      const a = await startProcess(schema);
+      const b = await startProcess(schema);
+      const urns = Array.from({ length: 25 }, (_, i) => datasetUrn(`t${String(i).padStart(2, '0')}`));
+      await a.ctx.entities.upsertMany(
+        ADMIN,
+        urns.map((urn) => ({ urn, aspects: { datasetProperties: { name: 'x', customProperties: { stale: 'yes', kept: 'yes' } } } })),
+      );
+      // The clean-up, as the property clean-up works: take `stale` off the next 10 entities after the
+      // cursor, queue the follow-up and complete this job, all in one commit.
+      const batches: Array<{ by: string; after: string }> = [];
+      const cleanup = (p: Process, by: string): JobHandler => async (job, context) => {
+        const after = String(job.payload.after);
+        const page = await p.adapter.scanEntities({ entityType: 'dataset', afterUrn: after, limit: 10 });
+        batches.push({ by, after });
+        await p.ctx.writer.write(
+          ADMIN,
+          page.map((e) => e.urn),
+          (current) => ({
+            entities: [...current.values()].map((e) => {
+              const value = e.aspects.datasetProperties!.value;
+              const { stale: _stale, ...rest } = value.customProperties as JsonObject;
+              return { urn: e.urn, put: { datasetProperties: { value: { ...value, customProperties: rest } } } };
+            }),
+            jobs: page.length === 10 ? [{ type: 'test.cleanup', payload: { after: page[page.length - 1]!.urn }, dedupeKey: 'test.cleanup' }] : [],
+          }),
+          { completeJobs: [{ id: job.id, workerId: context.workerId }] },
+        );
+        return { done: true };
+      };
+      a.ctx.jobs.register('test.cleanup', cleanup(a, 'a'));
+      b.ctx.jobs.register('test.cleanup', cleanup(b, 'b'));
+      await a.adapter.commit({ jobs: [{ type: 'test.cleanup', payload: { after: '' }, dedupeKey: 'test.cleanup', runAt: T0 }] });
+
+      // Process a runs the first batch, claims the second and dies before its commit.
+      const workerA = a.ctx.jobs.workerId;
+      const [first] = await a.adapter.claimJobs({ workerId: workerA, now: T0, leaseMs: 30_000, limit: 1 });
+      await cleanup(a, 'a')(first!, { workerId: workerA, renewLease: async () => undefined });
+      const [second] = await a.adapter.claimJobs({ workerId: workerA, now: T0, leaseMs: 30_000, limit: 1 });
+      expect(second?.payload).toEqual({ after: urns[9] });
+      await a.close();
+      const stale = async () =>
+        (await b.adapter.readEntities(urns))
+          .filter((e) => 'stale' in (e.aspects.datasetProperties!.value.customProperties as JsonObject))
+          .map((e) => e.urn);
+      expect(await stale()).toEqual(urns.slice(10));
+
+      b.clock.now = T0 + 30_000;
+      const report = await b.ctx.jobs.settle();
+      expect(report).toEqual({ completed: 2, failed: [] });
+      expect(batches).toEqual([
+        { by: 'a', after: '' },
+        { by: 'b', after: urns[9] },
+        { by: 'b', after: urns[19] },
+      ]);
+      expect(await stale()).toEqual([]);
+      const values = (await b.adapter.readEntities(urns)).map((e) => e.aspects.datasetProperties!.value.customProperties);
+      expect(values).toEqual(urns.map(() => ({ kept: 'yes' })));
+      expect(await b.adapter.listJobs({ includeDead: true })).toEqual([]);
+    });
+
+    it('two processes draining one queue run every job exactly once', async () => {
+      const schema = schemas.freshSchema();
+      const a = await startProcess(schema);
+      const b = await startProcess(schema);
+      const runs = new Map<number, string[]>();
+      for (const [p, by] of [
+        [a, 'a'],
+        [b, 'b'],
+      ] as const) {
+        p.ctx.jobs.register('test.count', async (job) => {
+          const n = Number(job.payload.n);
+          runs.set(n, [...(runs.get(n) ?? []), by]);
+          return { commit: {} };
+        });
+      }
+      await a.adapter.commit({ jobs: Array.from({ length: 60 }, (_, n) => ({ type: 'test.count', payload: { n }, runAt: T0 })) });
+      const [ra, rb] = await Promise.all([a.ctx.jobs.settle(), b.ctx.jobs.settle()]);
+      expect(ra.completed + rb.completed).toBe(60);
+      expect([...runs.keys()].sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, n) => n));
+      expect([...runs.values()].filter((by) => by.length !== 1)).toEqual([]);
+      expect(await a.adapter.listJobs({ includeDead: true })).toEqual([]);
+    });
+  });
+}
