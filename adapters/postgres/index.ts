@@ -13,6 +13,7 @@ import { createHandle, type PgHandle } from './database';
 import * as entities from './entities';
 import * as jobs from './jobs';
 import { migrate } from './schema';
+import * as search from './search';
 import * as searchStore from './search-store';
 import { TimeseriesStore } from './timeseries';
 
@@ -106,10 +107,6 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
     }
   }
 
-  function unsupportedSearch(): never {
-    throw new CatalogError('UNSUPPORTED', 'search and aggregation are not implemented yet in the PostgreSQL adapter');
-  }
-
   return {
     name: 'postgres',
     capabilities: CAPABILITIES,
@@ -142,13 +139,11 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       // Full text is indexed inside every commit: nothing is deferred.
       h();
     },
-    async search(_request: SearchRequest): Promise<SearchResponse> {
-      h();
-      return unsupportedSearch();
+    async search(request: SearchRequest): Promise<SearchResponse> {
+      return search.search(h(), request);
     },
-    async aggregate(_request: AggregateRequest): Promise<FacetResult[]> {
-      h();
-      return unsupportedSearch();
+    async aggregate(request: AggregateRequest): Promise<FacetResult[]> {
+      return search.aggregate(h(), request);
     },
     async findEntitiesWithPropertyValues(request) {
       return searchStore.findEntitiesWithPropertyValues(h(), request);

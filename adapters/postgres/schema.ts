@@ -35,11 +35,15 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
     CREATE INDEX aspects_by_name ON ${s}.aspects (name, entity_id);
 
     -- Search documents: one row per entity with its full text, its standard fields, its typed property values.
+    -- The *_lower columns hold JavaScript's toLowerCase() of the value when it differs (else NULL), so
+    -- that IEQUAL means exactly what the contract says, whatever the server's collations can do.
     CREATE TABLE ${s}.search_docs (
       entity_id bigint PRIMARY KEY,
       urn text COLLATE "C" NOT NULL UNIQUE,
       entity_type text COLLATE "C" NOT NULL,
       removed boolean NOT NULL,
+      urn_lower text COLLATE "C",
+      entity_type_lower text COLLATE "C",
       name text NOT NULL,
       description text NOT NULL,
       urn_key text NOT NULL,
@@ -52,6 +56,7 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
       field text COLLATE "C" NOT NULL,
       value text COLLATE "C" NOT NULL,
       entity_id bigint NOT NULL,
+      value_lower text COLLATE "C",
       PRIMARY KEY (field, value, entity_id)
     );
     CREATE INDEX search_fields_by_entity ON ${s}.search_fields (entity_id);
@@ -62,7 +67,8 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
       def_key text COLLATE "C" NOT NULL,
       str_value text COLLATE "C",
       num_value double precision,
-      entity_id bigint NOT NULL
+      entity_id bigint NOT NULL,
+      str_lower text COLLATE "C"
     );
     CREATE INDEX property_values_str ON ${s}.property_values (property, def_key, str_value, entity_id);
     CREATE INDEX property_values_num ON ${s}.property_values (property, def_key, num_value, entity_id);

@@ -10,6 +10,12 @@ export const TEXT_CONFIG = 'simple';
 const tsvector = (name: string, description: string, urnKey: string): string =>
   `setweight(to_tsvector('${TEXT_CONFIG}', ${name}), 'A') || setweight(to_tsvector('${TEXT_CONFIG}', ${urnKey}), 'A') || setweight(to_tsvector('${TEXT_CONFIG}', ${description}), 'B')`;
 
+/** JavaScript's lower-casing (the contract's IEQUAL), kept only when it changes the value. */
+export function lowerIfDifferent(value: string): string | null {
+  const lower = value.toLowerCase();
+  return lower === value ? null : lower;
+}
+
 /** Inside the caller's transaction: every trace of the documents of these entities. */
 export async function removeSearchDocuments(tx: Queryable, s: string, entityIds: readonly string[]): Promise<void> {
   if (entityIds.length === 0) return;
@@ -35,13 +41,15 @@ export async function writeSearchDocuments(
   if (docs.length === 0) return;
   if (existing.length > 0) await clearValues(tx, s, existing);
   await tx.execute(
-    `INSERT INTO ${s}.search_docs (entity_id, urn, entity_type, removed, name, description, urn_key, tsv)
-     SELECT d.entity_id, d.urn, d.entity_type, d.removed, d.name, d.description, d.urn_key, ${tsvector('d.name', 'd.description', 'd.urn_key')}
-     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[])
-       AS d(entity_id, urn, entity_type, removed, name, description, urn_key)
+    `INSERT INTO ${s}.search_docs (entity_id, urn, entity_type, removed, name, description, urn_key, urn_lower, entity_type_lower, tsv)
+     SELECT d.entity_id, d.urn, d.entity_type, d.removed, d.name, d.description, d.urn_key, d.urn_lower, d.entity_type_lower,
+       ${tsvector('d.name', 'd.description', 'd.urn_key')}
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::boolean[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+       AS d(entity_id, urn, entity_type, removed, name, description, urn_key, urn_lower, entity_type_lower)
      ON CONFLICT (entity_id) DO UPDATE SET
        urn = excluded.urn, entity_type = excluded.entity_type, removed = excluded.removed,
-       name = excluded.name, description = excluded.description, urn_key = excluded.urn_key, tsv = excluded.tsv`,
+       name = excluded.name, description = excluded.description, urn_key = excluded.urn_key,
+       urn_lower = excluded.urn_lower, entity_type_lower = excluded.entity_type_lower, tsv = excluded.tsv`,
     [
       docs.map((d) => d.entityId),
       docs.map((d) => d.doc.urn),
@@ -50,23 +58,28 @@ export async function writeSearchDocuments(
       docs.map((d) => d.doc.text.name ?? ''),
       docs.map((d) => d.doc.text.description ?? ''),
       docs.map((d) => d.doc.text.urnKey),
+      docs.map((d) => lowerIfDifferent(d.doc.urn)),
+      docs.map((d) => lowerIfDifferent(d.doc.entityType)),
     ],
   );
 
   const fieldIds: string[] = [];
   const fieldNames: string[] = [];
   const fieldValues: string[] = [];
+  const fieldLowers: Array<string | null> = [];
   const valueIds: string[] = [];
   const properties: string[] = [];
   const keys: string[] = [];
   const strings: Array<string | null> = [];
   const numbers: Array<number | null> = [];
+  const lowers: Array<string | null> = [];
   for (const { entityId, doc } of docs) {
     for (const [field, values] of Object.entries(doc.fields)) {
       for (const value of values) {
         fieldIds.push(entityId);
         fieldNames.push(field);
         fieldValues.push(value);
+        fieldLowers.push(lowerIfDifferent(value));
       }
     }
     for (const property of doc.properties) {
@@ -76,21 +89,22 @@ export async function writeSearchDocuments(
         keys.push(property.definitionKey);
         strings.push(typeof value === 'string' ? value : null);
         numbers.push(typeof value === 'number' ? value : null);
+        lowers.push(typeof value === 'string' ? lowerIfDifferent(value) : null);
       }
     }
   }
   if (fieldIds.length > 0) {
     await tx.execute(
-      `INSERT INTO ${s}.search_fields (entity_id, field, value)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
-      [fieldIds, fieldNames, fieldValues],
+      `INSERT INTO ${s}.search_fields (entity_id, field, value, value_lower)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) ON CONFLICT DO NOTHING`,
+      [fieldIds, fieldNames, fieldValues, fieldLowers],
     );
   }
   if (valueIds.length > 0) {
     await tx.execute(
-      `INSERT INTO ${s}.property_values (entity_id, property, def_key, str_value, num_value)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::double precision[])`,
-      [valueIds, properties, keys, strings, numbers],
+      `INSERT INTO ${s}.property_values (entity_id, property, def_key, str_value, num_value, str_lower)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::double precision[], $6::text[])`,
+      [valueIds, properties, keys, strings, numbers, lowers],
     );
   }
 }
