@@ -33,5 +33,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The JSON report lets .ci/run print one closing "N passed, M failed" line for the whole run.
+    reporters: ['default', ['json', { outputFile: '.vitest-tmp/results.json' }]],
   },
 });

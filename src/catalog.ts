@@ -8,12 +8,17 @@ import { CatalogError, type Violation } from './core/errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
+import { PolicyService, type Policies } from './core/policies';
+import type { AccessTokens, TokenOptions } from './core/token-model';
+import { checkTokenOptions, TokenService } from './core/tokens';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
   adapter: StorageAdapter;
   /** Secret for signing access tokens (>= 32 bytes). A list rotates keys: the first signs, all verify. */
   tokenSigningKey?: string | readonly string[];
+  /** Access token settings: `allowNoExpiry` (default false), `cleanupIntervalMs` (default one hour). */
+  tokens?: TokenOptions;
   /** Actor URNs that hold every privilege. */
   superUsers?: readonly string[];
   /** Static grants, in addition to the policies stored through the API. */
@@ -32,6 +37,10 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
+  /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken. */
+  readonly tokens: AccessTokens;
+  /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
+  readonly policies: Policies;
   /** The catalog clock (milliseconds). */
   now(): number;
   /** Resolves once the adapter is open; rejects with its error otherwise. */
@@ -130,15 +139,24 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
 
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
+  checkTokenOptions(options?.tokens);
   const { ctx, ready } = createCatalogContext(options);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
+  const signingKey = options.tokenSigningKey;
+  const tokens = new TokenService(ctx, { ready, signingKeys: signingKey === undefined ? [] : typeof signingKey === 'string' ? [signingKey] : signingKey, tokens: options.tokens });
+  const policies = new PolicyService(ctx);
+  const tokenHousekeeping = started
+    .then(() => tokens.cleanup.start(), () => undefined)
+    .catch((error: unknown) => ctx.reportError(error, 'scheduling the removal of expired access tokens'));
   let closed: Promise<void> | undefined;
   return {
     registry: ctx.registry,
     entities: ctx.entities,
+    tokens,
+    policies,
     now: () => ctx.clock(),
-    ready: () => started,
+    ready: () => started.then(() => tokenHousekeeping),
     async authorize(actor, privilege) {
       await ctx.authorizer.require(await ctx.authenticate(actor), privilege);
     },
@@ -151,11 +169,14 @@ export function createCatalog(options: CatalogOptions): Catalog {
     },
     async settle() {
       await started;
+      await tokenHousekeeping;
       return ctx.jobs.settle();
     },
     close() {
       closed ??= (async () => {
         await started.catch(() => undefined);
+        tokens.cleanup.stop();
+        await tokenHousekeeping;
         await ctx.jobs.stop();
         await ctx.adapter.close();
       })();

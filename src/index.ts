@@ -22,3 +22,19 @@ export type { EntityService, EntityView, AspectView, EntityUpsert } from './core
 export type { JobRunnerOptions, SettleReport } from './core/jobs';
 export { FILTER_OPERATORS } from './adapter/types';
 export type * from './adapter/types';
+export type { FacetFilterInput, FacetCondition } from './core/filters';
+export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './core/token-model';
+export type {
+  AccessTokens,
+  AccessTokenDuration,
+  AccessTokenList,
+  AccessTokenMetadata,
+  AccessTokenType,
+  BootstrapTokenInput,
+  CreateAccessTokenInput,
+  CreatedAccessToken,
+  ListAccessTokensInput,
+  TokenOptions,
+  VerifiedAccessToken,
+} from './core/token-model';
+export type { Policies, PolicyList, PolicyState, PolicyActorsInput, CreatePolicyInput, UpdatePolicyInput } from './core/policies';

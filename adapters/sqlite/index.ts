@@ -131,14 +131,19 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     limit: number;
   }): StoredEntity[] {
     const db = h();
+    // One statement text per filter combination, so the planner can use entities_by_type (an
+    // `(? IS NULL OR ...)` condition would force a scan of every entity in URN order).
+    const conditions = ['e.urn > @after'];
+    if (request.entityType !== undefined) conditions.push('e.entity_type = @entityType');
+    if (request.requireAspect !== undefined) conditions.push('EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.id AND x.name = @aspect)');
     const page = db
-      .stmt(
-        `SELECT e.urn FROM entities e
-         WHERE (@p1 IS NULL OR e.entity_type = @p1) AND e.urn > @p2
-           AND (@p3 IS NULL OR EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.id AND x.name = @p3))
-         ORDER BY e.urn LIMIT @p4`,
-      )
-      .all(params(request.entityType ?? null, request.afterUrn ?? '', request.requireAspect ?? null, request.limit)) as Array<{ urn: string }>;
+      .stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`)
+      .all({
+        after: request.afterUrn ?? '',
+        limit: request.limit,
+        ...(request.entityType !== undefined ? { entityType: request.entityType } : {}),
+        ...(request.requireAspect !== undefined ? { aspect: request.requireAspect } : {}),
+      }) as Array<{ urn: string }>;
     return readEntities(
       page.map((r) => r.urn),
       request.aspectNames,

@@ -32,6 +32,8 @@ export interface EntityTypeSpec {
   /** Aspect whose `name` and `description` feed full-text search. */
   textAspect?: string;
   searchFields?: readonly SearchFieldSpec[];
+  /** False for entities reached only through their own API (access tokens, policies): no search document. Default true. */
+  searchable?: boolean;
 }
 
 const COMMON_ASPECTS = ['status', 'structuredProperties'] as const;
@@ -122,8 +124,8 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
     searchFields: [nameField('dataPlatformInfo')],
   },
   { name: 'structuredProperty', graphqlType: 'STRUCTURED_PROPERTY', aspects: ['propertyDefinition', 'status'] },
-  { name: 'accessToken', graphqlType: 'ACCESS_TOKEN', aspects: ['ServiceAccessTokenInfo'] },
-  { name: 'policy', graphqlType: 'POLICY', aspects: ['policyInfo'] },
+  { name: 'accessToken', graphqlType: 'ACCESS_TOKEN', aspects: ['ServiceAccessTokenInfo'], searchable: false },
+  { name: 'policy', graphqlType: 'POLICY', aspects: ['policyInfo'], searchable: false },
 ];
 
 const BUILT_IN_ASPECTS: readonly AspectSpec[] = [

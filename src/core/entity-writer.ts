@@ -122,7 +122,8 @@ export class EntityWriter {
         expectVersion: existing?.version ?? 0,
         put,
         delete: deleted,
-        searchDocument: deriveSearchDocument(this.registry, urn, entityType, aspects),
+        searchDocument:
+          this.registry.entityType(entityType).searchable === false ? null : deriveSearchDocument(this.registry, urn, entityType, aspects),
       });
       after.set(urn, { urn, entityType, version: (existing?.version ?? 0) + 1, aspects });
     }

@@ -17,6 +17,7 @@ import { registerEntityTests } from './entities';
 import { registerJobTests } from './jobs';
 import { registerPropertyValueTests } from './property-values';
 import { registerTimeseriesTests } from './timeseries';
+import { registerTokenTests } from './tokens';
 
 export type {
   ConformanceExpect,
@@ -36,6 +37,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerJobTests(harness);
     registerTimeseriesTests(harness);
     registerCatalogTests(harness);
+    registerTokenTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
 }
