@@ -2,8 +2,8 @@ import type { EntityWrite, FaultInjectionOptions, JsonObject, StoredAspect, Stor
 import { CatalogError } from '../../src/core/errors';
 import type { PgHandle, Queryable } from './database';
 import * as jobs from './jobs';
-import { removeSearchDocuments, writeSearchDocuments } from './search-store';
 import type { TimeseriesStore } from './timeseries';
+import { WriteStatement } from './write-statement';
 
 interface EntityAspectRow {
   urn: string;
@@ -113,103 +113,49 @@ function runsOfDistinctUrns(writes: readonly EntityWrite[]): EntityWrite[][] {
 const conflict = (write: EntityWrite, found: number): CatalogError =>
   new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
 
+const byUrn = (a: EntityWrite, b: EntityWrite): number => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0);
+
 /**
- * Writes one run of entities (distinct URNs) inside the caller's transaction. Optimistic versioning:
- * the rows of the entities that exist are locked in URN order (`FOR UPDATE`, so concurrent batches
- * over the same entities queue instead of deadlocking) and their versions compared with what the
- * domain read; new entities are inserted with `ON CONFLICT DO NOTHING`, and one that another writer
- * created meanwhile is a CONFLICT too. Then every change is applied with a few set-based statements.
+ * Writes one run of entities (distinct URNs) inside the caller's transaction, in two statements.
+ *
+ * Optimistic versioning: the first statement locks the rows of the entities that exist, in URN order
+ * (`FOR UPDATE`, so concurrent batches over the same entities queue instead of deadlocking), and their
+ * versions are compared with what the domain read. The second applies everything at once as
+ * data-modifying CTEs over arrays (see WriteStatement): new entities (`ON CONFLICT DO NOTHING`: one that
+ * another writer created meanwhile is missing from the result, which is a CONFLICT too), versions,
+ * deleted entities, aspects, search documents, standard fields and typed property values.
  */
 async function writeRun(tx: Queryable, s: string, timeseries: TimeseriesStore, run: readonly EntityWrite[]): Promise<void> {
   const locked = await tx.query<{ id: string; urn: string; version: number }>(
     `SELECT id, urn, version FROM ${s}.entities WHERE urn = ANY($1::text[]) ORDER BY urn FOR UPDATE`,
     [run.map((w) => w.urn)],
   );
-  const existing = new Map(locked.map((r) => [r.urn, r] as const));
+  const existing = new Map(locked.map((r) => [r.urn, { id: String(r.id), version: r.version }] as const));
   for (const write of run) {
     const found = existing.get(write.urn)?.version ?? 0;
     if (found !== write.expectVersion) throw conflict(write, found);
   }
+  const idOf = (write: EntityWrite): string | undefined => existing.get(write.urn)?.id;
 
-  const toCreate = run.filter((w) => !w.deleteEntity && !existing.has(w.urn)).sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
-  const ids = new Map<string, string>(locked.map((r) => [r.urn, String(r.id)] as const));
-  if (toCreate.length > 0) {
-    const created = await tx.query<{ id: string; urn: string }>(
-      `INSERT INTO ${s}.entities (urn, entity_type, version)
-       SELECT n.urn, n.entity_type, 1 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS n(urn, entity_type, i) ORDER BY n.i
-       ON CONFLICT (urn) DO NOTHING
-       RETURNING id, urn`,
-      [toCreate.map((w) => w.urn), toCreate.map((w) => w.entityType)],
-    );
-    if (created.length !== toCreate.length) {
-      const made = new Set(created.map((r) => r.urn));
-      const lost = toCreate.find((w) => !made.has(w.urn))!;
-      throw new CatalogError('CONFLICT', `${lost.urn}: expected version 0, but another writer created it`);
-    }
-    for (const row of created) ids.set(row.urn, String(row.id));
-  }
-
-  const deleted = run.filter((w) => w.deleteEntity && existing.has(w.urn));
+  const statement = new WriteStatement(s);
+  const toCreate = run.filter((w) => !w.deleteEntity && !existing.has(w.urn)).sort(byUrn);
+  statement.createEntities(toCreate);
   const kept = run.filter((w) => !w.deleteEntity);
-  const updatedIds = kept.filter((w) => existing.has(w.urn)).map((w) => ids.get(w.urn)!);
-  if (updatedIds.length > 0) await tx.execute(`UPDATE ${s}.entities SET version = version + 1 WHERE id = ANY($1::bigint[])`, [updatedIds]);
+  statement.bumpVersions(kept.flatMap((w) => idOf(w) ?? []));
+  const deleted = run.filter((w) => w.deleteEntity && existing.has(w.urn));
+  statement.deleteEntities(deleted.map((w) => idOf(w)!));
+  statement.putAspects(kept, idOf);
+  statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: idOf(w)!, names: w.delete ?? [] })));
+  statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => idOf(w)!));
+  statement.writeSearchDocuments(kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), doc: w.searchDocument! })));
 
-  if (deleted.length > 0) {
-    const deletedIds = deleted.map((w) => ids.get(w.urn)!);
-    await tx.execute(`DELETE FROM ${s}.aspects WHERE entity_id = ANY($1::bigint[])`, [deletedIds]);
-    await removeSearchDocuments(tx, s, deletedIds);
-    await timeseries.deleteEntities(tx, deleted);
-    await tx.execute(`DELETE FROM ${s}.entities WHERE id = ANY($1::bigint[])`, [deletedIds]);
+  const created = await statement.run(tx);
+  if (created.length !== toCreate.length) {
+    const made = new Set(created);
+    const lost = toCreate.find((w) => !made.has(w.urn))!;
+    throw new CatalogError('CONFLICT', `${lost.urn}: expected version 0, but another writer created it`);
   }
-
-  await putAspects(tx, s, kept, ids);
-  const aspectDeletes = kept.flatMap((w) => (w.delete ?? []).map((name) => [ids.get(w.urn)!, name] as const));
-  if (aspectDeletes.length > 0) {
-    await tx.execute(
-      `DELETE FROM ${s}.aspects a USING unnest($1::bigint[], $2::text[]) AS d(entity_id, name)
-       WHERE a.entity_id = d.entity_id AND a.name = d.name`,
-      [aspectDeletes.map((d) => d[0]), aspectDeletes.map((d) => d[1])],
-    );
-  }
-
-  const removedDocs = kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => ids.get(w.urn)!);
-  await removeSearchDocuments(tx, s, removedDocs);
-  const newDocs = kept.filter((w) => w.searchDocument);
-  await writeSearchDocuments(
-    tx,
-    s,
-    newDocs.map((w) => ({ entityId: ids.get(w.urn)!, doc: w.searchDocument! })),
-    newDocs.filter((w) => existing.has(w.urn)).map((w) => ids.get(w.urn)!),
-  );
-}
-
-/** Inserts or replaces aspects; when one write names an aspect twice, the last one counts. */
-async function putAspects(tx: Queryable, s: string, writes: readonly EntityWrite[], ids: ReadonlyMap<string, string>): Promise<void> {
-  const rows = new Map<string, { entityId: string; put: NonNullable<EntityWrite['put']>[number] }>();
-  for (const write of writes) {
-    const entityId = ids.get(write.urn)!;
-    for (const put of write.put ?? []) rows.set(`${entityId}\u0000${put.name}`, { entityId, put });
-  }
-  if (rows.size === 0) return;
-  const list = [...rows.values()];
-  await tx.execute(
-    `INSERT INTO ${s}.aspects (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
-     SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[], $5::bigint[], $6::text[], $7::bigint[], $8::text[], $9::text[])
-     ON CONFLICT (entity_id, name) DO UPDATE SET
-       value = excluded.value, version = excluded.version, created_time = excluded.created_time, created_actor = excluded.created_actor,
-       modified_time = excluded.modified_time, modified_actor = excluded.modified_actor, system_metadata = excluded.system_metadata`,
-    [
-      list.map((r) => r.entityId),
-      list.map((r) => r.put.name),
-      list.map((r) => JSON.stringify(r.put.value)),
-      list.map((r) => r.put.version),
-      list.map((r) => r.put.created.time),
-      list.map((r) => r.put.created.actor),
-      list.map((r) => r.put.lastModified.time),
-      list.map((r) => r.put.lastModified.actor),
-      list.map((r) => (r.put.systemMetadata ? JSON.stringify(r.put.systemMetadata) : null)),
-    ],
-  );
+  await timeseries.deleteEntities(tx, deleted);
 }
 
 /**

@@ -52,13 +52,15 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
     CREATE INDEX search_docs_by_type ON ${s}.search_docs (entity_type, urn);
     CREATE INDEX search_docs_text ON ${s}.search_docs USING gin (tsv);
 
+    -- No unique key: a commit deletes a document's old rows and inserts its new ones in one statement
+    -- (the writer puts each value once per field and document).
     CREATE TABLE ${s}.search_fields (
       field text COLLATE "C" NOT NULL,
       value text COLLATE "C" NOT NULL,
       entity_id bigint NOT NULL,
-      value_lower text COLLATE "C",
-      PRIMARY KEY (field, value, entity_id)
+      value_lower text COLLATE "C"
     );
+    CREATE INDEX search_fields_by_value ON ${s}.search_fields (field, value, entity_id);
     CREATE INDEX search_fields_by_entity ON ${s}.search_fields (entity_id);
 
     -- One typed row per structured property value: no DDL per property, any number of runtime-defined properties.
