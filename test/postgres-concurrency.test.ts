@@ -274,6 +274,30 @@ if (decision === 'fail') {
       expect(await b.adapter.listJobs({ includeDead: true })).toEqual([]);
     });
 
+    it('a truncation by reindex in one process while the other appends loses no appended row', async () => {
+      const schema = schemas.freshSchema();
+      const a = await startProcess(schema);
+      const b = await startProcess(schema);
+      const index = { indexName: 'dataset_datasetprofileaspect_v1', entityType: 'dataset', aspect: 'datasetProfile' };
+      const row = (t: number) => ({ urn: DATASET, timestampMillis: t, value: { timestampMillis: t } });
+      // 100 old rows (to be truncated), then 40 batches of 5 new rows appended while b rebuilds 5 times.
+      await a.adapter.appendTimeseries(index, Array.from({ length: 100 }, (_, i) => row(T0 + i)));
+      const appends = (async () => {
+        for (let batch = 0; batch < 40; batch++) {
+          await a.adapter.appendTimeseries(index, Array.from({ length: 5 }, (_, i) => row(T0 + 1_000 + batch * 5 + i)));
+        }
+      })();
+      const removed: number[] = [];
+      for (let i = 0; i < 5; i++) removed.push(await b.adapter.rebuildTimeseriesIndex(index, T0 + 999));
+      await appends;
+      expect(removed.reduce((x, y) => x + y, 0)).toBe(100);
+      expect(await b.adapter.countTimeseries(index, T0 + 999)).toEqual({ total: 200, matching: 0 });
+      const page = await a.adapter.queryTimeseries({ ...index, limit: 1_000 });
+      expect(page.rows.map((r) => r.timestampMillis)).toEqual(Array.from({ length: 200 }, (_, i) => T0 + 1_199 - i));
+      const [size] = await b.adapter.timeseriesIndexSizes();
+      expect([size?.indexName, size?.rows]).toEqual([index.indexName, 200]);
+    });
+
     it('two processes draining one queue run every job exactly once', async () => {
       const schema = schemas.freshSchema();
       const a = await startProcess(schema);
