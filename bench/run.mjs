@@ -10,6 +10,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** Workload name → [file, exported function]. */
 const WORKLOADS = {
   foundation: ['foundation.ts', 'runFoundationBench'],
+  'property-cleanup': ['property-cleanup.ts', 'runPropertyCleanupBench'],
 };
 
 const args = process.argv.slice(2);

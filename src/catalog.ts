@@ -8,6 +8,9 @@ import { CatalogError, type Violation } from './core/errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
+import type { ReindexOptions, ReindexProgress } from './core/property-types';
+import { reindexSearchDocuments } from './core/reindex';
+import { createStructuredPropertyService, type StructuredPropertyService } from './core/structured-properties';
 import { PolicyService, type Policies } from './core/policies';
 import type { AccessTokens, TokenOptions } from './core/token-model';
 import { checkTokenOptions, TokenService } from './core/tokens';
@@ -37,6 +40,8 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
+  /** Structured property definitions and their values on entities. */
+  readonly properties: StructuredPropertyService;
   /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken. */
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
@@ -52,6 +57,11 @@ export interface Catalog {
   listJobs(options?: { includeDead?: boolean; limit?: number }): Promise<Job[]>;
   /** Resolves once all background work queued so far (and what it queues) is done. */
   settle(): Promise<SettleReport>;
+  /**
+   * Rebuilds every search document from the stored aspects, in batches, reporting progress (the
+   * system-update step of the operations guide). An operator's call: no actor, no privilege.
+   */
+  reindex(options?: ReindexOptions): Promise<ReindexProgress>;
   /** Stops background work after its current batch and closes the adapter. */
   close(): Promise<void>;
 }
@@ -141,6 +151,7 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
   const { ctx, ready } = createCatalogContext(options);
+  const properties = createStructuredPropertyService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const signingKey = options.tokenSigningKey;
@@ -153,6 +164,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   return {
     registry: ctx.registry,
     entities: ctx.entities,
+    properties,
     tokens,
     policies,
     now: () => ctx.clock(),
@@ -171,6 +183,10 @@ export function createCatalog(options: CatalogOptions): Catalog {
       await started;
       await tokenHousekeeping;
       return ctx.jobs.settle();
+    },
+    async reindex(reindexOptions) {
+      await started;
+      return reindexSearchDocuments(ctx, reindexOptions);
     },
     close() {
       closed ??= (async () => {

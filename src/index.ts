@@ -22,6 +22,22 @@ export type { EntityService, EntityView, AspectView, EntityUpsert } from './core
 export type { JobRunnerOptions, SettleReport } from './core/jobs';
 export { FILTER_OPERATORS } from './adapter/types';
 export type * from './adapter/types';
+export type { StructuredPropertyService } from './core/structured-properties';
+export type * from './core/property-types';
+export {
+  VALUE_TYPE_NAMES,
+  DATA_TYPE_URN_PREFIX,
+  ENTITY_TYPE_URN_PREFIX,
+} from './core/property-types';
+export { definitionKey, definitionKeyOf, incarnationOf } from './core/definition-key';
+export {
+  toGraphqlInput,
+  toRestInput,
+  toYamlEntry,
+  toReadBack,
+  parseYamlDefinitions,
+} from './core/property-definition-shapes';
+export { CLEANUP_JOB_TYPE, SYSTEM_ACTOR } from './core/property-cleanup';
 export type { FacetFilterInput, FacetCondition } from './core/filters';
 export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './core/token-model';
 export type {

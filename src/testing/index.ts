@@ -16,6 +16,7 @@ import { registerDurabilityTests } from './durability';
 import { registerEntityTests } from './entities';
 import { registerJobTests } from './jobs';
 import { registerPropertyValueTests } from './property-values';
+import { registerStructuredPropertyTests } from './structured-properties';
 import { registerTimeseriesTests } from './timeseries';
 import { registerTokenTests } from './tokens';
 
@@ -37,6 +38,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerJobTests(harness);
     registerTimeseriesTests(harness);
     registerCatalogTests(harness);
+    registerStructuredPropertyTests(harness);
     registerTokenTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });

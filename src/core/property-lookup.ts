@@ -1,0 +1,75 @@
+import type { JsonObject, StorageAdapter, StoredAspect, StoredEntity } from '../adapter/types';
+import { definitionKeyOf, incarnationOf } from './definition-key';
+import { definitionFromJson } from './property-definition-shapes';
+import { valueTypeNameOf } from './property-definition-rules';
+import { DEFINITION_ASPECT, VALUES_ASPECT, type PropertyAssignment, type StructuredPropertyDefinition, type ValueTypeName } from './property-types';
+import { PROPERTY_KEYS_METADATA } from './search-document';
+
+/** A stored definition with what readers and writers of values need to know about it. */
+export interface DefinitionInfo {
+  urn: string;
+  definition: StructuredPropertyDefinition;
+  valueType: ValueTypeName;
+  removed: boolean;
+  incarnation: string;
+  key: string;
+}
+
+export function definitionInfoOf(entity: StoredEntity | undefined): DefinitionInfo | undefined {
+  const aspect = entity?.aspects[DEFINITION_ASPECT];
+  const definition = definitionFromJson(aspect?.value);
+  const key = definitionKeyOf(aspect);
+  if (!entity || !aspect || !definition || key === undefined) return undefined;
+  return {
+    urn: entity.urn,
+    definition,
+    valueType: valueTypeNameOf(definition.valueType) ?? 'string',
+    removed: entity.aspects.status?.value.removed === true,
+    incarnation: incarnationOf(aspect),
+    key,
+  };
+}
+
+/** The current definitions of these properties; hard-deleted or unknown ones are absent from the map. */
+export async function loadDefinitions(adapter: StorageAdapter, urns: Iterable<string>): Promise<Map<string, DefinitionInfo>> {
+  const list = [...new Set(urns)];
+  const out = new Map<string, DefinitionInfo>();
+  if (list.length === 0) return out;
+  for (const entity of await adapter.readEntities(list, [DEFINITION_ASPECT, 'status'])) {
+    const info = definitionInfoOf(entity);
+    if (info) out.set(entity.urn, info);
+  }
+  return out;
+}
+
+/** Property URN → definition key, as kept beside the values aspect. */
+export function keysOf(aspect: Pick<StoredAspect, 'systemMetadata'> | undefined): Record<string, string> {
+  const raw = (aspect?.systemMetadata?.[PROPERTY_KEYS_METADATA] ?? {}) as JsonObject;
+  const out: Record<string, string> = {};
+  for (const [urn, key] of Object.entries(raw)) if (typeof key === 'string') out[urn] = key;
+  return out;
+}
+
+export function assignmentsOf(aspect: Pick<StoredAspect, 'value'> | undefined): PropertyAssignment[] {
+  const list = aspect?.value.properties;
+  return Array.isArray(list) ? (list as unknown as PropertyAssignment[]) : [];
+}
+
+export type AssignmentState = 'visible' | 'softDeleted' | 'stale';
+
+/**
+ * Visible: the definition exists, is not soft-deleted, and the values were written under its current
+ * key. Soft-deleted: same key, property soft-deleted (kept, hidden, back on restore). Stale: anything
+ * else (hard-deleted definition, another incarnation, a superseded version) — hidden and due for clean-up.
+ */
+export function assignmentState(info: DefinitionInfo | undefined, key: string | undefined): AssignmentState {
+  if (!info || key !== info.key) return 'stale';
+  return info.removed ? 'softDeleted' : 'visible';
+}
+
+/** Property URNs named by the values aspects of these entities. */
+export function propertyUrnsOf(entities: readonly StoredEntity[]): Set<string> {
+  const urns = new Set<string>();
+  for (const entity of entities) for (const a of assignmentsOf(entity.aspects[VALUES_ASPECT])) urns.add(a.propertyUrn);
+  return urns;
+}
