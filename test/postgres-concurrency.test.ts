@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../adapters/postgres/schema';
 import type { JsonObject, StorageAdapter } from '../src/adapter/types';
-import { createCatalogContext } from '../src/catalog';
+import { createCatalog, createCatalogContext, type Catalog } from '../src/catalog';
+import { CLEANUP_BATCH_SIZE, CLEANUP_JOB_TYPE } from '../src/core/property-cleanup';
 import type { CatalogContext } from '../src/core/context';
 import type { JobHandler } from '../src/core/jobs';
 import { CatalogError } from '../src/core/errors';
@@ -16,6 +17,8 @@ const decision = await serverDecision('test/postgres-concurrency.test.ts');
 const ADMIN = 'urn:li:corpuser:admin';
 const T0 = 1_700_000_000_000;
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
+const RETENTION = 'urn:li:structuredProperty:io.test.retention';
+const TIER = 'urn:li:structuredProperty:io.test.tier';
 const datasetUrn = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
 
 interface Process {
@@ -23,6 +26,30 @@ interface Process {
   adapter: StorageAdapter;
   clock: { now: number };
   close(): Promise<void>;
+}
+
+/**
+ * An adapter whose process "dies" at its n-th commit that completes a job: that commit never reaches
+ * the database and never returns, so the job stays claimed, as when a process is killed mid-job.
+ */
+function mortal(adapter: StorageAdapter): { adapter: StorageAdapter; died: Promise<void>; dieAtJobCompletion(n: number): void } {
+  let dieAt = Number.POSITIVE_INFINITY;
+  let completions = 0;
+  let markDead: () => void = () => undefined;
+  const died = new Promise<void>((resolve) => {
+    markDead = resolve;
+  });
+  const wrapped: StorageAdapter = {
+    ...adapter,
+    async commit(batch) {
+      if (batch.completeJobs?.length && ++completions >= dieAt) {
+        markDead();
+        return new Promise<void>(() => undefined);
+      }
+      return adapter.commit(batch);
+    },
+  };
+  return { adapter: wrapped, died, dieAtJobCompletion: (n) => void (dieAt = n) };
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
@@ -46,7 +73,7 @@ if (decision === 'fail') {
   });
 } else {
   const schemas = new SchemaPool();
-  const open: Process[] = [];
+  const open: Array<{ close(): Promise<void> }> = [];
   afterEach(async () => {
     for (const p of open.splice(0)) await p.close();
     await schemas.dropAll();
@@ -54,6 +81,21 @@ if (decision === 'fail') {
   afterAll(async () => {
     await schemas.end();
   });
+
+  interface CatalogProcess {
+    catalog: Catalog;
+    adapter: StorageAdapter;
+    clock: { now: number };
+  }
+
+  /** One "process" with the whole public catalog (structured properties included) on the shared schema. */
+  async function startCatalog(schema: string, adapter: StorageAdapter = schemas.adapter({ schema })): Promise<CatalogProcess> {
+    const clock = { now: T0 };
+    const catalog = createCatalog({ adapter, superUsers: [ADMIN], clock: () => clock.now, jobs: { background: false } });
+    await catalog.ready();
+    open.push({ close: () => catalog.close() });
+    return { catalog, adapter, clock };
+  }
 
   /** One "process": its own adapter (own pool) and catalog context on the shared schema. */
   async function startProcess(schema: string, clock = { now: T0 }): Promise<Process> {
@@ -105,17 +147,24 @@ if (decision === 'fail') {
       await second.close();
     });
 
-    it('what one process writes, the other reads at once', async () => {
+    it('a structured property defined by one process is seen by the other at once, and values flow both ways', async () => {
       const schema = schemas.freshSchema();
-      const a = await startProcess(schema);
-      const b = await startProcess(schema);
-      await a.ctx.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders', description: 'written by a' });
-      const seen = await b.ctx.entities.get(ADMIN, DATASET);
-      expect(seen?.aspects.datasetProperties?.value).toEqual({ name: 'orders', description: 'written by a' });
-      await b.ctx.entities.upsertAspect(ADMIN, DATASET, 'status', { removed: true });
-      const back = await a.ctx.entities.get(ADMIN, DATASET);
-      expect(Object.keys(back?.aspects ?? {}).sort()).toEqual(['datasetProperties', 'status']);
-      expect((await a.adapter.readEntities([DATASET]))[0]?.version).toBe(2);
+      const [a, b] = [await startCatalog(schema), await startCatalog(schema)];
+      const created = await a.catalog.properties.create(ADMIN, { qualifiedName: 'io.test.retention', valueType: 'number', entityTypes: ['dataset'] });
+      expect(created.urn).toBe(RETENTION);
+      const seen = await b.catalog.properties.get(ADMIN, RETENTION);
+      expect(seen).toEqual(created);
+      await b.catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: RETENTION, values: [{ double: 30 }] }] });
+      expect(await a.catalog.properties.getValues(ADMIN, DATASET)).toEqual(await b.catalog.properties.getValues(ADMIN, DATASET));
+      expect((await a.catalog.properties.getValues(ADMIN, DATASET)).map((v) => [v.propertyUrn, v.values])).toEqual([[RETENTION, [{ double: 30 }]]]);
+      // A change of the definition by b is what a validates against next.
+      await b.catalog.properties.softDelete(ADMIN, RETENTION);
+      expect(await codeOf(a.catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: RETENTION, values: [{ double: 31 }] }] }))).toBe(
+        'INVALID_INPUT',
+      );
+      expect(await a.catalog.properties.getValues(ADMIN, DATASET)).toEqual([]);
+      await a.catalog.properties.restore(ADMIN, RETENTION);
+      expect((await b.catalog.properties.getValues(ADMIN, DATASET)).map((v) => v.values)).toEqual([[{ double: 30 }]]);
     });
 
     it('two commits expecting the same version: exactly one wins, the other is a CONFLICT and leaves nothing', async () => {
@@ -212,66 +261,46 @@ if (decision === 'fail') {
       expect((await b.adapter.readEntities([DATASET])).map((e) => e.version)).toEqual([1]);
     });
 
-    it('a batched clean-up started by one process and interrupted is finished by the other, each batch once', async () => {
+    it('a hard-delete clean-up started by one process and interrupted is finished by the other, each batch once', async () => {
       const schema = schemas.freshSchema();
-      const a = await startProcess(schema);
-      const b = await startProcess(schema);
-      const urns = Array.from({ length: 25 }, (_, i) => datasetUrn(`t${String(i).padStart(2, '0')}`));
-      await a.ctx.entities.upsertMany(
+      const dying = mortal(schemas.adapter({ schema }));
+      const a = await startCatalog(schema, dying.adapter);
+      const b = await startCatalog(schema);
+      await a.catalog.properties.create(ADMIN, { qualifiedName: 'io.test.retention', valueType: 'number', entityTypes: ['dataset'] });
+      await a.catalog.properties.create(ADMIN, { qualifiedName: 'io.test.tier', valueType: 'string', entityTypes: ['dataset'] });
+      // Three batches of the clean-up: CLEANUP_BATCH_SIZE, CLEANUP_BATCH_SIZE and 200 entities.
+      const urns = Array.from({ length: 2 * CLEANUP_BATCH_SIZE + 200 }, (_, i) => datasetUrn(`t${String(i).padStart(5, '0')}`));
+      await a.catalog.properties.upsertValuesMany(
         ADMIN,
-        urns.map((urn) => ({ urn, aspects: { datasetProperties: { name: 'x', customProperties: { stale: 'yes', kept: 'yes' } } } })),
+        urns.map((urn, i) => ({ urn, properties: [{ propertyUrn: RETENTION, values: [{ double: i }] }, { propertyUrn: TIER, values: [{ string: 'gold' }] }] })),
       );
-      // The clean-up, as the property clean-up works: take `stale` off the next 10 entities after the
-      // cursor, queue the follow-up and complete this job, all in one commit.
-      const batches: Array<{ by: string; after: string }> = [];
-      const cleanup = (p: Process, by: string): JobHandler => async (job, context) => {
-        const after = String(job.payload.after);
-        const page = await p.adapter.scanEntities({ entityType: 'dataset', afterUrn: after, limit: 10 });
-        batches.push({ by, after });
-        await p.ctx.writer.write(
-          ADMIN,
-          page.map((e) => e.urn),
-          (current) => ({
-            entities: [...current.values()].map((e) => {
-              const value = e.aspects.datasetProperties!.value;
-              const { stale: _stale, ...rest } = value.customProperties as JsonObject;
-              return { urn: e.urn, put: { datasetProperties: { value: { ...value, customProperties: rest } } } };
-            }),
-            jobs: page.length === 10 ? [{ type: 'test.cleanup', payload: { after: page[page.length - 1]!.urn }, dedupeKey: 'test.cleanup' }] : [],
-          }),
-          { completeJobs: [{ id: job.id, workerId: context.workerId }] },
-        );
-        return { done: true };
-      };
-      a.ctx.jobs.register('test.cleanup', cleanup(a, 'a'));
-      b.ctx.jobs.register('test.cleanup', cleanup(b, 'b'));
-      await a.adapter.commit({ jobs: [{ type: 'test.cleanup', payload: { after: '' }, dedupeKey: 'test.cleanup', runAt: T0 }] });
+      expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(urns.length);
 
-      // Process a runs the first batch, claims the second and dies before its commit.
-      const workerA = a.ctx.jobs.workerId;
-      const [first] = await a.adapter.claimJobs({ workerId: workerA, now: T0, leaseMs: 30_000, limit: 1 });
-      await cleanup(a, 'a')(first!, { workerId: workerA, renewLease: async () => undefined });
-      const [second] = await a.adapter.claimJobs({ workerId: workerA, now: T0, leaseMs: 30_000, limit: 1 });
-      expect(second?.payload).toEqual({ after: urns[9] });
-      await a.close();
-      const stale = async () =>
-        (await b.adapter.readEntities(urns))
-          .filter((e) => 'stale' in (e.aspects.datasetProperties!.value.customProperties as JsonObject))
-          .map((e) => e.urn);
-      expect(await stale()).toEqual(urns.slice(10));
+      expect(await a.catalog.properties.hardDelete(ADMIN, RETENTION)).toEqual({ urn: RETENTION, entitiesToClean: urns.length });
+      // Gone for the other process at once: the definition, and the values from every read.
+      expect(await b.catalog.properties.get(ADMIN, RETENTION)).toBeUndefined();
+      expect((await b.catalog.properties.getValues(ADMIN, urns[0]!)).map((v) => v.propertyUrn)).toEqual([TIER]);
 
-      b.clock.now = T0 + 30_000;
-      const report = await b.ctx.jobs.settle();
+      // Process a runs the first batch, then dies inside the second, before its commit: its claim stays.
+      dying.dieAtJobCompletion(2);
+      void a.catalog.settle().catch(() => undefined);
+      await dying.died;
+      await dying.adapter.close();
+      expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(urns.length - CLEANUP_BATCH_SIZE);
+      const [held] = await b.adapter.listJobs({ includeDead: true });
+      expect([held?.type, held?.lockedBy === null, held?.attempts]).toEqual([CLEANUP_JOB_TYPE, false, 1]);
+
+      // Process b cannot take it while a's lease holds; once it expires, b finishes the clean-up.
+      expect(await b.adapter.claimJobs({ workerId: 'probe', now: T0 + 1, leaseMs: 1, limit: 1 })).toEqual([]);
+      b.clock.now = held!.lockedUntil!;
+      const report = await b.catalog.settle();
       expect(report).toEqual({ completed: 2, failed: [] });
-      expect(batches).toEqual([
-        { by: 'a', after: '' },
-        { by: 'b', after: urns[9] },
-        { by: 'b', after: urns[19] },
-      ]);
-      expect(await stale()).toEqual([]);
-      const values = (await b.adapter.readEntities(urns)).map((e) => e.aspects.datasetProperties!.value.customProperties);
-      expect(values).toEqual(urns.map(() => ({ kept: 'yes' })));
+      expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(0);
       expect(await b.adapter.listJobs({ includeDead: true })).toEqual([]);
+      const stored = await b.adapter.readEntities(urns, ['structuredProperties']);
+      const propertyUrns = stored.map((e) => (e.aspects.structuredProperties?.value.properties as Array<{ propertyUrn: string }>).map((p) => p.propertyUrn));
+      expect(propertyUrns.filter((list) => list.join() !== TIER)).toEqual([]);
+      expect(stored).toHaveLength(urns.length);
     });
 
     it('a truncation by reindex in one process while the other appends loses no appended row', async () => {
