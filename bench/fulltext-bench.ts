@@ -9,6 +9,7 @@
 import { pathToFileURL } from 'node:url';
 import lunr from 'lunr';
 import { createFullTextIndex, type FullTextFieldConfig } from '../adapters/memory/fulltext';
+import { seededRandom } from '../src/testing/random';
 
 export interface LatencyFigures {
   medianMs: number;
@@ -184,17 +185,6 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-/** mulberry32: a tiny deterministic PRNG so runs are comparable. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const entryPoint = process.argv[1];
 if (entryPoint !== undefined && import.meta.url === pathToFileURL(entryPoint).href) {

@@ -1,3 +1,5 @@
+import { seededRandom } from '../src/testing/random';
+
 /**
  * A seeded generator of catalogs, shared by every benchmark: the same seed gives the same catalog.
  * Each dataset has a name, a 20-word description and five structured-property-like values:
@@ -16,16 +18,6 @@ export interface GeneratedDataset {
   costCenter?: string;
 }
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'pa', 'qu', 'de', 'fo', 'gi', 'ha', 'jo', 'be', 'cy', 'wu', 'xi'];
 const PLATFORMS = ['hive', 'snowflake', 'bigquery', 'postgres', 'kafka', 's3'];
@@ -59,7 +51,7 @@ function pickWeighted<T>(random: () => number, values: readonly T[], weights: re
 }
 
 export function* generateDatasets(options: { count: number; seed?: number }): Generator<GeneratedDataset> {
-  const random = mulberry32(options.seed ?? 42);
+  const random = seededRandom(options.seed ?? 42);
   const vocabulary = makeVocabulary(random, 5_000);
   const owners = Array.from({ length: 1_000 }, (_, i) => `team-${String(i).padStart(4, '0')}`);
   for (let i = 0; i < options.count; i++) {

@@ -14,6 +14,7 @@ import { createStructuredPropertyService, type StructuredPropertyService } from 
 import { PolicyService, type Policies } from './core/policies';
 import type { AccessTokens, TokenOptions } from './core/token-model';
 import { checkTokenOptions, TokenService } from './core/tokens';
+import { TimeseriesService } from './core/timeseries';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -46,6 +47,8 @@ export interface Catalog {
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
   readonly policies: Policies;
+  /** Timeseries aspects: append, query, index sizes, truncation (docs/timeseries.md). */
+  readonly timeseries: TimeseriesService;
   /** The catalog clock (milliseconds). */
   now(): number;
   /** Resolves once the adapter is open; rejects with its error otherwise. */
@@ -152,6 +155,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
   const { ctx, ready } = createCatalogContext(options);
   const properties = createStructuredPropertyService(ctx);
+  const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const signingKey = options.tokenSigningKey;
@@ -167,6 +171,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     properties,
     tokens,
     policies,
+    timeseries,
     now: () => ctx.clock(),
     ready: () => started.then(() => tokenHousekeeping),
     async authorize(actor, privilege) {

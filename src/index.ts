@@ -54,3 +54,19 @@ export type {
   VerifiedAccessToken,
 } from './core/token-model';
 export type { Policies, PolicyList, PolicyState, PolicyActorsInput, CreatePolicyInput, UpdatePolicyInput } from './core/policies';
+export { timeseriesIndexName } from './core/timeseries-input';
+export type { TruncationMethod } from './core/timeseries-input';
+export type {
+  TimeseriesService,
+  TimeseriesRecord,
+  TimeseriesAppendResult,
+  TimeseriesEntry,
+  TimeseriesBulkAppendResult,
+  TimeseriesQueryInput,
+  TimeseriesQueryResult,
+  TimeseriesIndexSizeRecord,
+  TruncateInput,
+  TruncateResult,
+  TruncateOptions,
+} from './core/timeseries';
+export type { TruncationStatus, TruncationState, TruncationProgressListener } from './core/timeseries-truncation';

@@ -1,6 +1,7 @@
 import lunr from 'lunr';
 import { describe, it, expect } from 'vitest';
 import { createFullTextIndex, type FullTextFieldConfig, type FullTextIndex } from '../adapters/memory/fulltext';
+import { seededRandom } from '../src/testing/random';
 
 interface Doc {
   id: string;
@@ -278,14 +279,3 @@ describe('createFullTextIndex query edge cases', () => {
   });
 });
 
-/** mulberry32: a tiny deterministic PRNG so the random sequence is reproducible. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -97,6 +97,14 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
       );
     `);
   },
+  (db) => {
+    // Timeseries sizes kept exact per write (page deltas inside each write transaction), so that
+    // reading them never walks a table; NULL means "measure with dbstat on the next read".
+    db.exec(`
+      ALTER TABLE timeseries_indexes ADD COLUMN pages INTEGER;
+      ALTER TABLE timeseries_indexes ADD COLUMN row_count INTEGER;
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

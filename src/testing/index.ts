@@ -19,7 +19,9 @@ import { registerPropertyValueTests } from './property-values';
 import { registerStructuredPropertyTests } from './structured-properties';
 import { registerTimeseriesTests } from './timeseries';
 import { registerTokenTests } from './tokens';
+import { registerTimeseriesOperationsTests } from './timeseries-operations';
 
+export { seededRandom } from './random';
 export type {
   ConformanceExpect,
   ConformanceHarness,
@@ -40,6 +42,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerCatalogTests(harness);
     registerStructuredPropertyTests(harness);
     registerTokenTests(harness);
+    registerTimeseriesOperationsTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
 }
