@@ -97,7 +97,15 @@ export class TimeseriesStore {
     };
   }
 
-  /** Bytes from `pg_total_relation_size`: the table, its indexes and its TOAST data. */
+  /**
+   * Bytes measured by Postgres: `pg_total_relation_size` (the table, its two indexes and its TOAST
+   * data) times the share of the table's storage that its live rows fill, each row counted as
+   * `pg_column_size(row)` plus its 4-byte line pointer. Postgres keeps the space of deleted rows in the
+   * table until it is rewritten (a rebuild) or reused after VACUUM, so the plain relation size would
+   * not move when rows are deleted; weighted by the live share, the figure falls at once, as SQLite's
+   * does when pages go to its freelist. Counting the live rows is one sequential scan of the index's
+   * table per call (an administrative operation).
+   */
   async sizes(): Promise<TimeseriesIndexSize[]> {
     const indexes = await this.h.query<{ index_name: string; entity_type: string; aspect: string }>(
       `SELECT index_name, entity_type, aspect FROM ${this.h.s}.timeseries_indexes ORDER BY index_name`,
@@ -105,11 +113,19 @@ export class TimeseriesStore {
     const out: TimeseriesIndexSize[] = [];
     for (const i of indexes) {
       const t = this.table(i.index_name);
-      const [size] = await this.h.query<{ bytes: string; n: string }>(
-        `SELECT pg_total_relation_size($1::regclass) AS bytes, (SELECT count(*) FROM ${t}) AS n`,
+      const [size] = await this.h.query<{ total: string; stored: string; n: string; live: string }>(
+        `SELECT pg_total_relation_size($1::regclass) AS total,
+           pg_relation_size($1::regclass)
+             + COALESCE((SELECT pg_total_relation_size(c.reltoastrelid) FROM pg_class c WHERE c.oid = $1::regclass AND c.reltoastrelid <> 0), 0) AS stored,
+           s.n, s.live
+         FROM (SELECT count(*) AS n, COALESCE(sum(pg_column_size(r.*) + 4), 0) AS live FROM ${t} r) s`,
         [`${this.h.s}.${ident(i.index_name)}`],
       );
-      out.push({ indexName: i.index_name, entityType: i.entity_type, aspect: i.aspect, bytes: Number(size?.bytes ?? 0), rows: Number(size?.n ?? 0) });
+      const total = Number(size?.total ?? 0);
+      const stored = Number(size?.stored ?? 0);
+      const live = Number(size?.live ?? 0);
+      const bytes = stored > 0 ? Math.round(total * Math.min(1, live / stored)) : total;
+      out.push({ indexName: i.index_name, entityType: i.entity_type, aspect: i.aspect, bytes, rows: Number(size?.n ?? 0) });
     }
     return out;
   }
