@@ -1,3 +1,6 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { defineConfig } from 'tsup';
 
 // One build, shared chunks: every entry sees the same CatalogError class and registry.
@@ -12,6 +15,26 @@ export const entries = {
   cli: 'src/cli/main.ts',
 };
 
+/**
+ * Writes docs/schema.graphql: the printed executable schema of a default catalog, built from the
+ * files just written to dist/ (test/graphql-schema-file.test.ts checks that the committed file matches).
+ */
+async function writeSchemaDocument(): Promise<void> {
+  const load = (file: string) => import(`${pathToFileURL(resolve('dist', file)).href}?build=${Date.now()}`);
+  const [{ createCatalog }, { createMemoryAdapter }, { createGraphQLSchema }, { printSchema }] = await Promise.all([
+    load('index.js'),
+    load('adapters/memory.js'),
+    load('graphql.js'),
+    import('graphql'),
+  ]);
+  const catalog = createCatalog({ adapter: createMemoryAdapter(), jobs: { background: false } });
+  try {
+    await writeFile('docs/schema.graphql', `${printSchema(createGraphQLSchema(catalog))}\n`);
+  } finally {
+    await catalog.close();
+  }
+}
+
 export default defineConfig({
   entry: entries,
   format: ['esm'],
@@ -23,4 +46,5 @@ export default defineConfig({
   clean: true,
   shims: false,
   loader: { '.graphql': 'text' },
+  onSuccess: writeSchemaDocument,
 });

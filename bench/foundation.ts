@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteAdapter } from '../adapters/sqlite';
-import { createCatalog } from '../src';
+import { analyzeText, createCatalog } from '../src';
 import { generateDatasets, type GeneratedDataset } from './generator';
 import { latencies, median, printTable, time, type Figure } from './harness';
 
@@ -24,18 +24,24 @@ function handWrittenBulkInsert(file: string, datasets: readonly GeneratedDataset
      VALUES (?, 'datasetProperties', ?, 1, ?, ?, ?, ?, NULL)`,
   );
   const insertDoc = db.prepare('INSERT INTO search_docs (entity_id, urn, entity_type, removed) VALUES (?, ?, ?, 0)');
-  const insertField = db.prepare('INSERT INTO search_fields (field, value, entity_id) VALUES (?, ?, ?)');
+  const insertKey = db.prepare("INSERT INTO search_keys (kind, name, def_key) VALUES ('field', ?, '')");
+  // One value per field: it is both the smallest and the largest (flags 1 | 2) and the first (4).
+  const insertValue = db.prepare("INSERT INTO search_values (entity_id, key_id, value, removed, entity_type, flags) VALUES (?, ?, ?, 0, 'dataset', 7)");
   const insertText = db.prepare('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
+  // The full-text index holds analysed terms (src/adapter/text-analysis.ts), as the adapter writes them.
+  const terms = (text: string) => analyzeText(text).join(' ');
   const now = Date.now();
   db.transaction(() => {
+    const key = { platform: 0, name: 0, origin: 0 };
+    for (const field of Object.keys(key) as Array<keyof typeof key>) key[field] = Number(insertKey.run(field).lastInsertRowid);
     for (const d of datasets) {
       const id = Number(insertEntity.run(d.urn, 'dataset').lastInsertRowid);
       insertAspect.run(id, JSON.stringify(datasetProperties(d)), now, ADMIN, now, ADMIN);
       insertDoc.run(id, d.urn, 'dataset');
-      insertField.run('platform', d.platform, id);
-      insertField.run('name', d.name, id);
-      insertField.run('origin', 'PROD', id);
-      insertText.run(id, d.name, d.description, d.urn.slice('urn:li:dataset:'.length));
+      insertValue.run(id, key.platform, d.platform);
+      insertValue.run(id, key.name, d.name);
+      insertValue.run(id, key.origin, 'PROD');
+      insertText.run(id, terms(d.name), terms(d.description), terms(d.urn.slice('urn:li:dataset:'.length)));
     }
   })();
   db.close();

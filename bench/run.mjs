@@ -11,6 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const WORKLOADS = {
   foundation: ['foundation.ts', 'runFoundationBench'],
   'property-cleanup': ['property-cleanup.ts', 'runPropertyCleanupBench'],
+  search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
 };
 

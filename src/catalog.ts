@@ -10,6 +10,7 @@ import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
 import type { ReindexOptions, ReindexProgress } from './core/property-types';
 import { reindexSearchDocuments } from './core/reindex';
+import { createSearchService, type SearchService } from './core/search';
 import { createStructuredPropertyService, type StructuredPropertyService } from './core/structured-properties';
 import { PolicyService, type Policies } from './core/policies';
 import type { AccessTokens, TokenOptions } from './core/token-model';
@@ -43,6 +44,8 @@ export interface Catalog {
   readonly entities: EntityService;
   /** Structured property definitions and their values on entities. */
   readonly properties: StructuredPropertyService;
+  /** Search and aggregation: scroll, search, aggregate (scrollAcrossEntities, searchAcrossEntities, aggregateAcrossEntities). */
+  readonly search: SearchService;
   /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken. */
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
@@ -155,6 +158,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
   const { ctx, ready } = createCatalogContext(options);
   const properties = createStructuredPropertyService(ctx);
+  const search = createSearchService(ctx, properties);
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
@@ -169,6 +173,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     registry: ctx.registry,
     entities: ctx.entities,
     properties,
+    search,
     tokens,
     policies,
     timeseries,

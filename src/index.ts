@@ -39,6 +39,19 @@ export {
 } from './core/property-definition-shapes';
 export { CLEANUP_JOB_TYPE, SYSTEM_ACTOR } from './core/property-cleanup';
 export type { FacetFilterInput, FacetCondition } from './core/filters';
+export type {
+  SearchService,
+  ScrollAcrossEntitiesInput,
+  ScrollAcrossEntitiesResult,
+  SearchAcrossEntitiesInput,
+  SearchAcrossEntitiesResult,
+  SearchResultEntry,
+} from './core/search';
+export type { SearchFlags, SearchScopeInput } from './core/search-input';
+export type { AggregateAcrossEntitiesInput, AggregateAcrossEntitiesResult, AggregationEntry, FacetEntry } from './core/aggregation';
+export { formatFacetNumber } from './core/aggregation';
+export { analyzeText, parseTextQuery, tokenize, STOP_WORDS } from './adapter/text-analysis';
+export type { TextQueryTerm } from './adapter/text-analysis';
 export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './core/token-model';
 export type {
   AccessTokens,

@@ -501,10 +501,23 @@ describe('memory adapter: search documents and property values', () => {
     expect(found).toEqual(urns.filter((_, i) => i % 2).sort());
   });
 
-  it('leaves search and aggregate to a later engine: UNSUPPORTED for now', async () => {
+  it('searches its own copy: changing a committed document or a returned hit afterwards changes nothing', async () => {
     const adapter = await opened();
-    expect(await rejectionCode(adapter.search({ entityTypes: [], filter: [], includeRemoved: false, order: 'urn', limit: 10 }))).toBe('UNSUPPORTED');
-    expect(await rejectionCode(adapter.aggregate({ entityTypes: [], filter: [], includeRemoved: false, facets: [], maxValues: 10 }))).toBe('UNSUPPORTED');
+    const a = datasetUrn('a');
+    const document = searchDocument(a, [{ propertyUrn: P, definitionKey: 'v1', values: ['gold'] }]);
+    document.text.name = 'revenue';
+    await adapter.commit({ entities: [{ ...create(a), searchDocument: document }] });
+    document.properties[0]!.values[0] = 'silver';
+    document.text.name = 'costs';
+    document.removed = true;
+    const gold = { kind: 'property', propertyUrn: P, definitionKey: 'v1', valueKind: 'string' } as const;
+    const scope = { entityTypes: [] as string[], includeRemoved: false };
+    const found = await adapter.search({ ...scope, filter: [[{ field: gold, operator: 'EQUAL', values: ['gold'], negated: false }]], text: 'revenue', order: 'urn', limit: 10 });
+    expect(found.hits.map((h) => h.urn)).toEqual([a]);
+    found.hits[0]!.urn = 'changed';
+    const [facet] = await adapter.aggregate({ ...scope, filter: [], facets: [gold], maxValues: 10 });
+    expect(facet!.buckets).toEqual([{ value: 'gold', count: 1 }]);
+    expect((await adapter.search({ ...scope, filter: [], order: 'urn', limit: 10 })).hits.map((h) => h.urn)).toEqual([a]);
   });
 });
 

@@ -15,6 +15,28 @@ export interface FullTextFieldConfig {
   boost?: number;
 }
 
+/** A parsed query term: an index term to match exactly, or a prefix of index terms. */
+export type QueryTerm = { readonly exact: string } | { readonly prefix: string };
+
+/**
+ * How field values and queries become terms. The default is lunr's own: `lunr.tokenizer`, then
+ * trimmer, stop-word filter and stemmer for the index; the stemmer only for query terms.
+ */
+export interface FullTextAnalyzer {
+  /** The index terms of one field value, in order (a repeated term counts again). */
+  indexTerms(value: string): string[];
+  /** The terms of a query, or undefined for "match all". */
+  queryTerms(query: string): QueryTerm[] | undefined;
+}
+
+export interface FullTextSearchOptions {
+  /**
+   * Only documents that match every query term (a prefix term: any of its expansions) are returned.
+   * Scores are unchanged. Default false: lunr's OR semantics.
+   */
+  requireAllTerms?: boolean;
+}
+
 export interface FullTextIndex {
   /** Adds or replaces the document with this id. Fields absent or empty contribute nothing. */
   upsert(id: string, fields: Readonly<Record<string, string | undefined>>): void;
@@ -35,7 +57,7 @@ export interface FullTextIndex {
    * operators (`field:`, `^boost`, `~distance`, `+`/`-` presence, inner or leading `*`) are not
    * supported: those characters are part of the term. A bare `*` next to other terms is ignored.
    */
-  search(query: string): Map<string, number> | undefined;
+  search(query: string, options?: FullTextSearchOptions): Map<string, number> | undefined;
 }
 
 // BM25 parameters: the defaults of lunr.Builder (`_k1`, `_b`).
@@ -49,9 +71,25 @@ indexPipeline.add(lunr.trimmer, lunr.stopWordFilter, lunr.stemmer);
 const searchPipeline = new lunr.Pipeline();
 searchPipeline.add(lunr.stemmer);
 
+/**
+ * The documents holding a term in one field: parallel arrays of slot and term frequency, unordered.
+ * Plain arrays of small integers, not a Map per term: at 100k documents the per-entry objects and
+ * rehashing of Maps cost most of the build time and garbage collection.
+ */
+interface FieldPostings {
+  readonly slots: number[];
+  readonly frequencies: number[];
+}
+
+/** One field of one document: its distinct terms and where each sits in that term's postings. */
+interface DocumentField {
+  readonly terms: string[];
+  readonly positions: number[];
+}
+
 interface TermPostings {
-  /** Indexed by field position: document slot → term frequency in that field. Created on first use. */
-  readonly byField: (Map<number, number> | undefined)[];
+  /** Indexed by field position; created on first use. */
+  readonly byField: (FieldPostings | undefined)[];
   /**
    * lunr's document frequency (`lunr.idf`) counts (document, field) pairs, not documents:
    * a term present in two fields of one document counts twice.
@@ -59,15 +97,20 @@ interface TermPostings {
   fieldPairs: number;
 }
 
+/** One field value analysed: its length in terms, and its distinct terms with their frequencies. */
 interface AnalysedField {
   length: number;
-  frequencies: Map<string, number>;
+  terms: string[];
+  frequencies: number[];
 }
 
-/** A query term after parsing: a stemmed exact term or an unstemmed prefix. */
-type QueryTerm = { readonly exact: string } | { readonly prefix: string };
+const LUNR_ANALYZER: FullTextAnalyzer = {
+  indexTerms: lunrIndexTerms,
+  queryTerms: parseQuery,
+};
 
-export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): FullTextIndex {
+export function createFullTextIndex(fields: readonly FullTextFieldConfig[], options: { analyzer?: FullTextAnalyzer } = {}): FullTextIndex {
+  const analyzer = options.analyzer ?? LUNR_ANALYZER;
   const boosts = fields.map(validatedBoost);
   const names = fields.map((field) => field.name);
   if (new Set(names).size !== names.length) {
@@ -82,8 +125,8 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
   const freeSlots: number[] = [];
   /** [field][slot]: number of terms left by the pipeline (lunr's field length). */
   const fieldLengths: number[][] = names.map(() => []);
-  /** [slot][field]: the document's distinct terms, so its postings can be removed. */
-  const termsBySlot: (string[][] | undefined)[] = [];
+  /** [slot][field]: the document's distinct terms and their positions, so its postings can be removed. */
+  const termsBySlot: (DocumentField[] | undefined)[] = [];
   // Sums of field lengths, so average field lengths stay exact under removal (integers, no drift).
   const totalLengths = names.map(() => 0);
 
@@ -93,14 +136,16 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
     const slot = freeSlots.pop() ?? idBySlot.length;
     slotById.set(id, slot);
     idBySlot[slot] = id;
-    const documentTerms: string[][] = [];
+    const documentTerms: DocumentField[] = [];
     termsBySlot[slot] = documentTerms;
-    names.forEach((name, fieldIndex) => {
-      const { length, frequencies } = analyse(values[name]);
-      documentTerms.push([...frequencies.keys()]);
+    for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
+      const { length, terms, frequencies } = analyse(analyzer, values[names[fieldIndex]!]);
+      const field: DocumentField = { terms, positions: [] };
+      documentTerms.push(field);
       fieldLengths[fieldIndex][slot] = length;
       totalLengths[fieldIndex] += length;
-      for (const [term, frequency] of frequencies) {
+      for (let i = 0; i < terms.length; i++) {
+        const term = terms[i]!;
         let termPostings = postings.get(term);
         if (termPostings === undefined) {
           termPostings = { byField: names.map(() => undefined), fieldPairs: 0 };
@@ -108,13 +153,15 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
         }
         let fieldPostings = termPostings.byField[fieldIndex];
         if (fieldPostings === undefined) {
-          fieldPostings = new Map();
+          fieldPostings = { slots: [], frequencies: [] };
           termPostings.byField[fieldIndex] = fieldPostings;
         }
-        fieldPostings.set(slot, frequency);
+        field.positions.push(fieldPostings.slots.length);
+        fieldPostings.slots.push(slot);
+        fieldPostings.frequencies.push(frequencies[i]!);
         termPostings.fieldPairs += 1;
       }
-    });
+    }
   }
 
   function remove(id: string): void {
@@ -123,45 +170,63 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
     slotById.delete(id);
     idBySlot[slot] = undefined;
     freeSlots.push(slot);
-    termsBySlot[slot]?.forEach((terms, fieldIndex) => {
+    termsBySlot[slot]?.forEach((field, fieldIndex) => {
       totalLengths[fieldIndex] -= fieldLengths[fieldIndex][slot];
-      for (const term of terms) {
+      field.terms.forEach((term, i) => {
         const termPostings = postings.get(term);
-        if (termPostings === undefined) continue;
-        termPostings.byField[fieldIndex]?.delete(slot);
+        const fieldPostings = termPostings?.byField[fieldIndex];
+        if (termPostings === undefined || fieldPostings === undefined) return;
+        // Swap-remove: the last entry takes this one's place, and its document learns where it went.
+        const position = field.positions[i]!;
+        const last = fieldPostings.slots.length - 1;
+        if (position !== last) {
+          const moved = fieldPostings.slots[last]!;
+          fieldPostings.slots[position] = moved;
+          fieldPostings.frequencies[position] = fieldPostings.frequencies[last]!;
+          const movedField = termsBySlot[moved]![fieldIndex]!;
+          movedField.positions[movedField.terms.indexOf(term)] = position;
+        }
+        fieldPostings.slots.pop();
+        fieldPostings.frequencies.pop();
+        if (fieldPostings.slots.length === 0) termPostings.byField[fieldIndex] = undefined;
         termPostings.fieldPairs -= 1;
         // A term no document holds any more must leave the vocabulary: lunr's query vector (and so
         // the score normalisation) only counts terms that exist in the index.
         if (termPostings.fieldPairs === 0) postings.delete(term);
-      }
+      });
     });
     termsBySlot[slot] = undefined;
   }
 
-  function search(query: string): Map<string, number> | undefined {
-    const terms = parseQuery(query);
+  function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
+    const terms = analyzer.queryTerms(query);
     if (terms === undefined) return undefined;
 
-    // lunr's query vector: one unit per query term for every index term it expands to, summed
-    // when several query terms land on the same index term.
-    const queryWeights = new Map<string, number>();
-    const addWeight = (term: string): void => {
-      queryWeights.set(term, (queryWeights.get(term) ?? 0) + 1);
-    };
+    // Each query term with the index terms it stands for: itself, or every term with the prefix.
+    const expansions: string[][] = [];
     for (const term of terms) {
+      const expansion: string[] = [];
       if ('exact' in term) {
-        if (postings.has(term.exact)) addWeight(term.exact);
+        if (postings.has(term.exact)) expansion.push(term.exact);
       } else {
         // A linear scan of the vocabulary: a few milliseconds for the ~105k terms of 100k catalog
         // documents, and writes need no sorted structure kept up to date (see bench/fulltext-bench.ts).
         for (const indexed of postings.keys()) {
-          if (indexed.startsWith(term.prefix)) addWeight(indexed);
+          if (indexed.startsWith(term.prefix)) expansion.push(indexed);
         }
       }
+      expansions.push(expansion);
     }
+    const requireAll = searchOptions.requireAllTerms === true;
+    if (requireAll && expansions.some((expansion) => expansion.length === 0)) return new Map();
+
+    // lunr's query vector: one unit per query term for every index term it expands to, summed
+    // when several query terms land on the same index term.
+    const queryWeights = new Map<string, number>();
+    for (const expansion of expansions) for (const term of expansion) queryWeights.set(term, (queryWeights.get(term) ?? 0) + 1);
 
     // Scores accumulate per slot; `matched` also keeps documents whose (rounded) score is 0, which
-    // lunr returns too.
+    // lunr returns too. For requireAllTerms, `termHits` counts the distinct query terms a slot matched.
     const accumulated = new Float64Array(idBySlot.length);
     const matched = new Uint8Array(idBySlot.length);
     const matchedSlots: number[] = [];
@@ -177,8 +242,10 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
         const averageLength = totalLengths[fieldIndex] / documentCount;
         const lengths = fieldLengths[fieldIndex];
         const boost = boosts[fieldIndex];
-        for (const [slot, frequency] of fieldPostings) {
-          const weight = termWeight(idf, frequency, lengths[slot], averageLength, boost);
+        const { slots, frequencies } = fieldPostings;
+        for (let i = 0; i < slots.length; i++) {
+          const slot = slots[i]!;
+          const weight = termWeight(idf, frequencies[i]!, lengths[slot], averageLength, boost);
           accumulated[slot] += queryWeight * weight;
           if (matched[slot] === 0) {
             matched[slot] = 1;
@@ -188,10 +255,34 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[]): Ful
       });
     }
 
+    let kept = matchedSlots;
+    if (requireAll) {
+      // A repeated query term counts twice in the query vector (as in lunr) but once as a requirement.
+      const distinct = new Map<string, string[]>();
+      terms.forEach((term: QueryTerm, index: number) => distinct.set('exact' in term ? `=${term.exact}` : `*${term.prefix}`, expansions[index]!));
+      const termHits = new Uint16Array(idBySlot.length);
+      const lastTerm = new Int32Array(idBySlot.length);
+      let termNumber = 0;
+      for (const expansion of distinct.values()) {
+        termNumber += 1;
+        for (const term of expansion) {
+          for (const fieldPostings of postings.get(term)?.byField ?? []) {
+            if (fieldPostings === undefined) continue;
+            for (const slot of fieldPostings.slots) {
+              if (lastTerm[slot] === termNumber) continue;
+              lastTerm[slot] = termNumber;
+              termHits[slot] += 1;
+            }
+          }
+        }
+      }
+      kept = matchedSlots.filter((slot) => termHits[slot] === termNumber);
+    }
+
     // lunr divides the dot product by the query vector's magnitude (`lunr.Vector#similarity`).
     const magnitude = Math.sqrt(squaredMagnitude);
     const scores = new Map<string, number>();
-    for (const slot of matchedSlots) scores.set(idBySlot[slot]!, accumulated[slot] / magnitude);
+    for (const slot of kept) scores.set(idBySlot[slot]!, accumulated[slot] / magnitude);
     return scores;
   }
 
@@ -214,19 +305,48 @@ function validatedBoost(field: FullTextFieldConfig): number {
   return boost;
 }
 
-/** Runs lunr's indexing tokenizer and pipeline over one field value. */
-function analyse(value: string | undefined): AnalysedField {
-  const frequencies = new Map<string, number>();
-  let length = 0;
+/** Runs the analyzer over one field value: the field length (terms kept) and each term's frequency. */
+function analyse(analyzer: FullTextAnalyzer, value: string | undefined): AnalysedField {
   // typeof, not `=== undefined`: a field named like an Object.prototype member must not index a function.
-  if (typeof value !== 'string' || value === '') return { length, frequencies };
+  if (typeof value !== 'string' || value === '') return { length: 0, terms: [], frequencies: [] };
+  const all = analyzer.indexTerms(value);
+  const terms: string[] = [];
+  const frequencies: number[] = [];
+  if (all.length <= 64) {
+    // Catalog text is short: a linear search beats allocating a Map per field.
+    for (const term of all) {
+      const i = terms.indexOf(term);
+      if (i < 0) {
+        terms.push(term);
+        frequencies.push(1);
+      } else {
+        frequencies[i]! += 1;
+      }
+    }
+  } else {
+    const index = new Map<string, number>();
+    for (const term of all) {
+      const i = index.get(term);
+      if (i === undefined) {
+        index.set(term, terms.length);
+        terms.push(term);
+        frequencies.push(1);
+      } else {
+        frequencies[i]! += 1;
+      }
+    }
+  }
+  return { length: all.length, terms, frequencies };
+}
+
+/** lunr's indexing tokenizer and pipeline. */
+function lunrIndexTerms(value: string): string[] {
+  const terms: string[] = [];
   for (const token of lunr.tokenizer(value)) {
     const term = indexTerm(token);
-    if (term === null) continue;
-    length += 1;
-    frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    if (term !== null) terms.push(term);
   }
-  return { length, frequencies };
+  return terms;
 }
 
 // Each pipeline step looks at one token only, and catalog text repeats words a lot, so the index

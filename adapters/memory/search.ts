@@ -1,10 +1,26 @@
-import type { AggregateRequest, FacetResult, SearchDocument, SearchRequest, SearchResponse } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import type {
+  AggregateRequest,
+  FacetBucket,
+  FacetResult,
+  SearchCondition,
+  SearchDocument,
+  SearchField,
+  SearchHit,
+  SearchRequest,
+  SearchResponse,
+  SearchScope,
+} from '../../src/adapter/types';
+import { FieldIndex, scopeKey } from './field-index';
+import { compileCondition, type CompiledCondition, type SearchState } from './search-conditions';
+import { createMemoryFullText, type MemoryFullText } from './search-text';
+import { SlotTable } from './slot-table';
+import type { IndexedValue } from './sorted-value-slots';
+import { compareValues, topK } from './top-k';
 
 /**
  * The memory adapter's search engine: evaluates search and aggregation requests over the search
  * documents. It reads the adapter's document map (never changes it) and is told about every change
- * of that map, including the undo of a failed commit, so it can keep indexes of its own (full text).
+ * of that map, including the undo of a failed commit, so it can keep indexes of its own.
  */
 export interface MemorySearch {
   search(request: SearchRequest): SearchResponse;
@@ -13,18 +29,284 @@ export interface MemorySearch {
   documentChanged(urn: string, document: SearchDocument | undefined): void;
 }
 
-/** Placeholder until search and aggregation are implemented. */
+/** Which documents a request matches: every one in scope (no filter, no text), or a list of slots. */
+type Evaluation = { scopeOnly: true } | { scopeOnly: false; slots: number[]; scores: Map<string, number> | undefined };
+
+/**
+ * Documents live in numbered slots (slot-table.ts). Per searchable field (a standard field, or a
+ * structured property under one definition key) a `FieldIndex` keeps value ids by slot, a hash for
+ * equality, sorted pairs for ranges and per-scope counts for facets; full text is an incremental
+ * BM25 index on lunr's pipeline (search-text.ts). A condition group is evaluated from its most
+ * selective indexed condition, every other condition is checked on those candidates only, and a
+ * page is picked by URN rank without sorting the matches.
+ */
 export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument>): MemorySearch {
-  void documents;
-  return {
-    search() {
-      throw new CatalogError('UNSUPPORTED', 'search is not implemented yet in the memory adapter');
-    },
-    aggregate() {
-      throw new CatalogError('UNSUPPORTED', 'search is not implemented yet in the memory adapter');
-    },
-    documentChanged() {
-      // Nothing indexed yet.
-    },
-  };
+  const table = new SlotTable();
+  const fields = new Map<string, FieldIndex>();
+  const state: SearchState = { table, fields };
+  /** Scope key → number of documents. */
+  const scopeCounts = new Map<string, number>();
+  const fullText: MemoryFullText = createMemoryFullText();
+
+  for (const [urn, document] of documents) documentChanged(urn, document);
+
+  function unindex(slot: number): void {
+    const document = table.docs[slot];
+    if (!document) return;
+    const scope = scopeKey(document.entityType, document.removed);
+    for (const key of documentValues(document).keys()) {
+      const field = fields.get(key);
+      if (!field) continue;
+      field.remove(slot, scope);
+      if (field.size === 0) fields.delete(key);
+    }
+    const left = (scopeCounts.get(scope) ?? 1) - 1;
+    if (left > 0) scopeCounts.set(scope, left);
+    else scopeCounts.delete(scope);
+    table.unplace(slot);
+  }
+
+  function documentChanged(urn: string, document: SearchDocument | undefined): void {
+    const existing = table.slotOf.get(urn);
+    const previous = existing === undefined ? undefined : table.docs[existing];
+    if (existing !== undefined) unindex(existing);
+    if (!document) {
+      if (existing !== undefined) {
+        table.remove(urn);
+        fullText.remove(urn);
+      }
+      return;
+    }
+    const slot = table.put(document);
+    const scope = scopeKey(document.entityType, document.removed);
+    scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
+    for (const [key, values] of documentValues(document)) {
+      let field = fields.get(key);
+      if (!field) {
+        field = new FieldIndex();
+        fields.set(key, field);
+      }
+      field.add(slot, values, scope);
+    }
+    if (!previous || !sameText(previous, document)) fullText.upsert(urn, document.text);
+  }
+
+  /** The entity types a request covers (all known when it names none). */
+  function typesOf(scope: SearchScope): string[] {
+    return scope.entityTypes.length > 0 ? [...new Set(scope.entityTypes)] : table.typeNames.filter((_, id) => table.typeSlots[id]!.size > 0);
+  }
+
+  /** The scope keys a request covers. */
+  function scopeKeys(scope: SearchScope): string[] {
+    const keys: string[] = [];
+    for (const type of typesOf(scope)) {
+      keys.push(scopeKey(type, false));
+      if (scope.includeRemoved) keys.push(scopeKey(type, true));
+    }
+    return keys;
+  }
+
+  function inScopeTest(scope: SearchScope): (slot: number) => boolean {
+    const { removed, typeId } = table;
+    if (scope.entityTypes.length === 0) return scope.includeRemoved ? () => true : (slot) => removed[slot] === 0;
+    const allowed = new Uint8Array(table.typeNames.length);
+    for (const type of scope.entityTypes) {
+      const id = table.knownTypeId(type);
+      if (id !== undefined) allowed[id] = 1;
+    }
+    return scope.includeRemoved ? (slot) => allowed[typeId[slot]!] === 1 : (slot) => removed[slot] === 0 && allowed[typeId[slot]!] === 1;
+  }
+
+  function evaluate(scope: SearchScope): Evaluation & { mark: number } {
+    const scores = fullText.search(scope.text);
+    const groups = scope.filter.length === 0 || scope.filter.some((group) => group.length === 0) ? [[]] : scope.filter;
+    if (scores === undefined && groups.length === 1 && groups[0]!.length === 0) return { scopeOnly: true, mark: 0 };
+
+    const inScope = inScopeTest(scope);
+    const textCondition: CompiledCondition | undefined = scores && {
+      test: (slot) => scores.has(table.docs[slot]!.urn),
+      estimate: scores.size,
+      candidates: (visit) => {
+        for (const urn of scores.keys()) visit(table.slotOf.get(urn)!);
+      },
+    };
+    const mark = table.nextMark();
+    const marks = table.marks;
+    const slots: number[] = [];
+    for (const group of groups as SearchCondition[][]) {
+      const conditions = group.map((condition) => compileCondition(state, condition));
+      if (textCondition) conditions.push(textCondition);
+      let driver: CompiledCondition | undefined;
+      for (const condition of conditions) {
+        if (condition.candidates && (driver === undefined || condition.estimate! < driver.estimate!)) driver = condition;
+      }
+      const checks = conditions.filter((condition) => condition !== driver).map((condition) => condition.test);
+      const visit = (slot: number): void => {
+        if (marks[slot] === mark || !inScope(slot)) return;
+        for (const check of checks) if (!check(slot)) return;
+        marks[slot] = mark;
+        slots.push(slot);
+      };
+      if (driver) driver.candidates!(visit);
+      else forEachInScope(scope, visit);
+    }
+    return { scopeOnly: false, slots, scores, mark };
+  }
+
+  /** Every slot of the scope's entity types (removed ones too: the caller checks). */
+  function forEachInScope(scope: SearchScope, visit: (slot: number) => void): void {
+    for (const type of typesOf(scope)) {
+      const id = table.knownTypeId(type);
+      if (id !== undefined) for (const slot of table.typeSlots[id]!) visit(slot);
+    }
+  }
+
+  /**
+   * The first `count` URNs in URN order after `afterUrn` that pass `accept` (all of the scope when
+   * absent): walks the sorted URNs of the scope's types. With several types, each list gives its
+   * first `count` and the heads are merged.
+   */
+  function walk(scope: SearchScope, afterUrn: string | undefined, count: number, accept: (slot: number) => boolean): string[] {
+    if (count <= 0) return [];
+    const types = [...new Set(scope.entityTypes)];
+    const lists = types.length === 0 ? [table.allUrns] : types.map((type) => table.urnsByType.get(type)).filter((l) => l !== undefined);
+    const out: string[] = [];
+    for (const list of lists) {
+      let taken = 0;
+      for (const urn of list.valuesAfter(afterUrn)) {
+        const slot = table.slotOf.get(urn)!;
+        if ((!scope.includeRemoved && table.removed[slot] === 1) || !accept(slot)) continue;
+        out.push(urn);
+        if (++taken >= count) break;
+      }
+    }
+    if (lists.length > 1) out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return out.slice(0, count);
+  }
+
+  function scopeTotal(scope: SearchScope): number {
+    let total = 0;
+    for (const key of scopeKeys(scope)) total += scopeCounts.get(key) ?? 0;
+    return total;
+  }
+
+  function hit(slot: number, scores: Map<string, number> | undefined): SearchHit {
+    const document = table.docs[slot]!;
+    const score = scores?.get(document.urn);
+    return score === undefined ? { urn: document.urn, entityType: document.entityType } : { urn: document.urn, entityType: document.entityType, score };
+  }
+
+  /**
+   * The first `count` matches in URN order after `afterUrn`. Few matches: the smallest ranks.
+   * Many: walking the URNs and taking the marked ones reaches `count` after about
+   * count × scope size / matches steps, which is then cheaper.
+   */
+  function firstByUrn(scope: SearchScope, slots: readonly number[], mark: number, afterUrn: string | undefined, count: number): number[] {
+    if (count <= 0 || slots.length === 0) return [];
+    const steps = count * (table.slotOf.size / slots.length);
+    if (steps * 4 < slots.length) {
+      const marks = table.marks;
+      return walk(scope, afterUrn, count, (slot) => marks[slot] === mark).map((urn) => table.slotOf.get(urn)!);
+    }
+    const { rank } = table;
+    const after = afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(afterUrn);
+    const candidates = afterUrn === undefined ? slots : slots.filter((slot) => rank[slot]! > after);
+    return topK(candidates, count, (a, b) => rank[a]! - rank[b]!);
+  }
+
+  function search(request: SearchRequest): SearchResponse {
+    const offset = Math.max(0, request.offset ?? 0);
+    const limit = Math.max(0, request.limit);
+    const afterUrn = request.order === 'urn' ? request.afterUrn : undefined;
+    const evaluation = evaluate(request);
+    if (evaluation.scopeOnly) {
+      const urns = walk(request, afterUrn, offset + limit, () => true).slice(offset);
+      return { total: scopeTotal(request), hits: urns.map((urn) => hit(table.slotOf.get(urn)!, undefined)) };
+    }
+    const { slots, scores, mark } = evaluation;
+    let page: number[];
+    if (request.order === 'relevance' && scores) {
+      const { rank } = table;
+      const scoreOf = (slot: number): number => scores.get(table.docs[slot]!.urn) ?? 0;
+      page = topK(slots, offset + limit, (a, b) => scoreOf(b) - scoreOf(a) || rank[a]! - rank[b]!);
+    } else {
+      page = firstByUrn(request, slots, mark, afterUrn, offset + limit);
+    }
+    const ranked = request.order === 'relevance' ? scores : undefined;
+    return { total: slots.length, hits: page.slice(offset).map((slot) => hit(slot, ranked)) };
+  }
+
+  function aggregate(request: AggregateRequest): FacetResult[] {
+    const evaluation = evaluate(request);
+    const maxValues = Math.max(0, request.maxValues);
+    return request.facets.map((field) => ({ field, buckets: facetBuckets(field, evaluation, request, maxValues) }));
+  }
+
+  function facetBuckets(field: SearchField, evaluation: Evaluation & { mark: number }, scope: SearchScope, maxValues: number): FacetBucket[] {
+    if (maxValues === 0) return [];
+    if (field.kind === 'urn') {
+      const slots = evaluation.scopeOnly
+        ? walk(scope, undefined, maxValues, () => true).map((urn) => table.slotOf.get(urn)!)
+        : firstByUrn(scope, evaluation.slots, evaluation.mark, undefined, maxValues);
+      return slots.map((slot) => ({ value: table.docs[slot]!.urn, count: 1 }));
+    }
+    const buckets: FacetBucket[] = [];
+    if (field.kind === 'entityType') {
+      if (evaluation.scopeOnly) {
+        for (const type of typesOf(scope)) {
+          const count = (scopeCounts.get(scopeKey(type, false)) ?? 0) + (scope.includeRemoved ? (scopeCounts.get(scopeKey(type, true)) ?? 0) : 0);
+          if (count) buckets.push({ value: type, count });
+        }
+      } else {
+        const counts = new Int32Array(table.typeNames.length);
+        for (const slot of evaluation.slots) counts[table.typeId[slot]!]! += 1;
+        counts.forEach((count, id) => {
+          if (count) buckets.push({ value: table.typeNames[id]!, count });
+        });
+      }
+    } else {
+      const index = fields.get(fieldKeyOf(field));
+      if (!index) return [];
+      if (evaluation.scopeOnly) {
+        const counts = new Map<IndexedValue, number>();
+        for (const key of scopeKeys(scope)) for (const [value, count] of index.countsIn(key) ?? []) counts.set(value, (counts.get(value) ?? 0) + count);
+        for (const [value, count] of counts) buckets.push({ value, count });
+      } else {
+        const counts = new Int32Array(index.idLimit);
+        for (const slot of evaluation.slots) index.countValues(slot, counts);
+        counts.forEach((count, id) => {
+          if (count) buckets.push({ value: index.valueOf(id), count });
+        });
+      }
+    }
+    return topK(buckets, maxValues, (a, b) => b.count - a.count || compareValues(a.value, b.value));
+  }
+
+  return { search, aggregate, documentChanged };
+}
+
+/** The index key of a standard field or of a property under one definition key. */
+export function fieldKeyOf(field: Extract<SearchField, { kind: 'field' | 'property' }>): string {
+  return field.kind === 'field' ? `f\u0000${field.name}` : `p\u0000${field.propertyUrn}\u0000${field.definitionKey}`;
+}
+
+/** The distinct values of each indexed field of a document (-0 counts as 0). */
+function documentValues(document: SearchDocument): Map<string, IndexedValue[]> {
+  const out = new Map<string, IndexedValue[]>();
+  const normalized = (value: IndexedValue): IndexedValue => (value === 0 ? 0 : value);
+  for (const name of Object.keys(document.fields)) {
+    const values = [...new Set(document.fields[name])];
+    if (values.length) out.set(fieldKeyOf({ kind: 'field', name }), values);
+  }
+  for (const property of document.properties) {
+    if (property.values.length === 0) continue;
+    const key = fieldKeyOf({ kind: 'property', propertyUrn: property.propertyUrn, definitionKey: property.definitionKey, valueKind: 'string' });
+    const previous = out.get(key) ?? [];
+    out.set(key, [...new Set([...previous, ...property.values.map(normalized)])]);
+  }
+  return out;
+}
+
+function sameText(a: SearchDocument, b: SearchDocument): boolean {
+  return a.text.name === b.text.name && a.text.description === b.text.description && a.text.urnKey === b.text.urnKey;
 }

@@ -68,6 +68,41 @@ export class SortedStrings {
     return page;
   }
 
+  /** The largest value <= `value`, or undefined when every value is greater. */
+  atOrBefore(value: string): string | undefined {
+    const chunkIndex = this.chunkAfter(value);
+    // Every value of chunks before chunkIndex is <= value; inside chunkIndex, look for the boundary.
+    const chunk = this.chunks[chunkIndex];
+    if (chunk !== undefined) {
+      const position = upperBound(chunk, value);
+      if (position > 0) return chunk[position - 1];
+    }
+    const previous = this.chunks[chunkIndex - 1];
+    return previous === undefined ? undefined : previous[previous.length - 1];
+  }
+
+  /** The value just below and just above `value` (which need not be in the set). */
+  neighbours(value: string): [string | undefined, string | undefined] {
+    const chunkIndex = this.chunkAtOrAfter(value);
+    const chunk = this.chunks[chunkIndex];
+    let below: string | undefined;
+    let above: string | undefined;
+    if (chunk !== undefined) {
+      const position = lowerBound(chunk, value);
+      below = position > 0 ? chunk[position - 1] : this.lastOf(chunkIndex - 1);
+      const next = chunk[position] === value ? position + 1 : position;
+      above = next < chunk.length ? chunk[next] : this.chunks[chunkIndex + 1]?.[0];
+    } else {
+      below = this.lastOf(this.chunks.length - 1);
+    }
+    return [below, above];
+  }
+
+  private lastOf(chunkIndex: number): string | undefined {
+    const chunk = this.chunks[chunkIndex];
+    return chunk === undefined ? undefined : chunk[chunk.length - 1];
+  }
+
   /** Index of the first chunk whose last value is >= `value` (chunks.length when none). */
   private chunkAtOrAfter(value: string): number {
     let low = 0;

@@ -15,6 +15,7 @@ import type {
 import { CatalogError } from '../../src/core/errors';
 import * as jobs from './jobs';
 import { migrate } from './schema';
+import * as search from './search';
 import * as searchStore from './search-store';
 import { createHandle, params, type SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
@@ -69,6 +70,9 @@ function foldEntities(rows: readonly EntityAspectRow[]): Map<string, StoredEntit
   return out;
 }
 
+/** Entity writes between two `PRAGMA optimize` runs. */
+const OPTIMIZE_EVERY = 10_000;
+
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
   multiProcess: true,
@@ -88,6 +92,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   }
   let handle: SqliteHandle | undefined;
   let closed = false;
+  let writesSinceOptimize = 0;
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
@@ -210,10 +215,13 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
       })
       .immediate();
-  }
-
-  function unsupportedSearch(): never {
-    throw new CatalogError('UNSUPPORTED', 'search and aggregation are not implemented yet in the SQLite adapter');
+    // Keep planner statistics current as the catalog grows: after every OPTIMIZE_EVERY entity writes,
+    // PRAGMA optimize re-analyses the tables whose size changed a lot (approximately, analysis_limit).
+    writesSinceOptimize += batch.entities?.length ?? 0;
+    if (writesSinceOptimize >= OPTIMIZE_EVERY) {
+      writesSinceOptimize = 0;
+      db.db.pragma('optimize');
+    }
   }
 
   // Every member is async on the outside (the contract must fit network databases) and synchronous
@@ -232,6 +240,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         db.pragma('synchronous = NORMAL');
         db.pragma('foreign_keys = OFF');
         migrate(db);
+        // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
+        db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+        // Planner statistics: cheap approximate ANALYZE where they are missing or stale.
+        db.pragma('analysis_limit = 1000');
+        db.pragma('optimize = 0x10002');
       } catch (error) {
         db.close();
         throw error;
@@ -241,6 +254,12 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     async close() {
       if (closed) return;
       closed = true;
+      // What SQLite recommends before closing a long-lived connection: refresh stale statistics.
+      try {
+        if (handle?.db.open) handle.db.pragma('optimize');
+      } catch {
+        // Statistics are an optimisation: a busy or read-only file closes without them.
+      }
       handle?.db.close();
       handle = undefined;
     },
@@ -256,13 +275,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     async flushSearchIndex() {
       searchStore.flushSearchText(h());
     },
-    async search(_request: SearchRequest): Promise<SearchResponse> {
-      h();
-      return unsupportedSearch();
+    async search(request: SearchRequest): Promise<SearchResponse> {
+      return search.search(h(), request);
     },
-    async aggregate(_request: AggregateRequest): Promise<FacetResult[]> {
-      h();
-      return unsupportedSearch();
+    async aggregate(request: AggregateRequest): Promise<FacetResult[]> {
+      return search.aggregate(h(), request);
     },
     async findEntitiesWithPropertyValues(request) {
       return searchStore.findEntitiesWithPropertyValues(h(), request);

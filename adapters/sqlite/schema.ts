@@ -29,34 +29,51 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
       ) WITHOUT ROWID;
       CREATE INDEX aspects_by_name ON aspects (name, entity_id);
 
-      -- Search documents: one row per entity, its standard fields, its typed property values, its text.
+      -- Search documents: one row per entity, its typed values (standard fields and structured
+      -- properties alike, one row per distinct value: no DDL per property) and its text.
       CREATE TABLE search_docs (
         entity_id INTEGER PRIMARY KEY,
-        urn TEXT NOT NULL UNIQUE,
+        urn TEXT NOT NULL,
         entity_type TEXT NOT NULL,
-        removed INTEGER NOT NULL
+        removed INTEGER NOT NULL,
+        -- The search_keys ids this document has values under, space-separated, an asterisk after the id when
+        -- it has several values under it: what to delete and uncount on change.
+        key_ids TEXT NOT NULL DEFAULT ''
       );
-      CREATE INDEX search_docs_by_type ON search_docs (entity_type, urn);
+      -- URN order for keyset pages, and the scope (removed, type) for counts; both covering.
+      CREATE INDEX search_docs_by_urn ON search_docs (urn, removed, entity_type);
+      CREATE INDEX search_docs_by_scope ON search_docs (removed, entity_type, urn);
 
-      CREATE TABLE search_fields (
-        field TEXT NOT NULL,
-        value TEXT NOT NULL,
-        entity_id INTEGER NOT NULL,
-        PRIMARY KEY (field, value, entity_id)
-      ) WITHOUT ROWID;
-      CREATE INDEX search_fields_by_entity ON search_fields (entity_id);
-
-      -- One row per value: no DDL per property, any number of runtime-defined properties.
-      CREATE TABLE property_values (
-        property TEXT NOT NULL,
+      -- A searchable key: a standard field ('field', name, '') or a structured property under one
+      -- definition key ('property', property URN, definition key). Rows are never deleted. Kept by
+      -- every write: entities, the documents with a value under the key (to choose how to run a
+      -- filter); multi, those with more than one (none: a count needs no de-duplication).
+      CREATE TABLE search_keys (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
         def_key TEXT NOT NULL,
-        str_value TEXT,
-        num_value REAL,
-        entity_id INTEGER NOT NULL
+        entities INTEGER NOT NULL DEFAULT 0,
+        multi INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (kind, name, def_key)
       );
-      CREATE INDEX property_values_str ON property_values (property, def_key, str_value, entity_id);
-      CREATE INDEX property_values_num ON property_values (property, def_key, num_value, entity_id);
-      CREATE INDEX property_values_by_entity ON property_values (entity_id);
+
+      -- value has no declared type (no affinity): numbers stay REAL, strings TEXT, and SQLite orders
+      -- every number before every string. The primary key keeps each key's rows in entity order, so a
+      -- probe "does entity e match" is a seek next to the previous one. removed and entity_type repeat
+      -- the document's, so that a filter or a facet is answered from search_values_by_value alone.
+      -- flags, per (entity, key): 1 = smallest value of its type, 2 = largest of its type, 4 = the
+      -- entity's first value; they let a range or EXISTS count one row per entity without DISTINCT.
+      CREATE TABLE search_values (
+        key_id INTEGER NOT NULL,
+        entity_id INTEGER NOT NULL,
+        value NOT NULL,
+        removed INTEGER NOT NULL,
+        entity_type TEXT NOT NULL,
+        flags INTEGER NOT NULL,
+        PRIMARY KEY (key_id, entity_id, value)
+      ) WITHOUT ROWID;
+      CREATE INDEX search_values_by_value ON search_values (key_id, removed, value, entity_id, flags, entity_type);
 
       -- Full-text rows wait here and are moved into search_text in one batch before the next text query
       -- (flushSearchText): an FTS5 write per small transaction costs more than the rest of the write.
@@ -67,10 +84,12 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
         urn_key TEXT,
         deleted INTEGER NOT NULL
       );
+      -- Holds the terms of src/adapter/text-analysis.ts (folded, stop words out, stemmed), written
+      -- with spaces between them: the ascii tokenizer then keeps each term as it is.
       CREATE VIRTUAL TABLE search_text USING fts5 (
         name, description, urn_key,
         content = '', contentless_delete = 1,
-        tokenize = 'porter unicode61'
+        tokenize = 'ascii'
       );
 
       CREATE TABLE jobs (

@@ -1,32 +1,123 @@
 import type { SearchDocument } from '../../src/adapter/types';
+import { analyzeText } from '../../src/adapter/text-analysis';
 import { params, type SqliteHandle } from './statements';
+
+export type KeyKind = 'field' | 'property';
+
+/** Key ids by `kind \0 name \0 defKey`, per handle. Ids are never deleted, so a found id stays valid. */
+const keyCaches = new WeakMap<SqliteHandle, Map<string, number>>();
+
+function cacheOf(h: SqliteHandle): Map<string, number> {
+  let cache = keyCaches.get(h);
+  if (!cache) {
+    cache = new Map();
+    keyCaches.set(h, cache);
+  }
+  return cache;
+}
+
+/** The id of a searchable key, or undefined when no value was ever written under it. */
+export function findKeyId(h: SqliteHandle, kind: KeyKind, name: string, defKey: string): number | undefined {
+  const cache = cacheOf(h);
+  const cacheKey = `${kind}\u0000${name}\u0000${defKey}`;
+  let id = cache.get(cacheKey);
+  if (id === undefined) {
+    const row = h.stmt('SELECT id FROM search_keys WHERE kind = ? AND name = ? AND def_key = ?').get(kind, name, defKey) as { id: number } | undefined;
+    if (row) {
+      id = row.id;
+      cache.set(cacheKey, id);
+    }
+  }
+  return id;
+}
+
+/** Inside a write transaction: the id of the key, created on first use. */
+function keyId(h: SqliteHandle, kind: KeyKind, name: string, defKey: string): number {
+  const found = findKeyId(h, kind, name, defKey);
+  if (found !== undefined) return found;
+  // Not cached: if the transaction rolls back, the next lookup reads the table again.
+  h.stmt('INSERT OR IGNORE INTO search_keys (kind, name, def_key) VALUES (?, ?, ?)').run(kind, name, defKey);
+  const row = h.stmt('SELECT id FROM search_keys WHERE kind = ? AND name = ? AND def_key = ?').get(kind, name, defKey) as { id: number };
+  return row.id;
+}
+
+/** -0 is stored as 0, so that a facet never reports "-0". */
+function normalized(value: string | number): string | number {
+  return value === 0 ? 0 : value;
+}
+
+/** The distinct values with their flags (1 = smallest of its type, 2 = largest of its type, 4 = first). */
+function flaggedValues(values: ReadonlyArray<string | number>): Array<[string | number, number]> {
+  const distinct = [...new Set(values.map(normalized))];
+  const numbers = distinct.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  const strings = distinct.filter((v): v is string => typeof v === 'string').sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const out: Array<[string | number, number]> = [];
+  for (const group of [numbers, strings] as Array<Array<string | number>>) {
+    group.forEach((value, i) => out.push([value, (i === 0 ? 1 : 0) | (i === group.length - 1 ? 2 : 0)]));
+  }
+  if (out.length) out[0]![1] |= 4;
+  return out;
+}
+
+/** Deletes the value rows of a document; returns the keys it had, each with whether it had several values. */
+function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
+  const row = h.stmt('SELECT key_ids FROM search_docs WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
+  const keys = new Map<number, boolean>();
+  for (const item of (row?.key_ids ?? '').split(' ')) {
+    if (item !== '') keys.set(Number(item.replace('*', '')), item.endsWith('*'));
+  }
+  const remove = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?');
+  for (const key of keys.keys()) remove.run(key, entityId);
+  return keys;
+}
+
+/** Moves the keys' document counts from what a document had (`before`) to what it has (`after`). */
+function recount(h: SqliteHandle, before: ReadonlyMap<number, boolean>, after: ReadonlyMap<number, boolean>): void {
+  const update = h.stmt('UPDATE search_keys SET entities = entities + ?, multi = multi + ? WHERE id = ?');
+  for (const [id, multi] of before) {
+    const now = after.get(id);
+    if (now === undefined) update.run(-1, multi ? -1 : 0, id);
+    else if (now !== multi) update.run(0, now ? 1 : -1, id);
+  }
+  for (const [id, multi] of after) if (!before.has(id)) update.run(1, multi ? 1 : 0, id);
+}
 
 /** Writes and removes search documents inside the caller's transaction. */
 export function removeSearchDocument(h: SqliteHandle, entityId: number): void {
-  h.stmt('DELETE FROM search_fields WHERE entity_id = ?').run(entityId);
-  h.stmt('DELETE FROM property_values WHERE entity_id = ?').run(entityId);
+  recount(h, clearValues(h, entityId), new Map());
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
   h.stmt('DELETE FROM search_docs WHERE entity_id = ?').run(entityId);
 }
 
 export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: SearchDocument, existed: boolean): void {
-  if (existed) {
-    h.stmt('DELETE FROM search_fields WHERE entity_id = ?').run(entityId);
-    h.stmt('DELETE FROM property_values WHERE entity_id = ?').run(entityId);
+  const previous = existed ? clearValues(h, entityId) : new Map<number, boolean>();
+  const removed = doc.removed ? 1 : 0;
+  // One key may appear twice in a document (a property listed twice): its values are merged.
+  const byKey = new Map<number, Array<string | number>>();
+  const collect = (id: number, values: ReadonlyArray<string | number>): void => {
+    const list = byKey.get(id);
+    if (list) list.push(...values);
+    else byKey.set(id, [...values]);
+  };
+  for (const field of Object.keys(doc.fields)) {
+    const values = doc.fields[field]!;
+    if (values.length) collect(keyId(h, 'field', field, ''), values);
+  }
+  for (const property of doc.properties) {
+    if (property.values.length) collect(keyId(h, 'property', property.propertyUrn, property.definitionKey), property.values);
+  }
+  const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
+  const now = new Map<number, boolean>();
+  for (const [id, values] of byKey) {
+    const flagged = flaggedValues(values);
+    now.set(id, flagged.length > 1);
+    for (const [value, flags] of flagged) insert.run(id, entityId, value, removed, doc.entityType, flags);
   }
   h.stmt(
-    `INSERT INTO search_docs (entity_id, urn, entity_type, removed) VALUES (?, ?, ?, ?)
-     ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed`,
-  ).run(entityId, doc.urn, doc.entityType, doc.removed ? 1 : 0);
-  const insertField = h.stmt('INSERT OR IGNORE INTO search_fields (field, value, entity_id) VALUES (?, ?, ?)');
-  for (const [field, values] of Object.entries(doc.fields)) for (const value of values) insertField.run(field, value, entityId);
-  const insertValue = h.stmt('INSERT INTO property_values (property, def_key, str_value, num_value, entity_id) VALUES (?, ?, ?, ?, ?)');
-  for (const property of doc.properties) {
-    for (const value of property.values) {
-      if (typeof value === 'number') insertValue.run(property.propertyUrn, property.definitionKey, null, value, entityId);
-      else insertValue.run(property.propertyUrn, property.definitionKey, value, null, entityId);
-    }
-  }
+    `INSERT INTO search_docs (entity_id, urn, entity_type, removed, key_ids) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed, entity_type = excluded.entity_type, urn = excluded.urn, key_ids = excluded.key_ids`,
+  ).run(entityId, doc.urn, doc.entityType, removed, [...now].map(([id, multi]) => (multi ? `${id}*` : String(id))).join(' '));
+  recount(h, previous, now);
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)').run(
     entityId,
     doc.text.name ?? '',
@@ -35,12 +126,22 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   );
 }
 
+/** Documents with a value under the key and those with several (removed ones included), as kept by every write. */
+export function keyStats(h: SqliteHandle, keyId: number): { entities: number; multi: number } {
+  return (h.stmt('SELECT entities, multi FROM search_keys WHERE id = ?').get(keyId) as { entities: number; multi: number } | undefined) ?? { entities: 0, multi: 0 };
+}
+
+/** The FTS5 form of a text: its analysed terms separated by spaces. */
+function terms(text: string | null): string {
+  return analyzeText(text ?? '').join(' ');
+}
+
 /**
- * Moves pending full-text rows into the FTS5 index in one transaction. Called before every query that
- * uses full text, so a query always sees every committed write.
+ * Moves pending full-text rows into the FTS5 index in one transaction, analysed. Called before every
+ * query that uses full text, so a query always sees every committed write.
  */
 export function flushSearchText(h: SqliteHandle): number {
-  const pending = h.stmt('SELECT COUNT(*) AS n FROM search_text_pending').get() as { n: number };
+  const pending = h.stmt('SELECT EXISTS (SELECT 1 FROM search_text_pending) AS n').get() as { n: number };
   if (pending.n === 0) return 0;
   return h.db
     .transaction(() => {
@@ -55,7 +156,7 @@ export function flushSearchText(h: SqliteHandle): number {
       const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
       for (const row of rows) {
         remove.run(row.entity_id);
-        if (!row.deleted) insert.run(row.entity_id, row.name ?? '', row.description ?? '', row.urn_key ?? '');
+        if (!row.deleted) insert.run(row.entity_id, terms(row.name), terms(row.description), terms(row.urn_key));
       }
       h.stmt('DELETE FROM search_text_pending').run();
       return rows.length;
@@ -69,8 +170,10 @@ export function findEntitiesWithPropertyValues(
 ): string[] {
   const rows = h
     .stmt(
-      `SELECT DISTINCT d.urn AS urn FROM property_values v JOIN search_docs d ON d.entity_id = v.entity_id
-       WHERE v.property = @p1 AND (@p2 IS NULL OR v.def_key <> @p2) AND d.urn > @p3
+      `SELECT DISTINCT d.urn AS urn FROM search_keys k
+         JOIN search_values v ON v.key_id = k.id
+         JOIN search_docs d ON d.entity_id = v.entity_id
+       WHERE k.kind = 'property' AND k.name = @p1 AND (@p2 IS NULL OR k.def_key <> @p2) AND d.urn > @p3
        ORDER BY d.urn LIMIT @p4`,
     )
     .all(params(request.propertyUrn, request.keepDefinitionKey ?? null, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
@@ -78,8 +181,16 @@ export function findEntitiesWithPropertyValues(
 }
 
 export function countEntitiesWithPropertyValues(h: SqliteHandle, propertyUrn: string, definitionKey?: string): number {
+  if (definitionKey !== undefined) {
+    // One key: its document count, kept by every write.
+    const id = findKeyId(h, 'property', propertyUrn, definitionKey);
+    return id === undefined ? 0 : keyStats(h, id).entities;
+  }
   const row = h
-    .stmt('SELECT COUNT(DISTINCT entity_id) AS n FROM property_values WHERE property = @p1 AND (@p2 IS NULL OR def_key = @p2)')
-    .get(params(propertyUrn, definitionKey ?? null)) as { n: number };
+    .stmt(
+      `SELECT COUNT(DISTINCT v.entity_id) AS n FROM search_keys k JOIN search_values v ON v.key_id = k.id
+       WHERE k.kind = 'property' AND k.name = ?`,
+    )
+    .get(propertyUrn) as { n: number };
   return row.n;
 }

@@ -101,10 +101,14 @@ export type SearchField =
 
 /**
  * One condition. `values` are typed already (numbers for a number property). Several values mean
- * "any of". EXISTS has no values. `negated` inverts the whole condition (a document without the
- * field matches a negated EQUAL).
- * String comparisons are exact and by code units, except IEQUAL (case-insensitive, ASCII and Unicode
- * lower-casing by `toLowerCase`) and CONTAIN / START_WITH / END_WITH (case-sensitive substring tests).
+ * "any of". EXISTS has no values; any other operator with no values matches nothing. `negated`
+ * inverts the whole condition (a document without the field matches a negated EQUAL).
+ *
+ * Values compare by type: a number never equals a string. EQUAL and IN are equality; IEQUAL is
+ * equality after `toLowerCase()` (Unicode, like JavaScript). CONTAIN, START_WITH and END_WITH are
+ * case-sensitive substring tests on strings and never match a number. The four range operators
+ * compare numbers numerically and strings by code units (so `YYYY-MM-DD` dates compare as dates);
+ * a number never satisfies a bound given as a string, nor the reverse.
  */
 export interface SearchCondition {
   field: SearchField;
@@ -119,7 +123,14 @@ export type SearchFilter = SearchCondition[][];
 export interface SearchScope {
   /** Empty means every entity type. */
   entityTypes: string[];
-  /** Full-text query over name, description and URN key; undefined means all (the domain maps `*` and '' to undefined). */
+  /**
+   * Full-text query over name, description and URN key (never structured-property values); undefined
+   * means all (the domain maps `*` and '' to undefined). Analysed by src/adapter/text-analysis.ts,
+   * which every adapter applies to the documents' text and to this query alike: tokens of letters
+   * and digits, lower-cased and accent-folded; English stop words dropped; Porter-stemmed. A document
+   * matches when it contains every query term (a term ending in `*` is a prefix of a term, unstemmed).
+   * A query whose terms are all stop words or punctuation matches nothing.
+   */
   text?: string;
   filter: SearchFilter;
   /** Include entities whose search document has `removed: true`. */
@@ -130,11 +141,13 @@ export interface SearchRequest extends SearchScope {
   /**
    * `urn`: ascending URN, with `afterUrn` as a keyset cursor (stable scrolling while writes happen).
    * `relevance`: full-text score descending, then URN ascending; with no text it is the same as `urn`.
+   * Scores are the adapter's own (BM25 family: a match in the name weighs more than one in the
+   * description); which documents match is fixed by the contract, their exact ranking is not.
    */
   order: 'urn' | 'relevance';
-  /** Keyset cursor for `order: 'urn'`: return only URNs greater than this one. */
+  /** Keyset cursor for `order: 'urn'` (ignored otherwise): only URNs greater than this one, existing or not. */
   afterUrn?: string;
-  /** Offset for `order: 'relevance'`. */
+  /** Results to skip, after `afterUrn`; either order. Default 0. */
   offset?: number;
   limit: number;
 }
@@ -142,7 +155,7 @@ export interface SearchRequest extends SearchScope {
 export interface SearchHit {
   urn: string;
   entityType: string;
-  /** Full-text score when a text query was given. */
+  /** Full-text score (higher is better), in `relevance` order with a text query. */
   score?: number;
 }
 
@@ -161,10 +174,15 @@ export interface AggregateRequest extends SearchScope {
 export interface FacetBucket {
   /** A number for number properties, else a string. */
   value: string | number;
+  /** Matching documents that have this value (a document counts once per value). */
   count: number;
 }
 
-/** One result per requested facet, in the same order; buckets ordered by count desc, then value asc. */
+/**
+ * One result per requested facet, in the same order, `field` as given. Buckets are ordered by count
+ * descending, then by value ascending (numbers numerically before strings, strings by code units);
+ * values no matching document has are absent.
+ */
 export interface FacetResult {
   field: SearchField;
   buckets: FacetBucket[];

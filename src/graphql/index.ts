@@ -1,6 +1,12 @@
 /**
- * `metacatalog/graphql`: the GraphQL schema factory (`createGraphQLSchema`, `typeDefs`,
- * `createResolvers`) arrives with the GraphQL issue. The entry point exists from the start so that
- * the exports map is stable; it loads nothing yet.
+ * `metacatalog/graphql`: the catalog's GraphQL API with the operation names and input shapes of the
+ * established metadata platform, so that documents written for it run unchanged. The host builds the
+ * context once per request with the authenticated actor: `{ actorUrn }`.
  */
-export const GRAPHQL_ENTRY_VERSION = 0;
+export { typeDefs } from './type-defs';
+export { createResolvers } from './resolvers';
+export type { GraphQLOptions } from './resolvers';
+export { createGraphQLSchema, hostEntityTypeDefs } from './schema';
+export type { CatalogGraphQLContext } from './request-state';
+export type { CatalogResolvers, ResolverFunction } from './resolver-types';
+export type { GraphQLErrorHook, GraphQLErrorReport } from './errors';

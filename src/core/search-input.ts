@@ -1,0 +1,197 @@
+import type { FilterOperator, SearchCondition, SearchField, SearchFilter, SearchScope } from '../adapter/types';
+import type { CatalogContext } from './context';
+import { isCatalogError, type Violation } from './errors';
+import { normalizeFacetFilter, type FacetFilterInput } from './filters';
+import type { ValueTypeName } from './property-types';
+import type { StructuredPropertyService } from './structured-properties';
+
+/** `searchFlags` of the three operations; other flags of the established platform are accepted and ignored. */
+export interface SearchFlags {
+  /** Include soft-deleted entities (`status.removed`); default false. */
+  includeSoftDeleted?: boolean | null;
+  /** Aggregation only: at most this many values per facet; default 20. */
+  maxAggValues?: number | null;
+}
+
+/** The part of the input the three operations share (GraphQL shapes of CONTRACT section 3). */
+export interface SearchScopeInput {
+  /** GraphQL `EntityType` names (`DATASET`); entity names (`dataset`) are accepted too. Empty or absent: every type. */
+  types?: readonly string[] | null;
+  /** Full text over name, description and URN key; `*`, empty or absent: everything. */
+  query?: string | null;
+  /** OR of ANDs. */
+  orFilters?: ReadonlyArray<{ and?: readonly FacetFilterInput[] | null }> | null;
+  /** Deprecated form of one AND group; ANDed into every `orFilters` group when both are given. */
+  filters?: readonly FacetFilterInput[] | null;
+  searchFlags?: SearchFlags | null;
+}
+
+/** A filter or facet field name resolved for the adapter, with what the domain needs to present it. */
+export interface ResolvedSearchField {
+  /** As the client wrote it, e.g. `structuredProperties.io.acryl.retention`. */
+  name: string;
+  field: SearchField;
+  /** `entityType` for `_entityType`, the value type for a property, `string` otherwise. */
+  valueType: ValueTypeName | 'entityType';
+}
+
+export const PROPERTY_FIELD_PREFIX = 'structuredProperties.';
+export const ENTITY_TYPE_FIELD = '_entityType';
+export const URN_FIELD = 'urn';
+
+const STRING_ONLY: ReadonlySet<FilterOperator> = new Set(['CONTAIN', 'START_WITH', 'END_WITH', 'IEQUAL']);
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+function isDate(text: string): boolean {
+  const m = DATE.exec(text);
+  if (!m) return false;
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  return date.getUTCFullYear() === Number(m[1]) && date.getUTCMonth() === Number(m[2]) - 1 && date.getUTCDate() === Number(m[3]);
+}
+
+/** Turns the GraphQL inputs into the adapter's typed scope; collects every problem before throwing. */
+export class SearchInputResolver {
+  constructor(
+    private readonly ctx: CatalogContext,
+    private readonly properties: StructuredPropertyService,
+  ) {}
+
+  /** Names of the standard fields the registry declares, over all entity types. */
+  standardFields(): string[] {
+    const names = new Set<string>();
+    for (const type of this.ctx.registry.entityTypeNames()) for (const f of this.ctx.registry.entityType(type).searchFields ?? []) names.add(f.name);
+    return [...names].sort();
+  }
+
+  /** An entity type given as a GraphQL name, an entity name or an entity-type URN; undefined when unknown. */
+  entityName(input: string): string | undefined {
+    return this.ctx.registry.entityNameFromGraphqlType(input) ?? this.ctx.registry.entityNameFromInput(input);
+  }
+
+  graphqlType(entityName: string): string {
+    return this.ctx.registry.hasEntityType(entityName) ? this.ctx.registry.graphqlTypeOf(entityName) : entityName.toUpperCase();
+  }
+
+  /**
+   * Resolves a filter or facet field name. `memo` (one per request) resolves each structured property
+   * once however many conditions name it.
+   */
+  async field(actor: string, name: string, path: string, violations: Violation[], memo = new Map<string, Promise<ResolvedSearchField>>()): Promise<ResolvedSearchField | undefined> {
+    if (name === ENTITY_TYPE_FIELD) return { name, field: { kind: 'entityType' }, valueType: 'entityType' };
+    if (name === URN_FIELD) return { name, field: { kind: 'urn' }, valueType: 'urn' };
+    if (name.startsWith(PROPERTY_FIELD_PREFIX)) {
+      const qualifiedName = name.slice(PROPERTY_FIELD_PREFIX.length);
+      if (qualifiedName === '') {
+        violations.push({ path, message: `"${name}" names no structured property: use structuredProperties.<qualifiedName>` });
+        return undefined;
+      }
+      try {
+        let resolving = memo.get(name);
+        if (!resolving) {
+          resolving = this.properties.resolveFilterField(actor, qualifiedName).then((resolved) => {
+            const { propertyUrn, definitionKey, valueKind } = resolved;
+            return { name, field: { kind: 'property', propertyUrn, definitionKey, valueKind }, valueType: resolved.valueType };
+          });
+          memo.set(name, resolving);
+        }
+        return await resolving;
+      } catch (error) {
+        // Unknown and soft-deleted properties: the property service's refusal, at this path.
+        if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
+        violations.push({ path, message: error.details[0]?.message ?? error.message });
+        return undefined;
+      }
+    }
+    const standard = this.standardFields();
+    if (standard.includes(name)) return { name, field: { kind: 'field', name }, valueType: 'string' };
+    violations.push({
+      path,
+      message: `unknown field "${name}"; use structuredProperties.<qualifiedName>, ${ENTITY_TYPE_FIELD}, ${URN_FIELD} or one of: ${standard.join(', ')}`,
+    });
+    return undefined;
+  }
+
+  /** Types the string values of one condition for its field. */
+  private typedValues(resolved: ResolvedSearchField, operator: FilterOperator, values: readonly string[], path: string, violations: Violation[]): Array<string | number> {
+    if (operator === 'EXISTS') return [];
+    const { valueType, name } = resolved;
+    if (valueType === 'number') {
+      if (STRING_ONLY.has(operator)) {
+        violations.push({ path: `${path}/condition`, message: `${operator} does not apply to the number property "${name}"` });
+        return [];
+      }
+      return values.map((text, k) => {
+        const n = text.trim() === '' ? Number.NaN : Number(text);
+        if (!Number.isFinite(n)) violations.push({ path: `${path}/values/${k}`, message: `"${text}" is not a number ("${name}" holds numbers)` });
+        return n === 0 ? 0 : n;
+      });
+    }
+    if (valueType === 'date' && !STRING_ONLY.has(operator)) {
+      values.forEach((text, k) => {
+        if (!isDate(text)) violations.push({ path: `${path}/values/${k}`, message: `"${text}" is not a date in the form YYYY-MM-DD ("${name}" holds dates)` });
+      });
+    }
+    if (valueType === 'entityType' && (operator === 'EQUAL' || operator === 'IN' || operator === 'IEQUAL')) {
+      return values.map((text, k) => {
+        const entity = this.entityName(text) ?? this.entityName(text.toUpperCase());
+        if (entity === undefined) violations.push({ path: `${path}/values/${k}`, message: `unknown entity type "${text}"; known: ${this.knownTypes()}` });
+        return entity ?? text;
+      });
+    }
+    return [...values];
+  }
+
+  private knownTypes(): string {
+    return this.ctx.registry
+      .entityTypeNames()
+      .map((n) => this.ctx.registry.graphqlTypeOf(n))
+      .join(', ');
+  }
+
+  /** The shared scope: entity types, text, OR of ANDs, soft-deleted flag. Violations are collected, not thrown. */
+  async scope(actor: string, input: SearchScopeInput, violations: Violation[]): Promise<SearchScope> {
+    const entityTypes: string[] = [];
+    (input.types ?? []).forEach((type, i) => {
+      const name = this.entityName(type);
+      if (name === undefined) violations.push({ path: `/types/${i}`, message: `unknown entity type "${type}"; known: ${this.knownTypes()}` });
+      else if (!entityTypes.includes(name)) entityTypes.push(name);
+    });
+    const query = (input.query ?? '').trim();
+    const groups: Array<{ path: string; filters: readonly FacetFilterInput[] }> = [];
+    const extra = (input.filters ?? []).map((filter, i) => ({ filter, path: `/filters/${i}` }));
+    const orFilters = input.orFilters ?? [];
+    orFilters.forEach((group, g) => groups.push({ path: `/orFilters/${g}/and`, filters: group.and ?? [] }));
+    const filter: SearchFilter = [];
+    const memo = new Map<string, Promise<ResolvedSearchField>>();
+    const conditionsOf = async (list: ReadonlyArray<{ filter: FacetFilterInput; path: string }>): Promise<SearchCondition[]> => {
+      const out: SearchCondition[] = [];
+      for (const { filter: raw, path } of list) {
+        const condition = normalizeFacetFilter(raw);
+        if (condition.operator !== 'EXISTS' && condition.values.length === 0) {
+          violations.push({ path, message: `condition ${condition.operator} needs a value or values` });
+          continue;
+        }
+        const resolved = await this.field(actor, condition.field, `${path}/field`, violations, memo);
+        if (!resolved) continue;
+        const values = this.typedValues(resolved, condition.operator, condition.values, path, violations);
+        out.push({ field: resolved.field, operator: condition.operator, values, negated: condition.negated });
+      }
+      return out;
+    };
+    const extraConditions = await conditionsOf(extra);
+    if (orFilters.length === 0) {
+      if (extra.length) filter.push(extraConditions);
+    } else {
+      for (const group of groups) {
+        const own = await conditionsOf(group.filters.map((f, i) => ({ filter: f, path: `${group.path}/${i}` })));
+        filter.push([...own, ...extraConditions]);
+      }
+    }
+    return {
+      entityTypes,
+      ...(query === '' || query === '*' ? {} : { text: query }),
+      filter,
+      includeRemoved: input.searchFlags?.includeSoftDeleted === true,
+    };
+  }
+}

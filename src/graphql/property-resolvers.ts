@@ -1,0 +1,129 @@
+import type { Catalog } from '../catalog';
+import { CatalogError } from '../core/errors';
+import {
+  DATA_TYPE_URN_PREFIX,
+  DEFINITION_ASPECT,
+  ENTITY_TYPE_URN_PREFIX,
+  type CreateStructuredPropertyInput,
+  type GraphqlPropertyAssignmentInput,
+  type StructuredPropertyDefinition,
+  type UpdateStructuredPropertyInput,
+} from '../core/property-types';
+import { refOf, refOfView } from './entity-refs';
+import { viewOf } from './entity-resolvers';
+import {
+  propertyRefOf,
+  propertyValueTypeName,
+  toGraphQLValue,
+  toStructuredProperties,
+  type GraphQLPropertyValue,
+  type PropertyEntry,
+  type PropertyRef,
+} from './property-shapes';
+import type { RequestState } from './request-state';
+import type { ResolverFunction } from './resolver-types';
+
+const STD_DATA_TYPES: Readonly<Record<string, { type: string; displayName: string }>> = {
+  string: { type: 'STRING', displayName: 'String' },
+  rich_text: { type: 'RICH_TEXT', displayName: 'Rich text' },
+  number: { type: 'NUMBER', displayName: 'Number' },
+  date: { type: 'DATE', displayName: 'Date' },
+  urn: { type: 'URN', displayName: 'URN' },
+};
+
+function nameAfter(prefix: string, urn: string): string {
+  return urn.startsWith(prefix) ? urn.slice(prefix.length) : urn;
+}
+
+/** The definition a reference carries, or the one the request's loader reads (batched). */
+async function definitionOf(ref: PropertyRef, state: RequestState): Promise<StructuredPropertyDefinition> {
+  if (ref.property) return ref.property.definition;
+  const value = (await viewOf(ref, state))?.aspects[DEFINITION_ASPECT]?.value;
+  if (!value) throw new CatalogError('NOT_FOUND', `structured property ${ref.urn} does not exist`);
+  return value as unknown as StructuredPropertyDefinition;
+}
+
+/** Structured property definitions and values: each operation is one call of `catalog.properties`. */
+export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) => RequestState): Record<string, Record<string, ResolverFunction>> {
+  const entityTypeEntity = (urn: string) => ({ urn });
+  return {
+    Query: {
+      structuredProperty: async (_parent: unknown, args: { urn: string }, context: unknown) => {
+        const property = await catalog.properties.get(stateOf(context).actor, args.urn);
+        return property ? propertyRefOf(property) : null;
+      },
+    },
+    Mutation: {
+      createStructuredProperty: async (_parent: unknown, args: { input: CreateStructuredPropertyInput }, context: unknown) =>
+        propertyRefOf(await catalog.properties.create(stateOf(context).actor, args.input)),
+      updateStructuredProperty: async (_parent: unknown, args: { input: UpdateStructuredPropertyInput }, context: unknown) =>
+        propertyRefOf(await catalog.properties.update(stateOf(context).actor, args.input)),
+      deleteStructuredProperty: async (_parent: unknown, args: { input: { urn: string; hard?: boolean | null } }, context: unknown) => {
+        await catalog.properties.delete(stateOf(context).actor, args.input.urn, { hard: args.input.hard === true });
+        return true;
+      },
+      upsertStructuredProperties: async (
+        _parent: unknown,
+        args: { input: { assetUrn: string; structuredPropertyInputParams: GraphqlPropertyAssignmentInput[] } },
+        context: unknown,
+      ) => {
+        const { assetUrn, structuredPropertyInputParams } = args.input;
+        const assignments = await catalog.properties.upsertValues(stateOf(context).actor, assetUrn, structuredPropertyInputParams, { shape: 'graphql' });
+        return toStructuredProperties(assetUrn, assignments);
+      },
+      removeStructuredProperties: async (_parent: unknown, args: { input: { assetUrn: string; structuredPropertyUrns: string[] } }, context: unknown) => {
+        const { assetUrn, structuredPropertyUrns } = args.input;
+        return toStructuredProperties(assetUrn, await catalog.properties.removeValues(stateOf(context).actor, assetUrn, structuredPropertyUrns));
+      },
+    },
+    // Merged over the fields every entity type shares (entity-resolvers.ts).
+    StructuredPropertyEntity: {
+      definition: (ref: PropertyRef, _args: unknown, context: unknown) => definitionOf(ref, stateOf(context)),
+      status: async (ref: PropertyRef, _args: unknown, context: unknown) => {
+        if (ref.property) return { removed: ref.property.removed };
+        const status = (await viewOf(ref, stateOf(context)))?.aspects.status?.value;
+        return { removed: status?.removed === true };
+      },
+    },
+    StructuredPropertyDefinition: {
+      valueType: (definition: StructuredPropertyDefinition) => ({ urn: definition.valueType }),
+      entityTypes: (definition: StructuredPropertyDefinition) => definition.entityTypes.map(entityTypeEntity),
+      typeQualifier: (definition: StructuredPropertyDefinition) =>
+        definition.typeQualifier ? { allowedTypes: definition.typeQualifier.allowedTypes.map(entityTypeEntity) } : null,
+      allowedValues: (definition: StructuredPropertyDefinition) =>
+        definition.allowedValues?.map((allowed) => ({ value: toGraphQLValue(allowed.value), description: allowed.description ?? null })) ?? null,
+      immutable: (definition: StructuredPropertyDefinition) => definition.immutable === true,
+      created: (definition: StructuredPropertyDefinition) => definition.created ?? null,
+      lastModified: (definition: StructuredPropertyDefinition) => definition.lastModified ?? null,
+    },
+    DataTypeEntity: {
+      type: () => 'DATA_TYPE',
+      info: ({ urn }: { urn: string }) => {
+        const name = nameAfter(DATA_TYPE_URN_PREFIX, urn);
+        const std = STD_DATA_TYPES[name];
+        return { type: std?.type ?? 'OTHER', qualifiedName: `datahub.${name}`, displayName: std?.displayName ?? name, description: null };
+      },
+    },
+    EntityTypeEntity: {
+      type: () => 'ENTITY_TYPE',
+      info: ({ urn }: { urn: string }) => {
+        const name = nameAfter(ENTITY_TYPE_URN_PREFIX, urn);
+        return { type: catalog.registry.entityType(name).graphqlType, qualifiedName: `datahub.${name}`, displayName: name, description: null };
+      },
+    },
+    PropertyValue: {
+      __resolveType: (value: GraphQLPropertyValue) => propertyValueTypeName(value),
+    },
+    StructuredPropertiesEntry: {
+      structuredProperty: (entry: PropertyEntry): PropertyRef => refOf(entry.propertyUrn),
+      values: (entry: PropertyEntry) => entry.values.map(toGraphQLValue),
+      valueEntities: async (entry: PropertyEntry, _args: unknown, context: unknown) => {
+        const state = stateOf(context);
+        const definition = await definitionOf(refOf(entry.propertyUrn), state);
+        if (definition.valueType !== `${DATA_TYPE_URN_PREFIX}urn`) return null;
+        const views = await state.entities.loadMany(entry.values.flatMap((v) => ('string' in v ? [v.string] : [])));
+        return views.map((view) => (view ? refOfView(view) : null));
+      },
+    },
+  };
+}

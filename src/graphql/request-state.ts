@@ -1,0 +1,60 @@
+import type { Catalog } from '../catalog';
+import { requireActor } from '../core/authorization';
+import type { EntityView } from '../core/entities';
+import { invalidInput } from '../core/errors';
+import { urnProblem } from '../core/urn';
+import { BatchLoader } from './batch-loader';
+
+/** What the host puts in the GraphQL context, once per request: the authenticated actor. */
+export interface CatalogGraphQLContext {
+  /** The actor URN the host authenticated (e.g. from a verified bearer token); absent means UNAUTHENTICATED. */
+  actorUrn?: string | null;
+}
+
+/** What one request keeps between its resolvers. */
+export interface RequestState {
+  actor: string;
+  /** Entities by URN with all their aspects, read in batches; null when absent. */
+  entities: BatchLoader<string, EntityView | null>;
+}
+
+/** Entities per storage read: keeps each read's URN list within what every adapter handles well. */
+const READ_CHUNK = 500;
+
+/** The actor of the request; UNAUTHENTICATED when the host set none (or not a URN). */
+export function actorOf(context: unknown): string {
+  const actor = typeof context === 'object' && context !== null ? (context as CatalogGraphQLContext).actorUrn : undefined;
+  return requireActor(actor);
+}
+
+/**
+ * Per-request state, keyed on the context object the host builds for each request (so it goes away
+ * with the request). The actor is checked first: a request without one gets UNAUTHENTICATED.
+ */
+export function createRequestStates(catalog: Catalog): (context: unknown) => RequestState {
+  const states = new WeakMap<object, RequestState>();
+  return (context) => {
+    const actor = actorOf(context);
+    const key = context as object;
+    const known = states.get(key);
+    if (known && known.actor === actor) return known;
+    const state: RequestState = {
+      actor,
+      entities: new BatchLoader(async (urns) => {
+        const answers: Array<EntityView | null | Error> = urns.map((urn) => {
+          const problem = urnProblem(urn);
+          // A malformed URN fails its own field only, not the batch it came with.
+          return problem ? invalidInput([{ path: 'urn', message: problem }]) : null;
+        });
+        const valid = urns.filter((_, i) => answers[i] === null);
+        const found = new Map<string, EntityView>();
+        for (let start = 0; start < valid.length; start += READ_CHUNK) {
+          for (const view of await catalog.entities.getMany(actor, valid.slice(start, start + READ_CHUNK))) found.set(view.urn, view);
+        }
+        return answers.map((answer, i) => answer ?? found.get(urns[i]!) ?? null);
+      }),
+    };
+    states.set(key, state);
+    return state;
+  };
+}

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { FieldIndex } from '../adapters/memory/field-index';
+import { SlotTable } from '../adapters/memory/slot-table';
+import { SortedStrings } from '../adapters/memory/sorted-strings';
+import { SortedValueSlots } from '../adapters/memory/sorted-value-slots';
+import { topK } from '../adapters/memory/top-k';
+import type { SearchDocument } from '../src/adapter/types';
+import { seededRandom } from '../src/testing/random';
+
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function document(urn: string, entityType = 'dataset', removed = false): SearchDocument {
+  return { urn, entityType, removed, text: { urnKey: urn }, fields: {}, properties: [] };
+}
+
+describe('SortedStrings neighbours', () => {
+  it('finds the values around any string, across chunk boundaries', () => {
+    const random = seededRandom(3);
+    const set = new SortedStrings();
+    const values = Array.from({ length: 3000 }, (_, i) => `v${Math.floor(random() * 1e6)}_${i}`);
+    for (const v of values) set.add(v);
+    const sorted = [...values].sort(byCodeUnits);
+    for (let i = 0; i < 400; i++) {
+      const probe = i % 2 ? sorted[Math.floor(random() * sorted.length)]! : `v${Math.floor(random() * 1e6)}`;
+      const below = sorted.filter((v) => v < probe).pop();
+      const above = sorted.find((v) => v > probe);
+      expect(set.neighbours(probe)).toEqual([below, above]);
+      expect(set.atOrBefore(probe)).toBe(sorted.filter((v) => v <= probe).pop());
+    }
+    expect(set.atOrBefore('a')).toBe(undefined);
+    expect(set.neighbours('zzz')).toEqual([sorted[sorted.length - 1], undefined]);
+  });
+});
+
+describe('SlotTable ranks', () => {
+  it('orders slots like their URNs, also when inserts keep splitting one gap and ranks are renumbered', () => {
+    const table = new SlotTable();
+    const urns = ['a', 'b', 'c'];
+    // Each new URN falls between 'a' and the previous one: the same gap halves every time.
+    for (let n = 1; n <= 300; n++) urns.push(`a${'a'.repeat(n)}b`);
+    const random = seededRandom(11);
+    for (let i = 0; i < 200; i++) urns.push(`r${Math.floor(random() * 1e9)}`);
+    for (const urn of urns) table.put(document(urn));
+    const byRank = [...table.slotOf.entries()].sort((x, y) => table.rank[x[1]]! - table.rank[y[1]]!).map(([urn]) => urn);
+    expect(byRank).toEqual([...urns].sort(byCodeUnits));
+    expect(new Set(byRank.map((urn) => table.rank[table.slotOf.get(urn)!])).size).toBe(urns.length);
+  });
+
+  it('keeps a slot and its rank when a document is replaced, and reuses slots of removed ones', () => {
+    const table = new SlotTable();
+    for (const urn of ['b', 'd', 'f']) table.put(document(urn));
+    const slot = table.slotOf.get('d')!;
+    const rank = table.rank[slot];
+    table.unplace(slot);
+    table.put(document('d', 'chart', true));
+    expect(table.slotOf.get('d')).toBe(slot);
+    expect(table.rank[slot]).toBe(rank);
+    expect(table.removed[slot]).toBe(1);
+    expect(table.typeNames[table.typeId[slot]!]).toBe('chart');
+    table.remove('b');
+    expect(table.put(document('e'))).toBe(table.slotOf.get('e'));
+    expect(table.rankAtOrBefore('c')).toBe(Number.NEGATIVE_INFINITY);
+    expect(table.rankAtOrBefore('e')).toBe(table.rank[table.slotOf.get('e')!]);
+    expect(table.rankAtOrBefore('ee')).toBe(table.rank[table.slotOf.get('e')!]);
+  });
+});
+
+describe('FieldIndex', () => {
+  it('counts values by id, tests every value of multi-valued documents and reuses freed ids', () => {
+    const index = new FieldIndex();
+    index.add(0, ['gold'], '0dataset');
+    index.add(1, ['gold', 'silver'], '0dataset');
+    index.add(2, [3, 'silver'], '1dataset');
+    const counts = new Int32Array(index.idLimit);
+    for (const slot of [0, 1, 2]) index.countValues(slot, counts);
+    const byValue = Object.fromEntries([...counts].map((count, id) => [String(index.valueOf(id)), count]));
+    expect(byValue).toEqual({ gold: 2, silver: 2, '3': 1 });
+    expect(index.someValue(2, (v) => v === 3)).toBe(true);
+    expect(index.someValue(0, (v) => v === 'silver')).toBe(false);
+    expect([...(index.countsIn('0dataset') ?? [])]).toEqual([
+      ['gold', 2],
+      ['silver', 1],
+    ]);
+    index.remove(2, '1dataset');
+    expect(index.countsIn('1dataset')).toBe(undefined);
+    const limit = index.idLimit;
+    index.add(3, ['bronze'], '0dataset');
+    expect(index.idLimit).toBe(limit);
+    expect(index.hasValues(2)).toBe(false);
+    expect(index.size).toBe(3);
+  });
+});
+
+describe('SortedValueSlots and topK', () => {
+  it('ranges and counts agree with a filter over the pairs, and topK with a sort', () => {
+    const random = seededRandom(5);
+    const sorted = new SortedValueSlots<number>();
+    const pairs: Array<[number, number]> = [];
+    for (let slot = 0; slot < 2000; slot++) {
+      const value = Math.floor(random() * 100) / 4;
+      sorted.add(value, slot);
+      pairs.push([value, slot]);
+    }
+    for (const [value, slot] of pairs.filter((_, i) => i % 3 === 0)) expect(sorted.delete(value, slot)).toBe(true);
+    const kept = pairs.filter((_, i) => i % 3 !== 0);
+    for (const [low, high] of [[3, 10], [0, 0], [24.75, 30], [-1, 2.5]] as const) {
+      const visited: number[] = [];
+      sorted.forEachInRange({ value: low, inclusive: true }, { value: high, inclusive: false }, (slot) => visited.push(slot));
+      const expected = kept.filter(([v]) => v >= low && v < high).map(([, slot]) => slot);
+      expect(visited.sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
+      expect(sorted.countInRange({ value: low, inclusive: true }, { value: high, inclusive: false })).toBe(expected.length);
+    }
+    const numbers = Array.from({ length: 500 }, () => Math.floor(random() * 1000));
+    expect(topK(numbers, 7, (a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b).slice(0, 7));
+  });
+});
