@@ -93,6 +93,33 @@ if (decision === 'fail') {
       expect(await schemas.countRows(schemas.adapter({ schema }), 'entities')).toBe(1);
     });
 
+    it('opens a migrated schema as a role that may use its tables but not create anything', async () => {
+      const schema = schemas.freshSchema();
+      const owner = schemas.adapter({ schema });
+      await owner.open();
+      await owner.close();
+      const role = `${schema}_user`;
+      await schemas.query(`CREATE ROLE "${role}" NOLOGIN`);
+      try {
+        await schemas.query(`GRANT USAGE ON SCHEMA "${schema}" TO "${role}"`);
+        await schemas.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO "${role}"`);
+        await schemas.query(`GRANT USAGE ON ALL SEQUENCES IN SCHEMA "${schema}" TO "${role}"`);
+        // The session runs as that role (SET ROLE at connection start).
+        const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, options: `-c role=${role}` });
+        pools.push(pool);
+        const adapter = createPostgresAdapter({ pool }, { schema });
+        await adapter.open();
+        await adapter.commit(create(URN_A));
+        expect((await adapter.readEntities([URN_A])).map((e) => e.version)).toEqual([1]);
+        await adapter.close();
+        await pool.end();
+        pools.splice(pools.indexOf(pool), 1);
+      } finally {
+        await schemas.query(`DROP OWNED BY "${role}"`);
+        await schemas.query(`DROP ROLE "${role}"`);
+      }
+    });
+
     it('keeps catalogs in different schemas of one database apart', async () => {
       const [one, two] = [schemas.freshSchema(), schemas.freshSchema()];
       const a = schemas.adapter({ schema: one });
@@ -134,6 +161,19 @@ if (decision === 'fail') {
       expect(await adapter.rebuildTimeseriesIndex(longest, T0 - 1)).toBe(0);
       await adapter.appendTimeseries(longest, [{ urn: URN_A, timestampMillis: T0 + 1, value: { n: 2 } }]);
       expect((await adapter.queryTimeseries({ ...longest, limit: 10 })).rows.map((r) => r.value)).toEqual([{ n: 2 }, { n: 1 }]);
+    });
+
+    it('answers filters and facets on a property no value was ever written under (nothing, no error)', async () => {
+      const adapter = schemas.adapter({ schema: schemas.freshSchema() });
+      adapters.push(adapter);
+      await adapter.open();
+      await adapter.commit(create(URN_A));
+      const never = { kind: 'property' as const, propertyUrn: 'urn:li:structuredProperty:never', definitionKey: 'k', valueKind: 'string' as const };
+      const scope = { entityTypes: ['dataset'], includeRemoved: false, filter: [] };
+      expect(await adapter.aggregate({ ...scope, facets: [never], maxValues: 5 })).toEqual([{ field: never, buckets: [] }]);
+      const condition = { field: never, operator: 'EQUAL' as const, values: ['a'], negated: false };
+      expect(await adapter.search({ ...scope, filter: [[condition]], order: 'urn', limit: 5 })).toEqual({ total: 0, hits: [] });
+      expect(await adapter.search({ ...scope, filter: [[condition], [{ ...condition, negated: true }]], order: 'urn', limit: 5 })).toEqual({ total: 0, hits: [] });
     });
 
     it('stores aspect values exactly, including characters JSON escapes', async () => {

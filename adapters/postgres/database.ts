@@ -7,6 +7,12 @@ export interface Queryable {
   query<R extends QueryResultRow>(sql: string, values?: readonly unknown[]): Promise<R[]>;
   /** Rows changed by a statement without RETURNING. */
   execute(sql: string, values?: readonly unknown[]): Promise<number>;
+  /**
+   * Runs a statement through the unnamed prepared statement, which the server plans with the actual
+   * parameter values every time (never a generic plan): for generated search queries, whose best plan
+   * depends on how common the values are.
+   */
+  queryPlannedEachTime<R extends QueryResultRow>(sql: string, values?: readonly unknown[]): Promise<R[]>;
   /** Runs several statements without parameters and without preparing them (migrations, DDL). */
   script(sql: string): Promise<void>;
 }
@@ -71,6 +77,14 @@ function runner(target: Pool | PoolClient): Queryable {
         throw translateError(error);
       }
     },
+    async queryPlannedEachTime<R extends QueryResultRow>(sql: string, values: readonly unknown[] = []): Promise<R[]> {
+      try {
+        const result = await target.query<R>({ text: sql, values: [...values] });
+        return result.rows;
+      } catch (error) {
+        throw translateError(error);
+      }
+    },
     async script(sql: string): Promise<void> {
       try {
         await target.query(sql);
@@ -95,6 +109,7 @@ export function createHandle(pool: Pool, schemaName: string): PgHandle {
     schemaName,
     query: direct.query,
     execute: direct.execute,
+    queryPlannedEachTime: direct.queryPlannedEachTime,
     script: direct.script,
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();

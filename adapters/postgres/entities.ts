@@ -2,6 +2,7 @@ import type { EntityWrite, FaultInjectionOptions, JsonObject, StoredAspect, Stor
 import { CatalogError } from '../../src/core/errors';
 import type { PgHandle, Queryable } from './database';
 import * as jobs from './jobs';
+import type { PropertyKeys } from './property-keys';
 import type { TimeseriesStore } from './timeseries';
 import { WriteStatement } from './write-statement';
 
@@ -110,6 +111,12 @@ function runsOfDistinctUrns(writes: readonly EntityWrite[]): EntityWrite[][] {
   return runs;
 }
 
+/** The adapter's stores a commit writes through besides its own tables. */
+export interface Stores {
+  timeseries: TimeseriesStore;
+  keys: PropertyKeys;
+}
+
 const conflict = (write: EntityWrite, found: number): CatalogError =>
   new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
 
@@ -125,7 +132,8 @@ const byUrn = (a: EntityWrite, b: EntityWrite): number => (a.urn < b.urn ? -1 : 
  * another writer created meanwhile is missing from the result, which is a CONFLICT too), versions,
  * deleted entities, aspects, search documents, standard fields and typed property values.
  */
-async function writeRun(tx: Queryable, s: string, timeseries: TimeseriesStore, run: readonly EntityWrite[]): Promise<void> {
+async function writeRun(tx: Queryable, s: string, stores: Stores, run: readonly EntityWrite[]): Promise<void> {
+  const { timeseries, keys } = stores;
   const locked = await tx.query<{ id: string; urn: string; version: number }>(
     `SELECT id, urn, version FROM ${s}.entities WHERE urn = ANY($1::text[]) ORDER BY urn FOR UPDATE`,
     [run.map((w) => w.urn)],
@@ -147,7 +155,10 @@ async function writeRun(tx: Queryable, s: string, timeseries: TimeseriesStore, r
   statement.putAspects(kept, idOf);
   statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: idOf(w)!, names: w.delete ?? [] })));
   statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => idOf(w)!));
-  statement.writeSearchDocuments(kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), doc: w.searchDocument! })));
+  statement.writeSearchDocuments(
+    kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), doc: w.searchDocument! })),
+    (property, definitionKey) => keys.get(property, definitionKey),
+  );
 
   const created = await statement.run(tx);
   if (created.length !== toCreate.length) {
@@ -164,19 +175,15 @@ async function writeRun(tx: Queryable, s: string, timeseries: TimeseriesStore, r
  * follow-up under the same dedupe key must not have the follow-up dropped as a duplicate of itself),
  * then new jobs.
  */
-export async function commit(
-  h: PgHandle,
-  timeseries: TimeseriesStore,
-  batch: WriteBatch,
-  faultInjector: FaultInjectionOptions['faultInjector'],
-): Promise<void> {
+export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): Promise<void> {
   const entities = batch.entities ?? [];
   if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length) return;
   const now = Date.now();
+  await stores.keys.prepare(entities.map((w) => w.searchDocument));
   await h.transaction(async (tx) => {
     let entityIndex = 0;
     for (const run of runsOfDistinctUrns(entities)) {
-      await writeRun(tx, h.s, timeseries, run);
+      await writeRun(tx, h.s, stores, run);
       for (const write of run) faultInjector?.({ entityIndex: entityIndex++, urn: write.urn });
     }
     if (batch.completeJobs?.length) await jobs.completeJobs(tx, h.s, batch.completeJobs);

@@ -12,6 +12,7 @@ import { CatalogError } from '../../src/core/errors';
 import { createHandle, type PgHandle } from './database';
 import * as entities from './entities';
 import * as jobs from './jobs';
+import { PropertyKeys } from './property-keys';
 import { migrate } from './schema';
 import * as search from './search';
 import * as searchStore from './search-store';
@@ -75,7 +76,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
   validate(options);
   const ownsPool = options.pool === undefined;
   let handle: PgHandle | undefined;
-  let timeseries: TimeseriesStore | undefined;
+  let stores: entities.Stores | undefined;
   let opening: Promise<void> | undefined;
   let closed = false;
 
@@ -86,7 +87,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
   }
   function ts(): TimeseriesStore {
     h();
-    return timeseries!;
+    return stores!.timeseries;
   }
 
   async function doOpen(): Promise<void> {
@@ -100,7 +101,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       const opened = createHandle(pool, schema);
       await migrate(opened);
       handle = opened;
-      timeseries = new TimeseriesStore(opened);
+      stores = { timeseries: new TimeseriesStore(opened), keys: new PropertyKeys(opened) };
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
       throw error;
@@ -133,17 +134,17 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       return entities.scanEntities(h(), request);
     },
     async commit(batch) {
-      await entities.commit(h(), ts(), batch, options.faultInjector);
+      await entities.commit(h(), stores!, batch, options.faultInjector);
     },
     async flushSearchIndex() {
       // Full text is indexed inside every commit: nothing is deferred.
       h();
     },
     async search(request: SearchRequest): Promise<SearchResponse> {
-      return search.search(h(), request);
+      return search.search(h(), stores!.keys, request);
     },
     async aggregate(request: AggregateRequest): Promise<FacetResult[]> {
-      return search.aggregate(h(), request);
+      return search.aggregate(h(), stores!.keys, request);
     },
     async findEntitiesWithPropertyValues(request) {
       return searchStore.findEntitiesWithPropertyValues(h(), request);

@@ -34,7 +34,8 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
     );
     CREATE INDEX aspects_by_name ON ${s}.aspects (name, entity_id);
 
-    -- Search documents: one row per entity with its full text, its standard fields, its typed property values.
+    -- Search documents: one narrow row per entity (scans and joins stay cheap), its full-text vector
+    -- beside it, its standard fields and its typed property values below.
     -- The *_lower columns hold JavaScript's toLowerCase() of the value when it differs (else NULL), so
     -- that IEQUAL means exactly what the contract says, whatever the server's collations can do.
     CREATE TABLE ${s}.search_docs (
@@ -43,38 +44,62 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
       entity_type text COLLATE "C" NOT NULL,
       removed boolean NOT NULL,
       urn_lower text COLLATE "C",
-      entity_type_lower text COLLATE "C",
-      name text NOT NULL,
-      description text NOT NULL,
-      urn_key text NOT NULL,
-      tsv tsvector NOT NULL
+      entity_type_lower text COLLATE "C"
     );
     CREATE INDEX search_docs_by_type ON ${s}.search_docs (entity_type, urn);
-    CREATE INDEX search_docs_text ON ${s}.search_docs USING gin (tsv);
+
+    -- Terms of name, URN key and description, analysed by the library (see adapters/postgres/text.ts).
+    CREATE TABLE ${s}.search_text (
+      entity_id bigint PRIMARY KEY,
+      tsv tsvector NOT NULL
+    );
+    CREATE INDEX search_text_terms ON ${s}.search_text USING gin (tsv);
 
     -- No unique key: a commit deletes a document's old rows and inserts its new ones in one statement
     -- (the writer puts each value once per field and document).
+    -- The document's type and removed flag are repeated on every value row (the writer replaces all of
+    -- a document's rows whenever it changes), so a facet over a whole type reads one table.
     CREATE TABLE ${s}.search_fields (
       field text COLLATE "C" NOT NULL,
       value text COLLATE "C" NOT NULL,
       entity_id bigint NOT NULL,
-      value_lower text COLLATE "C"
+      value_lower text COLLATE "C",
+      entity_type text COLLATE "C" NOT NULL,
+      removed boolean NOT NULL,
+      -- True on the document's first row for this field: counting documents that have the field is a plain count.
+      first_of_field boolean NOT NULL
     );
     CREATE INDEX search_fields_by_value ON ${s}.search_fields (field, value, entity_id);
     CREATE INDEX search_fields_by_entity ON ${s}.search_fields (entity_id);
+    CREATE STATISTICS ${s}.search_fields_field_value (mcv, dependencies) ON field, value FROM ${s}.search_fields;
 
-    -- One typed row per structured property value: no DDL per property, any number of runtime-defined properties.
-    CREATE TABLE ${s}.property_values (
+    -- A dictionary of (property, definition key) pairs: each value row carries a 4-byte id instead of
+    -- two long texts. Rows are never deleted, so an id once read stays valid.
+    CREATE TABLE ${s}.property_keys (
+      id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       property text COLLATE "C" NOT NULL,
       def_key text COLLATE "C" NOT NULL,
+      UNIQUE (property, def_key)
+    );
+
+    -- One typed row per structured property value: no DDL per property, any number of runtime-defined
+    -- properties. The statistics on (key, value) let the planner see how common a value is for one property.
+    CREATE TABLE ${s}.property_values (
+      key_id integer NOT NULL,
       str_value text COLLATE "C",
       num_value double precision,
       entity_id bigint NOT NULL,
-      str_lower text COLLATE "C"
+      str_lower text COLLATE "C",
+      entity_type text COLLATE "C" NOT NULL,
+      removed boolean NOT NULL,
+      -- True on the document's first row for this key: counting documents that have the property is a plain count.
+      first_of_key boolean NOT NULL
     );
-    CREATE INDEX property_values_str ON ${s}.property_values (property, def_key, str_value, entity_id);
-    CREATE INDEX property_values_num ON ${s}.property_values (property, def_key, num_value, entity_id);
+    CREATE INDEX property_values_str ON ${s}.property_values (key_id, str_value, entity_id);
+    CREATE INDEX property_values_num ON ${s}.property_values (key_id, num_value, entity_id);
     CREATE INDEX property_values_by_entity ON ${s}.property_values (entity_id);
+    CREATE STATISTICS ${s}.property_values_key_str (mcv, dependencies) ON key_id, str_value FROM ${s}.property_values;
+    CREATE STATISTICS ${s}.property_values_key_num (mcv, dependencies) ON key_id, num_value FROM ${s}.property_values;
 
     CREATE TABLE ${s}.jobs (
       id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -108,13 +133,20 @@ const MIGRATION_LOCK = 0x6d657461; // "meta"
 
 async function lockAndReadVersion(tx: Queryable, h: PgHandle): Promise<number> {
   await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, h.schemaName]);
-  await tx.script(`CREATE SCHEMA IF NOT EXISTS ${h.s}; CREATE TABLE IF NOT EXISTS ${h.s}.metacatalog_schema_version (version integer NOT NULL)`);
-  const rows = await tx.query<{ version: number }>(`SELECT version FROM ${h.s}.metacatalog_schema_version`);
-  if (rows.length === 0) {
-    await tx.execute(`INSERT INTO ${h.s}.metacatalog_schema_version (version) VALUES (0)`);
+  // Created only when missing: CREATE ... IF NOT EXISTS would still need the right to create, which a
+  // role that only uses an existing schema may not have.
+  const [state] = await tx.query<{ has_schema: boolean; has_table: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS has_schema,
+            to_regclass($2) IS NOT NULL AS has_table`,
+    [h.schemaName, `${h.s}.metacatalog_schema_version`],
+  );
+  if (!state?.has_schema) await tx.script(`CREATE SCHEMA ${h.s}`);
+  if (!state?.has_table) {
+    await tx.script(`CREATE TABLE ${h.s}.metacatalog_schema_version (version integer NOT NULL); INSERT INTO ${h.s}.metacatalog_schema_version (version) VALUES (0)`);
     return 0;
   }
-  return rows[0]!.version;
+  const rows = await tx.query<{ version: number }>(`SELECT version FROM ${h.s}.metacatalog_schema_version`);
+  return rows[0]?.version ?? 0;
 }
 
 /** Brings the schema to the current version. A schema from a newer release is refused rather than damaged. */

@@ -1,6 +1,7 @@
 import type { EntityWrite, SearchDocument } from '../../src/adapter/types';
 import type { Queryable } from './database';
-import { lowerIfDifferent, tsvectorSql } from './search-store';
+import { lowerIfDifferent } from './search-store';
+import { documentVector } from './text';
 
 type AspectPut = NonNullable<EntityWrite['put']>[number];
 
@@ -113,74 +114,103 @@ export class WriteStatement {
   }
 
   /** Replaces documents: `entityId` is undefined for entities this statement creates. */
-  writeSearchDocuments(items: ReadonlyArray<{ urn: string; entityId: string | undefined; doc: SearchDocument }>): void {
+  writeSearchDocuments(
+    items: ReadonlyArray<{ urn: string; entityId: string | undefined; doc: SearchDocument }>,
+    keyOf: (property: string, definitionKey: string) => number,
+  ): void {
     if (items.length === 0) return;
     for (const item of items) if (item.entityId !== undefined) this.clearIds.push(item.entityId);
     const ids = items.map((item) => item.entityId ?? null);
     const docs = items.map((item) => item.doc);
     const { id, join } = this.resolvedId('d');
     this.ctes.push(`written_docs AS (
-      INSERT INTO ${this.s}.search_docs (entity_id, urn, entity_type, removed, name, description, urn_key, urn_lower, entity_type_lower, tsv)
-      SELECT ${id}, d.urn, d.entity_type, d.removed, d.name, d.description, d.urn_key, d.urn_lower, d.entity_type_lower,
-        ${tsvectorSql('d.name', 'd.description', 'd.urn_key')}
+      INSERT INTO ${this.s}.search_docs (entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
+      SELECT ${id}, d.urn, d.entity_type, d.removed, d.urn_lower, d.entity_type_lower
       FROM unnest(${[
         this.param(ids, 'bigint[]'),
         this.param(docs.map((d) => d.urn), 'text[]'),
         this.param(docs.map((d) => d.entityType), 'text[]'),
         this.param(docs.map((d) => d.removed), 'boolean[]'),
-        this.param(docs.map((d) => d.text.name ?? ''), 'text[]'),
-        this.param(docs.map((d) => d.text.description ?? ''), 'text[]'),
-        this.param(docs.map((d) => d.text.urnKey), 'text[]'),
         this.param(docs.map((d) => lowerIfDifferent(d.urn)), 'text[]'),
         this.param(docs.map((d) => lowerIfDifferent(d.entityType)), 'text[]'),
-      ].join(', ')}) AS d(entity_id, urn, entity_type, removed, name, description, urn_key, urn_lower, entity_type_lower)
+      ].join(', ')}) AS d(entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
       ${join}
       WHERE ${id} IS NOT NULL
       ON CONFLICT (entity_id) DO UPDATE SET
         urn = excluded.urn, entity_type = excluded.entity_type, removed = excluded.removed,
-        name = excluded.name, description = excluded.description, urn_key = excluded.urn_key,
-        urn_lower = excluded.urn_lower, entity_type_lower = excluded.entity_type_lower, tsv = excluded.tsv)`);
+        urn_lower = excluded.urn_lower, entity_type_lower = excluded.entity_type_lower)`);
+    const t = this.resolvedId('t');
+    this.ctes.push(`written_text AS (
+      INSERT INTO ${this.s}.search_text (entity_id, tsv)
+      SELECT ${t.id}, t.tsv::tsvector
+      FROM unnest(${this.param(ids, 'bigint[]')}, ${this.param(items.map((item) => item.urn), 'text[]')}, ${this.param(
+        docs.map((d) => documentVector(d.text)),
+        'text[]',
+      )}) AS t(entity_id, urn, tsv)
+      ${t.join}
+      WHERE ${t.id} IS NOT NULL
+      ON CONFLICT (entity_id) DO UPDATE SET tsv = excluded.tsv)`);
 
-    const fields: Array<{ entityId: string | null; urn: string; field: string; value: string }> = [];
-    const values: Array<{ entityId: string | null; urn: string; property: string; key: string; value: string | number }> = [];
+    // `first`: the document's first row for that field or key, so "documents that have one" is a plain count.
+    const fields: Array<{ entityId: string | null; urn: string; field: string; value: string; doc: SearchDocument; first: boolean }> = [];
+    const values: Array<{ entityId: string | null; urn: string; keyId: number; value: string | number; doc: SearchDocument; first: boolean }> = [];
     items.forEach((item, i) => {
       for (const [field, list] of Object.entries(item.doc.fields)) {
         // Each value once per field and document: facets count documents.
-        for (const value of new Set(list)) fields.push({ entityId: ids[i]!, urn: item.urn, field, value });
+        let first = true;
+        for (const value of new Set(list)) {
+          fields.push({ entityId: ids[i]!, urn: item.urn, field, value, doc: item.doc, first });
+          first = false;
+        }
       }
+      const seenValues = new Map<number, Set<string | number>>();
       for (const property of item.doc.properties) {
-        for (const value of property.values) values.push({ entityId: ids[i]!, urn: item.urn, property: property.propertyUrn, key: property.definitionKey, value });
+        if (property.values.length === 0) continue;
+        const keyId = keyOf(property.propertyUrn, property.definitionKey);
+        // Each value once per key and document: conditions ask "any of", facets count documents.
+        let seen = seenValues.get(keyId);
+        if (!seen) seenValues.set(keyId, (seen = new Set()));
+        for (const value of property.values) {
+          if (seen.has(value)) continue;
+          values.push({ entityId: ids[i]!, urn: item.urn, keyId, value, doc: item.doc, first: seen.size === 0 });
+          seen.add(value);
+        }
       }
     });
     if (fields.length > 0) {
       const f = this.resolvedId('f');
       this.ctes.push(`written_fields AS (
-        INSERT INTO ${this.s}.search_fields (entity_id, field, value, value_lower)
-        SELECT ${f.id}, f.field, f.value, f.value_lower
+        INSERT INTO ${this.s}.search_fields (entity_id, field, value, value_lower, entity_type, removed, first_of_field)
+        SELECT ${f.id}, f.field, f.value, f.value_lower, f.entity_type, f.removed, f.first
         FROM unnest(${[
           this.param(fields.map((r) => r.entityId), 'bigint[]'),
           this.param(fields.map((r) => r.urn), 'text[]'),
           this.param(fields.map((r) => r.field), 'text[]'),
           this.param(fields.map((r) => r.value), 'text[]'),
           this.param(fields.map((r) => lowerIfDifferent(r.value)), 'text[]'),
-        ].join(', ')}) AS f(entity_id, urn, field, value, value_lower)
+          this.param(fields.map((r) => r.doc.entityType), 'text[]'),
+          this.param(fields.map((r) => r.doc.removed), 'boolean[]'),
+          this.param(fields.map((r) => r.first), 'boolean[]'),
+        ].join(', ')}) AS f(entity_id, urn, field, value, value_lower, entity_type, removed, first)
         ${f.join}
         WHERE ${f.id} IS NOT NULL)`);
     }
     if (values.length > 0) {
       const v = this.resolvedId('v');
       this.ctes.push(`written_values AS (
-        INSERT INTO ${this.s}.property_values (entity_id, property, def_key, str_value, num_value, str_lower)
-        SELECT ${v.id}, v.property, v.def_key, v.str_value, v.num_value, v.str_lower
+        INSERT INTO ${this.s}.property_values (entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first_of_key)
+        SELECT ${v.id}, v.key_id, v.str_value, v.num_value, v.str_lower, v.entity_type, v.removed, v.first
         FROM unnest(${[
           this.param(values.map((r) => r.entityId), 'bigint[]'),
           this.param(values.map((r) => r.urn), 'text[]'),
-          this.param(values.map((r) => r.property), 'text[]'),
-          this.param(values.map((r) => r.key), 'text[]'),
+          this.param(values.map((r) => r.keyId), 'integer[]'),
           this.param(values.map((r) => (typeof r.value === 'string' ? r.value : null)), 'text[]'),
           this.param(values.map((r) => (typeof r.value === 'number' ? r.value : null)), 'float8[]'),
           this.param(values.map((r) => (typeof r.value === 'string' ? lowerIfDifferent(r.value) : null)), 'text[]'),
-        ].join(', ')}) AS v(entity_id, urn, property, def_key, str_value, num_value, str_lower)
+          this.param(values.map((r) => r.doc.entityType), 'text[]'),
+          this.param(values.map((r) => r.doc.removed), 'boolean[]'),
+          this.param(values.map((r) => r.first), 'boolean[]'),
+        ].join(', ')}) AS v(entity_id, urn, key_id, str_value, num_value, str_lower, entity_type, removed, first)
         ${v.join}
         WHERE ${v.id} IS NOT NULL)`);
     }
@@ -194,7 +224,9 @@ export class WriteStatement {
       this.ctes.push(`cleared_values AS (DELETE FROM ${this.s}.property_values WHERE entity_id = ANY(${list}))`);
     }
     if (this.dropDocIds.length > 0) {
-      this.ctes.push(`dropped_docs AS (DELETE FROM ${this.s}.search_docs WHERE entity_id = ANY(${this.param([...new Set(this.dropDocIds)], 'bigint[]')}))`);
+      const list = this.param([...new Set(this.dropDocIds)], 'bigint[]');
+      this.ctes.push(`dropped_docs AS (DELETE FROM ${this.s}.search_docs WHERE entity_id = ANY(${list}))`);
+      this.ctes.push(`dropped_text AS (DELETE FROM ${this.s}.search_text WHERE entity_id = ANY(${list}))`);
     }
     if (this.ctes.length === 0) return [];
     const result = this.creating ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created` : `SELECT '{}'::text[] AS created`;
