@@ -13,6 +13,7 @@ const WORKLOADS = {
   'property-cleanup': ['property-cleanup.ts', 'runPropertyCleanupBench'],
   search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
+  'http-load': ['http-load.ts', 'runHttpLoadBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };
@@ -41,6 +42,12 @@ if (unknown.length) {
   process.exit(2);
 }
 const entities = option('entities') ? Number(option('entities')) : undefined;
+// http-load: --seconds (default 30), --connections (50), --max-requests (500000).
+const loadOptions = {
+  ...(option('seconds') ? { seconds: Number(option('seconds')) } : {}),
+  ...(option('connections') ? { connections: Number(option('connections')) } : {}),
+  ...(option('max-requests') ? { maxRequests: Number(option('max-requests')) } : {}),
+};
 
 // Inside the project so the bundles resolve the external modules from node_modules.
 const out = join(here, '.build');
@@ -60,7 +67,7 @@ try {
       logLevel: 'warning',
     });
     const mod = await import(pathToFileURL(outfile).href);
-    await mod[fn]({ ...(entities ? { entities } : {}) });
+    await mod[fn]({ ...(entities ? { entities } : {}), ...(name === 'http-load' ? loadOptions : {}) });
   }
 } finally {
   rmSync(out, { recursive: true, force: true });

@@ -1,36 +1,67 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
+import { COMMANDS } from './commands/index';
+import { CommandError, processIo, UsageError, type CommandIo } from './io';
 
 /**
- * The `metacatalog` command. The commands of CONTRACT section 7 arrive with the CLI issue; until
- * then it answers --help and --version and refuses anything else with exit code 2 (usage error).
+ * The `metacatalog` command: a dispatcher over src/cli/commands (one file per command). Exit codes:
+ * 0 done, 1 the command failed, 2 a usage error (unknown command, bad option).
  */
-const USAGE = `Usage: metacatalog <command> [options]
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `Usage: metacatalog <command> [options]
 
-Commands arrive with the command-line issue (serve, properties, delete, tokens, index-sizes,
-truncate-timeseries, system-update). Until then:
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-  --help       show this help
+  --help       show this help (metacatalog <command> --help for a command's options)
   --version    print the version
 `;
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-export function main(argv: readonly string[]): number {
-  const [first] = argv;
+export async function main(argv: readonly string[], io: CommandIo = processIo): Promise<number> {
+  const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    process.stdout.write(USAGE);
+    io.stdout(usage());
     return first === undefined ? 2 : 0;
   }
   if (first === '--version' || first === '-v') {
-    process.stdout.write(`${version()}\n`);
+    io.stdout(`${version()}\n`);
     return 0;
   }
-  process.stderr.write(`metacatalog: unknown command "${first}" (see metacatalog --help)\n`);
-  return 2;
+  const command = COMMANDS.find((c) => c.name === first);
+  if (!command) {
+    io.stderr(`metacatalog: unknown command "${first}" (see metacatalog --help)\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`metacatalog ${command.name}: ${error.message} (see metacatalog ${command.name} --help)\n`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      io.stderr(`metacatalog ${command.name}: ${error.message}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`metacatalog ${command.name}: ${message}\n`);
+    return 1;
+  }
 }
 
-process.exitCode = main(process.argv.slice(2));
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`metacatalog: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,5 +1,15 @@
 /**
- * `metacatalog/http`: `createFetchHandler` and `createNodeListener` arrive with the HTTP issue. The
- * entry point exists from the start so that the exports map is stable; it loads nothing yet.
+ * `metacatalog/http`: the catalog over HTTP, wire-compatible with the established metadata platform
+ * (`/api/graphql`, the OpenAPI v2 entity family, `/operations?action=...`), every route also under
+ * `/gms`. Transports are thin: routes parse, call the catalog as the authenticated actor and shape the
+ * answer (docs/http.md).
  */
-export const HTTP_ENTRY_VERSION = 0;
+export { createFetchHandler } from './fetch-handler';
+export { createNodeListener } from './node-listener';
+export type { NodeListener } from './node-listener';
+export { startServer } from './server';
+export type { RunningServer, ServerOptions } from './server';
+export { DEFAULT_MAX_BODY_BYTES } from './handler';
+export { STATUS_OF_CODE } from './answers';
+export { formatAccessLogLine } from './access-log';
+export type { AccessLogEntry, FetchHandler, HttpErrorReport, HttpOptions } from './types';

@@ -1,0 +1,239 @@
+import { mkdirSync, statSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Catalog } from '../../catalog';
+import type { RunningServer } from '../../http/server';
+import { CommandError, UsageError, type Command, type CommandIo } from '../io';
+import { loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
+
+export const DEFAULT_DB = './data/catalog.db';
+export const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_HOST = '127.0.0.1';
+
+export interface ServeOptions {
+  /** SQLite file (created with its directory when missing), or `:memory:`. Default `./data/catalog.db`. */
+  db?: string;
+  port?: number;
+  host?: string;
+  /** The super user the bootstrap token acts as. Default `urn:li:corpuser:admin`. */
+  admin?: string;
+  /** Issue a bootstrap token even though the database is not new (a lost admin token). */
+  bootstrapToken?: boolean;
+  /** Write one access-log line per request to stdout. Default true. */
+  accessLog?: boolean;
+  /** How long a stop waits for requests in flight. Default 10 s. */
+  shutdownTimeoutMs?: number;
+}
+
+export interface ServeHandle {
+  url: string;
+  port: number;
+  catalog: Catalog;
+  server: RunningServer;
+  /** Graceful stop: answers in flight are finished, then background jobs finish their current batch and the database is closed. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The service on an embedded SQLite file: the signing key beside the database (created once, mode
+ * 0600), a bootstrap admin token printed once when the database (or its key) is new, the HTTP routes
+ * with an access log on stdout. Used by `metacatalog serve`; the host handles signals.
+ */
+export async function serve(options: ServeOptions, io: CommandIo): Promise<ServeHandle> {
+  const db = options.db ?? DEFAULT_DB;
+  const admin = options.admin ?? DEFAULT_ADMIN;
+  const inMemory = db === ':memory:';
+  const existing = inMemory ? undefined : statOf(db);
+  if (existing && !existing.isFile()) throw new CommandError(`--db ${db} is not a file`);
+  const isNewDatabase = inMemory || existing === undefined;
+  let key: string;
+  let keyCreated: boolean;
+  if (inMemory) {
+    key = (await import('node:crypto')).randomBytes(32).toString('base64url');
+    keyCreated = true;
+  } else {
+    mkdirSync(dirname(resolve(db)), { recursive: true });
+    const loaded = loadOrCreateSigningKey(signingKeyFileOf(db));
+    key = loaded.key;
+    keyCreated = loaded.created;
+    if (loaded.created) {
+      io.stdout(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
+      if (!isNewDatabase) io.stdout('metacatalog: the database existed without this key: tokens issued before no longer verify\n');
+    }
+  }
+
+  const [{ createCatalog }, { createSqliteAdapter }, { startServer }, { formatAccessLogLine }] = await Promise.all([
+    import('../../catalog'),
+    import('../../../adapters/sqlite/index'),
+    import('../../http/server'),
+    import('../../http/access-log'),
+  ]);
+  let catalog: Catalog;
+  try {
+    catalog = createCatalog({
+      adapter: createSqliteAdapter({ filename: db }),
+      tokenSigningKey: key,
+      superUsers: [admin],
+      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
+    await catalog.ready();
+  } catch (error) {
+    throw new CommandError(`cannot open the database ${db}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  let server: RunningServer;
+  try {
+    server = await startServer(catalog, {
+      port: options.port ?? DEFAULT_PORT,
+      host: options.host ?? DEFAULT_HOST,
+      ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
+      ...(options.accessLog === false ? {} : { accessLog: (entry) => io.stdout(`${formatAccessLogLine(entry)}\n`) }),
+      onError: (error, report) =>
+        io.stderr(`metacatalog: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+    });
+  } catch (error) {
+    await catalog.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${options.host ?? DEFAULT_HOST}:${options.port ?? DEFAULT_PORT}`;
+    throw new CommandError(code === 'EADDRINUSE' ? `cannot listen on ${where}: the port is in use (pick another with --port)` : `cannot listen on ${where}: ${(error as Error).message}`);
+  }
+
+  // A first start that failed after creating the file (say, the port was taken) printed no token: the
+  // next start must, so "new" also means "holds no access token at all".
+  const noToken = !isNewDatabase && !keyCreated && !options.bootstrapToken && (await catalog.tokens.list(admin, { count: 1 })).total === 0;
+  if (isNewDatabase || keyCreated || options.bootstrapToken || noToken) {
+    const { accessToken, metadata } = await catalog.tokens.issueBootstrapToken({ actorUrn: admin, name: 'bootstrap (metacatalog serve)' });
+    const expires = metadata.expiresAt === undefined || metadata.expiresAt === null ? 'never' : new Date(metadata.expiresAt).toISOString();
+    io.stdout(
+      [
+        'metacatalog: ==== bootstrap admin token: shown only now, keep it secret ====',
+        `metacatalog: acts as ${admin} (all privileges), expires ${expires}, token id ${metadata.id}`,
+        `export METACATALOG_TOKEN=${accessToken}`,
+        'metacatalog: =================================================================',
+        '',
+      ].join('\n'),
+    );
+  }
+  io.stdout(`metacatalog: listening on ${server.url} (database ${db})\n`);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url: server.url,
+    port: server.port,
+    catalog,
+    server,
+    stop() {
+      stopping ??= (async () => {
+        await server.close();
+        await catalog.close();
+      })();
+      return stopping;
+    },
+  };
+}
+
+function statOf(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+const USAGE = `Usage: metacatalog serve [--db file] [--port n] [--host address] [options]
+
+Runs the HTTP service (GraphQL at /api/graphql, the OpenAPI v2 family, /operations; every route also
+under /gms) on an embedded SQLite file.
+
+  --db <file>          SQLite file, created with its directory when missing (default ${DEFAULT_DB})
+  --port <n>           port, 0 for any free one (default ${DEFAULT_PORT})
+  --host <address>     address to listen on (default ${DEFAULT_HOST}, loopback only)
+  --admin <urn>        the super user (default ${DEFAULT_ADMIN})
+  --bootstrap-token    print a new bootstrap admin token although the database is not new
+  --quiet              no access log on stdout
+  --help               this text
+
+The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
+key file that others may read). At the first start (when the database holds no access token) a bootstrap admin token is printed once.
+SIGINT or SIGTERM stops gracefully: answers in flight are finished, background jobs finish their
+current batch, the database is closed.
+`;
+
+function parsePort(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new UsageError(`--port must be a number from 0 to 65535, got "${text}"`);
+  return Number(text);
+}
+
+function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        db: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        admin: { type: 'string' },
+        'bootstrap-token': { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return 'help';
+  if (v.admin !== undefined && !/^urn:li:corpuser:\S+$/.test(v.admin)) throw new UsageError(`--admin must be a user URN (urn:li:corpuser:<id>), got "${v.admin}"`);
+  if (v.db === '') throw new UsageError('--db needs a file name');
+  const port = parsePort(v.port);
+  return {
+    ...(v.db !== undefined ? { db: v.db } : {}),
+    ...(port !== undefined ? { port } : {}),
+    ...(v.host !== undefined ? { host: v.host } : {}),
+    ...(v.admin !== undefined ? { admin: v.admin } : {}),
+    ...(v['bootstrap-token'] ? { bootstrapToken: true } : {}),
+    ...(v.quiet ? { accessLog: false } : {}),
+  };
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one exits at once (code 130). */
+function firstStopSignal(io: CommandIo): Promise<NodeJS.Signals> {
+  return new Promise((resolveSignal) => {
+    let received = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (received) {
+        io.stderr(`metacatalog: ${signal} again: stopping at once\n`);
+        process.exit(130);
+      }
+      received = true;
+      resolveSignal(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the HTTP service on an embedded SQLite file',
+  usage: USAGE,
+  async run(argv, io) {
+    const options = optionsFrom(argv);
+    if (options === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    const stopSignal = firstStopSignal(io);
+    const handle = await serve(options, io);
+    const signal = await stopSignal;
+    io.stdout(`metacatalog: ${signal}: finishing ${handle.server.inFlight()} request(s) in flight and the current background batch\n`);
+    await handle.stop();
+    io.stdout('metacatalog: stopped\n');
+    return 0;
+  },
+};

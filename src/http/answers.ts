@@ -1,0 +1,60 @@
+import { CatalogError, isCatalogError, type CatalogErrorCode } from '../core/errors';
+import type { OutgoingAnswer } from './exchange';
+
+/** The HTTP status of each error code (docs/errors.md). A new code fails to compile until it is mapped here. */
+export const STATUS_OF_CODE: Readonly<Record<CatalogErrorCode, number>> = {
+  INVALID_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  UNSUPPORTED: 501,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  METHOD_NOT_ALLOWED: 405,
+  TIMEOUT: 504,
+  INTERNAL: 500,
+};
+
+const BASE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+};
+
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): OutgoingAnswer {
+  return { status, headers: { ...BASE_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+/** A refusal with an `Allow` header: the route exists, the method does not. */
+export function methodNotAllowed(method: string, allowed: readonly string[]): CatalogError {
+  const message = `${method} is not allowed here; allowed: ${allowed.join(', ')}`;
+  const error = new CatalogError('METHOD_NOT_ALLOWED', message);
+  allowedMethods.set(error, allowed);
+  return error;
+}
+const allowedMethods = new WeakMap<CatalogError, readonly string[]>();
+
+/**
+ * The answer for a failure. A CatalogError keeps its code, message, details and reason (no cause, no
+ * stack); anything else is INTERNAL with only the request id, and `report` is called with it.
+ */
+export function errorAnswer(error: unknown, requestId: string, report: (error: unknown) => void): { answer: OutgoingAnswer; code: CatalogErrorCode } {
+  if (!isCatalogError(error) || error.code === 'INTERNAL') {
+    report(error);
+    const body = { error: { code: 'INTERNAL', message: `Internal error (request id ${requestId}); the server's log has the details` } };
+    return { answer: jsonAnswer(500, body), code: 'INTERNAL' };
+  }
+  const headers: Record<string, string> = {};
+  if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = wwwAuthenticate(error.reason);
+  const allowed = allowedMethods.get(error);
+  if (allowed) headers.allow = allowed.join(', ');
+  return { answer: jsonAnswer(STATUS_OF_CODE[error.code], { error: error.toJSON() }, headers), code: error.code };
+}
+
+/** RFC 6750: a missing credential gets the bare challenge; a bad token gets `invalid_token` with the reason. */
+function wwwAuthenticate(reason: string | undefined): string {
+  const realm = 'Bearer realm="metacatalog"';
+  if (reason === undefined || reason === 'missing') return realm;
+  return `${realm}, error="invalid_token", error_description="${reason.replace(/[^A-Za-z0-9_ .-]/g, '')}"`;
+}

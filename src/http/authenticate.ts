@@ -1,0 +1,32 @@
+import type { Catalog } from '../catalog';
+import { requireActor } from '../core/authorization';
+import { CatalogError } from '../core/errors';
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+/**
+ * The actor of a request. `Authorization: Bearer <token>` is verified by the catalog (signature,
+ * expiry, revocation: UNAUTHENTICATED with the reason otherwise). Only without an Authorization header,
+ * and only when the host trusts its front (`trustActorHeader`), does `X-Service-Actor` name the actor.
+ * Nothing else authenticates: no credentials is UNAUTHENTICATED (`missing`).
+ */
+export async function authenticate(catalog: Catalog, header: (name: string) => string | undefined, trustActorHeader: boolean): Promise<string> {
+  const authorization = header('authorization');
+  if (authorization !== undefined) {
+    const token = BEARER.exec(authorization)?.[1];
+    if (token === undefined) {
+      throw new CatalogError('UNAUTHENTICATED', 'the Authorization header must be "Bearer <access token>"', { reason: 'malformed' });
+    }
+    return (await catalog.tokens.verify(token)).actorUrn;
+  }
+  const actorHeader = header('x-service-actor');
+  if (actorHeader !== undefined) {
+    if (!trustActorHeader) {
+      throw new CatalogError('UNAUTHENTICATED', 'this server does not take the actor from X-Service-Actor; send "Authorization: Bearer <access token>"', {
+        reason: 'missing',
+      });
+    }
+    return requireActor(actorHeader.trim());
+  }
+  throw new CatalogError('UNAUTHENTICATED', 'no credentials: send "Authorization: Bearer <access token>"', { reason: 'missing' });
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { Catalog } from '../catalog';
+import { CatalogError } from '../core/errors';
+import { errorAnswer, jsonAnswer } from './answers';
+import { authenticate } from './authenticate';
+import { ClientGoneError, type IncomingExchange, type OutgoingAnswer } from './exchange';
+import { checkContentType, parseJsonBody } from './json-body';
+import { redactForLog } from './redact';
+import { compileRoutes, matchRoute, pathSegments, type BodyKind, type RouteSpec } from './router';
+import { allRoutes } from './routes/index';
+import type { AccessLogEntry, HttpErrorReport, HttpOptions } from './types';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** What the server adapter sends, and how it completes the access-log entry once it has. */
+export interface HandledRequest {
+  answer: OutgoingAnswer;
+  /** The request body was refused part-way: the connection should not be reused. */
+  closeConnection: boolean;
+  /** The client went away before the answer: nothing is to be sent. */
+  clientGone: boolean;
+  /** Calls the access-log hook (once) with the status sent and the bytes written. */
+  logSent(status: number, responseBytes: number): void;
+}
+
+export type RequestHandler = (exchange: IncomingExchange) => Promise<HandledRequest>;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+function defaultOnError(error: unknown, report: HttpErrorReport): void {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`metacatalog http: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${text}\n`);
+}
+
+function checkOptions(options: HttpOptions): void {
+  const max = options.maxBodyBytes;
+  if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) {
+    throw new CatalogError('INVALID_INPUT', `maxBodyBytes must be a positive integer, got ${String(max)}`);
+  }
+  const base = options.basePath;
+  if (base !== undefined && (typeof base !== 'string' || !/^(\/[A-Za-z0-9._~-]+)*$/.test(base))) {
+    throw new CatalogError('INVALID_INPUT', `basePath must look like "/catalog" (or be empty), got ${JSON.stringify(base)}`);
+  }
+}
+
+/**
+ * The server-independent core of `createFetchHandler` and `createNodeListener`: routes the request,
+ * authenticates it, reads its body, calls the route and turns every failure into an error answer.
+ */
+export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}, routeSpecs: readonly RouteSpec[] = allRoutes(catalog, options)): RequestHandler {
+  checkOptions(options);
+  const routes = compileRoutes(routeSpecs);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const baseSegments = (options.basePath ?? '').split('/').filter(Boolean);
+  const trustActorHeader = options.trustActorHeader === true;
+  const onError = options.onError ?? defaultOnError;
+
+  return async (exchange) => {
+    const startedAt = performance.now();
+    const arrivedAt = Date.now();
+    const given = exchange.header('x-request-id');
+    const requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+    let redacted: string | undefined;
+    const logPath = () => (redacted ??= redactForLog(exchange.rawPath, exchange.rawQuery));
+    let actorUrn: string | undefined;
+    let requestBytes = 0;
+    let errorCode: string | undefined;
+    let closeConnection = false;
+    let clientGone = false;
+    const report = (error: unknown, where: string) => {
+      try {
+        onError(error, { requestId, method: exchange.method, path: logPath(), where });
+      } catch {
+        // A failing error hook must not change the answer.
+      }
+    };
+
+    const readJson = async (kind: BodyKind): Promise<unknown> => {
+      if (!exchange.hasBody()) {
+        if (kind === 'optional-json') return undefined;
+        const message = 'this route needs a JSON body';
+        throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
+      }
+      checkContentType(exchange.header('content-type'), kind === 'json-patch' ? ['application/json-patch+json'] : ['application/json']);
+      let bytes: Uint8Array;
+      try {
+        bytes = await exchange.readBody(maxBodyBytes);
+      } catch (error) {
+        if (error instanceof CatalogError && error.code === 'PAYLOAD_TOO_LARGE') closeConnection = true;
+        throw error;
+      }
+      requestBytes = bytes.byteLength;
+      if (bytes.byteLength === 0 && kind === 'optional-json') return undefined;
+      return parseJsonBody(bytes);
+    };
+
+    let answer: OutgoingAnswer;
+    try {
+      let segments = pathSegments(exchange.rawPath) ?? [];
+      if (!baseSegments.every((s, i) => segments[i] === s)) throw new CatalogError('NOT_FOUND', `every route is under ${options.basePath}`);
+      segments = segments.slice(baseSegments.length);
+      if (segments[0] === 'gms') segments = segments.slice(1);
+      const match = matchRoute(routes, exchange.method.toUpperCase(), segments);
+      if (!match.method.public) actorUrn = await authenticate(catalog, exchange.header, trustActorHeader);
+      const body = match.method.body === 'none' ? undefined : await readJson(match.method.body);
+      // A client that left while its body was read, or before its call started, gets no call at all.
+      if (exchange.isGone()) throw new ClientGoneError();
+      const result = await match.method.handle({
+        catalog,
+        actorUrn: actorUrn ?? '',
+        params: match.params,
+        query: new URLSearchParams(exchange.rawQuery),
+        body,
+        requestId,
+        reportError: report,
+      });
+      answer = jsonAnswer(result.status ?? 200, result.body, result.headers);
+    } catch (error) {
+      if (error instanceof ClientGoneError) {
+        clientGone = true;
+        errorCode = 'CLIENT_GONE';
+        answer = jsonAnswer(499, { error: { code: 'CLIENT_GONE', message: error.message } });
+      } else {
+        const failed = errorAnswer(error, requestId, (e) => report(e, 'http'));
+        answer = failed.answer;
+        errorCode = failed.code;
+      }
+    }
+    answer.headers['x-request-id'] = requestId;
+
+    let logged = false;
+    return {
+      answer,
+      closeConnection,
+      clientGone,
+      logSent(status, responseBytes) {
+        if (logged || !options.accessLog) return;
+        logged = true;
+        const entry: AccessLogEntry = {
+          time: new Date(arrivedAt).toISOString(),
+          requestId,
+          method: exchange.method,
+          path: logPath(),
+          status,
+          durationMs: Math.round((performance.now() - startedAt) * 1000) / 1000,
+          ...(actorUrn !== undefined ? { actorUrn } : {}),
+          ...(errorCode !== undefined ? { errorCode } : {}),
+          ...(exchange.remoteAddress !== undefined ? { remoteAddress: exchange.remoteAddress } : {}),
+          requestBytes,
+          responseBytes,
+        };
+        try {
+          options.accessLog(entry);
+        } catch {
+          // The access log never fails a request.
+        }
+      },
+    };
+  };
+}

@@ -1,0 +1,136 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Catalog } from '../catalog';
+import { CatalogError } from '../core/errors';
+import { ClientGoneError, type IncomingExchange } from './exchange';
+import { createRequestHandler, type RequestHandler } from './handler';
+import type { HttpOptions } from './types';
+
+export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+function tooLarge(limit: number): CatalogError {
+  return new CatalogError('PAYLOAD_TOO_LARGE', `the request body is larger than ${limit} bytes`);
+}
+
+function splitUrl(url: string): { rawPath: string; rawQuery: string } {
+  if (!url.startsWith('/')) {
+    // Absolute form (`GET http://host/path HTTP/1.1`), as proxies send it.
+    try {
+      const parsed = new URL(url);
+      return { rawPath: parsed.pathname, rawQuery: parsed.search.slice(1) };
+    } catch {
+      return { rawPath: url, rawQuery: '' };
+    }
+  }
+  const q = url.indexOf('?');
+  return q < 0 ? { rawPath: url, rawQuery: '' } : { rawPath: url.slice(0, q), rawQuery: url.slice(q + 1) };
+}
+
+/** The exchange of a node:http request: the body is read from the stream with the size limit; a dropped connection is noticed. */
+function exchangeOf(req: IncomingMessage, res: ServerResponse): IncomingExchange {
+  let gone = false;
+  const markGone = () => {
+    gone = true;
+  };
+  req.once('close', () => {
+    if (!req.complete) markGone();
+  });
+  res.once('close', () => {
+    if (!res.writableFinished) markGone();
+  });
+  const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
+  return {
+    method: req.method ?? 'GET',
+    rawPath,
+    rawQuery,
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    hasBody: () => {
+      const length = req.headers['content-length'];
+      if (length !== undefined) return length !== '0';
+      return req.headers['transfer-encoding'] !== undefined;
+    },
+    readBody: (limit) => {
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limit) {
+        req.resume(); // discard what arrives; the connection is closed after the answer
+        return Promise.reject(tooLarge(limit));
+      }
+      return new Promise<Uint8Array>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const cleanup = () => {
+          req.off('data', onData);
+          req.off('end', onEnd);
+          req.off('error', onGone);
+          req.off('close', onClose);
+        };
+        const onData = (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size > limit) {
+            cleanup();
+            req.resume();
+            reject(tooLarge(limit));
+          } else chunks.push(chunk);
+        };
+        const onEnd = () => {
+          cleanup();
+          resolve(Buffer.concat(chunks, size));
+        };
+        const onGone = () => {
+          cleanup();
+          markGone();
+          reject(new ClientGoneError());
+        };
+        const onClose = () => {
+          if (!req.complete) onGone();
+        };
+        if (gone || req.destroyed) return onGone();
+        req.on('data', onData);
+        req.on('end', onEnd);
+        req.on('error', onGone);
+        req.on('close', onClose);
+      });
+    },
+    isGone: () => gone || (req.destroyed && !req.complete),
+    ...(req.socket.remoteAddress !== undefined ? { remoteAddress: req.socket.remoteAddress } : {}),
+  };
+}
+
+/** Sends what the handler answered on a node:http response (nothing when the client is gone). */
+export function nodeListenerOf(handler: RequestHandler, closing: () => boolean = () => false): NodeListener {
+  return (req, res) => {
+    const exchange = exchangeOf(req, res);
+    void handler(exchange).then(
+      (handled) => {
+        if (handled.clientGone || res.destroyed) {
+          handled.logSent(499, 0);
+          return;
+        }
+        const { answer } = handled;
+        const length = Buffer.byteLength(answer.body);
+        const headers: Record<string, string> = { ...answer.headers, 'content-length': String(length) };
+        if (handled.closeConnection || closing()) headers.connection = 'close';
+        res.once('close', () => handled.logSent(res.writableFinished ? answer.status : 499, res.writableFinished ? length : 0));
+        res.writeHead(answer.status, headers);
+        res.end(answer.body);
+      },
+      // The handler turns every failure into an answer; this is a last guard against a crash.
+      () => {
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end('{"error":{"code":"INTERNAL","message":"Internal error"}}');
+        }
+      },
+    );
+  };
+}
+
+/**
+ * A `(req, res)` listener for `node:http` / `node:https` servers (and frameworks that hand out the
+ * raw node objects). Every route is served at the root and under `/gms`.
+ */
+export function createNodeListener(catalog: Catalog, options: HttpOptions = {}): NodeListener {
+  return nodeListenerOf(createRequestHandler(catalog, options));
+}

@@ -1,0 +1,13 @@
+import type { Catalog } from '../../catalog';
+import type { RouteSpec } from '../router';
+import type { HttpOptions } from '../types';
+import { entityRoutes } from './entities';
+import { graphqlRoutes } from './graphql';
+import { metaRoutes } from './meta';
+import { operationRoutes } from './operations';
+import { timeseriesRoutes } from './timeseries';
+
+/** Every route the handler serves (each also under `/gms`). */
+export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
+  return [...(options.graphql === false ? [] : graphqlRoutes(catalog)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes];
+}

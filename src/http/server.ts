@@ -1,0 +1,85 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Catalog } from '../catalog';
+import { CatalogError } from '../core/errors';
+import { createRequestHandler } from './handler';
+import { nodeListenerOf } from './node-listener';
+import type { HttpOptions } from './types';
+
+export interface ServerOptions extends HttpOptions {
+  /** Default 8080; 0 picks a free port (read it from `port` of the result). */
+  port?: number;
+  /** Default `127.0.0.1` (loopback only). */
+  host?: string;
+  /** How long `close()` waits for requests in flight before it cuts their connections. Default 10 s. */
+  shutdownTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  /** `http://<host>:<port>` */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly server: Server;
+  /** Requests being answered now. */
+  inFlight(): number;
+  /**
+   * Graceful stop: no new connection is accepted, answers in flight are finished (with
+   * `Connection: close`), idle keep-alive connections are closed; after `shutdownTimeoutMs` the rest is
+   * cut. Does not close the catalog (the owner of the catalog does, after this resolves).
+   */
+  close(): Promise<void>;
+}
+
+/** Serves the catalog over node:http on one port, with a graceful `close()`. */
+export async function startServer(catalog: Catalog, options: ServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 8080;
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CatalogError('INVALID_INPUT', `port must be an integer from 0 to 65535, got ${String(port)}`);
+  let closing: Promise<void> | undefined;
+  let inFlight = 0;
+  let server: Server | undefined = undefined;
+  const listener = nodeListenerOf(createRequestHandler(catalog, options), () => closing !== undefined);
+  server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (closing && inFlight === 0) server?.closeIdleConnections();
+    });
+    listener(req, res);
+  });
+  // Slow or stalled clients cannot hold a connection forever.
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 20_000;
+  server.keepAliveTimeout = 5_000;
+  const listening = server;
+  await new Promise<void>((resolve, reject) => {
+    listening.once('error', reject);
+    listening.listen(port, host, () => {
+      listening.off('error', reject);
+      resolve();
+    });
+  });
+  const address = listening.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    server: listening,
+    inFlight: () => inFlight,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => listening.closeAllConnections(), shutdownTimeoutMs);
+        timer.unref();
+        listening.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        listening.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/** One line of the access log, handed to the host's hook. It never holds a token or a request body. */
+export interface AccessLogEntry {
+  /** ISO 8601 time the request arrived. */
+  time: string;
+  /** The `X-Request-Id` of the answer (the client's, when it sent a well-formed one). */
+  requestId: string;
+  method: string;
+  /** Path and query as received, with credentials redacted (`access_token=…`, anything shaped like a JWT). */
+  path: string;
+  /** The status sent; 499 when the client went away before the answer. */
+  status: number;
+  durationMs: number;
+  /** The authenticated actor, when authentication succeeded. */
+  actorUrn?: string;
+  /** The error code of a refused or failed request. */
+  errorCode?: string;
+  remoteAddress?: string;
+  /** Body bytes read and written. */
+  requestBytes: number;
+  responseBytes: number;
+}
+
+/** Where an unexpected error happened (for the host's error log). */
+export interface HttpErrorReport {
+  requestId: string;
+  method: string;
+  /** Redacted like the access log's. */
+  path: string;
+  /** `http` for a route, `graphql <field path>` for a resolver. */
+  where: string;
+}
+
+export interface HttpOptions {
+  /**
+   * Take the actor from `X-Service-Actor: <user urn>` when a request has no `Authorization` header.
+   * Only for a service behind a trusted front that authenticates users itself. Default false.
+   */
+  trustActorHeader?: boolean;
+  /** Largest request body accepted, in bytes (413 beyond). Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** A prefix the host mounts the routes under (e.g. `/catalog`); routes are then also under `<basePath>/gms`. */
+  basePath?: string;
+  /** Serve `POST /api/graphql` (needs the optional peer `graphql`). Default true. */
+  graphql?: boolean;
+  /** Called once per request after the answer was sent (or the client went away). Never sees tokens. */
+  accessLog?: (entry: AccessLogEntry) => void;
+  /** Called with every unexpected error (the client sees `INTERNAL` with the request id only). Default: stderr. */
+  onError?: (error: unknown, report: HttpErrorReport) => void;
+}
+
+/** A fetch-style handler: standard `Request` in, `Response` out. */
+export type FetchHandler = (request: Request) => Promise<Response>;
