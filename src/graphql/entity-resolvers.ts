@@ -38,7 +38,7 @@ export function entityResolvers(
     };
 
   const shared: Record<string, ResolverFunction> = {
-    type: (ref: EntityRef) => catalog.registry.entityType(ref.entityType).graphqlType,
+    type: (ref: EntityRef) => catalog.registry.graphqlTypeOf(ref.entityType),
     status: async (ref: EntityRef, _args: unknown, context: unknown) => {
       const status = (await viewOf(ref, stateOf(context)))?.aspects.status?.value;
       return status ? { removed: status.removed === true } : null;

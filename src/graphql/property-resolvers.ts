@@ -107,8 +107,8 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
     EntityTypeEntity: {
       type: () => 'ENTITY_TYPE',
       info: ({ urn }: { urn: string }) => {
-        const name = nameAfter(ENTITY_TYPE_URN_PREFIX, urn);
-        return { type: catalog.registry.entityType(name).graphqlType, qualifiedName: `datahub.${name}`, displayName: name, description: null };
+        const name = catalog.registry.entityNameFromInput(urn) ?? nameAfter(ENTITY_TYPE_URN_PREFIX, urn);
+        return { type: catalog.registry.graphqlTypeOf(name), qualifiedName: `datahub.${name}`, displayName: name, description: null };
       },
     },
     PropertyValue: {

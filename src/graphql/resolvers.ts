@@ -6,6 +6,7 @@ import { LongScalar } from './long-scalar';
 import { propertyResolvers } from './property-resolvers';
 import { createRequestStates, type RequestState } from './request-state';
 import type { CatalogResolvers, ResolverFunction } from './resolver-types';
+import { searchResolvers } from './search-resolvers';
 import { tokenResolvers } from './token-resolvers';
 
 export interface GraphQLOptions extends EntityResolverOptions {
@@ -38,6 +39,7 @@ export function createResolvers(catalog: Catalog, options: GraphQLOptions = {}):
     entityResolvers(catalog, stateOf, options),
     tokenResolvers(catalog, stateOf),
     propertyResolvers(catalog, stateOf),
+    searchResolvers(catalog, stateOf),
   ]);
 
   const guard = (resolve: ResolverFunction, isMutation: boolean): ResolverFunction => {
