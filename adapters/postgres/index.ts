@@ -14,6 +14,7 @@ import * as entities from './entities';
 import * as jobs from './jobs';
 import { PropertyKeys } from './property-keys';
 import { migrate } from './schema';
+import { aggregate } from './aggregate';
 import * as search from './search';
 import * as searchStore from './search-store';
 import { TimeseriesStore } from './timeseries';
@@ -144,7 +145,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       return search.search(h(), stores!.keys, request);
     },
     async aggregate(request: AggregateRequest): Promise<FacetResult[]> {
-      return search.aggregate(h(), stores!.keys, request);
+      return aggregate(h(), stores!.keys, request);
     },
     async findEntitiesWithPropertyValues(request) {
       return searchStore.findEntitiesWithPropertyValues(h(), request);
