@@ -26,19 +26,19 @@ import { percentile, printTable, time, type Figure } from './harness';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const NAMES = ['tier', 'owner', 'score', 'reviewed', 'costCenter'] as const;
-type PropertyName = (typeof NAMES)[number];
+export type PropertyName = (typeof NAMES)[number];
 const VALUE_TYPES: Record<PropertyName, string> = { tier: 'string', owner: 'string', score: 'number', reviewed: 'date', costCenter: 'string' };
-const propertyUrn = (name: PropertyName): string => `urn:li:structuredProperty:bench.${name}`;
-const field = (name: PropertyName): string => `structuredProperties.bench.${name}`;
+export const propertyUrn = (name: PropertyName): string => `urn:li:structuredProperty:bench.${name}`;
+export const field = (name: PropertyName): string => `structuredProperties.bench.${name}`;
 
 /** One benchmarked question: its filters (as a client sends them) and how many times to ask it. */
-interface FilterCase {
+export interface FilterCase {
   label: string;
   kind: 'filter' | 'and';
   filters: FacetFilterInput[];
 }
 
-const CASES: readonly FilterCase[] = [
+export const CASES: readonly FilterCase[] = [
   { label: 'EQUAL tier=bronze (50%)', kind: 'filter', filters: [{ field: field('tier'), values: ['bronze'] }] },
   { label: 'EQUAL owner=team-0042 (0.1%)', kind: 'filter', filters: [{ field: field('owner'), values: ['team-0042'] }] },
   { label: 'GREATER_THAN score>90 (10%)', kind: 'filter', filters: [{ field: field('score'), values: ['90'], condition: 'GREATER_THAN' }] },
@@ -70,7 +70,7 @@ const CASES: readonly FilterCase[] = [
   },
 ];
 
-const FACETS: readonly PropertyName[] = ['tier', 'owner'];
+export const FACETS: readonly PropertyName[] = ['tier', 'owner'];
 
 function assignments(d: GeneratedDataset) {
   const s = (string: string) => [{ string }];
@@ -84,7 +84,7 @@ function assignments(d: GeneratedDataset) {
 }
 
 /** Creates the properties and writes the datasets through the public API; returns the definition keys. */
-async function load(catalog: Catalog, datasets: readonly GeneratedDataset[]): Promise<{ ms: number; keys: Record<PropertyName, string> }> {
+export async function load(catalog: Catalog, datasets: readonly GeneratedDataset[]): Promise<{ ms: number; keys: Record<PropertyName, string> }> {
   const keys = {} as Record<PropertyName, string>;
   for (const name of NAMES) {
     const view = await catalog.properties.create(ADMIN, { qualifiedName: `bench.${name}`, displayName: name, valueType: VALUE_TYPES[name], entityTypes: ['dataset'] });
@@ -124,7 +124,7 @@ function sameResult(label: string, library: unknown, baseline: unknown): void {
   if (a !== b) throw new Error(`${label}: the library and the baseline disagree:\n  library  ${a.slice(0, 400)}\n  baseline ${b.slice(0, 400)}`);
 }
 
-const scrollInput = (filters: FacetFilterInput[]) => ({ types: ['DATASET'], query: '*', count: 20, orFilters: [{ and: filters }] });
+export const scrollInput = (filters: FacetFilterInput[]) => ({ types: ['DATASET'], query: '*', count: 20, orFilters: [{ and: filters }] });
 
 // --- SQLite -------------------------------------------------------------------------------------------
 
@@ -181,7 +181,7 @@ function handSql(db: Database.Database, keys: Record<PropertyName, string>) {
   return { queries, facet };
 }
 
-async function sqliteFigures(dir: string, datasets: readonly GeneratedDataset[]): Promise<Figure[]> {
+export async function sqliteFigures(dir: string, datasets: readonly GeneratedDataset[]): Promise<Figure[]> {
   const file = join(dir, 'search.db');
   const adapter = createSqliteAdapter({ filename: file });
   const catalog = createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false } });
