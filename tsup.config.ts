@@ -8,6 +8,7 @@ export const entries = {
   index: 'src/index.ts',
   'adapters/memory': 'adapters/memory/index.ts',
   'adapters/sqlite': 'adapters/sqlite/index.ts',
+  'adapters/postgres': 'adapters/postgres/index.ts',
   graphql: 'src/graphql/index.ts',
   http: 'src/http/index.ts',
   testing: 'src/testing/index.ts',

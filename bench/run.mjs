@@ -14,7 +14,11 @@ const WORKLOADS = {
   search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
+  // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
+  postgres: ['postgres.ts', 'runPostgresBench'],
 };
+/** Workloads that run only when named (or selected with --adapter). */
+const ON_REQUEST = new Set(['postgres']);
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -22,7 +26,16 @@ const option = (name) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const named = args.filter((a, i) => !a.startsWith('--') && !(i > 0 && args[i - 1].startsWith('--')));
-const selected = named.length ? named : Object.keys(WORKLOADS);
+const adapterOption = option('adapter');
+if (adapterOption !== undefined && adapterOption !== 'postgres' && adapterOption !== 'sqlite') {
+  console.error(`unknown --adapter ${adapterOption}; known: sqlite (the default workloads), postgres`);
+  process.exit(2);
+}
+const selected = named.length
+  ? named
+  : adapterOption === 'postgres'
+    ? ['postgres']
+    : Object.keys(WORKLOADS).filter((n) => !ON_REQUEST.has(n));
 const unknown = selected.filter((n) => !(n in WORKLOADS));
 if (unknown.length) {
   console.error(`unknown workload(s): ${unknown.join(', ')}; known: ${Object.keys(WORKLOADS).join(', ')}`);

@@ -19,6 +19,10 @@ import { printTable, type Figure } from './harness';
 import { memoryFigures } from './search-memory';
 import { sqliteFigures } from './search-sqlite';
 
+// What other workloads reuse (bench/postgres.ts runs the same cases on PostgreSQL).
+export { CASES, FACETS, field, load, propertyUrn, scrollInput, type FilterCase, type PropertyName } from './search-cases';
+export { sqliteFigures } from './search-sqlite';
+
 export async function runSearchBench(options: { entities?: number } = {}): Promise<Figure[]> {
   const count = options.entities ?? 100_000;
   const datasets = [...generateDatasets({ count, seed: 42 })];

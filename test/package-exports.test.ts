@@ -26,7 +26,7 @@ describe('package exports', () => {
   it('names the package metacatalog and maps the entry points of the contract', () => {
     expect(pkg.name).toBe('metacatalog');
     expect(Object.keys(pkg.exports)).toEqual(
-      expect.arrayContaining(['.', './adapters/memory', './adapters/sqlite', './graphql', './http', './testing']),
+      expect.arrayContaining(['.', './adapters/memory', './adapters/sqlite', './adapters/postgres', './graphql', './http', './testing']),
     );
     expect(pkg.bin.metacatalog).toBe('./dist/cli.js');
   });
@@ -53,6 +53,12 @@ describe('package exports', () => {
     const result = importInChild('metacatalog/adapters/sqlite');
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('forbidden module load: better-sqlite3');
+  });
+
+  it('the PostgreSQL entry loads pg (and only that entry does)', () => {
+    const result = importInChild('metacatalog/adapters/postgres');
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('forbidden module load: pg');
   });
 
   it('the bin answers --version and refuses an unknown command with exit code 2', () => {

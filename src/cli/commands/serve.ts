@@ -14,6 +14,15 @@ export const DEFAULT_HOST = '127.0.0.1';
 export interface ServeOptions {
   /** SQLite file (created with its directory when missing), or `:memory:`. Default `./data/catalog.db`. */
   db?: string;
+  /** A PostgreSQL connection URL instead of `db`: several instances may serve one database. */
+  postgres?: string;
+  /** The schema of the catalog's tables in that database (default: the connection's current schema). */
+  postgresSchema?: string;
+  /**
+   * The token signing key file (created, mode 0600, when missing). With `postgres` every instance must
+   * use the same key: this file, or the METACATALOG_SIGNING_KEY environment variable.
+   */
+  signingKeyFile?: string;
   port?: number;
   host?: string;
   /** The super user the bootstrap token acts as. Default `urn:li:corpuser:admin`. */
@@ -41,6 +50,7 @@ export interface ServeHandle {
  * with an access log on stdout. Used by `metacatalog serve`; the host handles signals.
  */
 export async function serve(options: ServeOptions, io: CommandIo): Promise<ServeHandle> {
+  if (options.postgres !== undefined) return servePostgres(options, options.postgres, io);
   const db = options.db ?? DEFAULT_DB;
   const admin = options.admin ?? DEFAULT_ADMIN;
   const inMemory = db === ':memory:';
@@ -63,12 +73,7 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
     }
   }
 
-  const [{ createCatalog }, { createSqliteAdapter }, { startServer }, { formatAccessLogLine }] = await Promise.all([
-    import('../../catalog'),
-    import('../../../adapters/sqlite/index'),
-    import('../../http/server'),
-    import('../../http/access-log'),
-  ]);
+  const [{ createCatalog }, { createSqliteAdapter }] = await Promise.all([import('../../catalog'), import('../../../adapters/sqlite/index')]);
   let catalog: Catalog;
   try {
     catalog = createCatalog({
@@ -82,6 +87,66 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
     throw new CommandError(`cannot open the database ${db}: ${error instanceof Error ? error.message : String(error)}`);
   }
 
+  return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db });
+}
+
+/** A connection URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the PostgreSQL database';
+  }
+}
+
+/**
+ * The service on a PostgreSQL database that several instances may share: the tables are created (or
+ * migrated) by whichever instance starts first; the token signing key must be the same everywhere, so
+ * it comes from a file or the environment, never generated per instance unless asked for by a file.
+ */
+async function servePostgres(options: ServeOptions, url: string, io: CommandIo): Promise<ServeHandle> {
+  const admin = options.admin ?? DEFAULT_ADMIN;
+  let key: string;
+  let keyCreated = false;
+  if (options.signingKeyFile !== undefined) {
+    const loaded = loadOrCreateSigningKey(options.signingKeyFile);
+    key = loaded.key;
+    keyCreated = loaded.created;
+    if (loaded.created) {
+      io.stdout(`metacatalog: created the token signing key ${loaded.file} (mode 0600); give every instance on this database the same key, never share it otherwise\n`);
+    }
+  } else if (process.env.METACATALOG_SIGNING_KEY) {
+    key = process.env.METACATALOG_SIGNING_KEY;
+  } else {
+    throw new CommandError('--postgres needs the token signing key every instance shares: --signing-key-file <file> or the METACATALOG_SIGNING_KEY environment variable');
+  }
+  const [{ createCatalog }, { createPostgresAdapter }] = await Promise.all([import('../../catalog'), import('../../../adapters/postgres/index')]);
+  let catalog: Catalog;
+  try {
+    catalog = createCatalog({
+      adapter: createPostgresAdapter({ connectionString: url }, options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}),
+      tokenSigningKey: key,
+      superUsers: [admin],
+      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
+    });
+    await catalog.ready();
+  } catch (error) {
+    throw new CommandError(`cannot open the database ${redacted(url)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redacted(url) });
+}
+
+/** Listens, prints the bootstrap token when the database holds none, and hands back the stop. */
+async function listen(
+  catalog: Catalog,
+  options: ServeOptions,
+  io: CommandIo,
+  state: { isNewDatabase: boolean; keyCreated: boolean; admin: string; database: string },
+): Promise<ServeHandle> {
+  const { isNewDatabase, keyCreated, admin } = state;
+  const [{ startServer }, { formatAccessLogLine }] = await Promise.all([import('../../http/server'), import('../../http/access-log')]);
   let server: RunningServer;
   try {
     server = await startServer(catalog, {
@@ -115,7 +180,7 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
       ].join('\n'),
     );
   }
-  io.stdout(`metacatalog: listening on ${server.url} (database ${db})\n`);
+  io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -141,12 +206,19 @@ function statOf(file: string): Stats | undefined {
   }
 }
 
-const USAGE = `Usage: metacatalog serve [--db file] [--port n] [--host address] [options]
+const USAGE = `Usage: metacatalog serve [--db file | --postgres url] [--port n] [--host address] [options]
 
 Runs the HTTP service (GraphQL at /api/graphql, the OpenAPI v2 family, /operations; every route also
-under /gms) on an embedded SQLite file.
+under /gms) on an embedded SQLite file, or on a PostgreSQL database that several instances may share.
 
   --db <file>          SQLite file, created with its directory when missing (default ${DEFAULT_DB})
+  --postgres <url>     a PostgreSQL connection URL instead (postgres://user:password@host:5432/db);
+                       the tables are created by the first instance that starts
+  --postgres-schema <name>
+                       the schema of the catalog's tables (default: the connection's current schema)
+  --signing-key-file <file>
+                       with --postgres: the token signing key, created (mode 0600) when missing; every
+                       instance on one database needs the same key (or set METACATALOG_SIGNING_KEY)
   --port <n>           port, 0 for any free one (default ${DEFAULT_PORT})
   --host <address>     address to listen on (default ${DEFAULT_HOST}, loopback only)
   --admin <urn>        the super user (default ${DEFAULT_ADMIN})
@@ -175,6 +247,9 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
       allowPositionals: false,
       options: {
         db: { type: 'string' },
+        postgres: { type: 'string' },
+        'postgres-schema': { type: 'string' },
+        'signing-key-file': { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         admin: { type: 'string' },
@@ -190,9 +265,18 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   if (v.help) return 'help';
   if (v.admin !== undefined && !/^urn:li:corpuser:\S+$/.test(v.admin)) throw new UsageError(`--admin must be a user URN (urn:li:corpuser:<id>), got "${v.admin}"`);
   if (v.db === '') throw new UsageError('--db needs a file name');
+  if (v.postgres !== undefined && v.db !== undefined) throw new UsageError('--db and --postgres exclude each other');
+  if (v.postgres === '') throw new UsageError('--postgres needs a connection URL');
+  if ((v['postgres-schema'] !== undefined || v['signing-key-file'] !== undefined) && v.postgres === undefined) {
+    throw new UsageError('--postgres-schema and --signing-key-file go with --postgres (with --db the key lives beside the file)');
+  }
+  if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
   return {
     ...(v.db !== undefined ? { db: v.db } : {}),
+    ...(v.postgres !== undefined ? { postgres: v.postgres } : {}),
+    ...(v['postgres-schema'] !== undefined ? { postgresSchema: v['postgres-schema'] } : {}),
+    ...(v['signing-key-file'] !== undefined ? { signingKeyFile: v['signing-key-file'] } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(v.host !== undefined ? { host: v.host } : {}),
     ...(v.admin !== undefined ? { admin: v.admin } : {}),
@@ -220,7 +304,7 @@ function firstStopSignal(io: CommandIo): Promise<NodeJS.Signals> {
 
 export const serveCommand: Command = {
   name: 'serve',
-  summary: 'run the HTTP service on an embedded SQLite file',
+  summary: 'run the HTTP service on an embedded SQLite file or a shared PostgreSQL database',
   usage: USAGE,
   async run(argv, io) {
     const options = optionsFrom(argv);

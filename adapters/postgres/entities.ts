@@ -1,0 +1,192 @@
+import type { EntityWrite, FaultInjectionOptions, JsonObject, StoredAspect, StoredEntity, WriteBatch } from '../../src/adapter/types';
+import { CatalogError } from '../../src/core/errors';
+import type { PgHandle, Queryable } from './database';
+import * as jobs from './jobs';
+import type { PropertyKeys } from './property-keys';
+import type { TimeseriesStore } from './timeseries';
+import { WriteStatement } from './write-statement';
+
+interface EntityAspectRow {
+  urn: string;
+  entity_type: string;
+  version: number;
+  name: string | null;
+  value: string | null;
+  aspect_version: number | null;
+  created_time: string | null;
+  created_actor: string | null;
+  modified_time: string | null;
+  modified_actor: string | null;
+  system_metadata: string | null;
+}
+
+const ASPECT_COLUMNS = `a.name, a.value, a.version AS aspect_version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata`;
+
+function toAspect(row: EntityAspectRow): StoredAspect {
+  return {
+    name: row.name!,
+    value: JSON.parse(row.value!) as JsonObject,
+    version: row.aspect_version!,
+    created: { time: Number(row.created_time), actor: row.created_actor! },
+    lastModified: { time: Number(row.modified_time), actor: row.modified_actor! },
+    ...(row.system_metadata ? { systemMetadata: JSON.parse(row.system_metadata) as JsonObject } : {}),
+  };
+}
+
+/** Folds joined entity × aspect rows into entities, keeping the order in which entities first appear. */
+function foldEntities(rows: readonly EntityAspectRow[]): Map<string, StoredEntity> {
+  const out = new Map<string, StoredEntity>();
+  for (const row of rows) {
+    let entity = out.get(row.urn);
+    if (!entity) {
+      entity = { urn: row.urn, entityType: row.entity_type, version: row.version, aspects: {} };
+      out.set(row.urn, entity);
+    }
+    if (row.name !== null) entity.aspects[row.name] = toAspect(row);
+  }
+  return out;
+}
+
+export async function readEntities(h: PgHandle, urns: readonly string[], aspectNames?: readonly string[]): Promise<StoredEntity[]> {
+  if (urns.length === 0) return [];
+  const rows = await h.query<EntityAspectRow>(
+    `SELECT e.urn, e.entity_type, e.version, ${ASPECT_COLUMNS}
+     FROM ${h.s}.entities e
+     LEFT JOIN ${h.s}.aspects a ON a.entity_id = e.id AND ($2::text[] IS NULL OR a.name = ANY($2::text[]))
+     WHERE e.urn = ANY($1::text[])
+     ORDER BY e.urn, a.name`,
+    [[...new Set(urns)], aspectNames ? [...aspectNames] : null],
+  );
+  const byUrn = foldEntities(rows);
+  const out: StoredEntity[] = [];
+  const seen = new Set<string>();
+  for (const urn of urns) {
+    const entity = byUrn.get(urn);
+    if (entity && !seen.has(urn)) {
+      seen.add(urn);
+      out.push(entity);
+    }
+  }
+  return out;
+}
+
+export async function scanEntities(
+  h: PgHandle,
+  request: { entityType?: string; requireAspect?: string; aspectNames?: readonly string[]; afterUrn?: string; limit: number },
+): Promise<StoredEntity[]> {
+  const rows = await h.query<EntityAspectRow>(
+    `WITH page AS (
+       SELECT e.id, e.urn, e.entity_type, e.version FROM ${h.s}.entities e
+       WHERE ($1::text IS NULL OR e.entity_type = $1) AND e.urn > $2
+         AND ($3::text IS NULL OR EXISTS (SELECT 1 FROM ${h.s}.aspects x WHERE x.entity_id = e.id AND x.name = $3))
+       ORDER BY e.urn LIMIT $4
+     )
+     SELECT e.urn, e.entity_type, e.version, ${ASPECT_COLUMNS}
+     FROM page e
+     LEFT JOIN ${h.s}.aspects a ON a.entity_id = e.id AND ($5::text[] IS NULL OR a.name = ANY($5::text[]))
+     ORDER BY e.urn, a.name`,
+    [request.entityType ?? null, request.afterUrn ?? '', request.requireAspect ?? null, request.limit, request.aspectNames ? [...request.aspectNames] : null],
+  );
+  return [...foldEntities(rows).values()];
+}
+
+/**
+ * Splits a batch into runs in which every URN appears once, so each run can be written with a few
+ * set-based statements; a URN written twice in one batch starts a new run and sees the first write.
+ */
+function runsOfDistinctUrns(writes: readonly EntityWrite[]): EntityWrite[][] {
+  const runs: EntityWrite[][] = [];
+  let current: EntityWrite[] = [];
+  let seen = new Set<string>();
+  for (const write of writes) {
+    if (seen.has(write.urn)) {
+      runs.push(current);
+      current = [];
+      seen = new Set();
+    }
+    seen.add(write.urn);
+    current.push(write);
+  }
+  if (current.length > 0) runs.push(current);
+  return runs;
+}
+
+/** The adapter's stores a commit writes through besides its own tables. */
+export interface Stores {
+  timeseries: TimeseriesStore;
+  keys: PropertyKeys;
+}
+
+const conflict = (write: EntityWrite, found: number): CatalogError =>
+  new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
+
+const byUrn = (a: EntityWrite, b: EntityWrite): number => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0);
+
+/**
+ * Writes one run of entities (distinct URNs) inside the caller's transaction, in two statements.
+ *
+ * Optimistic versioning: the first statement locks the rows of the entities that exist, in URN order
+ * (`FOR UPDATE`, so concurrent batches over the same entities queue instead of deadlocking), and their
+ * versions are compared with what the domain read. The second applies everything at once as
+ * data-modifying CTEs over arrays (see WriteStatement): new entities (`ON CONFLICT DO NOTHING`: one that
+ * another writer created meanwhile is missing from the result, which is a CONFLICT too), versions,
+ * deleted entities, aspects, search documents, standard fields and typed property values.
+ */
+async function writeRun(tx: Queryable, s: string, stores: Stores, run: readonly EntityWrite[]): Promise<void> {
+  const { timeseries, keys } = stores;
+  const locked = await tx.query<{ id: string; urn: string; version: number }>(
+    `SELECT id, urn, version FROM ${s}.entities WHERE urn = ANY($1::text[]) ORDER BY urn FOR UPDATE`,
+    [run.map((w) => w.urn)],
+  );
+  const existing = new Map(locked.map((r) => [r.urn, { id: String(r.id), version: r.version }] as const));
+  for (const write of run) {
+    const found = existing.get(write.urn)?.version ?? 0;
+    if (found !== write.expectVersion) throw conflict(write, found);
+  }
+  const idOf = (write: EntityWrite): string | undefined => existing.get(write.urn)?.id;
+
+  const statement = new WriteStatement(s);
+  const toCreate = run.filter((w) => !w.deleteEntity && !existing.has(w.urn)).sort(byUrn);
+  statement.createEntities(toCreate);
+  const kept = run.filter((w) => !w.deleteEntity);
+  statement.bumpVersions(kept.flatMap((w) => idOf(w) ?? []));
+  const deleted = run.filter((w) => w.deleteEntity && existing.has(w.urn));
+  statement.deleteEntities(deleted.map((w) => idOf(w)!));
+  statement.putAspects(kept, idOf);
+  statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: idOf(w)!, names: w.delete ?? [] })));
+  statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => idOf(w)!));
+  statement.writeSearchDocuments(
+    kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), doc: w.searchDocument! })),
+    (property, definitionKey) => keys.get(property, definitionKey),
+  );
+
+  const created = await statement.run(tx);
+  if (created.length !== toCreate.length) {
+    const made = new Set(created);
+    const lost = toCreate.find((w) => !made.has(w.urn))!;
+    throw new CatalogError('CONFLICT', `${lost.urn}: expected version 0, but another writer created it`);
+  }
+  await timeseries.deleteEntities(tx, deleted);
+}
+
+/**
+ * The whole batch in one transaction on one connection: entities run by run, the fault injector after
+ * each entity, then job completions (before insertions: a job that completes itself and queues its
+ * follow-up under the same dedupe key must not have the follow-up dropped as a duplicate of itself),
+ * then new jobs.
+ */
+export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): Promise<void> {
+  const entities = batch.entities ?? [];
+  if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length) return;
+  const now = Date.now();
+  await stores.keys.prepare(entities.map((w) => w.searchDocument));
+  await h.transaction(async (tx) => {
+    let entityIndex = 0;
+    for (const run of runsOfDistinctUrns(entities)) {
+      await writeRun(tx, h.s, stores, run);
+      for (const write of run) faultInjector?.({ entityIndex: entityIndex++, urn: write.urn });
+    }
+    if (batch.completeJobs?.length) await jobs.completeJobs(tx, h.s, batch.completeJobs);
+    if (batch.jobs?.length) await jobs.insertJobs(tx, h.s, batch.jobs, now);
+  });
+}

@@ -1,0 +1,187 @@
+import pg from 'pg';
+import type {
+  AdapterCapabilities,
+  AggregateRequest,
+  FacetResult,
+  FaultInjectionOptions,
+  SearchRequest,
+  SearchResponse,
+  StorageAdapter,
+} from '../../src/adapter/types';
+import { CatalogError } from '../../src/core/errors';
+import { createHandle, type PgHandle } from './database';
+import * as entities from './entities';
+import * as jobs from './jobs';
+import { PropertyKeys } from './property-keys';
+import { migrate } from './schema';
+import { aggregate } from './aggregate';
+import * as search from './search';
+import * as searchStore from './search-store';
+import { TimeseriesStore } from './timeseries';
+
+const { Pool } = pg;
+
+/** Where the database is: a connection string (the adapter makes and ends its own pool) or a pool of the host's. */
+export type PostgresConnection =
+  | { connectionString: string; pool?: undefined }
+  | {
+      /** A `pg` pool owned by the host: the adapter uses it and never ends it. */
+      pool: pg.Pool;
+      connectionString?: undefined;
+    };
+
+export interface PostgresAdapterSettings extends FaultInjectionOptions {
+  /**
+   * The schema that holds the catalog's tables (created when missing). Default: the connection's
+   * current schema (normally `public`). Several catalogs can share one database in different schemas.
+   */
+  schema?: string;
+  /** Connections of the pool the adapter makes from a connection string (default 10). */
+  maxConnections?: number;
+}
+
+export type PostgresAdapterOptions = PostgresConnection & PostgresAdapterSettings;
+
+const CAPABILITIES: AdapterCapabilities = {
+  durable: true,
+  multiProcess: true,
+  measuredIndexSizes: true,
+  reclaimsSpaceOnReindex: true,
+};
+
+function validate(options: PostgresAdapterOptions): void {
+  const hasString = typeof options?.connectionString === 'string' && options.connectionString !== '';
+  const hasPool = typeof options?.pool === 'object' && options.pool !== null;
+  if (hasString === hasPool) {
+    throw new CatalogError('INVALID_INPUT', 'createPostgresAdapter: give either connectionString or pool', {
+      details: [{ path: 'connectionString', message: 'exactly one of connectionString and pool is required' }],
+    });
+  }
+  if (options.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(options.schema)) {
+    throw new CatalogError('INVALID_INPUT', `createPostgresAdapter: schema ${JSON.stringify(options.schema)} is not a plain identifier`, {
+      details: [{ path: 'schema', message: 'must match [A-Za-z_][A-Za-z0-9_]* (at most 63 characters)' }],
+    });
+  }
+}
+
+/**
+ * The PostgreSQL adapter, for several processes (or machines) on one database: migrations under an
+ * advisory lock, every commit one transaction with optimistic version checks, the job queue shared
+ * with `FOR UPDATE SKIP LOCKED`, one table per timeseries index.
+ *
+ * `createPostgresAdapter({ connectionString })` or `createPostgresAdapter({ pool })`; settings may also
+ * come as a second argument (`createPostgresAdapter({ pool }, { schema: 'catalog' })`).
+ */
+export function createPostgresAdapter(connection: PostgresAdapterOptions, settings: PostgresAdapterSettings = {}): StorageAdapter {
+  const options: PostgresAdapterOptions = { ...connection, ...settings };
+  validate(options);
+  const ownsPool = options.pool === undefined;
+  let handle: PgHandle | undefined;
+  let stores: entities.Stores | undefined;
+  let opening: Promise<void> | undefined;
+  let closed = false;
+
+  function h(): PgHandle {
+    if (closed) throw new Error('the PostgreSQL adapter is closed');
+    if (!handle) throw new Error('the PostgreSQL adapter is not open: call open() first');
+    return handle;
+  }
+  function ts(): TimeseriesStore {
+    h();
+    return stores!.timeseries;
+  }
+
+  async function doOpen(): Promise<void> {
+    const pool = options.pool ?? new Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    try {
+      let schema = options.schema;
+      if (schema === undefined) {
+        const result = await pool.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+        schema = result.rows[0]?.schema ?? 'public';
+      }
+      const opened = createHandle(pool, schema);
+      await migrate(opened);
+      handle = opened;
+      stores = { timeseries: new TimeseriesStore(opened), keys: new PropertyKeys(opened) };
+    } catch (error) {
+      if (ownsPool) await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  return {
+    name: 'postgres',
+    capabilities: CAPABILITIES,
+    async open() {
+      if (closed) throw new Error('the PostgreSQL adapter is closed');
+      opening ??= doOpen().catch((error: unknown) => {
+        opening = undefined;
+        throw error;
+      });
+      await opening;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await opening?.catch(() => undefined);
+      const pool = handle?.pool;
+      handle = undefined;
+      if (pool && ownsPool) await pool.end();
+    },
+    async readEntities(urns, aspectNames) {
+      return entities.readEntities(h(), urns, aspectNames);
+    },
+    async scanEntities(request) {
+      return entities.scanEntities(h(), request);
+    },
+    async commit(batch) {
+      await entities.commit(h(), stores!, batch, options.faultInjector);
+    },
+    async flushSearchIndex() {
+      // Full text is indexed inside every commit: nothing is deferred.
+      h();
+    },
+    async search(request: SearchRequest): Promise<SearchResponse> {
+      return search.search(h(), stores!.keys, request);
+    },
+    async aggregate(request: AggregateRequest): Promise<FacetResult[]> {
+      return aggregate(h(), stores!.keys, request);
+    },
+    async findEntitiesWithPropertyValues(request) {
+      return searchStore.findEntitiesWithPropertyValues(h(), request);
+    },
+    async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
+      return searchStore.countEntitiesWithPropertyValues(h(), propertyUrn, definitionKey);
+    },
+    async claimJobs(request) {
+      return jobs.claimJobs(h(), request);
+    },
+    async releaseJob(id, workerId, outcome) {
+      await jobs.releaseJob(h(), id, workerId, outcome);
+    },
+    async renewJobLease(id, workerId, lockedUntil) {
+      return jobs.renewJobLease(h(), id, workerId, lockedUntil);
+    },
+    async listJobs(request) {
+      return jobs.listJobs(h(), request);
+    },
+    async appendTimeseries(index, rows) {
+      await ts().append(index, rows);
+    },
+    async queryTimeseries(query) {
+      return ts().query(query);
+    },
+    async timeseriesIndexSizes() {
+      return ts().sizes();
+    },
+    async countTimeseries(index, endTimeMillis) {
+      return ts().count(index, endTimeMillis);
+    },
+    async deleteTimeseriesBatch(index, endTimeMillis, limit) {
+      return ts().deleteBatch(index, endTimeMillis, limit);
+    },
+    async rebuildTimeseriesIndex(index, endTimeMillis) {
+      return ts().rebuild(index, endTimeMillis);
+    },
+  };
+}

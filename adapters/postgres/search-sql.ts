@@ -1,0 +1,227 @@
+import type { SearchCondition, SearchField, SearchScope } from '../../src/adapter/types';
+import { textQuery } from './text';
+
+// The SQL of search scopes and conditions, shared by search and aggregation: every value a parameter
+// (placeholders with explicit types), every text column compared in the "C" collation.
+
+/** Collects query parameters and hands out their placeholders. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown, cast: string): string {
+    this.values.push(value);
+    return `$${this.values.length}::${cast}`;
+  }
+}
+
+const lowerCase = (value: string): string => value.toLowerCase();
+
+/**
+ * The SQL test of one value column against the condition's values ("any of"). String columns only
+ * match string values and number columns number values, as in the contract; `lower` is the column of
+ * JavaScript-lower-cased values (NULL when equal to the value).
+ */
+function valueTest(
+  p: Params,
+  operator: SearchCondition['operator'],
+  values: ReadonlyArray<string | number>,
+  columns: { str: string; lower: string; num?: string },
+): string {
+  const strings = values.filter((v): v is string => typeof v === 'string');
+  const numbers = values.filter((v): v is number => typeof v === 'number');
+  const tests: string[] = [];
+  // One value: a plain comparison with a scalar, which the planner estimates best; several: "any of".
+  const compareStrings = (op: string): void => {
+    if (strings.length === 1) tests.push(`${columns.str} ${op} ${p.add(strings[0], 'text')}`);
+    else if (strings.length > 1) tests.push(`${columns.str} ${op} ANY(${p.add(strings, 'text[]')})`);
+  };
+  const compareNumbers = (op: string): void => {
+    if (!columns.num || numbers.length === 0) return;
+    // "Greater than any of" is "greater than the least of them", and so on.
+    const bound = op === '=' ? undefined : op.startsWith('>') ? Math.min(...numbers) : Math.max(...numbers);
+    if (bound !== undefined) tests.push(`${columns.num} ${op} ${p.add(bound, 'float8')}`);
+    else if (numbers.length === 1) tests.push(`${columns.num} = ${p.add(numbers[0], 'float8')}`);
+    else tests.push(`${columns.num} = ANY(${p.add(numbers, 'float8[]')})`);
+  };
+  const anyString = (predicate: (w: string) => string): void => {
+    if (strings.length === 1) tests.push(predicate(p.add(strings[0], 'text')));
+    else if (strings.length > 1) tests.push(`EXISTS (SELECT 1 FROM unnest(${p.add(strings, 'text[]')}) AS w(value) WHERE ${predicate('w.value')})`);
+  };
+  switch (operator) {
+    case 'EQUAL':
+    case 'IN':
+      compareStrings('=');
+      compareNumbers('=');
+      break;
+    case 'IEQUAL': {
+      const lowered = [...new Set(strings.map(lowerCase))];
+      const column = `COALESCE(${columns.lower}, ${columns.str})`;
+      if (lowered.length === 1) tests.push(`${column} = ${p.add(lowered[0], 'text')}`);
+      else if (lowered.length > 1) tests.push(`${column} = ANY(${p.add(lowered, 'text[]')})`);
+      compareNumbers('=');
+      break;
+    }
+    case 'CONTAIN':
+      anyString((w) => `strpos(${columns.str}, ${w}) > 0`);
+      break;
+    case 'START_WITH':
+      anyString((w) => `starts_with(${columns.str}, ${w})`);
+      break;
+    case 'END_WITH':
+      anyString((w) => `right(${columns.str}, char_length(${w})) = ${w}`);
+      break;
+    case 'GREATER_THAN':
+      compareStrings('>');
+      compareNumbers('>');
+      break;
+    case 'GREATER_THAN_OR_EQUAL_TO':
+      compareStrings('>=');
+      compareNumbers('>=');
+      break;
+    case 'LESS_THAN':
+      compareStrings('<');
+      compareNumbers('<');
+      break;
+    case 'LESS_THAN_OR_EQUAL_TO':
+      compareStrings('<=');
+      compareNumbers('<=');
+      break;
+    case 'EXISTS':
+      return 'TRUE';
+  }
+  if (tests.length === 0) return 'FALSE';
+  return tests.length === 1 ? tests[0]! : `(${tests.join(' OR ')})`;
+}
+
+/** The entity ids whose document satisfies a condition (not negated), as a SELECT; FALSE when none can. */
+export function conditionIds(s: string, p: Params, keyOf: KeyOf, condition: SearchCondition, rowScope?: (alias: string) => string): string | 'FALSE' {
+  const { field, operator, values } = condition;
+  const scoped = (alias: string): string => (rowScope ? ` AND ${rowScope(alias)}` : '');
+  // With a row scope (the count path), EXISTS reads each document's first row only: one per document.
+  const firstOnly = (column: string): string => (rowScope && operator === 'EXISTS' ? ` AND ${column}` : '');
+  switch (field.kind) {
+    case 'entityType':
+    case 'urn': {
+      const column = field.kind === 'urn' ? 'urn' : 'entity_type';
+      const test = valueTest(p, operator, values, { str: `x.${column}`, lower: `x.${column}_lower` });
+      return test === 'FALSE' ? 'FALSE' : `SELECT x.entity_id FROM ${s}.search_docs x${test === 'TRUE' ? '' : ` WHERE ${test}`}`;
+    }
+    case 'field': {
+      const test = valueTest(p, operator, values, { str: 'f.value', lower: 'f.value_lower' });
+      return test === 'FALSE'
+        ? 'FALSE'
+        : `SELECT f.entity_id FROM ${s}.search_fields f WHERE f.field = ${p.add(field.name, 'text')}${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('f')}${firstOnly('f.first_of_field')}`;
+    }
+    case 'property': {
+      const keyId = keyOf(field.propertyUrn, field.definitionKey);
+      if (keyId === undefined) return 'FALSE';
+      const test = valueTest(p, operator, values, { str: 'v.str_value', lower: 'v.str_lower', num: 'v.num_value' });
+      return test === 'FALSE'
+        ? 'FALSE'
+        : `SELECT v.entity_id FROM ${s}.property_values v WHERE v.key_id = ${p.add(keyId, 'integer')}${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('v')}${firstOnly('v.first_of_key')}`;
+    }
+  }
+}
+
+/** One condition over the search document `d`: on its own columns, or membership in the ids that match. */
+function conditionSql(s: string, p: Params, keyOf: KeyOf, condition: SearchCondition): string {
+  const { field, operator, values } = condition;
+  let matched: string;
+  if (field.kind === 'entityType' || field.kind === 'urn') {
+    const column = field.kind === 'urn' ? 'urn' : 'entity_type';
+    matched = valueTest(p, operator, values, { str: `d.${column}`, lower: `d.${column}_lower` });
+  } else {
+    const ids = conditionIds(s, p, keyOf, condition);
+    matched = ids === 'FALSE' ? 'FALSE' : `d.entity_id IN (${ids})`;
+  }
+  return condition.negated ? `NOT ${wrap(matched)}` : matched;
+}
+
+/**
+ * Several groups (an OR): the matching ids as one set, a UNION over the groups, so the server builds
+ * each group's ids once instead of testing every document against every group.
+ */
+function filterIds(s: string, p: Params, keyOf: KeyOf, filter: SearchCondition[][]): string | 'FALSE' {
+  const groups: string[] = [];
+  for (const group of filter) {
+    // A group with a condition that cannot match is left out; that is decided on scratch parameters
+    // first, so that no parameter is left unused in the statement.
+    if (group.some((c) => !c.negated && conditionIds(s, new Params(), keyOf, c) === 'FALSE')) continue;
+    const positive: string[] = [];
+    const negative: string[] = [];
+    for (const condition of group) {
+      const ids = conditionIds(s, p, keyOf, condition);
+      if (ids === 'FALSE') continue; // only a negated one can be FALSE here: NOT FALSE constrains nothing
+      (condition.negated ? negative : positive).push(ids);
+    }
+    // The first condition's ids, semi-joined with the others' (so a multi-valued field cannot multiply
+    // rows), less the negated ones' (NOT IN: each hashed once).
+    const from = positive.length > 0 ? `(${positive[0]}) c0` : `${s}.search_docs c0`;
+    const where = [...positive.slice(1).map((q) => `c0.entity_id IN (${q})`), ...negative.map((q) => `c0.entity_id NOT IN (${q})`)].join(' AND ');
+    groups.push(`SELECT c0.entity_id FROM ${from}${where ? ` WHERE ${where}` : ''}`);
+  }
+  return groups.length === 0 ? 'FALSE' : groups.join(' UNION ');
+}
+
+function wrap(sql: string): string {
+  return /^[A-Z]+$/.test(sql) || sql.startsWith('(') ? sql : `(${sql})`;
+}
+
+/** The dictionary id of a (property, definition key) pair; undefined when no value was ever written under it. */
+export type KeyOf = (property: string, definitionKey: string) => number | undefined;
+
+export interface Scope {
+  /** `search_docs d`, joined with `search_text t` when there is a full-text query. */
+  from: string;
+  where: string;
+  /** The tsquery placeholder when the scope has a full-text query. */
+  tsquery?: string;
+}
+
+/** FROM and WHERE over `search_docs d` for a scope: type, removed, full text, then the OR of ANDs. */
+export function scopeSql(s: string, p: Params, keyOf: KeyOf, scope: SearchScope): Scope {
+  const parts: string[] = [];
+  let from = `${s}.search_docs d`;
+  if (!scope.includeRemoved) parts.push('NOT d.removed');
+  const types = [...new Set(scope.entityTypes)];
+  if (types.length === 1) parts.push(`d.entity_type = ${p.add(types[0], 'text')}`);
+  else if (types.length > 1) parts.push(`d.entity_type = ANY(${p.add(types, 'text[]')})`);
+  let tsquery: string | undefined;
+  const text = textQuery(scope.text);
+  if (text !== undefined) {
+    if (text === null) parts.push('FALSE');
+    else {
+      tsquery = p.add(text, 'tsquery');
+      from = `${s}.search_docs d JOIN ${s}.search_text t ON t.entity_id = d.entity_id`;
+      parts.push(`t.tsv @@ ${tsquery}`);
+    }
+  }
+  // An empty group matches everything, and so does a filter that has one.
+  if (scope.filter.length > 0 && !scope.filter.some((group) => group.length === 0)) {
+    if (scope.filter.length === 1) {
+      parts.push(scope.filter[0]!.map((c) => conditionSql(s, p, keyOf, c)).join(' AND '));
+    } else {
+      const ids = filterIds(s, p, keyOf, scope.filter);
+      parts.push(ids === 'FALSE' ? 'FALSE' : `d.entity_id IN (${ids})`);
+    }
+  }
+  return { from, where: parts.length > 0 ? parts.join(' AND ') : 'TRUE', ...(tsquery ? { tsquery } : {}) };
+}
+
+/** The (property, definition key) pairs a request names, resolved to dictionary ids. */
+export function propertyPairs(scope: SearchScope, facets: readonly SearchField[] = []): Array<{ property: string; definitionKey: string }> {
+  const fields = [...scope.filter.flat().map((c) => c.field), ...facets];
+  return fields.flatMap((f) => (f.kind === 'property' ? [{ property: f.propertyUrn, definitionKey: f.definitionKey }] : []));
+}
+
+/** Types and removed flag tested on a value row itself (`search_fields` and `property_values` carry them). */
+export function rowScopeOf(p: Params, scope: SearchScope): (alias: string) => string {
+  const types = [...new Set(scope.entityTypes)];
+  let typeParam: string | undefined;
+  // The parameter is added on first use only: an unused parameter has no type the server can infer.
+  const typesParam = (): string => (typeParam ??= types.length === 1 ? p.add(types[0], 'text') : p.add(types, 'text[]'));
+  return (alias) =>
+    [
+      ...(scope.includeRemoved ? [] : [`NOT ${alias}.removed`]),
+      ...(types.length === 0 ? [] : [types.length === 1 ? `${alias}.entity_type = ${typesParam()}` : `${alias}.entity_type = ANY(${typesParam()})`]),
+    ].join(' AND ') || 'TRUE';
+}

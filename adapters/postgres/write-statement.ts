@@ -1,0 +1,236 @@
+import type { EntityWrite, SearchDocument } from '../../src/adapter/types';
+import type { Queryable } from './database';
+import { lowerIfDifferent } from './search-store';
+import { documentVector } from './text';
+
+type AspectPut = NonNullable<EntityWrite['put']>[number];
+
+/**
+ * The writes of one run of entities as a single statement: one data-modifying CTE per kind of change,
+ * each over arrays (`unnest`), so a run of 2,000 entities costs one round trip like a run of one.
+ *
+ * The CTEs of one statement run in an order the server chooses and do not see each other's changes,
+ * so they are built to touch disjoint rows: an aspect that one write both puts and deletes is only
+ * deleted (as a put followed by a delete would leave it); a document's old fields and values are
+ * deleted by entity id and its new ones inserted into tables without unique keys; new entities' rows
+ * find their id through the `created` CTE's RETURNING.
+ */
+export class WriteStatement {
+  private readonly ctes: string[] = [];
+  private readonly values: unknown[] = [];
+  private creating = false;
+  /** Entities whose standard fields and property values go (deleted, document removed or replaced). */
+  private readonly clearIds: string[] = [];
+  /** Entities whose search document row goes. */
+  private readonly dropDocIds: string[] = [];
+
+  constructor(private readonly s: string) {}
+
+  private param(value: unknown, cast: string): string {
+    this.values.push(value);
+    return `$${this.values.length}::${cast}`;
+  }
+
+  /** The entity id of a row that carries `entity_id` (null for a new entity) and `urn`. */
+  private resolvedId(alias: string): { id: string; join: string } {
+    if (!this.creating) return { id: `${alias}.entity_id`, join: '' };
+    return { id: `COALESCE(${alias}.entity_id, c.id)`, join: `LEFT JOIN created c ON ${alias}.entity_id IS NULL AND c.urn = ${alias}.urn` };
+  }
+
+  createEntities(writes: readonly EntityWrite[]): void {
+    if (writes.length === 0) return;
+    this.creating = true;
+    this.ctes.push(`created AS (
+      INSERT INTO ${this.s}.entities (urn, entity_type, version)
+      SELECT n.urn, n.entity_type, 1
+      FROM unnest(${this.param(writes.map((w) => w.urn), 'text[]')}, ${this.param(writes.map((w) => w.entityType), 'text[]')}) WITH ORDINALITY AS n(urn, entity_type, i)
+      ORDER BY n.i
+      ON CONFLICT (urn) DO NOTHING
+      RETURNING id, urn)`);
+  }
+
+  bumpVersions(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.ctes.push(`bumped AS (UPDATE ${this.s}.entities SET version = version + 1 WHERE id = ANY(${this.param(ids, 'bigint[]')}))`);
+  }
+
+  deleteEntities(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    const list = this.param(ids, 'bigint[]');
+    this.ctes.push(`gone_aspects AS (DELETE FROM ${this.s}.aspects WHERE entity_id = ANY(${list}))`);
+    this.ctes.push(`gone_entities AS (DELETE FROM ${this.s}.entities WHERE id = ANY(${list}))`);
+    this.clearIds.push(...ids);
+    this.dropDocIds.push(...ids);
+  }
+
+  /** Inserts or replaces aspects; when one write names an aspect twice the last counts, and a deleted name is not put. */
+  putAspects(writes: readonly EntityWrite[], idOf: (write: EntityWrite) => string | undefined): void {
+    const rows = new Map<string, { entityId: string | null; urn: string; put: AspectPut }>();
+    for (const write of writes) {
+      const deleted = new Set(write.delete ?? []);
+      for (const put of write.put ?? []) {
+        if (!deleted.has(put.name)) rows.set(`${write.urn}\u0000${put.name}`, { entityId: idOf(write) ?? null, urn: write.urn, put });
+      }
+    }
+    if (rows.size === 0) return;
+    const list = [...rows.values()];
+    const { id, join } = this.resolvedId('a');
+    this.ctes.push(`put_aspects AS (
+      INSERT INTO ${this.s}.aspects (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
+      SELECT ${id}, a.name, a.value, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata
+      FROM unnest(${[
+        this.param(list.map((r) => r.entityId), 'bigint[]'),
+        this.param(list.map((r) => r.urn), 'text[]'),
+        this.param(list.map((r) => r.put.name), 'text[]'),
+        this.param(list.map((r) => JSON.stringify(r.put.value)), 'text[]'),
+        this.param(list.map((r) => r.put.version), 'integer[]'),
+        this.param(list.map((r) => r.put.created.time), 'bigint[]'),
+        this.param(list.map((r) => r.put.created.actor), 'text[]'),
+        this.param(list.map((r) => r.put.lastModified.time), 'bigint[]'),
+        this.param(list.map((r) => r.put.lastModified.actor), 'text[]'),
+        this.param(list.map((r) => (r.put.systemMetadata ? JSON.stringify(r.put.systemMetadata) : null)), 'text[]'),
+      ].join(', ')})
+        AS a(entity_id, urn, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
+      ${join}
+      WHERE ${id} IS NOT NULL
+      ON CONFLICT (entity_id, name) DO UPDATE SET
+        value = excluded.value, version = excluded.version, created_time = excluded.created_time, created_actor = excluded.created_actor,
+        modified_time = excluded.modified_time, modified_actor = excluded.modified_actor, system_metadata = excluded.system_metadata)`);
+  }
+
+  /** Aspects of existing entities to delete (absent ones are ignored). */
+  deleteAspects(items: ReadonlyArray<{ entityId: string; names: readonly string[] }>): void {
+    const pairs = items.flatMap((item) => item.names.map((name) => [item.entityId, name] as const));
+    if (pairs.length === 0) return;
+    this.ctes.push(`deleted_aspects AS (
+      DELETE FROM ${this.s}.aspects a
+      USING unnest(${this.param(pairs.map((p) => p[0]), 'bigint[]')}, ${this.param(pairs.map((p) => p[1]), 'text[]')}) AS d(entity_id, name)
+      WHERE a.entity_id = d.entity_id AND a.name = d.name)`);
+  }
+
+  removeSearchDocuments(ids: readonly string[]): void {
+    this.clearIds.push(...ids);
+    this.dropDocIds.push(...ids);
+  }
+
+  /** Replaces documents: `entityId` is undefined for entities this statement creates. */
+  writeSearchDocuments(
+    items: ReadonlyArray<{ urn: string; entityId: string | undefined; doc: SearchDocument }>,
+    keyOf: (property: string, definitionKey: string) => number,
+  ): void {
+    if (items.length === 0) return;
+    for (const item of items) if (item.entityId !== undefined) this.clearIds.push(item.entityId);
+    const ids = items.map((item) => item.entityId ?? null);
+    const docs = items.map((item) => item.doc);
+    const { id, join } = this.resolvedId('d');
+    this.ctes.push(`written_docs AS (
+      INSERT INTO ${this.s}.search_docs (entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
+      SELECT ${id}, d.urn, d.entity_type, d.removed, d.urn_lower, d.entity_type_lower
+      FROM unnest(${[
+        this.param(ids, 'bigint[]'),
+        this.param(docs.map((d) => d.urn), 'text[]'),
+        this.param(docs.map((d) => d.entityType), 'text[]'),
+        this.param(docs.map((d) => d.removed), 'boolean[]'),
+        this.param(docs.map((d) => lowerIfDifferent(d.urn)), 'text[]'),
+        this.param(docs.map((d) => lowerIfDifferent(d.entityType)), 'text[]'),
+      ].join(', ')}) AS d(entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
+      ${join}
+      WHERE ${id} IS NOT NULL
+      ON CONFLICT (entity_id) DO UPDATE SET
+        urn = excluded.urn, entity_type = excluded.entity_type, removed = excluded.removed,
+        urn_lower = excluded.urn_lower, entity_type_lower = excluded.entity_type_lower)`);
+    const t = this.resolvedId('t');
+    this.ctes.push(`written_text AS (
+      INSERT INTO ${this.s}.search_text (entity_id, tsv)
+      SELECT ${t.id}, t.tsv::tsvector
+      FROM unnest(${this.param(ids, 'bigint[]')}, ${this.param(items.map((item) => item.urn), 'text[]')}, ${this.param(
+        docs.map((d) => documentVector(d.text)),
+        'text[]',
+      )}) AS t(entity_id, urn, tsv)
+      ${t.join}
+      WHERE ${t.id} IS NOT NULL
+      ON CONFLICT (entity_id) DO UPDATE SET tsv = excluded.tsv)`);
+
+    // `first`: the document's first row for that field or key, so "documents that have one" is a plain count.
+    const fields: Array<{ entityId: string | null; urn: string; field: string; value: string; doc: SearchDocument; first: boolean }> = [];
+    const values: Array<{ entityId: string | null; urn: string; keyId: number; value: string | number; doc: SearchDocument; first: boolean }> = [];
+    items.forEach((item, i) => {
+      for (const [field, list] of Object.entries(item.doc.fields)) {
+        // Each value once per field and document: facets count documents.
+        let first = true;
+        for (const value of new Set(list)) {
+          fields.push({ entityId: ids[i]!, urn: item.urn, field, value, doc: item.doc, first });
+          first = false;
+        }
+      }
+      const seenValues = new Map<number, Set<string | number>>();
+      for (const property of item.doc.properties) {
+        if (property.values.length === 0) continue;
+        const keyId = keyOf(property.propertyUrn, property.definitionKey);
+        // Each value once per key and document: conditions ask "any of", facets count documents.
+        let seen = seenValues.get(keyId);
+        if (!seen) seenValues.set(keyId, (seen = new Set()));
+        for (const value of property.values) {
+          if (seen.has(value)) continue;
+          values.push({ entityId: ids[i]!, urn: item.urn, keyId, value, doc: item.doc, first: seen.size === 0 });
+          seen.add(value);
+        }
+      }
+    });
+    if (fields.length > 0) {
+      const f = this.resolvedId('f');
+      this.ctes.push(`written_fields AS (
+        INSERT INTO ${this.s}.search_fields (entity_id, field, value, value_lower, entity_type, removed, first_of_field)
+        SELECT ${f.id}, f.field, f.value, f.value_lower, f.entity_type, f.removed, f.first
+        FROM unnest(${[
+          this.param(fields.map((r) => r.entityId), 'bigint[]'),
+          this.param(fields.map((r) => r.urn), 'text[]'),
+          this.param(fields.map((r) => r.field), 'text[]'),
+          this.param(fields.map((r) => r.value), 'text[]'),
+          this.param(fields.map((r) => lowerIfDifferent(r.value)), 'text[]'),
+          this.param(fields.map((r) => r.doc.entityType), 'text[]'),
+          this.param(fields.map((r) => r.doc.removed), 'boolean[]'),
+          this.param(fields.map((r) => r.first), 'boolean[]'),
+        ].join(', ')}) AS f(entity_id, urn, field, value, value_lower, entity_type, removed, first)
+        ${f.join}
+        WHERE ${f.id} IS NOT NULL)`);
+    }
+    if (values.length > 0) {
+      const v = this.resolvedId('v');
+      this.ctes.push(`written_values AS (
+        INSERT INTO ${this.s}.property_values (entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first_of_key)
+        SELECT ${v.id}, v.key_id, v.str_value, v.num_value, v.str_lower, v.entity_type, v.removed, v.first
+        FROM unnest(${[
+          this.param(values.map((r) => r.entityId), 'bigint[]'),
+          this.param(values.map((r) => r.urn), 'text[]'),
+          this.param(values.map((r) => r.keyId), 'integer[]'),
+          this.param(values.map((r) => (typeof r.value === 'string' ? r.value : null)), 'text[]'),
+          this.param(values.map((r) => (typeof r.value === 'number' ? r.value : null)), 'float8[]'),
+          this.param(values.map((r) => (typeof r.value === 'string' ? lowerIfDifferent(r.value) : null)), 'text[]'),
+          this.param(values.map((r) => r.doc.entityType), 'text[]'),
+          this.param(values.map((r) => r.doc.removed), 'boolean[]'),
+          this.param(values.map((r) => r.first), 'boolean[]'),
+        ].join(', ')}) AS v(entity_id, urn, key_id, str_value, num_value, str_lower, entity_type, removed, first)
+        ${v.join}
+        WHERE ${v.id} IS NOT NULL)`);
+    }
+  }
+
+  /** Runs the statement; returns the URNs of the entities it created. */
+  async run(tx: Queryable): Promise<string[]> {
+    if (this.clearIds.length > 0) {
+      const list = this.param([...new Set(this.clearIds)], 'bigint[]');
+      this.ctes.push(`cleared_fields AS (DELETE FROM ${this.s}.search_fields WHERE entity_id = ANY(${list}))`);
+      this.ctes.push(`cleared_values AS (DELETE FROM ${this.s}.property_values WHERE entity_id = ANY(${list}))`);
+    }
+    if (this.dropDocIds.length > 0) {
+      const list = this.param([...new Set(this.dropDocIds)], 'bigint[]');
+      this.ctes.push(`dropped_docs AS (DELETE FROM ${this.s}.search_docs WHERE entity_id = ANY(${list}))`);
+      this.ctes.push(`dropped_text AS (DELETE FROM ${this.s}.search_text WHERE entity_id = ANY(${list}))`);
+    }
+    if (this.ctes.length === 0) return [];
+    const result = this.creating ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created` : `SELECT '{}'::text[] AS created`;
+    const [row] = await tx.query<{ created: string[] }>(`WITH ${this.ctes.join(',\n')}\n${result}`, this.values);
+    return row?.created ?? [];
+  }
+}

@@ -1,0 +1,155 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { POSTGRES_URL, SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
+
+// Runs the built CLI (dist/cli.js): `npm test` builds first. Several `serve --postgres` instances on one database.
+const decision = await serverDecision('test/cli-serve-postgres.test.ts');
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const cli = join(root, 'dist/cli.js');
+const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,served,PROD)';
+const path = `/gms/openapi/v2/entity/dataset/${encodeURIComponent(DATASET)}/datasetProperties`;
+
+/** The child's environment without a signing key of the developer's shell. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.METACATALOG_SIGNING_KEY;
+  return env;
+}
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  token: string | undefined;
+  output(): string;
+  exit: Promise<number | null>;
+}
+
+async function startServe(args: string[]): Promise<Started> {
+  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--quiet', ...args], { cwd: root, env: childEnv() });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (err += String(d)));
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const deadline = Date.now() + 20_000;
+  while (!/listening on (http:\/\/\S+)/.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}${err}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return {
+    child,
+    url: /listening on (http:\/\/\S+)/.exec(out)![1]!,
+    token: /^export METACATALOG_TOKEN=(\S+)$/m.exec(out)?.[1],
+    output: () => out + err,
+    exit,
+  };
+}
+
+if (decision === 'fail') {
+  describe('metacatalog serve --postgres', () => {
+    it('needs a PostgreSQL server', () => {
+      throw new Error(unreachableMessage());
+    });
+  });
+} else if (decision === 'skip') {
+  describe.skip('metacatalog serve --postgres (no PostgreSQL server)', () => {
+    it('needs a PostgreSQL server', () => undefined);
+  });
+} else {
+  const schemas = new SchemaPool();
+  const dirs: string[] = [];
+  const running: Started[] = [];
+  afterEach(async () => {
+    for (const s of running.splice(0)) {
+      if (s.child.exitCode === null) {
+        s.child.kill('SIGTERM');
+        await s.exit;
+      }
+    }
+    await schemas.dropAll();
+  });
+  afterAll(async () => {
+    await schemas.end();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  function keyFile(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'metacatalog-serve-pg-'));
+    dirs.push(dir);
+    return join(dir, 'catalog.signing-key');
+  }
+
+  /** The URL with a password the (trust-authenticated) test server ignores: it must never be printed. */
+  const urlWithPassword = (): string => {
+    const url = new URL(POSTGRES_URL);
+    url.password = 'never-printed-secret';
+    return url.toString();
+  };
+
+  describe('metacatalog serve --postgres', () => {
+    it('two instances on one database: one bootstrap token, valid on both; what one writes the other serves', async () => {
+      const schema = schemas.freshSchema();
+      const key = keyFile();
+      const args = ['--postgres', urlWithPassword(), '--postgres-schema', schema, '--signing-key-file', key];
+      const a = await startServe(args);
+      running.push(a);
+      expect(a.token).toBeTruthy();
+      expect(statSync(key).mode & 0o777).toBe(0o600);
+      const b = await startServe(args);
+      running.push(b);
+      // The database already holds a token: the second instance prints none.
+      expect(b.token).toBeUndefined();
+      for (const s of [a, b]) {
+        expect(s.output()).not.toContain('never-printed-secret');
+        expect(s.output()).toContain(`(database postgres://postgres:***@`);
+      }
+
+      const written = await fetch(`${a.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'served by a' }),
+      });
+      expect(written.status).toBe(200);
+      const read = await fetch(`${b.url}${path}`, { headers: { authorization: `Bearer ${a.token}` } });
+      expect(read.status).toBe(200);
+      expect(((await read.json()) as { value: unknown }).value).toEqual({ name: 'served by a' });
+      expect((await fetch(`${b.url}${path}`)).status).toBe(401);
+
+      for (const s of [a, b]) {
+        s.child.kill('SIGTERM');
+        expect(await s.exit).toBe(0);
+      }
+    });
+
+    it('takes the signing key from METACATALOG_SIGNING_KEY instead of a file', async () => {
+      const schema = schemas.freshSchema();
+      const child = spawnSync(process.execPath, [cli, 'serve', '--port', '1', '--host', '256.0.0.1', '--postgres', POSTGRES_URL, '--postgres-schema', schema], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...childEnv(), METACATALOG_SIGNING_KEY: 'k'.repeat(43) },
+        timeout: 20_000,
+      });
+      // It got as far as listening (the address is impossible on purpose), so the key was accepted.
+      expect(child.stderr).toContain('cannot listen on 256.0.0.1:1');
+      expect(child.status).toBe(1);
+    });
+
+    it('refuses to start without a shared signing key (exit 1), and bad option mixes (exit 2)', () => {
+      const run = (args: string[]) => spawnSync(process.execPath, [cli, 'serve', ...args], { cwd: root, encoding: 'utf8', env: childEnv(), timeout: 20_000 });
+      const noKey = run(['--port', '0', '--postgres', POSTGRES_URL, '--postgres-schema', schemas.freshSchema()]);
+      expect(noKey.status).toBe(1);
+      expect(noKey.stderr).toContain('--signing-key-file');
+      expect(run(['--postgres', POSTGRES_URL, '--db', 'x.db']).status).toBe(2);
+      expect(run(['--postgres', '']).status).toBe(2);
+      expect(run(['--signing-key-file', 'k']).status).toBe(2);
+      const badSchema = run(['--port', '0', '--postgres', POSTGRES_URL, '--postgres-schema', 'no; way', '--signing-key-file', keyFile()]);
+      expect(badSchema.status).toBe(1);
+      expect(badSchema.stderr).toContain('cannot open the database');
+    });
+  });
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL cluster for the tests: initdb in a temp directory, as an unprivileged user
+# (root cannot run postgres), trust authentication, listening on 127.0.0.1 on a free port.
+#
+#   eval "$(bash test/support/pg-test-server.sh start)"   # exports METACATALOG_TEST_POSTGRES_URL
+#   bash test/support/pg-test-server.sh stop              # stops it and removes the directory
+#
+# The cluster's directory is kept in $METACATALOG_PG_STATE (default: $TMPDIR/metacatalog-pg-test.state)
+# so that `stop` finds it. Progress goes to stderr; stdout carries only the export line.
+set -euo pipefail
+
+state_file="${METACATALOG_PG_STATE:-${TMPDIR:-/tmp}/metacatalog-pg-test.state}"
+run_user="${METACATALOG_PG_USER:-mcpg}"
+
+log() { echo "pg-test-server: $*" >&2; }
+
+find_bin() {
+  local dir
+  if command -v pg_ctl >/dev/null 2>&1 && command -v initdb >/dev/null 2>&1; then
+    dirname "$(readlink -f "$(command -v pg_ctl)")"
+    return
+  fi
+  for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+    if [ -x "$dir/pg_ctl" ] && [ -x "$dir/initdb" ]; then
+      echo "$dir"
+      return
+    fi
+  done
+  log "no PostgreSQL server binaries found (pg_ctl, initdb): apt-get install -y postgresql"
+  exit 1
+}
+
+# Runs a command as the cluster's owner: root hands it to the unprivileged user, anyone else runs it as is.
+as_owner() {
+  if [ "$(id -u)" = "0" ]; then
+    runuser -u "$run_user" -- "$@"
+  else
+    "$@"
+  fi
+}
+
+free_port() {
+  node -e "const s=require('node:net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close();});"
+}
+
+start() {
+  if [ -f "$state_file" ]; then
+    log "a cluster is already recorded in $state_file; stop it first"
+    exit 1
+  fi
+  local bin dir port
+  bin="$(find_bin)"
+  if [ "$(id -u)" = "0" ] && ! id -u "$run_user" >/dev/null 2>&1; then
+    log "creating the unprivileged user $run_user"
+    useradd -r -M -s /usr/sbin/nologin "$run_user"
+  fi
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/metacatalog-pg.XXXXXX")"
+  if [ "$(id -u)" = "0" ]; then chown "$run_user" "$dir"; fi
+  chmod 700 "$dir"
+  port="$(free_port)"
+  log "initdb in $dir ($bin)"
+  as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C --no-sync >"$dir/initdb.log" 2>&1 || {
+    cat "$dir/initdb.log" >&2
+    exit 1
+  }
+  # Durability settings off: the cluster is thrown away after the run.
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" >&2 || {
+    cat "$dir/server.log" >&2
+    exit 1
+  }
+  printf '%s\n%s\n%s\n' "$dir" "$bin" "$port" >"$state_file"
+  log "listening on 127.0.0.1:$port"
+  echo "export METACATALOG_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres"
+}
+
+stop() {
+  if [ ! -f "$state_file" ]; then
+    log "no cluster recorded in $state_file"
+    return 0
+  fi
+  local dir bin
+  dir="$(sed -n 1p "$state_file")"
+  bin="$(sed -n 2p "$state_file")"
+  if [ -d "$dir/data" ]; then
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || log "pg_ctl stop failed (already stopped?)"
+  fi
+  rm -rf "$dir" "$state_file"
+  log "stopped and removed $dir"
+}
+
+case "${1:-}" in
+  start) start ;;
+  stop) stop ;;
+  *)
+    echo "usage: $0 start|stop" >&2
+    exit 2
+    ;;
+esac
