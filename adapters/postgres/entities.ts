@@ -1,4 +1,5 @@
-import type { EntityWrite, FaultInjectionOptions, JsonObject, StoredAspect, StoredEntity, WriteBatch } from '../../src/adapter/types';
+import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity-rows';
+import type { EntityWrite, FaultInjectionOptions, StoredEntity, WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/core/errors';
 import type { PgHandle, Queryable } from './database';
 import * as jobs from './jobs';
@@ -6,46 +7,7 @@ import type { PropertyKeys } from './property-keys';
 import type { TimeseriesStore } from './timeseries';
 import { WriteStatement } from './write-statement';
 
-interface EntityAspectRow {
-  urn: string;
-  entity_type: string;
-  version: number;
-  name: string | null;
-  value: string | null;
-  aspect_version: number | null;
-  created_time: string | null;
-  created_actor: string | null;
-  modified_time: string | null;
-  modified_actor: string | null;
-  system_metadata: string | null;
-}
-
 const ASPECT_COLUMNS = `a.name, a.value, a.version AS aspect_version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata`;
-
-function toAspect(row: EntityAspectRow): StoredAspect {
-  return {
-    name: row.name!,
-    value: JSON.parse(row.value!) as JsonObject,
-    version: row.aspect_version!,
-    created: { time: Number(row.created_time), actor: row.created_actor! },
-    lastModified: { time: Number(row.modified_time), actor: row.modified_actor! },
-    ...(row.system_metadata ? { systemMetadata: JSON.parse(row.system_metadata) as JsonObject } : {}),
-  };
-}
-
-/** Folds joined entity × aspect rows into entities, keeping the order in which entities first appear. */
-function foldEntities(rows: readonly EntityAspectRow[]): Map<string, StoredEntity> {
-  const out = new Map<string, StoredEntity>();
-  for (const row of rows) {
-    let entity = out.get(row.urn);
-    if (!entity) {
-      entity = { urn: row.urn, entityType: row.entity_type, version: row.version, aspects: {} };
-      out.set(row.urn, entity);
-    }
-    if (row.name !== null) entity.aspects[row.name] = toAspect(row);
-  }
-  return out;
-}
 
 export async function readEntities(h: PgHandle, urns: readonly string[], aspectNames?: readonly string[]): Promise<StoredEntity[]> {
   if (urns.length === 0) return [];
@@ -57,17 +19,7 @@ export async function readEntities(h: PgHandle, urns: readonly string[], aspectN
      ORDER BY e.urn, a.name`,
     [[...new Set(urns)], aspectNames ? [...aspectNames] : null],
   );
-  const byUrn = foldEntities(rows);
-  const out: StoredEntity[] = [];
-  const seen = new Set<string>();
-  for (const urn of urns) {
-    const entity = byUrn.get(urn);
-    if (entity && !seen.has(urn)) {
-      seen.add(urn);
-      out.push(entity);
-    }
-  }
-  return out;
+  return entitiesFromRows(urns, rows);
 }
 
 export async function scanEntities(
@@ -87,7 +39,10 @@ export async function scanEntities(
      ORDER BY e.urn, a.name`,
     [request.entityType ?? null, request.afterUrn ?? '', request.requireAspect ?? null, request.limit, request.aspectNames ? [...request.aspectNames] : null],
   );
-  return [...foldEntities(rows).values()];
+  return entitiesFromRows(
+    rows.map((r) => r.urn),
+    rows,
+  );
 }
 
 /**

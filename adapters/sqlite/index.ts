@@ -4,14 +4,13 @@ import type {
   AggregateRequest,
   FacetResult,
   FaultInjectionOptions,
-  JsonObject,
   SearchRequest,
   SearchResponse,
   StorageAdapter,
-  StoredAspect,
   StoredEntity,
   WriteBatch,
 } from '../../src/adapter/types';
+import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity-rows';
 import { CatalogError } from '../../src/core/errors';
 import * as jobs from './jobs';
 import { migrate } from './schema';
@@ -27,48 +26,8 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
   busyTimeoutMs?: number;
 }
 
-interface EntityAspectRow {
-  id: number;
-  urn: string;
-  entity_type: string;
-  version: number;
-  name: string | null;
-  value: string | null;
-  aspect_version: number | null;
-  created_time: number | null;
-  created_actor: string | null;
-  modified_time: number | null;
-  modified_actor: string | null;
-  system_metadata: string | null;
-}
-
 const ENTITY_COLUMNS = `e.id, e.urn, e.entity_type, e.version, a.name, a.value, a.version AS aspect_version,
   a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata`;
-
-function toAspect(row: EntityAspectRow): StoredAspect {
-  return {
-    name: row.name!,
-    value: JSON.parse(row.value!) as JsonObject,
-    version: row.aspect_version!,
-    created: { time: row.created_time!, actor: row.created_actor! },
-    lastModified: { time: row.modified_time!, actor: row.modified_actor! },
-    ...(row.system_metadata ? { systemMetadata: JSON.parse(row.system_metadata) as JsonObject } : {}),
-  };
-}
-
-/** Folds joined entity × aspect rows into entities, keeping the order in which entities first appear. */
-function foldEntities(rows: readonly EntityAspectRow[]): Map<string, StoredEntity> {
-  const out = new Map<string, StoredEntity>();
-  for (const row of rows) {
-    let entity = out.get(row.urn);
-    if (!entity) {
-      entity = { urn: row.urn, entityType: row.entity_type, version: row.version, aspects: {} };
-      out.set(row.urn, entity);
-    }
-    if (row.name !== null) entity.aspects[row.name] = toAspect(row);
-  }
-  return out;
-}
 
 /** Entity writes between two `PRAGMA optimize` runs. */
 const OPTIMIZE_EVERY = 10_000;
@@ -115,17 +74,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       const list = JSON.stringify(urns);
       rows = db.stmt(sql).all(names ? params(list, names) : params(list)) as EntityAspectRow[];
     }
-    const byUrn = foldEntities(rows);
-    const out: StoredEntity[] = [];
-    const seen = new Set<string>();
-    for (const urn of urns) {
-      const entity = byUrn.get(urn);
-      if (entity && !seen.has(urn)) {
-        seen.add(urn);
-        out.push(entity);
-      }
-    }
-    return out;
+    return entitiesFromRows(urns, rows);
   }
 
   function scanEntities(request: {
