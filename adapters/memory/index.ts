@@ -33,6 +33,8 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
   const { faultInjector } = options;
   const now = options.now ?? Date.now;
   let state: MemoryState | undefined = createState(now);
+  /** Commits so far (failed ones too): the change token. */
+  let commits = 0;
 
   function current(): MemoryState {
     if (!state) throw new Error('adapter is closed');
@@ -58,7 +60,15 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
       return current().entities.scan(request);
     },
     async commit(batch) {
-      commitBatch(current(), batch, faultInjector);
+      try {
+        commitBatch(current(), batch, faultInjector);
+      } finally {
+        commits++;
+      }
+    },
+    async changeToken() {
+      current();
+      return String(commits);
     },
 
     async search(request) {

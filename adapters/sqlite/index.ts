@@ -52,6 +52,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   let handle: SqliteHandle | undefined;
   let closed = false;
   let writesSinceOptimize = 0;
+  /** Commits through this connection (failed ones too: counting one too many only costs a re-read). */
+  let ownCommits = 0;
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
@@ -219,7 +221,16 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       return scanEntities(request);
     },
     async commit(batch) {
-      commit(batch);
+      try {
+        commit(batch);
+      } finally {
+        ownCommits++;
+      }
+    },
+    async changeToken() {
+      // data_version moves when another connection commits; this connection's own commits are counted here.
+      const version = h().stmt('PRAGMA data_version').pluck().get() as number;
+      return `${version}.${ownCommits}`;
     },
     async flushSearchIndex() {
       searchStore.flushSearchText(h());

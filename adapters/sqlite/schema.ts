@@ -124,6 +124,20 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
       ALTER TABLE timeseries_indexes ADD COLUMN row_count INTEGER;
     `);
   },
+  (db) => {
+    // The entity type of every document with values under a key: NULL when there is none, the type
+    // when they all have one, '*' when they have several. A filter whose scope names that type can
+    // leave the per-row type test out (for a value held by half of 100k datasets, 3.6 → 2.1 ms).
+    // Re-running over a file that has the column already (its version number set back) only refills it.
+    const columns = db.prepare("SELECT name FROM pragma_table_info('search_keys')").pluck().all() as string[];
+    if (!columns.includes('entity_type')) db.exec('ALTER TABLE search_keys ADD COLUMN entity_type TEXT');
+    db.exec(`
+      UPDATE search_keys SET entity_type = (
+        SELECT CASE WHEN COUNT(*) = 0 THEN NULL WHEN MIN(v.entity_type) = MAX(v.entity_type) THEN MIN(v.entity_type) ELSE '*' END
+        FROM search_values v WHERE v.key_id = search_keys.id
+      );
+    `);
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,7 +1,7 @@
 import type { FilterOperator, SearchCondition, SearchField, SearchScope } from '../../src/adapter/types';
 import { parseTextQuery } from '../../src/adapter/text-analysis';
 import { docScope, fragment, join, oneRowPerEntity, sql, valuePredicate, valueScope, type Fragment } from './search-sql';
-import { findKeyId, keyStats } from './search-store';
+import { findKeyId, keyStats, type KeyStats } from './search-store';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -17,6 +17,8 @@ export type Resolved =
       /** Documents with values under the key, and whether none has several. */
       entities: number;
       single: boolean;
+      /** Every document with values under the key has a type the scope asks for (no type test needed). */
+      typeImplied: boolean;
       operator: FilterOperator;
       values: Array<string | number>;
       negated: boolean;
@@ -40,6 +42,8 @@ export interface GroupQuery {
   /** With a search_values driver: the test that keeps one row per entity, if there is one. */
   unique: Fragment | undefined;
   driven: boolean;
+  /** At most this many entities match, when planning found out (counting the driver's rows). */
+  atMost?: number;
 }
 
 function groupQueryOf(from: Fragment, where: Fragment, rest: Omit<GroupQuery, 'body' | 'from' | 'where'>): GroupQuery {
@@ -50,6 +54,11 @@ function groupQueryOf(from: Fragment, where: Fragment, rest: Omit<GroupQuery, 'b
 const PRIMARY_KEY = 'sqlite_autoindex_search_values_1';
 /** Estimates of a condition's size stop counting here. */
 const ESTIMATE_CAP = 1_000;
+/**
+ * A driver this small is kept without estimating the other candidates: the whole query then reads
+ * a few hundred rows, less than one more estimate statement costs to prepare, run and read.
+ */
+export const SMALL_DRIVER = 256;
 
 /** The id of a field's or property's key; undefined when nothing was ever written under it. */
 export function keyOf(h: SqliteHandle, field: Extract<SearchField, { kind: 'field' | 'property' }>): number | undefined {
@@ -63,7 +72,7 @@ export function resolve(h: SqliteHandle, scope: SearchScope): Plan {
   const match = terms?.map((t) => `"${t.term.replace(/"/g, '""')}"${t.prefix ? '*' : ''}`).join(' AND ');
   const groups: Resolved[][] = [];
   for (const group of scope.filter.length === 0 ? [[]] : scope.filter) {
-    const resolved = resolveGroup(h, group);
+    const resolved = resolveGroup(h, group, scope);
     if (resolved === undefined) continue;
     if (resolved.length === 0 && match === undefined) return { kind: 'scope' };
     groups.push(match === undefined ? resolved : [...resolved, { kind: 'text', match }]);
@@ -75,7 +84,7 @@ export function resolve(h: SqliteHandle, scope: SearchScope): Plan {
 }
 
 /** The group's conditions; undefined when one of them can never match (the group is false). */
-function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[]): Resolved[] | undefined {
+function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[], scope: SearchScope): Resolved[] | undefined {
   const out: Resolved[] = [];
   for (const condition of group) {
     const { field, operator, negated } = condition;
@@ -96,9 +105,14 @@ function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[]): Resol
       return undefined;
     }
     const stats = keyStats(h, keyId);
-    out.push({ kind: 'values', keyId, entities: stats.entities, single: stats.multi === 0, operator, values, negated });
+    out.push({ kind: 'values', keyId, entities: stats.entities, single: stats.multi === 0, typeImplied: typeImplied(stats, scope), operator, values, negated });
   }
   return out;
+}
+
+/** Whether every document under a key (per its statistics) has one of the scope's entity types. */
+export function typeImplied(stats: KeyStats, scope: SearchScope): boolean {
+  return stats.entityType === null || (stats.entityType !== '*' && scope.entityTypes.includes(stats.entityType));
 }
 
 /** One condition as a test of the entity `entity` (with the search_docs row as `doc`, when joined). */
@@ -125,21 +139,28 @@ export function orOfProbes(groups: readonly Resolved[][]): Fragment {
 }
 
 /**
- * Size of a positive condition: EXISTS reads its key's document count; others count up to `limit`
- * and, past it, guess half of the key's documents (nothing better is known without counting them).
+ * Size of a positive condition. EXISTS reads its key's document count. Others step over the rows: at
+ * most SMALL_DRIVER of them is all the caller needs to know (it stops there); otherwise they are
+ * counted up to `limit`, and past it half of the key's documents is the guess. `bound`: the size is
+ * at least the number of entities the condition matches. Stepping with OFFSET costs a third of
+ * counting in a subquery (`COUNT(*) FROM (... LIMIT n)`).
  */
-function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: number): number {
+function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: number): { size: number; bound: boolean } {
   if (c.kind === 'text') {
-    return count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${fragment('?', limit)})`);
+    const counted = count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${fragment('?', limit)})`);
+    return { size: counted, bound: counted < limit };
   }
-  if (c.kind !== 'values' || c.negated) return Number.POSITIVE_INFINITY;
-  if (c.operator === 'EXISTS') return c.entities;
-  const counted = count(
-    h,
-    sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope('v', scope)}
-      AND ${valuePredicate('v.value', c.operator, c.values)} LIMIT ${fragment('?', limit)})`,
-  );
-  return counted < limit ? counted : Math.max(limit, Math.floor(c.entities / 2));
+  if (c.kind !== 'values' || c.negated) return { size: Number.POSITIVE_INFINITY, bound: false };
+  if (c.operator === 'EXISTS') return { size: c.entities, bound: true };
+  const rows = sql`FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope('v', scope, c.typeImplied)}
+      AND ${valuePredicate('v.value', c.operator, c.values)}`;
+  const moreThan = (n: number): boolean => {
+    const q = sql`SELECT 1 ${rows} LIMIT 1 OFFSET ${fragment('?', n)}`;
+    return h.stmt(q.text).get(q.params) !== undefined;
+  };
+  if (limit > SMALL_DRIVER && !moreThan(SMALL_DRIVER)) return { size: SMALL_DRIVER, bound: true };
+  if (moreThan(limit)) return { size: Math.max(limit, Math.floor(c.entities / 2)), bound: false };
+  return { size: count(h, sql`SELECT COUNT(*) AS n ${rows}`), bound: true };
 }
 
 /**
@@ -153,12 +174,16 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
     c.kind !== 'values' ? 3 : (c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1 ? 0 : c.operator === 'EXISTS' ? 2 : 1;
   const candidates = group.filter((c) => c.kind === 'text' || (c.kind === 'values' && !c.negated)).sort((a, b) => guess(a) - guess(b));
   const sizes = new Map<Resolved, number>();
+  /** Candidates whose size is an upper bound of the entities they match. */
+  const bounds = new Set<Resolved>();
   let driver: Resolved | undefined = candidates[0];
   if (candidates.length > 1) {
     let best = Number.POSITIVE_INFINITY;
     for (const candidate of candidates) {
-      const size = estimate(h, candidate, scope, Math.min(best, ESTIMATE_CAP));
+      if (best <= SMALL_DRIVER) break;
+      const { size, bound } = estimate(h, candidate, scope, Math.min(best, ESTIMATE_CAP));
       sizes.set(candidate, size);
+      if (bound) bounds.add(candidate);
       if (size < best) {
         best = size;
         driver = candidate;
@@ -176,11 +201,12 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
     const table = probes && !oneValue ? `search_values v INDEXED BY ${PRIMARY_KEY}` : 'search_values v';
     const from = fragment(joinsDoc ? `${table} CROSS JOIN search_docs d ON d.entity_id = v.entity_id` : table);
     const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));
-    const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope)}
+    const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope, driver.typeImplied)}
         AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`;
     // A key no document has several values under needs no de-duplication at all.
     const unique = driver.single ? fragment('1') : oneRowPerEntity('v', driver.operator, driver.values);
-    return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique, driven: true });
+    const atMost = bounds.has(driver) ? sizes.get(driver) : undefined;
+    return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique, driven: true, ...(atMost !== undefined ? { atMost } : {}) });
   }
   if (driver?.kind === 'text') {
     const from = fragment('search_text CROSS JOIN search_docs d ON d.entity_id = search_text.rowid');
@@ -192,16 +218,17 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
   return groupQueryOf(from, where, { joinsDoc: true, entity: 'd.entity_id', unique: fragment('1'), driven: false });
 }
 
-export function countQuery(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope): Fragment {
+/** The count of a plan's matches as `n`; `also` adds columns to the same row (one statement fewer). */
+export function countQuery(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope, also = fragment('')): Fragment {
   if (queries.length === 1) {
     const q = queries[0]!;
-    return q.unique ? sql`SELECT COUNT(*) AS n ${q.body} AND ${q.unique}` : sql`SELECT COUNT(DISTINCT ${fragment(q.entity)}) AS n ${q.body}`;
+    return q.unique ? sql`SELECT COUNT(*) AS n ${also} ${q.body} AND ${q.unique}` : sql`SELECT COUNT(DISTINCT ${fragment(q.entity)}) AS n ${also} ${q.body}`;
   }
   if (queries.every((q) => q.driven)) {
-    return sql`SELECT COUNT(*) AS n FROM (${join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ')})`;
+    return sql`SELECT COUNT(*) AS n ${also} FROM (${join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ')})`;
   }
   // Some group has nothing to start from (only negations or URN tests): one pass over the scope.
-  return sql`SELECT COUNT(*) AS n FROM search_docs d ${scopeIndex(scope, true)} WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
+  return sql`SELECT COUNT(*) AS n ${also} FROM search_docs d ${scopeIndex(scope, true)} WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
 }
 
 /** A query of the matching entity ids (duplicates possible). */

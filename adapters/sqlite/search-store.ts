@@ -71,20 +71,30 @@ function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
   return keys;
 }
 
-/** Moves the keys' document counts from what a document had (`before`) to what it has (`after`). */
-function recount(h: SqliteHandle, before: ReadonlyMap<number, boolean>, after: ReadonlyMap<number, boolean>): void {
-  const update = h.stmt('UPDATE search_keys SET entities = entities + ?, multi = multi + ? WHERE id = ?');
-  for (const [id, multi] of before) {
+/**
+ * Moves the keys' statistics from what a document of `entityType` had (`before`) to what it has
+ * (`after`): document counts, documents with several values, and the entity type of the documents.
+ */
+function recount(h: SqliteHandle, entityType: string, before: ReadonlyMap<number, boolean>, after: ReadonlyMap<number, boolean>): void {
+  const gain = h.stmt(
+    `UPDATE search_keys SET entities = entities + 1, multi = multi + ?,
+       entity_type = CASE WHEN entity_type IS NULL OR entity_type = ? THEN ? ELSE '*' END WHERE id = ?`,
+  );
+  // The type is forgotten with the last document; '*' stays while any is left (it only costs a test).
+  const lose = h.stmt('UPDATE search_keys SET entities = entities - 1, multi = multi - ?, entity_type = CASE WHEN entities = 1 THEN NULL ELSE entity_type END WHERE id = ?');
+  const multi = h.stmt('UPDATE search_keys SET multi = multi + ? WHERE id = ?');
+  for (const [id, several] of before) {
     const now = after.get(id);
-    if (now === undefined) update.run(-1, multi ? -1 : 0, id);
-    else if (now !== multi) update.run(0, now ? 1 : -1, id);
+    if (now === undefined) lose.run(several ? 1 : 0, id);
+    else if (now !== several) multi.run(now ? 1 : -1, id);
   }
-  for (const [id, multi] of after) if (!before.has(id)) update.run(1, multi ? 1 : 0, id);
+  for (const [id, several] of after) if (!before.has(id)) gain.run(several ? 1 : 0, entityType, entityType, id);
 }
 
 /** Writes and removes search documents inside the caller's transaction. */
 export function removeSearchDocument(h: SqliteHandle, entityId: number): void {
-  recount(h, clearValues(h, entityId), new Map());
+  // Nothing is gained, so the entity type is not needed.
+  recount(h, '', clearValues(h, entityId), new Map());
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
   h.stmt('DELETE FROM search_docs WHERE entity_id = ?').run(entityId);
 }
@@ -117,7 +127,7 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
     `INSERT INTO search_docs (entity_id, urn, entity_type, removed, key_ids) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed, entity_type = excluded.entity_type, urn = excluded.urn, key_ids = excluded.key_ids`,
   ).run(entityId, doc.urn, doc.entityType, removed, [...now].map(([id, multi]) => (multi ? `${id}*` : String(id))).join(' '));
-  recount(h, previous, now);
+  recount(h, doc.entityType, previous, now);
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)').run(
     entityId,
     doc.text.name ?? '',
@@ -126,9 +136,19 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   );
 }
 
-/** Documents with a value under the key and those with several (removed ones included), as kept by every write. */
-export function keyStats(h: SqliteHandle, keyId: number): { entities: number; multi: number } {
-  return (h.stmt('SELECT entities, multi FROM search_keys WHERE id = ?').get(keyId) as { entities: number; multi: number } | undefined) ?? { entities: 0, multi: 0 };
+/** What the planner knows of a key, as kept by every write (removed documents included). */
+export interface KeyStats {
+  /** Documents with a value under the key. */
+  entities: number;
+  /** Those with several values under it. */
+  multi: number;
+  /** The entity type of all of them; '*' when they have several types; null when there are none. */
+  entityType: string | null;
+}
+
+export function keyStats(h: SqliteHandle, keyId: number): KeyStats {
+  const row = h.stmt('SELECT entities, multi, entity_type AS entityType FROM search_keys WHERE id = ?').get(keyId) as KeyStats | undefined;
+  return row ?? { entities: 0, multi: 0, entityType: null };
 }
 
 /** The FTS5 form of a text: its analysed terms separated by spaces. */

@@ -1,7 +1,7 @@
 import type { AggregateRequest, FacetResult, SearchHit, SearchRequest, SearchResponse } from '../../src/adapter/types';
-import { andOf, count, countQuery, groupQuery, keyOf, matchingSet, orOfProbes, probe, resolve, scopeIndex } from './search-plan';
+import { andOf, count, countQuery, groupQuery, keyOf, matchingSet, orOfProbes, probe, resolve, scopeIndex, SMALL_DRIVER, typeImplied, type GroupQuery } from './search-plan';
 import { docScope, fragment, join, sql, valueScope, type Fragment } from './search-sql';
-import { flushSearchText } from './search-store';
+import { flushSearchText, keyStats } from './search-store';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -18,7 +18,23 @@ function limitBucket(limit: number): number {
 }
 
 function pageLimit(limit: number, offset: number): Fragment {
-  return fragment(`LIMIT ${limitBucket(limit)} OFFSET ?`, offset);
+  return offset > 0 ? fragment(`LIMIT ${limitBucket(limit)} OFFSET ?`, offset) : fragment(`LIMIT ${limitBucket(limit)}`);
+}
+
+/**
+ * What a page selects: the URN, and the entity type unless the scope names exactly one (then it is
+ * known without reading it). A narrower sort record makes the sort of a selective page cheaper.
+ */
+interface PageColumns {
+  select: Fragment;
+  /** The one entity type of the scope, when the page does not select it. */
+  entityType: string | undefined;
+}
+
+function pageColumns(request: SearchRequest): PageColumns {
+  const types = new Set(request.entityTypes);
+  const only = types.size === 1 ? [...types][0] : undefined;
+  return only !== undefined ? { select: fragment('d.urn AS urn'), entityType: only } : { select: fragment('d.urn AS urn, d.entity_type AS entityType'), entityType: undefined };
 }
 
 /** bm25() column weights (name, description, URN key); the memory adapter boosts the same way. */
@@ -30,23 +46,49 @@ const BM25 = 'bm25(search_text, 10.0, 1.0, 1.0)';
  */
 export function search(h: SqliteHandle, request: SearchRequest): SearchResponse {
   if (request.text !== undefined) flushSearchText(h);
-  return h.db.transaction(() => searchNow(h, request))();
+  return readTransaction(h)(searchNow, h, request);
+}
+
+type Reader = <R, T>(read: (h: SqliteHandle, request: R) => T, h: SqliteHandle, request: R) => T;
+const readers = new WeakMap<SqliteHandle, Reader>();
+
+/**
+ * One better-sqlite3 transaction function per connection, reused: making one per call (closures and
+ * the BEGIN/COMMIT statements it looks up) cost about a tenth of a selective search.
+ */
+function readTransaction(h: SqliteHandle): Reader {
+  let reader = readers.get(h);
+  if (!reader) {
+    reader = h.db.transaction((read, handle, request) => read(handle, request)) as unknown as Reader;
+    readers.set(h, reader);
+  }
+  return reader;
 }
 
 function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
   const plan = resolve(h, request);
   const limit = Math.max(0, Math.floor(request.limit));
   const offset = Math.max(0, Math.floor(request.offset ?? 0));
-  const after = request.order === 'urn' ? (request.afterUrn ?? '') : '';
+  const afterUrn = request.order === 'urn' ? request.afterUrn : undefined;
+  // `AND d.urn > ?` only when there is a previous page: the first page needs no bound.
+  const after = afterUrn ? fragment('AND d.urn > ?', afterUrn) : fragment('');
+  const columns = pageColumns(request);
   if (plan.kind === 'nothing') return { total: 0, hits: [] };
   if (plan.kind === 'scope') {
     const total = count(h, sql`SELECT COUNT(*) AS n FROM search_docs d ${scopeIndex(request, true)} WHERE ${docScope(request)}`);
-    const page = sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM search_docs d ${scopeIndex(request, false)}
-      WHERE d.urn > ${fragment('?', after)} AND ${docScope(request)} ORDER BY d.urn ${pageLimit(limit, offset)}`;
-    return { total, hits: limit === 0 ? [] : hits(h, page, limit) };
+    const page = sql`SELECT ${columns.select} FROM search_docs d ${scopeIndex(request, false)}
+      WHERE ${docScope(request)} ${after} ORDER BY d.urn ${pageLimit(limit, offset)}`;
+    return { total, hits: limit === 0 ? [] : hits(h, page, limit, columns) };
   }
   const queries = plan.groups.map((group) => groupQuery(h, group, request));
-  const total = count(h, countQuery(queries, plan.groups, request));
+  const single = queries.length === 1 ? queries[0] : undefined;
+  const ranked = request.order === 'relevance' && plan.match !== undefined;
+  if (!ranked && single?.driven && single.unique && single.atMost !== undefined && single.atMost <= SMALL_DRIVER) {
+    return smallSet(h, single, columns, afterUrn, offset, limit);
+  }
+  // The size of the document table comes with the count: the page strategy below needs both.
+  const counted = one<{ n: number; size: number | null }>(h, countQuery(queries, plan.groups, request, fragment(', (SELECT MAX(entity_id) FROM search_docs) AS size')));
+  const total = counted.n;
   if (total === 0 || limit === 0) return { total, hits: [] };
 
   if (request.order === 'relevance' && plan.match !== undefined) {
@@ -61,31 +103,47 @@ function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
 
   // URN order. Walking the URN index and testing each document costs about (offset + limit) × N / total
   // probes; evaluating the matching set and sorting it costs about `total`. Take the cheaper.
-  const size = (h.stmt('SELECT MAX(entity_id) AS n FROM search_docs').get() as { n: number | null }).n ?? 0;
+  const size = counted.size ?? 0;
   const walk = (offset + limit) * (size / total) * 4 < total;
   const tail = sql`ORDER BY d.urn ${pageLimit(limit, offset)}`;
   let page: Fragment;
   if (walk) {
-    page = sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM search_docs d ${scopeIndex(request, false)}
-      WHERE d.urn > ${fragment('?', after)} AND ${docScope(request)} AND (${orOfProbes(plan.groups)}) ${tail}`;
+    page = sql`SELECT ${columns.select} FROM search_docs d ${scopeIndex(request, false)}
+      WHERE ${docScope(request)} ${after} AND (${orOfProbes(plan.groups)}) ${tail}`;
   } else {
-    const single = queries.length === 1 ? queries[0] : undefined;
     if (single?.driven && single.unique) {
       // The matches, joined to their documents in the driver's order, then sorted: one pass.
       const from = single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
-      page = sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM ${from}
-        WHERE ${single.where} AND ${single.unique} AND d.urn > ${fragment('?', after)} ${tail}`;
+      page = sql`SELECT ${columns.select} FROM ${from}
+        WHERE ${single.where} AND ${single.unique} ${after} ${tail}`;
     } else {
-      page = sql`SELECT d.urn AS urn, d.entity_type AS entityType FROM search_docs d
-        WHERE d.entity_id IN (${matchingSet(queries, plan.groups, request)}) AND d.urn > ${fragment('?', after)} ${tail}`;
+      page = sql`SELECT ${columns.select} FROM search_docs d
+        WHERE d.entity_id IN (${matchingSet(queries, plan.groups, request)}) ${after} ${tail}`;
     }
   }
-  return { total, hits: hits(h, page, limit) };
+  return { total, hits: hits(h, page, limit, columns) };
+}
+
+/**
+ * A group that planning found matches at most SMALL_DRIVER entities: every match, sorted, in one
+ * statement, so that the probes run once (not once for the count and again for the page).
+ */
+function smallSet(h: SqliteHandle, single: GroupQuery, columns: PageColumns, afterUrn: string | undefined, offset: number, limit: number): SearchResponse {
+  const from = single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
+  const query = sql`SELECT ${columns.select} FROM ${from} WHERE ${single.where} AND ${single.unique ?? fragment('1')} ORDER BY d.urn`;
+  const all = h.stmt(query.text).raw(true).all(query.params) as Array<[string, string]>;
+  let start = 0;
+  if (afterUrn) {
+    // SQLite's order of text is the order of its UTF-8 bytes; compare the same way.
+    const bound = Buffer.from(afterUrn, 'utf8');
+    while (start < all.length && Buffer.compare(Buffer.from(all[start]![0], 'utf8'), bound) <= 0) start++;
+  }
+  return { total: all.length, hits: toHits(all.slice(start + offset, start + offset + limit), limit, columns) };
 }
 
 export function aggregate(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
   if (request.text !== undefined) flushSearchText(h);
-  return h.db.transaction(() => aggregateNow(h, request))();
+  return readTransaction(h)(aggregateNow, h, request);
 }
 
 function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
@@ -113,10 +171,11 @@ function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[]
     } else {
       const keyId = keyOf(h, field);
       if (keyId === undefined) return { field, buckets: [] };
+      const implied = typeImplied(keyStats(h, keyId), request);
       const inSet = set ? sql`AND v.entity_id IN (${set})` : fragment('');
       // (entity, key, value) is unique, so COUNT(*) per value counts entities.
       query = sql`SELECT v.value AS value, COUNT(*) AS count FROM search_values v
-        WHERE v.key_id = ${fragment('?', keyId)} AND ${valueScope('v', request)} ${inSet}
+        WHERE v.key_id = ${fragment('?', keyId)} AND ${valueScope('v', request, implied)} ${inSet}
         GROUP BY v.value ORDER BY count DESC, v.value LIMIT ${limit}`;
     }
     const found = rows<{ value: string | number; count: number }>(h, query).slice(0, maxValues);
@@ -124,14 +183,22 @@ function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[]
   });
 }
 
+function one<T>(h: SqliteHandle, query: Fragment): T {
+  return h.stmt(query.text).get(query.params) as T;
+}
+
 function rows<T>(h: SqliteHandle, query: Fragment): T[] {
   return h.stmt(query.text).all(query.params) as T[];
 }
 
-/** A page of `SELECT urn, entity_type, ...` rows as hits (rows read as arrays: no object per row from SQLite). */
-function hits(h: SqliteHandle, query: Fragment, limit: number): SearchHit[] {
-  const raw = h.stmt(query.text).raw(true).all(query.params) as Array<[string, string]>;
+/** A page of `SELECT urn[, entity_type]` rows as hits (rows read as arrays: no object per row from SQLite). */
+function hits(h: SqliteHandle, query: Fragment, limit: number, columns: PageColumns): SearchHit[] {
+  return toHits(h.stmt(query.text).raw(true).all(query.params) as Array<[string, string]>, limit, columns);
+}
+
+function toHits(raw: ReadonlyArray<[string, string]>, limit: number, columns: PageColumns): SearchHit[] {
   const out: SearchHit[] = [];
-  for (let i = 0; i < raw.length && i < limit; i++) out.push({ urn: raw[i]![0], entityType: raw[i]![1] });
+  const known = columns.entityType;
+  for (let i = 0; i < raw.length && i < limit; i++) out.push({ urn: raw[i]![0], entityType: known ?? raw[i]![1] });
   return out;
 }

@@ -351,6 +351,14 @@ export interface StorageAdapter {
    */
   commit(batch: WriteBatch): Promise<void>;
 
+  /**
+   * Optional: a token that changes whenever a committed write, by this process or by another one,
+   * may have changed stored entities. Two equal tokens mean no entity changed in between, so the
+   * domain may reuse what it read under the first one (it caches structured property definitions
+   * this way). Adapters that cannot tell this cheaply leave it out, and the domain then always reads.
+   */
+  changeToken?(): Promise<string>;
+
   // --- search ----------------------------------------------------------------------------------
 
   /**

@@ -30,7 +30,7 @@ import {
   readDefinitionInput,
   toReadBack,
 } from './property-definition-shapes';
-import { definitionInfoOf, type DefinitionInfo } from './property-lookup';
+import { definitionInfoOf, type DefinitionCache, type DefinitionInfo } from './property-lookup';
 import {
   DEFINITION_ASPECT,
   STRUCTURED_PROPERTY_ENTITY,
@@ -66,7 +66,11 @@ export function viewOf(info: DefinitionInfo): StructuredPropertyView {
 
 /** Definitions of structured properties: create, update, upsert, read, soft delete, restore, hard delete. */
 export class PropertyDefinitionService {
-  constructor(private readonly ctx: CatalogContext) {}
+  constructor(
+    private readonly ctx: CatalogContext,
+    /** Definitions for readers (search filters), shared with the visibility of values. */
+    private readonly readers: DefinitionCache,
+  ) {}
 
   private async manager(actor: unknown): Promise<string> {
     const who = await this.ctx.authenticate(actor);
@@ -292,8 +296,7 @@ export class PropertyDefinitionService {
     const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
     const path = `structuredProperties.${qualifiedName}`;
     const problem = urnProblem(urn);
-    const [entity] = problem ? [] : await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
-    const info = definitionInfoOf(entity);
+    const info = problem ? undefined : (await this.readers.load([urn])).get(urn);
     if (!info) {
       const message = `unknown structured property "${qualifiedName}"`;
       throw new CatalogError('INVALID_INPUT', `${path}: ${message}`, { details: [{ path, message }] });

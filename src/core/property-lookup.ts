@@ -42,6 +42,42 @@ export async function loadDefinitions(adapter: StorageAdapter, urns: Iterable<st
   return out;
 }
 
+/** Entries kept at most; past it the cache starts over (a catalog has far fewer properties in use). */
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Definitions for readers (search filters, the visibility of values), reused while the adapter's
+ * change token stays the same, that is while no entity changed in any process. Without a change token
+ * every call reads. Writers read through `loadDefinitions` inside their unit of work instead.
+ */
+export class DefinitionCache {
+  private token: string | undefined;
+  /** URN → definition, or null when there is none (unknown or hard-deleted). */
+  private readonly known = new Map<string, DefinitionInfo | null>();
+
+  constructor(private readonly adapter: StorageAdapter) {}
+
+  async load(urns: Iterable<string>): Promise<Map<string, DefinitionInfo>> {
+    const token = this.adapter.changeToken ? await this.adapter.changeToken() : undefined;
+    if (token === undefined) return loadDefinitions(this.adapter, urns);
+    if (token !== this.token || this.known.size > CACHE_LIMIT) {
+      this.known.clear();
+      this.token = token;
+    }
+    const wanted = [...new Set(urns)];
+    const missing = wanted.filter((urn) => !this.known.has(urn));
+    const loaded = missing.length ? await loadDefinitions(this.adapter, missing) : undefined;
+    // Kept only if no other call moved to a newer token meanwhile: what was read then may predate it.
+    if (loaded && this.token === token) for (const urn of missing) this.known.set(urn, loaded.get(urn) ?? null);
+    const out = new Map<string, DefinitionInfo>();
+    for (const urn of wanted) {
+      const info = loaded?.get(urn) ?? this.known.get(urn);
+      if (info) out.set(urn, info);
+    }
+    return out;
+  }
+}
+
 /** Property URN → definition key, as kept beside the values aspect. */
 export function keysOf(aspect: Pick<StoredAspect, 'systemMetadata'> | undefined): Record<string, string> {
   const raw = (aspect?.systemMetadata?.[PROPERTY_KEYS_METADATA] ?? {}) as JsonObject;

@@ -4,7 +4,7 @@ import type { ReadTransform } from './entities';
 import { throwIfViolations } from './errors';
 import { registerPropertyCleanup } from './property-cleanup';
 import { PropertyDefinitionService } from './property-definitions';
-import { assignmentsOf, loadDefinitions, propertyUrnsOf } from './property-lookup';
+import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './property-lookup';
 import { storedValues } from './property-value-rules';
 import { PropertyValueService } from './property-values';
 import {
@@ -79,11 +79,11 @@ export interface StructuredPropertyService {
 }
 
 /** Readers never see values of a missing, soft-deleted or superseded definition. */
-function visibilityTransform(ctx: CatalogContext): ReadTransform {
+function visibilityTransform(cache: DefinitionCache): ReadTransform {
   return async (entities: StoredEntity[]) => {
     const urns = propertyUrnsOf(entities);
     if (urns.size === 0) return entities;
-    const definitions = await loadDefinitions(ctx.adapter, urns);
+    const definitions = await cache.load(urns);
     return entities.map((entity) => {
       const aspect = entity.aspects[VALUES_ASPECT];
       if (!aspect) return entity;
@@ -97,7 +97,9 @@ function visibilityTransform(ctx: CatalogContext): ReadTransform {
 
 /** Builds the service and wires it into the catalog: routed generic writes, the read transform, the clean-up job. */
 export function createStructuredPropertyService(ctx: CatalogContext): StructuredPropertyService {
-  const definitions = new PropertyDefinitionService(ctx);
+  // Readers share one cache of definitions, kept while nothing changes (see DefinitionCache).
+  const cache = new DefinitionCache(ctx.adapter);
+  const definitions = new PropertyDefinitionService(ctx, cache);
   const values = new PropertyValueService(ctx);
 
   ctx.entities.routeAspectWrites(DEFINITION_ASPECT, (actor, urn, value) => definitions.upsertMany(actor, [value], 'rest', { urns: [urn] }));
@@ -110,7 +112,7 @@ export function createStructuredPropertyService(ctx: CatalogContext): Structured
     hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),
   );
   ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), { softByDefault: true });
-  ctx.entities.addReadTransform(visibilityTransform(ctx));
+  ctx.entities.addReadTransform(visibilityTransform(cache));
   registerPropertyCleanup(ctx);
 
   return {

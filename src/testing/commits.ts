@@ -38,6 +38,29 @@ export function registerCommitTests(harness: ConformanceHarness): void {
     jobs: [{ type: 'conformance.batch', payload: { n: 1 }, runAt: T0 }],
   });
 
+  describe('change token (optional)', () => {
+    it('stays while nothing is committed and moves with every commit, a failed one included', async () => {
+      await withAdapter(harness, async (adapter) => {
+        // Optional: an adapter without it is read every time by the domain, which is correct too.
+        expect(['function', 'undefined'].includes(typeof adapter.changeToken)).toBe(true);
+        if (!adapter.changeToken) return;
+        const first = await adapter.changeToken();
+        expect(await adapter.changeToken()).toBe(first);
+        await adapter.readEntities([URN.a]);
+        expect(await adapter.changeToken()).toBe(first);
+        await seedEntities(adapter, [URN.a], ['info']);
+        const second = await adapter.changeToken();
+        expect(second).not.toBe(first);
+        // A conflicting batch changes nothing, but a token that moves anyway only costs a re-read.
+        await expectCode(expect, adapter.commit({ entities: [createWrite(URN.a, [aspect('info', { name: 'again' })])] }), 'CONFLICT');
+        const third = await adapter.changeToken();
+        await adapter.commit({ entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 1, put: [aspect('info', { name: 'v2' }, 2)] }] });
+        expect(await adapter.changeToken()).not.toBe(third);
+        expect(typeof first).toBe('string');
+      });
+    });
+  });
+
   describe('commit atomicity', () => {
     it('applies a whole batch: entities and jobs (checked in the store itself when the harness can)', async () => {
       await withAdapter(harness, async (adapter) => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definitionKey, definitionKeyOf, incarnationOf } from '../../src/index';
+import { createSqliteAdapter } from '../../adapters/sqlite/index';
+import { createCatalog, definitionKey, definitionKeyOf, incarnationOf } from '../../src/index';
 import { ADMIN, codeOf, openCatalog, READER, type TestCatalog } from './helpers';
 
 let t: TestCatalog | undefined;
@@ -32,5 +33,27 @@ describe('definition keys', () => {
     expect(await codeOf(catalog.properties.resolveFilterField(READER, 'io.score'))).toBe('INVALID_INPUT');
     // A version bump queues the removal of the values it superseded.
     expect((await catalog.listJobs()).map((j) => j.type)).toEqual(['structuredProperty.removeStaleValues']);
+  });
+
+  it('reach a second process on the same file at once: cached definitions give way to its changes', async () => {
+    t = openCatalog();
+    const { catalog } = t;
+    const other = createCatalog({ adapter: createSqliteAdapter({ filename: t.file }), superUsers: [ADMIN], jobs: { background: false } });
+    try {
+      const created = await catalog.properties.create(ADMIN, { qualifiedName: 'io.shared', valueType: 'string', entityTypes: ['dataset'] });
+      const filter = { types: ['DATASET'], orFilters: [{ and: [{ field: 'structuredProperties.io.shared', values: ['x'] }] }] };
+      // Both catalogs read (and cache) the definition.
+      expect((await catalog.search.scroll(READER, filter)).total).toBe(0);
+      expect((await other.properties.resolveFilterField(READER, 'io.shared')).definitionKey).toBe(created.definitionKey);
+      // The other one changes it: a version bump, then a soft delete. This one sees each change at once.
+      const bumped = await other.properties.update(ADMIN, { urn: created.urn, version: '20260101000000', description: 'v2' });
+      expect((await catalog.properties.resolveFilterField(READER, 'io.shared')).definitionKey).toBe(bumped.definitionKey);
+      await other.properties.softDelete(ADMIN, created.urn);
+      expect(await codeOf(catalog.search.scroll(READER, filter))).toBe('INVALID_INPUT');
+      await other.properties.restore(ADMIN, created.urn);
+      expect((await catalog.search.scroll(READER, filter)).total).toBe(0);
+    } finally {
+      await other.close();
+    }
   });
 });
