@@ -131,12 +131,12 @@ function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
 function smallSet(h: SqliteHandle, single: GroupQuery, columns: PageColumns, afterUrn: string | undefined, offset: number, limit: number): SearchResponse {
   const from = single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
   const query = sql`SELECT ${columns.select} FROM ${from} WHERE ${single.where} AND ${single.unique ?? fragment('1')} ORDER BY d.urn`;
-  const all = h.stmt(query.text).raw(true).all(query.params) as Array<[string, string]>;
+  const all = pageRows(h, query, columns);
   let start = 0;
   if (afterUrn) {
     // SQLite's order of text is the order of its UTF-8 bytes; compare the same way.
     const bound = Buffer.from(afterUrn, 'utf8');
-    while (start < all.length && Buffer.compare(Buffer.from(all[start]![0], 'utf8'), bound) <= 0) start++;
+    while (start < all.length && Buffer.compare(Buffer.from(urnOf(all[start]!), 'utf8'), bound) <= 0) start++;
   }
   return { total: all.length, hits: toHits(all.slice(start + offset, start + offset + limit), limit, columns) };
 }
@@ -191,14 +191,28 @@ function rows<T>(h: SqliteHandle, query: Fragment): T[] {
   return h.stmt(query.text).all(query.params) as T[];
 }
 
-/** A page of `SELECT urn[, entity_type]` rows as hits (rows read as arrays: no object per row from SQLite). */
-function hits(h: SqliteHandle, query: Fragment, limit: number, columns: PageColumns): SearchHit[] {
-  return toHits(h.stmt(query.text).raw(true).all(query.params) as Array<[string, string]>, limit, columns);
+/** A page row: the URN alone (plucked) when the scope names one entity type, else `[urn, entityType]`. */
+type PageRow = string | [string, string];
+
+const urnOf = (row: PageRow): string => (typeof row === 'string' ? row : row[0]);
+
+/** Rows of a page query, read without an object (or, for one column, an array) per row. */
+function pageRows(h: SqliteHandle, query: Fragment, columns: PageColumns): PageRow[] {
+  const statement = h.stmt(query.text);
+  return (columns.entityType !== undefined ? statement.pluck(true) : statement.raw(true)).all(query.params) as PageRow[];
 }
 
-function toHits(raw: ReadonlyArray<[string, string]>, limit: number, columns: PageColumns): SearchHit[] {
+/** A page of `SELECT urn[, entity_type]` rows as hits. */
+function hits(h: SqliteHandle, query: Fragment, limit: number, columns: PageColumns): SearchHit[] {
+  return toHits(pageRows(h, query, columns), limit, columns);
+}
+
+function toHits(rows: readonly PageRow[], limit: number, columns: PageColumns): SearchHit[] {
   const out: SearchHit[] = [];
   const known = columns.entityType;
-  for (let i = 0; i < raw.length && i < limit; i++) out.push({ urn: raw[i]![0], entityType: known ?? raw[i]![1] });
+  for (let i = 0; i < rows.length && i < limit; i++) {
+    const row = rows[i]!;
+    out.push(typeof row === 'string' ? { urn: row, entityType: known! } : { urn: row[0], entityType: known ?? row[1] });
+  }
   return out;
 }
