@@ -113,8 +113,7 @@ function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
   } else {
     if (single?.driven && single.unique) {
       // The matches, joined to their documents in the driver's order, then sorted: one pass.
-      const from = single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
-      page = sql`SELECT ${columns.select} FROM ${from}
+      page = sql`SELECT ${columns.select} FROM ${withDocs(single)}
         WHERE ${single.where} AND ${single.unique} ${after} ${tail}`;
     } else {
       page = sql`SELECT ${columns.select} FROM search_docs d
@@ -124,13 +123,17 @@ function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
   return { total, hits: hits(h, page, limit, columns) };
 }
 
+/** A driven group's tables with its matches' search_docs rows joined as `d`, in the driver's order. */
+function withDocs(single: GroupQuery): Fragment {
+  return single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
+}
+
 /**
  * A group that planning found matches at most SMALL_DRIVER entities: every match, sorted, in one
  * statement, so that the probes run once (not once for the count and again for the page).
  */
 function smallSet(h: SqliteHandle, single: GroupQuery, columns: PageColumns, afterUrn: string | undefined, offset: number, limit: number): SearchResponse {
-  const from = single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
-  const query = sql`SELECT ${columns.select} FROM ${from} WHERE ${single.where} AND ${single.unique ?? fragment('1')} ORDER BY d.urn`;
+  const query = sql`SELECT ${columns.select} FROM ${withDocs(single)} WHERE ${single.where} AND ${single.unique ?? fragment('1')} ORDER BY d.urn`;
   const all = pageRows(h, query, columns);
   let start = 0;
   if (afterUrn) {
