@@ -7,7 +7,7 @@ import { percentile, type Figure } from './harness';
 import { ADMIN, CASES, FACETS, field, interleaved, load, NAMES, propertyUrn, sameResult, scrollInput, type PropertyName } from './search-cases';
 
 /** The hand-written SQL of each case on the library's schema (search_docs, search_keys, search_values). */
-export function handSql(db: Database.Database, keys: Record<PropertyName, string>) {
+function handSql(db: Database.Database, keys: Record<PropertyName, string>) {
   const keyIds = {} as Record<PropertyName, number>;
   for (const name of NAMES) {
     keyIds[name] = (db.prepare("SELECT id FROM search_keys WHERE kind = 'property' AND name = ? AND def_key = ?").get(propertyUrn(name), keys[name]) as { id: number }).id;
