@@ -1,16 +1,14 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_URL, SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
+import { CLI as cli, ROOT as root, spawnServe, type ServeChild as Started } from './cli/helpers';
 
 // Runs the built CLI (dist/cli.js): `npm test` builds first. Several `serve --postgres` instances on one database.
 const decision = await serverDecision('test/cli-serve-postgres.test.ts');
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist/cli.js');
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,served,PROD)';
 const path = `/gms/openapi/v2/entity/dataset/${encodeURIComponent(DATASET)}/datasetProperties`;
 
@@ -21,34 +19,8 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  token: string | undefined;
-  output(): string;
-  exit: Promise<number | null>;
-}
-
-async function startServe(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--quiet', ...args], { cwd: root, env: childEnv() });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (err += String(d)));
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const deadline = Date.now() + 20_000;
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}${err}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return {
-    child,
-    url: /listening on (http:\/\/\S+)/.exec(out)![1]!,
-    token: /^export METACATALOG_TOKEN=(\S+)$/m.exec(out)?.[1],
-    output: () => out + err,
-    exit,
-  };
-}
+/** `serve --port 0` with these arguments, quiet, without the shell's signing key, once it listens. */
+const startServe = (args: string[]): Promise<Started> => spawnServe(['--quiet', ...args], childEnv());
 
 if (decision === 'fail') {
   describe('metacatalog serve --postgres', () => {

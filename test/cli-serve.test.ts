@@ -1,50 +1,22 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../adapters/sqlite/index';
 import { createCatalog } from '../src/index';
+import { CLI as cli, ROOT as root, spawnServe, type ServeChild as Started } from './cli/helpers';
 
 // Runs the built CLI (dist/cli.js): `npm test` builds first.
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist/cli.js');
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  token: string | undefined;
-  output(): string;
-  exit: Promise<number | null>;
-}
-
-async function startServe(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', ...args], { cwd: root });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (err += String(d)));
-  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const deadline = Date.now() + 20_000;
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}${err}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return {
-    child,
-    url: /listening on (http:\/\/\S+)/.exec(out)![1]!,
-    token: /^export METACATALOG_TOKEN=(\S+)$/m.exec(out)?.[1],
-    output: () => out + err,
-    exit,
-  };
-}
+/** `serve --port 0` with these arguments, once it listens. */
+const startServe = (args: string[]): Promise<Started> => spawnServe(args);
 
 function tempDb(): string {
   const dir = mkdtempSync(join(tmpdir(), 'metacatalog-serve-'));

@@ -84,7 +84,7 @@ function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
   const single = queries.length === 1 ? queries[0] : undefined;
   const ranked = request.order === 'relevance' && plan.match !== undefined;
   if (!ranked && single?.driven && single.unique && single.atMost !== undefined && single.atMost <= SMALL_DRIVER) {
-    return smallSet(h, single, columns, afterUrn, offset, limit);
+    return smallSet(h, single, single.unique, columns, afterUrn, offset, limit);
   }
   // The size of the document table comes with the count: the page strategy below needs both.
   const counted = one<{ n: number; size: number | null }>(h, countQuery(queries, plan.groups, request, fragment(', (SELECT MAX(entity_id) FROM search_docs) AS size')));
@@ -132,8 +132,8 @@ function withDocs(single: GroupQuery): Fragment {
  * A group that planning found matches at most SMALL_DRIVER entities: every match, sorted, in one
  * statement, so that the probes run once (not once for the count and again for the page).
  */
-function smallSet(h: SqliteHandle, single: GroupQuery, columns: PageColumns, afterUrn: string | undefined, offset: number, limit: number): SearchResponse {
-  const query = sql`SELECT ${columns.select} FROM ${withDocs(single)} WHERE ${single.where} AND ${single.unique ?? fragment('1')} ORDER BY d.urn`;
+function smallSet(h: SqliteHandle, single: GroupQuery, unique: Fragment, columns: PageColumns, afterUrn: string | undefined, offset: number, limit: number): SearchResponse {
+  const query = sql`SELECT ${columns.select} FROM ${withDocs(single)} WHERE ${single.where} AND ${unique} ORDER BY d.urn`;
   const all = pageRows(h, query, columns);
   let start = 0;
   if (afterUrn) {

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -97,27 +97,52 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** `metacatalog serve` on a temporary SQLite file and a free loopback port. */
-export async function startServe(db: string = join(tempDir(), 'served.db')): Promise<Served> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--db', db, '--port', '0', '--quiet'], { cwd: ROOT, env: cliEnv() });
+/** A running `metacatalog serve` child: its URL, the bootstrap token it printed, what it wrote, its exit. */
+export interface ServeChild {
+  child: ChildProcessWithoutNullStreams;
+  /** As printed, e.g. `http://127.0.0.1:41234/`. */
+  url: string;
+  /** The bootstrap admin token, when it printed one (a new file or key). */
+  token: string | undefined;
+  /** stdout then stderr so far. */
+  output(): string;
+  exit: Promise<number | null>;
+}
+
+/** Spawns `metacatalog serve --port 0 <args>` and waits (20 s at most) until it is listening. */
+export async function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeChild> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { cwd: ROOT, env });
   let out = '';
+  let err = '';
   child.stdout.on('data', (d) => (out += String(d)));
-  child.stderr.on('data', (d) => (out += String(d)));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.stderr.on('data', (d) => (err += String(d)));
+  const exit = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const listening = /listening on (http:\/\/\S+)/;
   const deadline = Date.now() + 20_000;
-  while (!/listening on (http:\/\/\S+)/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}`);
+  while (!listening.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}${err}`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  const token = /^export METACATALOG_TOKEN=(\S+)$/m.exec(out)?.[1] ?? '';
   return {
-    url: `${/listening on (http:\/\/\S+)/.exec(out)![1]!.replace(/\/$/, '')}/gms`,
-    token,
+    child,
+    url: listening.exec(out)![1]!,
+    token: /^export METACATALOG_TOKEN=(\S+)$/m.exec(out)?.[1],
+    output: () => out + err,
+    exit,
+  };
+}
+
+/** `metacatalog serve` on a temporary SQLite file and a free loopback port. */
+export async function startServe(db: string = join(tempDir(), 'served.db')): Promise<Served> {
+  const served = await spawnServe(['--db', db, '--quiet'], cliEnv());
+  return {
+    url: `${served.url.replace(/\/$/, '')}/gms`,
+    token: served.token ?? '',
     db,
     async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await exited;
+      if (served.child.exitCode === null) {
+        served.child.kill('SIGTERM');
+        await served.exit;
       }
     },
   };

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { cliEnv, startServe, tempDir, type Served } from './helpers';
+import { cliEnv, runCli, startServe, tempDir, type Served } from './helpers';
 
 /**
  * The two ways the CLI reaches a catalog. Each test opens its own: a fresh SQLite file (embedded), or
@@ -37,3 +37,13 @@ export const MODES: readonly Mode[] = [
     },
   },
 ];
+
+/** Runs `work` against a fresh catalog of the mode, with a `cli(...)` that names it; closes it after. */
+export async function withMode(mode: Mode, work: (mc: ModeCatalog, cli: (...args: string[]) => ReturnType<typeof runCli>) => Promise<void>): Promise<void> {
+  const mc = await mode.open();
+  try {
+    await work(mc, (...args) => runCli([...args, ...mc.args], { env: mc.env }));
+  } finally {
+    await mc.close();
+  }
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN, EXAMPLE_YAML, removeTempDirs, requireBuiltCli, runCli, startServe, withCatalog } from './helpers';
-import { MODES, type ModeCatalog } from './modes';
+import { MODES, withMode as withModeOf, type ModeCatalog } from './modes';
 
 // Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
 vi.setConfig({ testTimeout: 180_000 });
@@ -30,14 +30,7 @@ async function appendProfiles(mc: ModeCatalog): Promise<void> {
 }
 
 describe.each(MODES)('operations ($name)', (mode) => {
-  async function withMode(work: (mc: ModeCatalog, cli: (...args: string[]) => ReturnType<typeof runCli>) => Promise<void>): Promise<void> {
-    const mc = await mode.open();
-    try {
-      await work(mc, (...args) => runCli([...args, ...mc.args], { env: mc.env }));
-    } finally {
-      await mc.close();
-    }
-  }
+  const withMode = (work: Parameters<typeof withModeOf>[1]) => withModeOf(mode, work);
 
   it('tokens create, list and revoke', async () => {
     await withMode(async (_mc, cli) => {

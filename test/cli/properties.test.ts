@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, EXAMPLE_YAML, removeTempDirs, requireBuiltCli, runCli, tempDir, withCatalog } from './helpers';
-import { MODES, type ModeCatalog } from './modes';
+import { MODES, withMode as withModeOf, type ModeCatalog } from './modes';
 
 // Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
 vi.setConfig({ testTimeout: 180_000 });
@@ -56,14 +56,7 @@ function yamlFile(text: string): string {
 }
 
 describe.each(MODES)('properties ($name)', (mode) => {
-  async function withMode(work: (mc: ModeCatalog, cli: (...args: string[]) => ReturnType<typeof runCli>) => Promise<void>): Promise<void> {
-    const mc = await mode.open();
-    try {
-      await work(mc, (...args) => runCli([...args, ...mc.args], { env: mc.env }));
-    } finally {
-      await mc.close();
-    }
-  }
+  const withMode = (work: Parameters<typeof withModeOf>[1]) => withModeOf(mode, work);
 
   it("upserts the seed's example file, reports created / unchanged / updated, and reads back the contract form", async () => {
     await withMode(async (_mc, cli) => {
