@@ -136,7 +136,13 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
   const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick());
   const ready = adapter.open();
   // Surface the failure on first use, not as an unhandled rejection.
-  ready.catch(() => undefined);
+  let opened = false;
+  ready.then(
+    () => {
+      opened = true;
+    },
+    () => undefined,
+  );
   const ctx: CatalogContext = {
     adapter,
     registry,
@@ -145,9 +151,14 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
     writer,
     jobs,
     entities: undefined as unknown as EntityService,
-    async authenticate(actor: unknown) {
-      await ready;
-      return requireActor(actor);
+    authenticate(actor: unknown) {
+      // Once open, no wait: this runs before every request.
+      if (!opened) return ready.then(() => requireActor(actor));
+      try {
+        return Promise.resolve(requireActor(actor));
+      } catch (error) {
+        return Promise.reject(error);
+      }
     },
     reportError: onError,
   };

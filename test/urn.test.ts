@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogError } from '../src/core/errors';
-import { decodeUrnFromPath, encodeUrnForPath, entityTypeOf, formatUrn, isUrn, parseUrn, urnKey } from '../src/core/urn';
+import { decodeUrnFromPath, encodeUrnForPath, entityTypeOf, formatUrn, isUrn, knownUrnProblem, parseUrn, urnKey, urnProblem } from '../src/core/urn';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.table,PROD)';
 
@@ -83,5 +83,13 @@ describe('URNs', () => {
     // Decoding once: an encoded percent stays encoded.
     expect(decodeUrnFromPath(encodeUrnForPath('urn:li:corpuser:a%2Fb'))).toBe('urn:li:corpuser:a%2Fb');
     expect(() => decodeUrnFromPath('urn%3Ali%3Z')).toThrow(CatalogError);
+  });
+
+  it('knownUrnProblem answers like urnProblem, on first and later calls, for good and bad URNs', () => {
+    const cases: unknown[] = [DATASET, 'urn:li:corpuser:datahub', 'urn:li:corpuser:', 'not-a-urn', '', 42, undefined, 'urn:li:corpuser:a b'];
+    for (let round = 0; round < 3; round++) {
+      for (const text of cases) expect(knownUrnProblem(text)).toBe(urnProblem(text));
+    }
+    expect(knownUrnProblem('urn:li:corpuser:')).toMatch(/empty key/);
   });
 });

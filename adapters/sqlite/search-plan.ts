@@ -1,6 +1,6 @@
 import type { FilterOperator, SearchCondition, SearchField, SearchScope } from '../../src/adapter/types';
 import { parseTextQuery } from '../../src/adapter/text-analysis';
-import { docScope, fragment, join, oneRowPerEntity, sql, valuePredicate, valueScope, type Fragment } from './search-sql';
+import { docScope, fragment, join, oneRowPerEntity, oneType, sql, valuePredicate, valueScope, type Fragment } from './search-sql';
 import { findKeyId, keyStats, type KeyStats } from './search-store';
 import type { SqliteHandle } from './statements';
 
@@ -242,8 +242,7 @@ export function matchingSet(queries: readonly GroupQuery[], groups: readonly Res
  * removed documents is a contiguous, URN-ordered range of the scope index; anything else walks URNs.
  */
 export function scopeIndex(scope: SearchScope, forCount: boolean): Fragment {
-  const oneType = new Set(scope.entityTypes).size === 1;
-  if (!scope.includeRemoved && (oneType || forCount)) return fragment('INDEXED BY search_docs_by_scope');
+  if (!scope.includeRemoved && (oneType(scope.entityTypes) !== undefined || forCount)) return fragment('INDEXED BY search_docs_by_scope');
   return fragment('INDEXED BY search_docs_by_urn');
 }
 

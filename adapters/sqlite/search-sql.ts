@@ -18,17 +18,25 @@ export function fragment(text: string, ...params: unknown[]): Fragment {
 /** Joins fragments with a separator; `empty` when there are none. */
 export function join(parts: readonly Fragment[], separator: string, empty = ''): Fragment {
   if (parts.length === 0) return fragment(empty);
-  return { text: parts.map((p) => p.text).join(separator), params: parts.flatMap((p) => p.params) };
+  if (parts.length === 1) return parts[0]!;
+  let text = parts[0]!.text;
+  const params = [...parts[0]!.params];
+  for (let i = 1; i < parts.length; i++) {
+    text += separator + parts[i]!.text;
+    for (const p of parts[i]!.params) params.push(p);
+  }
+  return { text, params };
 }
 
 /** Tagged template: `${fragment}` is spliced in, with its parameters, in place. */
 export function sql(strings: TemplateStringsArray, ...parts: Fragment[]): Fragment {
   let text = strings[0]!;
   const params: unknown[] = [];
-  parts.forEach((part, i) => {
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
     text += part.text + strings[i + 1]!;
-    params.push(...part.params);
-  });
+    for (let k = 0; k < part.params.length; k++) params.push(part.params[k]);
+  }
   return { text, params };
 }
 
@@ -120,6 +128,14 @@ export function oneRowPerEntity(alias: string, operator: FilterOperator, values:
   }
 }
 
+/** The entity type when the list names exactly one (possibly repeated); undefined otherwise. */
+export function oneType(types: readonly string[]): string | undefined {
+  const first = types[0];
+  if (first === undefined) return undefined;
+  for (let i = 1; i < types.length; i++) if (types[i] !== first) return undefined;
+  return first;
+}
+
 /** The scope on search_docs (alias d): removed, entity types. */
 export function docScope(scope: SearchScope): Fragment {
   const parts: Fragment[] = [];
@@ -140,6 +156,6 @@ export function valueScope(alias: string, scope: SearchScope, typeImplied = fals
 }
 
 function typeTest(column: string, types: readonly string[]): Fragment {
-  const distinct = [...new Set(types)];
+  const distinct = oneType(types) !== undefined ? types.slice(0, 1) : [...new Set(types)];
   return distinct.length === 1 ? fragment(`${column} = ?`, distinct[0]) : fragment(`${column} IN (SELECT value FROM json_each(?))`, json(distinct));
 }

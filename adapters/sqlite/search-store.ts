@@ -4,28 +4,37 @@ import { params, type SqliteHandle } from './statements';
 
 export type KeyKind = 'field' | 'property';
 
-/** Key ids by `kind \0 name \0 defKey`, per handle. Ids are never deleted, so a found id stays valid. */
-const keyCaches = new WeakMap<SqliteHandle, Map<string, number>>();
+/**
+ * Key ids by kind, name and definition key, per handle. Ids are never deleted, so a found id stays
+ * valid. Nested maps, not one map of joined strings: a request's names are the same string objects
+ * every time (the domain's cached definitions), whose hashes V8 keeps; a joined key is hashed anew.
+ */
+type KeyCache = Map<string, Map<string, number>>;
+const keyCaches = new WeakMap<SqliteHandle, Record<KeyKind, KeyCache>>();
 
-function cacheOf(h: SqliteHandle): Map<string, number> {
-  let cache = keyCaches.get(h);
-  if (!cache) {
-    cache = new Map();
-    keyCaches.set(h, cache);
+function cacheOf(h: SqliteHandle, kind: KeyKind): KeyCache {
+  let caches = keyCaches.get(h);
+  if (!caches) {
+    caches = { field: new Map(), property: new Map() };
+    keyCaches.set(h, caches);
   }
-  return cache;
+  return caches[kind];
 }
 
 /** The id of a searchable key, or undefined when no value was ever written under it. */
 export function findKeyId(h: SqliteHandle, kind: KeyKind, name: string, defKey: string): number | undefined {
-  const cache = cacheOf(h);
-  const cacheKey = `${kind}\u0000${name}\u0000${defKey}`;
-  let id = cache.get(cacheKey);
+  const cache = cacheOf(h, kind);
+  let id = cache.get(name)?.get(defKey);
   if (id === undefined) {
     const row = h.stmt('SELECT id FROM search_keys WHERE kind = ? AND name = ? AND def_key = ?').get(kind, name, defKey) as { id: number } | undefined;
     if (row) {
       id = row.id;
-      cache.set(cacheKey, id);
+      let byKey = cache.get(name);
+      if (!byKey) {
+        byKey = new Map();
+        cache.set(name, byKey);
+      }
+      byKey.set(defKey, id);
     }
   }
   return id;

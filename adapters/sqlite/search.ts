@@ -1,6 +1,6 @@
 import type { AggregateRequest, FacetResult, SearchHit, SearchRequest, SearchResponse } from '../../src/adapter/types';
 import { andOf, count, countQuery, groupQuery, keyOf, matchingSet, orOfProbes, probe, resolve, scopeIndex, SMALL_DRIVER, typeImplied, type GroupQuery } from './search-plan';
-import { docScope, fragment, join, sql, valueScope, type Fragment } from './search-sql';
+import { docScope, fragment, join, oneType, sql, valueScope, type Fragment } from './search-sql';
 import { flushSearchText, keyStats } from './search-store';
 import type { SqliteHandle } from './statements';
 
@@ -32,8 +32,7 @@ interface PageColumns {
 }
 
 function pageColumns(request: SearchRequest): PageColumns {
-  const types = new Set(request.entityTypes);
-  const only = types.size === 1 ? [...types][0] : undefined;
+  const only = oneType(request.entityTypes);
   return only !== undefined ? { select: fragment('d.urn AS urn'), entityType: only } : { select: fragment('d.urn AS urn, d.entity_type AS entityType'), entityType: undefined };
 }
 

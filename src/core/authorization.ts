@@ -1,7 +1,7 @@
 import type { StorageAdapter } from '../adapter/types';
 import { CatalogError } from './errors';
 import { isPrivilege, PRIVILEGE_DESCRIPTIONS, PRIVILEGES, type Privilege } from './privileges';
-import { urnProblem } from './urn';
+import { knownUrnProblem, urnProblem } from './urn';
 
 /** A static grant passed to `createCatalog({ policies })`. */
 export interface StaticPolicy {
@@ -104,7 +104,7 @@ export function requireActor(actor: unknown): string {
   if (actor === undefined || actor === null || actor === '') {
     throw new CatalogError('UNAUTHENTICATED', 'no authenticated actor: send a valid access token', { reason: 'missing' });
   }
-  const problem = urnProblem(actor);
+  const problem = knownUrnProblem(actor);
   if (problem) throw new CatalogError('UNAUTHENTICATED', `the actor is not a valid URN: ${problem}`, { reason: 'malformed' });
   return actor as string;
 }

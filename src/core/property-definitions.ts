@@ -44,7 +44,7 @@ import {
   type UpdateStructuredPropertyInput,
 } from './property-types';
 import { graphqlUpdateDefinitionSchema } from './schemas/structured-properties';
-import { urnProblem } from './urn';
+import { knownUrnProblem, urnProblem } from './urn';
 import { requirePropertyUrn, softDeletedMessage, throwIfConflicts } from './property-messages';
 
 const UPDATE_PATHS: DraftPaths = {
@@ -295,8 +295,7 @@ export class PropertyDefinitionService {
     await this.ctx.authenticate(actor);
     const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
     const path = `structuredProperties.${qualifiedName}`;
-    const problem = urnProblem(urn);
-    const info = problem ? undefined : (await this.readers.load([urn])).get(urn);
+    const info = knownUrnProblem(urn) ? undefined : await this.readers.one(urn);
     if (!info) {
       const message = `unknown structured property "${qualifiedName}"`;
       throw new CatalogError('INVALID_INPUT', `${path}: ${message}`, { details: [{ path, message }] });
@@ -305,7 +304,7 @@ export class PropertyDefinitionService {
       const message = softDeletedMessage(urn, 'filtering on it');
       throw new CatalogError('INVALID_INPUT', message, { details: [{ path, message }] });
     }
-    return { propertyUrn: urn, definitionKey: info.key, valueKind: info.valueType === 'number' ? 'number' : 'string', valueType: info.valueType };
+    return { propertyUrn: info.urn, definitionKey: info.key, valueKind: info.valueType === 'number' ? 'number' : 'string', valueType: info.valueType };
   }
 
   // --- lifecycle ----------------------------------------------------------------------------------

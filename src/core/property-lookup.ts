@@ -60,10 +60,21 @@ export class DefinitionCache {
   async load(urns: Iterable<string>): Promise<Map<string, DefinitionInfo>> {
     const token = this.adapter.changeToken ? await this.adapter.changeToken() : undefined;
     if (token === undefined) return loadDefinitions(this.adapter, urns);
-    if (token !== this.token || this.known.size > CACHE_LIMIT) {
-      this.known.clear();
-      this.token = token;
-    }
+    return this.loadAt(token, urns);
+  }
+
+  /** One definition (what a search filter needs on every request): a map lookup while nothing changed. */
+  async one(urn: string): Promise<DefinitionInfo | undefined> {
+    const token = this.adapter.changeToken ? await this.adapter.changeToken() : undefined;
+    if (token === undefined) return (await loadDefinitions(this.adapter, [urn])).get(urn);
+    this.moveTo(token);
+    const known = this.known.get(urn);
+    if (known !== undefined) return known ?? undefined;
+    return (await this.loadAt(token, [urn])).get(urn);
+  }
+
+  private async loadAt(token: string, urns: Iterable<string>): Promise<Map<string, DefinitionInfo>> {
+    this.moveTo(token);
     const wanted = [...new Set(urns)];
     const missing = wanted.filter((urn) => !this.known.has(urn));
     const loaded = missing.length ? await loadDefinitions(this.adapter, missing) : undefined;
@@ -75,6 +86,14 @@ export class DefinitionCache {
       if (info) out.set(urn, info);
     }
     return out;
+  }
+
+  /** Forgets what was read under another token, or everything when the cache is full. */
+  private moveTo(token: string): void {
+    if (token !== this.token || this.known.size > CACHE_LIMIT) {
+      this.known.clear();
+      this.token = token;
+    }
   }
 }
 

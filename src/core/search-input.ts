@@ -76,39 +76,47 @@ export class SearchInputResolver {
    * Resolves a filter or facet field name. `memo` (one per request) resolves each structured property
    * once however many conditions name it.
    */
-  async field(actor: string, name: string, path: string, violations: Violation[], memo = new Map<string, Promise<ResolvedSearchField>>()): Promise<ResolvedSearchField | undefined> {
+  async field(actor: string, name: string, path: string, violations: Violation[], memo = new Map<string, Promise<ResolvedSearchField | string>>()): Promise<ResolvedSearchField | undefined> {
+    const resolved = this.standardField(name) ?? (await this.memoized(actor, name, memo));
+    if (typeof resolved === 'string') {
+      violations.push({ path, message: resolved });
+      return undefined;
+    }
+    return resolved;
+  }
+
+  /** `_entityType`, `urn`, a registered standard field, or a message; undefined for a structured property. */
+  private standardField(name: string): ResolvedSearchField | string | undefined {
     if (name === ENTITY_TYPE_FIELD) return { name, field: { kind: 'entityType' }, valueType: 'entityType' };
     if (name === URN_FIELD) return { name, field: { kind: 'urn' }, valueType: 'urn' };
     if (name.startsWith(PROPERTY_FIELD_PREFIX)) {
-      const qualifiedName = name.slice(PROPERTY_FIELD_PREFIX.length);
-      if (qualifiedName === '') {
-        violations.push({ path, message: `"${name}" names no structured property: use structuredProperties.<qualifiedName>` });
-        return undefined;
-      }
-      try {
-        let resolving = memo.get(name);
-        if (!resolving) {
-          resolving = this.properties.resolveFilterField(actor, qualifiedName).then((resolved) => {
-            const { propertyUrn, definitionKey, valueKind } = resolved;
-            return { name, field: { kind: 'property', propertyUrn, definitionKey, valueKind }, valueType: resolved.valueType };
-          });
-          memo.set(name, resolving);
-        }
-        return await resolving;
-      } catch (error) {
-        // Unknown and soft-deleted properties: the property service's refusal, at this path.
-        if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
-        violations.push({ path, message: error.details[0]?.message ?? error.message });
-        return undefined;
-      }
+      return name.length === PROPERTY_FIELD_PREFIX.length ? `"${name}" names no structured property: use structuredProperties.<qualifiedName>` : undefined;
     }
     const standard = this.standardFields();
     if (standard.includes(name)) return { name, field: { kind: 'field', name }, valueType: 'string' };
-    violations.push({
-      path,
-      message: `unknown field "${name}"; use structuredProperties.<qualifiedName>, ${ENTITY_TYPE_FIELD}, ${URN_FIELD} or one of: ${standard.join(', ')}`,
-    });
-    return undefined;
+    return `unknown field "${name}"; use structuredProperties.<qualifiedName>, ${ENTITY_TYPE_FIELD}, ${URN_FIELD} or one of: ${standard.join(', ')}`;
+  }
+
+  private memoized(actor: string, name: string, memo: Map<string, Promise<ResolvedSearchField | string>>): Promise<ResolvedSearchField | string> {
+    let resolving = memo.get(name);
+    if (!resolving) {
+      resolving = this.propertyField(actor, name);
+      memo.set(name, resolving);
+    }
+    return resolving;
+  }
+
+  /** A `structuredProperties.<qualifiedName>` field, or the refusal (unknown, soft-deleted) as a message. */
+  private async propertyField(actor: string, name: string): Promise<ResolvedSearchField | string> {
+    try {
+      const resolved = await this.properties.resolveFilterField(actor, name.slice(PROPERTY_FIELD_PREFIX.length));
+      const { propertyUrn, definitionKey, valueKind } = resolved;
+      return { name, field: { kind: 'property', propertyUrn, definitionKey, valueKind }, valueType: resolved.valueType };
+    } catch (error) {
+      // Unknown and soft-deleted properties: the property service's refusal, at the caller's path.
+      if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
+      return error.details[0]?.message ?? error.message;
+    }
   }
 
   /** Types the string values of one condition for its field. */
@@ -161,31 +169,43 @@ export class SearchInputResolver {
     const extra = (input.filters ?? []).map((filter, i) => ({ filter, path: `/filters/${i}` }));
     const orFilters = input.orFilters ?? [];
     orFilters.forEach((group, g) => groups.push({ path: `/orFilters/${g}/and`, filters: group.and ?? [] }));
-    const filter: SearchFilter = [];
-    const memo = new Map<string, Promise<ResolvedSearchField>>();
-    const conditionsOf = async (list: ReadonlyArray<{ filter: FacetFilterInput; path: string }>): Promise<SearchCondition[]> => {
+    // Every condition normalized first; then each distinct field resolved once (the only waits);
+    // then the conditions built.
+    const normalized = (list: ReadonlyArray<{ filter: FacetFilterInput; path: string }>) =>
+      list.map(({ filter: raw, path }) => ({ condition: normalizeFacetFilter(raw), path }));
+    const extraConditions = normalized(extra);
+    const groupConditions = groups.map((group) => normalized(group.filters.map((f, i) => ({ filter: f, path: `${group.path}/${i}` }))));
+    const fields = new Map<string, ResolvedSearchField | string>();
+    for (const list of [extraConditions, ...groupConditions]) {
+      for (const { condition } of list) {
+        const refused = condition.operator !== 'EXISTS' && condition.values.length === 0;
+        if (refused || fields.has(condition.field)) continue;
+        fields.set(condition.field, this.standardField(condition.field) ?? (await this.propertyField(actor, condition.field)));
+      }
+    }
+    const conditionsOf = (list: ReadonlyArray<{ condition: ReturnType<typeof normalizeFacetFilter>; path: string }>): SearchCondition[] => {
       const out: SearchCondition[] = [];
-      for (const { filter: raw, path } of list) {
-        const condition = normalizeFacetFilter(raw);
+      for (const { condition, path } of list) {
         if (condition.operator !== 'EXISTS' && condition.values.length === 0) {
           violations.push({ path, message: `condition ${condition.operator} needs a value or values` });
           continue;
         }
-        const resolved = await this.field(actor, condition.field, `${path}/field`, violations, memo);
-        if (!resolved) continue;
+        const resolved = fields.get(condition.field)!;
+        if (typeof resolved === 'string') {
+          violations.push({ path: `${path}/field`, message: resolved });
+          continue;
+        }
         const values = this.typedValues(resolved, condition.operator, condition.values, path, violations);
         out.push({ field: resolved.field, operator: condition.operator, values, negated: condition.negated });
       }
       return out;
     };
-    const extraConditions = await conditionsOf(extra);
+    const filter: SearchFilter = [];
+    const extraBuilt = conditionsOf(extraConditions);
     if (orFilters.length === 0) {
-      if (extra.length) filter.push(extraConditions);
+      if (extra.length) filter.push(extraBuilt);
     } else {
-      for (const group of groups) {
-        const own = await conditionsOf(group.filters.map((f, i) => ({ filter: f, path: `${group.path}/${i}` })));
-        filter.push([...own, ...extraConditions]);
-      }
+      for (const own of groupConditions) filter.push([...conditionsOf(own), ...extraBuilt]);
     }
     return {
       entityTypes,

@@ -1,4 +1,4 @@
-import type { SearchHit } from '../adapter/types';
+import type { SearchHit, SearchRequest } from '../adapter/types';
 import { aggregateAcrossEntities, type AggregateAcrossEntitiesInput, type AggregateAcrossEntitiesResult } from './aggregation';
 import type { CatalogContext } from './context';
 import { CatalogError, throwIfViolations, type Violation } from './errors';
@@ -87,7 +87,21 @@ function checkShape(schema: Parameters<typeof checkSchema>[0], input: unknown, o
 
 export function createSearchService(ctx: CatalogContext, properties: StructuredPropertyService): SearchService {
   const resolver = new SearchInputResolver(ctx, properties);
-  const entry = (hit: SearchHit): SearchResultEntry => ({ entity: { urn: hit.urn, type: resolver.graphqlType(hit.entityType) } });
+  /** Hits as results; the GraphQL type is looked up once per run of hits of one entity type. */
+  const entries = (hits: readonly SearchHit[]): SearchResultEntry[] => {
+    const out: SearchResultEntry[] = [];
+    let entityType: string | undefined;
+    let type = '';
+    for (let i = 0; i < hits.length; i++) {
+      const hit = hits[i]!;
+      if (hit.entityType !== entityType) {
+        entityType = hit.entityType;
+        type = resolver.graphqlType(entityType);
+      }
+      out.push({ entity: { urn: hit.urn, type } });
+    }
+    return out;
+  };
 
   return {
     async scroll(actor, input) {
@@ -99,14 +113,16 @@ export function createSearchService(ctx: CatalogContext, properties: StructuredP
       throwIfViolations(violations, 'invalid scrollAcrossEntities input');
       const count = input.count ?? DEFAULT_COUNT;
       // One more than asked tells whether a next page exists without an empty last page.
-      const result = await ctx.adapter.search({ ...scope, order: 'urn', limit: count + 1, ...(afterUrn !== undefined ? { afterUrn } : {}) });
+      const request: SearchRequest = { ...scope, order: 'urn', limit: count + 1 };
+      if (afterUrn !== undefined) request.afterUrn = afterUrn;
+      const result = await ctx.adapter.search(request);
       const hits = result.hits.slice(0, count);
       const more = result.hits.length > count && hits.length > 0;
       return {
         nextScrollId: more ? encodeScrollId(hits[hits.length - 1]!.urn) : null,
         count: hits.length,
         total: result.total,
-        searchResults: hits.map(entry),
+        searchResults: entries(hits),
       };
     },
 
@@ -118,7 +134,7 @@ export function createSearchService(ctx: CatalogContext, properties: StructuredP
       throwIfViolations(violations, 'invalid searchAcrossEntities input');
       const start = input.start ?? 0;
       const result = await ctx.adapter.search({ ...scope, order: 'relevance', offset: start, limit: input.count ?? DEFAULT_COUNT });
-      return { start, count: result.hits.length, total: result.total, searchResults: result.hits.map(entry) };
+      return { start, count: result.hits.length, total: result.total, searchResults: entries(result.hits) };
     },
 
     aggregate: (actor, input) => aggregateAcrossEntities(ctx, resolver, properties, actor, input),

@@ -17,6 +17,24 @@ export interface ParsedUrn {
 
 const ENTITY_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 
+/** URNs already found well-formed by `knownUrnProblem`; started over past WELL_FORMED_LIMIT. */
+const wellFormed = new Set<string>();
+const WELL_FORMED_LIMIT = 10_000;
+
+/**
+ * `urnProblem` for URNs a catalog checks on every request (the actor, a filtered property): a
+ * well-formed one is remembered, so the next check is one set lookup.
+ */
+export function knownUrnProblem(text: unknown): string | undefined {
+  if (typeof text === 'string' && wellFormed.has(text)) return undefined;
+  const problem = urnProblem(text);
+  if (problem === undefined) {
+    if (wellFormed.size >= WELL_FORMED_LIMIT) wellFormed.clear();
+    wellFormed.add(text as string);
+  }
+  return problem;
+}
+
 /** Returns a description of what is wrong with the text as a URN, or undefined when it is valid. */
 export function urnProblem(text: unknown): string | undefined {
   if (typeof text !== 'string') return `expected a URN string, got ${typeof text}`;

@@ -138,6 +138,14 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         expect((await rejectionDetails(catalog.search.scroll(READER, { scrollId: 'not-a-cursor' }))).paths).toEqual(['/scrollId']);
         expect(await outcomeCode(catalog.search.search(READER, { count: -1 }))).toBe('INVALID_INPUT');
         expect(await outcomeCode(catalog.search.search('', { query: '*' }))).toBe('UNAUTHENTICATED');
+        // A malformed actor is refused every time (only well-formed ones are remembered).
+        expect(await outcomeCode(catalog.search.search('not-a-urn', { query: '*' }))).toBe('UNAUTHENTICATED');
+        expect(await outcomeCode(catalog.search.scroll('not-a-urn', { query: '*' }))).toBe('UNAUTHENTICATED');
+        // One unknown property named in `filters` and in two groups: refused at each place, in input order.
+        const nope = 'structuredProperties.io.search.nope';
+        expect(
+          await rejectionDetails(catalog.search.scroll(READER, { filters: [filter(nope, ['1'])], orFilters: [{ and: [filter(nope, ['2'])] }, { and: [filter('platform', ['x']), filter(nope, ['3'])] }] })),
+        ).toEqual({ code: 'INVALID_INPUT', paths: ['/filters/0/field', '/orFilters/0/and/0/field', '/orFilters/1/and/1/field'] });
 
         await catalog.properties.softDelete(ADMIN, TIER);
         expect(await at([{ and: [filter('structuredProperties.io.search.tier', ['gold'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
