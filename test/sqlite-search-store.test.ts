@@ -138,6 +138,56 @@ describe('SQLite search tables', () => {
     }
   });
 
+  it('reuse key statistics between searches only while no connection committed: a key gaining a second type is seen at once', async () => {
+    const filename = join(directory, 'stats-cache.db');
+    const reader = createSqliteAdapter({ filename });
+    const writer = createSqliteAdapter({ filename });
+    await reader.open();
+    await writer.open();
+    const team = 'urn:li:structuredProperty:team';
+    const doc = (entityType: string, i: number, value: string): SearchDocument => ({
+      urn: entityType === 'dataset' ? `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)` : `urn:li:chart:(looker,c${i})`,
+      entityType,
+      removed: false,
+      text: { urnKey: `k${i}` },
+      fields: {},
+      properties: [{ propertyUrn: team, definitionKey: 'k1', values: [value] }],
+    });
+    // Datasets with team = a: the statistics say "one type", so the type test is left out.
+    const datasetsWithA = async (adapter: typeof reader): Promise<string[]> =>
+      (
+        await adapter.search({
+          entityTypes: ['dataset'],
+          filter: [[{ field: { kind: 'property', propertyUrn: team, definitionKey: 'k1', valueKind: 'string' }, operator: 'EQUAL', values: ['a'], negated: false }]],
+          includeRemoved: false,
+          order: 'urn',
+          limit: 10,
+        })
+      ).hits.map((h) => h.urn);
+    try {
+      const other = new WrittenCatalog(writer);
+      const own = new WrittenCatalog(reader);
+      const d = (i: number) => doc('dataset', i, 'a').urn;
+      await own.put([doc('dataset', 1, 'a'), doc('dataset', 2, 'b')]);
+      expect(await datasetsWithA(reader)).toEqual([d(1)]);
+      expect(await datasetsWithA(reader)).toEqual([d(1)]);
+      // The reader's own connection adds a chart under the key: its cached "one type" is void.
+      await own.put([doc('chart', 3, 'a')]);
+      expect(await datasetsWithA(reader)).toEqual([d(1)]);
+      await own.deleteEntities(own.list.map((x) => x.urn));
+      await own.put([doc('dataset', 5, 'a')]);
+      expect(await datasetsWithA(reader)).toEqual([d(5)]);
+      // Another connection does the same.
+      await other.put([doc('chart', 6, 'a')]);
+      expect(await datasetsWithA(reader)).toEqual([d(5)]);
+      const facet = { kind: 'property' as const, propertyUrn: team, definitionKey: 'k1', valueKind: 'string' as const };
+      expect(await reader.aggregate({ entityTypes: ['dataset'], filter: [], includeRemoved: false, facets: [facet], maxValues: 10 })).toEqual([{ field: facet, buckets: [{ value: 'a', count: 1 }] }]);
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+
   it('answer ANDs like the reference on 2,000 documents, whether planning finds a small driver (one pass) or not', async () => {
     const adapter = createSqliteAdapter({ filename: join(directory, 'plans.db') });
     await adapter.open();

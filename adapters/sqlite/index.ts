@@ -52,8 +52,6 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   let handle: SqliteHandle | undefined;
   let closed = false;
   let writesSinceOptimize = 0;
-  /** Commits through this connection (failed ones too: counting one too many only costs a re-read). */
-  let ownCommits = 0;
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
@@ -224,13 +222,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       try {
         commit(batch);
       } finally {
-        ownCommits++;
+        if (handle) handle.commits++;
       }
     },
     async changeToken() {
-      // data_version moves when another connection commits; this connection's own commits are counted here.
-      const version = h().stmt('PRAGMA data_version').pluck().get() as number;
-      return `${version}.${ownCommits}`;
+      return searchStore.databaseVersion(h());
     },
     async flushSearchIndex() {
       searchStore.flushSearchText(h());

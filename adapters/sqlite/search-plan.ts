@@ -1,7 +1,7 @@
 import type { FilterOperator, SearchCondition, SearchField, SearchScope } from '../../src/adapter/types';
 import { parseTextQuery } from '../../src/adapter/text-analysis';
 import { docScope, fragment, join, oneRowPerEntity, oneType, sql, valuePredicate, valueScope, type Fragment } from './search-sql';
-import { findKeyId, keyStats, type KeyStats } from './search-store';
+import { findKeyId, keyStats, type KeyStats, type Snapshot } from './search-store';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -65,14 +65,17 @@ export function keyOf(h: SqliteHandle, field: Extract<SearchField, { kind: 'fiel
   return field.kind === 'field' ? findKeyId(h, 'field', field.name, '') : findKeyId(h, 'property', field.propertyUrn, field.definitionKey);
 }
 
-/** What the scope matches: its text query as an FTS5 expression and its groups with keys resolved. */
-export function resolve(h: SqliteHandle, scope: SearchScope): Plan {
+/**
+ * What the scope matches: its text query as an FTS5 expression and its groups with keys resolved.
+ * `snapshot`: the read transaction's (key statistics cached while the database version holds).
+ */
+export function resolve(h: SqliteHandle, scope: SearchScope, snapshot: Snapshot): Plan {
   const terms = parseTextQuery(scope.text);
   if (terms !== undefined && terms.length === 0) return { kind: 'nothing' };
   const match = terms?.map((t) => `"${t.term.replace(/"/g, '""')}"${t.prefix ? '*' : ''}`).join(' AND ');
   const groups: Resolved[][] = [];
   for (const group of scope.filter.length === 0 ? [[]] : scope.filter) {
-    const resolved = resolveGroup(h, group, scope);
+    const resolved = resolveGroup(h, group, scope, snapshot);
     if (resolved === undefined) continue;
     if (resolved.length === 0 && match === undefined) return { kind: 'scope' };
     groups.push(match === undefined ? resolved : [...resolved, { kind: 'text', match }]);
@@ -84,7 +87,7 @@ export function resolve(h: SqliteHandle, scope: SearchScope): Plan {
 }
 
 /** The group's conditions; undefined when one of them can never match (the group is false). */
-function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[], scope: SearchScope): Resolved[] | undefined {
+function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[], scope: SearchScope, snapshot: Snapshot): Resolved[] | undefined {
   const out: Resolved[] = [];
   for (const condition of group) {
     const { field, operator, negated } = condition;
@@ -104,7 +107,7 @@ function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[], scope:
       if (negated) continue;
       return undefined;
     }
-    const stats = keyStats(h, keyId);
+    const stats = keyStats(h, keyId, snapshot);
     out.push({ kind: 'values', keyId, entities: stats.entities, single: stats.multi === 0, typeImplied: typeImplied(stats, scope), operator, values, negated });
   }
   return out;

@@ -1,7 +1,7 @@
 import type { AggregateRequest, FacetResult, SearchHit, SearchRequest, SearchResponse } from '../../src/adapter/types';
 import { andOf, count, countQuery, groupQuery, keyOf, matchingSet, orOfProbes, probe, resolve, scopeIndex, SMALL_DRIVER, typeImplied, type GroupQuery } from './search-plan';
 import { docScope, fragment, join, oneType, sql, valueScope, type Fragment } from './search-sql';
-import { flushSearchText, keyStats } from './search-store';
+import { flushSearchText, keyStats, snapshotOf } from './search-store';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -41,7 +41,8 @@ const BM25 = 'bm25(search_text, 10.0, 1.0, 1.0)';
 
 /**
  * Answers a search. Everything it reads (key statistics, the count, the page) is read in one
- * transaction, so that total and page agree even while other processes write.
+ * transaction, so that total and page agree even while other processes write. Key statistics read
+ * by an earlier search are reused while the database version has not moved (see snapshotOf).
  */
 export function search(h: SqliteHandle, request: SearchRequest): SearchResponse {
   if (request.text !== undefined) flushSearchText(h);
@@ -65,7 +66,8 @@ function readTransaction(h: SqliteHandle): Reader {
 }
 
 function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
-  const plan = resolve(h, request);
+  const snapshot = snapshotOf(h);
+  const plan = resolve(h, request, snapshot);
   const limit = Math.max(0, Math.floor(request.limit));
   const offset = Math.max(0, Math.floor(request.offset ?? 0));
   const afterUrn = request.order === 'urn' ? request.afterUrn : undefined;
@@ -149,7 +151,8 @@ export function aggregate(h: SqliteHandle, request: AggregateRequest): FacetResu
 }
 
 function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
-  const plan = resolve(h, request);
+  const snapshot = snapshotOf(h);
+  const plan = resolve(h, request, snapshot);
   const maxValues = Math.max(0, Math.floor(request.maxValues));
   const set =
     plan.kind === 'groups'
@@ -173,7 +176,7 @@ function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[]
     } else {
       const keyId = keyOf(h, field);
       if (keyId === undefined) return { field, buckets: [] };
-      const implied = typeImplied(keyStats(h, keyId), request);
+      const implied = typeImplied(keyStats(h, keyId, snapshot), request);
       const inSet = set ? sql`AND v.entity_id IN (${set})` : fragment('');
       // (entity, key, value) is unique, so COUNT(*) per value counts entities.
       query = sql`SELECT v.value AS value, COUNT(*) AS count FROM search_values v

@@ -4,12 +4,19 @@ import type { Database, Statement } from 'better-sqlite3';
 export interface SqliteHandle {
   readonly db: Database;
   stmt(sql: string): Statement;
+  /**
+   * Entity commits through this connection (failed ones too: one too many only costs a re-read).
+   * With `PRAGMA data_version`, which moves when another connection commits, it tells whether
+   * anything a reader cached can have changed.
+   */
+  commits: number;
 }
 
 export function createHandle(db: Database): SqliteHandle {
   const cache = new Map<string, Statement>();
   return {
     db,
+    commits: 0,
     stmt(sql) {
       let statement = cache.get(sql);
       if (!statement) {
