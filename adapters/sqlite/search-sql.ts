@@ -156,6 +156,6 @@ export function valueScope(alias: string, scope: SearchScope, typeImplied = fals
 }
 
 function typeTest(column: string, types: readonly string[]): Fragment {
-  const distinct = oneType(types) !== undefined ? types.slice(0, 1) : [...new Set(types)];
-  return distinct.length === 1 ? fragment(`${column} = ?`, distinct[0]) : fragment(`${column} IN (SELECT value FROM json_each(?))`, json(distinct));
+  const only = oneType(types);
+  return only !== undefined ? fragment(`${column} = ?`, only) : fragment(`${column} IN (SELECT value FROM json_each(?))`, json([...new Set(types)]));
 }

@@ -72,17 +72,19 @@ export class SearchInputResolver {
     return this.ctx.registry.hasEntityType(entityName) ? this.ctx.registry.graphqlTypeOf(entityName) : entityName.toUpperCase();
   }
 
-  /**
-   * Resolves a filter or facet field name. `memo` (one per request) resolves each structured property
-   * once however many conditions name it.
-   */
-  async field(actor: string, name: string, path: string, violations: Violation[], memo = new Map<string, Promise<ResolvedSearchField | string>>()): Promise<ResolvedSearchField | undefined> {
-    const resolved = this.standardField(name) ?? (await this.memoized(actor, name, memo));
+  /** Resolves a filter or facet field name; a refusal is reported at `path`. */
+  async field(actor: string, name: string, path: string, violations: Violation[]): Promise<ResolvedSearchField | undefined> {
+    const resolved = await this.lookup(actor, name);
     if (typeof resolved === 'string') {
       violations.push({ path, message: resolved });
       return undefined;
     }
     return resolved;
+  }
+
+  /** A field name resolved, or why it is refused. */
+  private async lookup(actor: string, name: string): Promise<ResolvedSearchField | string> {
+    return this.standardField(name) ?? (await this.propertyField(actor, name));
   }
 
   /** `_entityType`, `urn`, a registered standard field, or a message; undefined for a structured property. */
@@ -95,15 +97,6 @@ export class SearchInputResolver {
     const standard = this.standardFields();
     if (standard.includes(name)) return { name, field: { kind: 'field', name }, valueType: 'string' };
     return `unknown field "${name}"; use structuredProperties.<qualifiedName>, ${ENTITY_TYPE_FIELD}, ${URN_FIELD} or one of: ${standard.join(', ')}`;
-  }
-
-  private memoized(actor: string, name: string, memo: Map<string, Promise<ResolvedSearchField | string>>): Promise<ResolvedSearchField | string> {
-    let resolving = memo.get(name);
-    if (!resolving) {
-      resolving = this.propertyField(actor, name);
-      memo.set(name, resolving);
-    }
-    return resolving;
   }
 
   /** A `structuredProperties.<qualifiedName>` field, or the refusal (unknown, soft-deleted) as a message. */
@@ -180,7 +173,7 @@ export class SearchInputResolver {
       for (const { condition } of list) {
         const refused = condition.operator !== 'EXISTS' && condition.values.length === 0;
         if (refused || fields.has(condition.field)) continue;
-        fields.set(condition.field, this.standardField(condition.field) ?? (await this.propertyField(actor, condition.field)));
+        fields.set(condition.field, await this.lookup(actor, condition.field));
       }
     }
     const conditionsOf = (list: ReadonlyArray<{ condition: ReturnType<typeof normalizeFacetFilter>; path: string }>): SearchCondition[] => {
