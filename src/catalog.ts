@@ -11,7 +11,7 @@ import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
 import type { ReindexOptions, ReindexProgress } from './core/property-types';
 import { reindexSearchDocuments } from './core/reindex';
 import { createSearchService, type SearchService } from './core/search';
-import { createStructuredPropertyService, type StructuredPropertyService } from './core/structured-properties';
+import { createStructuredProperties, type StructuredPropertyService } from './core/structured-properties';
 import { PolicyService, type Policies } from './core/policies';
 import type { AccessTokens, TokenOptions } from './core/token-model';
 import { checkTokenOptions, TokenService } from './core/tokens';
@@ -170,8 +170,8 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
   const { ctx, ready } = createCatalogContext(options);
-  const properties = createStructuredPropertyService(ctx);
-  const search = createSearchService(ctx, properties);
+  const { service: properties, filterFields } = createStructuredProperties(ctx);
+  const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));

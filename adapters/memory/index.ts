@@ -72,7 +72,9 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
     },
 
     async search(request) {
-      return current().search.search(request);
+      const response = current().search.search(request);
+      response.changeToken = String(commits);
+      return response;
     },
     async aggregate(request) {
       return current().search.aggregate(request);

@@ -164,17 +164,25 @@ export function keyStats(h: SqliteHandle, keyId: number, snapshot?: Snapshot): K
   return stats;
 }
 
+/** `PRAGMA data_version` of the connection: moves when another connection commits. */
+function dataVersion(h: SqliteHandle): number {
+  return h.stmt('PRAGMA data_version').pluck().get() as number;
+}
+
 /**
- * What a connection has seen of the database: `PRAGMA data_version` (moves when another connection
- * commits) and its own entity commits. Equal versions mean no entity write happened in between.
+ * What a connection has seen of the database: `PRAGMA data_version` and its own entity commits.
+ * Equal versions mean no entity write happened in between.
  */
 export function databaseVersion(h: SqliteHandle): string {
-  return `${h.stmt('PRAGMA data_version').pluck().get() as number}.${h.commits}`;
+  return `${dataVersion(h)}.${h.commits}`;
 }
 
 /** Key statistics read under one database version, reused by later reads while it holds. */
 export interface Snapshot {
+  /** As `databaseVersion` writes it. */
   readonly version: string;
+  readonly dataVersion: number;
+  readonly commits: number;
   readonly stats: Map<number, KeyStats>;
 }
 
@@ -186,10 +194,10 @@ const snapshots = new WeakMap<SqliteHandle, Snapshot>();
  * them costs a statement each (about 2 µs); the version, inside the transaction, a tenth of that.
  */
 export function snapshotOf(h: SqliteHandle): Snapshot {
-  const version = databaseVersion(h);
+  const data = dataVersion(h);
   let snapshot = snapshots.get(h);
-  if (snapshot?.version !== version) {
-    snapshot = { version, stats: new Map() };
+  if (snapshot === undefined || snapshot.dataVersion !== data || snapshot.commits !== h.commits) {
+    snapshot = { version: `${data}.${h.commits}`, dataVersion: data, commits: h.commits, stats: new Map() };
     snapshots.set(h, snapshot);
   }
   return snapshot;

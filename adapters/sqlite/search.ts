@@ -1,7 +1,7 @@
 import type { AggregateRequest, FacetResult, SearchHit, SearchRequest, SearchResponse } from '../../src/adapter/types';
 import { andOf, count, countQuery, groupQuery, keyOf, matchingSet, orOfProbes, probe, resolve, scopeIndex, SMALL_DRIVER, typeImplied, type GroupQuery } from './search-plan';
 import { docScope, fragment, join, oneType, sql, valueScope, type Fragment } from './search-sql';
-import { flushSearchText, keyStats, snapshotOf } from './search-store';
+import { flushSearchText, keyStats, snapshotOf, type Snapshot } from './search-store';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -65,8 +65,15 @@ function readTransaction(h: SqliteHandle): Reader {
   return reader;
 }
 
+/** The answer, with the version it was read under as its change token (see SearchResponse). */
 function searchNow(h: SqliteHandle, request: SearchRequest): SearchResponse {
   const snapshot = snapshotOf(h);
+  const response = answer(h, request, snapshot);
+  response.changeToken = snapshot.version;
+  return response;
+}
+
+function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): SearchResponse {
   const plan = resolve(h, request, snapshot);
   const limit = Math.max(0, Math.floor(request.limit));
   const offset = Math.max(0, Math.floor(request.offset ?? 0));

@@ -163,6 +163,12 @@ export interface SearchResponse {
   /** Number of documents that match the scope (not only this page). */
   total: number;
   hits: SearchHit[];
+  /**
+   * Optional, with `changeToken()`: the change token of the state this answer was read from. The
+   * domain then checks the definitions it cached against it instead of asking for the token before
+   * every search (one adapter call fewer per search; a mismatch costs a second resolution).
+   */
+  changeToken?: string;
 }
 
 export interface AggregateRequest extends SearchScope {

@@ -304,7 +304,21 @@ export class PropertyDefinitionService {
       const message = softDeletedMessage(urn, 'filtering on it');
       throw new CatalogError('INVALID_INPUT', message, { details: [{ path, message }] });
     }
-    return { propertyUrn: info.urn, definitionKey: info.key, valueKind: info.valueType === 'number' ? 'number' : 'string', valueType: info.valueType };
+    return filterFieldOf(info);
+  }
+
+  /**
+   * `resolveFilterField` from the definitions cached for readers, without reading or asking for the
+   * change token: undefined when the property is not cached, unknown or soft-deleted (the full
+   * resolution then says why). Valid as of `cachedFiltersToken()`.
+   */
+  cachedFilterField(qualifiedName: string): ResolvedPropertyField | undefined {
+    const info = this.readers.peek(`urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`);
+    return info && !info.removed ? filterFieldOf(info) : undefined;
+  }
+
+  cachedFiltersToken(): string | undefined {
+    return this.readers.currentToken;
   }
 
   // --- lifecycle ----------------------------------------------------------------------------------
@@ -364,4 +378,8 @@ export class PropertyDefinitionService {
     });
     return { urn, entitiesToClean };
   }
+}
+
+function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {
+  return { propertyUrn: info.urn, definitionKey: info.key, valueKind: info.valueType === 'number' ? 'number' : 'string', valueType: info.valueType };
 }

@@ -73,6 +73,20 @@ export class DefinitionCache {
     return (await this.loadAt(token, [urn])).get(urn);
   }
 
+  /**
+   * What the cache holds for a URN, without asking for the change token: the definition, null when
+   * known to be absent, undefined when not cached. Valid as of `token`; a caller that uses it must
+   * check that token against the state it then reads (see SearchResponse.changeToken).
+   */
+  peek(urn: string): DefinitionInfo | null | undefined {
+    return this.token === undefined ? undefined : this.known.get(urn);
+  }
+
+  /** The change token the cached definitions were read under; undefined before the first read. */
+  get currentToken(): string | undefined {
+    return this.token;
+  }
+
   private async loadAt(token: string, urns: Iterable<string>): Promise<Map<string, DefinitionInfo>> {
     this.moveTo(token);
     const wanted = [...new Set(urns)];

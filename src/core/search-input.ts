@@ -2,8 +2,7 @@ import type { FilterOperator, SearchCondition, SearchField, SearchFilter, Search
 import type { CatalogContext } from './context';
 import { isCatalogError, type Violation } from './errors';
 import { normalizeFacetFilter, type FacetFilterInput } from './filters';
-import type { ValueTypeName } from './property-types';
-import type { StructuredPropertyService } from './structured-properties';
+import type { ResolvedPropertyField, ValueTypeName } from './property-types';
 
 /** `searchFlags` of the three operations; other flags of the established platform are accepted and ignored. */
 export interface SearchFlags {
@@ -49,11 +48,21 @@ function isDate(text: string): boolean {
   return date.getUTCFullYear() === Number(m[1]) && date.getUTCMonth() === Number(m[2]) - 1 && date.getUTCDate() === Number(m[3]);
 }
 
+/** Structured property filter fields, as the search resolver needs them. */
+export interface FilterFieldSource {
+  /** `structuredProperties.<qualifiedName>` resolved at the current state; INVALID_INPUT for unknown and soft-deleted. */
+  resolve(actor: string, qualifiedName: string): Promise<ResolvedPropertyField>;
+  /** From cached definitions only: undefined when not cached, unknown or soft-deleted. */
+  cached(qualifiedName: string): ResolvedPropertyField | undefined;
+  /** The change token the cached definitions hold for; undefined while nothing is cached. */
+  cachedToken(): string | undefined;
+}
+
 /** Turns the GraphQL inputs into the adapter's typed scope; collects every problem before throwing. */
 export class SearchInputResolver {
   constructor(
     private readonly ctx: CatalogContext,
-    private readonly properties: StructuredPropertyService,
+    private readonly filterFields: FilterFieldSource,
   ) {}
 
   /** Names of the standard fields the registry declares, over all entity types. */
@@ -102,9 +111,7 @@ export class SearchInputResolver {
   /** A `structuredProperties.<qualifiedName>` field, or the refusal (unknown, soft-deleted) as a message. */
   private async propertyField(actor: string, name: string): Promise<ResolvedSearchField | string> {
     try {
-      const resolved = await this.properties.resolveFilterField(actor, name.slice(PROPERTY_FIELD_PREFIX.length));
-      const { propertyUrn, definitionKey, valueKind } = resolved;
-      return { name, field: { kind: 'property', propertyUrn, definitionKey, valueKind }, valueType: resolved.valueType };
+      return propertySearchField(name, await this.filterFields.resolve(actor, name.slice(PROPERTY_FIELD_PREFIX.length)));
     } catch (error) {
       // Unknown and soft-deleted properties: the property service's refusal, at the caller's path.
       if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
@@ -151,32 +158,72 @@ export class SearchInputResolver {
 
   /** The shared scope: entity types, text, OR of ANDs, soft-deleted flag. Violations are collected, not thrown. */
   async scope(actor: string, input: SearchScopeInput, violations: Violation[]): Promise<SearchScope> {
+    const prepared = this.prepare(input, violations);
+    // Each distinct field resolved once (the only waits), then the conditions built.
+    const fields = new Map<string, ResolvedSearchField | string>();
+    for (const name of prepared.names) fields.set(name, await this.lookup(actor, name));
+    return this.build(prepared, fields, violations);
+  }
+
+  /**
+   * The scope resolved from cached definitions alone, synchronously, with the change token they were
+   * cached under (undefined when it names no structured property); undefined when a property is not
+   * cached or anything is refused (`scope` then resolves it in full and says why). The caller checks
+   * the token against the state it reads.
+   */
+  cachedScope(input: SearchScopeInput): { scope: SearchScope; token: string | undefined } | undefined {
+    const token = this.filterFields.cachedToken();
+    let definitionsUsed = false;
+    const violations: Violation[] = [];
+    const prepared = this.prepare(input, violations);
+    const fields = new Map<string, ResolvedSearchField | string>();
+    for (const name of prepared.names) {
+      let resolved = this.standardField(name);
+      if (resolved === undefined) {
+        const field = token === undefined ? undefined : this.filterFields.cached(name.slice(PROPERTY_FIELD_PREFIX.length));
+        if (field === undefined) return undefined;
+        resolved = propertySearchField(name, field);
+        definitionsUsed = true;
+      }
+      fields.set(name, resolved);
+    }
+    const scope = this.build(prepared, fields, violations);
+    // Without structured properties the scope depends on no stored state: nothing to check.
+    return violations.length === 0 ? { scope, token: definitionsUsed ? token : undefined } : undefined;
+  }
+
+  /** Entity types checked, every condition normalized with its path, and the field names to resolve. */
+  private prepare(input: SearchScopeInput, violations: Violation[]): PreparedScope {
     const entityTypes: string[] = [];
-    (input.types ?? []).forEach((type, i) => {
+    const types = input.types ?? [];
+    for (let i = 0; i < types.length; i++) {
+      const type = types[i]!;
       const name = this.entityName(type);
       if (name === undefined) violations.push({ path: `/types/${i}`, message: `unknown entity type "${type}"; known: ${this.knownTypes()}` });
       else if (!entityTypes.includes(name)) entityTypes.push(name);
-    });
-    const query = (input.query ?? '').trim();
-    const groups: Array<{ path: string; filters: readonly FacetFilterInput[] }> = [];
-    const extra = (input.filters ?? []).map((filter, i) => ({ filter, path: `/filters/${i}` }));
-    const orFilters = input.orFilters ?? [];
-    orFilters.forEach((group, g) => groups.push({ path: `/orFilters/${g}/and`, filters: group.and ?? [] }));
-    // Every condition normalized first; then each distinct field resolved once (the only waits);
-    // then the conditions built.
-    const normalized = (list: ReadonlyArray<{ filter: FacetFilterInput; path: string }>) =>
-      list.map(({ filter: raw, path }) => ({ condition: normalizeFacetFilter(raw), path }));
-    const extraConditions = normalized(extra);
-    const groupConditions = groups.map((group) => normalized(group.filters.map((f, i) => ({ filter: f, path: `${group.path}/${i}` }))));
-    const fields = new Map<string, ResolvedSearchField | string>();
-    for (const list of [extraConditions, ...groupConditions]) {
-      for (const { condition } of list) {
-        const refused = condition.operator !== 'EXISTS' && condition.values.length === 0;
-        if (refused || fields.has(condition.field)) continue;
-        fields.set(condition.field, await this.lookup(actor, condition.field));
-      }
     }
-    const conditionsOf = (list: ReadonlyArray<{ condition: ReturnType<typeof normalizeFacetFilter>; path: string }>): SearchCondition[] => {
+    const names = new Set<string>();
+    const normalized = (filters: readonly FacetFilterInput[], path: string): PreparedCondition[] => {
+      const out: PreparedCondition[] = [];
+      for (let i = 0; i < filters.length; i++) {
+        const condition = normalizeFacetFilter(filters[i]!);
+        // A condition without values is refused on its own; its field is not resolved.
+        if (condition.operator === 'EXISTS' || condition.values.length > 0) names.add(condition.field);
+        out.push({ condition, path: `${path}/${i}` });
+      }
+      return out;
+    };
+    const extra = normalized(input.filters ?? [], '/filters');
+    const orFilters = input.orFilters ?? [];
+    const groups: PreparedCondition[][] = [];
+    for (let g = 0; g < orFilters.length; g++) groups.push(normalized(orFilters[g]!.and ?? [], `/orFilters/${g}/and`));
+    const query = (input.query ?? '').trim();
+    return { entityTypes, query, extra, groups, names, includeRemoved: input.searchFlags?.includeSoftDeleted === true };
+  }
+
+  /** The conditions built with their fields resolved; refusals reported in input order. */
+  private build(prepared: PreparedScope, fields: ReadonlyMap<string, ResolvedSearchField | string>, violations: Violation[]): SearchScope {
+    const conditionsOf = (list: readonly PreparedCondition[]): SearchCondition[] => {
       const out: SearchCondition[] = [];
       for (const { condition, path } of list) {
         if (condition.operator !== 'EXISTS' && condition.values.length === 0) {
@@ -194,17 +241,36 @@ export class SearchInputResolver {
       return out;
     };
     const filter: SearchFilter = [];
-    const extraBuilt = conditionsOf(extraConditions);
-    if (orFilters.length === 0) {
-      if (extra.length) filter.push(extraBuilt);
+    const extraBuilt = conditionsOf(prepared.extra);
+    if (prepared.groups.length === 0) {
+      if (prepared.extra.length) filter.push(extraBuilt);
     } else {
-      for (const own of groupConditions) filter.push([...conditionsOf(own), ...extraBuilt]);
+      for (const own of prepared.groups) filter.push([...conditionsOf(own), ...extraBuilt]);
     }
-    return {
-      entityTypes,
-      ...(query === '' || query === '*' ? {} : { text: query }),
-      filter,
-      includeRemoved: input.searchFlags?.includeSoftDeleted === true,
-    };
+    const { query } = prepared;
+    const scope: SearchScope = { entityTypes: prepared.entityTypes, filter, includeRemoved: prepared.includeRemoved };
+    if (query !== '' && query !== '*') scope.text = query;
+    return scope;
   }
+}
+
+interface PreparedCondition {
+  condition: ReturnType<typeof normalizeFacetFilter>;
+  path: string;
+}
+
+interface PreparedScope {
+  entityTypes: string[];
+  query: string;
+  /** The deprecated `filters`, ANDed into every group. */
+  extra: PreparedCondition[];
+  groups: PreparedCondition[][];
+  /** Field names of the conditions that need resolving, in input order. */
+  names: Set<string>;
+  includeRemoved: boolean;
+}
+
+function propertySearchField(name: string, resolved: ResolvedPropertyField): ResolvedSearchField {
+  const { propertyUrn, definitionKey, valueKind } = resolved;
+  return { name, field: { kind: 'property', propertyUrn, definitionKey, valueKind }, valueType: resolved.valueType };
 }

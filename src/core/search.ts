@@ -1,10 +1,10 @@
-import type { SearchHit, SearchRequest } from '../adapter/types';
+import type { SearchHit, SearchRequest, SearchResponse, SearchScope } from '../adapter/types';
 import { aggregateAcrossEntities, type AggregateAcrossEntitiesInput, type AggregateAcrossEntitiesResult } from './aggregation';
 import type { CatalogContext } from './context';
 import { CatalogError, throwIfViolations, type Violation } from './errors';
 import { checkSchema } from './property-definition-shapes';
 import { scrollInputSchema, searchInputSchema } from './schemas/search';
-import { SearchInputResolver, type SearchScopeInput } from './search-input';
+import { SearchInputResolver, type FilterFieldSource, type SearchScopeInput } from './search-input';
 import type { StructuredPropertyService } from './structured-properties';
 
 export interface ScrollAcrossEntitiesInput extends SearchScopeInput {
@@ -64,7 +64,8 @@ const CURSOR_VERSION = 1;
 
 /** The scroll id: the last URN returned, so the next page starts right after it whatever was written meanwhile. */
 export function encodeScrollId(afterUrn: string): string {
-  return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, after: afterUrn }), 'utf8').toString('base64url');
+  // The JSON of { v, after }, written without building the object first.
+  return Buffer.from(`{"v":${CURSOR_VERSION},"after":${JSON.stringify(afterUrn)}}`, 'utf8').toString('base64url');
 }
 
 export function decodeScrollId(scrollId: string, violations: Violation[]): string | undefined {
@@ -85,14 +86,60 @@ function checkShape(schema: Parameters<typeof checkSchema>[0], input: unknown, o
   throwIfViolations(checkSchema(schema, input), `invalid ${operation} input`);
 }
 
-export function createSearchService(ctx: CatalogContext, properties: StructuredPropertyService): SearchService {
-  const resolver = new SearchInputResolver(ctx, properties);
-  /** Hits as results; the GraphQL type is looked up once per run of hits of one entity type. */
-  const entries = (hits: readonly SearchHit[]): SearchResultEntry[] => {
+/** What a search asks for besides its scope. */
+type PageRequest = Omit<SearchRequest, keyof SearchScope>;
+
+function requestOf(scope: SearchScope, page: PageRequest): SearchRequest {
+  const request: SearchRequest = { entityTypes: scope.entityTypes, filter: scope.filter, includeRemoved: scope.includeRemoved, order: page.order, limit: page.limit };
+  if (scope.text !== undefined) request.text = scope.text;
+  if (page.afterUrn !== undefined) request.afterUrn = page.afterUrn;
+  if (page.offset !== undefined) request.offset = page.offset;
+  return request;
+}
+
+/** Whether two resolutions of one input give the adapter the same request (same keys, same typed values). */
+function sameScope(a: SearchScope, b: SearchScope): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function createSearchService(ctx: CatalogContext, properties: StructuredPropertyService, filterFields: FilterFieldSource): SearchService {
+  const resolver = new SearchInputResolver(ctx, filterFields);
+  /** Whether the adapter's answers carry the change token they were read under (learnt from the first). */
+  let answersCarryToken = false;
+
+  /**
+   * Resolves the scope and searches. When answers carry their change token, the scope is first
+   * resolved from cached definitions without asking for the token, and the answer's token checks them
+   * afterwards: equal, the definitions held for the state searched; different, the scope is resolved
+   * again at the current state and the search repeated only if that changed it. `pageProblems`: what
+   * the caller found wrong with the rest of the input, reported after the scope's problems.
+   */
+  const run = async (who: string, input: SearchScopeInput, operation: string, pageProblems: Violation[], page: PageRequest): Promise<SearchResponse> => {
+    const cached = answersCarryToken ? resolver.cachedScope(input) : undefined;
+    if (cached) {
+      throwIfViolations(pageProblems, `invalid ${operation} input`);
+      const response = await ctx.adapter.search(requestOf(cached.scope, page));
+      if (cached.token === undefined || response.changeToken === cached.token) return response;
+      const violations: Violation[] = [];
+      const scope = await resolver.scope(who, input, violations);
+      throwIfViolations(violations, `invalid ${operation} input`);
+      return sameScope(scope, cached.scope) ? response : ctx.adapter.search(requestOf(scope, page));
+    }
+    const violations: Violation[] = [];
+    const scope = await resolver.scope(who, input, violations);
+    violations.push(...pageProblems);
+    throwIfViolations(violations, `invalid ${operation} input`);
+    const response = await ctx.adapter.search(requestOf(scope, page));
+    if (response.changeToken !== undefined) answersCarryToken = true;
+    return response;
+  };
+
+  /** Results: at most `count` hits; the GraphQL type is looked up once per run of hits of one entity type. */
+  const entries = (hits: readonly SearchHit[], count: number): SearchResultEntry[] => {
     const out: SearchResultEntry[] = [];
     let entityType: string | undefined;
     let type = '';
-    for (let i = 0; i < hits.length; i++) {
+    for (let i = 0; i < hits.length && i < count; i++) {
       const hit = hits[i]!;
       if (hit.entityType !== entityType) {
         entityType = hit.entityType;
@@ -107,34 +154,29 @@ export function createSearchService(ctx: CatalogContext, properties: StructuredP
     async scroll(actor, input) {
       const who = await ctx.authenticate(actor);
       checkShape(scrollInputSchema, input, 'scrollAcrossEntities');
-      const violations: Violation[] = [];
-      const scope = await resolver.scope(who, input, violations);
-      const afterUrn = input.scrollId ? decodeScrollId(input.scrollId, violations) : undefined;
-      throwIfViolations(violations, 'invalid scrollAcrossEntities input');
+      const problems: Violation[] = [];
+      const afterUrn = input.scrollId ? decodeScrollId(input.scrollId, problems) : undefined;
       const count = input.count ?? DEFAULT_COUNT;
       // One more than asked tells whether a next page exists without an empty last page.
-      const request: SearchRequest = { ...scope, order: 'urn', limit: count + 1 };
-      if (afterUrn !== undefined) request.afterUrn = afterUrn;
-      const result = await ctx.adapter.search(request);
-      const hits = result.hits.slice(0, count);
-      const more = result.hits.length > count && hits.length > 0;
+      const page: PageRequest = { order: 'urn', limit: count + 1 };
+      if (afterUrn !== undefined) page.afterUrn = afterUrn;
+      const result = await run(who, input, 'scrollAcrossEntities', problems, page);
+      const searchResults = entries(result.hits, count);
+      const more = result.hits.length > count && searchResults.length > 0;
       return {
-        nextScrollId: more ? encodeScrollId(hits[hits.length - 1]!.urn) : null,
-        count: hits.length,
+        nextScrollId: more ? encodeScrollId(searchResults[searchResults.length - 1]!.entity.urn) : null,
+        count: searchResults.length,
         total: result.total,
-        searchResults: entries(hits),
+        searchResults,
       };
     },
 
     async search(actor, input) {
       const who = await ctx.authenticate(actor);
       checkShape(searchInputSchema, input, 'searchAcrossEntities');
-      const violations: Violation[] = [];
-      const scope = await resolver.scope(who, input, violations);
-      throwIfViolations(violations, 'invalid searchAcrossEntities input');
       const start = input.start ?? 0;
-      const result = await ctx.adapter.search({ ...scope, order: 'relevance', offset: start, limit: input.count ?? DEFAULT_COUNT });
-      return { start, count: result.hits.length, total: result.total, searchResults: entries(result.hits) };
+      const result = await run(who, input, 'searchAcrossEntities', [], { order: 'relevance', offset: start, limit: input.count ?? DEFAULT_COUNT });
+      return { start, count: result.hits.length, total: result.total, searchResults: entries(result.hits, result.hits.length) };
     },
 
     aggregate: (actor, input) => aggregateAcrossEntities(ctx, resolver, properties, actor, input),

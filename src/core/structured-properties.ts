@@ -7,6 +7,7 @@ import { PropertyDefinitionService } from './property-definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './property-lookup';
 import { storedValues } from './property-value-rules';
 import { PropertyValueService } from './property-values';
+import type { FilterFieldSource } from './search-input';
 import {
   DEFINITION_ASPECT,
   STRUCTURED_PROPERTY_ENTITY,
@@ -95,8 +96,11 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
   };
 }
 
-/** Builds the service and wires it into the catalog: routed generic writes, the read transform, the clean-up job. */
-export function createStructuredPropertyService(ctx: CatalogContext): StructuredPropertyService {
+/**
+ * Builds the service and wires it into the catalog: routed generic writes, the read transform, the
+ * clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
+ */
+export function createStructuredProperties(ctx: CatalogContext): { service: StructuredPropertyService; filterFields: FilterFieldSource } {
   // Readers share one cache of definitions, kept while nothing changes (see DefinitionCache).
   const cache = new DefinitionCache(ctx.adapter);
   const definitions = new PropertyDefinitionService(ctx, cache);
@@ -115,7 +119,12 @@ export function createStructuredPropertyService(ctx: CatalogContext): Structured
   ctx.entities.addReadTransform(visibilityTransform(cache));
   registerPropertyCleanup(ctx);
 
-  return {
+  const filterFields: FilterFieldSource = {
+    resolve: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
+    cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
+    cachedToken: () => definitions.cachedFiltersToken(),
+  };
+  const service: StructuredPropertyService = {
     create: (actor: string, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
       definitions.create(actor, input, options.shape ?? 'graphql', { urn: options.urn }),
     update: (actor, input) => definitions.update(actor, input),
@@ -144,4 +153,5 @@ export function createStructuredPropertyService(ctx: CatalogContext): Structured
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
     upsertValuesMany: (actor, items) => values.upsertMany(actor, items, 'rest'),
   };
+  return { service, filterFields };
 }

@@ -59,6 +59,23 @@ export function registerCommitTests(harness: ConformanceHarness): void {
         expect(typeof first).toBe('string');
       });
     });
+
+    it('a search answer carries the token of the state it read, when the adapter reports one', async () => {
+      await withAdapter(harness, async (adapter) => {
+        if (!adapter.changeToken) return;
+        const request = { entityTypes: [], filter: [], includeRemoved: false, order: 'urn' as const, limit: 5 };
+        await seedEntities(adapter, [URN.a], ['info']);
+        const answer = await adapter.search(request);
+        // Optional too: without it the domain asks for the token before each search.
+        if (answer.changeToken === undefined) return;
+        expect(answer.changeToken).toBe(await adapter.changeToken());
+        expect((await adapter.search(request)).changeToken).toBe(answer.changeToken);
+        await adapter.commit({ entities: [createWrite(URN.b, [aspect('info', { name: 'b' })])] });
+        const after = await adapter.search(request);
+        expect(after.changeToken).not.toBe(answer.changeToken);
+        expect(after.changeToken).toBe(await adapter.changeToken());
+      });
+    });
   });
 
   describe('commit atomicity', () => {

@@ -159,6 +159,30 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
     expect(codesOf(await h.run(SCROLL, { input: { query: '*', scrollId: 'not-a-cursor' } }))).toEqual(['INVALID_INPUT']);
   });
 
+  it('a filtered scroll costs one adapter call once definitions are cached, and sees a new version of the property at once', async () => {
+    const input = { input: { types: ['DATASET'], query: '*', count: 5, orFilters: [{ and: [{ field: 'structuredProperties.team', values: ['sales'] }] }] } };
+    const total = async () => dataOf<{ scrollAcrossEntities: Page }>(await h.run(SCROLL, input)).scrollAcrossEntities.total;
+    expect(await total()).toBe(40);
+    counted.reset();
+    expect(await total()).toBe(40);
+    // The answer carries the change token it was read under: no separate token call, no read.
+    expect(Object.fromEntries(counted.calls)).toEqual({ search: 1 });
+    // A breaking version supersedes every value written before it: none may match, at once.
+    await h.catalog.properties.update(ADMIN, { urn: TEAM, version: '20260101000000' });
+    counted.reset();
+    expect(await total()).toBe(0);
+    // The first answer was read under a newer token with the old key; resolved again, then searched again.
+    expect(counted.calls.get('search')).toBe(2);
+    await h.catalog.properties.upsertValues(ADMIN, datasetUrn(3), { properties: [{ propertyUrn: TEAM, values: [{ string: 'sales' }] }] });
+    counted.reset();
+    expect(await total()).toBe(1);
+    // The token moved but the resolution did not change: the first answer stands.
+    expect(counted.calls.get('search')).toBe(1);
+    counted.reset();
+    expect(await total()).toBe(1);
+    expect(Object.fromEntries(counted.calls)).toEqual({ search: 1 });
+  });
+
   it('100 results with their structured properties and definitions cost a constant number of storage reads', async () => {
     const page = async (count: number) => {
       counted.reset();

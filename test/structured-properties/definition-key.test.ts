@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../adapters/sqlite/index';
 import { createCatalog, definitionKey, definitionKeyOf, incarnationOf } from '../../src/index';
-import { ADMIN, codeOf, openCatalog, READER, type TestCatalog } from './helpers';
+import { ADMIN, codeOf, DATASET, DATASET_2, openCatalog, READER, type TestCatalog } from './helpers';
 
 let t: TestCatalog | undefined;
 afterEach(async () => {
@@ -52,6 +52,29 @@ describe('definition keys', () => {
       expect(await codeOf(catalog.search.scroll(READER, filter))).toBe('INVALID_INPUT');
       await other.properties.restore(ADMIN, created.urn);
       expect((await catalog.search.scroll(READER, filter)).total).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a search alone notices a new version made by another process: superseded values stop matching, new ones match', async () => {
+    t = openCatalog();
+    const { catalog } = t;
+    const other = createCatalog({ adapter: createSqliteAdapter({ filename: t.file }), superUsers: [ADMIN], jobs: { background: false } });
+    try {
+      const created = await catalog.properties.create(ADMIN, { qualifiedName: 'io.stage', valueType: 'string', entityTypes: ['dataset'] });
+      await catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: created.urn, values: [{ string: 'live' }] }] });
+      const filter = { types: ['DATASET'], orFilters: [{ and: [{ field: 'structuredProperties.io.stage', values: ['live'] }] }] };
+      const urns = async () => (await catalog.search.scroll(READER, filter)).searchResults.map((r) => r.entity.urn);
+      // Twice: the second search resolves the filter from the cached definition.
+      expect(await urns()).toEqual([DATASET]);
+      expect(await urns()).toEqual([DATASET]);
+      // The other process versions the property and writes a value under the new version. Nothing in
+      // this process reads the definition before the search: the search itself must see the change.
+      await other.properties.update(ADMIN, { urn: created.urn, version: '20260101000000', description: 'v2' });
+      await other.properties.upsertValues(ADMIN, DATASET_2, { properties: [{ propertyUrn: created.urn, values: [{ string: 'live' }] }] });
+      expect(await urns()).toEqual([DATASET_2]);
+      expect(await urns()).toEqual([DATASET_2]);
     } finally {
       await other.close();
     }
