@@ -200,7 +200,7 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
     // With probes to run, read the driver in entity order (the primary key): each probe then lands
     // next to the previous one. One wanted value comes in entity order from the value index already.
     const probes = others.some((c) => c.kind !== 'doc');
-    const oneValue = (driver.operator === 'EQUAL' || driver.operator === 'IN') && (driver.values.length === 1 || new Set(driver.values).size === 1);
+    const oneValue = (driver.operator === 'EQUAL' || driver.operator === 'IN') && new Set(driver.values).size === 1;
     const table = probes && !oneValue ? `search_values v INDEXED BY ${PRIMARY_KEY}` : 'search_values v';
     const from = fragment(joinsDoc ? `${table} CROSS JOIN search_docs d ON d.entity_id = v.entity_id` : table);
     const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));

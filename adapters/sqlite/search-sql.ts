@@ -58,11 +58,6 @@ function anyOf(column: string, values: readonly unknown[]): Fragment {
  * Typed like the contract: a number never equals a string; string operators never match a number.
  */
 export function valuePredicate(column: string, operator: FilterOperator, values: ReadonlyArray<string | number>): Fragment {
-  // The most common test, one wanted value, without the lists below.
-  if ((operator === 'EQUAL' || operator === 'IN') && values.length === 1) {
-    const value = values[0]!;
-    return fragment(`${column} = ?`, value === 0 ? 0 : value);
-  }
   const numbers = values.filter((v): v is number => typeof v === 'number').map((v) => (v === 0 ? 0 : v));
   const strings = values.filter((v): v is string => typeof v === 'string');
   switch (operator) {
@@ -113,21 +108,21 @@ export function valuePredicate(column: string, operator: FilterOperator, values:
  * the operator can match several values of one entity (the count then needs DISTINCT).
  */
 export function oneRowPerEntity(alias: string, operator: FilterOperator, values: ReadonlyArray<string | number>): Fragment | undefined {
-  const oneKind = (): boolean => new Set(values.map((v) => typeof v)).size === 1;
+  const types = new Set(values.map((v) => typeof v));
   switch (operator) {
     case 'EXISTS':
       return fragment(`(${alias}.flags & 4) <> 0`);
     case 'EQUAL':
     case 'IN':
       // (entity, key, value) is unique: one wanted value matches at most one row of an entity.
-      return values.length <= 1 || new Set(values).size === 1 ? TRUE : undefined;
+      return new Set(values).size <= 1 ? TRUE : undefined;
     case 'GREATER_THAN':
     case 'GREATER_THAN_OR_EQUAL_TO':
       // "Some value above the bound" is "the largest value above the bound".
-      return oneKind() ? fragment(`(${alias}.flags & 2) <> 0`) : undefined;
+      return types.size === 1 ? fragment(`(${alias}.flags & 2) <> 0`) : undefined;
     case 'LESS_THAN':
     case 'LESS_THAN_OR_EQUAL_TO':
-      return oneKind() ? fragment(`(${alias}.flags & 1) <> 0`) : undefined;
+      return types.size === 1 ? fragment(`(${alias}.flags & 1) <> 0`) : undefined;
     default:
       return undefined;
   }

@@ -174,7 +174,11 @@ function dataVersion(h: SqliteHandle): number {
  * Equal versions mean no entity write happened in between.
  */
 export function databaseVersion(h: SqliteHandle): string {
-  return `${dataVersion(h)}.${h.commits}`;
+  return versionText(dataVersion(h), h.commits);
+}
+
+function versionText(data: number, commits: number): string {
+  return `${data}.${commits}`;
 }
 
 /** Key statistics read under one database version, reused by later reads while it holds. */
@@ -197,7 +201,7 @@ export function snapshotOf(h: SqliteHandle): Snapshot {
   const data = dataVersion(h);
   let snapshot = snapshots.get(h);
   if (snapshot === undefined || snapshot.dataVersion !== data || snapshot.commits !== h.commits) {
-    snapshot = { version: `${data}.${h.commits}`, dataVersion: data, commits: h.commits, stats: new Map() };
+    snapshot = { version: versionText(data, h.commits), dataVersion: data, commits: h.commits, stats: new Map() };
     snapshots.set(h, snapshot);
   }
   return snapshot;

@@ -310,15 +310,11 @@ export class PropertyDefinitionService {
   /**
    * `resolveFilterField` from the definitions cached for readers, without reading or asking for the
    * change token: undefined when the property is not cached, unknown or soft-deleted (the full
-   * resolution then says why). Valid as of `cachedFiltersToken()`.
+   * resolution then says why). Valid as of the cache's `currentToken`.
    */
   cachedFilterField(qualifiedName: string): ResolvedPropertyField | undefined {
     const info = this.readers.peek(`urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`);
     return info && !info.removed ? filterFieldOf(info) : undefined;
-  }
-
-  cachedFiltersToken(): string | undefined {
-    return this.readers.currentToken;
   }
 
   // --- lifecycle ----------------------------------------------------------------------------------

@@ -90,11 +90,7 @@ function checkShape(schema: Parameters<typeof checkSchema>[0], input: unknown, o
 type PageRequest = Omit<SearchRequest, keyof SearchScope>;
 
 function requestOf(scope: SearchScope, page: PageRequest): SearchRequest {
-  const request: SearchRequest = { entityTypes: scope.entityTypes, filter: scope.filter, includeRemoved: scope.includeRemoved, order: page.order, limit: page.limit };
-  if (scope.text !== undefined) request.text = scope.text;
-  if (page.afterUrn !== undefined) request.afterUrn = page.afterUrn;
-  if (page.offset !== undefined) request.offset = page.offset;
-  return request;
+  return { ...scope, ...page };
 }
 
 /** Whether two resolutions of one input give the adapter the same request (same keys, same typed values). */

@@ -122,7 +122,7 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
   const filterFields: FilterFieldSource = {
     resolve: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
     cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
-    cachedToken: () => definitions.cachedFiltersToken(),
+    cachedToken: () => cache.currentToken,
   };
   const service: StructuredPropertyService = {
     create: (actor: string, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
