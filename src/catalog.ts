@@ -1,21 +1,21 @@
 import type { StorageAdapter } from './adapter/types';
-import { Authorizer, requireActor, type StaticPolicy } from './core/authorization';
+import { Authorizer, requireActor, type StaticPolicy } from './core/access/authorization';
 import type { CatalogContext } from './core/context';
-import { EntityService } from './core/entities';
-import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entity-registry';
-import { EntityWriter } from './core/entity-writer';
-import { CatalogError, type Violation } from './core/errors';
-import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
+import { EntityService } from './core/entities/service';
+import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities/registry';
+import { EntityWriter } from './core/entities/writer';
+import { CatalogError, type Violation } from './errors';
+import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs/runner';
 import type { Job } from './adapter/types';
-import { isPrivilege, PRIVILEGES, type Privilege } from './core/privileges';
-import type { ReindexOptions, ReindexProgress } from './core/property-types';
-import { reindexSearchDocuments } from './core/reindex';
-import { createSearchService, type SearchService } from './core/search';
-import { createStructuredProperties, type StructuredPropertyService } from './core/structured-properties';
-import { PolicyService, type Policies } from './core/policies';
-import type { AccessTokens, TokenOptions } from './core/token-model';
-import { checkTokenOptions, TokenService } from './core/tokens';
-import { TimeseriesService } from './core/timeseries';
+import { isPrivilege, PRIVILEGES, type Privilege } from './core/access/privileges';
+import type { ReindexOptions, ReindexProgress } from './core/properties/types';
+import { reindexSearchDocuments } from './core/search/reindex';
+import { createSearchService, type SearchService } from './core/search/service';
+import { createStructuredProperties, type StructuredPropertyService } from './core/properties/service';
+import { PolicyService, type Policies } from './core/access/policies';
+import type { AccessTokens, TokenOptions } from './core/tokens/model';
+import { checkTokenOptions, TokenService } from './core/tokens/service';
+import { TimeseriesService } from './core/timeseries/service';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */

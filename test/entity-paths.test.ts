@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EntityRegistry } from '../src/index';
-import { resolveEntityAddress } from '../src/core/entity-paths';
+import { resolveEntityAddress } from '../src/core/entities/paths';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EntityRegistry } from '../src/core/entity-registry';
-import { CatalogError } from '../src/core/errors';
+import { EntityRegistry } from '../src/core/entities/registry';
+import { CatalogError } from '../src/errors';
 
 describe('entity registry', () => {
   const registry = new EntityRegistry();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Violation } from '../src/core/errors';
+import type { Violation } from '../src/errors';
 import {
   checkFacetFilters,
   matchesRecord,
@@ -7,7 +7,7 @@ import {
   normalizeFacetFilter,
   resolveRecordConditions,
   type RecordCondition,
-} from '../src/core/filters';
+} from '../src/core/search/filters';
 
 const fields = { name: 'string', owner: 'string', expiresAt: 'number' } as const;
 const record = { name: 'ci-Weekly', owner: 'urn:li:corpuser:alice', expiresAt: 100 };

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { keyIdOf, SigningKeys, type AccessTokenClaims } from '../src/core/jwt';
+import { keyIdOf, SigningKeys, type AccessTokenClaims } from '../src/core/tokens/jwt';
 
 const KEY_A = 'unit-test-signing-key-A-0123456789abcdef';
 const KEY_B = 'unit-test-signing-key-B-fedcba9876543210';

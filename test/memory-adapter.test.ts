@@ -11,7 +11,7 @@ import type {
   TimeseriesIndexRef,
   TimeseriesRow,
 } from '../src/adapter/types';
-import { CatalogError } from '../src/core/errors';
+import { CatalogError } from '../src/errors';
 
 const ACTOR = 'urn:li:corpuser:tester';
 const datasetUrn = (name: string): string => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresAdapter } from '../adapters/postgres/index';
 import type { StorageAdapter } from '../src/adapter/types';
-import { CatalogError } from '../src/core/errors';
+import { CatalogError } from '../src/errors';
 import { POSTGRES_URL, SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
 
 /** What the PostgreSQL adapter adds to the contract: its options, pool ownership, schemas, storage limits. */

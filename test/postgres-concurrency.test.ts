@@ -2,10 +2,10 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../adapters/postgres/schema';
 import type { JsonObject, StorageAdapter } from '../src/adapter/types';
 import { createCatalog, createCatalogContext, type Catalog } from '../src/catalog';
-import { CLEANUP_BATCH_SIZE, CLEANUP_JOB_TYPE } from '../src/core/property-cleanup';
+import { CLEANUP_BATCH_SIZE, CLEANUP_JOB_TYPE } from '../src/core/properties/cleanup';
 import type { CatalogContext } from '../src/core/context';
-import type { JobHandler } from '../src/core/jobs';
-import { CatalogError } from '../src/core/errors';
+import type { JobHandler } from '../src/core/jobs/runner';
+import { CatalogError } from '../src/errors';
 import { SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
 
 /**

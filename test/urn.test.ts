@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogError } from '../src/core/errors';
+import { CatalogError } from '../src/errors';
 import { decodeUrnFromPath, encodeUrnForPath, entityTypeOf, formatUrn, isUrn, knownUrnProblem, parseUrn, urnKey, urnProblem } from '../src/core/urn';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.table,PROD)';

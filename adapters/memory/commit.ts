@@ -1,5 +1,5 @@
 import type { FaultInjectionOptions, WriteBatch } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import type { EntityStore } from './entities';
 import type { JobQueue } from './jobs';
 import type { SearchDocumentStore } from './search-documents';

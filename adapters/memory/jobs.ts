@@ -1,5 +1,5 @@
 import type { ClaimRequest, Job, NewJob } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import { copyJson } from './json-copy';
 import type { UndoLog } from './undo-log';
 

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 
 /**
  * A deep copy of a JSON value, so that callers can never change stored state. Two to three times

@@ -7,7 +7,7 @@ import type {
   TimeseriesQuery,
   TimeseriesRow,
 } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import { copyJson } from './json-copy';
 import type { UndoLog } from './undo-log';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 
 /** Something that runs queries: the pool (one statement, autocommit) or a client inside a transaction. */
 export interface Queryable {

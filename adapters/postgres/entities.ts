@@ -1,6 +1,6 @@
 import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity-rows';
 import type { EntityWrite, FaultInjectionOptions, StoredEntity, WriteBatch } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import type { PgHandle, Queryable } from './database';
 import * as jobs from './jobs';
 import type { PropertyKeys } from './property-keys';

@@ -8,7 +8,7 @@ import type {
   SearchResponse,
   StorageAdapter,
 } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import { createHandle, type PgHandle } from './database';
 import * as entities from './entities';
 import * as jobs from './jobs';

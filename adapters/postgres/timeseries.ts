@@ -7,7 +7,7 @@ import type {
   TimeseriesRow,
 } from '../../src/adapter/types';
 import { createHash } from 'node:crypto';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import { ident, type PgHandle, type Queryable } from './database';
 
 /** Second key of the advisory lock that serializes creating and rebuilding one index's table. */

@@ -11,7 +11,7 @@ import type {
   WriteBatch,
 } from '../../src/adapter/types';
 import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity-rows';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import * as jobs from './jobs';
 import { migrate } from './schema';
 import * as search from './search';

@@ -1,5 +1,5 @@
 import type { ClaimRequest, Job, JsonObject, NewJob } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import { params, type SqliteHandle } from './statements';
 
 interface JobRow {

@@ -6,7 +6,7 @@ import type {
   TimeseriesQuery,
   TimeseriesRow,
 } from '../../src/adapter/types';
-import { CatalogError } from '../../src/core/errors';
+import { CatalogError } from '../../src/errors';
 import { ident, type SqliteHandle } from './statements';
 
 /*

@@ -1,9 +1,9 @@
 import type { StorageAdapter } from '../adapter/types';
-import type { Authorizer } from './authorization';
-import type { EntityService } from './entities';
-import type { EntityRegistry } from './entity-registry';
-import type { EntityWriter } from './entity-writer';
-import type { JobRunner } from './jobs';
+import type { Authorizer } from './access/authorization';
+import type { EntityService } from './entities/service';
+import type { EntityRegistry } from './entities/registry';
+import type { EntityWriter } from './entities/writer';
+import type { JobRunner } from './jobs/runner';
 
 /** What every domain service shares. Built once by `createCatalog`. */
 export interface CatalogContext {

@@ -1,4 +1,4 @@
-import { CatalogError, type Violation } from './errors';
+import { CatalogError, type Violation } from '../errors';
 
 /**
  * URNs have the shape `urn:li:<entityType>:<key>`. The key is either a plain string or a tuple

@@ -1,4 +1,4 @@
-import type { EntityView } from '../core/entities';
+import type { EntityView } from '../core/entities/service';
 import { entityTypeOf } from '../core/urn';
 
 /**

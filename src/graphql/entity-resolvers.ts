@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog';
-import type { EntityView } from '../core/entities';
-import { throwIfViolations, type Violation } from '../core/errors';
+import type { EntityView } from '../core/entities/service';
+import { throwIfViolations, type Violation } from '../errors';
 import { checkUrn, urnKey } from '../core/urn';
 import { ENTITY_OBJECT_TYPES, objectTypeOf, refOf, refOfView, type EntityRef } from './entity-refs';
 import { assignmentsOfView, toStructuredProperties } from './property-shapes';

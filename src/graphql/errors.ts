@@ -1,5 +1,5 @@
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
-import { isCatalogError } from '../core/errors';
+import { isCatalogError } from '../errors';
 
 /** Where an unexpected error happened, for the host's log. */
 export interface GraphQLErrorReport {

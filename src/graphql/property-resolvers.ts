@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog';
-import { CatalogError } from '../core/errors';
+import { CatalogError } from '../errors';
 import {
   DATA_TYPE_URN_PREFIX,
   DEFINITION_ASPECT,
@@ -8,7 +8,7 @@ import {
   type GraphqlPropertyAssignmentInput,
   type StructuredPropertyDefinition,
   type UpdateStructuredPropertyInput,
-} from '../core/property-types';
+} from '../core/properties/types';
 import { refOf, refOfView } from './entity-refs';
 import { viewOf } from './entity-resolvers';
 import {

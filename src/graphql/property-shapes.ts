@@ -1,7 +1,7 @@
-import type { EntityView } from '../core/entities';
-import { assignmentsOf } from '../core/property-lookup';
-import type { PropertyAssignment, PropertyValue, StructuredPropertyView } from '../core/property-types';
-import { STRUCTURED_PROPERTY_ENTITY, VALUES_ASPECT } from '../core/property-types';
+import type { EntityView } from '../core/entities/service';
+import { assignmentsOf } from '../core/properties/lookup';
+import type { PropertyAssignment, PropertyValue, StructuredPropertyView } from '../core/properties/types';
+import { STRUCTURED_PROPERTY_ENTITY, VALUES_ASPECT } from '../core/properties/types';
 import type { EntityRef } from './entity-refs';
 
 /** GraphQL `PropertyValue`: `StringValue { stringValue }` or `NumberValue { numberValue }`. */

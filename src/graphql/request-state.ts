@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog';
-import { requireActor } from '../core/authorization';
-import type { EntityView } from '../core/entities';
-import { invalidInput } from '../core/errors';
+import { requireActor } from '../core/access/authorization';
+import type { EntityView } from '../core/entities/service';
+import { invalidInput } from '../errors';
 import { urnProblem } from '../core/urn';
 import { BatchLoader } from './batch-loader';
 

@@ -1,4 +1,4 @@
-import { CatalogError, isCatalogError, type CatalogErrorCode } from '../core/errors';
+import { CatalogError, isCatalogError, type CatalogErrorCode } from '../errors';
 import type { OutgoingAnswer } from './exchange';
 
 /** The HTTP status of each error code (docs/errors.md). A new code fails to compile until it is mapped here. */

@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog';
-import { requireActor } from '../core/authorization';
-import { CatalogError } from '../core/errors';
+import { requireActor } from '../core/access/authorization';
+import { CatalogError } from '../errors';
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
 

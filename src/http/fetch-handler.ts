@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog';
-import { CatalogError } from '../core/errors';
+import { CatalogError } from '../errors';
 import { ClientGoneError, type IncomingExchange } from './exchange';
 import { createRequestHandler } from './handler';
 import type { FetchHandler, HttpOptions } from './types';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog';
-import { CatalogError } from '../core/errors';
+import { CatalogError } from '../errors';
 import { errorAnswer, jsonAnswer } from './answers';
 import { authenticate } from './authenticate';
 import { ClientGoneError, type IncomingExchange, type OutgoingAnswer } from './exchange';

@@ -1,4 +1,4 @@
-import { CatalogError } from '../core/errors';
+import { CatalogError } from '../errors';
 
 /**
  * Reading request bodies: media types, UTF-8, and JSON errors that name where the text went wrong

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Catalog } from '../catalog';
-import { CatalogError } from '../core/errors';
+import { CatalogError } from '../errors';
 import { ClientGoneError, type IncomingExchange } from './exchange';
 import { createRequestHandler, type RequestHandler } from './handler';
 import type { HttpOptions } from './types';

@@ -1,4 +1,4 @@
-import { CatalogError, type Violation } from '../core/errors';
+import { CatalogError, type Violation } from '../errors';
 
 /**
  * Query parameters are text; these turn them into the typed values a catalog call takes, and refuse

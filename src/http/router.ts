@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog';
-import { CatalogError } from '../core/errors';
+import { CatalogError } from '../errors';
 import { decodeUrnFromPath } from '../core/urn';
 import { methodNotAllowed } from './answers';
 

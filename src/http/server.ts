@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Catalog } from '../catalog';
-import { CatalogError } from '../core/errors';
+import { CatalogError } from '../errors';
 import { createRequestHandler } from './handler';
 import { nodeListenerOf } from './node-listener';
 import type { HttpOptions } from './types';

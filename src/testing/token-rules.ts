@@ -1,4 +1,4 @@
-import { REMOVE_EXPIRED_TOKENS_JOB } from '../core/token-cleanup';
+import { REMOVE_EXPIRED_TOKENS_JOB } from '../core/tokens/cleanup';
 import {
   ADMIN,
   ALICE,

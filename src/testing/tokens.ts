@@ -1,4 +1,4 @@
-import { SigningKeys, keyIdOf, type AccessTokenClaims } from '../core/jwt';
+import { SigningKeys, keyIdOf, type AccessTokenClaims } from '../core/tokens/jwt';
 import {
   ALICE,
   BOB,

@@ -1,0 +1,110 @@
+import type { StorageAdapter } from '../../adapter/types';
+import { CatalogError } from '../../errors';
+import { isPrivilege, PRIVILEGE_DESCRIPTIONS, PRIVILEGES, type Privilege } from './privileges';
+import { knownUrnProblem, urnProblem } from '../urn';
+
+/** A static grant passed to `createCatalog({ policies })`. */
+export interface StaticPolicy {
+  name?: string;
+  actors: readonly string[] | '*';
+  privileges: readonly Privilege[];
+}
+
+/** A policy as stored through the API (the `policyInfo` aspect of `urn:li:policy:<id>`). */
+export interface StoredPolicy {
+  urn: string;
+  name: string;
+  description?: string;
+  state: 'ACTIVE' | 'INACTIVE';
+  privileges: Privilege[];
+  actors: { users: string[]; allUsers: boolean };
+}
+
+export const POLICY_ENTITY = 'policy';
+export const POLICY_ASPECT = 'policyInfo';
+
+/**
+ * The one authorization check every domain operation uses. Grants come from `superUsers`, the static
+ * `policies` option and the ACTIVE stored policies, which are read on every check so that a change
+ * takes effect on the next call (also across processes sharing a database).
+ */
+export class Authorizer {
+  private readonly superUsers: ReadonlySet<string>;
+
+  constructor(
+    private readonly adapter: StorageAdapter,
+    superUsers: readonly string[],
+    private readonly staticPolicies: readonly StaticPolicy[],
+  ) {
+    for (const [i, urn] of superUsers.entries()) {
+      const problem = urnProblem(urn);
+      if (problem) throw new CatalogError('INVALID_INPUT', `superUsers[${i}]: ${problem}`);
+    }
+    for (const [i, policy] of staticPolicies.entries()) {
+      for (const privilege of policy.privileges) {
+        if (!isPrivilege(privilege)) {
+          throw new CatalogError('INVALID_INPUT', `policies[${i}].privileges: unknown privilege "${String(privilege)}"; known: ${PRIVILEGES.join(', ')}`);
+        }
+      }
+    }
+    this.superUsers = new Set(superUsers);
+  }
+
+  isSuperUser(actor: string): boolean {
+    return this.superUsers.has(actor);
+  }
+
+  /** Every privilege the actor holds now. */
+  async privilegesOf(actor: string): Promise<Set<Privilege>> {
+    if (this.superUsers.has(actor)) return new Set(PRIVILEGES);
+    const held = new Set<Privilege>();
+    for (const policy of this.staticPolicies) {
+      if (policy.actors === '*' || policy.actors.includes(actor)) for (const p of policy.privileges) held.add(p);
+    }
+    for (const policy of await this.storedPolicies()) {
+      if (policy.state !== 'ACTIVE') continue;
+      if (policy.actors.allUsers || policy.actors.users.includes(actor)) for (const p of policy.privileges) held.add(p);
+    }
+    return held;
+  }
+
+  async has(actor: string, privilege: Privilege): Promise<boolean> {
+    if (this.superUsers.has(actor)) return true;
+    for (const policy of this.staticPolicies) {
+      if ((policy.actors === '*' || policy.actors.includes(actor)) && policy.privileges.includes(privilege)) return true;
+    }
+    return (await this.privilegesOf(actor)).has(privilege);
+  }
+
+  /** FORBIDDEN, naming the missing privilege, unless the actor holds it. */
+  async require(actor: string, privilege: Privilege, action?: string): Promise<void> {
+    if (await this.has(actor, privilege)) return;
+    const what = action ?? PRIVILEGE_DESCRIPTIONS[privilege];
+    throw new CatalogError('FORBIDDEN', `${actor} lacks the ${privilege} privilege, needed to ${what}`, { reason: privilege });
+  }
+
+  /** Stored policies, read fresh (a policy change takes effect on the next call). */
+  async storedPolicies(): Promise<StoredPolicy[]> {
+    const out: StoredPolicy[] = [];
+    let afterUrn: string | undefined;
+    for (;;) {
+      const page = await this.adapter.scanEntities({ entityType: POLICY_ENTITY, requireAspect: POLICY_ASPECT, aspectNames: [POLICY_ASPECT], afterUrn, limit: 500 });
+      for (const entity of page) {
+        const value = entity.aspects[POLICY_ASPECT]?.value;
+        if (value) out.push({ ...(value as unknown as Omit<StoredPolicy, 'urn'>), urn: entity.urn });
+      }
+      if (page.length < 500) return out;
+      afterUrn = page[page.length - 1]!.urn;
+    }
+  }
+}
+
+/** UNAUTHENTICATED unless the actor is a valid URN (transports set it from a verified token). */
+export function requireActor(actor: unknown): string {
+  if (actor === undefined || actor === null || actor === '') {
+    throw new CatalogError('UNAUTHENTICATED', 'no authenticated actor: send a valid access token', { reason: 'missing' });
+  }
+  const problem = knownUrnProblem(actor);
+  if (problem) throw new CatalogError('UNAUTHENTICATED', `the actor is not a valid URN: ${problem}`, { reason: 'malformed' });
+  return actor as string;
+}

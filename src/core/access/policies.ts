@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, StoredEntity } from '../../adapter/types';
+import { POLICY_ASPECT, POLICY_ENTITY, type StoredPolicy } from './authorization';
+import type { CatalogContext } from '../context';
+import { createAjv, violationsFromAjv } from '../entities/registry';
+import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import type { Privilege } from './privileges';
+import { checkNotBlank, createPolicySchema, updatePolicySchema } from '../validation/schemas/access';
+import { checkUrn, entityTypeOf, urnProblem } from '../urn';
+
+export type PolicyState = StoredPolicy['state'];
+
+/** Who a policy grants to: listed users, or every authenticated actor. */
+export interface PolicyActorsInput {
+  users?: readonly string[] | null;
+  allUsers?: boolean | null;
+}
+
+export interface CreatePolicyInput {
+  /** Key of `urn:li:policy:<id>`; default a random UUID. */
+  id?: string;
+  name: string;
+  description?: string | null;
+  /** Default ACTIVE. */
+  state?: PolicyState;
+  privileges: readonly Privilege[];
+  actors: PolicyActorsInput;
+}
+
+/** Fields to change; `actors`, when given, replaces the actors as a whole. */
+export interface UpdatePolicyInput {
+  name?: string;
+  description?: string | null;
+  state?: PolicyState;
+  privileges?: readonly Privilege[];
+  actors?: PolicyActorsInput;
+}
+
+export interface PolicyList {
+  start: number;
+  count: number;
+  total: number;
+  policies: StoredPolicy[];
+}
+
+/** `catalog.policies`: stored grants, on top of the static `superUsers` and `policies` options. */
+export interface Policies {
+  create(actor: string, input: CreatePolicyInput): Promise<StoredPolicy>;
+  update(actor: string, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy>;
+  /** Deletes a policy; `NOT_FOUND` when there is none. */
+  remove(actor: string, urn: string): Promise<true>;
+  /** By name, then URN. */
+  list(actor: string, input?: { start?: number | null; count?: number | null }): Promise<PolicyList>;
+  get(actor: string, urn: string): Promise<StoredPolicy | undefined>;
+}
+
+const ajv = createAjv();
+const validateCreate = ajv.compile(createPolicySchema);
+const validateUpdate = ajv.compile(updatePolicySchema);
+const MAX_PAGE = 1000;
+
+function toPolicy(entity: StoredEntity): StoredPolicy | undefined {
+  const value = entity.aspects[POLICY_ASPECT]?.value;
+  if (!value) return undefined;
+  const actors = (value.actors ?? {}) as JsonObject;
+  return {
+    urn: entity.urn,
+    name: String(value.name ?? ''),
+    ...(typeof value.description === 'string' ? { description: value.description } : {}),
+    state: value.state === 'INACTIVE' ? 'INACTIVE' : 'ACTIVE',
+    privileges: (Array.isArray(value.privileges) ? value.privileges : []) as Privilege[],
+    actors: { users: (Array.isArray(actors.users) ? actors.users : []) as string[], allUsers: actors.allUsers === true },
+  };
+}
+
+/** The aspect value: the shape the Authorizer reads on every check. */
+function toAspectValue(policy: StoredPolicy): JsonObject {
+  return {
+    name: policy.name,
+    ...(policy.description !== undefined ? { description: policy.description } : {}),
+    state: policy.state,
+    privileges: [...policy.privileges],
+    actors: { users: [...policy.actors.users], allUsers: policy.actors.allUsers },
+  };
+}
+
+function checkUsers(actors: PolicyActorsInput | undefined, violations: Violation[]): void {
+  (actors?.users ?? []).forEach((user, i) => checkUrn(user, `/actors/users/${i}`, violations));
+}
+
+function policyUrnOf(urn: unknown): string {
+  const problem = urnProblem(urn) ?? (entityTypeOf(urn as string) === POLICY_ENTITY ? undefined : `"${String(urn)}" is not a policy URN`);
+  if (problem) throw new CatalogError('INVALID_INPUT', `urn: ${problem}`, { details: [{ path: 'urn', message: problem }] });
+  return urn as string;
+}
+
+/**
+ * Stored policies (`policyInfo` of `urn:li:policy:<id>`), managed with MANAGE_POLICIES. The
+ * Authorizer reads them on every check, so a change takes effect on the next call.
+ */
+export class PolicyService implements Policies {
+  constructor(private readonly ctx: CatalogContext) {
+    // Policies are reached only through this service: no generic write or read; a generic delete removes.
+    ctx.entities.routeAspectWrites(POLICY_ASPECT, async () => {
+      const message = `${POLICY_ASPECT} is written only by catalog.policies`;
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
+    });
+    ctx.entities.routeEntityDeletes(POLICY_ENTITY, (actor, urn) => this.remove(actor, urn));
+    ctx.entities.addReadTransform(async (entities) => entities.filter((e) => e.entityType !== POLICY_ENTITY));
+  }
+
+  async create(actor: string, input: CreatePolicyInput): Promise<StoredPolicy> {
+    const caller = await this.authorize(actor);
+    const violations: Violation[] = [];
+    if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
+    if (!validateCreate(input)) violations.push(...violationsFromAjv(validateCreate.errors));
+    else checkUsers(input.actors, violations);
+    throwIfViolations(violations, 'invalid policy');
+    const urn = `urn:li:${POLICY_ENTITY}:${input.id ?? randomUUID()}`;
+    const policy: StoredPolicy = {
+      urn,
+      name: input.name,
+      ...(typeof input.description === 'string' ? { description: input.description } : {}),
+      state: input.state ?? 'ACTIVE',
+      privileges: [...input.privileges],
+      actors: { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true },
+    };
+    await this.ctx.writer.write(caller, [urn], (current) => {
+      if (current.has(urn)) throw new CatalogError('CONFLICT', `policy ${urn} exists already`);
+      return { entities: [{ urn, put: { [POLICY_ASPECT]: { value: toAspectValue(policy) } } }] };
+    });
+    return policy;
+  }
+
+  async update(actor: string, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy> {
+    const caller = await this.authorize(actor);
+    const policyUrn = policyUrnOf(urn);
+    const violations: Violation[] = [];
+    if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
+    if (!validateUpdate(input)) violations.push(...violationsFromAjv(validateUpdate.errors));
+    else checkUsers(input.actors, violations);
+    throwIfViolations(violations, 'invalid policy update');
+    let updated: StoredPolicy | undefined;
+    await this.ctx.writer.write(caller, [policyUrn], (current) => {
+      const stored = current.get(policyUrn);
+      const existing = stored && toPolicy(stored);
+      if (!existing) throw new CatalogError('NOT_FOUND', `no policy ${policyUrn}`);
+      const { description: _previous, ...rest } = existing;
+      const description = input.description === undefined ? existing.description : (input.description ?? undefined);
+      updated = {
+        ...rest,
+        ...(description !== undefined ? { description } : {}),
+        name: input.name ?? existing.name,
+        state: input.state ?? existing.state,
+        privileges: input.privileges ? [...input.privileges] : existing.privileges,
+        actors: input.actors
+          ? { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true }
+          : existing.actors,
+      };
+      return { entities: [{ urn: policyUrn, put: { [POLICY_ASPECT]: { value: toAspectValue(updated) } } }] };
+    });
+    return updated!;
+  }
+
+  async remove(actor: string, urn: string): Promise<true> {
+    const caller = await this.authorize(actor);
+    const policyUrn = policyUrnOf(urn);
+    await this.ctx.writer.write(caller, [policyUrn], (current) => {
+      if (!current.has(policyUrn)) throw new CatalogError('NOT_FOUND', `no policy ${policyUrn}`);
+      return { entities: [{ urn: policyUrn, deleteEntity: true }] };
+    });
+    return true;
+  }
+
+  async list(actor: string, input: { start?: number | null; count?: number | null } = {}): Promise<PolicyList> {
+    await this.authorize(actor);
+    const start = input?.start ?? 0;
+    const count = input?.count ?? 20;
+    const violations: Violation[] = [];
+    if (!Number.isInteger(start) || start < 0) violations.push({ path: '/start', message: 'must be an integer >= 0' });
+    if (!Number.isInteger(count) || count < 0 || count > MAX_PAGE) violations.push({ path: '/count', message: `must be an integer from 0 to ${MAX_PAGE}` });
+    throwIfViolations(violations, 'invalid policy listing');
+    const all = await this.scanAll();
+    all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
+    const policies = all.slice(start, start + count);
+    return { start, count: policies.length, total: all.length, policies };
+  }
+
+  async get(actor: string, urn: string): Promise<StoredPolicy | undefined> {
+    await this.authorize(actor);
+    const policyUrn = policyUrnOf(urn);
+    const [entity] = await this.ctx.adapter.readEntities([policyUrn], [POLICY_ASPECT]);
+    return entity ? toPolicy(entity) : undefined;
+  }
+
+  private async scanAll(): Promise<StoredPolicy[]> {
+    const out: StoredPolicy[] = [];
+    let afterUrn: string | undefined;
+    for (;;) {
+      const page = await this.ctx.adapter.scanEntities({ entityType: POLICY_ENTITY, requireAspect: POLICY_ASPECT, aspectNames: [POLICY_ASPECT], afterUrn, limit: 500 });
+      for (const entity of page) {
+        const policy = toPolicy(entity);
+        if (policy) out.push(policy);
+      }
+      if (page.length < 500) return out;
+      afterUrn = page[page.length - 1]!.urn;
+    }
+  }
+
+  private async authorize(actor: string): Promise<string> {
+    const caller = await this.ctx.authenticate(actor);
+    await this.ctx.authorizer.require(caller, 'MANAGE_POLICIES');
+    return caller;
+  }
+}

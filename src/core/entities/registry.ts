@@ -1,0 +1,319 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { JsonObject } from '../../adapter/types';
+import { CatalogError, type Violation } from '../../errors';
+import * as schemas from '../validation/schemas/aspects';
+import type { ParsedUrn } from '../urn';
+
+/** An aspect the catalog knows: its JSON schema (compiled once, on first use) and its kind. */
+export interface AspectSpec {
+  name: string;
+  schema: JsonObject;
+  /** Timeseries aspects are appended as rows, never overwritten. */
+  timeseries?: boolean;
+}
+
+/** A field of the search document, filterable and usable as a facet under its `name`. */
+export interface SearchFieldSpec {
+  name: string;
+  /** Read from this aspect at this path (a string, or an array of strings). */
+  aspect?: string;
+  path?: readonly string[];
+  /** Or derived from the URN. */
+  fromUrn?: (urn: ParsedUrn) => string | undefined;
+}
+
+export interface EntityTypeSpec {
+  /** Entity name as in URNs, e.g. `dataset`. */
+  name: string;
+  /** GraphQL `EntityType` enum name, e.g. `DATASET`. */
+  graphqlType: string;
+  /** Aspects (versioned or timeseries) an entity of this type may carry. */
+  aspects: readonly string[];
+  /** Aspect whose `name` and `description` feed full-text search. */
+  textAspect?: string;
+  searchFields?: readonly SearchFieldSpec[];
+  /** False for entities reached only through their own API (access tokens, policies): no search document. Default true. */
+  searchable?: boolean;
+}
+
+const COMMON_ASPECTS = ['status', 'structuredProperties'] as const;
+
+function platformFromTuple(urn: ParsedUrn): string | undefined {
+  const first = urn.parts[0];
+  if (first === undefined || first === urn.key) return undefined;
+  return first.startsWith('urn:') ? first : `urn:li:dataPlatform:${first}`;
+}
+
+const platformField: SearchFieldSpec = { name: 'platform', fromUrn: platformFromTuple };
+const nameField = (aspect: string): SearchFieldSpec => ({ name: 'name', aspect, path: ['name'] });
+
+const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
+  {
+    name: 'dataset',
+    graphqlType: 'DATASET',
+    aspects: [...COMMON_ASPECTS, 'datasetProperties', 'datasetProfile', 'datasetUsageStatistics', 'operation'],
+    textAspect: 'datasetProperties',
+    searchFields: [
+      platformField,
+      nameField('datasetProperties'),
+      { name: 'origin', fromUrn: (u) => (u.parts.length === 3 ? u.parts[2] : undefined) },
+    ],
+  },
+  {
+    name: 'dataFlow',
+    graphqlType: 'DATA_FLOW',
+    aspects: [...COMMON_ASPECTS, 'dataFlowInfo'],
+    textAspect: 'dataFlowInfo',
+    searchFields: [platformField, nameField('dataFlowInfo')],
+  },
+  {
+    name: 'dataJob',
+    graphqlType: 'DATA_JOB',
+    aspects: [...COMMON_ASPECTS, 'dataJobInfo', 'operation'],
+    textAspect: 'dataJobInfo',
+    searchFields: [nameField('dataJobInfo')],
+  },
+  {
+    name: 'chart',
+    graphqlType: 'CHART',
+    aspects: [...COMMON_ASPECTS, 'chartInfo', 'chartUsageStatistics'],
+    textAspect: 'chartInfo',
+    searchFields: [platformField, nameField('chartInfo')],
+  },
+  {
+    name: 'dashboard',
+    graphqlType: 'DASHBOARD',
+    aspects: [...COMMON_ASPECTS, 'dashboardInfo', 'dashboardUsageStatistics'],
+    textAspect: 'dashboardInfo',
+    searchFields: [platformField, nameField('dashboardInfo')],
+  },
+  {
+    name: 'container',
+    graphqlType: 'CONTAINER',
+    aspects: [...COMMON_ASPECTS, 'containerProperties'],
+    textAspect: 'containerProperties',
+    searchFields: [nameField('containerProperties')],
+  },
+  { name: 'schemaField', graphqlType: 'SCHEMA_FIELD', aspects: [...COMMON_ASPECTS] },
+  {
+    name: 'glossaryTerm',
+    graphqlType: 'GLOSSARY_TERM',
+    aspects: [...COMMON_ASPECTS, 'glossaryTermInfo'],
+    textAspect: 'glossaryTermInfo',
+    searchFields: [nameField('glossaryTermInfo')],
+  },
+  {
+    name: 'corpuser',
+    graphqlType: 'CORP_USER',
+    aspects: [...COMMON_ASPECTS, 'corpUserInfo'],
+    textAspect: 'corpUserInfo',
+    searchFields: [nameField('corpUserInfo')],
+  },
+  {
+    name: 'corpGroup',
+    graphqlType: 'CORP_GROUP',
+    aspects: [...COMMON_ASPECTS, 'corpGroupInfo'],
+    textAspect: 'corpGroupInfo',
+    searchFields: [nameField('corpGroupInfo')],
+  },
+  {
+    name: 'dataPlatform',
+    graphqlType: 'DATA_PLATFORM',
+    aspects: [...COMMON_ASPECTS, 'dataPlatformInfo'],
+    textAspect: 'dataPlatformInfo',
+    searchFields: [nameField('dataPlatformInfo')],
+  },
+  { name: 'structuredProperty', graphqlType: 'STRUCTURED_PROPERTY', aspects: ['propertyDefinition', 'status'] },
+  { name: 'accessToken', graphqlType: 'ACCESS_TOKEN', aspects: ['ServiceAccessTokenInfo'], searchable: false },
+  { name: 'policy', graphqlType: 'POLICY', aspects: ['policyInfo'], searchable: false },
+];
+
+const BUILT_IN_ASPECTS: readonly AspectSpec[] = [
+  { name: 'status', schema: schemas.statusSchema },
+  { name: 'structuredProperties', schema: schemas.structuredPropertiesSchema },
+  { name: 'datasetProperties', schema: schemas.datasetPropertiesSchema },
+  { name: 'dataFlowInfo', schema: schemas.dataFlowInfoSchema },
+  { name: 'dataJobInfo', schema: schemas.dataJobInfoSchema },
+  { name: 'chartInfo', schema: schemas.chartInfoSchema },
+  { name: 'dashboardInfo', schema: schemas.dashboardInfoSchema },
+  { name: 'containerProperties', schema: schemas.containerPropertiesSchema },
+  { name: 'glossaryTermInfo', schema: schemas.glossaryTermInfoSchema },
+  { name: 'corpUserInfo', schema: schemas.corpUserInfoSchema },
+  { name: 'corpGroupInfo', schema: schemas.corpGroupInfoSchema },
+  { name: 'dataPlatformInfo', schema: schemas.dataPlatformInfoSchema },
+  // Owned by domain services that validate them with their own schemas.
+  { name: 'propertyDefinition', schema: schemas.domainValidatedSchema },
+  { name: 'ServiceAccessTokenInfo', schema: schemas.domainValidatedSchema },
+  { name: 'policyInfo', schema: schemas.domainValidatedSchema },
+  { name: 'datasetProfile', schema: schemas.datasetProfileSchema, timeseries: true },
+  { name: 'datasetUsageStatistics', schema: schemas.datasetUsageStatisticsSchema, timeseries: true },
+  { name: 'operation', schema: schemas.operationSchema, timeseries: true },
+  { name: 'chartUsageStatistics', schema: schemas.chartUsageStatisticsSchema, timeseries: true },
+  { name: 'dashboardUsageStatistics', schema: schemas.dashboardUsageStatisticsSchema, timeseries: true },
+];
+
+const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+const ENTITY_TYPE_URN_PREFIX = 'urn:li:entityType:datahub.';
+
+/** Turns one ajv error into a violation with a JSON path the user can act on. */
+export function violationFromAjv(error: ErrorObject, prefix = ''): Violation {
+  const params = error.params as Record<string, unknown>;
+  let path = `${prefix}${error.instancePath}`;
+  let message = error.message ?? 'is invalid';
+  if (error.keyword === 'required') {
+    path = `${path}/${String(params.missingProperty)}`;
+    message = 'is required';
+  } else if (error.keyword === 'additionalProperties') {
+    path = `${path}/${String(params.additionalProperty)}`;
+    message = 'is not an allowed field';
+  } else if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    message = `must be one of ${JSON.stringify(params.allowedValues)}`;
+  }
+  return { path: path || '/', message };
+}
+
+/** Collapses ajv's error list: `oneOf` branches produce noise, keep the most specific ones. */
+export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefined, prefix = ''): Violation[] {
+  const seen = new Set<string>();
+  const out: Violation[] = [];
+  for (const e of errors ?? []) {
+    const v = violationFromAjv(e, prefix);
+    const key = `${v.path}\u0000${v.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(v);
+    }
+  }
+  return out;
+}
+
+/** One shared ajv instance for every schema the catalog compiles (they are compiled once each). */
+export function createAjv(): Ajv {
+  return new Ajv({ allErrors: true, strict: false });
+}
+
+/**
+ * The entity types and aspects a catalog knows. Built-ins are registered at construction; a host
+ * application adds its own with `registerAspect` and `registerEntityType`.
+ */
+export class EntityRegistry {
+  private readonly entityTypes = new Map<string, EntityTypeSpec>();
+  private readonly aspects = new Map<string, AspectSpec>();
+  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly ajv = createAjv();
+
+  constructor() {
+    for (const aspect of BUILT_IN_ASPECTS) this.registerAspect(aspect);
+    for (const entityType of BUILT_IN_ENTITY_TYPES) this.registerEntityType(entityType);
+  }
+
+  registerAspect(spec: AspectSpec): void {
+    if (!NAME_PATTERN.test(spec.name)) {
+      throw new CatalogError('INVALID_INPUT', `aspect name "${spec.name}" must match ${NAME_PATTERN}`);
+    }
+    if (this.aspects.has(spec.name)) throw new CatalogError('CONFLICT', `aspect "${spec.name}" is already registered`);
+    try {
+      this.ajv.compile(spec.schema);
+    } catch (cause) {
+      throw new CatalogError('INVALID_INPUT', `aspect "${spec.name}" has an invalid JSON schema: ${(cause as Error).message}`, { cause });
+    }
+    this.aspects.set(spec.name, { ...spec });
+  }
+
+  registerEntityType(spec: EntityTypeSpec): void {
+    if (!NAME_PATTERN.test(spec.name)) {
+      throw new CatalogError('INVALID_INPUT', `entity type name "${spec.name}" must match ${NAME_PATTERN}`);
+    }
+    if (this.entityTypes.has(spec.name)) throw new CatalogError('CONFLICT', `entity type "${spec.name}" is already registered`);
+    const unknown = spec.aspects.filter((a) => !this.aspects.has(a));
+    if (unknown.length) {
+      throw new CatalogError('INVALID_INPUT', `entity type "${spec.name}" names unknown aspects: ${unknown.join(', ')}`);
+    }
+    this.entityTypes.set(spec.name, { ...spec, aspects: [...spec.aspects] });
+  }
+
+  entityTypeNames(): string[] {
+    return [...this.entityTypes.keys()];
+  }
+
+  hasEntityType(name: string): boolean {
+    return this.entityTypes.has(name);
+  }
+
+  /** The spec of an entity type; unknown is INVALID_INPUT listing the known ones. */
+  entityType(name: string, where = 'entityType'): EntityTypeSpec {
+    const spec = this.entityTypes.get(name);
+    if (!spec) {
+      const message = `unknown entity type "${name}"; known types: ${this.entityTypeNames().join(', ')}`;
+      throw new CatalogError('INVALID_INPUT', `${where}: ${message}`, { details: [{ path: where, message }] });
+    }
+    return spec;
+  }
+
+  hasAspect(name: string): boolean {
+    return this.aspects.has(name);
+  }
+
+  aspect(name: string, where = 'aspect'): AspectSpec {
+    const spec = this.aspects.get(name);
+    if (!spec) {
+      const message = `unknown aspect "${name}"`;
+      throw new CatalogError('INVALID_INPUT', `${where}: ${message}`, { details: [{ path: where, message }] });
+    }
+    return spec;
+  }
+
+  /** INVALID_INPUT unless the entity type may carry the aspect. */
+  requireAspectOf(entityType: string, aspectName: string): AspectSpec {
+    const entity = this.entityType(entityType);
+    const aspect = this.aspect(aspectName);
+    if (!entity.aspects.includes(aspectName)) {
+      const message = `entity type "${entityType}" has no aspect "${aspectName}"; its aspects: ${entity.aspects.join(', ')}`;
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
+    }
+    return aspect;
+  }
+
+  timeseriesAspectsOf(entityType: string): string[] {
+    return this.entityType(entityType).aspects.filter((a) => this.aspects.get(a)?.timeseries);
+  }
+
+  /** Validates an aspect value against its schema; returns every violation, paths prefixed with `prefix`. */
+  validateAspect(aspectName: string, value: unknown, prefix = ''): Violation[] {
+    let validate = this.validators.get(aspectName);
+    if (!validate) {
+      validate = this.ajv.compile(this.aspect(aspectName).schema);
+      this.validators.set(aspectName, validate);
+    }
+    return validate(value) ? [] : violationsFromAjv(validate.errors, prefix);
+  }
+
+  // --- entity-type URNs and GraphQL names -------------------------------------------------------
+
+  /** `dataset` → `urn:li:entityType:datahub.dataset`. */
+  entityTypeUrn(name: string): string {
+    return `${ENTITY_TYPE_URN_PREFIX}${this.entityType(name).name}`;
+  }
+
+  /**
+   * Accepts a short name (`dataset`) or a full entity-type URN (`urn:li:entityType:datahub.dataset`);
+   * returns the entity name, or undefined when it names no registered type.
+   */
+  entityNameFromInput(input: string): string | undefined {
+    if (this.entityTypes.has(input)) return input;
+    if (input.startsWith(ENTITY_TYPE_URN_PREFIX)) {
+      const name = input.slice(ENTITY_TYPE_URN_PREFIX.length);
+      return this.entityTypes.has(name) ? name : undefined;
+    }
+    return undefined;
+  }
+
+  graphqlTypeOf(entityName: string): string {
+    return this.entityType(entityName).graphqlType;
+  }
+
+  entityNameFromGraphqlType(graphqlType: string): string | undefined {
+    for (const spec of this.entityTypes.values()) if (spec.graphqlType === graphqlType) return spec.name;
+    return undefined;
+  }
+}

@@ -1,0 +1,304 @@
+import type { ValidateFunction } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import type { JsonObject, JsonValue } from '../../adapter/types';
+import { createAjv, violationsFromAjv } from '../entities/registry';
+import { CatalogError, type Violation } from '../../errors';
+import { fromPropertyValue, valueTypeNameOf, type DefinitionDraft, type DraftPaths } from './definition-rules';
+import {
+  ENTITY_TYPE_URN_PREFIX,
+  type CreateStructuredPropertyInput,
+  type DefinitionInputShape,
+  type GraphqlAllowedValueInput,
+  type PropertyReadBack,
+  type RestPropertyDefinitionInput,
+  type StructuredPropertyDefinition,
+  type YamlPropertyEntry,
+} from './types';
+import * as schemas from '../validation/schemas/structured-properties';
+
+/**
+ * The three input shapes of a definition (GraphQL create input, REST aspect JSON, YAML file entry):
+ * checked against their ajv schemas, read into one draft, and written back from the stored
+ * definition. Conversions are lossless: shape → stored → shape gives the same definition.
+ */
+
+const ajv = createAjv();
+const compiled = new Map<JsonObject, ValidateFunction>();
+
+/** Validates against a schema compiled once; returns every violation with its path. */
+export function checkSchema(schema: JsonObject, value: unknown, prefix = ''): Violation[] {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate(value) ? [] : violationsFromAjv(validate.errors, prefix);
+}
+
+/** GraphQL passes `null` for fields set to null; they mean "not given". */
+export function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = dropNulls(v);
+    return out;
+  }
+  return value;
+}
+
+function paths(prefix: string, names: { id: string; qualifiedName: string; valueType: string; allowedTypes: string; allowedValues: string; cardinality: string; entityTypes: string; version: string; urn: string }, valueSuffix: string): DraftPaths {
+  return {
+    urn: `${prefix}${names.urn}`,
+    id: `${prefix}${names.id}`,
+    qualifiedName: `${prefix}${names.qualifiedName}`,
+    valueType: `${prefix}${names.valueType}`,
+    allowedTypes: `${prefix}${names.allowedTypes}`,
+    allowedValues: `${prefix}${names.allowedValues}`,
+    allowedValue: (i) => `${prefix}${names.allowedValues}/${i}${valueSuffix}`,
+    cardinality: `${prefix}${names.cardinality}`,
+    entityTypes: `${prefix}${names.entityTypes}`,
+    version: `${prefix}${names.version}`,
+  };
+}
+
+const CAMEL = {
+  urn: '/urn',
+  id: '/id',
+  qualifiedName: '/qualifiedName',
+  valueType: '/valueType',
+  allowedTypes: '/typeQualifier/allowedTypes',
+  allowedValues: '/allowedValues',
+  cardinality: '/cardinality',
+  entityTypes: '/entityTypes',
+  version: '/version',
+};
+export const GRAPHQL_PATHS = paths('', CAMEL, '');
+export const REST_PATHS = paths('', CAMEL, '/value');
+export function yamlPaths(prefix = ''): DraftPaths {
+  return paths(
+    prefix,
+    {
+      urn: '/urn',
+      id: '/id',
+      qualifiedName: '/qualified_name',
+      valueType: '/type',
+      allowedTypes: '/type_qualifier/allowed_types',
+      allowedValues: '/allowed_values',
+      cardinality: '/cardinality',
+      entityTypes: '/entity_types',
+      version: '/version',
+    },
+    '/value',
+  );
+}
+
+export function pathsFor(shape: DefinitionInputShape, prefix = ''): DraftPaths {
+  if (shape === 'yaml') return yamlPaths(prefix);
+  return shape === 'rest' ? REST_PATHS : GRAPHQL_PATHS;
+}
+
+/** `{ stringValue | numberValue }` entries: exactly one of the two. */
+export function graphqlScalars(
+  entries: readonly GraphqlAllowedValueInput[],
+  pathOf: (index: number) => string,
+  violations: Violation[],
+): Array<{ value: string | number; description?: string }> {
+  const out: Array<{ value: string | number; description?: string }> = [];
+  entries.forEach((entry, i) => {
+    const hasString = typeof entry.stringValue === 'string';
+    const hasNumber = typeof entry.numberValue === 'number';
+    if (hasString === hasNumber) {
+      violations.push({ path: pathOf(i), message: 'needs exactly one of stringValue or numberValue' });
+      return;
+    }
+    const value = hasString ? (entry.stringValue as string) : (entry.numberValue as number);
+    out.push({ value, ...(typeof entry.description === 'string' ? { description: entry.description } : {}) });
+  });
+  return out;
+}
+
+function fromGraphql(input: CreateStructuredPropertyInput, violations: Violation[]): DefinitionDraft {
+  const allowedValues = input.allowedValues ? graphqlScalars(input.allowedValues, (i) => `/allowedValues/${i}`, violations) : undefined;
+  return {
+    ...(input.id != null ? { id: input.id } : {}),
+    ...(input.qualifiedName != null ? { qualifiedName: input.qualifiedName } : {}),
+    ...(input.displayName != null ? { displayName: input.displayName } : {}),
+    ...(input.description != null ? { description: input.description } : {}),
+    valueType: input.valueType,
+    ...(input.typeQualifier?.allowedTypes ? { allowedTypes: input.typeQualifier.allowedTypes } : {}),
+    ...(allowedValues ? { allowedValues } : {}),
+    ...(input.cardinality ? { cardinality: input.cardinality } : {}),
+    entityTypes: input.entityTypes,
+    ...(input.immutable != null ? { immutable: input.immutable } : {}),
+    ...(input.version != null ? { version: input.version } : {}),
+  };
+}
+
+function fromRest(input: RestPropertyDefinitionInput, urn: string | undefined): DefinitionDraft {
+  return {
+    ...(urn !== undefined ? { urn } : {}),
+    ...(input.qualifiedName !== undefined ? { qualifiedName: input.qualifiedName } : {}),
+    ...(input.displayName !== undefined ? { displayName: input.displayName } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    valueType: input.valueType,
+    ...(input.typeQualifier ? { allowedTypes: input.typeQualifier.allowedTypes } : {}),
+    ...(input.allowedValues
+      ? { allowedValues: input.allowedValues.map((a) => ({ value: fromPropertyValue(a.value), ...(a.description !== undefined ? { description: a.description } : {}) })) }
+      : {}),
+    ...(input.cardinality ? { cardinality: input.cardinality } : {}),
+    entityTypes: input.entityTypes,
+    ...(input.immutable !== undefined ? { immutable: input.immutable } : {}),
+    ...(input.version !== undefined ? { version: input.version } : {}),
+  };
+}
+
+function fromYaml(input: YamlPropertyEntry, prefix: string, violations: Violation[]): DefinitionDraft {
+  if (input.urn !== undefined && input.qualified_name === undefined) {
+    violations.push({ path: `${prefix}/qualified_name`, message: 'is required when urn is given' });
+  }
+  return {
+    ...(input.urn !== undefined ? { urn: input.urn } : {}),
+    ...(input.id !== undefined ? { id: input.id } : {}),
+    ...(input.qualified_name !== undefined ? { qualifiedName: input.qualified_name } : {}),
+    ...(input.display_name !== undefined ? { displayName: input.display_name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    valueType: input.type,
+    ...(input.type_qualifier ? { allowedTypes: input.type_qualifier.allowed_types } : {}),
+    ...(input.allowed_values ? { allowedValues: input.allowed_values } : {}),
+    ...(input.cardinality ? { cardinality: input.cardinality } : {}),
+    entityTypes: input.entity_types,
+    ...(input.immutable !== undefined ? { immutable: input.immutable } : {}),
+    // 14-digit numbers are exact in a double; YAML users often leave the version unquoted.
+    ...(input.version !== undefined ? { version: String(input.version) } : {}),
+  };
+}
+
+/** Checks one input against its shape's schema and reads it into a draft (undefined when the shape is wrong). */
+export function readDefinitionInput(
+  shape: DefinitionInputShape,
+  input: unknown,
+  violations: Violation[],
+  options: { urn?: string; prefix?: string } = {},
+): DefinitionDraft | undefined {
+  const prefix = options.prefix ?? '';
+  if (shape === 'graphql') {
+    const value = dropNulls(input);
+    const found = checkSchema(schemas.graphqlCreateDefinitionSchema, value, prefix);
+    violations.push(...found);
+    return found.length ? undefined : fromGraphql(value as CreateStructuredPropertyInput, violations);
+  }
+  if (shape === 'rest') {
+    const found = checkSchema(schemas.restDefinitionSchema, input, prefix);
+    violations.push(...found);
+    return found.length ? undefined : fromRest(input as RestPropertyDefinitionInput, options.urn);
+  }
+  const found = checkSchema(schemas.yamlDefinitionSchema, input, prefix);
+  violations.push(...found);
+  return found.length ? undefined : fromYaml(input as YamlPropertyEntry, prefix, violations);
+}
+
+/** Parses the YAML file of the command line: a list of definitions (a single mapping counts as a list of one). */
+export function parseYamlDefinitions(text: string): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text);
+  } catch (cause) {
+    // The yaml package's message is "<reason> at line L, column C:" followed by a code frame; keep the first line.
+    const full = cause instanceof Error ? cause.message : String(cause);
+    const message = (full.split('\n')[0] ?? full).replace(/:\s*$/, '');
+    throw new CatalogError('INVALID_INPUT', `the YAML file cannot be read: ${message}`, { cause, details: [{ path: '/', message }] });
+  }
+  if (parsed === null || parsed === undefined) return [];
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+// --- from the stored definition to each shape -----------------------------------------------------
+
+const shortEntityType = (urn: string): string => (urn.startsWith(ENTITY_TYPE_URN_PREFIX) ? urn.slice(ENTITY_TYPE_URN_PREFIX.length) : urn);
+
+export function toGraphqlInput(definition: StructuredPropertyDefinition): CreateStructuredPropertyInput {
+  const d = definition;
+  return {
+    qualifiedName: d.qualifiedName,
+    ...(d.displayName !== undefined ? { displayName: d.displayName } : {}),
+    ...(d.description !== undefined ? { description: d.description } : {}),
+    immutable: d.immutable,
+    valueType: d.valueType,
+    ...(d.typeQualifier ? { typeQualifier: { allowedTypes: [...d.typeQualifier.allowedTypes] } } : {}),
+    ...(d.allowedValues
+      ? {
+          allowedValues: d.allowedValues.map((a) => ({
+            ...('double' in a.value ? { numberValue: a.value.double } : { stringValue: a.value.string }),
+            ...(a.description !== undefined ? { description: a.description } : {}),
+          })),
+        }
+      : {}),
+    cardinality: d.cardinality,
+    entityTypes: [...d.entityTypes],
+    ...(d.version !== undefined ? { version: d.version } : {}),
+  };
+}
+
+export function toRestInput(definition: StructuredPropertyDefinition): RestPropertyDefinitionInput {
+  const { created: _created, lastModified: _lastModified, ...rest } = definition;
+  return JSON.parse(JSON.stringify(rest)) as RestPropertyDefinitionInput;
+}
+
+export function toYamlEntry(definition: StructuredPropertyDefinition): YamlPropertyEntry {
+  const d = definition;
+  return {
+    id: d.qualifiedName,
+    qualified_name: d.qualifiedName,
+    type: valueTypeNameOf(d.valueType) ?? d.valueType,
+    cardinality: d.cardinality,
+    ...(d.version !== undefined ? { version: d.version } : {}),
+    ...(d.displayName !== undefined ? { display_name: d.displayName } : {}),
+    entity_types: d.entityTypes.map(shortEntityType),
+    ...(d.description !== undefined ? { description: d.description } : {}),
+    ...(d.allowedValues
+      ? {
+          allowed_values: d.allowedValues.map((a) => ({
+            value: fromPropertyValue(a.value),
+            ...(a.description !== undefined ? { description: a.description } : {}),
+          })),
+        }
+      : {}),
+    ...(d.immutable ? { immutable: true } : {}),
+    ...(d.typeQualifier ? { type_qualifier: { allowed_types: d.typeQualifier.allowedTypes.map(shortEntityType) } } : {}),
+  };
+}
+
+/** The command-line read-back form (CONTRACT section 7): full URNs, allowed values as strings. */
+export function toReadBack(urn: string, definition: StructuredPropertyDefinition): PropertyReadBack {
+  const d = definition;
+  return {
+    urn,
+    qualified_name: d.qualifiedName,
+    type: d.valueType,
+    ...(d.description !== undefined ? { description: d.description } : {}),
+    ...(d.displayName !== undefined ? { display_name: d.displayName } : {}),
+    entity_types: [...d.entityTypes],
+    cardinality: d.cardinality,
+    ...(d.allowedValues
+      ? {
+          allowed_values: d.allowedValues.map((a) => ({
+            value: String(fromPropertyValue(a.value)),
+            ...(a.description !== undefined ? { description: a.description } : {}),
+          })),
+        }
+      : {}),
+    ...(d.version !== undefined ? { version: d.version } : {}),
+    ...(d.immutable ? { immutable: true } : {}),
+    ...(d.typeQualifier ? { type_qualifier: { allowed_types: [...d.typeQualifier.allowedTypes] } } : {}),
+  };
+}
+
+/** The stored aspect value as JSON. */
+export function definitionToJson(definition: StructuredPropertyDefinition): JsonObject {
+  return JSON.parse(JSON.stringify(definition)) as JsonObject;
+}
+
+export function definitionFromJson(value: JsonValue | undefined): StructuredPropertyDefinition | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  return value as unknown as StructuredPropertyDefinition;
+}

@@ -1,0 +1,381 @@
+import type { NewJob, StoredEntity } from '../../adapter/types';
+import type { CatalogContext } from '../context';
+import { incarnationMetadata, newIncarnation } from './definition-key';
+import type { EntityDeletion } from '../entities/service';
+import type { EntityPlan } from '../entities/writer';
+import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import { cleanupJob } from './cleanup';
+import {
+  breakingChanges,
+  canonicalDefinition,
+  definitionContent,
+  refuseBreakingChanges,
+  resolveVersion,
+} from './definition-changes';
+import {
+  attachableEntityTypes,
+  checkVersionFormat,
+  normalizeAllowedValues,
+  normalizeDraft,
+  normalizeEntityTypes,
+  type DraftPaths,
+} from './definition-rules';
+import {
+  checkSchema,
+  definitionToJson,
+  dropNulls,
+  graphqlScalars,
+  parseYamlDefinitions,
+  pathsFor,
+  readDefinitionInput,
+  toReadBack,
+} from './definition-shapes';
+import { definitionInfoOf, type DefinitionCache, type DefinitionInfo } from './lookup';
+import {
+  DEFINITION_ASPECT,
+  STRUCTURED_PROPERTY_ENTITY,
+  type DefinitionInputShape,
+  type DefinitionUpsertResult,
+  type HardDeleteResult,
+  type PropertyReadBack,
+  type ResolvedPropertyField,
+  type StructuredPropertyDefinition,
+  type StructuredPropertyView,
+  type UpdateStructuredPropertyInput,
+} from './types';
+import { graphqlUpdateDefinitionSchema } from '../validation/schemas/structured-properties';
+import { knownUrnProblem, urnProblem } from '../urn';
+import { requirePropertyUrn, softDeletedMessage, throwIfConflicts } from './messages';
+
+const UPDATE_PATHS: DraftPaths = {
+  urn: '/urn',
+  id: '/urn',
+  qualifiedName: '/urn',
+  valueType: '/valueType',
+  allowedTypes: '/typeQualifier/newAllowedTypes',
+  allowedValues: '/newAllowedValues',
+  allowedValue: (i) => `/newAllowedValues/${i}`,
+  cardinality: '/setCardinalityAsMultiple',
+  entityTypes: '/newEntityTypes',
+  version: '/version',
+};
+
+export function viewOf(info: DefinitionInfo): StructuredPropertyView {
+  return { urn: info.urn, definition: info.definition, removed: info.removed, definitionKey: info.key };
+}
+
+/** Definitions of structured properties: create, update, upsert, read, soft delete, restore, hard delete. */
+export class PropertyDefinitionService {
+  constructor(
+    private readonly ctx: CatalogContext,
+    /** Definitions for readers (search filters), shared with the visibility of values. */
+    private readonly readers: DefinitionCache,
+  ) {}
+
+  private async manager(actor: unknown): Promise<string> {
+    const who = await this.ctx.authenticate(actor);
+    await this.ctx.authorizer.require(who, 'MANAGE_STRUCTURED_PROPERTIES');
+    return who;
+  }
+
+  /** Creates a definition from any input shape; CONFLICT when the URN exists (also soft-deleted). */
+  async create(actor: string, input: unknown, shape: DefinitionInputShape, options: { urn?: string } = {}): Promise<StructuredPropertyView> {
+    const who = await this.manager(actor);
+    const violations: Violation[] = [];
+    const draft = readDefinitionInput(shape, input, violations, options);
+    const normalized = draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape), violations, { looseScalars: shape === 'yaml' });
+    throwIfViolations(violations, 'invalid structured property definition');
+    const { urn, definition } = normalized!;
+    const after = await this.ctx.writer.write(who, [urn], (current) => {
+      const existing = definitionInfoOf(current.get(urn));
+      if (existing || current.has(urn)) {
+        const state = existing?.removed ? ' (soft-deleted: restore it or hard-delete it first)' : '';
+        throw new CatalogError('CONFLICT', `structured property ${urn} already exists${state}`);
+      }
+      return { entities: [this.definitionPlan(who, urn, definition, undefined)] };
+    });
+    return viewOf(definitionInfoOf(after.get(urn))!);
+  }
+
+  /** Creates or replaces whole definitions (REST aspect JSON, YAML entries) in one atomic commit. */
+  async upsertMany(
+    actor: string,
+    inputs: readonly unknown[],
+    shape: 'rest' | 'yaml',
+    options: { urns?: ReadonlyArray<string | undefined> } = {},
+  ): Promise<DefinitionUpsertResult[]> {
+    const who = await this.manager(actor);
+    const violations: Violation[] = [];
+    const single = inputs.length === 1 && shape === 'rest';
+    const entries: Array<{ urn: string; definition: StructuredPropertyDefinition; prefix: string }> = [];
+    inputs.forEach((input, i) => {
+      const prefix = single ? '' : `/${i}`;
+      const draft = readDefinitionInput(shape, input, violations, { prefix, urn: options.urns?.[i] });
+      const normalized = draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape, prefix), violations, { looseScalars: shape === 'yaml' });
+      if (!normalized) return;
+      if (entries.some((e) => e.urn === normalized.urn)) {
+        violations.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
+      }
+      entries.push({ ...normalized, prefix });
+    });
+    throwIfViolations(violations, 'invalid structured property definition');
+    const outcomes = new Map<string, DefinitionUpsertResult['outcome']>();
+    const after = await this.ctx.writer.write(
+      who,
+      entries.map((e) => e.urn),
+      (current) => {
+        const problems: Violation[] = [];
+        const conflicts: Violation[] = [];
+        const plans: EntityPlan[] = [];
+        const jobs: NewJob[] = [];
+        for (const { urn, definition, prefix } of entries) {
+          const stored = definitionInfoOf(current.get(urn));
+          if (!stored) {
+            outcomes.set(urn, 'created');
+            plans.push(this.definitionPlan(who, urn, definition, undefined));
+            continue;
+          }
+          const paths = pathsFor(shape, prefix);
+          if (stored.removed) {
+            problems.push({ path: paths.qualifiedName, message: softDeletedMessage(urn, 'updating its definition') });
+            continue;
+          }
+          const { version, bumped } = resolveVersion(stored.definition.version, definition.version, paths.version, conflicts);
+          const next: StructuredPropertyDefinition = { ...definition, ...(version !== undefined ? { version } : {}) };
+          if (!bumped) conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, paths), stored.definition.version, urn));
+          if (definitionContent(next) === definitionContent(stored.definition)) {
+            outcomes.set(urn, 'unchanged');
+            continue;
+          }
+          outcomes.set(urn, 'updated');
+          plans.push(this.definitionPlan(who, urn, next, stored));
+          if (bumped) jobs.push(cleanupJob(urn, stored.incarnation));
+        }
+        throwIfViolations(problems, 'refused structured property change');
+        throwIfConflicts(conflicts, 'refused structured property change');
+        return { entities: plans, jobs };
+      },
+    );
+    return entries.map(({ urn }) => ({ outcome: outcomes.get(urn)!, property: viewOf(definitionInfoOf(after.get(urn))!) }));
+  }
+
+  /** The command-line file: a YAML list of definitions, all validated, then written in one commit. */
+  async upsertYaml(actor: string, text: string): Promise<DefinitionUpsertResult[]> {
+    return this.upsertMany(actor, parseYamlDefinitions(text), 'yaml');
+  }
+
+  /** GraphQL `updateStructuredProperty`: texts replaced, lists appended, SINGLE → MULTIPLE, version. */
+  async update(actor: string, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView> {
+    const who = await this.manager(actor);
+    const value = dropNulls(input) as UpdateStructuredPropertyInput;
+    throwIfViolations(checkSchema(graphqlUpdateDefinitionSchema, value), 'invalid structured property update');
+    const urn = requirePropertyUrn(value.urn);
+    const after = await this.ctx.writer.write(who, [urn], (current) => {
+      const stored = definitionInfoOf(current.get(urn));
+      if (!stored) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
+      if (stored.removed) {
+        const message = softDeletedMessage(urn, 'updating its definition');
+        throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/urn', message }] });
+      }
+      const violations: Violation[] = [];
+      const conflicts: Violation[] = [];
+      const next = this.applyUpdate(stored, value, violations);
+      checkVersionFormat(value.version ?? undefined, '/version', violations);
+      throwIfViolations(violations, `invalid update of ${urn}`);
+      const { version, bumped } = resolveVersion(stored.definition.version, value.version ?? undefined, '/version', conflicts);
+      if (version !== undefined) next.version = version;
+      if (!bumped) conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
+      throwIfConflicts(conflicts, `refused update of ${urn}`);
+      if (definitionContent(next) === definitionContent(stored.definition)) return { entities: [] };
+      return { entities: [this.definitionPlan(who, urn, next, stored)], jobs: bumped ? [cleanupJob(urn, stored.incarnation)] : [] };
+    });
+    return viewOf(definitionInfoOf(after.get(urn))!);
+  }
+
+  private applyUpdate(stored: DefinitionInfo, input: UpdateStructuredPropertyInput, violations: Violation[]): StructuredPropertyDefinition {
+    const next = JSON.parse(JSON.stringify(stored.definition)) as StructuredPropertyDefinition;
+    if (input.displayName != null) next.displayName = input.displayName;
+    if (input.description != null) next.description = input.description;
+    if (input.immutable != null) next.immutable = input.immutable;
+    if (input.setCardinalityAsMultiple === true) next.cardinality = 'MULTIPLE';
+    if (input.newEntityTypes) {
+      const added = normalizeEntityTypes(input.newEntityTypes, '/newEntityTypes', attachableEntityTypes(this.ctx.registry), violations, 'entity type');
+      next.entityTypes = [...next.entityTypes, ...added.filter((t) => !next.entityTypes.includes(t))];
+    }
+    const newTypes = input.typeQualifier?.newAllowedTypes;
+    if (newTypes?.length) {
+      if (stored.valueType !== 'urn') {
+        violations.push({ path: '/typeQualifier/newAllowedTypes', message: `applies only to urn properties, not to ${stored.valueType}` });
+      } else {
+        const added = normalizeEntityTypes(newTypes, '/typeQualifier/newAllowedTypes', this.ctx.registry.entityTypeNames(), violations, 'entity type');
+        const existing = next.typeQualifier?.allowedTypes ?? [];
+        next.typeQualifier = { allowedTypes: [...existing, ...added.filter((t) => !existing.includes(t))] };
+      }
+    }
+    if (input.newAllowedValues?.length) {
+      const scalars = graphqlScalars(input.newAllowedValues, (i) => `/newAllowedValues/${i}`, violations);
+      const added = normalizeAllowedValues(scalars, stored.valueType, next.typeQualifier?.allowedTypes, (i) => `/newAllowedValues/${i}`, violations, false);
+      const merged = [...(next.allowedValues ?? [])];
+      for (const entry of added) {
+        const same = merged.findIndex((m) => JSON.stringify(m.value) === JSON.stringify(entry.value));
+        // Appending a value that is already allowed is idempotent; a new description replaces the old one.
+        if (same < 0) merged.push(entry);
+        else if (entry.description !== undefined) merged[same] = { ...merged[same]!, description: entry.description };
+      }
+      next.allowedValues = merged;
+    }
+    return next;
+  }
+
+  private definitionPlan(actor: string, urn: string, definition: StructuredPropertyDefinition, stored: DefinitionInfo | undefined): EntityPlan {
+    const now = this.ctx.clock();
+    const stamped: StructuredPropertyDefinition = {
+      ...canonicalDefinition(definition),
+      created: stored?.definition.created ?? { time: now, actor },
+      lastModified: { time: now, actor },
+    };
+    const incarnation = stored?.incarnation || newIncarnation();
+    return { urn, put: { [DEFINITION_ASPECT]: { value: definitionToJson(stamped), systemMetadata: incarnationMetadata(incarnation) } } };
+  }
+
+  // --- reads ----------------------------------------------------------------------------------------
+
+  async get(actor: string, urn: string): Promise<StructuredPropertyView | undefined> {
+    await this.ctx.authenticate(actor);
+    requirePropertyUrn(urn);
+    const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
+    const info = definitionInfoOf(entity);
+    return info ? viewOf(info) : undefined;
+  }
+
+  async getReadBack(actor: string, urn: string): Promise<PropertyReadBack | undefined> {
+    const view = await this.get(actor, urn);
+    return view ? toReadBack(view.urn, view.definition) : undefined;
+  }
+
+  /** Definitions in URN order; soft-deleted ones only with `includeRemoved`. */
+  async list(
+    actor: string,
+    options: { includeRemoved?: boolean; afterUrn?: string; limit?: number } = {},
+  ): Promise<{ properties: StructuredPropertyView[]; nextAfterUrn?: string }> {
+    await this.ctx.authenticate(actor);
+    const limit = options.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new CatalogError('INVALID_INPUT', `limit must be an integer from 1 to 1000, got ${String(limit)}`, {
+        details: [{ path: '/limit', message: 'must be an integer from 1 to 1000' }],
+      });
+    }
+    const properties: StructuredPropertyView[] = [];
+    let afterUrn = options.afterUrn;
+    for (;;) {
+      const page: StoredEntity[] = await this.ctx.adapter.scanEntities({
+        entityType: STRUCTURED_PROPERTY_ENTITY,
+        requireAspect: DEFINITION_ASPECT,
+        aspectNames: [DEFINITION_ASPECT, 'status'],
+        afterUrn,
+        limit: limit - properties.length,
+      });
+      for (const entity of page) {
+        const info = definitionInfoOf(entity);
+        if (info && (options.includeRemoved || !info.removed)) properties.push(viewOf(info));
+      }
+      if (page.length === 0 || properties.length >= limit) {
+        const last = page[page.length - 1]?.urn;
+        return { properties, ...(properties.length >= limit && last ? { nextAfterUrn: last } : {}) };
+      }
+      afterUrn = page[page.length - 1]!.urn;
+    }
+  }
+
+  /**
+   * What a search filter or facet `structuredProperties.<qualifiedName>` means: unknown and soft-deleted
+   * properties are INVALID_INPUT naming the property.
+   */
+  async resolveFilterField(actor: string, qualifiedName: string): Promise<ResolvedPropertyField> {
+    await this.ctx.authenticate(actor);
+    const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
+    const path = `structuredProperties.${qualifiedName}`;
+    const info = knownUrnProblem(urn) ? undefined : await this.readers.one(urn);
+    if (!info) {
+      const message = `unknown structured property "${qualifiedName}"`;
+      throw new CatalogError('INVALID_INPUT', `${path}: ${message}`, { details: [{ path, message }] });
+    }
+    if (info.removed) {
+      const message = softDeletedMessage(urn, 'filtering on it');
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path, message }] });
+    }
+    return filterFieldOf(info);
+  }
+
+  /**
+   * `resolveFilterField` from the definitions cached for readers, without reading or asking for the
+   * change token: undefined when the property is not cached, unknown or soft-deleted (the full
+   * resolution then says why). Valid as of the cache's `currentToken`.
+   */
+  cachedFilterField(qualifiedName: string): ResolvedPropertyField | undefined {
+    const info = this.readers.peek(`urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`);
+    return info && !info.removed ? filterFieldOf(info) : undefined;
+  }
+
+  // --- lifecycle ----------------------------------------------------------------------------------
+
+  /** Writes `status { removed }`; idempotent. NOT_FOUND when the property does not exist. */
+  async setRemoved(actor: string, urn: string, removed: boolean): Promise<StructuredPropertyView> {
+    const who = await this.manager(actor);
+    requirePropertyUrn(urn);
+    const after = await this.ctx.writer.write(who, [urn], (current) => {
+      const info = definitionInfoOf(current.get(urn));
+      if (!info) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
+      if (info.removed === removed) return { entities: [] };
+      return { entities: [{ urn, put: { status: { value: { removed } } } }] };
+    });
+    return viewOf(definitionInfoOf(after.get(urn))!);
+  }
+
+  /**
+   * The reported deletion (`catalog.entities.deleteEntity`, the command line's `delete`): soft unless
+   * `hard`, with the number of entities carrying values of the property; a dry run authorizes, checks
+   * and counts, and writes nothing.
+   */
+  async deletion(actor: string, urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion> {
+    const who = await this.manager(actor);
+    requirePropertyUrn(urn);
+    const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
+    const info = definitionInfoOf(entity);
+    // A leftover entity without a definition can still be hard-deleted (as hardDelete allows).
+    if (!entity || (!info && !options.hard)) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
+    const base = { urn, entityType: STRUCTURED_PROPERTY_ENTITY, dryRun: options.dryRun };
+    if (options.hard) {
+      if (options.dryRun) return { ...base, mode: 'hard', changed: true, entitiesWithValues: await this.ctx.adapter.countEntitiesWithPropertyValues(urn) };
+      const { entitiesToClean } = await this.hardDelete(who, urn);
+      return { ...base, mode: 'hard', changed: true, entitiesWithValues: entitiesToClean };
+    }
+    // Soft: the values written under the current definition are hidden and kept (older ones are being cleaned anyway).
+    const changed = info?.removed !== true;
+    const entitiesWithValues = await this.ctx.adapter.countEntitiesWithPropertyValues(urn, info!.key);
+    if (!options.dryRun && changed) await this.setRemoved(who, urn, true);
+    return { ...base, mode: 'soft', changed, entitiesWithValues };
+  }
+
+  /**
+   * Removes the definition at once and queues the durable clean-up of its values, in one commit.
+   * Works from the active and the soft-deleted state; NOT_FOUND when there is nothing to delete.
+   */
+  async hardDelete(actor: string, urn: string): Promise<HardDeleteResult> {
+    const who = await this.manager(actor);
+    requirePropertyUrn(urn);
+    let entitiesToClean = 0;
+    await this.ctx.writer.write(who, [urn], async (current) => {
+      const entity = current.get(urn);
+      if (!entity) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
+      const info = definitionInfoOf(entity);
+      entitiesToClean = await this.ctx.adapter.countEntitiesWithPropertyValues(urn);
+      return { entities: [{ urn, deleteEntity: true }], jobs: info ? [cleanupJob(urn, info.incarnation)] : [] };
+    });
+    return { urn, entitiesToClean };
+  }
+}
+
+function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {
+  return { propertyUrn: info.urn, definitionKey: info.key, valueKind: info.valueType === 'number' ? 'number' : 'string', valueType: info.valueType };
+}

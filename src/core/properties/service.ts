@@ -1,0 +1,157 @@
+import type { StoredEntity } from '../../adapter/types';
+import type { CatalogContext } from '../context';
+import type { ReadTransform } from '../entities/service';
+import { throwIfViolations } from '../../errors';
+import { registerPropertyCleanup } from './cleanup';
+import { PropertyDefinitionService } from './definitions';
+import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
+import { storedValues } from './value-rules';
+import { PropertyValueService } from './values';
+import type { FilterFieldSource } from '../search/input';
+import {
+  DEFINITION_ASPECT,
+  STRUCTURED_PROPERTY_ENTITY,
+  VALUES_ASPECT,
+  type CreateStructuredPropertyInput,
+  type DefinitionInputShape,
+  type DefinitionUpsertResult,
+  type GraphqlPropertyAssignmentInput,
+  type HardDeleteResult,
+  type PropertyAssignment,
+  type PropertyPatchRequest,
+  type PropertyReadBack,
+  type ResolvedPropertyField,
+  type RestPropertyDefinitionInput,
+  type StructuredPropertyView,
+  type UpdateStructuredPropertyInput,
+  type YamlPropertyEntry,
+} from './types';
+
+/**
+ * `catalog.properties`: structured property definitions and their values on entities. The GraphQL,
+ * HTTP and command-line layers are thin shells over these methods; every rule lives behind them.
+ * Every method takes the acting user first; writes of definitions need MANAGE_STRUCTURED_PROPERTIES,
+ * writes of values EDIT_ENTITY_PROPERTIES, reads an authenticated actor.
+ */
+export interface StructuredPropertyService {
+  /** Creates a definition (CONFLICT when the URN exists). Input shape: GraphQL create input (default), REST aspect JSON, YAML entry. */
+  create(actor: string, input: CreateStructuredPropertyInput, options?: { shape?: 'graphql' }): Promise<StructuredPropertyView>;
+  create(actor: string, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<StructuredPropertyView>;
+  create(actor: string, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<StructuredPropertyView>;
+  /** GraphQL `updateStructuredProperty`. */
+  update(actor: string, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView>;
+  /** Creates or replaces a whole definition (REST POST of the aspect, one YAML entry); reports which. */
+  upsert(actor: string, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<DefinitionUpsertResult>;
+  upsert(actor: string, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<DefinitionUpsertResult>;
+  /** The command-line file (a YAML list): all entries validated, then written in one atomic commit. */
+  upsertYaml(actor: string, yamlText: string): Promise<DefinitionUpsertResult[]>;
+  upsertYamlEntries(actor: string, entries: readonly YamlPropertyEntry[]): Promise<DefinitionUpsertResult[]>;
+  /** The definition, also when soft-deleted (`removed: true`); undefined when it does not exist. */
+  get(actor: string, urn: string): Promise<StructuredPropertyView | undefined>;
+  /** The command-line read-back form (CONTRACT section 7). */
+  getReadBack(actor: string, urn: string): Promise<PropertyReadBack | undefined>;
+  list(
+    actor: string,
+    options?: { includeRemoved?: boolean; afterUrn?: string; limit?: number },
+  ): Promise<{ properties: StructuredPropertyView[]; nextAfterUrn?: string }>;
+  softDelete(actor: string, urn: string): Promise<StructuredPropertyView>;
+  restore(actor: string, urn: string): Promise<StructuredPropertyView>;
+  /** Removes the definition now; its values are hidden now and removed by durable background work. */
+  hardDelete(actor: string, urn: string): Promise<HardDeleteResult>;
+  /** Soft unless `hard` (GraphQL `deleteStructuredProperty`, CLI `delete`). */
+  delete(actor: string, urn: string, options?: { hard?: boolean }): Promise<{ urn: string; hard: boolean; entitiesToClean: number }>;
+  /** For search: `structuredProperties.<qualifiedName>` → property URN, definition key, value kind; refuses unknown and soft-deleted. */
+  resolveFilterField(actor: string, qualifiedName: string): Promise<ResolvedPropertyField>;
+
+  /** The entity's visible structured properties. */
+  getValues(actor: string, entityUrn: string): Promise<PropertyAssignment[]>;
+  /** Replaces all of the entity's structured properties; returns those it has afterwards. */
+  upsertValues(actor: string, entityUrn: string, input: { properties: PropertyAssignment[] }, options?: { shape?: 'rest' }): Promise<PropertyAssignment[]>;
+  upsertValues(actor: string, entityUrn: string, input: GraphqlPropertyAssignmentInput[], options: { shape: 'graphql' }): Promise<PropertyAssignment[]>;
+  /** Removes the named properties; returns the properties left. */
+  removeValues(actor: string, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]>;
+  /** JSON Patch with `/properties/<property urn>` paths, atomic; returns the properties left. */
+  patchValues(actor: string, entityUrn: string, request: PropertyPatchRequest): Promise<PropertyAssignment[]>;
+  /** Bulk replace for ingestion: all validated first, then atomic chunks of 500 entities. */
+  upsertValuesMany(
+    actor: string,
+    items: ReadonlyArray<{ urn: string; properties: PropertyAssignment[] }>,
+  ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>>;
+}
+
+/** Readers never see values of a missing, soft-deleted or superseded definition. */
+function visibilityTransform(cache: DefinitionCache): ReadTransform {
+  return async (entities: StoredEntity[]) => {
+    const urns = propertyUrnsOf(entities);
+    if (urns.size === 0) return entities;
+    const definitions = await cache.load(urns);
+    return entities.map((entity) => {
+      const aspect = entity.aspects[VALUES_ASPECT];
+      if (!aspect) return entity;
+      const { visible } = storedValues(entity, definitions);
+      if (visible.length === assignmentsOf(aspect).length) return entity;
+      const value = { ...aspect.value, properties: JSON.parse(JSON.stringify(visible)) };
+      return { ...entity, aspects: { ...entity.aspects, [VALUES_ASPECT]: { ...aspect, value } } };
+    });
+  };
+}
+
+/**
+ * Builds the service and wires it into the catalog: routed generic writes, the read transform, the
+ * clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
+ */
+export function createStructuredProperties(ctx: CatalogContext): { service: StructuredPropertyService; filterFields: FilterFieldSource } {
+  // Readers share one cache of definitions, kept while nothing changes (see DefinitionCache).
+  const cache = new DefinitionCache(ctx.adapter);
+  const definitions = new PropertyDefinitionService(ctx, cache);
+  const values = new PropertyValueService(ctx);
+
+  ctx.entities.routeAspectWrites(DEFINITION_ASPECT, (actor, urn, value) => definitions.upsertMany(actor, [value], 'rest', { urns: [urn] }));
+  ctx.entities.routeAspectWrites(`${STRUCTURED_PROPERTY_ENTITY}.status`, async (actor, urn, value) => {
+    throwIfViolations(ctx.registry.validateAspect('status', value), `invalid status of ${urn}`);
+    return definitions.setRemoved(actor, urn, value.removed === true);
+  });
+  ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'));
+  ctx.entities.routeEntityDeletes(STRUCTURED_PROPERTY_ENTITY, (actor, urn, { hard }) =>
+    hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),
+  );
+  ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), { softByDefault: true });
+  ctx.entities.addReadTransform(visibilityTransform(cache));
+  registerPropertyCleanup(ctx);
+
+  const filterFields: FilterFieldSource = {
+    resolve: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
+    cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
+    cachedToken: () => cache.currentToken,
+  };
+  const service: StructuredPropertyService = {
+    create: (actor: string, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
+      definitions.create(actor, input, options.shape ?? 'graphql', { urn: options.urn }),
+    update: (actor, input) => definitions.update(actor, input),
+    upsert: async (actor: string, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
+      const [result] = await definitions.upsertMany(actor, [input], options.shape, { urns: [options.urn] });
+      return result!;
+    },
+    upsertYaml: (actor, text) => definitions.upsertYaml(actor, text),
+    upsertYamlEntries: (actor, entries) => definitions.upsertMany(actor, entries, 'yaml'),
+    get: (actor, urn) => definitions.get(actor, urn),
+    getReadBack: (actor, urn) => definitions.getReadBack(actor, urn),
+    list: (actor, options) => definitions.list(actor, options),
+    softDelete: (actor, urn) => definitions.setRemoved(actor, urn, true),
+    restore: (actor, urn) => definitions.setRemoved(actor, urn, false),
+    hardDelete: (actor, urn) => definitions.hardDelete(actor, urn),
+    delete: async (actor, urn, options = {}) => {
+      if (options.hard) return { ...(await definitions.hardDelete(actor, urn)), hard: true };
+      await definitions.setRemoved(actor, urn, true);
+      return { urn, hard: false, entitiesToClean: 0 };
+    },
+    resolveFilterField: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
+    getValues: (actor, entityUrn) => values.get(actor, entityUrn),
+    upsertValues: (actor: string, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>
+      values.upsert(actor, entityUrn, input, options.shape ?? 'rest'),
+    removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),
+    patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
+    upsertValuesMany: (actor, items) => values.upsertMany(actor, items, 'rest'),
+  };
+  return { service, filterFields };
+}

@@ -1,0 +1,175 @@
+import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
+import type { Violation } from '../../errors';
+import { formatValue, fromPropertyValue, toPropertyValue, typedValueProblem } from './definition-rules';
+import { assignmentState, assignmentsOf, keysOf, type DefinitionInfo } from './lookup';
+import { propertyUrnProblem, softDeletedMessage } from './messages';
+import { ENTITY_TYPE_URN_PREFIX, VALUES_ASPECT, type PropertyAssignment } from './types';
+import { PROPERTY_KEYS_METADATA } from '../search/document';
+import { entityTypeOf } from '../urn';
+
+/**
+ * The rules for values on an entity, pure: what a stored values aspect holds (visible, kept hidden
+ * for a soft-deleted property, stale), whether a wished-for list of assignments fits the definitions,
+ * and the aspect to store.
+ */
+
+/** One property's wished-for values, with where it came from in the input (for error paths). */
+export interface AssignmentDraft {
+  propertyUrn: string;
+  values: Array<string | number>;
+  /** Path of the assignment in the input; values are at `${path}/values/<i>`. */
+  path: string;
+  /** Path of its property URN in the input. */
+  urnPath: string;
+  /** Its values did not have the input shape (already reported): only the property itself is checked. */
+  malformed?: boolean;
+}
+
+export interface StoredValues {
+  visible: PropertyAssignment[];
+  /** Values of soft-deleted properties: hidden, kept, visible again on restore. */
+  softDeleted: Array<{ assignment: PropertyAssignment; key: string }>;
+  stale: PropertyAssignment[];
+}
+
+export function storedValues(entity: StoredEntity | undefined, definitions: ReadonlyMap<string, DefinitionInfo>): StoredValues {
+  const aspect = entity?.aspects[VALUES_ASPECT];
+  const keys = keysOf(aspect);
+  const out: StoredValues = { visible: [], softDeleted: [], stale: [] };
+  for (const assignment of assignmentsOf(aspect)) {
+    const state = assignmentState(definitions.get(assignment.propertyUrn), keys[assignment.propertyUrn]);
+    if (state === 'visible') out.visible.push(assignment);
+    else if (state === 'softDeleted') out.softDeleted.push({ assignment, key: keys[assignment.propertyUrn]! });
+    else out.stale.push(assignment);
+  }
+  return out;
+}
+
+const sortedValues = (values: ReadonlyArray<string | number>): string => JSON.stringify(values.map(formatValue).sort());
+
+/** Checks every wished-for assignment against its definition; adds one violation per problem. */
+export function checkAssignments(
+  entityUrn: string,
+  drafts: readonly AssignmentDraft[],
+  definitions: ReadonlyMap<string, DefinitionInfo>,
+  violations: Violation[],
+): void {
+  const entityTypeUrn = `${ENTITY_TYPE_URN_PREFIX}${entityTypeOf(entityUrn)}`;
+  const seen = new Set<string>();
+  for (const draft of drafts) {
+    const urn = draft.propertyUrn;
+    if (seen.has(urn)) {
+      violations.push({ path: draft.urnPath, message: `${urn} appears more than once; a property is set once per entity` });
+      continue;
+    }
+    seen.add(urn);
+    const info = definitions.get(urn);
+    const notAPropertyUrn = propertyUrnProblem(urn);
+    if (notAPropertyUrn) {
+      violations.push({ path: draft.urnPath, message: notAPropertyUrn });
+      continue;
+    }
+    if (!info) {
+      violations.push({ path: draft.urnPath, message: `structured property ${urn} does not exist` });
+      continue;
+    }
+    if (info.removed) {
+      violations.push({ path: draft.urnPath, message: softDeletedMessage(urn, 'assigning a value') });
+      continue;
+    }
+    const { definition } = info;
+    if (!definition.entityTypes.includes(entityTypeUrn)) {
+      const names = definition.entityTypes.map((t) => t.slice(ENTITY_TYPE_URN_PREFIX.length)).join(', ');
+      violations.push({ path: draft.urnPath, message: `${urn} cannot be set on ${entityTypeOf(entityUrn)} entities; its entity types are ${names}` });
+    }
+    if (draft.malformed) continue;
+    if (draft.values.length === 0) {
+      violations.push({ path: `${draft.path}/values`, message: `${urn} needs at least one value (remove the property to unset it)` });
+    }
+    if (definition.cardinality === 'SINGLE' && draft.values.length > 1) {
+      violations.push({ path: `${draft.path}/values`, message: `${urn} takes a single value (cardinality SINGLE), got ${draft.values.length}` });
+    }
+    const allowed = definition.allowedValues?.map((a) => fromPropertyValue(a.value));
+    const values = new Set<string>();
+    draft.values.forEach((value, i) => {
+      const path = `${draft.path}/values/${i}`;
+      const problem = typedValueProblem(info.valueType, definition.typeQualifier?.allowedTypes, value);
+      if (problem) {
+        violations.push({ path, message: `value ${formatValue(value)} of ${urn} ${problem}` });
+        return;
+      }
+      if (allowed && !allowed.includes(value)) {
+        violations.push({ path, message: `value ${formatValue(value)} of ${urn} should be one of ${JSON.stringify(allowed)}` });
+        return;
+      }
+      if (values.has(formatValue(value))) violations.push({ path, message: `value ${formatValue(value)} of ${urn} is listed twice` });
+      values.add(formatValue(value));
+    });
+  }
+}
+
+/** Immutable values can be set once: afterwards they are neither changed nor removed. */
+export function checkImmutables(
+  current: readonly PropertyAssignment[],
+  drafts: readonly AssignmentDraft[],
+  definitions: ReadonlyMap<string, DefinitionInfo>,
+  removalPath: (propertyUrn: string) => string,
+  violations: Violation[],
+): void {
+  for (const assignment of current) {
+    if (!definitions.get(assignment.propertyUrn)?.definition.immutable) continue;
+    const draft = drafts.find((d) => d.propertyUrn === assignment.propertyUrn);
+    const before = assignment.values.map(fromPropertyValue);
+    if (!draft) {
+      violations.push({ path: removalPath(assignment.propertyUrn), message: `${assignment.propertyUrn} is immutable: once set, it cannot be removed` });
+    } else if (!draft.malformed && sortedValues(draft.values) !== sortedValues(before)) {
+      violations.push({ path: `${draft.path}/values`, message: `${assignment.propertyUrn} is immutable: once set, its values cannot be changed` });
+    }
+  }
+}
+
+/**
+ * The values aspect after the write: the wished-for assignments (stamped; a property whose values did
+ * not change keeps its stamps), then the hidden values of soft-deleted properties; stale values are
+ * dropped on the way. Undefined when nothing changes.
+ */
+export function composeValues(
+  entity: StoredEntity | undefined,
+  stored: StoredValues,
+  drafts: readonly AssignmentDraft[],
+  definitions: ReadonlyMap<string, DefinitionInfo>,
+  stamp: AuditStamp,
+): { visible: PropertyAssignment[]; change?: { value: JsonObject; systemMetadata: JsonObject } } {
+  const visible: PropertyAssignment[] = drafts.map((draft) => {
+    const before = stored.visible.find((a) => a.propertyUrn === draft.propertyUrn);
+    const info = definitions.get(draft.propertyUrn);
+    const same = before && sortedValues(before.values.map(fromPropertyValue)) === sortedValues(draft.values);
+    if (before && same && (info?.definition.immutable || JSON.stringify(before.values.map(fromPropertyValue)) === JSON.stringify(draft.values))) {
+      return before;
+    }
+    return {
+      propertyUrn: draft.propertyUrn,
+      values: draft.values.map(toPropertyValue),
+      created: before?.created ?? stamp,
+      lastModified: stamp,
+    };
+  });
+  const keys: Record<string, string> = {};
+  for (const a of visible) keys[a.propertyUrn] = definitions.get(a.propertyUrn)!.key;
+  for (const { assignment, key } of stored.softDeleted) keys[assignment.propertyUrn] = key;
+  const properties = [...visible, ...stored.softDeleted.map((s) => s.assignment)];
+  const aspect = entity?.aspects[VALUES_ASPECT];
+  const oldKeys = keysOf(aspect);
+  const unchanged =
+    aspect !== undefined
+      ? JSON.stringify(assignmentsOf(aspect)) === JSON.stringify(properties) && JSON.stringify(oldKeys) === JSON.stringify(keys)
+      : properties.length === 0;
+  if (unchanged) return { visible };
+  return {
+    visible,
+    change: {
+      value: { ...(aspect?.value ?? {}), properties: JSON.parse(JSON.stringify(properties)) },
+      systemMetadata: { ...(aspect?.systemMetadata ?? {}), [PROPERTY_KEYS_METADATA]: keys },
+    },
+  };
+}

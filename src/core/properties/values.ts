@@ -1,0 +1,250 @@
+import type { StoredEntity } from '../../adapter/types';
+import type { CatalogContext } from '../context';
+import type { EntityPlan } from '../entities/writer';
+import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import { checkSchema, dropNulls } from './definition-shapes';
+import { fromPropertyValue } from './definition-rules';
+import { loadDefinitions, propertyUrnsOf, type DefinitionInfo } from './lookup';
+import { propertyUrnProblem, softDeletedMessage } from './messages';
+import { applyPropertyPatch } from './patch';
+import { checkAssignments, checkImmutables, composeValues, storedValues, type AssignmentDraft, type StoredValues } from './value-rules';
+import {
+  VALUES_ASPECT,
+  type GraphqlPropertyAssignmentInput,
+  type PropertyAssignment,
+  type ValuesInputShape,
+} from './types';
+import { graphqlAssignmentSchema, restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
+import { parseUrn } from '../urn';
+
+const BULK_CHUNK = 500;
+
+/** What to write on one entity, given what it holds now. */
+type Wish = (stored: StoredValues) => { drafts: AssignmentDraft[]; removalPath: (propertyUrn: string) => string };
+
+/**
+ * Reads values input of either shape into drafts. Shape errors are violations; an element whose
+ * values are malformed still yields a draft (marked) so that its property is checked too.
+ */
+export function readValuesInput(shape: ValuesInputShape, input: unknown, violations: Violation[], prefix = ''): AssignmentDraft[] {
+  const graphql = shape === 'graphql';
+  const value = graphql ? dropNulls(input) : input;
+  const listPath = graphql ? `${prefix}/structuredPropertyInputParams` : `${prefix}/properties`;
+  const envelope = graphql ? checkSchema({ type: 'array' }, value, listPath) : checkSchema(restValuesEnvelopeSchema, value, prefix);
+  violations.push(...envelope);
+  if (envelope.length) return [];
+  const items = (graphql ? value : (value as { properties: unknown[] }).properties) as unknown[];
+  const drafts: AssignmentDraft[] = [];
+  items.forEach((item, i) => {
+    const path = `${listPath}/${i}`;
+    const urnPath = `${path}/${graphql ? 'structuredPropertyUrn' : 'propertyUrn'}`;
+    const found = checkSchema(graphql ? graphqlAssignmentSchema : restAssignmentSchema, item, path);
+    violations.push(...found);
+    const record = (item ?? {}) as Record<string, unknown>;
+    const propertyUrn = record[graphql ? 'structuredPropertyUrn' : 'propertyUrn'];
+    if (found.length) {
+      if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
+      return;
+    }
+    if (!graphql) {
+      drafts.push({ propertyUrn: propertyUrn as string, values: (item as PropertyAssignment).values.map(fromPropertyValue), path, urnPath });
+      return;
+    }
+    const values: Array<string | number> = [];
+    let malformed = false;
+    (item as GraphqlPropertyAssignmentInput).values.forEach((v, j) => {
+      const hasString = typeof v.stringValue === 'string';
+      if (hasString === (typeof v.numberValue === 'number')) {
+        violations.push({ path: `${path}/values/${j}`, message: 'needs exactly one of stringValue or numberValue' });
+        malformed = true;
+      } else values.push(hasString ? (v.stringValue as string) : (v.numberValue as number));
+    });
+    drafts.push({ propertyUrn: propertyUrn as string, values, path, urnPath, ...(malformed ? { malformed } : {}) });
+  });
+  return drafts;
+}
+
+/** Structured property values on entities: read, replace all, remove some, patch, bulk replace. */
+export class PropertyValueService {
+  constructor(private readonly ctx: CatalogContext) {}
+
+  private async editor(actor: unknown): Promise<string> {
+    const who = await this.ctx.authenticate(actor);
+    await this.ctx.authorizer.require(who, 'EDIT_ENTITY_PROPERTIES');
+    return who;
+  }
+
+  /** INVALID_INPUT unless the URN names an entity type that carries structured properties. */
+  private entityUrn(urn: unknown, path: string): string {
+    const parsed = parseUrn(urn, path);
+    const spec = this.ctx.registry.entityType(parsed.entityType, path);
+    if (!spec.aspects.includes(VALUES_ASPECT)) {
+      const message = `${parsed.entityType} entities carry no structured properties`;
+      throw new CatalogError('INVALID_INPUT', `${path}: ${message}`, { details: [{ path, message }] });
+    }
+    return parsed.urn;
+  }
+
+  /** The entity's visible structured properties ([] when it has none or does not exist). */
+  async get(actor: string, entityUrn: string): Promise<PropertyAssignment[]> {
+    await this.ctx.authenticate(actor);
+    const urn = this.entityUrn(entityUrn, '/urn');
+    const [entity] = await this.ctx.entities.readVisible([urn], [VALUES_ASPECT]);
+    return ((entity?.aspects[VALUES_ASPECT]?.value.properties ?? []) as unknown as PropertyAssignment[]);
+  }
+
+  /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
+  async upsert(actor: string, entityUrn: string, input: unknown, shape: ValuesInputShape = 'rest'): Promise<PropertyAssignment[]> {
+    const who = await this.editor(actor);
+    const urn = this.entityUrn(entityUrn, shape === 'graphql' ? '/assetUrn' : '/urn');
+    const violations: Violation[] = [];
+    const drafts = readValuesInput(shape, input, violations);
+    const listPath = shape === 'graphql' ? '/structuredPropertyInputParams' : '/properties';
+    return this.write(who, urn, () => ({ drafts, removalPath: () => listPath }), violations);
+  }
+
+  /** Removes the named properties from the entity (absent ones are ignored); returns the properties left. */
+  async remove(actor: string, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]> {
+    const who = await this.editor(actor);
+    const urn = this.entityUrn(entityUrn, '/assetUrn');
+    const violations: Violation[] = [];
+    if (!Array.isArray(propertyUrns)) violations.push({ path: '/structuredPropertyUrns', message: 'must be a list of structured property URNs' });
+    else
+      propertyUrns.forEach((p, i) => {
+        const problem = propertyUrnProblem(p);
+        if (problem) violations.push({ path: `/structuredPropertyUrns/${i}`, message: problem });
+      });
+    throwIfViolations(violations, `invalid removal of structured properties from ${urn}`);
+    const pathOf = (p: string): string => `/structuredPropertyUrns/${propertyUrns.indexOf(p)}`;
+    return this.write(who, urn, (stored) => {
+      const hidden = stored.softDeleted.find((s) => propertyUrns.includes(s.assignment.propertyUrn));
+      if (hidden) {
+        const message = softDeletedMessage(hidden.assignment.propertyUrn, 'removing its values');
+        throw new CatalogError('INVALID_INPUT', message, { details: [{ path: pathOf(hidden.assignment.propertyUrn), message }] });
+      }
+      const drafts = stored.visible
+        .filter((a) => !propertyUrns.includes(a.propertyUrn))
+        .map((a, i) => ({ propertyUrn: a.propertyUrn, values: a.values.map(fromPropertyValue), path: `/kept/${i}`, urnPath: `/kept/${i}` }));
+      return { drafts, removalPath: pathOf };
+    });
+  }
+
+  /** JSON Patch on the entity's structured properties (see property-patch.ts); returns the properties left. */
+  async patch(actor: string, entityUrn: string, request: unknown): Promise<PropertyAssignment[]> {
+    const who = await this.editor(actor);
+    const urn = this.entityUrn(entityUrn, '/urn');
+    return this.write(who, urn, (stored) => {
+      const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
+      const drafts = applyPropertyPatch(stored.visible, request, softDeleted);
+      return { drafts, removalPath: (p) => `/properties/${p.replace(/~/g, '~0').replace(/\//g, '~1')}` };
+    });
+  }
+
+  /**
+   * Replaces the structured properties of many entities: every item is checked first (nothing is
+   * written when one is bad; the error lists every violation with its item index), then written in
+   * atomic chunks of 500 entities.
+   */
+  async upsertMany(
+    actor: string,
+    items: ReadonlyArray<{ urn: string; properties: unknown }>,
+    shape: ValuesInputShape = 'rest',
+  ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>> {
+    const who = await this.editor(actor);
+    const violations: Violation[] = [];
+    const wishes: Array<{ urn: string; drafts: AssignmentDraft[] }> = [];
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      let urn: string;
+      try {
+        urn = this.entityUrn(item?.urn, `/${i}/urn`);
+      } catch (error) {
+        if (error instanceof CatalogError) violations.push(...error.details);
+        return;
+      }
+      if (seen.has(urn)) violations.push({ path: `/${i}/urn`, message: `${urn} appears more than once` });
+      seen.add(urn);
+      const body = shape === 'graphql' ? item.properties : { properties: item.properties };
+      wishes.push({ urn, drafts: readValuesInput(shape, body, violations, `/${i}`) });
+    });
+    const definitions = await loadDefinitions(this.ctx.adapter, wishes.flatMap((w) => w.drafts.map((d) => d.propertyUrn)));
+    for (const wish of wishes) checkAssignments(wish.urn, wish.drafts, definitions, violations);
+    throwIfViolations(violations, 'invalid structured property values');
+    // Immutable values depend on what is stored: check them all before the first chunk is written.
+    for (let start = 0; start < wishes.length; start += BULK_CHUNK) {
+      const chunk = wishes.slice(start, start + BULK_CHUNK);
+      const entities = await this.ctx.adapter.readEntities(chunk.map((w) => w.urn), [VALUES_ASPECT]);
+      await this.ensureDefinitions(definitions, propertyUrnsOf(entities));
+      const byUrn = new Map(entities.map((e) => [e.urn, e] as const));
+      for (const wish of chunk) {
+        const stored = storedValues(byUrn.get(wish.urn), definitions);
+        checkImmutables(stored.visible, wish.drafts, definitions, () => `/${wishes.indexOf(wish)}/properties`, violations);
+      }
+    }
+    throwIfViolations(violations, 'invalid structured property values');
+    const results: Array<{ urn: string; properties: PropertyAssignment[] }> = [];
+    for (let start = 0; start < wishes.length; start += BULK_CHUNK) {
+      const chunk = wishes.slice(start, start + BULK_CHUNK);
+      const visible = new Map<string, PropertyAssignment[]>();
+      await this.ctx.writer.write(
+        who,
+        chunk.map((w) => w.urn),
+        async (current) => {
+          await this.ensureDefinitions(definitions, propertyUrnsOf([...current.values()]));
+          const plans: EntityPlan[] = [];
+          const problems: Violation[] = [];
+          for (const wish of chunk) {
+            const plan = this.plan(who, wish.urn, current.get(wish.urn), definitions, () => ({ drafts: wish.drafts, removalPath: () => '/properties' }), problems);
+            visible.set(wish.urn, plan.visible);
+            if (plan.entity) plans.push(plan.entity);
+          }
+          throwIfViolations(problems, 'invalid structured property values');
+          return { entities: plans };
+        },
+      );
+      for (const wish of chunk) results.push({ urn: wish.urn, properties: visible.get(wish.urn) ?? [] });
+    }
+    return results;
+  }
+
+  private async ensureDefinitions(definitions: Map<string, DefinitionInfo>, urns: Iterable<string>): Promise<void> {
+    const missing = [...urns].filter((u) => !definitions.has(u));
+    for (const [urn, info] of await loadDefinitions(this.ctx.adapter, missing)) definitions.set(urn, info);
+  }
+
+  private plan(
+    who: string,
+    urn: string,
+    entity: StoredEntity | undefined,
+    definitions: ReadonlyMap<string, DefinitionInfo>,
+    wish: Wish,
+    violations: Violation[],
+  ): { visible: PropertyAssignment[]; entity?: EntityPlan } {
+    const stored = storedValues(entity, definitions);
+    const { drafts, removalPath } = wish(stored);
+    checkAssignments(urn, drafts, definitions, violations);
+    checkImmutables(stored.visible, drafts, definitions, removalPath, violations);
+    if (violations.length > 0) return { visible: stored.visible };
+    const { visible, change } = composeValues(entity, stored, drafts, definitions, { time: this.ctx.clock(), actor: who });
+    return { visible, ...(change ? { entity: { urn, put: { [VALUES_ASPECT]: change } } } : {}) };
+  }
+
+  /** One entity, one atomic commit: read what it holds, decide, check, write. */
+  private async write(who: string, urn: string, wish: Wish, shapeViolations: readonly Violation[] = []): Promise<PropertyAssignment[]> {
+    let result: PropertyAssignment[] = [];
+    await this.ctx.writer.write(who, [urn], async (current) => {
+      const entity = current.get(urn);
+      const definitions = await loadDefinitions(this.ctx.adapter, propertyUrnsOf(entity ? [entity] : []));
+      // The wish is computed once to learn which further definitions it names, then planned for real.
+      const first = wish(storedValues(entity, definitions));
+      const extra = first.drafts.map((d) => d.propertyUrn).filter((u) => !definitions.has(u));
+      for (const [u, info] of await loadDefinitions(this.ctx.adapter, extra)) definitions.set(u, info);
+      const violations: Violation[] = [...shapeViolations];
+      const plan = this.plan(who, urn, entity, definitions, () => first, violations);
+      throwIfViolations(violations, `invalid structured properties for ${urn}`);
+      result = plan.visible;
+      return { entities: plan.entity ? [plan.entity] : [] };
+    });
+    return result;
+  }
+}

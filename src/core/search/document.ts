@@ -1,0 +1,71 @@
+import type { JsonObject, JsonValue, SearchDocument, SearchDocumentProperty, StoredAspect } from '../../adapter/types';
+import type { EntityRegistry } from '../entities/registry';
+import { parseUrn } from '../urn';
+
+/** Where each structured property's values came from: property URN → definition key (see SearchDocumentProperty). */
+export const PROPERTY_KEYS_METADATA = 'propertyKeys';
+
+function readPath(value: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
+  let current: JsonValue | undefined = value;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+function asStrings(value: JsonValue | undefined): string[] {
+  if (typeof value === 'string') return value === '' ? [] : [value];
+  if (typeof value === 'number' || typeof value === 'boolean') return [String(value)];
+  if (Array.isArray(value)) return value.flatMap((v) => asStrings(v));
+  return [];
+}
+
+/** Typed values of the `structuredProperties` aspect with the definition key each assignment was written under. */
+export function propertiesForSearch(aspect: StoredAspect | undefined): SearchDocumentProperty[] {
+  if (!aspect) return [];
+  const keys = (aspect.systemMetadata?.[PROPERTY_KEYS_METADATA] ?? {}) as JsonObject;
+  const assignments = (aspect.value.properties ?? []) as JsonObject[];
+  return assignments.map((assignment) => {
+    const propertyUrn = String(assignment.propertyUrn);
+    const values = ((assignment.values ?? []) as JsonObject[]).map((v) => (typeof v.double === 'number' ? v.double : String(v.string)));
+    const key = keys[propertyUrn];
+    return { propertyUrn, definitionKey: typeof key === 'string' ? key : '', values };
+  });
+}
+
+/**
+ * The one search document of an entity, derived from its aspects. Full text: `name` and
+ * `description` of the type's text aspect and the URN key; never structured-property values.
+ */
+export function deriveSearchDocument(
+  registry: EntityRegistry,
+  urn: string,
+  entityType: string,
+  aspects: Readonly<Record<string, StoredAspect>>,
+): SearchDocument {
+  const spec = registry.entityType(entityType);
+  const parsed = parseUrn(urn);
+  const textAspect = spec.textAspect ? aspects[spec.textAspect]?.value : undefined;
+  const name = textAspect && typeof textAspect.name === 'string' ? textAspect.name : undefined;
+  const description = textAspect && typeof textAspect.description === 'string' ? textAspect.description : undefined;
+  const fields: Record<string, string[]> = {};
+  for (const field of spec.searchFields ?? []) {
+    let values: string[] = [];
+    if (field.fromUrn) {
+      const v = field.fromUrn(parsed);
+      values = v === undefined ? [] : [v];
+    } else if (field.aspect && field.path) {
+      values = asStrings(readPath(aspects[field.aspect]?.value, field.path));
+    }
+    if (values.length) fields[field.name] = values;
+  }
+  return {
+    urn,
+    entityType,
+    removed: aspects.status?.value.removed === true,
+    text: { urnKey: parsed.key, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) },
+    fields,
+    properties: propertiesForSearch(aspects.structuredProperties),
+  };
+}

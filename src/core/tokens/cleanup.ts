@@ -1,0 +1,108 @@
+import type { CatalogContext } from '../context';
+import { toMetadata, TOKEN_ASPECT, TOKEN_ENTITY } from './model';
+
+/** The job type of the clean-up; one pending job at a time (dedupe key). */
+export const REMOVE_EXPIRED_TOKENS_JOB = 'accessTokens.removeExpired';
+/** The actor stamped on the clean-up's writes. */
+export const TOKEN_CLEANUP_ACTOR = 'urn:li:corpuser:__metacatalog';
+
+const DEFAULT_INTERVAL_MS = 3_600_000;
+const BATCH = 500;
+
+/**
+ * Removes the records of expired tokens (they fail verification anyway; this keeps the store and the
+ * listings small). Runs as a durable job, queued at start when expired records exist and then every
+ * `cleanupIntervalMs` by an in-process timer, and on demand through `catalog.tokens.removeExpired`.
+ *
+ * The job does not re-queue itself: `catalog.settle()` runs every pending job regardless of its
+ * `runAt`, so a self-perpetuating job would never let it settle.
+ */
+export class TokenCleanup {
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly intervalMs: number;
+
+  constructor(
+    private readonly ctx: CatalogContext,
+    intervalMs: number | undefined,
+  ) {
+    this.intervalMs = intervalMs ?? DEFAULT_INTERVAL_MS;
+    ctx.jobs.register(REMOVE_EXPIRED_TOKENS_JOB, async (_job, context) => {
+      await this.removeExpired(TOKEN_CLEANUP_ACTOR, () => context.renewLease());
+      return { commit: {} };
+    });
+  }
+
+  /** `catalog.tokens.removeExpired(actor)`: MANAGE_ACCESS_TOKENS; returns how many records went. */
+  async removeExpiredAs(actor: string): Promise<number> {
+    const caller = await this.ctx.authenticate(actor);
+    await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', "remove expired access tokens' records");
+    return this.removeExpired(caller);
+  }
+
+  /** Called once the catalog is open: queue a run if there is work, then every interval. */
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    if (await this.hasExpired()) await this.enqueue();
+    if (this.stopped) return;
+    this.timer = setInterval(() => {
+      this.enqueue().catch((error: unknown) => this.ctx.reportError(error, 'queueing the removal of expired access tokens'));
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async enqueue(): Promise<void> {
+    await this.ctx.writer.write(TOKEN_CLEANUP_ACTOR, [], () => ({
+      entities: [],
+      jobs: [{ type: REMOVE_EXPIRED_TOKENS_JOB, payload: {}, dedupeKey: REMOVE_EXPIRED_TOKENS_JOB }],
+    }));
+  }
+
+  private async hasExpired(): Promise<boolean> {
+    const now = this.ctx.clock();
+    let afterUrn: string | undefined;
+    for (;;) {
+      const page = await this.ctx.adapter.scanEntities({ entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT], afterUrn, limit: BATCH });
+      if (page.some((e) => isExpired(toMetadata(e)?.expiresAt, now))) return true;
+      if (page.length < BATCH) return false;
+      afterUrn = page[page.length - 1]!.urn;
+    }
+  }
+
+  /** Deletes in batches of 500 (one atomic commit each); idempotent, so a re-run after a crash is harmless. */
+  private async removeExpired(actor: string, onBatch?: () => Promise<void>): Promise<number> {
+    const now = this.ctx.clock();
+    let removed = 0;
+    let afterUrn: string | undefined;
+    for (;;) {
+      const page = await this.ctx.adapter.scanEntities({ entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT], afterUrn, limit: BATCH });
+      const expired = page.filter((e) => isExpired(toMetadata(e)?.expiresAt, now)).map((e) => e.urn);
+      if (expired.length) {
+        let deleted = 0;
+        await this.ctx.writer.write(actor, expired, (current) => {
+          // Re-checked on the fresh read (the writer may retry): only what is still there and still expired.
+          const urns = expired.filter((urn) => {
+            const stored = current.get(urn);
+            return stored !== undefined && isExpired(toMetadata(stored)?.expiresAt, now);
+          });
+          deleted = urns.length;
+          return { entities: urns.map((urn) => ({ urn, deleteEntity: true })) };
+        });
+        removed += deleted;
+        await onBatch?.();
+      }
+      if (page.length < BATCH) return removed;
+      afterUrn = page[page.length - 1]!.urn;
+    }
+  }
+}
+
+function isExpired(expiresAt: number | null | undefined, now: number): boolean {
+  return typeof expiresAt === 'number' && expiresAt <= now;
+}

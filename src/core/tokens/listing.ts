@@ -1,0 +1,90 @@
+import type { CatalogContext } from '../context';
+import { createAjv, violationsFromAjv } from '../entities/registry';
+import { throwIfViolations, type Violation } from '../../errors';
+import { checkFacetFilters, matchesRecord, resolveRecordConditions, type FacetCondition, type RecordValue } from '../search/filters';
+import { listInputSchema } from '../validation/schemas/access';
+import {
+  toMetadata,
+  TOKEN_ASPECT,
+  TOKEN_ENTITY,
+  TOKEN_FILTER_FIELDS,
+  type AccessTokenList,
+  type AccessTokenMetadata,
+  type ListAccessTokensInput,
+} from './model';
+
+export const DEFAULT_TOKEN_PAGE = 20;
+export const MAX_TOKEN_PAGE = 1000;
+const SCAN_PAGE = 500;
+
+const validateListInput = createAjv().compile(listInputSchema(MAX_TOKEN_PAGE));
+
+/** A filter that limits the listing to the caller: `ownerUrn` or `actorUrn`, equal to it, not negated. */
+function isSelfFilter(condition: FacetCondition, caller: string): boolean {
+  return (
+    (condition.field === 'ownerUrn' || condition.field === 'actorUrn') &&
+    (condition.operator === 'EQUAL' || condition.operator === 'IN') &&
+    !condition.negated &&
+    condition.values.length > 0 &&
+    condition.values.every((v) => v === caller)
+  );
+}
+
+/** Never-expiring first, then the latest expiry; then the newest; then by URN so pages are stable. */
+function byExpiryDescending(a: AccessTokenMetadata, b: AccessTokenMetadata): number {
+  const ea = a.expiresAt ?? Number.POSITIVE_INFINITY;
+  const eb = b.expiresAt ?? Number.POSITIVE_INFINITY;
+  if (ea !== eb) return eb > ea ? 1 : -1;
+  if (a.createdAt !== b.createdAt) return b.createdAt - a.createdAt;
+  return a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0;
+}
+
+/** Every token record, in URN order (token counts are small: see docs/tokens-and-policies.md). */
+export async function scanTokenRecords(ctx: CatalogContext): Promise<AccessTokenMetadata[]> {
+  const out: AccessTokenMetadata[] = [];
+  let afterUrn: string | undefined;
+  for (;;) {
+    const page = await ctx.adapter.scanEntities({ entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT], afterUrn, limit: SCAN_PAGE });
+    for (const entity of page) {
+      const metadata = toMetadata(entity);
+      if (metadata) out.push(metadata);
+    }
+    if (page.length < SCAN_PAGE) return out;
+    afterUrn = page[page.length - 1]!.urn;
+  }
+}
+
+/**
+ * Lists token records. Without MANAGE_ACCESS_TOKENS the caller needs GENERATE_PERSONAL_ACCESS_TOKENS
+ * and a filter on `ownerUrn` or `actorUrn` equal to itself; an empty filter list means every actor's
+ * tokens. Filters are evaluated here, over the scanned records.
+ */
+export async function listTokens(ctx: CatalogContext, actor: string, input: ListAccessTokensInput): Promise<AccessTokenList> {
+  const caller = await ctx.authenticate(actor);
+  const request = input ?? {};
+  const violations: Violation[] = [];
+  if (!validateListInput(request)) violations.push(...violationsFromAjv(validateListInput.errors));
+  const filters = typeof request === 'object' && request !== null ? request.filters : undefined;
+  const conditions: FacetCondition[] = checkFacetFilters(filters, '/filters', violations);
+  const resolved = resolveRecordConditions(conditions, TOKEN_FILTER_FIELDS, '/filters', violations);
+  throwIfViolations(violations, 'invalid access token listing');
+
+  // A listing limited to oneself needs GENERATE_PERSONAL_ACCESS_TOKENS; any other needs MANAGE_ACCESS_TOKENS.
+  if (!conditions.some((c) => isSelfFilter(c, caller))) {
+    await ctx.authorizer.require(
+      caller,
+      'MANAGE_ACCESS_TOKENS',
+      "list access tokens without a filter on ownerUrn or actorUrn equal to oneself (that lists other actors' tokens)",
+    );
+  } else if (!(await ctx.authorizer.has(caller, 'MANAGE_ACCESS_TOKENS'))) {
+    await ctx.authorizer.require(caller, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'list access tokens');
+  }
+
+  const start = request.start ?? 0;
+  const count = request.count ?? DEFAULT_TOKEN_PAGE;
+  const matching = (await scanTokenRecords(ctx))
+    .filter((token) => matchesRecord(token as unknown as Record<string, RecordValue>, resolved))
+    .sort(byExpiryDescending);
+  const tokens = matching.slice(start, start + count);
+  return { start, count: tokens.length, total: matching.length, tokens };
+}

@@ -1,0 +1,192 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { JsonObject, StoredEntity } from '../../adapter/types';
+import type { FacetFilterInput } from '../search/filters';
+
+/** The token record: entity type, aspect and where the salted hash is kept beside the aspect value. */
+export const TOKEN_ENTITY = 'accessToken';
+export const TOKEN_ASPECT = 'ServiceAccessTokenInfo';
+export const TOKEN_HASH_METADATA = 'tokenHash';
+export const TOKEN_SALT_METADATA = 'tokenSalt';
+
+export const ACCESS_TOKEN_TYPES = ['PERSONAL'] as const;
+export type AccessTokenType = (typeof ACCESS_TOKEN_TYPES)[number];
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** Lifetimes in milliseconds; a month is 30 days and a year 365. `null`: never expires. */
+export const ACCESS_TOKEN_DURATION_MS = {
+  ONE_HOUR: HOUR,
+  ONE_DAY: DAY,
+  ONE_WEEK: 7 * DAY,
+  ONE_MONTH: 30 * DAY,
+  THREE_MONTHS: 90 * DAY,
+  SIX_MONTHS: 180 * DAY,
+  ONE_YEAR: 365 * DAY,
+  NO_EXPIRY: null,
+} as const satisfies Record<string, number | null>;
+
+export type AccessTokenDuration = keyof typeof ACCESS_TOKEN_DURATION_MS;
+export const ACCESS_TOKEN_DURATIONS = Object.keys(ACCESS_TOKEN_DURATION_MS) as AccessTokenDuration[];
+
+/** What `createAccessToken` takes (CONTRACT section 3). */
+export interface CreateAccessTokenInput {
+  type: AccessTokenType;
+  /** The actor the token acts as. */
+  actorUrn: string;
+  duration: AccessTokenDuration;
+  name: string;
+  description?: string | null;
+}
+
+/** A token's record as callers see it. Times are epoch milliseconds. */
+export interface AccessTokenMetadata {
+  urn: string;
+  id: string;
+  type: AccessTokenType;
+  name: string;
+  description: string | null;
+  /** The actor the token acts as. */
+  actorUrn: string;
+  /** Who created it. */
+  ownerUrn: string;
+  createdAt: number;
+  /** `null`: never expires. */
+  expiresAt: number | null;
+  /** Last successful verification, recorded at most once a minute; `null`: never used. */
+  lastUsedAt: number | null;
+}
+
+/** The secret (returned only here, once) and its record. */
+export interface CreatedAccessToken {
+  accessToken: string;
+  metadata: AccessTokenMetadata;
+}
+
+export interface ListAccessTokensInput {
+  start?: number | null;
+  count?: number | null;
+  filters?: readonly FacetFilterInput[] | null;
+}
+
+export interface AccessTokenList {
+  start: number;
+  /** Number of tokens in this page. */
+  count: number;
+  /** Number of tokens that match the filters. */
+  total: number;
+  tokens: AccessTokenMetadata[];
+}
+
+/** Who a verified token speaks for. */
+export interface VerifiedAccessToken {
+  actorUrn: string;
+  tokenId: string;
+  type: AccessTokenType;
+  /** Epoch milliseconds; `null`: never expires. */
+  expiresAt: number | null;
+}
+
+export interface BootstrapTokenInput {
+  /** Must be one of the catalog's `superUsers`; the token acts as and is owned by it. */
+  actorUrn: string;
+  /** Default `bootstrap`. */
+  name?: string;
+  /** Default `ONE_DAY`. */
+  duration?: AccessTokenDuration;
+  description?: string;
+}
+
+/** `createCatalog({ tokens })`. */
+export interface TokenOptions {
+  /** Allow `NO_EXPIRY` tokens (default false). */
+  allowNoExpiry?: boolean;
+  /** How often the clean-up of expired tokens' records is queued, in ms (default one hour). */
+  cleanupIntervalMs?: number;
+}
+
+/** `catalog.tokens`: every rule of access tokens. Transports map their operations onto these. */
+export interface AccessTokens {
+  /** Creates a token; GENERATE_PERSONAL_ACCESS_TOKENS for oneself, MANAGE_ACCESS_TOKENS for anyone. */
+  create(actor: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken>;
+  /** Lists token records; without MANAGE_ACCESS_TOKENS a filter on `ownerUrn` or `actorUrn` equal to the caller is required. */
+  list(actor: string, input?: ListAccessTokensInput): Promise<AccessTokenList>;
+  /** Deletes a token's record (its owner or a manager); `NOT_FOUND` for an unknown id. Accepts the id or the URN. */
+  revoke(actor: string, tokenId: string): Promise<true>;
+  /** Checks a token; `UNAUTHENTICATED` with `reason` malformed, bad_signature, expired or revoked. */
+  verify(token: string): Promise<VerifiedAccessToken>;
+  /** The record of a token given as its secret (MANAGE_ACCESS_TOKENS); an invalid token is INVALID_INPUT with the same `reason`. */
+  getMetadata(actor: string, token: string): Promise<AccessTokenMetadata>;
+  /** Removes the records of expired tokens now (MANAGE_ACCESS_TOKENS); returns how many went. */
+  removeExpired(actor: string): Promise<number>;
+  /** In-process only, never exposed by a transport: a token for a configured super user. */
+  issueBootstrapToken(input: BootstrapTokenInput): Promise<CreatedAccessToken>;
+}
+
+/** Fields a listing filter may name, and how they compare. */
+export const TOKEN_FILTER_FIELDS = {
+  urn: 'string',
+  id: 'string',
+  type: 'string',
+  name: 'string',
+  description: 'string',
+  actorUrn: 'string',
+  ownerUrn: 'string',
+  createdAt: 'number',
+  expiresAt: 'number',
+  lastUsedAt: 'number',
+} as const;
+
+export function tokenUrn(id: string): string {
+  return `urn:li:${TOKEN_ENTITY}:${id}`;
+}
+
+/** The metadata of a stored record, or undefined when it has no token aspect. */
+export function toMetadata(entity: StoredEntity): AccessTokenMetadata | undefined {
+  const value = entity.aspects[TOKEN_ASPECT]?.value;
+  if (!value) return undefined;
+  const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+  return {
+    urn: entity.urn,
+    id: entity.urn.slice(tokenUrn('').length),
+    type: 'PERSONAL',
+    name: String(value.name ?? ''),
+    description: typeof value.description === 'string' ? value.description : null,
+    actorUrn: String(value.actorUrn ?? ''),
+    ownerUrn: String(value.ownerUrn ?? ''),
+    createdAt: num(value.createdAt) ?? 0,
+    expiresAt: num(value.expiresAt),
+    lastUsedAt: num(value.lastUsedAt),
+  };
+}
+
+/** The stored aspect value of a token record (absent fields are left out, not null). */
+export function toAspectValue(metadata: AccessTokenMetadata): JsonObject {
+  return {
+    type: metadata.type,
+    name: metadata.name,
+    ...(metadata.description !== null ? { description: metadata.description } : {}),
+    actorUrn: metadata.actorUrn,
+    ownerUrn: metadata.ownerUrn,
+    createdAt: metadata.createdAt,
+    ...(metadata.expiresAt !== null ? { expiresAt: metadata.expiresAt } : {}),
+    ...(metadata.lastUsedAt !== null ? { lastUsedAt: metadata.lastUsedAt } : {}),
+  };
+}
+
+/** `sha256(salt || token)` with a fresh random salt; both kept beside the record, never the token. */
+export function hashNewToken(token: string): JsonObject {
+  const salt = randomBytes(16);
+  const hash = createHash('sha256').update(salt).update(token, 'utf8').digest('hex');
+  return { [TOKEN_HASH_METADATA]: hash, [TOKEN_SALT_METADATA]: salt.toString('hex') };
+}
+
+/** Whether the token is the one whose salted hash the record keeps (constant-time). */
+export function matchesStoredHash(token: string, systemMetadata: JsonObject | undefined): boolean {
+  const hash = systemMetadata?.[TOKEN_HASH_METADATA];
+  const salt = systemMetadata?.[TOKEN_SALT_METADATA];
+  if (typeof hash !== 'string' || typeof salt !== 'string') return false;
+  const expected = Buffer.from(hash, 'hex');
+  const actual = createHash('sha256').update(Buffer.from(salt, 'hex')).update(token, 'utf8').digest();
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}

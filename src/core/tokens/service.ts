@@ -1,0 +1,265 @@
+import { randomUUID } from 'node:crypto';
+import type { StoredEntity } from '../../adapter/types';
+import type { CatalogContext } from '../context';
+import { createAjv, violationsFromAjv } from '../entities/registry';
+import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import { isTokenId, SigningKeys, TOKEN_ISSUER, tokenFailure } from './jwt';
+import { checkNotBlank, createAccessTokenSchema } from '../validation/schemas/access';
+import { TokenCleanup } from './cleanup';
+import { listTokens } from './listing';
+import {
+  ACCESS_TOKEN_DURATION_MS,
+  hashNewToken,
+  matchesStoredHash,
+  toAspectValue,
+  toMetadata,
+  TOKEN_ASPECT,
+  TOKEN_ENTITY,
+  tokenUrn,
+  type AccessTokenList,
+  type AccessTokenMetadata,
+  type AccessTokens,
+  type BootstrapTokenInput,
+  type CreateAccessTokenInput,
+  type CreatedAccessToken,
+  type ListAccessTokensInput,
+  type TokenOptions,
+  type VerifiedAccessToken,
+} from './model';
+import { checkUrn } from '../urn';
+
+/** `lastUsedAt` is written at most this often per token. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const validateCreateInput = createAjv().compile(createAccessTokenSchema);
+
+export interface TokenServiceOptions {
+  /** Resolves once the adapter is open (verification has no actor to authenticate, but must wait too). */
+  ready: Promise<void>;
+  /** The configured keys; empty when none is configured (token creation and verification are then UNSUPPORTED). */
+  signingKeys: readonly string[];
+  tokens?: TokenOptions;
+}
+
+/** INVALID_INPUT naming each bad `tokens` option. */
+export function checkTokenOptions(options: TokenOptions | undefined): void {
+  if (options === undefined) return;
+  const violations: Violation[] = [];
+  if (typeof options !== 'object' || options === null) violations.push({ path: 'tokens', message: 'must be an object' });
+  else {
+    if (options.allowNoExpiry !== undefined && typeof options.allowNoExpiry !== 'boolean') {
+      violations.push({ path: 'tokens.allowNoExpiry', message: 'must be a boolean' });
+    }
+    const interval = options.cleanupIntervalMs;
+    if (interval !== undefined && (!Number.isInteger(interval) || interval < 1000)) {
+      violations.push({ path: 'tokens.cleanupIntervalMs', message: 'must be an integer of at least 1000 (ms)' });
+    }
+  }
+  throwIfViolations(violations, 'invalid catalog options');
+}
+
+/**
+ * Access tokens: HS256 JWTs of which only a salted hash is stored, as the `ServiceAccessTokenInfo`
+ * aspect of `urn:li:accessToken:<jti>`. Every call reads the record, so a revocation (the record is
+ * deleted) takes effect at once, in every process sharing the store.
+ */
+export class TokenService implements AccessTokens {
+  readonly cleanup: TokenCleanup;
+  private readonly keys: SigningKeys;
+  private readonly allowNoExpiry: boolean;
+
+  constructor(
+    private readonly ctx: CatalogContext,
+    private readonly options: TokenServiceOptions,
+  ) {
+    this.keys = new SigningKeys(options.signingKeys);
+    this.allowNoExpiry = options.tokens?.allowNoExpiry === true;
+    this.cleanup = new TokenCleanup(ctx, options.tokens?.cleanupIntervalMs);
+    // Token records are reached only through this service: no generic write, read or search.
+    ctx.entities.routeAspectWrites(TOKEN_ASPECT, async () => {
+      const message = `${TOKEN_ASPECT} is written only by catalog.tokens.create`;
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
+    });
+    ctx.entities.routeEntityDeletes(TOKEN_ENTITY, (actor, urn) => this.revoke(actor, urn));
+    ctx.entities.addReadTransform(async (entities) => entities.filter((e) => e.entityType !== TOKEN_ENTITY));
+  }
+
+  async create(actor: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+    const caller = await this.ctx.authenticate(actor);
+    this.requireKeys('create access tokens');
+    this.checkCreateInput(input);
+    if (input.actorUrn === caller) {
+      if (!(await this.ctx.authorizer.has(caller, 'MANAGE_ACCESS_TOKENS'))) {
+        await this.ctx.authorizer.require(caller, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'create an access token for oneself');
+      }
+    } else {
+      await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', 'create an access token that acts as another actor');
+    }
+    return this.issue(caller, input);
+  }
+
+  list(actor: string, input: ListAccessTokensInput = {}): Promise<AccessTokenList> {
+    return listTokens(this.ctx, actor, input);
+  }
+
+  async revoke(actor: string, tokenId: string): Promise<true> {
+    const caller = await this.ctx.authenticate(actor);
+    const id = typeof tokenId === 'string' && tokenId.startsWith(tokenUrn('')) ? tokenId.slice(tokenUrn('').length) : tokenId;
+    if (!isTokenId(id)) {
+      const message = 'must be a token id (letters, digits and "-") or an accessToken URN';
+      throw new CatalogError('INVALID_INPUT', `tokenId ${message}`, { details: [{ path: 'tokenId', message }] });
+    }
+    const manager = await this.ctx.authorizer.has(caller, 'MANAGE_ACCESS_TOKENS');
+    if (!manager) await this.ctx.authorizer.require(caller, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'revoke access tokens');
+    const urn = tokenUrn(id);
+    await this.ctx.writer.write(caller, [urn], async (current) => {
+      const metadata = current.get(urn) && toMetadata(current.get(urn)!);
+      if (!metadata) throw new CatalogError('NOT_FOUND', `no access token with id ${id}`);
+      if (metadata.ownerUrn !== caller && !manager) {
+        await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', 'revoke access tokens of other actors');
+      }
+      return { entities: [{ urn, deleteEntity: true }] };
+    });
+    return true;
+  }
+
+  async verify(token: string): Promise<VerifiedAccessToken> {
+    await this.options.ready;
+    const { entity, metadata } = await this.check(token);
+    await this.recordUse(entity, metadata);
+    return { actorUrn: metadata.actorUrn, tokenId: metadata.id, type: metadata.type, expiresAt: metadata.expiresAt };
+  }
+
+  async getMetadata(actor: string, token: string): Promise<AccessTokenMetadata> {
+    const caller = await this.ctx.authenticate(actor);
+    await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', 'read the metadata of an access token');
+    try {
+      return (await this.check(token)).metadata;
+    } catch (error) {
+      // The caller is authenticated; it is the token it passed that is bad.
+      if (error instanceof CatalogError && error.code === 'UNAUTHENTICATED') {
+        throw new CatalogError('INVALID_INPUT', error.message, { reason: error.reason, details: [{ path: 'token', message: error.message }] });
+      }
+      throw error;
+    }
+  }
+
+  removeExpired(actor: string): Promise<number> {
+    return this.cleanup.removeExpiredAs(actor);
+  }
+
+  async issueBootstrapToken(input: BootstrapTokenInput): Promise<CreatedAccessToken> {
+    await this.options.ready;
+    this.requireKeys('issue a bootstrap token');
+    const actorUrn = input?.actorUrn;
+    const violations: Violation[] = [];
+    checkUrn(actorUrn, 'actorUrn', violations);
+    throwIfViolations(violations, 'invalid bootstrap token request');
+    if (!this.ctx.authorizer.isSuperUser(actorUrn)) {
+      throw new CatalogError('FORBIDDEN', `${actorUrn} is not one of the catalog's superUsers; a bootstrap token is issued only for a super user`, {
+        reason: 'superUsers',
+      });
+    }
+    const request: CreateAccessTokenInput = {
+      type: 'PERSONAL',
+      actorUrn,
+      duration: input.duration ?? 'ONE_DAY',
+      name: input.name ?? 'bootstrap',
+      ...(input.description !== undefined ? { description: input.description } : {}),
+    };
+    this.checkCreateInput(request);
+    return this.issue(actorUrn, request);
+  }
+
+  // --- internals ----------------------------------------------------------------------------
+
+  private requireKeys(what: string): void {
+    if (this.keys.size === 0) {
+      throw new CatalogError('UNSUPPORTED', `cannot ${what}: configure tokenSigningKey in createCatalog (a secret of at least 32 bytes)`);
+    }
+  }
+
+  private checkCreateInput(input: CreateAccessTokenInput): void {
+    const violations: Violation[] = [];
+    if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
+    if (!validateCreateInput(input)) violations.push(...violationsFromAjv(validateCreateInput.errors));
+    else {
+      checkUrn(input.actorUrn, '/actorUrn', violations, 'corpuser');
+      if (input.duration === 'NO_EXPIRY' && !this.allowNoExpiry) {
+        violations.push({ path: '/duration', message: 'NO_EXPIRY is not allowed: the catalog is not configured with tokens.allowNoExpiry' });
+      }
+    }
+    throwIfViolations(violations, 'invalid access token request');
+  }
+
+  /** Signs a token for an authorized request and stores its record; the secret leaves only in the result. */
+  private async issue(owner: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+    const now = this.ctx.clock();
+    const id = randomUUID();
+    const urn = tokenUrn(id);
+    const lifetime = ACCESS_TOKEN_DURATION_MS[input.duration];
+    const expiresAt = lifetime === null ? null : now + lifetime;
+    const accessToken = this.keys.sign({
+      sub: input.actorUrn,
+      jti: id,
+      type: input.type,
+      iat: Math.floor(now / 1000),
+      ...(expiresAt === null ? {} : { exp: Math.ceil(expiresAt / 1000) }),
+      iss: TOKEN_ISSUER,
+    });
+    const metadata: AccessTokenMetadata = {
+      urn,
+      id,
+      type: input.type,
+      name: input.name,
+      description: input.description ?? null,
+      actorUrn: input.actorUrn,
+      ownerUrn: owner,
+      createdAt: now,
+      expiresAt,
+      lastUsedAt: null,
+    };
+    await this.ctx.writer.write(owner, [urn], (current) => {
+      if (current.has(urn)) throw new CatalogError('CONFLICT', `access token ${id} exists already`);
+      return { entities: [{ urn, put: { [TOKEN_ASPECT]: { value: toAspectValue(metadata), systemMetadata: hashNewToken(accessToken) } } }] };
+    });
+    return { accessToken, metadata };
+  }
+
+  /** Signature, claims, expiry (catalog clock), then the record: gone means revoked. */
+  private async check(token: string): Promise<{ entity: StoredEntity; metadata: AccessTokenMetadata }> {
+    this.requireKeys('verify access tokens');
+    const claims = this.keys.verify(token);
+    const now = this.ctx.clock();
+    if (claims.exp !== undefined && claims.exp * 1000 <= now) throw tokenFailure('expired', 'the access token has expired');
+    const [entity] = await this.ctx.adapter.readEntities([tokenUrn(claims.jti)], [TOKEN_ASPECT]);
+    const metadata = entity && toMetadata(entity);
+    if (!entity || !metadata || !matchesStoredHash(token, entity.aspects[TOKEN_ASPECT]?.systemMetadata)) {
+      throw tokenFailure('revoked', 'the access token was revoked (or is unknown to this catalog)');
+    }
+    if (metadata.expiresAt !== null && metadata.expiresAt <= now) throw tokenFailure('expired', 'the access token has expired');
+    return { entity, metadata };
+  }
+
+  /** Records `lastUsedAt` at most once a minute; never fails the verification. */
+  private async recordUse(entity: StoredEntity, metadata: AccessTokenMetadata): Promise<void> {
+    const now = this.ctx.clock();
+    // A clock that went back never moves lastUsedAt back either.
+    if (metadata.lastUsedAt !== null && now - metadata.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+    try {
+      await this.ctx.writer.write(metadata.actorUrn, [entity.urn], (current) => {
+        const stored = current.get(entity.urn);
+        const latest = stored && toMetadata(stored);
+        const aspect = stored?.aspects[TOKEN_ASPECT];
+        // Revoked meanwhile, or another verification recorded the use already: nothing to do.
+        if (!latest || !aspect || (latest.lastUsedAt !== null && now - latest.lastUsedAt < LAST_USED_RESOLUTION_MS)) {
+          return { entities: [] };
+        }
+        const value = toAspectValue({ ...latest, lastUsedAt: now });
+        return { entities: [{ urn: entity.urn, put: { [TOKEN_ASPECT]: { value, ...(aspect.systemMetadata ? { systemMetadata: aspect.systemMetadata } : {}) } } }] };
+      });
+    } catch (error) {
+      if (!(error instanceof CatalogError && error.code === 'CONFLICT')) this.ctx.reportError(error, `recording the use of access token ${metadata.id}`);
+    }
+  }
+}
