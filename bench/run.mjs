@@ -14,6 +14,7 @@ const WORKLOADS = {
   search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
+  'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject, StoredEntity } from '../../adapter/types';
 import { POLICY_ASPECT, POLICY_ENTITY, type StoredPolicy } from './authorization';
 import type { CatalogContext } from '../context';
-import { createAjv, violationsFromAjv } from '../entities/registry';
+import { compileSchema } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { Privilege } from './privileges';
 import { checkNotBlank, createPolicySchema, updatePolicySchema } from '../validation/schemas/access';
@@ -54,9 +54,8 @@ export interface Policies {
   get(actor: string, urn: string): Promise<StoredPolicy | undefined>;
 }
 
-const ajv = createAjv();
-const validateCreate = ajv.compile(createPolicySchema);
-const validateUpdate = ajv.compile(updatePolicySchema);
+const checkCreateShape = compileSchema(createPolicySchema);
+const checkUpdateShape = compileSchema(updatePolicySchema);
 const MAX_PAGE = 1000;
 
 function toPolicy(entity: StoredEntity): StoredPolicy | undefined {
@@ -113,7 +112,8 @@ export class PolicyService implements Policies {
     const caller = await this.authorize(actor);
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
-    if (!validateCreate(input)) violations.push(...violationsFromAjv(validateCreate.errors));
+    const shape = checkCreateShape(input);
+    if (shape.length) violations.push(...shape);
     else checkUsers(input.actors, violations);
     throwIfViolations(violations, 'invalid policy');
     const urn = `urn:li:${POLICY_ENTITY}:${input.id ?? randomUUID()}`;
@@ -137,7 +137,8 @@ export class PolicyService implements Policies {
     const policyUrn = policyUrnOf(urn);
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
-    if (!validateUpdate(input)) violations.push(...violationsFromAjv(validateUpdate.errors));
+    const shape = checkUpdateShape(input);
+    if (shape.length) violations.push(...shape);
     else checkUsers(input.actors, violations);
     throwIfViolations(violations, 'invalid policy update');
     let updated: StoredPolicy | undefined;

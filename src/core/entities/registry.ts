@@ -1,7 +1,7 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { JsonObject } from '../../adapter/types';
 import { CatalogError, type Violation } from '../../errors';
 import * as schemas from '../validation/schemas/aspects';
+import { checkSchema, compileSchema } from '../validation';
 import type { ParsedUrn } from '../urn';
 
 /** An aspect the catalog knows: its JSON schema (compiled once, on first use) and its kind. */
@@ -155,43 +155,6 @@ const BUILT_IN_ASPECTS: readonly AspectSpec[] = [
 const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 const ENTITY_TYPE_URN_PREFIX = 'urn:li:entityType:datahub.';
 
-/** Turns one ajv error into a violation with a JSON path the user can act on. */
-export function violationFromAjv(error: ErrorObject, prefix = ''): Violation {
-  const params = error.params as Record<string, unknown>;
-  let path = `${prefix}${error.instancePath}`;
-  let message = error.message ?? 'is invalid';
-  if (error.keyword === 'required') {
-    path = `${path}/${String(params.missingProperty)}`;
-    message = 'is required';
-  } else if (error.keyword === 'additionalProperties') {
-    path = `${path}/${String(params.additionalProperty)}`;
-    message = 'is not an allowed field';
-  } else if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
-    message = `must be one of ${JSON.stringify(params.allowedValues)}`;
-  }
-  return { path: path || '/', message };
-}
-
-/** Collapses ajv's error list: `oneOf` branches produce noise, keep the most specific ones. */
-export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefined, prefix = ''): Violation[] {
-  const seen = new Set<string>();
-  const out: Violation[] = [];
-  for (const e of errors ?? []) {
-    const v = violationFromAjv(e, prefix);
-    const key = `${v.path}\u0000${v.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      out.push(v);
-    }
-  }
-  return out;
-}
-
-/** One shared ajv instance for every schema the catalog compiles (they are compiled once each). */
-export function createAjv(): Ajv {
-  return new Ajv({ allErrors: true, strict: false });
-}
-
 /**
  * The entity types and aspects a catalog knows. Built-ins are registered at construction; a host
  * application adds its own with `registerAspect` and `registerEntityType`.
@@ -199,8 +162,6 @@ export function createAjv(): Ajv {
 export class EntityRegistry {
   private readonly entityTypes = new Map<string, EntityTypeSpec>();
   private readonly aspects = new Map<string, AspectSpec>();
-  private readonly validators = new Map<string, ValidateFunction>();
-  private readonly ajv = createAjv();
 
   constructor() {
     for (const aspect of BUILT_IN_ASPECTS) this.registerAspect(aspect);
@@ -213,7 +174,7 @@ export class EntityRegistry {
     }
     if (this.aspects.has(spec.name)) throw new CatalogError('CONFLICT', `aspect "${spec.name}" is already registered`);
     try {
-      this.ajv.compile(spec.schema);
+      compileSchema(spec.schema);
     } catch (cause) {
       throw new CatalogError('INVALID_INPUT', `aspect "${spec.name}" has an invalid JSON schema: ${(cause as Error).message}`, { cause });
     }
@@ -280,12 +241,7 @@ export class EntityRegistry {
 
   /** Validates an aspect value against its schema; returns every violation, paths prefixed with `prefix`. */
   validateAspect(aspectName: string, value: unknown, prefix = ''): Violation[] {
-    let validate = this.validators.get(aspectName);
-    if (!validate) {
-      validate = this.ajv.compile(this.aspect(aspectName).schema);
-      this.validators.set(aspectName, validate);
-    }
-    return validate(value) ? [] : violationsFromAjv(validate.errors, prefix);
+    return checkSchema(this.aspect(aspectName).schema, value, prefix);
   }
 
   // --- entity-type URNs and GraphQL names -------------------------------------------------------

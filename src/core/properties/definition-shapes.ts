@@ -1,7 +1,6 @@
-import type { ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject, JsonValue } from '../../adapter/types';
-import { createAjv, violationsFromAjv } from '../entities/registry';
+import { checkSchema } from '../validation';
 import { CatalogError, type Violation } from '../../errors';
 import { fromPropertyValue, valueTypeNameOf, type DefinitionDraft, type DraftPaths } from './definition-rules';
 import {
@@ -22,18 +21,6 @@ import * as schemas from '../validation/schemas/structured-properties';
  * definition. Conversions are lossless: shape → stored → shape gives the same definition.
  */
 
-const ajv = createAjv();
-const compiled = new Map<JsonObject, ValidateFunction>();
-
-/** Validates against a schema compiled once; returns every violation with its path. */
-export function checkSchema(schema: JsonObject, value: unknown, prefix = ''): Violation[] {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(schema, validate);
-  }
-  return validate(value) ? [] : violationsFromAjv(validate.errors, prefix);
-}
 
 /** GraphQL passes `null` for fields set to null; they mean "not given". */
 export function dropNulls(value: unknown): unknown {

@@ -20,8 +20,8 @@ import {
   normalizeEntityTypes,
   type DraftPaths,
 } from './definition-rules';
+import { checkSchema } from '../validation';
 import {
-  checkSchema,
   definitionToJson,
   dropNulls,
   graphqlScalars,

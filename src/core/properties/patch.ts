@@ -1,7 +1,7 @@
 import { applyPatch, type Operation } from 'rfc6902';
 import type { JsonValue } from '../../adapter/types';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { checkSchema } from './definition-shapes';
+import { checkSchema } from '../validation';
 import { fromPropertyValue } from './definition-rules';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import type { PropertyAssignment, PropertyPatchRequest, PropertyValue } from './types';

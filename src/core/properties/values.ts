@@ -2,7 +2,8 @@ import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { EntityPlan } from '../entities/writer';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { checkSchema, dropNulls } from './definition-shapes';
+import { dropNulls } from './definition-shapes';
+import { checkSchema } from '../validation';
 import { fromPropertyValue } from './definition-rules';
 import { loadDefinitions, propertyUrnsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
@@ -22,6 +23,8 @@ const BULK_CHUNK = 500;
 /** What to write on one entity, given what it holds now. */
 type Wish = (stored: StoredValues) => { drafts: AssignmentDraft[]; removalPath: (propertyUrn: string) => string };
 
+const ARRAY_SCHEMA = { type: 'array' } as const;
+
 /**
  * Reads values input of either shape into drafts. Shape errors are violations; an element whose
  * values are malformed still yields a draft (marked) so that its property is checked too.
@@ -30,7 +33,7 @@ export function readValuesInput(shape: ValuesInputShape, input: unknown, violati
   const graphql = shape === 'graphql';
   const value = graphql ? dropNulls(input) : input;
   const listPath = graphql ? `${prefix}/structuredPropertyInputParams` : `${prefix}/properties`;
-  const envelope = graphql ? checkSchema({ type: 'array' }, value, listPath) : checkSchema(restValuesEnvelopeSchema, value, prefix);
+  const envelope = graphql ? checkSchema(ARRAY_SCHEMA, value, listPath) : checkSchema(restValuesEnvelopeSchema, value, prefix);
   violations.push(...envelope);
   if (envelope.length) return [];
   const items = (graphql ? value : (value as { properties: unknown[] }).properties) as unknown[];

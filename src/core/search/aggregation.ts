@@ -1,6 +1,6 @@
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { checkSchema } from '../properties/definition-shapes';
+import { checkSchema } from '../validation';
 import type { StructuredPropertyView } from '../properties/types';
 import { aggregateInputSchema } from '../validation/schemas/search';
 import { ENTITY_TYPE_FIELD, PROPERTY_FIELD_PREFIX, type ResolvedSearchField, type SearchInputResolver, type SearchScopeInput } from './input';

@@ -1,6 +1,6 @@
 import type { FilterOperator, JsonObject } from '../../adapter/types';
 import { FILTER_OPERATORS } from '../../adapter/types';
-import { createAjv, violationsFromAjv } from '../entities/registry';
+import { compileSchema } from '../validation';
 import type { Violation } from '../../errors';
 
 /**
@@ -37,7 +37,7 @@ export const facetFilterSchema: JsonObject = {
   additionalProperties: false,
 };
 
-const validateFilterList = createAjv().compile({ type: 'array', items: facetFilterSchema });
+const checkFilterList = compileSchema({ type: 'array', items: facetFilterSchema });
 
 /** Applies the defaults of one filter. */
 export function normalizeFacetFilter(input: FacetFilterInput): FacetCondition {
@@ -51,8 +51,9 @@ export function normalizeFacetFilter(input: FacetFilterInput): FacetCondition {
  */
 export function checkFacetFilters(filters: unknown, path: string, violations: Violation[]): FacetCondition[] {
   if (filters === undefined || filters === null) return [];
-  if (!validateFilterList(filters)) {
-    violations.push(...violationsFromAjv(validateFilterList.errors, path));
+  const shape = checkFilterList(filters, path);
+  if (shape.length) {
+    violations.push(...shape);
     return [];
   }
   const out: FacetCondition[] = [];

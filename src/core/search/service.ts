@@ -2,7 +2,7 @@ import type { SearchHit, SearchRequest, SearchResponse, SearchScope } from '../.
 import { aggregateAcrossEntities, type AggregateAcrossEntitiesInput, type AggregateAcrossEntitiesResult } from './aggregation';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { checkSchema } from '../properties/definition-shapes';
+import { checkSchema } from '../validation';
 import { scrollInputSchema, searchInputSchema } from '../validation/schemas/search';
 import { SearchInputResolver, type FilterFieldSource, type SearchScopeInput } from './input';
 import type { StructuredPropertyService } from '../properties/service';

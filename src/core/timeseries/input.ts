@@ -1,6 +1,6 @@
-import type { ValidateFunction } from 'ajv';
 import type { JsonObject, TimeseriesIndexRef } from '../../adapter/types';
-import { createAjv, violationsFromAjv, type EntityRegistry } from '../entities/registry';
+import type { EntityRegistry } from '../entities/registry';
+import { compileSchema } from '../validation';
 import { CatalogError, type Violation } from '../../errors';
 import { timeseriesQueryInputSchema, truncateInputSchema } from '../validation/schemas/timeseries';
 
@@ -94,9 +94,8 @@ export function truncationSummary(toDelete: number, total: number, method: Trunc
 
 // ---------------------------------------------------------------------------------------------
 
-const ajv = createAjv();
-let truncateValidator: ValidateFunction | undefined;
-let queryValidator: ValidateFunction | undefined;
+const checkTruncateShape = compileSchema(truncateInputSchema);
+const checkQueryShape = compileSchema(timeseriesQueryInputSchema);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -105,8 +104,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Shape errors of a truncate input (every one found); the meaning is checked by the service. */
 export function truncateShapeViolations(input: unknown): Violation[] {
   if (!isPlainObject(input)) return [{ path: '/', message: 'must be an object with entityType, aspect and endTimeMillis' }];
-  truncateValidator ??= ajv.compile(truncateInputSchema);
-  const violations = truncateValidator(input) ? [] : violationsFromAjv(truncateValidator.errors);
+  const violations = checkTruncateShape(input);
   const { forceReindex, forceDeleteByQuery } = input;
   // Both given with the same value: `true`/`true` contradicts itself, and `false`/`false` forbids
   // both methods. Leave both out to let the share of rows decide.
@@ -121,8 +119,7 @@ export function truncateShapeViolations(input: unknown): Violation[] {
 
 export function queryShapeViolations(input: unknown): Violation[] {
   if (!isPlainObject(input)) return [{ path: '/', message: 'must be an object with aspect and urn or entityType' }];
-  queryValidator ??= ajv.compile(timeseriesQueryInputSchema);
-  const violations = queryValidator(input) ? [] : violationsFromAjv(queryValidator.errors);
+  const violations = checkQueryShape(input);
   const { startTimeMillis, endTimeMillis } = input;
   if (typeof startTimeMillis === 'number' && typeof endTimeMillis === 'number' && startTimeMillis > endTimeMillis) {
     violations.push({ path: '/endTimeMillis', message: `must not be before startTimeMillis (${startTimeMillis})` });

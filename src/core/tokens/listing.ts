@@ -1,5 +1,5 @@
 import type { CatalogContext } from '../context';
-import { createAjv, violationsFromAjv } from '../entities/registry';
+import { compileSchema } from '../validation';
 import { throwIfViolations, type Violation } from '../../errors';
 import { checkFacetFilters, matchesRecord, resolveRecordConditions, type FacetCondition, type RecordValue } from '../search/filters';
 import { listInputSchema } from '../validation/schemas/access';
@@ -17,7 +17,7 @@ export const DEFAULT_TOKEN_PAGE = 20;
 export const MAX_TOKEN_PAGE = 1000;
 const SCAN_PAGE = 500;
 
-const validateListInput = createAjv().compile(listInputSchema(MAX_TOKEN_PAGE));
+const checkListShape = compileSchema(listInputSchema(MAX_TOKEN_PAGE));
 
 /** A filter that limits the listing to the caller: `ownerUrn` or `actorUrn`, equal to it, not negated. */
 function isSelfFilter(condition: FacetCondition, caller: string): boolean {
@@ -63,7 +63,7 @@ export async function listTokens(ctx: CatalogContext, actor: string, input: List
   const caller = await ctx.authenticate(actor);
   const request = input ?? {};
   const violations: Violation[] = [];
-  if (!validateListInput(request)) violations.push(...violationsFromAjv(validateListInput.errors));
+  violations.push(...checkListShape(request));
   const filters = typeof request === 'object' && request !== null ? request.filters : undefined;
   const conditions: FacetCondition[] = checkFacetFilters(filters, '/filters', violations);
   const resolved = resolveRecordConditions(conditions, TOKEN_FILTER_FIELDS, '/filters', violations);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import { createAjv, violationsFromAjv } from '../entities/registry';
+import { compileSchema } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { isTokenId, SigningKeys, TOKEN_ISSUER, tokenFailure } from './jwt';
 import { checkNotBlank, createAccessTokenSchema } from '../validation/schemas/access';
@@ -31,7 +31,7 @@ import { checkUrn } from '../urn';
 /** `lastUsedAt` is written at most this often per token. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-const validateCreateInput = createAjv().compile(createAccessTokenSchema);
+const checkCreateShape = compileSchema(createAccessTokenSchema);
 
 export interface TokenServiceOptions {
   /** Resolves once the adapter is open (verification has no actor to authenticate, but must wait too). */
@@ -182,7 +182,8 @@ export class TokenService implements AccessTokens {
   private checkCreateInput(input: CreateAccessTokenInput): void {
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
-    if (!validateCreateInput(input)) violations.push(...violationsFromAjv(validateCreateInput.errors));
+    const shape = checkCreateShape(input);
+    if (shape.length) violations.push(...shape);
     else {
       checkUrn(input.actorUrn, '/actorUrn', violations, 'corpuser');
       if (input.duration === 'NO_EXPIRY' && !this.allowNoExpiry) {

@@ -1,0 +1,114 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Violation } from '../../errors';
+
+/**
+ * The one place input is checked against JSON schemas. One ajv instance serves the whole process;
+ * a schema is compiled once per distinct content (its JSON text), so catalogs created one after the
+ * other (a host's test suite opens one per test) share compiled validators, and a schema handed over
+ * as a fresh object literal on every call costs a lookup, never a new compilation or retained memory.
+ * The cache is a bounded LRU: past `MAX_COMPILED_SCHEMAS` distinct schemas, the least recently used one
+ * is dropped from it and from ajv's own cache.
+ */
+
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** Checks one value; returns every violation found, each path prefixed with `prefix`. */
+export type SchemaCheck = (value: unknown, prefix?: string) => Violation[];
+
+export const MAX_COMPILED_SCHEMAS = 1000;
+
+interface Compiled {
+  readonly key: string;
+  readonly schema: JsonSchema;
+  readonly validate: ValidateFunction;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+/** Content key → compiled validator; Map order is recency order (oldest first). */
+const byContent = new Map<string, Compiled>();
+/** Schema object → its content key, so a module-level schema is stringified once (weak: no retention). */
+const keyOfObject = new WeakMap<object, string>();
+
+function contentKey(schema: JsonSchema): string {
+  let key = keyOfObject.get(schema);
+  if (key === undefined) {
+    key = JSON.stringify(schema);
+    keyOfObject.set(schema, key);
+  }
+  return key;
+}
+
+function compiled(schema: JsonSchema): Compiled {
+  const key = contentKey(schema);
+  const found = byContent.get(key);
+  if (found) {
+    byContent.delete(key);
+    byContent.set(key, found);
+    return found;
+  }
+  const entry: Compiled = { key, schema, validate: ajv.compile(schema) };
+  byContent.set(key, entry);
+  if (byContent.size > MAX_COMPILED_SCHEMAS) {
+    const oldest = byContent.values().next().value;
+    if (oldest) {
+      byContent.delete(oldest.key);
+      ajv.removeSchema(oldest.schema);
+    }
+  }
+  return entry;
+}
+
+/**
+ * Compiles `schema` (or finds it compiled) and returns its check. Throws ajv's error for an invalid
+ * schema: callers that accept schemas from hosts turn it into INVALID_INPUT.
+ */
+export function compileSchema(schema: JsonSchema): SchemaCheck {
+  const { key } = compiled(schema);
+  return (value, prefix = '') => {
+    const entry = byContent.get(key) ?? compiled(schema);
+    return entry.validate(value) ? [] : violationsFromAjv(entry.validate.errors, prefix);
+  };
+}
+
+/** Validates against a schema compiled once per content; returns every violation with its path. */
+export function checkSchema(schema: JsonSchema, value: unknown, prefix = ''): Violation[] {
+  const { validate } = compiled(schema);
+  return validate(value) ? [] : violationsFromAjv(validate.errors, prefix);
+}
+
+/** How many distinct schemas are compiled now (for tests and diagnostics). */
+export function compiledSchemaCount(): number {
+  return byContent.size;
+}
+
+/** Turns one ajv error into a violation with a JSON path the user can act on. */
+export function violationFromAjv(error: ErrorObject, prefix = ''): Violation {
+  const params = error.params as Record<string, unknown>;
+  let path = `${prefix}${error.instancePath}`;
+  let message = error.message ?? 'is invalid';
+  if (error.keyword === 'required') {
+    path = `${path}/${String(params.missingProperty)}`;
+    message = 'is required';
+  } else if (error.keyword === 'additionalProperties') {
+    path = `${path}/${String(params.additionalProperty)}`;
+    message = 'is not an allowed field';
+  } else if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    message = `must be one of ${JSON.stringify(params.allowedValues)}`;
+  }
+  return { path: path || '/', message };
+}
+
+/** Collapses ajv's error list: `oneOf` branches produce noise, keep the most specific ones. */
+export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefined, prefix = ''): Violation[] {
+  const seen = new Set<string>();
+  const out: Violation[] = [];
+  for (const e of errors ?? []) {
+    const v = violationFromAjv(e, prefix);
+    const key = `${v.path}\u0000${v.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(v);
+    }
+  }
+  return out;
+}
