@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defineConfig } from 'tsup';
@@ -16,7 +16,8 @@ export const entries = {
 };
 
 /**
- * Writes docs/schema.graphql: the printed executable schema of a default catalog, built from the
+ * Writes the documents under docs/ that are generated: docs/openapi.json (a copy of the OpenAPI document the
+ * HTTP layer serves, src/http/openapi.json) and docs/schema.graphql: the printed executable schema of a default catalog, built from the
  * files just written to dist/ (test/graphql-schema-file.test.ts checks that the committed file matches).
  */
 async function writeSchemaDocument(): Promise<void> {
@@ -27,6 +28,7 @@ async function writeSchemaDocument(): Promise<void> {
     load('graphql.js'),
     import('graphql'),
   ]);
+  await copyFile('src/http/openapi.json', 'docs/openapi.json');
   const catalog = createCatalog({ adapter: createMemoryAdapter(), jobs: { background: false } });
   try {
     await writeFile('docs/schema.graphql', `${printSchema(createGraphQLSchema(catalog))}\n`);

@@ -1,21 +1,21 @@
 import type { StorageAdapter } from './adapter/types';
-import { Authorizer, requireActor, type StaticPolicy } from './core/access/authorization';
+import { Authorizer, requireActor, type StaticPolicy } from './core/access';
 import type { CatalogContext } from './core/context';
-import { EntityService } from './core/entities/service';
-import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities/registry';
-import { EntityWriter } from './core/entities/writer';
+import { EntityService } from './core/entities';
+import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities';
+import { EntityWriter } from './core/entities';
 import { CatalogError, type Violation } from './errors';
-import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs/runner';
+import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
-import { isPrivilege, PRIVILEGES, type Privilege } from './core/access/privileges';
-import type { ReindexOptions, ReindexProgress } from './core/properties/types';
-import { reindexSearchDocuments } from './core/search/reindex';
-import { createSearchService, type SearchService } from './core/search/service';
-import { createStructuredProperties, type StructuredPropertyService } from './core/properties/service';
-import { PolicyService, type Policies } from './core/access/policies';
-import type { AccessTokens, TokenOptions } from './core/tokens/model';
-import { checkTokenOptions, TokenService } from './core/tokens/service';
-import { TimeseriesService } from './core/timeseries/service';
+import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
+import type { ReindexOptions, ReindexProgress } from './core/properties';
+import { reindexSearchDocuments } from './core/search';
+import { createSearchService, type SearchService } from './core/search';
+import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
+import { PolicyService, type Policies } from './core/access';
+import type { AccessTokens, TokenOptions } from './core/tokens';
+import { checkTokenOptions, TokenService } from './core/tokens';
+import { TimeseriesService } from './core/timeseries';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */

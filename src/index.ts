@@ -13,32 +13,32 @@ export {
   decodeUrnFromPath,
 } from './core/urn';
 export type { ParsedUrn } from './core/urn';
-export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './core/access/privileges';
-export type { Privilege } from './core/access/privileges';
-export type { StaticPolicy, StoredPolicy } from './core/access/authorization';
-export { EntityRegistry } from './core/entities/registry';
-export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './core/entities/registry';
-export type { EntityService, EntityView, AspectView, EntityUpsert, EntityDeletion } from './core/entities/service';
-export type { JobRunnerOptions, SettleReport } from './core/jobs/runner';
+export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './core/access';
+export type { Privilege } from './core/access';
+export type { StaticPolicy, StoredPolicy } from './core/access';
+export { EntityRegistry } from './core/entities';
+export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './core/entities';
+export type { EntityService, EntityView, AspectView, EntityUpsert, EntityDeletion } from './core/entities';
+export type { JobRunnerOptions, SettleReport } from './core/jobs';
 export { FILTER_OPERATORS } from './adapter/types';
 export type * from './adapter/types';
-export type { StructuredPropertyService } from './core/properties/service';
-export type * from './core/properties/types';
+export type { StructuredPropertyService } from './core/properties';
+export type * from './core/properties';
 export {
   VALUE_TYPE_NAMES,
   DATA_TYPE_URN_PREFIX,
   ENTITY_TYPE_URN_PREFIX,
-} from './core/properties/types';
-export { definitionKey, definitionKeyOf, incarnationOf } from './core/properties/definition-key';
+} from './core/properties';
+export { definitionKey, definitionKeyOf, incarnationOf } from './core/properties';
 export {
   toGraphqlInput,
   toRestInput,
   toYamlEntry,
   toReadBack,
   parseYamlDefinitions,
-} from './core/properties/definition-shapes';
-export { CLEANUP_JOB_TYPE, SYSTEM_ACTOR } from './core/properties/cleanup';
-export type { FacetFilterInput, FacetCondition } from './core/search/filters';
+} from './core/properties';
+export { CLEANUP_JOB_TYPE, SYSTEM_ACTOR } from './core/properties';
+export type { FacetFilterInput, FacetCondition } from './core/search';
 export type {
   SearchService,
   ScrollAcrossEntitiesInput,
@@ -46,13 +46,13 @@ export type {
   SearchAcrossEntitiesInput,
   SearchAcrossEntitiesResult,
   SearchResultEntry,
-} from './core/search/service';
-export type { SearchFlags, SearchScopeInput } from './core/search/input';
-export type { AggregateAcrossEntitiesInput, AggregateAcrossEntitiesResult, AggregationEntry, FacetEntry } from './core/search/aggregation';
-export { formatFacetNumber } from './core/search/aggregation';
+} from './core/search';
+export type { SearchFlags, SearchScopeInput } from './core/search';
+export type { AggregateAcrossEntitiesInput, AggregateAcrossEntitiesResult, AggregationEntry, FacetEntry } from './core/search';
+export { formatFacetNumber } from './core/search';
 export { analyzeText, parseTextQuery, tokenize, STOP_WORDS } from './adapter/text-analysis';
 export type { TextQueryTerm } from './adapter/text-analysis';
-export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './core/tokens/model';
+export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './core/tokens';
 export type {
   AccessTokens,
   AccessTokenDuration,
@@ -65,10 +65,10 @@ export type {
   ListAccessTokensInput,
   TokenOptions,
   VerifiedAccessToken,
-} from './core/tokens/model';
-export type { Policies, PolicyList, PolicyState, PolicyActorsInput, CreatePolicyInput, UpdatePolicyInput } from './core/access/policies';
-export { timeseriesIndexName } from './core/timeseries/input';
-export type { TruncationMethod } from './core/timeseries/input';
+} from './core/tokens';
+export type { Policies, PolicyList, PolicyState, PolicyActorsInput, CreatePolicyInput, UpdatePolicyInput } from './core/access';
+export { timeseriesIndexName } from './core/timeseries';
+export type { TruncationMethod } from './core/timeseries';
 export type {
   TimeseriesService,
   TimeseriesRecord,
@@ -81,5 +81,5 @@ export type {
   TruncateInput,
   TruncateResult,
   TruncateOptions,
-} from './core/timeseries/service';
-export type { TruncationStatus, TruncationState, TruncationProgressListener } from './core/timeseries/truncation';
+} from './core/timeseries';
+export type { TruncationStatus, TruncationState, TruncationProgressListener } from './core/timeseries';

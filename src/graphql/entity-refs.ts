@@ -1,4 +1,4 @@
-import type { EntityView } from '../core/entities/service';
+import type { EntityView } from '../core/entities';
 import { entityTypeOf } from '../core/urn';
 
 /**

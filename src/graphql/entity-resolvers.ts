@@ -1,9 +1,9 @@
 import type { Catalog } from '../catalog';
-import type { EntityView } from '../core/entities/service';
+import type { EntityView } from '../core/entities';
 import { throwIfViolations, type Violation } from '../errors';
 import { checkUrn, urnKey } from '../core/urn';
 import { ENTITY_OBJECT_TYPES, objectTypeOf, refOf, refOfView, type EntityRef } from './entity-refs';
-import { assignmentsOfView, toStructuredProperties } from './property-shapes';
+import { toStructuredProperties } from './property-shapes';
 import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';
 
@@ -45,7 +45,7 @@ export function entityResolvers(
     },
     structuredProperties: async (ref: EntityRef, _args: unknown, context: unknown) => {
       const view = await viewOf(ref, stateOf(context));
-      return view ? toStructuredProperties(ref.urn, assignmentsOfView(view)) : null;
+      return view ? toStructuredProperties(ref.urn, catalog.properties.valuesOf(view)) : null;
     },
   };
   const objectTypes = new Set([...ENTITY_OBJECT_TYPES, ...Object.values(options.entityObjectTypes ?? {})]);

@@ -8,7 +8,7 @@ import {
   type GraphqlPropertyAssignmentInput,
   type StructuredPropertyDefinition,
   type UpdateStructuredPropertyInput,
-} from '../core/properties/types';
+} from '../core/properties';
 import { refOf, refOfView } from './entity-refs';
 import { viewOf } from './entity-resolvers';
 import {
@@ -36,11 +36,12 @@ function nameAfter(prefix: string, urn: string): string {
 }
 
 /** The definition a reference carries, or the one the request's loader reads (batched). */
-async function definitionOf(ref: PropertyRef, state: RequestState): Promise<StructuredPropertyDefinition> {
+async function definitionOf(catalog: Catalog, ref: PropertyRef, state: RequestState): Promise<StructuredPropertyDefinition> {
   if (ref.property) return ref.property.definition;
-  const value = (await viewOf(ref, state))?.aspects[DEFINITION_ASPECT]?.value;
-  if (!value) throw new CatalogError('NOT_FOUND', `structured property ${ref.urn} does not exist`);
-  return value as unknown as StructuredPropertyDefinition;
+  const view = await viewOf(ref, state);
+  const definition = view && catalog.properties.definitionOf(view);
+  if (!definition) throw new CatalogError('NOT_FOUND', `structured property ${ref.urn} does not exist`);
+  return definition;
 }
 
 /** Structured property definitions and values: each operation is one call of `catalog.properties`. */
@@ -78,7 +79,7 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
     },
     // Merged over the fields every entity type shares (entity-resolvers.ts).
     StructuredPropertyEntity: {
-      definition: (ref: PropertyRef, _args: unknown, context: unknown) => definitionOf(ref, stateOf(context)),
+      definition: (ref: PropertyRef, _args: unknown, context: unknown) => definitionOf(catalog, ref, stateOf(context)),
       status: async (ref: PropertyRef, _args: unknown, context: unknown) => {
         if (ref.property) return { removed: ref.property.removed };
         const status = (await viewOf(ref, stateOf(context)))?.aspects.status?.value;
@@ -119,7 +120,7 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
       values: (entry: PropertyEntry) => entry.values.map(toGraphQLValue),
       valueEntities: async (entry: PropertyEntry, _args: unknown, context: unknown) => {
         const state = stateOf(context);
-        const definition = await definitionOf(refOf(entry.propertyUrn), state);
+        const definition = await definitionOf(catalog, refOf(entry.propertyUrn), state);
         if (definition.valueType !== `${DATA_TYPE_URN_PREFIX}urn`) return null;
         const views = await state.entities.loadMany(entry.values.flatMap((v) => ('string' in v ? [v.string] : [])));
         return views.map((view) => (view ? refOfView(view) : null));

@@ -1,7 +1,5 @@
-import type { EntityView } from '../core/entities/service';
-import { assignmentsOf } from '../core/properties/lookup';
-import type { PropertyAssignment, PropertyValue, StructuredPropertyView } from '../core/properties/types';
-import { STRUCTURED_PROPERTY_ENTITY, VALUES_ASPECT } from '../core/properties/types';
+import type { PropertyAssignment, PropertyValue, StructuredPropertyView } from '../core/properties';
+import { STRUCTURED_PROPERTY_ENTITY } from '../core/properties';
 import type { EntityRef } from './entity-refs';
 
 /** GraphQL `PropertyValue`: `StringValue { stringValue }` or `NumberValue { numberValue }`. */
@@ -23,11 +21,6 @@ export function toGraphQLValue(value: PropertyValue): GraphQLPropertyValue {
 
 export function propertyValueTypeName(value: GraphQLPropertyValue): 'StringValue' | 'NumberValue' {
   return 'stringValue' in value ? 'StringValue' : 'NumberValue';
-}
-
-/** The visible assignments of an entity as read (the catalog's read transform hid the others already). */
-export function assignmentsOfView(view: EntityView): PropertyAssignment[] {
-  return assignmentsOf(view.aspects[VALUES_ASPECT]);
 }
 
 /** GraphQL `StructuredProperties` of one entity. */

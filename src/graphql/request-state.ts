@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog';
-import { requireActor } from '../core/access/authorization';
-import type { EntityView } from '../core/entities/service';
+import { requireActor } from '../core/access';
+import type { EntityView } from '../core/entities';
 import { invalidInput } from '../errors';
 import { urnProblem } from '../core/urn';
 import { BatchLoader } from './batch-loader';

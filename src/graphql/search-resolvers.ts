@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog';
-import type { AggregateAcrossEntitiesInput } from '../core/search/aggregation';
-import type { ScrollAcrossEntitiesInput, SearchAcrossEntitiesInput, SearchResultEntry } from '../core/search/service';
-import type { SearchScopeInput } from '../core/search/input';
+import type { AggregateAcrossEntitiesInput } from '../core/search';
+import type { ScrollAcrossEntitiesInput, SearchAcrossEntitiesInput, SearchResultEntry } from '../core/search';
+import type { SearchScopeInput } from '../core/search';
 import { refOf, type EntityRef } from './entity-refs';
 import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog';
-import type { AccessTokenMetadata, CreateAccessTokenInput, ListAccessTokensInput } from '../core/tokens/model';
+import type { AccessTokenMetadata, CreateAccessTokenInput, ListAccessTokensInput } from '../core/tokens';
 import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';
 

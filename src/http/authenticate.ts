@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog';
-import { requireActor } from '../core/access/authorization';
+import { requireActor } from '../core/access';
 import { CatalogError } from '../errors';
 
 const BEARER = /^Bearer +([^\s]+) *$/i;

@@ -1,5 +1,5 @@
 import { createCatalog, type Catalog } from '../catalog';
-import type { FacetFilterInput } from '../core/search/filters';
+import type { FacetFilterInput } from '../core/search';
 import { rejectionDetails, outcomeCode } from './support';
 import type { ConformanceHarness } from './types';
 

@@ -1,6 +1,6 @@
 import type { StorageAdapter } from '../adapter/types';
 import { createCatalog, type Catalog } from '../catalog';
-import type { PropertyAssignment } from '../core/properties/types';
+import type { PropertyAssignment } from '../core/properties';
 import { outcomeCode } from './support';
 import type { ConformanceHarness } from './types';
 

@@ -1,6 +1,6 @@
 import type { JsonObject, StorageAdapter } from '../adapter/types';
 import { createCatalog, type Catalog, type CatalogOptions } from '../catalog';
-import { timeseriesIndexRef } from '../core/timeseries/input';
+import { timeseriesIndexRef } from '../adapter/timeseries-index';
 import type { ConformanceHarness } from './types';
 import { T0 } from './support';
 

@@ -1,4 +1,5 @@
-import { REMOVE_EXPIRED_TOKENS_JOB } from '../core/tokens/cleanup';
+/** The job type the catalog queues to remove expired token records (stored by the adapter, so visible to it). */
+const REMOVE_EXPIRED_TOKENS_JOB = 'accessTokens.removeExpired';
 import {
   ADMIN,
   ALICE,

@@ -8,7 +8,7 @@ import { createCatalog } from '../../src/index';
 import { call, startTestServer, type TestServer } from './helpers';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const doc = JSON.parse(readFileSync(join(root, 'docs/openapi.json'), 'utf8')) as {
+const doc = JSON.parse(readFileSync(join(root, 'src/http/openapi.json'), 'utf8')) as {
   openapi: string;
   paths: Record<string, Record<string, { security?: unknown[]; parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown>; requestBody?: unknown; operationId?: string }>>;
 };
@@ -20,7 +20,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('the OpenAPI document (docs/openapi.json)', () => {
+describe('the OpenAPI document (src/http/openapi.json)', () => {
+  it('has its copy in docs/openapi.json (the build writes it)', () => {
+    expect(readFileSync(join(root, 'docs/openapi.json'), 'utf8')).toBe(readFileSync(join(root, 'src/http/openapi.json'), 'utf8'));
+  });
+
   it('is served as is at /openapi/v2/api-docs and /gms/openapi/v2/api-docs', async () => {
     for (const path of ['/openapi/v2/api-docs', '/gms/openapi/v2/api-docs']) {
       const r = await call(t.url, 'GET', path);

@@ -1,6 +1,6 @@
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import type { ReadTransform } from '../entities/service';
+import type { EntityView, ReadTransform } from '../entities/service';
 import { throwIfViolations } from '../../errors';
 import { registerPropertyCleanup } from './cleanup';
 import { PropertyDefinitionService } from './definitions';
@@ -22,6 +22,7 @@ import {
   type PropertyReadBack,
   type ResolvedPropertyField,
   type RestPropertyDefinitionInput,
+  type StructuredPropertyDefinition,
   type StructuredPropertyView,
   type UpdateStructuredPropertyInput,
   type YamlPropertyEntry,
@@ -63,6 +64,14 @@ export interface StructuredPropertyService {
   /** For search: `structuredProperties.<qualifiedName>` → property URN, definition key, value kind; refuses unknown and soft-deleted. */
   resolveFilterField(actor: string, qualifiedName: string): Promise<ResolvedPropertyField>;
 
+  /**
+   * The visible structured properties of an entity already read through `catalog.entities` (whose read
+   * transform hid values of missing, soft-deleted or superseded definitions): for transports that batch
+   * their reads.
+   */
+  valuesOf(view: EntityView): PropertyAssignment[];
+  /** The definition of a structured property entity already read through `catalog.entities`; undefined when it has none. */
+  definitionOf(view: EntityView): StructuredPropertyDefinition | undefined;
   /** The entity's visible structured properties. */
   getValues(actor: string, entityUrn: string): Promise<PropertyAssignment[]>;
   /** Replaces all of the entity's structured properties; returns those it has afterwards. */
@@ -146,6 +155,8 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
       return { urn, hard: false, entitiesToClean: 0 };
     },
     resolveFilterField: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
+    valuesOf: (view) => assignmentsOf(view.aspects[VALUES_ASPECT]),
+    definitionOf: (view) => view.aspects[DEFINITION_ASPECT]?.value as unknown as StructuredPropertyDefinition | undefined,
     getValues: (actor, entityUrn) => values.get(actor, entityUrn),
     upsertValues: (actor: string, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>
       values.upsert(actor, entityUrn, input, options.shape ?? 'rest'),

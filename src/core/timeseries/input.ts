@@ -1,5 +1,8 @@
 import type { JsonObject, TimeseriesIndexRef } from '../../adapter/types';
 import type { EntityRegistry } from '../entities/registry';
+import { timeseriesIndexName, timeseriesIndexRef } from '../../adapter/timeseries-index';
+
+export { timeseriesIndexName, timeseriesIndexRef };
 import { compileSchema } from '../validation';
 import { CatalogError, type Violation } from '../../errors';
 import { timeseriesQueryInputSchema, truncateInputSchema } from '../validation/schemas/timeseries';
@@ -10,15 +13,6 @@ export type TruncationMethod = 'reindex' | 'deleteByQuery';
 export const DEFAULT_BATCH_SIZE = 10_000;
 export const DEFAULT_QUERY_COUNT = 10;
 export const DRY_RUN_ENDING = 'This was a dry run. Run with dryRun = false to execute.';
-
-/** The index of an (entity type, timeseries aspect) pair: `<entity>_<aspect>aspect_v1`, lowercased. */
-export function timeseriesIndexName(entityType: string, aspect: string): string {
-  return `${entityType}_${aspect}aspect_v1`.toLowerCase();
-}
-
-export function timeseriesIndexRef(entityType: string, aspect: string): TimeseriesIndexRef {
-  return { indexName: timeseriesIndexName(entityType, aspect), entityType, aspect };
-}
 
 /**
  * Checks that the entity type (short name or entity-type URN) is known, that the aspect is known,

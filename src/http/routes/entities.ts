@@ -1,8 +1,8 @@
 import type { JsonObject } from '../../adapter/types';
-import type { EntityView } from '../../core/entities/service';
-import { resolveEntityAddress, type ResolvedEntityAddress } from '../../core/entities/paths';
+import type { EntityView } from '../../core/entities';
+import { resolveEntityAddress, type ResolvedEntityAddress } from '../../core/entities';
 import { CatalogError } from '../../errors';
-import type { PropertyPatchRequest } from '../../core/properties/types';
+import type { PropertyPatchRequest } from '../../core/properties';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 import { appendTimeseriesAspect, latestTimeseriesValue } from './timeseries';

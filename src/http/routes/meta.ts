@@ -1,4 +1,4 @@
-import openapiDocument from '../../../docs/openapi.json';
+import openapiDocument from '../openapi.json';
 import type { RouteSpec } from '../router';
 
 /** The routes that need no credentials: the OpenAPI document of the REST family, and a health check. */

@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../adapter/types';
 import type { Catalog } from '../../catalog';
 import { CatalogError } from '../../errors';
-import type { TruncateInput } from '../../core/timeseries/service';
+import type { TruncateInput } from '../../core/timeseries';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 
 function requireBody(ctx: RouteContext, action: string, shape: string): Record<string, unknown> {

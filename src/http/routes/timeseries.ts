@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../adapter/types';
 import type { Catalog } from '../../catalog';
-import { resolveEntityAddress } from '../../core/entities/paths';
+import { resolveEntityAddress } from '../../core/entities';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 

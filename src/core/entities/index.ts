@@ -1,0 +1,8 @@
+// The public face of the entities domain: what transports, the test kit and the package root use.
+export { resolveEntityAddress } from './paths';
+export type { ResolvedEntityAddress } from './paths';
+export { EntityRegistry } from './registry';
+export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './registry';
+export { EntityService } from './service';
+export type { AspectView, EntityDeletion, EntityUpsert, EntityView } from './service';
+export { EntityWriter } from './writer';

@@ -1,0 +1,8 @@
+// The public face of the properties domain: what transports, the test kit and the package root use.
+export { CLEANUP_JOB_TYPE, SYSTEM_ACTOR } from './cleanup';
+export { definitionKey, definitionKeyOf, incarnationOf } from './definition-key';
+export { parseYamlDefinitions, toGraphqlInput, toReadBack, toRestInput, toYamlEntry } from './definition-shapes';
+export { assignmentsOf } from './lookup';
+export { createStructuredProperties } from './service';
+export type { StructuredPropertyService } from './service';
+export * from './types';

@@ -1,0 +1,6 @@
+// The public face of the timeseries domain: what transports, the test kit and the package root use.
+export { timeseriesIndexName } from './input';
+export type { TruncationMethod } from './input';
+export { TimeseriesService } from './service';
+export type { TimeseriesAppendResult, TimeseriesBulkAppendResult, TimeseriesEntry, TimeseriesIndexSizeRecord, TimeseriesQueryInput, TimeseriesQueryResult, TimeseriesRecord, TruncateInput, TruncateOptions, TruncateResult } from './service';
+export type { TruncationProgressListener, TruncationState, TruncationStatus } from './truncation';
