@@ -1,5 +1,5 @@
 import { createCatalog, type Catalog } from '../catalog';
-import type { FacetFilterInput } from '../core/search';
+import type { FacetFilterInput } from '../index';
 import { rejectionDetails, outcomeCode } from './support';
 import type { ConformanceHarness } from './types';
 

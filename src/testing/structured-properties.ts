@@ -1,6 +1,6 @@
 import type { StorageAdapter } from '../adapter/types';
 import { createCatalog, type Catalog } from '../catalog';
-import type { PropertyAssignment } from '../core/properties';
+import type { PropertyAssignment } from '../index';
 import { outcomeCode } from './support';
 import type { ConformanceHarness } from './types';
 

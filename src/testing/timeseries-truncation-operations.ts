@@ -1,7 +1,7 @@
 import type { StorageAdapter, TimeseriesIndexRef } from '../adapter/types';
 import { createCatalog, type Catalog } from '../catalog';
-import type { TruncateInput } from '../core/timeseries';
-import type { TruncationStatus } from '../core/timeseries';
+import type { TruncateInput } from '../index';
+import type { TruncationStatus } from '../index';
 import type { ConformanceHarness } from './types';
 import { expectCode, rejectionDetails, T0 } from './support';
 import {
