@@ -60,6 +60,7 @@ export type {
   AccessTokenMetadata,
   AccessTokenType,
   BootstrapTokenInput,
+  EnsureBootstrapTokenInput,
   CreateAccessTokenInput,
   CreatedAccessToken,
   ListAccessTokensInput,

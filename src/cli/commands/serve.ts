@@ -164,11 +164,14 @@ async function listen(
     throw new CommandError(code === 'EADDRINUSE' ? `cannot listen on ${where}: the port is in use (pick another with --port)` : `cannot listen on ${where}: ${(error as Error).message}`);
   }
 
-  // A first start that failed after creating the file (say, the port was taken) printed no token: the
-  // next start must, so "new" also means "holds no access token at all".
-  const noToken = !isNewDatabase && !keyCreated && !options.bootstrapToken && (await catalog.tokens.list(admin, { count: 1 })).total === 0;
-  if (isNewDatabase || keyCreated || options.bootstrapToken || noToken) {
-    const { accessToken, metadata } = await catalog.tokens.issueBootstrapToken({ actorUrn: admin, name: 'bootstrap (metacatalog serve)' });
+  const bootstrap = await catalog.tokens.ensureBootstrapToken({
+    actorUrn: admin,
+    name: 'bootstrap (metacatalog serve)',
+    fresh: isNewDatabase || keyCreated,
+    force: options.bootstrapToken === true,
+  });
+  if (bootstrap) {
+    const { accessToken, metadata } = bootstrap;
     const expires = metadata.expiresAt === undefined || metadata.expiresAt === null ? 'never' : new Date(metadata.expiresAt).toISOString();
     io.stdout(
       [

@@ -97,6 +97,14 @@ export interface BootstrapTokenInput {
   description?: string;
 }
 
+/** `catalog.tokens.ensureBootstrapToken`: when an application start must hand its operator a first admin token. */
+export interface EnsureBootstrapTokenInput extends BootstrapTokenInput {
+  /** The storage (or the signing key) was created by this start: its operator has no token yet. */
+  fresh?: boolean;
+  /** Issue one although the catalog holds tokens (the operator lost theirs). */
+  force?: boolean;
+}
+
 /** `createCatalog({ tokens })`. */
 export interface TokenOptions {
   /** Allow `NO_EXPIRY` tokens (default false). */
@@ -121,6 +129,12 @@ export interface AccessTokens {
   removeExpired(actor: string): Promise<number>;
   /** In-process only, never exposed by a transport: a token for a configured super user. */
   issueBootstrapToken(input: BootstrapTokenInput): Promise<CreatedAccessToken>;
+  /**
+   * In-process only: issues a bootstrap token when `force` is set, when the storage is `fresh`, or when the
+   * catalog holds no access token at all (a first start that failed before showing its token must show
+   * one at the next start); otherwise undefined.
+   */
+  ensureBootstrapToken(input: EnsureBootstrapTokenInput): Promise<CreatedAccessToken | undefined>;
 }
 
 /** Fields a listing filter may name, and how they compare. */

@@ -20,6 +20,7 @@ import {
   type AccessTokenMetadata,
   type AccessTokens,
   type BootstrapTokenInput,
+  type EnsureBootstrapTokenInput,
   type CreateAccessTokenInput,
   type CreatedAccessToken,
   type ListAccessTokensInput,
@@ -169,6 +170,12 @@ export class TokenService implements AccessTokens {
     };
     this.checkCreateInput(request);
     return this.issue(actorUrn, request);
+  }
+
+  async ensureBootstrapToken(input: EnsureBootstrapTokenInput): Promise<CreatedAccessToken | undefined> {
+    const { fresh, force, ...request } = input;
+    const wanted = fresh === true || force === true || (await this.list(request.actorUrn, { count: 1 })).total === 0;
+    return wanted ? this.issueBootstrapToken(request) : undefined;
   }
 
   // --- internals ----------------------------------------------------------------------------
