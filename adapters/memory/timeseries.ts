@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { decodeCursor, encodeCursor, malformedCursor } from '../../src/adapter/cursor';
 import type {
   JsonObject,
   TimeseriesIndexRef,
@@ -65,7 +66,7 @@ export class TimeseriesStore {
   }
 
   query(query: TimeseriesQuery): TimeseriesPage {
-    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const cursor = query.cursor === undefined ? undefined : decodeMemoryCursor(query.cursor);
     const index = this.indexes.get(query.indexName);
     if (!index || query.limit <= 0) return { rows: [] };
     const { rows } = index;
@@ -88,7 +89,7 @@ export class TimeseriesStore {
     const last = page[page.length - 1];
     return {
       rows: page.map((row) => ({ urn: row.urn, timestampMillis: row.timestampMillis, value: copyJson(row.value) })),
-      ...(more && last ? { nextCursor: encodeCursor(last) } : {}),
+      ...(more && last ? { nextCursor: encodeMemoryCursor(last) } : {}),
     };
   }
 
@@ -197,22 +198,14 @@ function mergeSorted(a: readonly StoredRow[], b: readonly StoredRow[]): StoredRo
   return merged;
 }
 
-function encodeCursor(position: Position): string {
-  return Buffer.from(JSON.stringify({ t: position.timestampMillis, s: position.seq })).toString('base64url');
+function encodeMemoryCursor(position: Position): string {
+  return encodeCursor({ t: position.timestampMillis, s: position.seq });
 }
 
-function decodeCursor(cursor: string): Position {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch (error) {
-    throw new CatalogError('INVALID_INPUT', 'malformed timeseries cursor', { cause: error });
-  }
-  if (typeof parsed === 'object' && parsed !== null && 't' in parsed && 's' in parsed) {
-    const { t, s } = parsed;
-    if (typeof t === 'number' && Number.isFinite(t) && typeof s === 'number' && Number.isSafeInteger(s)) {
-      return { timestampMillis: t, seq: s };
-    }
-  }
-  throw new CatalogError('INVALID_INPUT', 'malformed timeseries cursor');
+function decodeMemoryCursor(cursor: string): Position {
+  const position = decodeCursor(cursor, ({ t, s }) =>
+    typeof t === 'number' && Number.isFinite(t) && Number.isSafeInteger(s) ? { timestampMillis: t, seq: s as number } : undefined,
+  );
+  if (!position) throw malformedCursor('scrollId', 'is not a timeseries cursor this catalog gave out');
+  return position;
 }

@@ -1,3 +1,4 @@
+import { decodeRowCursor as decodeCursor, encodeRowCursor as encodeCursor } from '../../src/adapter/cursor';
 import type {
   JsonObject,
   TimeseriesIndexRef,
@@ -214,21 +215,3 @@ function relationName(base: string, suffix: string): string {
   return `${base.slice(0, 63 - suffix.length - 9)}_${hash}${suffix}`;
 }
 
-interface Cursor {
-  ts: number;
-  id: number;
-}
-
-function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
-}
-
-function decodeCursor(cursor: string): Cursor {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Cursor;
-    if (Number.isInteger(parsed.ts) && Number.isInteger(parsed.id)) return parsed;
-  } catch {
-    // fall through
-  }
-  throw new CatalogError('INVALID_INPUT', `malformed timeseries cursor "${cursor}"`, { details: [{ path: 'scrollId', message: 'malformed cursor' }] });
-}

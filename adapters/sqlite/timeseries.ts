@@ -1,3 +1,4 @@
+import { decodeRowCursor, encodeRowCursor } from '../../src/adapter/cursor';
 import type {
   JsonObject,
   TimeseriesIndexRef,
@@ -125,23 +126,8 @@ export function appendTimeseries(h: SqliteHandle, index: TimeseriesIndexRef, row
     .immediate();
 }
 
-interface Cursor {
-  ts: number;
-  id: number;
-}
-
-function decodeCursor(cursor: string): Cursor {
-  try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Cursor;
-    if (Number.isSafeInteger(parsed.ts) && Number.isSafeInteger(parsed.id)) return parsed;
-  } catch {
-    // fall through
-  }
-  throw new CatalogError('INVALID_INPUT', `malformed timeseries cursor "${cursor}"`, { details: [{ path: 'scrollId', message: 'malformed cursor' }] });
-}
-
 export function queryTimeseries(h: SqliteHandle, query: TimeseriesQuery): TimeseriesPage {
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const cursor = query.cursor === undefined ? undefined : decodeRowCursor(query.cursor);
   if (!registered(h, query.indexName)) return { rows: [] };
   // Only the filters that are present, so that the planner can use (urn, ts) or (ts) for each shape.
   const where: string[] = [];
@@ -174,7 +160,7 @@ export function queryTimeseries(h: SqliteHandle, query: TimeseriesQuery): Timese
   const last = page[page.length - 1];
   return {
     rows: page.map((r) => ({ urn: r.urn, timestampMillis: r.ts, value: JSON.parse(r.value) as JsonObject })),
-    ...(rows.length > query.limit && last ? { nextCursor: Buffer.from(JSON.stringify({ ts: last.ts, id: last.id })).toString('base64url') } : {}),
+    ...(rows.length > query.limit && last ? { nextCursor: encodeRowCursor(last) } : {}),
   };
 }
 

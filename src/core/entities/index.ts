@@ -4,5 +4,6 @@ export type { ResolvedEntityAddress } from './paths';
 export { EntityRegistry } from './registry';
 export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './registry';
 export { EntityService } from './service';
-export type { AspectView, EntityDeletion, EntityUpsert, EntityView } from './service';
+export type { AspectView, EntityDeletion, EntityScrollPage, EntityUpsert, EntityView } from './service';
+export { DEFAULT_SCROLL_COUNT } from './service';
 export { EntityWriter } from './writer';

@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -15,6 +16,15 @@ export interface EntityView {
   urn: string;
   entityType: string;
   aspects: Record<string, AspectView>;
+}
+
+/** Entities per page of `scroll` when the caller names no count (as the REST listing has always answered). */
+export const DEFAULT_SCROLL_COUNT = 10;
+
+export interface EntityScrollPage {
+  entities: EntityView[];
+  /** Pass it back for the next page; absent on the last page. */
+  scrollId?: string;
 }
 
 export interface EntityUpsert {
@@ -306,5 +316,21 @@ export class EntityService {
     let entities = await this.ctx.adapter.scanEntities({ entityType: request.entityType, afterUrn: request.afterUrn, limit });
     for (const transform of this.readTransforms) entities = await transform(entities);
     return entities.map(toView);
+  }
+
+  /**
+   * A page of entities of a type in URN order, with the opaque `scrollId` of the next page (absent on
+   * the last page). The page is `count` entities, `DEFAULT_SCROLL_COUNT` when left out.
+   */
+  async scroll(actor: string, request: { entityType: string; scrollId?: string; count?: number }): Promise<EntityScrollPage> {
+    let afterUrn: string | undefined;
+    if (request.scrollId !== undefined && request.scrollId !== '') {
+      afterUrn = decodeCursor(request.scrollId, ({ after }) => (typeof after === 'string' ? after : undefined));
+      if (afterUrn === undefined) throw malformedCursor('scrollId', 'is not a scrollId of this listing (pass back the one of the previous page)');
+    }
+    const count = request.count ?? DEFAULT_SCROLL_COUNT;
+    const entities = await this.list(actor, { entityType: request.entityType, limit: count, ...(afterUrn !== undefined ? { afterUrn } : {}) });
+    const last = entities[entities.length - 1];
+    return { entities, ...(last && entities.length === count ? { scrollId: encodeCursor({ after: last.urn }) } : {}) };
   }
 }

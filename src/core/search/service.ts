@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor } from '../../adapter/cursor';
 import type { SearchHit, SearchRequest, SearchResponse, SearchScope } from '../../adapter/types';
 import { aggregateAcrossEntities, type AggregateAcrossEntitiesInput, type AggregateAcrossEntitiesResult } from './aggregation';
 import type { CatalogContext } from '../context';
@@ -64,17 +65,12 @@ const CURSOR_VERSION = 1;
 
 /** The scroll id: the last URN returned, so the next page starts right after it whatever was written meanwhile. */
 export function encodeScrollId(afterUrn: string): string {
-  // The JSON of { v, after }, written without building the object first.
-  return Buffer.from(`{"v":${CURSOR_VERSION},"after":${JSON.stringify(afterUrn)}}`, 'utf8').toString('base64url');
+  return encodeCursor({ v: CURSOR_VERSION, after: afterUrn });
 }
 
 export function decodeScrollId(scrollId: string, violations: Violation[]): string | undefined {
-  try {
-    const parsed = JSON.parse(Buffer.from(scrollId, 'base64url').toString('utf8')) as { v?: unknown; after?: unknown };
-    if (parsed && parsed.v === CURSOR_VERSION && typeof parsed.after === 'string') return parsed.after;
-  } catch {
-    // Reported below.
-  }
+  const after = decodeCursor(scrollId, ({ v, after }) => (v === CURSOR_VERSION && typeof after === 'string' ? after : undefined));
+  if (after !== undefined) return after;
   violations.push({ path: '/scrollId', message: 'is not a scroll id returned by scrollAcrossEntities' });
   return undefined;
 }

@@ -1,3 +1,4 @@
+import { decodeCursor, encodeCursor } from '../../adapter/cursor';
 import type { JsonObject, TimeseriesIndexRef } from '../../adapter/types';
 import type { EntityRegistry } from '../entities/registry';
 import { timeseriesIndexName, timeseriesIndexRef } from '../../adapter/timeseries-index';
@@ -153,17 +154,14 @@ export interface ScrollState {
 }
 
 export function encodeScroll(state: ScrollState): string {
-  return Buffer.from(JSON.stringify(state)).toString('base64url');
+  return encodeCursor({ ...state });
 }
 
 export function decodeScroll(scrollId: string, indexName: string, urn: string | undefined): string {
-  let state: Partial<ScrollState> | undefined;
-  try {
-    state = JSON.parse(Buffer.from(scrollId, 'base64url').toString('utf8')) as Partial<ScrollState>;
-  } catch {
-    state = undefined;
-  }
-  if (!state || typeof state.c !== 'string' || typeof state.i !== 'string') {
+  const state = decodeCursor(scrollId, ({ i, u, c }) =>
+    typeof i === 'string' && typeof c === 'string' && (typeof u === 'string' || u === null) ? { i, u, c } : undefined,
+  );
+  if (!state) {
     throw new CatalogError('INVALID_INPUT', 'scrollId: is not a scroll id this catalog gave out', {
       details: [{ path: '/scrollId', message: 'is not a scroll id this catalog gave out' }],
     });

@@ -94,30 +94,17 @@ async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
   return { body: deletion };
 }
 
-const SCROLL_PREFIX = 'after:';
-
-function decodeScrollId(scrollId: string | undefined): string | undefined {
-  if (scrollId === undefined || scrollId === '') return undefined;
-  const text = Buffer.from(scrollId, 'base64url').toString('utf8');
-  if (!text.startsWith(SCROLL_PREFIX)) {
-    const message = 'is not a scrollId of this listing (pass back the one of the previous page)';
-    throw new CatalogError('INVALID_INPUT', `scrollId ${message}`, { details: [{ path: 'scrollId', message }] });
-  }
-  return text.slice(SCROLL_PREFIX.length);
-}
-
 async function listEntities(ctx: RouteContext): Promise<RouteResult> {
   const { entityType } = resolveEntityAddress(ctx.catalog.registry, { entityName: ctx.params.entityName! });
   const query = new QueryReader(ctx.query);
-  const count = query.integer('count') ?? 10;
-  const afterUrn = decodeScrollId(query.string('scrollId'));
+  const count = query.integer('count');
+  const scrollId = query.string('scrollId');
   query.done();
-  const views = await ctx.catalog.entities.list(ctx.actorUrn, { entityType, limit: count, ...(afterUrn !== undefined ? { afterUrn } : {}) });
-  const last = views[views.length - 1];
+  const page = await ctx.catalog.entities.scroll(ctx.actorUrn, { entityType, ...(count !== undefined ? { count } : {}), ...(scrollId !== undefined ? { scrollId } : {}) });
   return {
     body: {
-      entities: views.map((view) => ({ urn: view.urn, aspects: aspectsOf(view) })),
-      ...(last && views.length === count ? { scrollId: Buffer.from(`${SCROLL_PREFIX}${last.urn}`).toString('base64url') } : {}),
+      entities: page.entities.map((view) => ({ urn: view.urn, aspects: aspectsOf(view) })),
+      ...(page.scrollId !== undefined ? { scrollId: page.scrollId } : {}),
     },
   };
 }
