@@ -229,6 +229,15 @@ export class TimeseriesService {
   }
 
   /**
+   * The aspect's current value on an entity: for a timeseries aspect, its newest row (equal times: the
+   * last appended), as a read of the aspect answers. Undefined when the entity has no row.
+   */
+  async latest(actor: string, urn: string, aspect: string): Promise<JsonObject | undefined> {
+    const page = await this.query(actor, { urn, aspect, count: 1 });
+    return page.results[0]?.value;
+  }
+
+  /**
    * One record per timeseries index, by index name: every (entity type, timeseries aspect) pair the
    * catalog knows (size 0 until its first row), and any other index the store holds. Needs
    * GET_TIMESERIES_INDEX_SIZES.

@@ -5,7 +5,7 @@ import { CatalogError } from '../../errors';
 import type { PropertyPatchRequest } from '../../core/properties';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
-import { appendTimeseriesAspect, latestTimeseriesValue } from './timeseries';
+import { appendTimeseriesAspect } from './timeseries';
 
 /**
  * The OpenAPI v2 entity family: `/openapi/v2/entity/{entityName}/{urn}[/{aspectName}]`. Each handler
@@ -48,7 +48,7 @@ async function getEntity(ctx: RouteContext): Promise<RouteResult> {
 async function getAspect(ctx: RouteContext): Promise<RouteResult> {
   const { urn, aspect, aspectKind } = address(ctx, true);
   if (aspectKind === 'timeseries') {
-    const value = await latestTimeseriesValue(ctx.catalog, ctx.actorUrn, urn, aspect!);
+    const value = await ctx.catalog.timeseries.latest(ctx.actorUrn, urn, aspect!);
     if (value === undefined) throw notFound(`${aspect} of ${urn}`);
     return { body: { value } };
   }

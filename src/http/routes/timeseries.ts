@@ -6,15 +6,9 @@ import type { RouteContext, RouteResult, RouteSpec } from '../router';
 
 /**
  * Timeseries aspects over REST: a POST of the aspect appends a row (`catalog.timeseries.append`), a GET
- * of the aspect answers the newest row, and `/openapi/v2/timeseries/{entityName}/{aspectName}` pages
+ * of the aspect answers its newest row (`catalog.timeseries.latest`), and `/openapi/v2/timeseries/{entityName}/{aspectName}` pages
  * through the rows newest first (`catalog.timeseries.query`, its answer as is).
  */
-
-/** The newest row's value of one entity's timeseries aspect; undefined when it has none. */
-export async function latestTimeseriesValue(catalog: Catalog, actor: string, urn: string, aspect: string): Promise<unknown> {
-  const page = await catalog.timeseries.query(actor, { urn, aspect, count: 1 });
-  return page.results[0]?.value;
-}
 
 /** Appends the body (one row, or an array of rows atomically); answers the row's value (the array of values for an array). */
 export async function appendTimeseriesAspect(catalog: Catalog, actor: string, urn: string, aspect: string, body: unknown): Promise<unknown> {
