@@ -33,7 +33,7 @@ export interface CliBackend {
   /** For messages: `SQLite file <f>` or `<server url>`. */
   readonly where: string;
   /** The user the commands act as: the `--actor` super user (embedded) or the token's subject (remote). */
-  actor(): string;
+  actor(): Promise<string>;
   /** The command-line file's entries (already parsed from YAML), all validated, then written at once. */
   upsertProperties(entries: readonly unknown[]): Promise<PropertyUpsertOutcome[]>;
   /** The definition, also when soft-deleted; undefined when it does not exist. */

@@ -53,7 +53,7 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
 
   return {
     where: `SQLite file ${db}`,
-    actor: () => actor,
+    actor: async () => actor,
     async upsertProperties(entries) {
       const results = await catalog.properties.upsertYamlEntries(actor, entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1]);
       return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));

@@ -33,18 +33,6 @@ function metadataOf(fields: GraphqlTokenMetadata): AccessTokenMetadata {
   return { ...rest, type: tokenType, description: rest.description ?? null, expiresAt: rest.expiresAt ?? null, lastUsedAt: rest.lastUsedAt ?? null };
 }
 
-/** The subject of our own token: whom the server will see. (Read, not verified: the server verifies.) */
-function subjectOf(token: string): string {
-  const [, claims] = token.split('.');
-  try {
-    const sub = (JSON.parse(Buffer.from(claims ?? '', 'base64url').toString('utf8')) as { sub?: unknown }).sub;
-    if (typeof sub === 'string' && sub.startsWith('urn:')) return sub;
-  } catch {
-    // Reported below.
-  }
-  throw new CommandError('the access token is not a metacatalog token (expected a JWT whose subject is a user URN)');
-}
-
 interface EntityAnswer {
   urn: string;
   aspects?: Record<string, { value?: unknown }>;
@@ -67,10 +55,16 @@ const entityPath = (urn: string) => `/openapi/v2/entity/${encodeURIComponent(ent
  */
 export function openRemoteBackend(server: string, token: string): CliBackend {
   const client = new GmsClient(server, token);
-  const actor = subjectOf(token);
+  let actor: Promise<string> | undefined;
   return {
     where: server,
-    actor: () => actor,
+    // Whom the server sees: it says so itself (the token is its business, not ours to decode).
+    actor: () =>
+      (actor ??= client.graphql('{ me { corpUser { urn } } }', {}).then((data) => {
+        const urn = (data.me as { corpUser?: { urn?: unknown } } | undefined)?.corpUser?.urn;
+        if (typeof urn !== 'string') throw new CommandError('the server did not say whom the access token acts as');
+        return urn;
+      })),
     async upsertProperties(entries) {
       const answer = (await client.rest('POST', '/operations', {
         query: { action: 'upsertStructuredPropertyDefinitions' },

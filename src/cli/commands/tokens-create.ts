@@ -37,7 +37,7 @@ export const tokensCreateCommand = defineCommand({
     const backend = await cli.backend({ create: true, signingKey: true });
     const created = await backend.createToken({
       type: 'PERSONAL',
-      actorUrn: cli.values.for ?? backend.actor(),
+      actorUrn: cli.values.for ?? (await backend.actor()),
       duration: duration as AccessTokenDuration,
       name,
       ...(cli.values.description !== undefined ? { description: cli.values.description } : {}),
