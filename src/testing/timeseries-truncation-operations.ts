@@ -69,6 +69,7 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
           indexName: PROFILE_INDEX_NAME,
           totalRows: 10,
           rowsToDelete: 7,
+          endTimeMillis: profileTruncation(7).endTimeMillis,
         });
         await catalog.timeseries.append(ACTORS.writer, 'urn:li:dataset:(urn:li:dataPlatform:hive,ts.c,PROD)', 'datasetUsageStatistics', [
           { timestampMillis: T0 + 1 },

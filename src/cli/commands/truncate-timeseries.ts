@@ -55,7 +55,8 @@ export const truncateTimeseriesCommand = defineCommand({
     const input = {
       entityType,
       aspect,
-      endTimeMillis: Math.max(0, Date.now() - age),
+      // The catalog counts the age back from its own clock, wherever it runs.
+      olderThanMillis: age,
       ...(batchSize !== undefined ? { batchSize } : {}),
       ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
     };

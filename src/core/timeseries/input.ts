@@ -100,6 +100,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function truncateShapeViolations(input: unknown): Violation[] {
   if (!isPlainObject(input)) return [{ path: '/', message: 'must be an object with entityType, aspect and endTimeMillis' }];
   const violations = checkTruncateShape(input);
+  const given = [input.endTimeMillis, input.olderThanMillis].filter((v) => v !== undefined).length;
+  if (given !== 1) {
+    violations.push({
+      path: '/endTimeMillis',
+      message: given ? 'give either endTimeMillis or olderThanMillis, not both' : 'is required (or olderThanMillis: an age the catalog counts back from its own clock)',
+    });
+  }
   const { forceReindex, forceDeleteByQuery } = input;
   // Both given with the same value: `true`/`true` contradicts itself, and `false`/`false` forbids
   // both methods. Leave both out to let the share of rows decide.

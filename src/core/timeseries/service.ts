@@ -79,8 +79,13 @@ export interface TimeseriesIndexSizeRecord {
 export interface TruncateInput {
   entityType: string;
   aspect: string;
-  /** Rows with `timestampMillis <= endTimeMillis` are removed. */
-  endTimeMillis: number;
+  /** Rows with `timestampMillis <= endTimeMillis` are removed. Give this or `olderThanMillis`. */
+  endTimeMillis?: number;
+  /**
+   * The rows older than this age are removed: the cutoff is the catalog's clock minus this (so a client's
+   * clock never decides). Give this or `endTimeMillis`.
+   */
+  olderThanMillis?: number;
   /** Default true: only count and answer. */
   dryRun?: boolean | null;
   /** Rows per delete batch (1 to 1,000,000); default 10,000. */
@@ -99,6 +104,8 @@ export interface TruncateResult {
   indexName: string;
   totalRows: number;
   rowsToDelete: number;
+  /** The cutoff the truncation used (rows at or before it). */
+  endTimeMillis: number;
   /** Real runs: follow the work with `getTruncation(actor, taskId)`. */
   taskId?: string;
 }
@@ -275,14 +282,15 @@ export class TimeseriesService {
     );
     throwIfViolations(violations, 'invalid truncation request');
     const ref: TimeseriesIndexRef = index!;
-    const counts = await this.ctx.adapter.countTimeseries(ref, input.endTimeMillis);
+    const endTimeMillis = input.endTimeMillis ?? Math.max(0, this.ctx.clock() - input.olderThanMillis!);
+    const counts = await this.ctx.adapter.countTimeseries(ref, endTimeMillis);
     const method = chooseTruncationMethod(counts.matching, counts.total, input);
     const summary = truncationSummary(counts.matching, counts.total, method);
-    const result = { dryRun: true, method, indexName: ref.indexName, totalRows: counts.total, rowsToDelete: counts.matching };
+    const result = { dryRun: true, method, indexName: ref.indexName, totalRows: counts.total, rowsToDelete: counts.matching, endTimeMillis };
     if (input.dryRun ?? true) return { ...result, message: `${summary}${DRY_RUN_ENDING}` };
     const taskId = await this.truncations.start(
       who,
-      { ...ref, endTimeMillis: input.endTimeMillis, method, batchSize: input.batchSize ?? DEFAULT_BATCH_SIZE, timeoutSeconds: input.timeoutSeconds ?? null },
+      { ...ref, endTimeMillis, method, batchSize: input.batchSize ?? DEFAULT_BATCH_SIZE, timeoutSeconds: input.timeoutSeconds ?? null },
       counts,
       summary,
       options.onProgress,

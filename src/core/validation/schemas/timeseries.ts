@@ -12,13 +12,14 @@ export const truncateInputSchema: JsonObject = {
     entityType: { type: 'string', minLength: 1 },
     aspect: { type: 'string', minLength: 1 },
     endTimeMillis: epochMillis,
+    olderThanMillis: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
     dryRun: nullable({ type: 'boolean' }),
     batchSize: nullable({ type: 'integer', minimum: 1, maximum: 1_000_000 }),
     timeoutSeconds: nullable({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
     forceDeleteByQuery: nullable({ type: 'boolean' }),
     forceReindex: nullable({ type: 'boolean' }),
   },
-  required: ['entityType', 'aspect', 'endTimeMillis'],
+  required: ['entityType', 'aspect'],
   additionalProperties: false,
 };
 
