@@ -125,8 +125,10 @@ function defaultOnError(error: unknown, where: string): void {
 /** The pieces every later service is built from; createCatalog composes the public object on top. */
 export function createCatalogContext(options: CatalogOptions): { ctx: CatalogContext; ready: Promise<void> } {
   validateOptions(options);
-  const { adapter } = options;
+  // One clock for everything the catalog writes: every batch carries the catalog's time, so adapters stamp
+  // jobs with it rather than with their own clock.
   const clock = options.clock ?? Date.now;
+  const adapter = onCatalogClock(options.adapter, clock);
   const registry = new EntityRegistry();
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
@@ -164,6 +166,13 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
   };
   (ctx as { entities: EntityService }).entities = new EntityService(ctx);
   return { ctx, ready };
+}
+
+/** The adapter, with every committed batch stamped with the catalog's clock (`WriteBatch.now`). */
+function onCatalogClock(adapter: StorageAdapter, clock: () => number): StorageAdapter {
+  const stamped: StorageAdapter = Object.create(adapter) as StorageAdapter;
+  stamped.commit = (batch) => adapter.commit(batch.now === undefined ? { ...batch, now: clock() } : batch);
+  return stamped;
 }
 
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */

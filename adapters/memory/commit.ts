@@ -37,7 +37,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
     // Completions before insertions: a job that completes itself and queues its follow-up under the
     // same dedupe key (the next batch of the same work) must not see its own key as still pending.
     for (const { id } of batch.completeJobs ?? []) stores.jobs.complete(id, log);
-    for (const job of batch.jobs ?? []) stores.jobs.insert(job, log);
+    for (const job of batch.jobs ?? []) stores.jobs.insert(job, log, batch.now);
   } catch (error) {
     log.rollback();
     throw error;

@@ -30,9 +30,9 @@ export class JobQueue {
   }
 
   /** Adds a job unless a pending job with the same dedupe key exists. */
-  insert(newJob: NewJob, log: UndoLog): void {
+  insert(newJob: NewJob, log: UndoLog, at?: number): void {
     if (newJob.dedupeKey !== undefined && this.pendingByDedupeKey.has(newJob.dedupeKey)) return;
-    const now = this.now();
+    const now = at ?? this.now();
     const previousSequence = this.lastSequence;
     const sequence = ++this.lastSequence;
     const record: JobRecord = {

@@ -133,7 +133,7 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, run: readonly 
 export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): Promise<void> {
   const entities = batch.entities ?? [];
   if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length) return;
-  const now = Date.now();
+  const now = batch.now ?? Date.now();
   await stores.keys.prepare(entities.map((w) => w.searchDocument));
   await h.transaction(async (tx) => {
     let entityIndex = 0;

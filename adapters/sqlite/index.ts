@@ -106,7 +106,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
 
   function commit(batch: WriteBatch): void {
     const db = h();
-    const now = Date.now();
+    const now = batch.now ?? Date.now();
     db.db
       .transaction(() => {
         (batch.entities ?? []).forEach((write, entityIndex) => {

@@ -237,6 +237,11 @@ export interface WriteBatch {
   jobs?: NewJob[];
   /** Jobs whose work this batch completes (deleted atomically with the rest). Only the claimant may complete. */
   completeJobs?: Array<{ id: string; workerId: string }>;
+  /**
+   * The writer's time (epoch ms): new jobs' `createdAt` and default `runAt`. A catalog always sets it from
+   * its own clock; an adapter uses its own clock only for a batch written without one.
+   */
+  now?: number;
 }
 
 // ---------------------------------------------------------------------------------------------

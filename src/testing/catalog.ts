@@ -51,6 +51,17 @@ export function registerCatalogTests(harness: ConformanceHarness): void {
   const properties = (name: string): JsonObject => ({ name, description: `${name} of the shop` });
 
   describe('through the catalog', () => {
+    it("stamps the jobs it queues with the catalog's clock, not the adapter's", async () => {
+      await withCatalog(async ({ catalog, adapter, clock }) => {
+        await catalog.properties.create(ADMIN, { qualifiedName: 'conformance.clock', valueType: 'string', entityTypes: ['dataset'] });
+        clock.now = T0 + 5_000;
+        await catalog.properties.hardDelete(ADMIN, 'urn:li:structuredProperty:conformance.clock');
+        const jobs = await adapter.listJobs();
+        expect(jobs.length).toBeGreaterThan(0);
+        for (const job of jobs) expect({ createdAt: job.createdAt, runAt: job.runAt }).toEqual({ createdAt: T0 + 5_000, runAt: T0 + 5_000 });
+      });
+    });
+
     it('upsertAspect stamps created and lastModified from the clock, keeps created on update and bumps versions', async () => {
       await withCatalog(async ({ catalog, adapter, clock }) => {
         const first = await catalog.entities.upsertAspect(ADMIN, URN.a, 'datasetProperties', properties('orders'));
