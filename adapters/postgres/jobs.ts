@@ -1,37 +1,8 @@
 import type { ClaimRequest, Job, JsonObject, NewJob } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
+import { JOB_COLUMNS, jobOfRow, type JobRow } from '../../src/adapter/job-rows';
 import type { PgHandle, Queryable } from './database';
 
-interface JobRow {
-  id: string;
-  type: string;
-  payload: string;
-  run_at: string;
-  created_at: string;
-  attempts: number;
-  locked_by: string | null;
-  locked_until: string | null;
-  last_error: string | null;
-  state: 'pending' | 'dead';
-}
-
-/** Never `*`: a prepared statement must not change its result type when a column is added later. */
-const JOB_COLUMNS = 'id, type, payload, run_at, created_at, attempts, locked_by, locked_until, last_error, state';
-
-function toJob(row: JobRow): Job {
-  return {
-    id: String(row.id),
-    type: row.type,
-    payload: JSON.parse(row.payload) as JsonObject,
-    attempts: row.attempts,
-    runAt: Number(row.run_at),
-    createdAt: Number(row.created_at),
-    lockedBy: row.locked_by,
-    lockedUntil: row.locked_until === null ? null : Number(row.locked_until),
-    lastError: row.last_error,
-    state: row.state,
-  };
-}
 
 /** Job ids are the decimal text of a bigint; anything else names no job. */
 function jobId(id: string): string | undefined {
@@ -95,7 +66,7 @@ export async function claimJobs(h: PgHandle, request: ClaimRequest): Promise<Job
      RETURNING ${JOB_COLUMNS}`,
     [request.workerId, request.now, request.leaseMs, request.ignoreRunAt === true, request.limit],
   );
-  return rows.map(toJob).sort((a, b) => a.runAt - b.runAt || compareIds(a.id, b.id));
+  return rows.map(jobOfRow).sort((a, b) => a.runAt - b.runAt || compareIds(a.id, b.id));
 }
 
 function compareIds(a: string, b: string): number {
@@ -134,5 +105,5 @@ export async function listJobs(h: PgHandle, request: { includeDead?: boolean; li
     `SELECT ${JOB_COLUMNS} FROM ${h.s}.jobs WHERE state = 'pending' OR ($1::boolean AND state = 'dead') ORDER BY run_at, id LIMIT $2`,
     [request.includeDead === true, request.limit ?? null],
   );
-  return rows.map(toJob);
+  return rows.map(jobOfRow);
 }

@@ -1,34 +1,7 @@
 import type { ClaimRequest, Job, JsonObject, NewJob } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
+import { JOB_COLUMNS, jobOfRow, type JobRow } from '../../src/adapter/job-rows';
 import { params, type SqliteHandle } from './statements';
-
-interface JobRow {
-  id: number;
-  type: string;
-  payload: string;
-  run_at: number;
-  created_at: number;
-  attempts: number;
-  locked_by: string | null;
-  locked_until: number | null;
-  last_error: string | null;
-  state: 'pending' | 'dead';
-}
-
-function toJob(row: JobRow): Job {
-  return {
-    id: String(row.id),
-    type: row.type,
-    payload: JSON.parse(row.payload) as JsonObject,
-    attempts: row.attempts,
-    runAt: row.run_at,
-    createdAt: row.created_at,
-    lockedBy: row.locked_by,
-    lockedUntil: row.locked_until,
-    lastError: row.last_error,
-    state: row.state,
-  };
-}
 
 /** Inside the caller's transaction. */
 export function insertJobs(h: SqliteHandle, jobs: readonly NewJob[], now: number): void {
@@ -59,10 +32,10 @@ export function claimJobs(h: SqliteHandle, request: ClaimRequest): Job[] {
            WHERE state = 'pending' AND (@p4 OR run_at <= @p2) AND (locked_until IS NULL OR locked_until <= @p2)
            ORDER BY run_at, id LIMIT @p5
          )
-         RETURNING *`,
+         RETURNING ${JOB_COLUMNS}`,
       )
       .all(params(request.workerId, request.now, request.leaseMs, request.ignoreRunAt ? 1 : 0, request.limit)) as JobRow[];
-    return rows.sort((a, b) => a.run_at - b.run_at || a.id - b.id).map(toJob);
+    return rows.map(jobOfRow).sort((a, b) => a.runAt - b.runAt || Number(a.id) - Number(b.id));
   });
   return claim.immediate();
 }
@@ -90,7 +63,7 @@ export function renewJobLease(h: SqliteHandle, id: string, workerId: string, loc
 
 export function listJobs(h: SqliteHandle, request: { includeDead?: boolean; limit?: number } = {}): Job[] {
   const rows = h
-    .stmt(`SELECT * FROM jobs WHERE state = 'pending' OR (@p1 AND state = 'dead') ORDER BY run_at, id LIMIT @p2`)
+    .stmt(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'pending' OR (@p1 AND state = 'dead') ORDER BY run_at, id LIMIT @p2`)
     .all(params(request.includeDead ? 1 : 0, request.limit ?? -1)) as JobRow[];
-  return rows.map(toJob);
+  return rows.map(jobOfRow);
 }
