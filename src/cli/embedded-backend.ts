@@ -1,3 +1,4 @@
+import { openCatalog } from './open-catalog';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Catalog } from '../index';
@@ -29,21 +30,8 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     if (loaded.created) io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
   }
 
-  const [{ createCatalog }, { createSqliteAdapter }] = await Promise.all([import('../catalog'), import('../../adapters/sqlite/index')]);
-  let catalog: Catalog;
-  try {
-    catalog = createCatalog({
-      adapter: createSqliteAdapter({ filename: db }),
-      ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}),
-      superUsers: [actor],
-      // Background work runs in close(), after the command's own work, not alongside it.
-      jobs: { background: false },
-      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
-    });
-    await catalog.ready();
-  } catch (error) {
-    throw new CommandError(`cannot open the database ${db}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  // Background work runs in close(), after the command's own work, not alongside it.
+  const catalog = await openCatalog({ store: { sqlite: db }, superUser: actor, ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}), backgroundJobs: false, label: db }, io);
 
   const toRecord = (view: { urn: string; removed: boolean; definition: PropertyRecord['definition'] }): PropertyRecord => ({
     urn: view.urn,

@@ -1,3 +1,4 @@
+import { openCatalog } from '../open-catalog';
 import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -73,19 +74,7 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
     }
   }
 
-  const [{ createCatalog }, { createSqliteAdapter }] = await Promise.all([import('../../catalog'), import('../../../adapters/sqlite/index')]);
-  let catalog: Catalog;
-  try {
-    catalog = createCatalog({
-      adapter: createSqliteAdapter({ filename: db }),
-      tokenSigningKey: key,
-      superUsers: [admin],
-      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
-    });
-    await catalog.ready();
-  } catch (error) {
-    throw new CommandError(`cannot open the database ${db}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const catalog = await openCatalog({ store: { sqlite: db }, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: db }, io);
 
   return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db });
 }
@@ -122,19 +111,8 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
   } else {
     throw new CommandError('--postgres needs the token signing key every instance shares: --signing-key-file <file> or the METACATALOG_SIGNING_KEY environment variable');
   }
-  const [{ createCatalog }, { createPostgresAdapter }] = await Promise.all([import('../../catalog'), import('../../../adapters/postgres/index')]);
-  let catalog: Catalog;
-  try {
-    catalog = createCatalog({
-      adapter: createPostgresAdapter({ connectionString: url }, options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}),
-      tokenSigningKey: key,
-      superUsers: [admin],
-      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
-    });
-    await catalog.ready();
-  } catch (error) {
-    throw new CommandError(`cannot open the database ${redacted(url)}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const store = { postgres: url, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) };
+  const catalog = await openCatalog({ store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redacted(url) }, io);
   return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redacted(url) });
 }
 
