@@ -3,11 +3,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { POSTGRES_URL, SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
+import { POSTGRES_URL, SchemaPool, withPostgresServer } from './support/postgres';
 import { CLI as cli, ROOT as root, spawnServe, type ServeChild as Started } from './cli/helpers';
 
 // Runs the built CLI (dist/cli.js): `npm test` builds first. Several `serve --postgres` instances on one database.
-const decision = await serverDecision('test/cli-serve-postgres.test.ts');
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,served,PROD)';
 const path = `/gms/openapi/v2/entity/dataset/${encodeURIComponent(DATASET)}/datasetProperties`;
@@ -22,17 +21,7 @@ function childEnv(): NodeJS.ProcessEnv {
 /** `serve --port 0` with these arguments, quiet, without the shell's signing key, once it listens. */
 const startServe = (args: string[]): Promise<Started> => spawnServe(['--quiet', ...args], childEnv());
 
-if (decision === 'fail') {
-  describe('metacatalog serve --postgres', () => {
-    it('needs a PostgreSQL server', () => {
-      throw new Error(unreachableMessage());
-    });
-  });
-} else if (decision === 'skip') {
-  describe.skip('metacatalog serve --postgres (no PostgreSQL server)', () => {
-    it('needs a PostgreSQL server', () => undefined);
-  });
-} else {
+await withPostgresServer('test/cli-serve-postgres.test.ts', 'metacatalog serve --postgres', () => {
   const schemas = new SchemaPool();
   const dirs: string[] = [];
   const running: Started[] = [];
@@ -124,4 +113,4 @@ if (decision === 'fail') {
       expect(badSchema.stderr).toContain('cannot open the database');
     });
   });
-}
+});

@@ -1,21 +1,10 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runConformanceSuite } from '../src/testing/index';
-import { SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
+import { SchemaPool, withPostgresServer } from './support/postgres';
 
 // A schema per test (dropped after it); `reopen` opens a new adapter on the schema of the closed one.
-const decision = await serverDecision('test/conformance-postgres.test.ts');
 
-if (decision === 'fail') {
-  describe('adapter conformance: postgres', () => {
-    it('needs a PostgreSQL server', () => {
-      throw new Error(unreachableMessage());
-    });
-  });
-} else if (decision === 'skip') {
-  describe.skip('adapter conformance: postgres (no PostgreSQL server)', () => {
-    it('needs a PostgreSQL server', () => undefined);
-  });
-} else {
+await withPostgresServer('test/conformance-postgres.test.ts', 'adapter conformance: postgres', () => {
   const schemas = new SchemaPool();
   afterEach(async () => {
     await schemas.dropAll();
@@ -36,4 +25,4 @@ if (decision === 'fail') {
       countJobs: (adapter) => schemas.countRows(adapter, 'jobs'),
     },
   });
-}
+});

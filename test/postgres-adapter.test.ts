@@ -3,10 +3,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPostgresAdapter } from '../adapters/postgres/index';
 import type { StorageAdapter } from '../src/adapter/types';
 import { CatalogError } from '../src/errors';
-import { POSTGRES_URL, SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
+import { POSTGRES_URL, SchemaPool, withPostgresServer } from './support/postgres';
 
 /** What the PostgreSQL adapter adds to the contract: its options, pool ownership, schemas, storage limits. */
-const decision = await serverDecision('test/postgres-adapter.test.ts');
 
 const T0 = 1_700_000_000_000;
 const URN_A = 'urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)';
@@ -54,17 +53,7 @@ describe('createPostgresAdapter options (no server needed)', () => {
   });
 });
 
-if (decision === 'fail') {
-  describe('postgres adapter', () => {
-    it('needs a PostgreSQL server', () => {
-      throw new Error(unreachableMessage());
-    });
-  });
-} else if (decision === 'skip') {
-  describe.skip('postgres adapter (no PostgreSQL server)', () => {
-    it('needs a PostgreSQL server', () => undefined);
-  });
-} else {
+await withPostgresServer('test/postgres-adapter.test.ts', 'postgres adapter', () => {
   const schemas = new SchemaPool();
   const adapters: StorageAdapter[] = [];
   const pools: pg.Pool[] = [];
@@ -186,4 +175,4 @@ if (decision === 'fail') {
       expect(entity?.aspects.info?.value).toEqual(JSON.parse(JSON.stringify(value)));
     });
   });
-}
+});

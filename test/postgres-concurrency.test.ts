@@ -6,13 +6,12 @@ import { CLEANUP_BATCH_SIZE, CLEANUP_JOB_TYPE } from '../src/core/properties/cle
 import type { CatalogContext } from '../src/core/context';
 import type { JobHandler } from '../src/core/jobs/runner';
 import { CatalogError } from '../src/errors';
-import { SchemaPool, serverDecision, unreachableMessage } from './support/postgres';
+import { SchemaPool, withPostgresServer } from './support/postgres';
 
 /**
  * Several processes on one database, played by several adapters (each with its own pool) and catalogs
  * in this one process, on one schema.
  */
-const decision = await serverDecision('test/postgres-concurrency.test.ts');
 
 const ADMIN = 'urn:li:corpuser:admin';
 const T0 = 1_700_000_000_000;
@@ -61,17 +60,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
 }
 
-if (decision === 'fail') {
-  describe('postgres: several processes on one database', () => {
-    it('needs a PostgreSQL server', () => {
-      throw new Error(unreachableMessage());
-    });
-  });
-} else if (decision === 'skip') {
-  describe.skip('postgres: several processes on one database (no PostgreSQL server)', () => {
-    it('needs a PostgreSQL server', () => undefined);
-  });
-} else {
+await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several processes on one database', () => {
   const schemas = new SchemaPool();
   const open: Array<{ close(): Promise<void> }> = [];
   afterEach(async () => {
@@ -350,4 +339,4 @@ if (decision === 'fail') {
       expect(await a.adapter.listJobs({ includeDead: true })).toEqual([]);
     });
   });
-}
+});

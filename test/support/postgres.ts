@@ -1,3 +1,4 @@
+import { describe, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPostgresAdapter, type PostgresAdapterSettings } from '../../adapters/postgres/index';
@@ -42,6 +43,26 @@ export async function serverDecision(file: string): Promise<'run' | 'skip' | 'fa
       `!! Under CI=true these tests fail instead of skipping.\n${bar}\n`,
   );
   return 'skip';
+}
+
+/**
+ * Registers a PostgreSQL test file's tests: `register` when a server answers; otherwise one declared
+ * skip (no server, outside CI) or one failing test (no server under CI), both titled `title`.
+ */
+export async function withPostgresServer(file: string, title: string, register: () => void): Promise<void> {
+  const decision = await serverDecision(file);
+  if (decision === 'run') register();
+  else if (decision === 'skip') {
+    describe.skip(`${title} (no PostgreSQL server)`, () => {
+      it('needs a PostgreSQL server', () => undefined);
+    });
+  } else {
+    describe(title, () => {
+      it('needs a PostgreSQL server', () => {
+        throw new Error(unreachableMessage());
+      });
+    });
+  }
 }
 
 export function unreachableMessage(): string {
