@@ -6,6 +6,8 @@ runConformanceSuite({
   name: 'memory',
   describe,
   it,
+  skip: it.skip,
   expect,
+  capabilities: { durable: false, changeToken: true },
   createAdapter: (options) => createMemoryAdapter(options),
 });

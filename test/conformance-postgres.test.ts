@@ -17,7 +17,9 @@ await withPostgresServer('test/conformance-postgres.test.ts', 'adapter conforman
     name: 'postgres',
     describe,
     it,
+    skip: it.skip,
     expect,
+    capabilities: { durable: true, changeToken: false },
     createAdapter: (options) => schemas.adapter({ ...options, schema: schemas.freshSchema() }),
     reopen: (closed) => schemas.adapter({ schema: schemas.schemaOfAdapter(closed) }),
     inspect: {

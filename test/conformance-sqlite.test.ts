@@ -41,7 +41,9 @@ runConformanceSuite({
   name: 'sqlite',
   describe,
   it,
+  skip: it.skip,
   expect,
+  capabilities: { durable: true, changeToken: true },
   createAdapter: (options) => {
     const directory = mkdtempSync(join(tmpdir(), 'metacatalog-'));
     directories.push(directory);

@@ -16,9 +16,7 @@ export interface MemoryAdapterOptions extends FaultInjectionOptions {
 
 const CAPABILITIES: AdapterCapabilities = Object.freeze({
   durable: false,
-  multiProcess: false,
-  measuredIndexSizes: false,
-  reclaimsSpaceOnReindex: true,
+  changeToken: true,
 });
 
 interface MemoryState extends CommitStores {

@@ -44,9 +44,8 @@ export type PostgresAdapterOptions = PostgresConnection & PostgresAdapterSetting
 
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
-  multiProcess: true,
-  measuredIndexSizes: true,
-  reclaimsSpaceOnReindex: true,
+  // A cheap cross-process token would need a round trip per read; the domain reads instead.
+  changeToken: false,
 };
 
 function validate(options: PostgresAdapterOptions): void {

@@ -34,9 +34,7 @@ const OPTIMIZE_EVERY = 10_000;
 
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
-  multiProcess: true,
-  measuredIndexSizes: true,
-  reclaimsSpaceOnReindex: true,
+  changeToken: true,
 };
 
 /**

@@ -164,7 +164,7 @@ export interface SearchResponse {
   total: number;
   hits: SearchHit[];
   /**
-   * Optional, with `changeToken()`: the change token of the state this answer was read from. The
+   * Set by adapters declaring `capabilities.changeToken`: the change token of the state this answer was read from. The
    * domain then checks the definitions it cached against it instead of asking for the token before
    * every search (one adapter call fewer per search; a mismatch costs a second resolution).
    */
@@ -314,15 +314,19 @@ export interface TimeseriesIndexSize extends TimeseriesIndexRef {
 // The adapter
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * What an adapter can do beyond the required members, declared, never guessed. Each flag is read:
+ * by the conformance suite (which runs the tests of a capability only for adapters declaring it, and
+ * reports the others as skipped) and, where it says so, by the domain.
+ */
 export interface AdapterCapabilities {
-  /** Data survives `close()` and a process restart. */
+  /** Data survives `close()` and a process restart. The suite's durability tests run only then. */
   readonly durable: boolean;
-  /** Several processes may use the same store at once (jobs are shared safely). */
-  readonly multiProcess: boolean;
-  /** Timeseries index sizes are measured from the store (not estimated). */
-  readonly measuredIndexSizes: boolean;
-  /** Truncation by copying the kept rows to a fresh table gives file space back. */
-  readonly reclaimsSpaceOnReindex: boolean;
+  /**
+   * The adapter implements `changeToken()`. The domain then keeps what it read (structured property
+   * definitions) while the token holds; without it, the domain reads again every time.
+   */
+  readonly changeToken: boolean;
 }
 
 export interface StorageAdapter {
@@ -366,7 +370,8 @@ export interface StorageAdapter {
    * Optional: a token that changes whenever a committed write, by this process or by another one,
    * may have changed stored entities. Two equal tokens mean no entity changed in between, so the
    * domain may reuse what it read under the first one (it caches structured property definitions
-   * this way). Adapters that cannot tell this cheaply leave it out, and the domain then always reads.
+   * this way). Adapters that cannot tell this cheaply leave it out (and declare `capabilities.changeToken`
+   * false), and the domain then always reads.
    */
   changeToken?(): Promise<string>;
 

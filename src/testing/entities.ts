@@ -10,19 +10,17 @@ export function registerEntityTests(harness: ConformanceHarness): void {
       await withAdapter(harness, async (adapter) => {
         expect(typeof adapter.name).toBe('string');
         expect(adapter.name.length).toBeGreaterThan(0);
-        const { durable, multiProcess, measuredIndexSizes, reclaimsSpaceOnReindex } = adapter.capabilities;
-        expect([durable, multiProcess, measuredIndexSizes, reclaimsSpaceOnReindex].map((flag) => typeof flag)).toEqual([
-          'boolean',
-          'boolean',
-          'boolean',
-          'boolean',
-        ]);
+        const { durable, changeToken } = adapter.capabilities;
+        expect([durable, changeToken].map((flag) => typeof flag)).toEqual(['boolean', 'boolean']);
+        expect(adapter.capabilities).toEqual(harness.capabilities);
+        expect(typeof adapter.changeToken).toBe(changeToken ? 'function' : 'undefined');
       });
     });
 
     it('is durable exactly when the harness can reopen it (so the durability tests run)', async () => {
       await withAdapter(harness, async (adapter) => {
         expect(adapter.capabilities.durable).toBe(harness.reopen !== undefined);
+        expect(harness.capabilities.durable).toBe(harness.reopen !== undefined);
       });
     });
 

@@ -6,7 +6,12 @@
  * ```ts
  * import { describe, it, expect } from 'vitest';
  * import { runConformanceSuite } from 'metacatalog/testing';
- * runConformanceSuite({ name: 'my-adapter', describe, it, expect, createAdapter: (options) => createMyAdapter(options) });
+ * runConformanceSuite({
+ *   name: 'my-adapter', describe, it, skip: it.skip, expect,
+ *   capabilities: { durable: true, changeToken: false },
+ *   createAdapter: (options) => createMyAdapter(options),
+ *   reopen: (closed) => reopenMyAdapter(closed),
+ * });
  * ```
  */
 import type { ConformanceHarness } from './types';
@@ -49,6 +54,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerTokenTests(harness);
     registerSearchApiTests(harness);
     registerTimeseriesOperationsTests(harness);
-    if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
+    if (harness.capabilities.durable && harness.reopen) registerDurabilityTests(harness, harness.reopen);
+    else harness.describe('durability (close and reopen)', () => harness.skip('the adapter does not declare capabilities.durable', () => undefined));
   });
 }

@@ -1,4 +1,4 @@
-import type { FaultInjectionOptions, StorageAdapter } from '../adapter/types';
+import type { AdapterCapabilities, FaultInjectionOptions, StorageAdapter } from '../adapter/types';
 
 /**
  * The few matchers the suite uses. Structural and small on purpose: vitest's and jest's `expect`
@@ -24,6 +24,8 @@ export type ConformanceExpect = (actual: unknown) => ConformanceMatchers;
 export interface ConformanceTestApi {
   describe(name: string, fn: () => void): void;
   it(name: string, fn: () => Promise<void> | void): void;
+  /** Registers a test the runner reports as skipped (vitest's and jest's `it.skip`, node:test's `it.skip`). */
+  skip(name: string, fn: () => Promise<void> | void): void;
   expect: ConformanceExpect;
 }
 
@@ -40,6 +42,12 @@ export interface StoreInspector {
 export interface ConformanceHarness extends ConformanceTestApi {
   /** Names the run in test titles, e.g. `sqlite`. */
   name: string;
+  /**
+   * What the adapter under test declares (`adapter.capabilities`), known before any adapter is created so
+   * that the suite registers each capability's tests or reports them skipped. The suite checks that every
+   * adapter it creates declares exactly these.
+   */
+  capabilities: AdapterCapabilities;
   /** A fresh, empty adapter per test; options carry the fault injector. The suite calls `open()` itself. */
   createAdapter(options: FaultInjectionOptions): StorageAdapter | Promise<StorageAdapter>;
   /**

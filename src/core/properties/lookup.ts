@@ -58,14 +58,14 @@ export class DefinitionCache {
   constructor(private readonly adapter: StorageAdapter) {}
 
   async load(urns: Iterable<string>): Promise<Map<string, DefinitionInfo>> {
-    const token = this.adapter.changeToken ? await this.adapter.changeToken() : undefined;
+    const token = this.adapter.capabilities.changeToken ? await this.adapter.changeToken!() : undefined;
     if (token === undefined) return loadDefinitions(this.adapter, urns);
     return this.loadAt(token, urns);
   }
 
   /** One definition (what a search filter needs on every request): a map lookup while nothing changed. */
   async one(urn: string): Promise<DefinitionInfo | undefined> {
-    const token = this.adapter.changeToken ? await this.adapter.changeToken() : undefined;
+    const token = this.adapter.capabilities.changeToken ? await this.adapter.changeToken!() : undefined;
     if (token === undefined) return (await loadDefinitions(this.adapter, [urn])).get(urn);
     this.moveTo(token);
     const known = this.known.get(urn);
