@@ -49,7 +49,7 @@ const entityPath = (urn: string) => `/openapi/v2/entity/${encodeURIComponent(ent
 
 /**
  * Remote mode (`--server <url>` with a token): every command is one request to the REST family of
- * CONTRACT section 4 (plus the routes the command line added: the YAML definitions file, the
+ * docs/http.md describes (plus the routes the command line added: the YAML definitions file, the
  * reported delete, reindex), or to /api/graphql for tokens, as the established CLI does. The server
  * decides everything; this only shapes requests and answers.
  */

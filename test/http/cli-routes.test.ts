@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, DATASET, EDITOR, enc, READER, startTestServer, type TestServer } from './helpers';
 
-/** The routes the command line needs beyond CONTRACT section 4 (docs/http.md, docs/cli.md). */
+/** The routes the command line needs beyond the platform's REST family (docs/http.md, docs/cli.md). */
 
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 const ENTRIES = [

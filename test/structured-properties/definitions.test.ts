@@ -228,7 +228,7 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     expect(view.definition.entityTypes).toEqual([DS, FLOW, 'urn:li:entityType:datahub.chart']);
     const bad = await errorOf(catalog.properties.create(ADMIN, { qualifiedName: 'q', valueType: 'string', entityTypes: ['urn:li:entityType:dataset', 'table'] }));
     expect(bad.details.map((d) => d.path)).toEqual(['/entityTypes/0', '/entityTypes/1']);
-    // The issue asks for the list of valid names in the refusal.
+    // The refusal lists the valid names.
     for (const name of ['dataset', 'dataFlow', 'dataJob', 'chart', 'dashboard', 'container', 'schemaField', 'glossaryTerm', 'corpuser', 'corpGroup']) {
       expect(bad.details[0]!.message).toContain(name);
     }

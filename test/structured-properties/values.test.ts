@@ -126,7 +126,7 @@ describe('upsert and remove', () => {
 });
 
 describe('every value is checked against its definition', () => {
-  it('names the allowed values in the message the issue gives', async () => {
+  it('names the allowed values in its refusal', async () => {
     const catalog = await setup();
     const error = await errorOf(catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: TIER, values: [s('baz')] }] }));
     expect(error.code).toBe('INVALID_INPUT');

@@ -1,4 +1,4 @@
-/** The privileges of CONTRACT section 2, and MANAGE_SYSTEM_OPERATIONS (reindex through a transport). A refusal names the missing one. */
+/** The privileges of docs/tokens-and-policies.md, and MANAGE_SYSTEM_OPERATIONS (reindex through a transport). A refusal names the missing one. */
 export const PRIVILEGES = [
   'GENERATE_PERSONAL_ACCESS_TOKENS',
   'MANAGE_ACCESS_TOKENS',

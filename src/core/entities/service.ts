@@ -159,7 +159,7 @@ export class EntityService {
 
   /**
    * Bulk write: every item validated first (nothing is written when one is bad; the error lists every
-   * violation with its index), then written in atomic chunks of 500 entities.
+   * violation with its index), then written in atomic chunks of `BULK_CHUNK` (2,000) entities.
    */
   async upsertMany(actor: string, items: readonly EntityUpsert[]): Promise<EntityView[]> {
     await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'EDIT_ENTITY');
@@ -266,7 +266,7 @@ export class EntityService {
    * Deletes an entity and reports what was done (the command line's `delete`, the REST DELETE with a
    * report). Soft when `hard` is false: `status { removed: true }`, reversible, for every entity type
    * that carries `status`; hard when it is true: the entity goes (a structured property's values are
-   * then removed by background work). Left out, the type decides as CONTRACT section 4 says: a
+   * then removed by background work). Left out, the type decides as docs/http.md says: a
    * structured property is soft-deleted, anything else is removed. `dryRun` authorizes, checks and
    * counts as the real call would, and writes nothing. NOT_FOUND when the entity does not exist.
    */

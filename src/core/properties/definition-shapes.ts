@@ -255,7 +255,7 @@ export function toYamlEntry(definition: StructuredPropertyDefinition): YamlPrope
   };
 }
 
-/** The command-line read-back form (CONTRACT section 7): full URNs, allowed values as strings. */
+/** The command-line read-back form (docs/cli.md): full URNs, allowed values as strings. */
 export function toReadBack(urn: string, definition: StructuredPropertyDefinition): PropertyReadBack {
   const d = definition;
   return {

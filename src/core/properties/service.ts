@@ -49,7 +49,7 @@ export interface StructuredPropertyService {
   upsertYamlEntries(actor: string, entries: readonly YamlPropertyEntry[]): Promise<DefinitionUpsertResult[]>;
   /** The definition, also when soft-deleted (`removed: true`); undefined when it does not exist. */
   get(actor: string, urn: string): Promise<StructuredPropertyView | undefined>;
-  /** The command-line read-back form (CONTRACT section 7). */
+  /** The command-line read-back form (docs/cli.md). */
   getReadBack(actor: string, urn: string): Promise<PropertyReadBack | undefined>;
   list(
     actor: string,

@@ -12,7 +12,7 @@ export interface SearchFlags {
   maxAggValues?: number | null;
 }
 
-/** The part of the input the three operations share (GraphQL shapes of CONTRACT section 3). */
+/** The part of the input the three operations share (GraphQL shapes of docs/graphql.md). */
 export interface SearchScopeInput {
   /** GraphQL `EntityType` names (`DATASET`); entity names (`dataset`) are accepted too. Empty or absent: every type. */
   types?: readonly string[] | null;

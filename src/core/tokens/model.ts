@@ -29,7 +29,7 @@ export const ACCESS_TOKEN_DURATION_MS = {
 export type AccessTokenDuration = keyof typeof ACCESS_TOKEN_DURATION_MS;
 export const ACCESS_TOKEN_DURATIONS = Object.keys(ACCESS_TOKEN_DURATION_MS) as AccessTokenDuration[];
 
-/** What `createAccessToken` takes (CONTRACT section 3). */
+/** What `createAccessToken` takes (its GraphQL input: docs/graphql.md). */
 export interface CreateAccessTokenInput {
   type: AccessTokenType;
   /** The actor the token acts as. */

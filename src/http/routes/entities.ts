@@ -82,7 +82,7 @@ async function deleteAspect(ctx: RouteContext): Promise<RouteResult> {
 
 /**
  * The reported delete (`catalog.entities.deleteEntity`): `hard` as given (left out, the entity type's
- * default of CONTRACT section 4), `dryRun` to check and count only. The answer is the report.
+ * default (docs/http.md)), `dryRun` to check and count only. The answer is the report.
  */
 async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
   const { urn } = address(ctx, false);
