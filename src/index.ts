@@ -1,87 +1,162 @@
-export { createCatalog, createCatalogContext } from './catalog';
+// `metacatalog`: the public API, by explicit name. Heavy modules (better-sqlite3, lunr, graphql) stay behind their own entry points.
+export { createCatalog } from './catalog';
 export type { Catalog, CatalogOptions } from './catalog';
 export { CatalogError, ERROR_CODES, isCatalogError, invalidInput } from './errors';
 export type { CatalogErrorCode, CatalogErrorOptions, Violation } from './errors';
-export {
-  parseUrn,
-  formatUrn,
-  isUrn,
-  urnProblem,
-  entityTypeOf,
-  urnKey,
-  encodeUrnForPath,
-  decodeUrnFromPath,
-} from './core/urn';
+export { parseUrn, formatUrn, isUrn, urnProblem, entityTypeOf, urnKey, encodeUrnForPath, decodeUrnFromPath } from './core/urn';
 export type { ParsedUrn } from './core/urn';
+
+// Access: privileges and policies.
 export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './core/access';
-export type { Privilege } from './core/access';
-export type { StaticPolicy, StoredPolicy } from './core/access';
-export { EntityRegistry } from './core/entities';
-export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './core/entities';
-export type { EntityService, EntityView, AspectView, EntityUpsert, EntityDeletion, EntityScrollPage } from './core/entities';
-export { DEFAULT_SCROLL_COUNT } from './core/entities';
-export type { JobRunnerOptions, SettleReport } from './core/jobs';
-export { FILTER_OPERATORS } from './adapter/types';
-export type * from './adapter/types';
-export type { StructuredPropertyService } from './core/properties';
-export type * from './core/properties';
-export {
-  VALUE_TYPE_NAMES,
-  DATA_TYPE_URN_PREFIX,
-  ENTITY_TYPE_URN_PREFIX,
-} from './core/properties';
-export { definitionKey, definitionKeyOf, incarnationOf } from './core/properties';
-export {
-  toGraphqlInput,
-  toRestInput,
-  toYamlEntry,
-  toReadBack,
-  parseYamlDefinitions,
-} from './core/properties';
-export { CLEANUP_JOB_TYPE, SYSTEM_ACTOR } from './core/properties';
-export type { FacetFilterInput, FacetCondition } from './core/search';
 export type {
-  SearchService,
+  CreatePolicyInput,
+  Policies,
+  PolicyActorsInput,
+  PolicyList,
+  PolicyState,
+  Privilege,
+  StaticPolicy,
+  StoredPolicy,
+  UpdatePolicyInput,
+} from './core/access';
+
+// Entities and the registry of entity types and aspects.
+export { DEFAULT_SCROLL_COUNT } from './core/entities';
+export type {
+  AspectSpec,
+  AspectView,
+  EntityDeletion,
+  EntityRegistry,
+  EntityScrollPage,
+  EntityService,
+  EntityTypeSpec,
+  EntityUpsert,
+  EntityView,
+  SearchFieldSpec,
+} from './core/entities';
+export type { JobRunnerOptions, SettleReport } from './core/jobs';
+
+// Structured properties.
+export { VALUE_TYPE_NAMES, DATA_TYPE_URN_PREFIX, ENTITY_TYPE_URN_PREFIX, toGraphqlInput, toRestInput, toYamlEntry, toReadBack, parseYamlDefinitions } from './core/properties';
+export type {
+  AllowedValue,
+  CreateStructuredPropertyInput,
+  DefinitionInputShape,
+  DefinitionUpsertResult,
+  GraphqlAllowedValueInput,
+  GraphqlPropertyAssignmentInput,
+  GraphqlPropertyValueInput,
+  HardDeleteResult,
+  PropertyAssignment,
+  PropertyCardinality,
+  PropertyPatchOperation,
+  PropertyPatchRequest,
+  PropertyReadBack,
+  PropertyValue,
+  ReindexOptions,
+  ReindexProgress,
+  ResolvedPropertyField,
+  RestPropertyDefinitionInput,
+  StructuredPropertyDefinition,
+  StructuredPropertyService,
+  StructuredPropertyView,
+  UpdateStructuredPropertyInput,
+  ValueTypeName,
+  ValuesInputShape,
+  YamlPropertyEntry,
+} from './core/properties';
+
+// Search and aggregation.
+export { formatFacetNumber } from './core/search';
+export type {
+  AggregateAcrossEntitiesInput,
+  AggregateAcrossEntitiesResult,
+  AggregationEntry,
+  FacetCondition,
+  FacetEntry,
+  FacetFilterInput,
   ScrollAcrossEntitiesInput,
   ScrollAcrossEntitiesResult,
   SearchAcrossEntitiesInput,
   SearchAcrossEntitiesResult,
+  SearchFlags,
   SearchResultEntry,
+  SearchScopeInput,
+  SearchService,
 } from './core/search';
-export type { SearchFlags, SearchScopeInput } from './core/search';
-export type { AggregateAcrossEntitiesInput, AggregateAcrossEntitiesResult, AggregationEntry, FacetEntry } from './core/search';
-export { formatFacetNumber } from './core/search';
-export { analyzeText, parseTextQuery, tokenize, STOP_WORDS } from './adapter/text-analysis';
-export type { TextQueryTerm } from './adapter/text-analysis';
+
+// Access tokens.
 export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './core/tokens';
 export type {
-  AccessTokens,
   AccessTokenDuration,
   AccessTokenList,
   AccessTokenMetadata,
+  AccessTokens,
   AccessTokenType,
   BootstrapTokenInput,
-  EnsureBootstrapTokenInput,
   CreateAccessTokenInput,
   CreatedAccessToken,
+  EnsureBootstrapTokenInput,
   ListAccessTokensInput,
   TokenOptions,
   VerifiedAccessToken,
 } from './core/tokens';
-export type { Policies, PolicyList, PolicyState, PolicyActorsInput, CreatePolicyInput, UpdatePolicyInput } from './core/access';
+
+// Timeseries.
 export { timeseriesIndexName } from './core/timeseries';
-export type { TruncationMethod } from './core/timeseries';
 export type {
-  TimeseriesService,
-  TimeseriesRecord,
   TimeseriesAppendResult,
-  TimeseriesEntry,
   TimeseriesBulkAppendResult,
+  TimeseriesEntry,
+  TimeseriesIndexSizeRecord,
   TimeseriesQueryInput,
   TimeseriesQueryResult,
-  TimeseriesIndexSizeRecord,
+  TimeseriesRecord,
   TruncateInput,
-  TruncateResult,
   TruncateOptions,
+  TruncateResult,
+  TruncationMethod,
+  TruncationProgressListener,
+  TruncationState,
+  TruncationStatus,
 } from './core/timeseries';
-export type { TruncationStatus, TruncationState, TruncationProgressListener } from './core/timeseries';
+
+// For adapter authors: the storage/search contract and the text analysis full text must match.
+export { FILTER_OPERATORS } from './adapter/types';
+export type {
+  AdapterCapabilities,
+  AggregateRequest,
+  AspectPut,
+  AuditStamp,
+  ClaimRequest,
+  EntityWrite,
+  FacetBucket,
+  FacetResult,
+  FaultInjectionOptions,
+  FilterOperator,
+  Job,
+  JsonObject,
+  JsonPrimitive,
+  JsonValue,
+  NewJob,
+  SearchCondition,
+  SearchDocument,
+  SearchDocumentProperty,
+  SearchField,
+  SearchFilter,
+  SearchHit,
+  SearchRequest,
+  SearchResponse,
+  SearchScope,
+  StorageAdapter,
+  StoredAspect,
+  StoredEntity,
+  TimeseriesIndexRef,
+  TimeseriesIndexSize,
+  TimeseriesPage,
+  TimeseriesQuery,
+  TimeseriesRow,
+  WriteBatch,
+} from './adapter/types';
+export { analyzeText, parseTextQuery } from './adapter/text-analysis';
+export type { TextQueryTerm } from './adapter/text-analysis';

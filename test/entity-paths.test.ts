@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EntityRegistry } from '../src/index';
+import { EntityRegistry } from '../src/core/entities/registry';
 import { resolveEntityAddress } from '../src/core/entities/paths';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)';

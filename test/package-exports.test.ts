@@ -43,6 +43,19 @@ describe('package exports', () => {
     for (const name of ['createCatalog', 'CatalogError', 'parseUrn', 'formatUrn', 'PRIVILEGES']) expect(mod).toHaveProperty(name);
   });
 
+  it('exports the public API only: adding a runtime name to the root is a decision, made here', async () => {
+    const mod = (await import(pathToFileURL(join(root, 'dist/index.js')).href)) as Record<string, unknown>;
+    expect(Object.keys(mod).sort()).toEqual(
+      [
+        'ACCESS_TOKEN_DURATIONS', 'ACCESS_TOKEN_DURATION_MS', 'ACCESS_TOKEN_TYPES', 'CatalogError', 'DATA_TYPE_URN_PREFIX',
+        'DEFAULT_SCROLL_COUNT', 'ENTITY_TYPE_URN_PREFIX', 'ERROR_CODES', 'FILTER_OPERATORS', 'PRIVILEGES', 'PRIVILEGE_DESCRIPTIONS',
+        'VALUE_TYPE_NAMES', 'analyzeText', 'createCatalog', 'decodeUrnFromPath', 'encodeUrnForPath', 'entityTypeOf',
+        'formatFacetNumber', 'formatUrn', 'invalidInput', 'isCatalogError', 'isPrivilege', 'isUrn', 'parseTextQuery', 'parseUrn',
+        'parseYamlDefinitions', 'timeseriesIndexName', 'toGraphqlInput', 'toReadBack', 'toRestInput', 'toYamlEntry', 'urnKey', 'urnProblem',
+      ].sort(),
+    );
+  });
+
   it("import 'metacatalog' loads no native module, no lunr and no graphql", () => {
     const result = importInChild('metacatalog');
     expect(result.stderr).toBe('');

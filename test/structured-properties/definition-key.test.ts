@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../adapters/sqlite/index';
-import { createCatalog, definitionKey, definitionKeyOf, incarnationOf } from '../../src/index';
+import { createCatalog } from '../../src/index';
+import { definitionKey, definitionKeyOf, incarnationOf } from '../../src/core/properties/definition-key';
 import { ADMIN, codeOf, DATASET, DATASET_2, openCatalog, READER, type TestCatalog } from './helpers';
 
 let t: TestCatalog | undefined;
