@@ -336,17 +336,6 @@ function workloads(words: Words): Workload[] {
   ];
 }
 
-async function medianMs(fn: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < WARM_UP; i++) await fn();
-  const samples: number[] = [];
-  for (let i = 0; i < ITERATIONS; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
-
 async function runRequest(adapter: StorageAdapter, workload: Workload, fields: Record<BenchProperty, SearchField>): Promise<unknown> {
   return workload.kind === 'search' ? adapter.search(workload.request(fields)) : adapter.aggregate(workload.request(fields));
 }

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../adapters/sqlite/index';
 import { createCatalog } from '../src/index';
-import { CLI as cli, ROOT as root, spawnServe, type ServeChild as Started } from './cli/helpers';
+import { CLI as cli, spawnServe, type ServeChild as Started } from './cli/helpers';
 
 // Runs the built CLI (dist/cli.js): `npm test` builds first.
 const dirs: string[] = [];

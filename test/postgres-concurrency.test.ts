@@ -4,7 +4,6 @@ import type { JsonObject, StorageAdapter } from '../src/adapter/types';
 import { createCatalog, createCatalogContext, type Catalog } from '../src/catalog';
 import { CLEANUP_BATCH_SIZE, CLEANUP_JOB_TYPE } from '../src/core/properties/cleanup';
 import type { CatalogContext } from '../src/core/context';
-import type { JobHandler } from '../src/core/jobs/runner';
 import { CatalogError } from '../src/errors';
 import { SchemaPool, withPostgresServer } from './support/postgres';
 

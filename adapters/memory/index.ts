@@ -120,8 +120,9 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
 
 function createState(now: () => number): MemoryState {
   // The search engine is told about every document change, so it can keep indexes of its own.
-  let search: MemorySearch | undefined;
-  const documents = new SearchDocumentStore((urn, document) => search?.documentChanged(urn, document));
-  search = createMemorySearch(documents.documents);
+  const engine: { search?: MemorySearch } = {};
+  const documents = new SearchDocumentStore((urn, document) => engine.search?.documentChanged(urn, document));
+  const search = createMemorySearch(documents.documents);
+  engine.search = search;
   return { entities: new EntityStore(), documents, jobs: new JobQueue(now), timeseries: new TimeseriesStore(), search };
 }

@@ -8,7 +8,6 @@ import type {
   TimeseriesQuery,
   TimeseriesRow,
 } from '../../src/adapter/types';
-import { CatalogError } from '../../src/errors';
 import { copyJson } from './json-copy';
 import type { UndoLog } from './undo-log';
 

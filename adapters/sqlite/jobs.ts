@@ -1,4 +1,4 @@
-import type { ClaimRequest, Job, JsonObject, NewJob } from '../../src/adapter/types';
+import type { ClaimRequest, Job, NewJob } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import { JOB_COLUMNS, jobOfRow, type JobRow } from '../../src/adapter/job-rows';
 import { params, type SqliteHandle } from './statements';

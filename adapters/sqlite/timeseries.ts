@@ -7,7 +7,6 @@ import type {
   TimeseriesQuery,
   TimeseriesRow,
 } from '../../src/adapter/types';
-import { CatalogError } from '../../src/errors';
 import { ident, type SqliteHandle } from './statements';
 
 /*

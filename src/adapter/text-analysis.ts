@@ -36,6 +36,7 @@ const SEPARATOR = /[^\p{L}\p{N}]+/u;
 const TERM_CACHE_LIMIT = 100_000;
 const COMBINING_MARKS = /\p{M}+/gu;
 
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
 const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_SEPARATOR = /[^a-z0-9]+/;
 

@@ -52,6 +52,7 @@ export function urnProblem(text: unknown): string | undefined {
   const key = afterNs.slice(typeEnd + 1);
   if (key.length === 0) return `"${text}" has an empty key`;
   if (/[\s]/.test(key) && !key.startsWith('(')) return `"${text}" has white space in its key`;
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (/[\u0000-\u001f]/.test(text)) return `"${text}" contains a control character`;
   if (key.startsWith('(')) {
     if (!key.endsWith(')')) return `"${text}" has an unclosed tuple key`;

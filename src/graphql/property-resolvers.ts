@@ -2,7 +2,6 @@ import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
 import {
   DATA_TYPE_URN_PREFIX,
-  DEFINITION_ASPECT,
   ENTITY_TYPE_URN_PREFIX,
   type CreateStructuredPropertyInput,
   type GraphqlPropertyAssignmentInput,

@@ -97,7 +97,7 @@ describe.each(MODES)('operations ($name)', (mode) => {
 
       // Embedded: done before the command exited; remote: background work of the server.
       const deadline = Date.now() + 10_000;
-      let left = '';
+      let left: string;
       do {
         left = (await cli(...args, '--dry-run')).stdout;
       } while (!left.startsWith('Delete 0 out of 4 rows') && Date.now() < deadline && mc.server);

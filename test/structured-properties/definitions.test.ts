@@ -356,7 +356,7 @@ describe('updates and breaking changes', () => {
     const typeChange = RETENTION_YAML.replace('type: number', 'type: string');
     const typeRefused = await errorOf(catalog.properties.upsertYaml(ADMIN, typeChange));
     expect([typeRefused.code, typeRefused.details.map((d) => d.path)]).toEqual(['CONFLICT', ['/0/type', '/0/allowed_values']]);
-    const fewer = RETENTION_YAML.replace(/    - value: 365\n.*\n/, '');
+    const fewer = RETENTION_YAML.replace(/ {4}- value: 365\n.*\n/, '');
     expect((await errorOf(catalog.properties.upsertYaml(ADMIN, fewer))).details.map((d) => d.path)).toEqual(['/0/allowed_values']);
 
     const [bumped] = await catalog.properties.upsertYaml(ADMIN, `${single.trimEnd()}\n  version: "20240614080000"\n`);
@@ -371,7 +371,7 @@ describe('updates and breaking changes', () => {
     const older = `${single.trimEnd()}\n  version: 20230101000000\n`;
     const olderRefused = await errorOf(catalog.properties.upsertYaml(ADMIN, older));
     expect([olderRefused.code, olderRefused.details.map((d) => d.path)]).toEqual(['CONFLICT', ['/0/version', '/0/cardinality']]);
-    const typeWithVersion = `${typeChange.replace(/  allowed_values:[\s\S]*$/, '').trimEnd()}\n  version: "20250101000000"\n`;
+    const typeWithVersion = `${typeChange.replace(/ {2}allowed_values:[\s\S]*$/, '').trimEnd()}\n  version: "20250101000000"\n`;
     const [changed] = await catalog.properties.upsertYaml(ADMIN, typeWithVersion);
     expect(changed?.property.definition.valueType).toBe('urn:li:dataType:datahub.string');
   });

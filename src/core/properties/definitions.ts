@@ -44,7 +44,7 @@ import {
   type UpdateStructuredPropertyInput,
 } from './types';
 import { graphqlUpdateDefinitionSchema } from '../validation/schemas/structured-properties';
-import { knownUrnProblem, urnProblem } from '../urn';
+import { knownUrnProblem } from '../urn';
 import { requirePropertyUrn, softDeletedMessage, throwIfConflicts } from './messages';
 
 const UPDATE_PATHS: DraftPaths = {
