@@ -15,6 +15,8 @@ import { CatalogError } from '../src/errors';
 
 const ACTOR = 'urn:li:corpuser:tester';
 const datasetUrn = (name: string): string => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
+/** One URN per name, typed as a tuple of the same length. */
+const datasetUrns = <const Names extends readonly string[]>(...names: Names) => names.map(datasetUrn) as { [K in keyof Names]: string };
 
 function aspect(name: string, value: JsonObject, version = 1, systemMetadata?: JsonObject): AspectPut {
   return {
@@ -326,7 +328,7 @@ describe('memory adapter: fault injection', () => {
       },
     });
     const property = 'urn:li:structuredProperty:tier';
-    const [kept, updated, deleted, added, never] = ['kept', 'updated', 'deleted', 'added', 'never'].map(datasetUrn);
+    const [kept, updated, deleted, added, never] = datasetUrns('kept', 'updated', 'deleted', 'added', 'never');
     await adapter.commit({
       entities: [
         { ...create(kept), searchDocument: searchDocument(kept, [{ propertyUrn: property, definitionKey: 'k1', values: ['gold'] }]) },
@@ -447,7 +449,7 @@ describe('memory adapter: search documents and property values', () => {
 
   it('indexes, replaces, leaves and removes documents as the write says', async () => {
     const adapter = await opened();
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(datasetUrn);
+    const [a, b, c, d] = datasetUrns('a', 'b', 'c', 'd');
     await adapter.commit({
       entities: [
         { ...create(a), searchDocument: searchDocument(a, [{ propertyUrn: P, definitionKey: 'v1', values: ['gold'] }]) },

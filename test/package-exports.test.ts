@@ -75,7 +75,7 @@ describe('package exports', () => {
   });
 
   it('the bin answers --version and refuses an unknown command with exit code 2', () => {
-    const cli = join(root, pkg.bin.metacatalog);
+    const cli = join(root, pkg.bin.metacatalog!);
     expect(execFileSync(process.execPath, [cli, '--version'], { encoding: 'utf8' }).trim()).toMatch(/^\d+\.\d+\.\d+/);
     const unknown = spawnSync(process.execPath, [cli, 'no-such-command'], { encoding: 'utf8' });
     expect(unknown.status).toBe(2);

@@ -145,8 +145,8 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     termsBySlot[slot] = document;
     for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
       const { length, terms, frequencies } = analyse(analyzer, values[names[fieldIndex]!]);
-      fieldLengths[fieldIndex][slot] = length;
-      totalLengths[fieldIndex] += length;
+      fieldLengths[fieldIndex]![slot] = length;
+      totalLengths[fieldIndex]! += length;
       for (let i = 0; i < terms.length; i++) {
         const term = terms[i]!;
         let termPostings = postings.get(term);
@@ -180,7 +180,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     let start = 0;
     for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
       const end = document.ends[fieldIndex]!;
-      totalLengths[fieldIndex] -= fieldLengths[fieldIndex][slot];
+      totalLengths[fieldIndex]! -= fieldLengths[fieldIndex]![slot]!;
       for (let i = start; i < end; i++) {
         const term = document.terms[i]!;
         const termPostings = postings.get(term);
@@ -251,14 +251,15 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
       const idf = inverseDocumentFrequency(termPostings.fieldPairs, documentCount);
       termPostings.byField.forEach((fieldPostings, fieldIndex) => {
         if (fieldPostings === undefined) return;
-        const averageLength = totalLengths[fieldIndex] / documentCount;
-        const lengths = fieldLengths[fieldIndex];
-        const boost = boosts[fieldIndex];
+        const averageLength = totalLengths[fieldIndex]! / documentCount;
+        // One length array per field, set at construction: never undefined.
+        const lengths = fieldLengths[fieldIndex]!;
+        const boost = boosts[fieldIndex]!;
         const { slots, frequencies } = fieldPostings;
         for (let i = 0; i < slots.length; i++) {
           const slot = slots[i]!;
-          const weight = termWeight(idf, frequencies[i]!, lengths[slot], averageLength, boost);
-          accumulated[slot] += queryWeight * weight;
+          const weight = termWeight(idf, frequencies[i]!, lengths[slot]!, averageLength, boost);
+          accumulated[slot]! += queryWeight * weight;
           if (matched[slot] === 0) {
             matched[slot] = 1;
             matchedSlots.push(slot);
@@ -283,7 +284,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
             for (const slot of fieldPostings.slots) {
               if (lastTerm[slot] === termNumber) continue;
               lastTerm[slot] = termNumber;
-              termHits[slot] += 1;
+              termHits[slot]! += 1;
             }
           }
         }
@@ -294,7 +295,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     // lunr divides the dot product by the query vector's magnitude (`lunr.Vector#similarity`).
     const magnitude = Math.sqrt(squaredMagnitude);
     const scores = new Map<string, number>();
-    for (const slot of kept) scores.set(idBySlot[slot]!, accumulated[slot] / magnitude);
+    for (const slot of kept) scores.set(idBySlot[slot]!, accumulated[slot]! / magnitude);
     return scores;
   }
 

@@ -25,7 +25,7 @@ export class SortedStrings {
       return true;
     }
     const chunkIndex = Math.min(this.chunkAtOrAfter(value), this.chunks.length - 1);
-    const chunk = this.chunks[chunkIndex];
+    const chunk = this.chunks[chunkIndex]!;
     const position = lowerBound(chunk, value);
     if (chunk[position] === value) return false;
     chunk.splice(position, 0, value);
@@ -50,10 +50,10 @@ export class SortedStrings {
   /** The values greater than `after` (all when undefined), ascending. Do not change the set while iterating. */
   *valuesAfter(after: string | undefined): Generator<string> {
     let chunkIndex = after === undefined ? 0 : this.chunkAfter(after);
-    let position = after === undefined || chunkIndex >= this.chunks.length ? 0 : upperBound(this.chunks[chunkIndex], after);
+    let position = after === undefined || chunkIndex >= this.chunks.length ? 0 : upperBound(this.chunks[chunkIndex]!, after);
     for (; chunkIndex < this.chunks.length; chunkIndex++, position = 0) {
-      const chunk = this.chunks[chunkIndex];
-      for (; position < chunk.length; position++) yield chunk[position];
+      const chunk = this.chunks[chunkIndex]!;
+      for (; position < chunk.length; position++) yield chunk[position]!;
     }
   }
 
@@ -109,8 +109,8 @@ export class SortedStrings {
     let high = this.chunks.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      const chunk = this.chunks[middle];
-      if (chunk[chunk.length - 1] < value) low = middle + 1;
+      const chunk = this.chunks[middle]!;
+      if (chunk[chunk.length - 1]! < value) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -122,8 +122,8 @@ export class SortedStrings {
     let high = this.chunks.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      const chunk = this.chunks[middle];
-      if (chunk[chunk.length - 1] <= value) low = middle + 1;
+      const chunk = this.chunks[middle]!;
+      if (chunk[chunk.length - 1]! <= value) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -136,7 +136,7 @@ function lowerBound(values: readonly string[], value: string): number {
   let high = values.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (values[middle] < value) low = middle + 1;
+    if (values[middle]! < value) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -148,7 +148,7 @@ function upperBound(values: readonly string[], value: string): number {
   let high = values.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (values[middle] <= value) low = middle + 1;
+    if (values[middle]! <= value) low = middle + 1;
     else high = middle;
   }
   return low;

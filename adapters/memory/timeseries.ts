@@ -51,13 +51,13 @@ export class TimeseriesStore {
       seq: ++this.lastSeq,
       urn: row.urn,
       timestampMillis: row.timestampMillis,
-      value: values[position],
-      bytes: estimateBytes(row.urn, values[position]),
+      value: values[position]!,
+      bytes: estimateBytes(row.urn, values[position]!),
     }));
     added.sort(comparePositions);
     const newest = index.rows[index.rows.length - 1];
     // Rows usually arrive in time order: then they go at the end, otherwise they are merged in.
-    index.rows = !newest || comparePositions(newest, added[0]) < 0 ? index.rows.concat(added) : mergeSorted(index.rows, added);
+    index.rows = !newest || comparePositions(newest, added[0]!) < 0 ? index.rows.concat(added) : mergeSorted(index.rows, added);
     for (const row of added) {
       index.bytes += row.bytes;
       index.rowCountByUrn.set(row.urn, (index.rowCountByUrn.get(row.urn) ?? 0) + 1);
@@ -76,7 +76,7 @@ export class TimeseriesStore {
     const page: StoredRow[] = [];
     let more = false;
     for (let position = end - 1; position >= 0; position--) {
-      const row = rows[position];
+      const row = rows[position]!;
       if (query.startTimeMillis !== undefined && row.timestampMillis < query.startTimeMillis) break;
       if (query.urn !== undefined && row.urn !== query.urn) continue;
       if (page.length === query.limit) {
@@ -175,7 +175,7 @@ function rowsBefore(rows: readonly StoredRow[], position: Position): number {
   let high = rows.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (comparePositions(rows[middle], position) < 0) low = middle + 1;
+    if (comparePositions(rows[middle]!, position) < 0) low = middle + 1;
     else high = middle;
   }
   return low;
@@ -191,9 +191,9 @@ function mergeSorted(a: readonly StoredRow[], b: readonly StoredRow[]): StoredRo
   let i = 0;
   let j = 0;
   let k = 0;
-  while (i < a.length && j < b.length) merged[k++] = comparePositions(a[i], b[j]) <= 0 ? a[i++] : b[j++];
-  while (i < a.length) merged[k++] = a[i++];
-  while (j < b.length) merged[k++] = b[j++];
+  while (i < a.length && j < b.length) merged[k++] = comparePositions(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length) merged[k++] = a[i++]!;
+  while (j < b.length) merged[k++] = b[j++]!;
   return merged;
 }
 

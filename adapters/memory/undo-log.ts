@@ -11,7 +11,7 @@ export class UndoLog {
 
   /** Undoes every recorded change, newest first. */
   rollback(): void {
-    for (let index = this.steps.length - 1; index >= 0; index--) this.steps[index]();
+    for (let index = this.steps.length - 1; index >= 0; index--) this.steps[index]!();
     this.steps.length = 0;
   }
 }
