@@ -60,8 +60,8 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
     where: server,
     // Whom the server sees: it says so itself (the token is its business, not ours to decode).
     actor: () =>
-      (actor ??= client.graphql('{ me { corpUser { urn } } }', {}).then((data) => {
-        const urn = (data.me as { corpUser?: { urn?: unknown } } | undefined)?.corpUser?.urn;
+      (actor ??= client.rest('GET', '/openapi/v2/me', {}).then((answer) => {
+        const urn = (answer as { urn?: unknown } | undefined)?.urn;
         if (typeof urn !== 'string') throw new CommandError('the server did not say whom the access token acts as');
         return urn;
       })),

@@ -52,7 +52,6 @@ export function entityResolvers(
 
   return {
     Query: {
-      me: (_parent: unknown, _args: unknown, context: unknown) => ({ corpUser: { urn: stateOf(context).actor, entityType: 'corpuser' } }),
       entity: (_parent: unknown, args: { urn: string }, context: unknown) => load(args.urn, context),
       dataset: typed('dataset'),
       dataFlow: typed('dataFlow'),

@@ -18,12 +18,6 @@ describe.each(ADAPTERS)('GraphQL entity reads (%s)', (kind) => {
   });
   afterEach(() => h.close());
 
-  it('me names the user the request acts as', async () => {
-    expect(dataOf(await h.run('{ me { corpUser { urn username type } } }', {}, ANA))).toEqual({
-      me: { corpUser: { urn: ANA, username: ANA.slice('urn:li:corpuser:'.length), type: 'CORP_USER' } },
-    });
-  });
-
   it('entity(urn) resolves the concrete type through the Entity interface', async () => {
     const data = dataOf(
       await h.run(`{

@@ -103,3 +103,10 @@ describe('POST /operations?action=reindex', () => {
     expect(refused.json.error.message).toContain('MANAGE_SYSTEM_OPERATIONS');
   });
 });
+
+describe('GET /openapi/v2/me', () => {
+  it("answers whom the token acts as, and 401 without one", async () => {
+    expect(await call(t.url, 'GET', '/gms/openapi/v2/me', { token: editor })).toMatchObject({ status: 200, json: { urn: EDITOR } });
+    expect((await call(t.url, 'GET', '/openapi/v2/me', {})).status).toBe(401);
+  });
+});

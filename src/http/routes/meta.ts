@@ -1,11 +1,16 @@
 import openapiDocument from '../openapi.json';
 import type { RouteSpec } from '../router';
 
-/** The routes that need no credentials: the OpenAPI document of the REST family, and a health check. */
+/** The OpenAPI document of the REST family and a health check (both public), and whom the credentials act as. */
 export const metaRoutes: readonly RouteSpec[] = [
   {
     pattern: '/openapi/v2/api-docs',
     methods: { GET: { body: 'none', public: true, handle: async () => ({ body: openapiDocument }) } },
+  },
+  {
+    // Whom the request's credentials act as: the command line's remote mode asks rather than decoding a token.
+    pattern: '/openapi/v2/me',
+    methods: { GET: { body: 'none', handle: async (ctx) => ({ body: { urn: ctx.actorUrn } }) } },
   },
   {
     pattern: '/health',
