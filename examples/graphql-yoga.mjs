@@ -9,7 +9,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga } from 'graphql-yoga';
 import { createCatalog, isCatalogError } from 'metacatalog';
 import { createSqliteAdapter } from 'metacatalog/adapters/sqlite';
-import { createGraphQLSchema } from 'metacatalog/graphql';
+import { checkQueryLimits, createGraphQLSchema, createQueryLimitRules } from 'metacatalog/graphql';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const filename = process.argv[2] ?? ':memory:';
@@ -36,6 +36,15 @@ async function contextOf({ request }) {
   }
 }
 
+/**
+ * The catalog's limits on depth and cost (docs/graphql.md): as validation rules, and with each request's
+ * variables before it runs. A refused document gets 400 before any resolver starts.
+ */
+const queryLimits = {
+  onValidate: ({ addValidationRule }) => createQueryLimitRules().forEach((rule) => addValidationRule(rule)),
+  onExecute: ({ args }) => checkQueryLimits(args.schema, args.document, { variables: args.variableValues, operationName: args.operationName }),
+};
+
 const yoga = createYoga({
   schema: createGraphQLSchema(catalog, {
     onError: (error, { path }) => console.error(`unexpected error at ${path}:`, error),
@@ -43,6 +52,7 @@ const yoga = createYoga({
   context: contextOf,
   graphqlEndpoint: '/api/graphql',
   landingPage: false,
+  plugins: [queryLimits],
 });
 
 const server = createServer(yoga);

@@ -70,6 +70,13 @@ describe('examples/graphql-yoga.mjs', () => {
     expect(body.errors[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'malformed' });
   });
 
+  it('refuses a document over the cost budget before running it', async () => {
+    const fields = Array.from({ length: 400 }, (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: $n }) { searchResults { entity { urn } } }`);
+    const response = await post({ query: `query($n: Int) { ${fields.join(' ')} }`, variables: { n: 10000 } }, server.token);
+    const body = (await response.json()) as { errors: Array<{ message: string }> };
+    expect(body.errors[0]?.message).toMatch(/cost budget/);
+  });
+
   it('stops on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));
     server.child.kill('SIGTERM');

@@ -10,3 +10,5 @@ export { createGraphQLSchema, hostEntityTypeDefs } from './schema';
 export type { CatalogGraphQLContext } from './request-state';
 export type { CatalogResolvers, ResolverFunction } from './resolver-types';
 export type { GraphQLErrorHook, GraphQLErrorReport } from './errors';
+export { checkQueryLimits, createQueryLimitRules, DEFAULT_QUERY_LIMITS } from './limits';
+export type { QueryLimits } from './limits';

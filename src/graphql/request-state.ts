@@ -9,6 +9,8 @@ import { BatchLoader } from './batch-loader';
 export interface CatalogGraphQLContext {
   /** The actor URN the host authenticated (e.g. from a verified bearer token); absent means UNAUTHENTICATED. */
   actorUrn?: string | null;
+  /** Epoch ms (`Date.now()` clock) after which no further field starts: it fails with TIMEOUT. */
+  deadline?: number;
 }
 
 /** What one request keeps between its resolvers. */

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Catalog } from '../catalog';
+import { CatalogError } from '../errors';
 import { entityResolvers, type EntityResolverOptions } from './entity-resolvers';
 import { toGraphQLError, type GraphQLErrorHook } from './errors';
 import { LongScalar } from './long-scalar';
@@ -48,6 +49,11 @@ export function createResolvers(catalog: Catalog, options: GraphQLOptions = {}):
     };
     return (parent, args, context, info) => {
       try {
+        // A request past its deadline (`context.deadline`, set by the HTTP layer) starts no more work.
+        const deadline = (context as { deadline?: unknown } | null)?.deadline;
+        if (typeof deadline === 'number' && Date.now() > deadline) {
+          throw new CatalogError('TIMEOUT', 'the request ran out of time before this field was resolved; ask for less at a time');
+        }
         // A mutation changes what the request's loader would answer: later fields read afresh.
         if (isMutation) stateOf(context).entities.clear();
         const result = resolve(parent, args, context, info);

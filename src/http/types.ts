@@ -42,6 +42,8 @@ export interface HttpOptions {
   basePath?: string;
   /** Serve `POST /api/graphql` (needs the optional peer `graphql`). Default true. */
   graphql?: boolean;
+  /** Limits of `POST /api/graphql`, checked before a document runs (docs/graphql.md). */
+  graphqlLimits?: GraphQLHttpLimits;
   /** Called once per request after the answer was sent (or the client went away). Never sees tokens. */
   accessLog?: (entry: AccessLogEntry) => void;
   /** Called with every unexpected error (the client sees `INTERNAL` with the request id only). Default: stderr. */
@@ -50,3 +52,19 @@ export interface HttpOptions {
 
 /** A fetch-style handler: standard `Request` in, `Response` out. */
 export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** The GraphQL endpoint's limits; every one has a safe default (docs/graphql.md). */
+export interface GraphQLHttpLimits {
+  /** Deepest field nesting, fragments expanded. Default 15. */
+  maxDepth?: number;
+  /** Cost budget of one operation (fields × list sizes, aliases counted). Default 50,000. */
+  maxCost?: number;
+  /** Items assumed for a list whose size no argument gives. Default 10. */
+  defaultListSize?: number;
+  /** Largest answer, in bytes of JSON; a larger one is refused (413). Default 16 MiB. */
+  maxResponseBytes?: number;
+  /** Time one request may run; resolvers that start later fail with TIMEOUT. Default 10 s. */
+  timeoutMs?: number;
+  /** Bytes of parsed documents kept for reuse (documents over 1/16 of it are not kept). Default 8 MiB. */
+  documentCacheBytes?: number;
+}

@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Catalog } from '../../catalog';
+import type { QueryLimits } from '../../graphql/limits';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
+import type { GraphQLHttpLimits } from '../types';
 import { loadCatalogSchema } from './graphql-schema';
 
 /**
@@ -15,15 +17,85 @@ import { loadCatalogSchema } from './graphql-schema';
 
 type GraphQLModule = typeof import('graphql');
 
-/** Parsed and validated documents by query text: clients send the same few documents again and again. */
-const DOCUMENT_CACHE_SIZE = 500;
 /** Bounds the work a single document can ask of the parser. */
 const MAX_TOKENS = 20_000;
+/**
+ * Deepest nesting of braces, parentheses and brackets in a document's text: checked by a scan before
+ * parsing, so that a document nested thousands deep is refused instead of exhausting the parser's stack.
+ */
+const MAX_TEXT_NESTING = 100;
+
+const DEFAULTS = { maxResponseBytes: 16 * 1024 * 1024, timeoutMs: 10_000, documentCacheBytes: 8 * 1024 * 1024 };
+
+/**
+ * Parsed and validated documents by query text (clients send the same few documents again and again),
+ * bounded by the bytes of their text: least recently used first out, and a document over 1/16 of the
+ * budget is never kept.
+ */
+class DocumentCache {
+  private readonly documents = new Map<string, DocumentNode>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(query: string): DocumentNode | undefined {
+    const document = this.documents.get(query);
+    if (document) {
+      this.documents.delete(query);
+      this.documents.set(query, document);
+    }
+    return document;
+  }
+
+  set(query: string, document: DocumentNode): void {
+    if (query.length * 2 > this.maxBytes / 16) return;
+    this.documents.set(query, document);
+    this.bytes += query.length * 2;
+    for (const [oldest] of this.documents) {
+      if (this.bytes <= this.maxBytes) break;
+      this.documents.delete(oldest);
+      this.bytes -= oldest.length * 2;
+    }
+  }
+}
 
 interface Loaded {
   graphql: GraphQLModule;
   schema: GraphQLSchema;
-  documents: Map<string, DocumentNode>;
+  checkLimits: typeof import('../../graphql/limits').checkQueryLimits;
+}
+
+/** The deepest nesting of `{ ( [` outside strings and comments, or more than `limit` as soon as it is. */
+function textNesting(query: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < query.length; i++) {
+    const c = query.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      const block = query.startsWith('"""', i);
+      const end = block ? query.indexOf('"""', i + 3) : stringEnd(query, i + 1);
+      if (end < 0) return deepest;
+      i = block ? end + 2 : end;
+    } else if (c === 0x23 /* # */) {
+      const end = query.indexOf('\n', i);
+      if (end < 0) return deepest;
+      i = end;
+    } else if (c === 0x7b || c === 0x28 || c === 0x5b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (c === 0x7d || c === 0x29 || c === 0x5d) depth -= 1;
+  }
+  return deepest;
+}
+
+function stringEnd(query: string, from: number): number {
+  for (let i = from; i < query.length; i++) {
+    const c = query.charCodeAt(i);
+    if (c === 0x5c /* \ */) i += 1;
+    else if (c === 0x22) return i;
+  }
+  return -1;
 }
 
 function requestError(message: string, extra: Record<string, unknown> = {}): RouteResult {
@@ -35,15 +107,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The graphql route of one handler: the schema is built once, on first use. */
-export function graphqlRoutes(catalog: Catalog): RouteSpec[] {
+export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits = {}): RouteSpec[] {
+  const settings = { ...DEFAULTS, ...limitOptions };
+  const queryLimits: QueryLimits = {
+    ...(limitOptions.maxDepth !== undefined ? { maxDepth: limitOptions.maxDepth } : {}),
+    ...(limitOptions.maxCost !== undefined ? { maxCost: limitOptions.maxCost } : {}),
+    ...(limitOptions.defaultListSize !== undefined ? { defaultListSize: limitOptions.defaultListSize } : {}),
+  };
+  const documents = new DocumentCache(settings.documentCacheBytes);
   // The request whose resolvers are running, for the schema's error hook (built once for all requests).
   const current = new AsyncLocalStorage<RouteContext>();
   let loading: Promise<Loaded> | undefined;
   const load = () => {
     loading ??= (async () => {
-      const graphql = await import('graphql');
+      const [graphql, { checkQueryLimits }] = await Promise.all([import('graphql'), import('../../graphql/limits')]);
       const schema = await loadCatalogSchema(catalog, (error, where) => current.getStore()?.reportError(error, `graphql ${where}`));
-      return { graphql, schema, documents: new Map<string, DocumentNode>() };
+      return { graphql, schema, checkLimits: checkQueryLimits };
     })();
     // A failed load (graphql not installed) is retried by the next request.
     loading.catch(() => (loading = undefined));
@@ -58,9 +137,10 @@ export function graphqlRoutes(catalog: Catalog): RouteSpec[] {
     if (variables !== undefined && variables !== null && !isPlainObject(variables)) return requestError('"variables" must be an object');
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return requestError('"operationName" must be a string');
 
-    const { graphql, schema, documents } = await load();
+    const { graphql, schema, checkLimits } = await load();
     let document = documents.get(query);
     if (!document) {
+      if (textNesting(query, MAX_TEXT_NESTING) > MAX_TEXT_NESTING) return requestError(`the document nests braces, parentheses or brackets more than ${MAX_TEXT_NESTING} deep`);
       try {
         document = graphql.parse(query, { maxTokens: MAX_TOKENS });
       } catch (error) {
@@ -69,25 +149,45 @@ export function graphqlRoutes(catalog: Catalog): RouteSpec[] {
       }
       const invalid = graphql.validate(schema, document);
       if (invalid.length) return { status: 400, body: { errors: invalid.map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT' } })) } };
-      if (documents.size >= DOCUMENT_CACHE_SIZE) documents.delete(documents.keys().next().value as string);
       documents.set(query, document);
     }
     const name = typeof operationName === 'string' ? operationName : undefined;
     if (!graphql.getOperationAST(document, name)) {
       return requestError(name ? `the document has no operation named "${name}"` : 'the document has several operations: name the one to run in "operationName"');
     }
+    try {
+      checkLimits(schema, document, { ...queryLimits, variables: (variables as Record<string, unknown> | null | undefined) ?? null, operationName: name ?? null });
+    } catch (error) {
+      if (error instanceof graphql.GraphQLError) return { status: 400, body: { errors: [error.toJSON()] } };
+      throw error;
+    }
+    const deadline = Date.now() + settings.timeoutMs;
     const result = await current.run(ctx, () =>
       graphql.execute({
         schema,
         document: document!,
         variableValues: (variables as Record<string, unknown> | null | undefined) ?? undefined,
         operationName: name,
-        contextValue: { actorUrn: ctx.actorUrn },
+        contextValue: { actorUrn: ctx.actorUrn, deadline },
       }),
     );
     // No `data` at all: the request could not start (e.g. variables that do not fit their types).
     if (!('data' in result) || result.data === undefined) {
       return { status: 400, body: { errors: (result.errors ?? []).map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT', ...e.extensions } })) } };
+    }
+    const text = JSON.stringify(result);
+    if (Buffer.byteLength(text) > settings.maxResponseBytes) {
+      return {
+        status: 413,
+        body: {
+          errors: [
+            {
+              message: `the answer would be larger than ${settings.maxResponseBytes} bytes; ask for fewer results or fields`,
+              extensions: { code: 'PAYLOAD_TOO_LARGE' },
+            },
+          ],
+        },
+      };
     }
     return { body: result };
   }

@@ -9,5 +9,5 @@ import { timeseriesRoutes } from './timeseries';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
-  return [...(options.graphql === false ? [] : graphqlRoutes(catalog)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes];
+  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes];
 }
