@@ -44,23 +44,38 @@ export class CatalogError extends Error {
     this.reason = options.reason;
   }
 
-  toJSON(): { code: CatalogErrorCode; message: string; details?: readonly Violation[]; reason?: string } {
+  /**
+   * The error as transports answer it: at most `MAX_LISTED_VIOLATIONS` of the details, with
+   * `omittedDetails` counting the rest (a hostile body must not be answered many times its size).
+   */
+  toJSON(): { code: CatalogErrorCode; message: string; details?: readonly Violation[]; omittedDetails?: number; reason?: string } {
+    const omitted = this.details.length - MAX_LISTED_VIOLATIONS;
     return {
       code: this.code,
       message: this.message,
-      ...(this.details.length ? { details: this.details } : {}),
+      ...(this.details.length ? { details: omitted > 0 ? this.details.slice(0, MAX_LISTED_VIOLATIONS) : this.details } : {}),
+      ...(omitted > 0 ? { omittedDetails: omitted } : {}),
       ...(this.reason ? { reason: this.reason } : {}),
     };
   }
 }
 
+/** Violations an answer lists; the rest are counted (`omittedDetails`), and an error's message names at most 10. */
+export const MAX_LISTED_VIOLATIONS = 100;
+const MAX_VIOLATIONS_IN_MESSAGE = 10;
+
 export function isCatalogError(value: unknown): value is CatalogError {
   return value instanceof CatalogError;
 }
 
-/** An INVALID_INPUT error that lists every violation; the message names all of them. */
+/**
+ * An INVALID_INPUT error whose `details` hold every violation; the message names the first ten and
+ * counts the rest, so that a refused batch of a thousand items does not make a message of a hundred KB.
+ */
 export function invalidInput(violations: readonly Violation[], summary?: string): CatalogError {
-  const listed = violations.map((v) => (v.path ? `${v.path}: ${v.message}` : v.message)).join('; ');
+  const named = violations.slice(0, MAX_VIOLATIONS_IN_MESSAGE).map((v) => (v.path ? `${v.path}: ${v.message}` : v.message));
+  const more = violations.length - named.length;
+  const listed = `${named.join('; ')}${more > 0 ? `; and ${more} more (every one is in details)` : ''}`;
   return new CatalogError('INVALID_INPUT', summary ? `${summary}: ${listed}` : listed, { details: violations });
 }
 

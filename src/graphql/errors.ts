@@ -32,10 +32,12 @@ function pathOf(info: GraphQLResolveInfo | undefined): string {
 export function toGraphQLError(error: unknown, info: GraphQLResolveInfo | undefined, onError: GraphQLErrorHook | undefined, reported: WeakSet<object>): GraphQLError {
   if (error instanceof GraphQLError) return error;
   if (isCatalogError(error)) {
+    const { details, omittedDetails } = error.toJSON();
     return new GraphQLError(error.message, {
       extensions: {
         code: error.code,
-        ...(error.details.length ? { details: error.details.map((v) => ({ path: v.path, message: v.message })) } : {}),
+        ...(details ? { details: details.map((v) => ({ path: v.path, message: v.message })) } : {}),
+        ...(omittedDetails ? { omittedDetails } : {}),
         ...(error.reason ? { reason: error.reason } : {}),
       },
     });

@@ -1,3 +1,4 @@
+import { jsonValueProblems } from '../core/validation';
 import { CatalogError } from '../errors';
 
 /**
@@ -47,6 +48,9 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
     const message = `the body nests arrays and objects more than ${MAX_NESTING} levels deep`;
     throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
   }
+  // What JSON.parse lets through but no input may hold: lone surrogates (`"\ud800"`) and 1e309 (Infinity).
+  const problems = jsonValueProblems(value);
+  if (problems.length) throw new CatalogError('INVALID_INPUT', `the body holds ${problems.length === 1 ? 'a value' : 'values'} no input may hold`, { details: problems });
   return value;
 }
 

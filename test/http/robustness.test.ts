@@ -220,3 +220,17 @@ describe('failures, logs and disconnects', () => {
     expect((await t.catalog.entities.get(ADMIN, urn))?.aspects.datasetProperties?.value).toEqual({ name: 'complete' });
   });
 });
+
+describe('values JSON lets through but no input may hold', () => {
+  it('a lone surrogate or 1e309 in a body is 400 naming where, and nothing is written', async () => {
+    const path = `/openapi/v2/entity/dataset/${enc(DATASET)}/datasetProfile`;
+    const infinite = await call(t.url, 'POST', path, { token: t.adminToken, rawBody: '{"timestampMillis": 1, "rowCount": 1e309}' });
+    expect(infinite.status).toBe(400);
+    expect(infinite.json.error.details).toEqual([{ path: '/rowCount', message: 'must be a finite number, not Infinity' }]);
+    const fresh = 'urn:li:dataset:(urn:li:dataPlatform:hive,hygiene.fresh,PROD)';
+    const lone = await call(t.url, 'POST', `/openapi/v2/entity/dataset/${enc(fresh)}/datasetProperties`, { token: t.adminToken, rawBody: '{"name": "a\\ud800b"}' });
+    expect(lone.status).toBe(400);
+    expect(lone.json.error.details).toEqual([{ path: '/name', message: 'is not well-formed Unicode (it holds a lone surrogate)' }]);
+    expect((await call(t.url, 'GET', `/openapi/v2/entity/dataset/${enc(fresh)}/datasetProperties`, { token: t.adminToken })).status).toBe(404);
+  });
+});

@@ -6,7 +6,8 @@ import type { Violation } from '../../errors';
  * a schema is compiled once per distinct content (its JSON text), so catalogs created one after the
  * other (a host's test suite opens one per test) share compiled validators, and a schema handed over
  * as a fresh object literal on every call costs a lookup, never a new compilation or retained memory.
- * The cache is a bounded LRU: past `MAX_COMPILED_SCHEMAS` distinct schemas, the least recently used one
+ * Every check also refuses what no input may hold: strings that are not well-formed Unicode and numbers
+ * that are not finite. The cache is a bounded LRU: past `MAX_COMPILED_SCHEMAS` distinct schemas, the least recently used one
  * is dropped from it and from ajv's own cache.
  */
 
@@ -66,14 +67,22 @@ export function compileSchema(schema: JsonSchema): SchemaCheck {
   const { key } = compiled(schema);
   return (value, prefix = '') => {
     const entry = byContent.get(key) ?? compiled(schema);
-    return entry.validate(value) ? [] : violationsFromAjv(entry.validate.errors, prefix);
+    return withValueProblems(entry.validate(value) ? [] : violationsFromAjv(entry.validate.errors, prefix), value, prefix);
   };
+}
+
+/** The schema's violations, then what no input may hold (`jsonValueProblems`), each place once. */
+function withValueProblems(violations: Violation[], value: unknown, prefix: string): Violation[] {
+  const problems = jsonValueProblems(value, prefix);
+  if (problems.length === 0) return violations;
+  const seen = new Set(violations.map((v) => v.path));
+  return [...violations, ...problems.filter((p) => !seen.has(p.path))];
 }
 
 /** Validates against a schema compiled once per content; returns every violation with its path. */
 export function checkSchema(schema: JsonSchema, value: unknown, prefix = ''): Violation[] {
   const { validate } = compiled(schema);
-  return validate(value) ? [] : violationsFromAjv(validate.errors, prefix);
+  return withValueProblems(validate(value) ? [] : violationsFromAjv(validate.errors, prefix), value, prefix);
 }
 
 /** How many distinct schemas are compiled now (for tests and diagnostics). */
@@ -108,6 +117,49 @@ export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefi
     if (!seen.has(key)) {
       seen.add(key);
       out.push(v);
+    }
+  }
+  return out;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** False for a string with a lone surrogate (not well-formed Unicode: it cannot be stored as UTF-8). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
+/** At most this many problems of one value are listed (the walk stops there). */
+const MAX_JSON_PROBLEMS = 100;
+
+/** JSON Pointer escaping of one key. */
+function pointerKey(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * What no input may hold, whatever its schema: strings (keys included) that are not well-formed Unicode,
+ * and numbers that are not finite (JSON has neither; `1e309` parses to Infinity). Iterative, so a deeply
+ * nested value cannot exhaust the stack; the paths are JSON Pointers under `prefix`.
+ */
+export function jsonValueProblems(root: unknown, prefix = ''): Violation[] {
+  const out: Violation[] = [];
+  const stack: Array<[unknown, string]> = [[root, prefix]];
+  while (stack.length && out.length < MAX_JSON_PROBLEMS) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isWellFormedText(value)) out.push({ path: path || '/', message: 'is not well-formed Unicode (it holds a lone surrogate)' });
+    } else if (typeof value === 'number') {
+      if (!Number.isFinite(value)) out.push({ path: path || '/', message: `must be a finite number, not ${String(value)}` });
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], `${path}/${i}`]);
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!;
+        if (!isWellFormedText(key)) out.push({ path: `${path}/${pointerKey(key)}`, message: 'is a key that is not well-formed Unicode (it holds a lone surrogate)' });
+        stack.push([child, `${path}/${pointerKey(key)}`]);
+      }
     }
   }
   return out;
