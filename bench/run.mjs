@@ -15,6 +15,7 @@ const WORKLOADS = {
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
+  durability: ['durability.ts', 'runDurabilityBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };

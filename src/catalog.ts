@@ -4,7 +4,7 @@ import type { CatalogContext } from './core/context';
 import { EntityService } from './core/entities';
 import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities';
 import { EntityWriter } from './core/entities';
-import { CatalogError, type Violation } from './errors';
+import { CatalogError, isCatalogError, type Violation } from './errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
@@ -56,6 +56,8 @@ export interface Catalog {
   now(): number;
   /** Resolves once the adapter is open; rejects with its error otherwise. */
   ready(): Promise<void>;
+  /** Failing while the storage refuses writes (a full disk, a lost connection): the last error and since when. */
+  health(): Promise<CatalogHealth>;
   /** FORBIDDEN naming the privilege unless the actor holds it. */
   authorize(actor: string, privilege: Privilege): Promise<void>;
   privilegesOf(actor: string): Promise<Privilege[]>;
@@ -123,12 +125,13 @@ function defaultOnError(error: unknown, where: string): void {
 }
 
 /** The pieces every later service is built from; createCatalog composes the public object on top. */
-export function createCatalogContext(options: CatalogOptions): { ctx: CatalogContext; ready: Promise<void> } {
+export function createCatalogContext(options: CatalogOptions): { ctx: CatalogContext; ready: Promise<void>; health: StorageHealth } {
   validateOptions(options);
   // One clock for everything the catalog writes: every batch carries the catalog's time, so adapters stamp
   // jobs with it rather than with their own clock.
   const clock = options.clock ?? Date.now;
-  const adapter = onCatalogClock(options.adapter, clock);
+  const health = new StorageHealth(clock);
+  const adapter = instrumented(options.adapter, clock, health);
   const registry = new EntityRegistry();
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
@@ -165,20 +168,50 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
     reportError: onError,
   };
   (ctx as { entities: EntityService }).entities = new EntityService(ctx);
-  return { ctx, ready };
+  return { ctx, ready, health };
 }
 
-/** The adapter, with every committed batch stamped with the catalog's clock (`WriteBatch.now`). */
-function onCatalogClock(adapter: StorageAdapter, clock: () => number): StorageAdapter {
-  const stamped: StorageAdapter = Object.create(adapter) as StorageAdapter;
-  stamped.commit = (batch) => adapter.commit(batch.now === undefined ? { ...batch, now: clock() } : batch);
-  return stamped;
+/** Whether writes reach the storage: the last write's failure (a full disk...), cleared by the next success. */
+export class StorageHealth {
+  private failure: { message: string; since: number } | undefined;
+
+  constructor(private readonly clock: () => number) {}
+
+  /** Runs a write, recording an unexpected failure (a CatalogError is a refusal, not a storage fault). */
+  async track<T>(write: Promise<T>): Promise<T> {
+    try {
+      const result = await write;
+      this.failure = undefined;
+      return result;
+    } catch (error) {
+      if (!isCatalogError(error)) this.failure ??= { message: error instanceof Error ? error.message : String(error), since: this.clock() };
+      throw error;
+    }
+  }
+
+  get current(): CatalogHealth {
+    return this.failure ? { status: 'failing', storage: { error: this.failure.message, since: this.failure.since } } : { status: 'ok' };
+  }
+}
+
+/** `catalog.health()`: ok, or failing with the storage's last write error and since when. */
+export type CatalogHealth = { status: 'ok' } | { status: 'failing'; storage: { error: string; since: number } };
+
+/**
+ * The adapter as the domain uses it: every committed batch stamped with the catalog's clock
+ * (`WriteBatch.now`), and every write's outcome recorded for `catalog.health()`.
+ */
+function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth): StorageAdapter {
+  const wrapped: StorageAdapter = Object.create(adapter) as StorageAdapter;
+  wrapped.commit = (batch) => health.track(adapter.commit(batch.now === undefined ? { ...batch, now: clock() } : batch));
+  wrapped.appendTimeseries = (index, rows) => health.track(adapter.appendTimeseries(index, rows));
+  return wrapped;
 }
 
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
-  const { ctx, ready } = createCatalogContext(options);
+  const { ctx, ready, health } = createCatalogContext(options);
   const { service: properties, filterFields } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
@@ -201,6 +234,10 @@ export function createCatalog(options: CatalogOptions): Catalog {
     timeseries,
     now: () => ctx.clock(),
     ready: () => started.then(() => tokenHousekeeping),
+    async health() {
+      await ready;
+      return health.current;
+    },
     async authorize(actor, privilege) {
       await ctx.authorizer.require(await ctx.authenticate(actor), privilege);
     },

@@ -1,6 +1,6 @@
 // `metacatalog`: the public API, by explicit name. Heavy modules (better-sqlite3, lunr, graphql) stay behind their own entry points.
 export { createCatalog } from './catalog';
-export type { Catalog, CatalogOptions } from './catalog';
+export type { Catalog, CatalogHealth, CatalogOptions } from './catalog';
 export { CatalogError, ERROR_CODES, isCatalogError, invalidInput } from './errors';
 export type { CatalogErrorCode, CatalogErrorOptions, Violation } from './errors';
 export { parseUrn, formatUrn, isUrn, urnProblem, entityTypeOf, urnKey, encodeUrnForPath, decodeUrnFromPath } from './core/urn';

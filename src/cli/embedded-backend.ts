@@ -20,7 +20,7 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
   const inMemory = db === ':memory:';
   if (!inMemory && !existsSync(db)) {
     if (!requirements.create) throw new CommandError(`there is no database at ${db} (check --db; properties upsert and tokens create make a new one)`);
-    mkdirSync(dirname(resolve(db)), { recursive: true });
+    mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
   }
   let signingKey: string | undefined;
   const keyFile = signingKeyFileOf(db);

@@ -2,7 +2,7 @@ import type { Catalog } from '../catalog';
 import { CommandError, type CommandIo } from './io';
 
 /** Where the command line keeps its catalog. */
-export type CatalogStore = { sqlite: string } | { postgres: string; schema?: string };
+export type CatalogStore = { sqlite: string; durability?: 'full' | 'normal' } | { postgres: string; schema?: string };
 
 export interface OpenCatalogOptions {
   store: CatalogStore;
@@ -25,7 +25,7 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
   try {
     const adapter =
       'sqlite' in store
-        ? (await import('../../adapters/sqlite/index')).createSqliteAdapter({ filename: store.sqlite })
+        ? (await import('../../adapters/sqlite/index')).createSqliteAdapter({ filename: store.sqlite, ...(store.durability !== undefined ? { durability: store.durability } : {}) })
         : (await import('../../adapters/postgres/index')).createPostgresAdapter({ connectionString: store.postgres }, store.schema !== undefined ? { schema: store.schema } : {});
     const catalog = createCatalog({
       adapter,

@@ -31,6 +31,28 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What node:http's parser refused, as status and code of the JSON error body. */
+function clientErrorAnswer(error: NodeJS.ErrnoException): { status: number; code: string; message: string } {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return { status: 431, code: 'INVALID_INPUT', message: 'the request line and headers are larger than 16 KB: send long input in a body' };
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, code: 'TIMEOUT', message: 'the request took too long to arrive' };
+  return { status: 400, code: 'INVALID_INPUT', message: `the request is not well-formed HTTP (${error.code ?? 'unreadable'})` };
+}
+
+function answerClientError(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || (error.code === 'ECONNRESET' && !('bytesParsed' in error))) {
+    socket.destroy();
+    return;
+  }
+  const { status, code, message } = clientErrorAnswer(error);
+  const body = JSON.stringify({ error: { code, message } });
+  const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** Serves the catalog over node:http on one port, with a graceful `close()`. */
 export async function startServer(catalog: Catalog, options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
@@ -49,6 +71,9 @@ export async function startServer(catalog: Catalog, options: ServerOptions = {})
     });
     listener(req, res);
   });
+  // Requests node:http refuses before any route sees them (a URL or headers over its 16 KB limit, a
+  // malformed Content-Length...) get the same JSON error body as every other refusal.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
   // Slow or stalled clients cannot hold a connection forever.
   server.requestTimeout = 60_000;
   server.headersTimeout = 20_000;

@@ -34,6 +34,10 @@ export interface ServeOptions {
   accessLog?: boolean;
   /** How long a stop waits for requests in flight. Default 10 s. */
   shutdownTimeoutMs?: number;
+  /** SQLite: `full` (default) keeps acknowledged writes through a power loss; `normal` is faster (docs/adapters.md). */
+  durability?: 'full' | 'normal';
+  /** Take the actor from `X-Service-Actor` on requests without a token: only behind a trusted front. */
+  trustActorHeader?: boolean;
 }
 
 export interface ServeHandle {
@@ -64,7 +68,7 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
     key = (await import('node:crypto')).randomBytes(32).toString('base64url');
     keyCreated = true;
   } else {
-    mkdirSync(dirname(resolve(db)), { recursive: true });
+    mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
     const loaded = loadOrCreateSigningKey(signingKeyFileOf(db));
     key = loaded.key;
     keyCreated = loaded.created;
@@ -74,7 +78,7 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
     }
   }
 
-  const catalog = await openCatalog({ store: { sqlite: db }, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: db }, io);
+  const catalog = await openCatalog({ store: { sqlite: db, ...(options.durability !== undefined ? { durability: options.durability } : {}) }, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: db }, io);
 
   return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db });
 }
@@ -130,6 +134,7 @@ async function listen(
     server = await startServer(catalog, {
       port: options.port ?? DEFAULT_PORT,
       host: options.host ?? DEFAULT_HOST,
+      ...(options.trustActorHeader ? { trustActorHeader: true } : {}),
       ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
       ...(options.accessLog === false ? {} : { accessLog: (entry) => io.stdout(`${formatAccessLogLine(entry)}\n`) }),
       onError: (error, report) =>
@@ -160,6 +165,9 @@ async function listen(
         '',
       ].join('\n'),
     );
+  }
+  if (options.trustActorHeader) {
+    io.stderr('metacatalog: WARNING: --trust-actor-header: any request without a token acts as the user its X-Service-Actor header names; only run this behind a front that authenticates users and sets that header itself\n');
   }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
 
@@ -204,6 +212,11 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
   --host <address>     address to listen on (default ${DEFAULT_HOST}, loopback only)
   --admin <urn>        the super user (default ${DEFAULT_ADMIN})
   --bootstrap-token    print a new bootstrap admin token although the database is not new
+  --durability <full|normal>
+                       SQLite: full (default) keeps every acknowledged write through a power loss;
+                       normal is faster and keeps them through a crash of the process only
+  --trust-actor-header take the actor from X-Service-Actor on requests without a token: ONLY behind
+                       a trusted front that authenticates users and sets the header itself
   --quiet              no access log on stdout
   --help               this text
 
@@ -235,6 +248,8 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         host: { type: 'string' },
         admin: { type: 'string' },
         'bootstrap-token': { type: 'boolean' },
+        durability: { type: 'string' },
+        'trust-actor-header': { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -253,6 +268,8 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   }
   if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
+  if (v.durability !== undefined && v.durability !== 'full' && v.durability !== 'normal') throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
+  if (v.durability !== undefined && v.postgres !== undefined) throw new UsageError('--durability is for the SQLite file (PostgreSQL keeps its own settings)');
   return {
     ...(v.db !== undefined ? { db: v.db } : {}),
     ...(v.postgres !== undefined ? { postgres: v.postgres } : {}),
@@ -263,6 +280,8 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(v.admin !== undefined ? { admin: v.admin } : {}),
     ...(v['bootstrap-token'] ? { bootstrapToken: true } : {}),
     ...(v.quiet ? { accessLog: false } : {}),
+    ...(v.durability === 'full' || v.durability === 'normal' ? { durability: v.durability } : {}),
+    ...(v['trust-actor-header'] ? { trustActorHeader: true } : {}),
   };
 }
 

@@ -21,7 +21,9 @@ export const metaRoutes: readonly RouteSpec[] = [
         // Healthy once the storage adapter is open (a failed open answers 500 through the error hook).
         handle: async (ctx) => {
           await ctx.catalog.ready();
-          return { body: { status: 'ok' } };
+          const health = await ctx.catalog.health();
+          // Failing writes (a full disk...) make the service unhealthy, so that a balancer stops sending writes.
+          return health.status === 'ok' ? { body: health } : { status: 503, body: health };
         },
       },
     },
