@@ -1,3 +1,4 @@
+import { isScopedActor, type Actor } from './core/access';
 import type { StorageAdapter } from './adapter/types';
 import { Authorizer, requireActor, type StaticPolicy } from './core/access';
 import type { CatalogContext } from './core/context';
@@ -59,8 +60,8 @@ export interface Catalog {
   /** Failing while the storage refuses writes (a full disk, a lost connection): the last error and since when. */
   health(): Promise<CatalogHealth>;
   /** FORBIDDEN naming the privilege unless the actor holds it. */
-  authorize(actor: string, privilege: Privilege): Promise<void>;
-  privilegesOf(actor: string): Promise<Privilege[]>;
+  authorize(actor: Actor, privilege: Privilege): Promise<void>;
+  privilegesOf(actor: Actor): Promise<Privilege[]>;
   /** Background jobs: the pending ones, and with `includeDead` the ones that gave up. */
   listJobs(options?: { includeDead?: boolean; limit?: number }): Promise<Job[]>;
   /** Resolves once all background work queued so far (and what it queues) is done. */
@@ -71,7 +72,7 @@ export interface Catalog {
    */
   reindex(options?: ReindexOptions): Promise<ReindexProgress>;
   /** `reindex` on behalf of an actor holding MANAGE_SYSTEM_OPERATIONS (transports: HTTP, the command line against a server). */
-  reindexAs(actor: string, options?: ReindexOptions): Promise<ReindexProgress>;
+  reindexAs(actor: Actor, options?: ReindexOptions): Promise<ReindexProgress>;
   /** Stops background work after its current batch and closes the adapter. */
   close(): Promise<void>;
 }
@@ -156,6 +157,10 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
     writer,
     jobs,
     entities: undefined as unknown as EntityService,
+    async principal(actor: unknown) {
+      const urn = await this.authenticate(actor);
+      return isScopedActor(actor) ? { urn, scopes: [...actor.scopes] } : urn;
+    },
     authenticate(actor: unknown) {
       // Once open, no wait: this runs before every request.
       if (!opened) return ready.then(() => requireActor(actor));
@@ -239,10 +244,10 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return health.current;
     },
     async authorize(actor, privilege) {
-      await ctx.authorizer.require(await ctx.authenticate(actor), privilege);
+      await ctx.authorizer.require(await ctx.principal(actor), privilege);
     },
     async privilegesOf(actor) {
-      return [...(await ctx.authorizer.privilegesOf(await ctx.authenticate(actor)))];
+      return [...(await ctx.authorizer.privilegesOf(await ctx.principal(actor)))];
     },
     async listJobs(listOptions) {
       await started;
@@ -258,7 +263,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return reindexSearchDocuments(ctx, reindexOptions);
     },
     async reindexAs(actor, reindexOptions) {
-      await ctx.authorizer.require(await ctx.authenticate(actor), 'MANAGE_SYSTEM_OPERATIONS');
+      await ctx.authorizer.require(await ctx.principal(actor), 'MANAGE_SYSTEM_OPERATIONS');
       await started;
       return reindexSearchDocuments(ctx, reindexOptions);
     },

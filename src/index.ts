@@ -7,14 +7,16 @@ export { parseUrn, formatUrn, isUrn, urnProblem, entityTypeOf, urnKey, encodeUrn
 export type { ParsedUrn } from './core/urn';
 
 // Access: privileges and policies.
-export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './core/access';
+export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, READ_ONLY, isPrivilege } from './core/access';
 export type {
+  Actor,
   CreatePolicyInput,
   Policies,
   PolicyActorsInput,
   PolicyList,
   PolicyState,
   Privilege,
+  ScopedActor,
   StaticPolicy,
   StoredPolicy,
   UpdatePolicyInput,

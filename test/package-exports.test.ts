@@ -49,7 +49,7 @@ describe('package exports', () => {
       [
         'ACCESS_TOKEN_DURATIONS', 'ACCESS_TOKEN_DURATION_MS', 'ACCESS_TOKEN_TYPES', 'CatalogError', 'DATA_TYPE_URN_PREFIX',
         'DEFAULT_SCROLL_COUNT', 'ENTITY_TYPE_URN_PREFIX', 'ERROR_CODES', 'FILTER_OPERATORS', 'PRIVILEGES', 'PRIVILEGE_DESCRIPTIONS',
-        'VALUE_TYPE_NAMES', 'analyzeText', 'createCatalog', 'decodeUrnFromPath', 'encodeUrnForPath', 'entityTypeOf',
+        'READ_ONLY', 'VALUE_TYPE_NAMES', 'analyzeText', 'createCatalog', 'decodeUrnFromPath', 'encodeUrnForPath', 'entityTypeOf',
         'formatFacetNumber', 'formatUrn', 'invalidInput', 'isCatalogError', 'isPrivilege', 'isUrn', 'parseTextQuery', 'parseUrn',
         'parseYamlDefinitions', 'timeseriesIndexName', 'toGraphqlInput', 'toReadBack', 'toRestInput', 'toYamlEntry', 'urnKey', 'urnProblem',
       ].sort(),

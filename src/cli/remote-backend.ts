@@ -15,7 +15,7 @@ import { CommandError } from './io';
 
 const PAGE = 1000;
 
-const METADATA_FIELDS = 'urn id name description tokenType actorUrn ownerUrn createdAt expiresAt lastUsedAt';
+const METADATA_FIELDS = 'urn id name description tokenType actorUrn ownerUrn createdAt expiresAt lastUsedAt privileges';
 
 const CREATE_TOKEN = `mutation createAccessToken($input: CreateAccessTokenInput!) {
   createAccessToken(input: $input) { accessToken metadata { ${METADATA_FIELDS} } }
@@ -30,7 +30,7 @@ type GraphqlTokenMetadata = Omit<AccessTokenMetadata, 'type'> & { tokenType: Acc
 /** GraphQL names the token kind `tokenType` (its `type` is the entity type); the library calls it `type`. */
 function metadataOf(fields: GraphqlTokenMetadata): AccessTokenMetadata {
   const { tokenType, ...rest } = fields;
-  return { ...rest, type: tokenType, description: rest.description ?? null, expiresAt: rest.expiresAt ?? null, lastUsedAt: rest.lastUsedAt ?? null };
+  return { ...rest, type: tokenType, description: rest.description ?? null, expiresAt: rest.expiresAt ?? null, lastUsedAt: rest.lastUsedAt ?? null, privileges: rest.privileges ?? null };
 }
 
 interface EntityAnswer {

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog';
-import { requireActor } from '../core/access';
+import { actorUrn, requireActor, type Actor } from '../core/access';
 import type { EntityView } from '../core/entities';
 import { invalidInput } from '../errors';
 import { urnProblem } from '../core/urn';
@@ -9,13 +9,18 @@ import { BatchLoader } from './batch-loader';
 export interface CatalogGraphQLContext {
   /** The actor URN the host authenticated (e.g. from a verified bearer token); absent means UNAUTHENTICATED. */
   actorUrn?: string | null;
+  /**
+   * The scopes of the access token the request was made with (`VerifiedAccessToken.privileges`), when it is
+   * scoped: the request may use only those of them the actor holds. Absent: the actor's privileges.
+   */
+  scopes?: readonly string[] | null;
   /** Epoch ms (`Date.now()` clock) after which no further field starts: it fails with TIMEOUT. */
   deadline?: number;
 }
 
 /** What one request keeps between its resolvers. */
 export interface RequestState {
-  actor: string;
+  actor: Actor;
   /** Entities by URN with all their aspects, read in batches; null when absent. */
   entities: BatchLoader<string, EntityView | null>;
 }
@@ -23,10 +28,11 @@ export interface RequestState {
 /** Entities per storage read: keeps each read's URN list within what every adapter handles well. */
 const READ_CHUNK = 500;
 
-/** The actor of the request; UNAUTHENTICATED when the host set none (or not a URN). */
-export function actorOf(context: unknown): string {
-  const actor = typeof context === 'object' && context !== null ? (context as CatalogGraphQLContext).actorUrn : undefined;
-  return requireActor(actor);
+/** The actor of the request (with its token's scopes, when scoped); UNAUTHENTICATED when the host set none (or not a URN). */
+export function actorOf(context: unknown): Actor {
+  const given = typeof context === 'object' && context !== null ? (context as CatalogGraphQLContext) : undefined;
+  const urn = requireActor(given?.actorUrn);
+  return Array.isArray(given?.scopes) ? { urn, scopes: [...given.scopes] } : urn;
 }
 
 /**
@@ -39,7 +45,7 @@ export function createRequestStates(catalog: Catalog): (context: unknown) => Req
     const actor = actorOf(context);
     const key = context as object;
     const known = states.get(key);
-    if (known && known.actor === actor) return known;
+    if (known && actorUrn(known.actor) === actorUrn(actor)) return known;
     const state: RequestState = {
       actor,
       entities: new BatchLoader(async (urns) => {

@@ -1,3 +1,4 @@
+import type { Actor } from '../core/access';
 import type { Catalog } from '../catalog';
 import type { AggregateAcrossEntitiesInput } from '../core/search';
 import type { ScrollAcrossEntitiesInput, SearchAcrossEntitiesInput, SearchResultEntry } from '../core/search';
@@ -12,7 +13,7 @@ type GraphQLSearchScope = SearchScopeInput & { searchFlags?: (SearchScopeInput['
 /** The parent of `ScrollResults` / `SearchResults` fields: the page, and what `facets` needs to be computed. */
 interface SearchPage {
   searchResults: Array<{ entity: EntityRef; matchedFields: [] }>;
-  facetScope: { actor: string; scope: GraphQLSearchScope };
+  facetScope: { actor: Actor; scope: GraphQLSearchScope };
 }
 
 /** What `aggregate` takes of a scroll or search input: the scope without paging. */
@@ -26,7 +27,7 @@ function scopeOf({ types, query, orFilters, filters, searchFlags }: GraphQLSearc
  */
 export function searchResolvers(catalog: Catalog, stateOf: (context: unknown) => RequestState): Record<string, Record<string, ResolverFunction>> {
   const page =
-    <I extends GraphQLSearchScope, R extends { searchResults: SearchResultEntry[] }>(run: (actor: string, input: I) => Promise<R>): ResolverFunction =>
+    <I extends GraphQLSearchScope, R extends { searchResults: SearchResultEntry[] }>(run: (actor: Actor, input: I) => Promise<R>): ResolverFunction =>
     async (_parent: unknown, args: { input: I }, context: unknown): Promise<Omit<R, 'searchResults'> & SearchPage> => {
       const { actor } = stateOf(context);
       const result = await run(actor, args.input);

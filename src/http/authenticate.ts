@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog';
-import { requireActor } from '../core/access';
+import { requireActor, type Actor } from '../core/access';
 import { CatalogError } from '../errors';
 
 const BEARER = /^Bearer +([^\s]+) *$/i;
@@ -10,14 +10,15 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
  * and only when the host trusts its front (`trustActorHeader`), does `X-Service-Actor` name the actor.
  * Nothing else authenticates: no credentials is UNAUTHENTICATED (`missing`).
  */
-export async function authenticate(catalog: Catalog, header: (name: string) => string | undefined, trustActorHeader: boolean): Promise<string> {
+export async function authenticate(catalog: Catalog, header: (name: string) => string | undefined, trustActorHeader: boolean): Promise<Actor> {
   const authorization = header('authorization');
   if (authorization !== undefined) {
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined) {
       throw new CatalogError('UNAUTHENTICATED', 'the Authorization header must be "Bearer <access token>"', { reason: 'malformed' });
     }
-    return (await catalog.tokens.verify(token)).actorUrn;
+    const verified = await catalog.tokens.verify(token);
+    return verified.privileges === null ? verified.actorUrn : { urn: verified.actorUrn, scopes: verified.privileges };
   }
   const actorHeader = header('x-service-actor');
   if (actorHeader !== undefined) {

@@ -1,3 +1,4 @@
+import type { Actor } from '../core/access';
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
@@ -63,6 +64,7 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
     let redacted: string | undefined;
     const logPath = () => (redacted ??= redactForLog(exchange.rawPath, exchange.rawQuery));
     let actorUrn: string | undefined;
+    let actor: Actor | undefined;
     let requestBytes = 0;
     let errorCode: string | undefined;
     let closeConnection = false;
@@ -101,13 +103,17 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
       segments = segments.slice(baseSegments.length);
       if (segments[0] === 'gms') segments = segments.slice(1);
       const match = matchRoute(routes, exchange.method.toUpperCase(), segments);
-      if (!match.method.public) actorUrn = await authenticate(catalog, exchange.header, trustActorHeader);
+      if (!match.method.public) {
+        actor = await authenticate(catalog, exchange.header, trustActorHeader);
+        actorUrn = typeof actor === 'string' ? actor : actor.urn;
+      }
       const body = match.method.body === 'none' ? undefined : await readJson(match.method.body);
       // A client that left while its body was read, or before its call started, gets no call at all.
       if (exchange.isGone()) throw new ClientGoneError();
       const result = await match.method.handle({
         catalog,
         actorUrn: actorUrn ?? '',
+        actor: actor ?? '',
         params: match.params,
         query: new URLSearchParams(exchange.rawQuery),
         body,

@@ -1,3 +1,4 @@
+import type { Actor } from '../core/access';
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
 import { decodeUrnFromPath } from '../core/urn';
@@ -15,8 +16,10 @@ export type BodyKind = 'none' | 'json' | 'optional-json' | 'json-patch';
 /** What a route handler gets: the catalog, the authenticated actor, the decoded path parameters. */
 export interface RouteContext {
   catalog: Catalog;
-  /** The authenticated actor ('' on public routes). */
+  /** The authenticated actor's URN ('' on public routes). */
   actorUrn: string;
+  /** What the catalog's calls act as: the URN, or with a scoped token the URN with the token's scopes. */
+  actor: Actor;
   /** Path parameters, percent-decoded once. */
   params: Readonly<Record<string, string>>;
   query: URLSearchParams;

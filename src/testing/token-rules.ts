@@ -53,7 +53,7 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
           const forever = await allowing.tokens.create(ALICE, request);
           expect(forever.metadata.expiresAt).toBe(null);
           fixture.clock.advance(10 * 365 * DAY);
-          expect(await allowing.tokens.verify(forever.accessToken)).toEqual({ actorUrn: ALICE, tokenId: forever.metadata.id, type: 'PERSONAL', expiresAt: null });
+          expect(await allowing.tokens.verify(forever.accessToken)).toEqual({ actorUrn: ALICE, tokenId: forever.metadata.id, type: 'PERSONAL', expiresAt: null, privileges: null });
           expect(await failure(allowing.tokens.verify(year.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'expired' });
           expect((await allowing.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE }] })).tokens.map((t) => t.name)).toEqual(['forever', 'year']);
         } finally {

@@ -14,6 +14,7 @@ import {
 } from './catalog-support';
 import { registerPolicyTests } from './policies';
 import { registerTokenRuleTests } from './token-rules';
+import { registerTokenScopeTests } from './token-scopes';
 import type { ConformanceHarness } from './types';
 
 /**
@@ -73,7 +74,7 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
         const created = await catalog.tokens.create(MANAGER, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'for alice' });
         expect([created.metadata.actorUrn, created.metadata.ownerUrn]).toEqual([ALICE, MANAGER]);
         const verified = await catalog.tokens.verify(created.accessToken);
-        expect(verified).toEqual({ actorUrn: ALICE, tokenId: created.metadata.id, type: 'PERSONAL', expiresAt: created.metadata.expiresAt });
+        expect(verified).toEqual({ actorUrn: ALICE, tokenId: created.metadata.id, type: 'PERSONAL', expiresAt: created.metadata.expiresAt, privileges: null });
         // Alice sees the token that acts as her; it is not hers to revoke (the owner or a manager is).
         const hers = await catalog.tokens.list(ALICE, { filters: [{ field: 'actorUrn', value: ALICE }] });
         expect(hers.tokens.map((t) => t.id)).toEqual([created.metadata.id]);
@@ -212,4 +213,5 @@ export function registerTokenTests(harness: ConformanceHarness): void {
   registerTokenScenarioTests(harness);
   registerTokenRuleTests(harness);
   registerPolicyTests(harness);
+  registerTokenScopeTests(harness);
 }

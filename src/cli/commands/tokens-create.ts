@@ -3,7 +3,7 @@ import { defineCommand } from '../define-command';
 import { UsageError } from '../io';
 import { CONNECTION_HELP, OUTPUT_HELP, required } from '../options';
 
-const USAGE = `Usage: metacatalog tokens create --name <name> [--duration <d>] [--description <text>] [--for <user urn>] [--db file | --server url] [--json]
+const USAGE = `Usage: metacatalog tokens create --name <name> [--duration <d>] [--description <text>] [--for <user urn>] [--privileges <list>] [--db file | --server url] [--json]
 
 Creates a personal access token and prints it on stdout (shown only now; its id and expiry go to
 stderr). With --json: { accessToken, metadata }.
@@ -12,6 +12,8 @@ stderr). With --json: { accessToken, metadata }.
   --duration <d>         ${ACCESS_TOKEN_DURATIONS.join(', ')} (default ONE_MONTH)
   --description <text>
   --for <user urn>       the user the token acts as (default: yourself; another user needs MANAGE_ACCESS_TOKENS)
+  --privileges <list>    scope the token: comma-separated privileges the user holds, or READ_ONLY
+                         (e.g. EDIT_ENTITY_PROPERTIES); requests with it may use only those
 
 ${CONNECTION_HELP}
 ${OUTPUT_HELP}
@@ -26,7 +28,7 @@ export const tokensCreateCommand = defineCommand({
   name: 'tokens create',
   summary: 'create an access token',
   usage: USAGE,
-  options: { name: { type: 'string' }, duration: { type: 'string' }, description: { type: 'string' }, for: { type: 'string' } },
+  options: { name: { type: 'string' }, duration: { type: 'string' }, description: { type: 'string' }, for: { type: 'string' }, privileges: { type: 'string' } },
   connects: true,
   async run(cli) {
     const name = required(cli.values.name, '--name');
@@ -41,6 +43,7 @@ export const tokensCreateCommand = defineCommand({
       duration: duration as AccessTokenDuration,
       name,
       ...(cli.values.description !== undefined ? { description: cli.values.description } : {}),
+      ...(cli.values.privileges !== undefined ? { privileges: cli.values.privileges.split(',').map((p) => p.trim()).filter(Boolean) } : {}),
     });
     if (cli.json) {
       cli.printJson(created);
@@ -48,7 +51,8 @@ export const tokensCreateCommand = defineCommand({
     }
     const { metadata } = created;
     const expires = metadata.expiresAt === null ? 'never expires' : `expires ${new Date(metadata.expiresAt).toISOString()}`;
-    cli.note(`Created access token ${metadata.id} "${metadata.name}" for ${metadata.actorUrn}, ${expires}; it is shown only now:`);
+    const scopes = metadata.privileges ? `, scoped to ${metadata.privileges.join(', ')}` : '';
+    cli.note(`Created access token ${metadata.id} "${metadata.name}" for ${metadata.actorUrn}${scopes}, ${expires}; it is shown only now:`);
     cli.print(created.accessToken);
   },
 });

@@ -1,3 +1,4 @@
+import { actorUrn, isScopedActor, type Actor } from './actor';
 import type { StorageAdapter } from '../../adapter/types';
 import { CatalogError } from '../../errors';
 import { isPrivilege, PRIVILEGE_DESCRIPTIONS, PRIVILEGES, type Privilege } from './privileges';
@@ -54,8 +55,14 @@ export class Authorizer {
     return this.superUsers.has(actor);
   }
 
-  /** Every privilege the actor holds now. */
-  async privilegesOf(actor: string): Promise<Set<Privilege>> {
+  /** Every privilege the actor holds now (for a scoped actor: those of its scopes the user holds). */
+  async privilegesOf(actor: Actor): Promise<Set<Privilege>> {
+    const held = await this.userPrivileges(actorUrn(actor));
+    if (!isScopedActor(actor)) return held;
+    return new Set([...held].filter((p) => actor.scopes.includes(p)));
+  }
+
+  private async userPrivileges(actor: string): Promise<Set<Privilege>> {
     if (this.superUsers.has(actor)) return new Set(PRIVILEGES);
     const held = new Set<Privilege>();
     for (const policy of this.staticPolicies) {
@@ -68,19 +75,26 @@ export class Authorizer {
     return held;
   }
 
-  async has(actor: string, privilege: Privilege): Promise<boolean> {
+  async has(subject: Actor, privilege: Privilege): Promise<boolean> {
+    if (isScopedActor(subject) && !subject.scopes.includes(privilege)) return false;
+    const actor = actorUrn(subject);
     if (this.superUsers.has(actor)) return true;
     for (const policy of this.staticPolicies) {
       if ((policy.actors === '*' || policy.actors.includes(actor)) && policy.privileges.includes(privilege)) return true;
     }
-    return (await this.privilegesOf(actor)).has(privilege);
+    return (await this.userPrivileges(actor)).has(privilege);
   }
 
-  /** FORBIDDEN, naming the missing privilege, unless the actor holds it. */
-  async require(actor: string, privilege: Privilege, action?: string): Promise<void> {
+  /** FORBIDDEN, naming the missing privilege, unless the actor holds it (and, for a scoped actor, its scopes include it). */
+  async require(actor: Actor, privilege: Privilege, action?: string): Promise<void> {
     if (await this.has(actor, privilege)) return;
     const what = action ?? PRIVILEGE_DESCRIPTIONS[privilege];
-    throw new CatalogError('FORBIDDEN', `${actor} lacks the ${privilege} privilege, needed to ${what}`, { reason: privilege });
+    if (isScopedActor(actor) && !actor.scopes.includes(privilege)) {
+      throw new CatalogError('FORBIDDEN', `the access token of ${actor.urn} is scoped to ${actor.scopes.join(', ') || 'nothing'}: it lacks the ${privilege} privilege, needed to ${what}`, {
+        reason: privilege,
+      });
+    }
+    throw new CatalogError('FORBIDDEN', `${actorUrn(actor)} lacks the ${privilege} privilege, needed to ${what}`, { reason: privilege });
   }
 
   /** Stored policies, read fresh (a policy change takes effect on the next call). */
@@ -99,8 +113,9 @@ export class Authorizer {
   }
 }
 
-/** UNAUTHENTICATED unless the actor is a valid URN (transports set it from a verified token). */
-export function requireActor(actor: unknown): string {
+/** UNAUTHENTICATED unless the actor is a valid URN, or a scoped actor with one (transports set it from a verified token); its URN. */
+export function requireActor(subject: unknown): string {
+  const actor = isScopedActor(subject) ? subject.urn : subject;
   if (actor === undefined || actor === null || actor === '') {
     throw new CatalogError('UNAUTHENTICATED', 'no authenticated actor: send a valid access token', { reason: 'missing' });
   }

@@ -5,3 +5,5 @@ export { PolicyService } from './policies';
 export type { CreatePolicyInput, Policies, PolicyActorsInput, PolicyList, PolicyState, UpdatePolicyInput } from './policies';
 export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './privileges';
 export type { Privilege } from './privileges';
+export { READ_ONLY, actorUrn, isScopedActor } from './actor';
+export type { Actor, ScopedActor } from './actor';

@@ -1,3 +1,4 @@
+import type { Actor } from './actor';
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, StoredEntity } from '../../adapter/types';
 import { POLICY_ASPECT, POLICY_ENTITY, type StoredPolicy } from './authorization';
@@ -45,13 +46,13 @@ export interface PolicyList {
 
 /** `catalog.policies`: stored grants, on top of the static `superUsers` and `policies` options. */
 export interface Policies {
-  create(actor: string, input: CreatePolicyInput): Promise<StoredPolicy>;
-  update(actor: string, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy>;
+  create(actor: Actor, input: CreatePolicyInput): Promise<StoredPolicy>;
+  update(actor: Actor, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy>;
   /** Deletes a policy; `NOT_FOUND` when there is none. */
-  remove(actor: string, urn: string): Promise<true>;
+  remove(actor: Actor, urn: string): Promise<true>;
   /** By name, then URN. */
-  list(actor: string, input?: { start?: number | null; count?: number | null }): Promise<PolicyList>;
-  get(actor: string, urn: string): Promise<StoredPolicy | undefined>;
+  list(actor: Actor, input?: { start?: number | null; count?: number | null }): Promise<PolicyList>;
+  get(actor: Actor, urn: string): Promise<StoredPolicy | undefined>;
 }
 
 const checkCreateShape = compileSchema(createPolicySchema);
@@ -108,7 +109,7 @@ export class PolicyService implements Policies {
     ctx.entities.addReadTransform(async (entities) => entities.filter((e) => e.entityType !== POLICY_ENTITY));
   }
 
-  async create(actor: string, input: CreatePolicyInput): Promise<StoredPolicy> {
+  async create(actor: Actor, input: CreatePolicyInput): Promise<StoredPolicy> {
     const caller = await this.authorize(actor);
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
@@ -132,7 +133,7 @@ export class PolicyService implements Policies {
     return policy;
   }
 
-  async update(actor: string, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy> {
+  async update(actor: Actor, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy> {
     const caller = await this.authorize(actor);
     const policyUrn = policyUrnOf(urn);
     const violations: Violation[] = [];
@@ -163,7 +164,7 @@ export class PolicyService implements Policies {
     return updated!;
   }
 
-  async remove(actor: string, urn: string): Promise<true> {
+  async remove(actor: Actor, urn: string): Promise<true> {
     const caller = await this.authorize(actor);
     const policyUrn = policyUrnOf(urn);
     await this.ctx.writer.write(caller, [policyUrn], (current) => {
@@ -173,7 +174,7 @@ export class PolicyService implements Policies {
     return true;
   }
 
-  async list(actor: string, input: { start?: number | null; count?: number | null } = {}): Promise<PolicyList> {
+  async list(actor: Actor, input: { start?: number | null; count?: number | null } = {}): Promise<PolicyList> {
     await this.authorize(actor);
     const start = input?.start ?? 0;
     const count = input?.count ?? 20;
@@ -187,7 +188,7 @@ export class PolicyService implements Policies {
     return { start, count: policies.length, total: all.length, policies };
   }
 
-  async get(actor: string, urn: string): Promise<StoredPolicy | undefined> {
+  async get(actor: Actor, urn: string): Promise<StoredPolicy | undefined> {
     await this.authorize(actor);
     const policyUrn = policyUrnOf(urn);
     const [entity] = await this.ctx.adapter.readEntities([policyUrn], [POLICY_ASPECT]);
@@ -208,9 +209,9 @@ export class PolicyService implements Policies {
     }
   }
 
-  private async authorize(actor: string): Promise<string> {
+  private async authorize(actor: Actor): Promise<string> {
     const caller = await this.ctx.authenticate(actor);
-    await this.ctx.authorizer.require(caller, 'MANAGE_POLICIES');
+    await this.ctx.authorizer.require(actor, 'MANAGE_POLICIES');
     return caller;
   }
 }

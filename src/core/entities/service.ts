@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
@@ -33,14 +34,14 @@ export interface EntityUpsert {
 }
 
 /** Writes of an aspect that a domain service owns (e.g. `propertyDefinition`) go to that service. */
-export type AspectWriteRoute = (actor: string, urn: string, value: JsonObject) => Promise<unknown>;
+export type AspectWriteRoute = (actor: Actor, urn: string, value: JsonObject) => Promise<unknown>;
 /** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
-export type EntityDeleteRoute = (actor: string, urn: string, options: { hard: boolean }) => Promise<unknown>;
+export type EntityDeleteRoute = (actor: Actor, urn: string, options: { hard: boolean }) => Promise<unknown>;
 /**
  * The reported deletion of an entity type a domain service owns (structured properties): decides soft
  * or hard, counts what is affected, writes nothing on a dry run.
  */
-export type EntityDeletionRoute = (actor: string, urn: string, options: { hard: boolean; dryRun: boolean }) => Promise<EntityDeletion>;
+export type EntityDeletionRoute = (actor: Actor, urn: string, options: { hard: boolean; dryRun: boolean }) => Promise<EntityDeletion>;
 
 /** What `deleteEntity` did, or would do on a dry run. */
 export interface EntityDeletion {
@@ -109,7 +110,7 @@ export class EntityService {
     return entities;
   }
 
-  async get(actor: string, urn: string, options: { aspects?: readonly string[] } = {}): Promise<EntityView | undefined> {
+  async get(actor: Actor, urn: string, options: { aspects?: readonly string[] } = {}): Promise<EntityView | undefined> {
     await this.ctx.authenticate(actor);
     parseUrn(urn);
     const [entity] = await this.readVisible([urn], options.aspects);
@@ -117,7 +118,7 @@ export class EntityService {
   }
 
   /** Batch read, in the order given; unknown URNs are left out. */
-  async getMany(actor: string, urns: readonly string[], options: { aspects?: readonly string[] } = {}): Promise<EntityView[]> {
+  async getMany(actor: Actor, urns: readonly string[], options: { aspects?: readonly string[] } = {}): Promise<EntityView[]> {
     await this.ctx.authenticate(actor);
     const violations: Violation[] = [];
     urns.forEach((urn, i) => {
@@ -128,7 +129,7 @@ export class EntityService {
     return (await this.readVisible(urns, options.aspects)).map(toView);
   }
 
-  async getAspect(actor: string, urn: string, aspect: string): Promise<AspectView | undefined> {
+  async getAspect(actor: Actor, urn: string, aspect: string): Promise<AspectView | undefined> {
     const parsed = parseUrn(urn);
     this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
     const entity = await this.get(actor, urn, { aspects: [aspect] });
@@ -136,7 +137,7 @@ export class EntityService {
   }
 
   /** Writes one aspect. Aspects owned by a domain service (definitions, values, status of a property...) go through it. */
-  async upsertAspect(actor: string, urn: string, aspect: string, value: JsonObject): Promise<EntityView> {
+  async upsertAspect(actor: Actor, urn: string, aspect: string, value: JsonObject): Promise<EntityView> {
     await this.ctx.authenticate(actor);
     // Malformed URNs and unknown types or aspects are reported by the bulk validation below, with JSON paths.
     const entityType = urnProblem(urn) === undefined ? parseUrn(urn).entityType : undefined;
@@ -152,7 +153,7 @@ export class EntityService {
   }
 
   /** Writes several aspects of one entity atomically. */
-  async upsertAspects(actor: string, urn: string, aspects: Record<string, JsonObject>): Promise<EntityView> {
+  async upsertAspects(actor: Actor, urn: string, aspects: Record<string, JsonObject>): Promise<EntityView> {
     const [view] = await this.upsertMany(actor, [{ urn, aspects }]);
     return view!;
   }
@@ -161,8 +162,8 @@ export class EntityService {
    * Bulk write: every item validated first (nothing is written when one is bad; the error lists every
    * violation with its index), then written in atomic chunks of `BULK_CHUNK` (2,000) entities.
    */
-  async upsertMany(actor: string, items: readonly EntityUpsert[]): Promise<EntityView[]> {
-    await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'EDIT_ENTITY');
+  async upsertMany(actor: Actor, items: readonly EntityUpsert[]): Promise<EntityView[]> {
+    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
     const violations: Violation[] = [];
     const single = items.length === 1;
     items.forEach((item, i) => this.validateUpsert(item, single ? '' : `/${i}`, violations));
@@ -224,8 +225,8 @@ export class EntityService {
   }
 
   /** Deletes one aspect; false when it was absent. Deleting the last aspect deletes the entity. */
-  async deleteAspect(actor: string, urn: string, aspect: string): Promise<boolean> {
-    await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'EDIT_ENTITY');
+  async deleteAspect(actor: Actor, urn: string, aspect: string): Promise<boolean> {
+    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
     const parsed = parseUrn(urn);
     this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
     if (this.writeRoutes.has(`${parsed.entityType}.${aspect}`) || this.writeRoutes.has(aspect)) {
@@ -244,7 +245,7 @@ export class EntityService {
    * exist. Entity types owned by a domain service decide themselves (a structured property is
    * soft-deleted unless `hard`).
    */
-  async delete(actor: string, urn: string, options: { hard?: boolean } = {}): Promise<boolean> {
+  async delete(actor: Actor, urn: string, options: { hard?: boolean } = {}): Promise<boolean> {
     await this.ctx.authenticate(actor);
     const parsed = parseUrn(urn);
     this.ctx.registry.entityType(parsed.entityType);
@@ -270,23 +271,23 @@ export class EntityService {
    * structured property is soft-deleted, anything else is removed. `dryRun` authorizes, checks and
    * counts as the real call would, and writes nothing. NOT_FOUND when the entity does not exist.
    */
-  async deleteEntity(actor: string, urn: string, options: { hard?: boolean; dryRun?: boolean } = {}): Promise<EntityDeletion> {
+  async deleteEntity(actor: Actor, urn: string, options: { hard?: boolean; dryRun?: boolean } = {}): Promise<EntityDeletion> {
     const who = await this.ctx.authenticate(actor);
     const { entityType } = parseUrn(urn);
     const spec = this.ctx.registry.entityType(entityType);
     const dryRun = options.dryRun === true;
     const owned = this.deletionRoutes.get(entityType);
-    if (owned) return owned.route(who, urn, { hard: options.hard ?? !owned.softByDefault, dryRun });
+    if (owned) return owned.route(actor, urn, { hard: options.hard ?? !owned.softByDefault, dryRun });
     const hard = options.hard ?? true;
     const legacy = this.deleteRoutes.get(entityType);
     if (legacy) {
       // Tokens and policies: their own service deletes them (revoke, remove), with no soft state to preview.
       if (!hard) throw new CatalogError('INVALID_INPUT', `${entityType} entities cannot be soft-deleted; delete them hard`, { details: [{ path: '/hard', message: 'must be true' }] });
       if (dryRun) throw new CatalogError('UNSUPPORTED', `a dry run of deleting ${entityType} entities is not available`);
-      await legacy(who, urn, { hard: true });
+      await legacy(actor, urn, { hard: true });
       return { urn, entityType, mode: 'hard', dryRun, changed: true };
     }
-    await this.ctx.authorizer.require(who, 'EDIT_ENTITY');
+    await this.ctx.authorizer.require(actor, 'EDIT_ENTITY');
     if (!hard && !spec.aspects.includes('status')) {
       throw new CatalogError('INVALID_INPUT', `${entityType} entities have no status aspect and cannot be soft-deleted; delete them hard`, {
         details: [{ path: '/hard', message: 'must be true' }],
@@ -306,7 +307,7 @@ export class EntityService {
   }
 
   /** Lists entities of a type in URN order (keyset pagination with `afterUrn`). */
-  async list(actor: string, request: { entityType: string; afterUrn?: string; limit?: number }): Promise<EntityView[]> {
+  async list(actor: Actor, request: { entityType: string; afterUrn?: string; limit?: number }): Promise<EntityView[]> {
     await this.ctx.authenticate(actor);
     this.ctx.registry.entityType(request.entityType);
     const limit = request.limit ?? 100;
@@ -322,7 +323,7 @@ export class EntityService {
    * A page of entities of a type in URN order, with the opaque `scrollId` of the next page (absent on
    * the last page). The page is `count` entities, `DEFAULT_SCROLL_COUNT` when left out.
    */
-  async scroll(actor: string, request: { entityType: string; scrollId?: string; count?: number }): Promise<EntityScrollPage> {
+  async scroll(actor: Actor, request: { entityType: string; scrollId?: string; count?: number }): Promise<EntityScrollPage> {
     let afterUrn: string | undefined;
     if (request.scrollId !== undefined && request.scrollId !== '') {
       afterUrn = decodeCursor(request.scrollId, ({ after }) => (typeof after === 'string' ? after : undefined));

@@ -1,3 +1,4 @@
+import { actorUrn, type Actor } from '../access/actor';
 import type {
   EntityWrite,
   JsonObject,
@@ -49,7 +50,7 @@ export class EntityWriter {
   ) {}
 
   async write(
-    actor: string,
+    actor: Actor,
     urns: readonly string[],
     decide: Decide,
     options: { completeJobs?: WriteBatch['completeJobs'] } = {},
@@ -57,7 +58,7 @@ export class EntityWriter {
     for (let attempt = 1; ; attempt++) {
       const current = new Map((await this.adapter.readEntities(urns)).map((e) => [e.urn, e] as const));
       const plan = await decide(current);
-      const { batch, after } = this.stamp(actor, urns, current, plan);
+      const { batch, after } = this.stamp(actorUrn(actor), urns, current, plan);
       batch.completeJobs = options.completeJobs;
       if (!batch.entities?.length && !batch.jobs?.length && !batch.completeJobs?.length) return after;
       try {

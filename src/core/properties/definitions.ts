@@ -1,3 +1,4 @@
+import { actorUrn, type Actor } from '../access/actor';
 import type { NewJob, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { incarnationMetadata, newIncarnation } from './definition-key';
@@ -74,12 +75,12 @@ export class PropertyDefinitionService {
 
   private async manager(actor: unknown): Promise<string> {
     const who = await this.ctx.authenticate(actor);
-    await this.ctx.authorizer.require(who, 'MANAGE_STRUCTURED_PROPERTIES');
+    await this.ctx.authorizer.require(actor as Actor, 'MANAGE_STRUCTURED_PROPERTIES');
     return who;
   }
 
   /** Creates a definition from any input shape; CONFLICT when the URN exists (also soft-deleted). */
-  async create(actor: string, input: unknown, shape: DefinitionInputShape, options: { urn?: string } = {}): Promise<StructuredPropertyView> {
+  async create(actor: Actor, input: unknown, shape: DefinitionInputShape, options: { urn?: string } = {}): Promise<StructuredPropertyView> {
     const who = await this.manager(actor);
     const violations: Violation[] = [];
     const draft = readDefinitionInput(shape, input, violations, options);
@@ -99,7 +100,7 @@ export class PropertyDefinitionService {
 
   /** Creates or replaces whole definitions (REST aspect JSON, YAML entries) in one atomic commit. */
   async upsertMany(
-    actor: string,
+    actor: Actor,
     inputs: readonly unknown[],
     shape: 'rest' | 'yaml',
     options: { urns?: ReadonlyArray<string | undefined> } = {},
@@ -160,12 +161,12 @@ export class PropertyDefinitionService {
   }
 
   /** The command-line file: a YAML list of definitions, all validated, then written in one commit. */
-  async upsertYaml(actor: string, text: string): Promise<DefinitionUpsertResult[]> {
+  async upsertYaml(actor: Actor, text: string): Promise<DefinitionUpsertResult[]> {
     return this.upsertMany(actor, parseYamlDefinitions(text), 'yaml');
   }
 
   /** GraphQL `updateStructuredProperty`: texts replaced, lists appended, SINGLE → MULTIPLE, version. */
-  async update(actor: string, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView> {
+  async update(actor: Actor, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView> {
     const who = await this.manager(actor);
     const value = dropNulls(input) as UpdateStructuredPropertyInput;
     throwIfViolations(checkSchema(graphqlUpdateDefinitionSchema, value), 'invalid structured property update');
@@ -227,12 +228,13 @@ export class PropertyDefinitionService {
     return next;
   }
 
-  private definitionPlan(actor: string, urn: string, definition: StructuredPropertyDefinition, stored: DefinitionInfo | undefined): EntityPlan {
+  private definitionPlan(actor: Actor, urn: string, definition: StructuredPropertyDefinition, stored: DefinitionInfo | undefined): EntityPlan {
     const now = this.ctx.clock();
+    const who = actorUrn(actor);
     const stamped: StructuredPropertyDefinition = {
       ...canonicalDefinition(definition),
-      created: stored?.definition.created ?? { time: now, actor },
-      lastModified: { time: now, actor },
+      created: stored?.definition.created ?? { time: now, actor: who },
+      lastModified: { time: now, actor: who },
     };
     const incarnation = stored?.incarnation || newIncarnation();
     return { urn, put: { [DEFINITION_ASPECT]: { value: definitionToJson(stamped), systemMetadata: incarnationMetadata(incarnation) } } };
@@ -240,7 +242,7 @@ export class PropertyDefinitionService {
 
   // --- reads ----------------------------------------------------------------------------------------
 
-  async get(actor: string, urn: string): Promise<StructuredPropertyView | undefined> {
+  async get(actor: Actor, urn: string): Promise<StructuredPropertyView | undefined> {
     await this.ctx.authenticate(actor);
     requirePropertyUrn(urn);
     const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
@@ -248,14 +250,14 @@ export class PropertyDefinitionService {
     return info ? viewOf(info) : undefined;
   }
 
-  async getReadBack(actor: string, urn: string): Promise<PropertyReadBack | undefined> {
+  async getReadBack(actor: Actor, urn: string): Promise<PropertyReadBack | undefined> {
     const view = await this.get(actor, urn);
     return view ? toReadBack(view.urn, view.definition) : undefined;
   }
 
   /** Definitions in URN order; soft-deleted ones only with `includeRemoved`. */
   async list(
-    actor: string,
+    actor: Actor,
     options: { includeRemoved?: boolean; afterUrn?: string; limit?: number } = {},
   ): Promise<{ properties: StructuredPropertyView[]; nextAfterUrn?: string }> {
     await this.ctx.authenticate(actor);
@@ -291,7 +293,7 @@ export class PropertyDefinitionService {
    * What a search filter or facet `structuredProperties.<qualifiedName>` means: unknown and soft-deleted
    * properties are INVALID_INPUT naming the property.
    */
-  async resolveFilterField(actor: string, qualifiedName: string): Promise<ResolvedPropertyField> {
+  async resolveFilterField(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField> {
     await this.ctx.authenticate(actor);
     const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
     const path = `structuredProperties.${qualifiedName}`;
@@ -320,7 +322,7 @@ export class PropertyDefinitionService {
   // --- lifecycle ----------------------------------------------------------------------------------
 
   /** Writes `status { removed }`; idempotent. NOT_FOUND when the property does not exist. */
-  async setRemoved(actor: string, urn: string, removed: boolean): Promise<StructuredPropertyView> {
+  async setRemoved(actor: Actor, urn: string, removed: boolean): Promise<StructuredPropertyView> {
     const who = await this.manager(actor);
     requirePropertyUrn(urn);
     const after = await this.ctx.writer.write(who, [urn], (current) => {
@@ -337,7 +339,7 @@ export class PropertyDefinitionService {
    * `hard`, with the number of entities carrying values of the property; a dry run authorizes, checks
    * and counts, and writes nothing.
    */
-  async deletion(actor: string, urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion> {
+  async deletion(actor: Actor, urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion> {
     const who = await this.manager(actor);
     requirePropertyUrn(urn);
     const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
@@ -361,7 +363,7 @@ export class PropertyDefinitionService {
    * Removes the definition at once and queues the durable clean-up of its values, in one commit.
    * Works from the active and the soft-deleted state; NOT_FOUND when there is nothing to delete.
    */
-  async hardDelete(actor: string, urn: string): Promise<HardDeleteResult> {
+  async hardDelete(actor: Actor, urn: string): Promise<HardDeleteResult> {
     const who = await this.manager(actor);
     requirePropertyUrn(urn);
     let entitiesToClean = 0;

@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { EntityView, ReadTransform } from '../entities/service';
@@ -36,33 +37,33 @@ import {
  */
 export interface StructuredPropertyService {
   /** Creates a definition (CONFLICT when the URN exists). Input shape: GraphQL create input (default), REST aspect JSON, YAML entry. */
-  create(actor: string, input: CreateStructuredPropertyInput, options?: { shape?: 'graphql' }): Promise<StructuredPropertyView>;
-  create(actor: string, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<StructuredPropertyView>;
-  create(actor: string, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<StructuredPropertyView>;
+  create(actor: Actor, input: CreateStructuredPropertyInput, options?: { shape?: 'graphql' }): Promise<StructuredPropertyView>;
+  create(actor: Actor, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<StructuredPropertyView>;
+  create(actor: Actor, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<StructuredPropertyView>;
   /** GraphQL `updateStructuredProperty`. */
-  update(actor: string, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView>;
+  update(actor: Actor, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView>;
   /** Creates or replaces a whole definition (REST POST of the aspect, one YAML entry); reports which. */
-  upsert(actor: string, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<DefinitionUpsertResult>;
-  upsert(actor: string, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<DefinitionUpsertResult>;
+  upsert(actor: Actor, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<DefinitionUpsertResult>;
+  upsert(actor: Actor, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<DefinitionUpsertResult>;
   /** The command-line file (a YAML list): all entries validated, then written in one atomic commit. */
-  upsertYaml(actor: string, yamlText: string): Promise<DefinitionUpsertResult[]>;
-  upsertYamlEntries(actor: string, entries: readonly YamlPropertyEntry[]): Promise<DefinitionUpsertResult[]>;
+  upsertYaml(actor: Actor, yamlText: string): Promise<DefinitionUpsertResult[]>;
+  upsertYamlEntries(actor: Actor, entries: readonly YamlPropertyEntry[]): Promise<DefinitionUpsertResult[]>;
   /** The definition, also when soft-deleted (`removed: true`); undefined when it does not exist. */
-  get(actor: string, urn: string): Promise<StructuredPropertyView | undefined>;
+  get(actor: Actor, urn: string): Promise<StructuredPropertyView | undefined>;
   /** The command-line read-back form (docs/cli.md). */
-  getReadBack(actor: string, urn: string): Promise<PropertyReadBack | undefined>;
+  getReadBack(actor: Actor, urn: string): Promise<PropertyReadBack | undefined>;
   list(
-    actor: string,
+    actor: Actor,
     options?: { includeRemoved?: boolean; afterUrn?: string; limit?: number },
   ): Promise<{ properties: StructuredPropertyView[]; nextAfterUrn?: string }>;
-  softDelete(actor: string, urn: string): Promise<StructuredPropertyView>;
-  restore(actor: string, urn: string): Promise<StructuredPropertyView>;
+  softDelete(actor: Actor, urn: string): Promise<StructuredPropertyView>;
+  restore(actor: Actor, urn: string): Promise<StructuredPropertyView>;
   /** Removes the definition now; its values are hidden now and removed by durable background work. */
-  hardDelete(actor: string, urn: string): Promise<HardDeleteResult>;
+  hardDelete(actor: Actor, urn: string): Promise<HardDeleteResult>;
   /** Soft unless `hard` (GraphQL `deleteStructuredProperty`, CLI `delete`). */
-  delete(actor: string, urn: string, options?: { hard?: boolean }): Promise<{ urn: string; hard: boolean; entitiesToClean: number }>;
+  delete(actor: Actor, urn: string, options?: { hard?: boolean }): Promise<{ urn: string; hard: boolean; entitiesToClean: number }>;
   /** For search: `structuredProperties.<qualifiedName>` → property URN, definition key, value kind; refuses unknown and soft-deleted. */
-  resolveFilterField(actor: string, qualifiedName: string): Promise<ResolvedPropertyField>;
+  resolveFilterField(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField>;
 
   /**
    * The visible structured properties of an entity already read through `catalog.entities` (whose read
@@ -73,17 +74,17 @@ export interface StructuredPropertyService {
   /** The definition of a structured property entity already read through `catalog.entities`; undefined when it has none. */
   definitionOf(view: EntityView): StructuredPropertyDefinition | undefined;
   /** The entity's visible structured properties. */
-  getValues(actor: string, entityUrn: string): Promise<PropertyAssignment[]>;
+  getValues(actor: Actor, entityUrn: string): Promise<PropertyAssignment[]>;
   /** Replaces all of the entity's structured properties; returns those it has afterwards. */
-  upsertValues(actor: string, entityUrn: string, input: { properties: PropertyAssignment[] }, options?: { shape?: 'rest' }): Promise<PropertyAssignment[]>;
-  upsertValues(actor: string, entityUrn: string, input: GraphqlPropertyAssignmentInput[], options: { shape: 'graphql' }): Promise<PropertyAssignment[]>;
+  upsertValues(actor: Actor, entityUrn: string, input: { properties: PropertyAssignment[] }, options?: { shape?: 'rest' }): Promise<PropertyAssignment[]>;
+  upsertValues(actor: Actor, entityUrn: string, input: GraphqlPropertyAssignmentInput[], options: { shape: 'graphql' }): Promise<PropertyAssignment[]>;
   /** Removes the named properties; returns the properties left. */
-  removeValues(actor: string, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]>;
+  removeValues(actor: Actor, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]>;
   /** JSON Patch with `/properties/<property urn>` paths, atomic; returns the properties left. */
-  patchValues(actor: string, entityUrn: string, request: PropertyPatchRequest): Promise<PropertyAssignment[]>;
+  patchValues(actor: Actor, entityUrn: string, request: PropertyPatchRequest): Promise<PropertyAssignment[]>;
   /** Bulk replace for ingestion: all validated first, then atomic chunks of 500 entities. */
   upsertValuesMany(
-    actor: string,
+    actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: PropertyAssignment[] }>,
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>>;
 }
@@ -134,10 +135,10 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
     cachedToken: () => cache.currentToken,
   };
   const service: StructuredPropertyService = {
-    create: (actor: string, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
+    create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
       definitions.create(actor, input, options.shape ?? 'graphql', { urn: options.urn }),
     update: (actor, input) => definitions.update(actor, input),
-    upsert: async (actor: string, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
+    upsert: async (actor: Actor, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
       const [result] = await definitions.upsertMany(actor, [input], options.shape, { urns: [options.urn] });
       return result!;
     },
@@ -158,7 +159,7 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
     valuesOf: (view) => assignmentsOf(view.aspects[VALUES_ASPECT]),
     definitionOf: (view) => view.aspects[DEFINITION_ASPECT]?.value as unknown as StructuredPropertyDefinition | undefined,
     getValues: (actor, entityUrn) => values.get(actor, entityUrn),
-    upsertValues: (actor: string, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>
+    upsertValues: (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>
       values.upsert(actor, entityUrn, input, options.shape ?? 'rest'),
     removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),

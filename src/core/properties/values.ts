@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { EntityPlan } from '../entities/writer';
@@ -73,7 +74,7 @@ export class PropertyValueService {
 
   private async editor(actor: unknown): Promise<string> {
     const who = await this.ctx.authenticate(actor);
-    await this.ctx.authorizer.require(who, 'EDIT_ENTITY_PROPERTIES');
+    await this.ctx.authorizer.require(actor as Actor, 'EDIT_ENTITY_PROPERTIES');
     return who;
   }
 
@@ -89,7 +90,7 @@ export class PropertyValueService {
   }
 
   /** The entity's visible structured properties ([] when it has none or does not exist). */
-  async get(actor: string, entityUrn: string): Promise<PropertyAssignment[]> {
+  async get(actor: Actor, entityUrn: string): Promise<PropertyAssignment[]> {
     await this.ctx.authenticate(actor);
     const urn = this.entityUrn(entityUrn, '/urn');
     const [entity] = await this.ctx.entities.readVisible([urn], [VALUES_ASPECT]);
@@ -97,7 +98,7 @@ export class PropertyValueService {
   }
 
   /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
-  async upsert(actor: string, entityUrn: string, input: unknown, shape: ValuesInputShape = 'rest'): Promise<PropertyAssignment[]> {
+  async upsert(actor: Actor, entityUrn: string, input: unknown, shape: ValuesInputShape = 'rest'): Promise<PropertyAssignment[]> {
     const who = await this.editor(actor);
     const urn = this.entityUrn(entityUrn, shape === 'graphql' ? '/assetUrn' : '/urn');
     const violations: Violation[] = [];
@@ -107,7 +108,7 @@ export class PropertyValueService {
   }
 
   /** Removes the named properties from the entity (absent ones are ignored); returns the properties left. */
-  async remove(actor: string, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]> {
+  async remove(actor: Actor, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]> {
     const who = await this.editor(actor);
     const urn = this.entityUrn(entityUrn, '/assetUrn');
     const violations: Violation[] = [];
@@ -133,7 +134,7 @@ export class PropertyValueService {
   }
 
   /** JSON Patch on the entity's structured properties (see property-patch.ts); returns the properties left. */
-  async patch(actor: string, entityUrn: string, request: unknown): Promise<PropertyAssignment[]> {
+  async patch(actor: Actor, entityUrn: string, request: unknown): Promise<PropertyAssignment[]> {
     const who = await this.editor(actor);
     const urn = this.entityUrn(entityUrn, '/urn');
     return this.write(who, urn, (stored) => {
@@ -149,7 +150,7 @@ export class PropertyValueService {
    * atomic chunks of 500 entities.
    */
   async upsertMany(
-    actor: string,
+    actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: unknown }>,
     shape: ValuesInputShape = 'rest',
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>> {

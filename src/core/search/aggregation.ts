@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { checkSchema } from '../validation';
@@ -49,7 +50,7 @@ function displayNameOf(resolved: ResolvedSearchField, view: StructuredPropertyVi
 }
 
 /** Every active structured property that has values under its current definition. */
-async function propertiesWithValues(ctx: CatalogContext, properties: StructuredPropertyService, actor: string): Promise<StructuredPropertyView[]> {
+async function propertiesWithValues(ctx: CatalogContext, properties: StructuredPropertyService, actor: Actor): Promise<StructuredPropertyView[]> {
   const out: StructuredPropertyView[] = [];
   let afterUrn: string | undefined;
   for (;;) {
@@ -67,7 +68,7 @@ export async function aggregateAcrossEntities(
   ctx: CatalogContext,
   resolver: SearchInputResolver,
   properties: StructuredPropertyService,
-  actor: string,
+  actor: Actor,
   input: AggregateAcrossEntitiesInput,
 ): Promise<AggregateAcrossEntitiesResult> {
   const who = await ctx.authenticate(actor);

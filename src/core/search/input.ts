@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { FilterOperator, SearchCondition, SearchField, SearchFilter, SearchScope } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { isCatalogError, type Violation } from '../../errors';
@@ -51,7 +52,7 @@ function isDate(text: string): boolean {
 /** Structured property filter fields, as the search resolver needs them. */
 export interface FilterFieldSource {
   /** `structuredProperties.<qualifiedName>` resolved at the current state; INVALID_INPUT for unknown and soft-deleted. */
-  resolve(actor: string, qualifiedName: string): Promise<ResolvedPropertyField>;
+  resolve(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField>;
   /** From cached definitions only: undefined when not cached, unknown or soft-deleted. */
   cached(qualifiedName: string): ResolvedPropertyField | undefined;
   /** The change token the cached definitions hold for; undefined while nothing is cached. */
@@ -82,7 +83,7 @@ export class SearchInputResolver {
   }
 
   /** Resolves a filter or facet field name; a refusal is reported at `path`. */
-  async field(actor: string, name: string, path: string, violations: Violation[]): Promise<ResolvedSearchField | undefined> {
+  async field(actor: Actor, name: string, path: string, violations: Violation[]): Promise<ResolvedSearchField | undefined> {
     const resolved = await this.lookup(actor, name);
     if (typeof resolved === 'string') {
       violations.push({ path, message: resolved });
@@ -92,7 +93,7 @@ export class SearchInputResolver {
   }
 
   /** A field name resolved, or why it is refused. */
-  private async lookup(actor: string, name: string): Promise<ResolvedSearchField | string> {
+  private async lookup(actor: Actor, name: string): Promise<ResolvedSearchField | string> {
     return this.standardField(name) ?? (await this.propertyField(actor, name));
   }
 
@@ -109,7 +110,7 @@ export class SearchInputResolver {
   }
 
   /** A `structuredProperties.<qualifiedName>` field, or the refusal (unknown, soft-deleted) as a message. */
-  private async propertyField(actor: string, name: string): Promise<ResolvedSearchField | string> {
+  private async propertyField(actor: Actor, name: string): Promise<ResolvedSearchField | string> {
     try {
       return propertySearchField(name, await this.filterFields.resolve(actor, name.slice(PROPERTY_FIELD_PREFIX.length)));
     } catch (error) {
@@ -157,7 +158,7 @@ export class SearchInputResolver {
   }
 
   /** The shared scope: entity types, text, OR of ANDs, soft-deleted flag. Violations are collected, not thrown. */
-  async scope(actor: string, input: SearchScopeInput, violations: Violation[]): Promise<SearchScope> {
+  async scope(actor: Actor, input: SearchScopeInput, violations: Violation[]): Promise<SearchScope> {
     const prepared = this.prepare(input, violations);
     // Each distinct field resolved once (the only waits), then the conditions built.
     const fields = new Map<string, ResolvedSearchField | string>();

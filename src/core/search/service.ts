@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import { decodeCursor, encodeCursor } from '../../adapter/cursor';
 import type { SearchHit, SearchRequest, SearchResponse, SearchScope } from '../../adapter/types';
 import { aggregateAcrossEntities, type AggregateAcrossEntitiesInput, type AggregateAcrossEntitiesResult } from './aggregation';
@@ -53,11 +54,11 @@ export interface SearchAcrossEntitiesResult {
  */
 export interface SearchService {
   /** Pages in URN order with an opaque cursor that stays valid while writes happen (no duplicates, no gaps). */
-  scroll(actor: string, input: ScrollAcrossEntitiesInput): Promise<ScrollAcrossEntitiesResult>;
+  scroll(actor: Actor, input: ScrollAcrossEntitiesInput): Promise<ScrollAcrossEntitiesResult>;
   /** Best full-text matches first (URN order without a query), paged by offset. */
-  search(actor: string, input: SearchAcrossEntitiesInput): Promise<SearchAcrossEntitiesResult>;
+  search(actor: Actor, input: SearchAcrossEntitiesInput): Promise<SearchAcrossEntitiesResult>;
   /** Counts per value of each facet over the matching entities. */
-  aggregate(actor: string, input: AggregateAcrossEntitiesInput): Promise<AggregateAcrossEntitiesResult>;
+  aggregate(actor: Actor, input: AggregateAcrossEntitiesInput): Promise<AggregateAcrossEntitiesResult>;
 }
 
 const DEFAULT_COUNT = 10;

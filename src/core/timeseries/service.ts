@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { JsonObject, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -130,8 +131,8 @@ export class TimeseriesService {
    * Appends one row or several (atomically) to the aspect's index; needs EDIT_ENTITY. Every row is
    * checked against the aspect's schema first: one bad row refuses them all, listing every violation.
    */
-  async append(actor: string, urn: string, aspect: string, rowOrRows: JsonObject | readonly JsonObject[]): Promise<TimeseriesAppendResult> {
-    await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'EDIT_ENTITY', 'append timeseries rows');
+  async append(actor: Actor, urn: string, aspect: string, rowOrRows: JsonObject | readonly JsonObject[]): Promise<TimeseriesAppendResult> {
+    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY', 'append timeseries rows');
     const violations: Violation[] = [];
     const problem = urnProblem(urn);
     if (problem) violations.push({ path: '/urn', message: problem });
@@ -156,8 +157,8 @@ export class TimeseriesService {
    * (an ingestion run's hour of usage statistics, say). Needs EDIT_ENTITY; one bad entry refuses
    * them all, each violation at `/<i>/urn` or `/<i>/value/...`.
    */
-  async appendMany(actor: string, aspect: string, entries: readonly TimeseriesEntry[]): Promise<TimeseriesBulkAppendResult> {
-    await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'EDIT_ENTITY', 'append timeseries rows');
+  async appendMany(actor: Actor, aspect: string, entries: readonly TimeseriesEntry[]): Promise<TimeseriesBulkAppendResult> {
+    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY', 'append timeseries rows');
     const violations: Violation[] = [];
     if (!Array.isArray(entries) || entries.length === 0) {
       violations.push({ path: '/', message: 'must be a non-empty array of { urn, value }' });
@@ -195,7 +196,7 @@ export class TimeseriesService {
   }
 
   /** Rows newest first (equal times: last appended first), a page at a time. Reading needs an authenticated actor only. */
-  async query(actor: string, input: TimeseriesQueryInput): Promise<TimeseriesQueryResult> {
+  async query(actor: Actor, input: TimeseriesQueryInput): Promise<TimeseriesQueryResult> {
     await this.ctx.authenticate(actor);
     const violations = queryShapeViolations(input);
     const typed = (input ?? {}) as Partial<Record<keyof TimeseriesQueryInput, unknown>>;
@@ -239,7 +240,7 @@ export class TimeseriesService {
    * The aspect's current value on an entity: for a timeseries aspect, its newest row (equal times: the
    * last appended), as a read of the aspect answers. Undefined when the entity has no row.
    */
-  async latest(actor: string, urn: string, aspect: string): Promise<JsonObject | undefined> {
+  async latest(actor: Actor, urn: string, aspect: string): Promise<JsonObject | undefined> {
     const page = await this.query(actor, { urn, aspect, count: 1 });
     return page.results[0]?.value;
   }
@@ -249,8 +250,8 @@ export class TimeseriesService {
    * catalog knows (size 0 until its first row), and any other index the store holds. Needs
    * GET_TIMESERIES_INDEX_SIZES.
    */
-  async getIndexSizes(actor: string): Promise<TimeseriesIndexSizeRecord[]> {
-    await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'GET_TIMESERIES_INDEX_SIZES');
+  async getIndexSizes(actor: Actor): Promise<TimeseriesIndexSizeRecord[]> {
+    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'GET_TIMESERIES_INDEX_SIZES');
     const byName = new Map<string, TimeseriesIndexSizeRecord>();
     for (const entityType of this.ctx.registry.entityTypeNames()) {
       for (const aspect of this.ctx.registry.timeseriesAspectsOf(entityType)) {
@@ -269,9 +270,9 @@ export class TimeseriesService {
    * A dry run (the default) only counts. A real run records the truncation and hands it to durable
    * background work (see `getTruncation`); the answer comes back at once.
    */
-  async truncate(actor: string, input: TruncateInput, options: TruncateOptions = {}): Promise<TruncateResult> {
+  async truncate(actor: Actor, input: TruncateInput, options: TruncateOptions = {}): Promise<TruncateResult> {
     const who = await this.ctx.authenticate(actor);
-    await this.ctx.authorizer.require(who, 'TRUNCATE_TIMESERIES_INDEX');
+    await this.ctx.authorizer.require(actor, 'TRUNCATE_TIMESERIES_INDEX');
     const violations = truncateShapeViolations(input);
     const typed = input as Partial<TruncateInput> | null;
     const index = resolveTimeseriesIndex(
@@ -299,8 +300,8 @@ export class TimeseriesService {
   }
 
   /** The status of a real truncation by its task id; undefined when unknown. Needs TRUNCATE_TIMESERIES_INDEX. */
-  async getTruncation(actor: string, taskId: string): Promise<TruncationStatus | undefined> {
-    await this.ctx.authorizer.require(await this.ctx.authenticate(actor), 'TRUNCATE_TIMESERIES_INDEX', 'read the status of timeseries truncations');
+  async getTruncation(actor: Actor, taskId: string): Promise<TruncationStatus | undefined> {
+    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'TRUNCATE_TIMESERIES_INDEX', 'read the status of timeseries truncations');
     if (typeof taskId !== 'string' || !/^[A-Za-z0-9-]{1,100}$/.test(taskId)) {
       throw new CatalogError('INVALID_INPUT', `taskId: "${String(taskId)}" is not a task id`, { details: [{ path: '/taskId', message: 'is not a task id' }] });
     }

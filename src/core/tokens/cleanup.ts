@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { toMetadata, TOKEN_ASPECT, TOKEN_ENTITY } from './model';
 
@@ -34,9 +35,9 @@ export class TokenCleanup {
   }
 
   /** `catalog.tokens.removeExpired(actor)`: MANAGE_ACCESS_TOKENS; returns how many records went. */
-  async removeExpiredAs(actor: string): Promise<number> {
+  async removeExpiredAs(actor: Actor): Promise<number> {
     const caller = await this.ctx.authenticate(actor);
-    await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', "remove expired access tokens' records");
+    await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', "remove expired access tokens' records");
     return this.removeExpired(caller);
   }
 
@@ -76,7 +77,7 @@ export class TokenCleanup {
   }
 
   /** Deletes in batches of 500 (one atomic commit each); idempotent, so a re-run after a crash is harmless. */
-  private async removeExpired(actor: string, onBatch?: () => Promise<void>): Promise<number> {
+  private async removeExpired(actor: Actor, onBatch?: () => Promise<void>): Promise<number> {
     const now = this.ctx.clock();
     let removed = 0;
     let afterUrn: string | undefined;

@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { compileSchema } from '../validation';
 import { throwIfViolations, type Violation } from '../../errors';
@@ -59,7 +60,7 @@ export async function scanTokenRecords(ctx: CatalogContext): Promise<AccessToken
  * and a filter on `ownerUrn` or `actorUrn` equal to itself; an empty filter list means every actor's
  * tokens. Filters are evaluated here, over the scanned records.
  */
-export async function listTokens(ctx: CatalogContext, actor: string, input: ListAccessTokensInput): Promise<AccessTokenList> {
+export async function listTokens(ctx: CatalogContext, actor: Actor, input: ListAccessTokensInput): Promise<AccessTokenList> {
   const caller = await ctx.authenticate(actor);
   const request = input ?? {};
   const violations: Violation[] = [];
@@ -76,8 +77,8 @@ export async function listTokens(ctx: CatalogContext, actor: string, input: List
       'MANAGE_ACCESS_TOKENS',
       "list access tokens without a filter on ownerUrn or actorUrn equal to oneself (that lists other actors' tokens)",
     );
-  } else if (!(await ctx.authorizer.has(caller, 'MANAGE_ACCESS_TOKENS'))) {
-    await ctx.authorizer.require(caller, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'list access tokens');
+  } else if (!(await ctx.authorizer.has(actor as Actor, 'MANAGE_ACCESS_TOKENS'))) {
+    await ctx.authorizer.require(actor as Actor, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'list access tokens');
   }
 
   const start = request.start ?? 0;

@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { JsonObject, StoredEntity } from '../../adapter/types';
 import type { FacetFilterInput } from '../search/filters';
@@ -37,6 +38,11 @@ export interface CreateAccessTokenInput {
   duration: AccessTokenDuration;
   name: string;
   description?: string | null;
+  /**
+   * The token's scopes: privilege names (or `READ_ONLY`, reads only), each held by the actor. A request
+   * made with the token may use only those of them the actor still holds. Left out: the actor's privileges.
+   */
+  privileges?: readonly string[] | null;
 }
 
 /** A token's record as callers see it. Times are epoch milliseconds. */
@@ -55,6 +61,8 @@ export interface AccessTokenMetadata {
   expiresAt: number | null;
   /** Last successful verification, recorded at most once a minute; `null`: never used. */
   lastUsedAt: number | null;
+  /** The token's scopes; `null`: unscoped (the actor's privileges). */
+  privileges: string[] | null;
 }
 
 /** The secret (returned only here, once) and its record. */
@@ -81,6 +89,8 @@ export interface AccessTokenList {
 /** Who a verified token speaks for. */
 export interface VerifiedAccessToken {
   actorUrn: string;
+  /** The token's scopes; `null` when unscoped. Pass `{ urn: actorUrn, scopes: privileges }` as the actor of the request's calls. */
+  privileges: string[] | null;
   tokenId: string;
   type: AccessTokenType;
   /** Epoch milliseconds; `null`: never expires. */
@@ -116,17 +126,17 @@ export interface TokenOptions {
 /** `catalog.tokens`: every rule of access tokens. Transports map their operations onto these. */
 export interface AccessTokens {
   /** Creates a token; GENERATE_PERSONAL_ACCESS_TOKENS for oneself, MANAGE_ACCESS_TOKENS for anyone. */
-  create(actor: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken>;
+  create(actor: Actor, input: CreateAccessTokenInput): Promise<CreatedAccessToken>;
   /** Lists token records; without MANAGE_ACCESS_TOKENS a filter on `ownerUrn` or `actorUrn` equal to the caller is required. */
-  list(actor: string, input?: ListAccessTokensInput): Promise<AccessTokenList>;
+  list(actor: Actor, input?: ListAccessTokensInput): Promise<AccessTokenList>;
   /** Deletes a token's record (its owner or a manager); `NOT_FOUND` for an unknown id. Accepts the id or the URN. */
-  revoke(actor: string, tokenId: string): Promise<true>;
+  revoke(actor: Actor, tokenId: string): Promise<true>;
   /** Checks a token; `UNAUTHENTICATED` with `reason` malformed, bad_signature, expired or revoked. */
   verify(token: string): Promise<VerifiedAccessToken>;
   /** The record of a token given as its secret (MANAGE_ACCESS_TOKENS); an invalid token is INVALID_INPUT with the same `reason`. */
-  getMetadata(actor: string, token: string): Promise<AccessTokenMetadata>;
+  getMetadata(actor: Actor, token: string): Promise<AccessTokenMetadata>;
   /** Removes the records of expired tokens now (MANAGE_ACCESS_TOKENS); returns how many went. */
-  removeExpired(actor: string): Promise<number>;
+  removeExpired(actor: Actor): Promise<number>;
   /** In-process only, never exposed by a transport: a token for a configured super user. */
   issueBootstrapToken(input: BootstrapTokenInput): Promise<CreatedAccessToken>;
   /**
@@ -171,6 +181,7 @@ export function toMetadata(entity: StoredEntity): AccessTokenMetadata | undefine
     createdAt: num(value.createdAt) ?? 0,
     expiresAt: num(value.expiresAt),
     lastUsedAt: num(value.lastUsedAt),
+    privileges: Array.isArray(value.privileges) ? value.privileges.map(String) : null,
   };
 }
 
@@ -185,6 +196,7 @@ export function toAspectValue(metadata: AccessTokenMetadata): JsonObject {
     createdAt: metadata.createdAt,
     ...(metadata.expiresAt !== null ? { expiresAt: metadata.expiresAt } : {}),
     ...(metadata.lastUsedAt !== null ? { lastUsedAt: metadata.lastUsedAt } : {}),
+    ...(metadata.privileges !== null ? { privileges: [...metadata.privileges] } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import { isScopedActor, READ_ONLY, type Actor } from '../access/actor';
+import { isPrivilege, PRIVILEGES } from '../access/privileges';
 import { randomUUID } from 'node:crypto';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
@@ -85,39 +87,40 @@ export class TokenService implements AccessTokens {
     ctx.entities.addReadTransform(async (entities) => entities.filter((e) => e.entityType !== TOKEN_ENTITY));
   }
 
-  async create(actor: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+  async create(actor: Actor, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
     const caller = await this.ctx.authenticate(actor);
     this.requireKeys('create access tokens');
     this.checkCreateInput(input);
     if (input.actorUrn === caller) {
-      if (!(await this.ctx.authorizer.has(caller, 'MANAGE_ACCESS_TOKENS'))) {
-        await this.ctx.authorizer.require(caller, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'create an access token for oneself');
+      if (!(await this.ctx.authorizer.has(actor, 'MANAGE_ACCESS_TOKENS'))) {
+        await this.ctx.authorizer.require(actor, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'create an access token for oneself');
       }
     } else {
-      await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', 'create an access token that acts as another actor');
+      await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'create an access token that acts as another actor');
     }
+    await this.checkScopes(actor as Actor, input);
     return this.issue(caller, input);
   }
 
-  list(actor: string, input: ListAccessTokensInput = {}): Promise<AccessTokenList> {
+  list(actor: Actor, input: ListAccessTokensInput = {}): Promise<AccessTokenList> {
     return listTokens(this.ctx, actor, input);
   }
 
-  async revoke(actor: string, tokenId: string): Promise<true> {
+  async revoke(actor: Actor, tokenId: string): Promise<true> {
     const caller = await this.ctx.authenticate(actor);
     const id = typeof tokenId === 'string' && tokenId.startsWith(tokenUrn('')) ? tokenId.slice(tokenUrn('').length) : tokenId;
     if (!isTokenId(id)) {
       const message = 'must be a token id (letters, digits and "-") or an accessToken URN';
       throw new CatalogError('INVALID_INPUT', `tokenId ${message}`, { details: [{ path: 'tokenId', message }] });
     }
-    const manager = await this.ctx.authorizer.has(caller, 'MANAGE_ACCESS_TOKENS');
-    if (!manager) await this.ctx.authorizer.require(caller, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'revoke access tokens');
+    const manager = await this.ctx.authorizer.has(actor, 'MANAGE_ACCESS_TOKENS');
+    if (!manager) await this.ctx.authorizer.require(actor, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'revoke access tokens');
     const urn = tokenUrn(id);
     await this.ctx.writer.write(caller, [urn], async (current) => {
       const metadata = current.get(urn) && toMetadata(current.get(urn)!);
       if (!metadata) throw new CatalogError('NOT_FOUND', `no access token with id ${id}`);
       if (metadata.ownerUrn !== caller && !manager) {
-        await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', 'revoke access tokens of other actors');
+        await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'revoke access tokens of other actors');
       }
       return { entities: [{ urn, deleteEntity: true }] };
     });
@@ -128,12 +131,12 @@ export class TokenService implements AccessTokens {
     await this.options.ready;
     const { entity, metadata } = await this.check(token);
     await this.recordUse(entity, metadata);
-    return { actorUrn: metadata.actorUrn, tokenId: metadata.id, type: metadata.type, expiresAt: metadata.expiresAt };
+    return { actorUrn: metadata.actorUrn, privileges: metadata.privileges, tokenId: metadata.id, type: metadata.type, expiresAt: metadata.expiresAt };
   }
 
-  async getMetadata(actor: string, token: string): Promise<AccessTokenMetadata> {
-    const caller = await this.ctx.authenticate(actor);
-    await this.ctx.authorizer.require(caller, 'MANAGE_ACCESS_TOKENS', 'read the metadata of an access token');
+  async getMetadata(actor: Actor, token: string): Promise<AccessTokenMetadata> {
+    await this.ctx.authenticate(actor);
+    await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'read the metadata of an access token');
     try {
       return (await this.check(token)).metadata;
     } catch (error) {
@@ -145,7 +148,7 @@ export class TokenService implements AccessTokens {
     }
   }
 
-  removeExpired(actor: string): Promise<number> {
+  removeExpired(actor: Actor): Promise<number> {
     return this.cleanup.removeExpiredAs(actor);
   }
 
@@ -179,6 +182,38 @@ export class TokenService implements AccessTokens {
   }
 
   // --- internals ----------------------------------------------------------------------------
+
+  /**
+   * A token's scopes must be privileges the actor it acts as holds now (or `READ_ONLY`), and no wider than
+   * the scopes of the token the request itself was made with.
+   */
+  private async checkScopes(caller: Actor, input: CreateAccessTokenInput): Promise<void> {
+    if (input.privileges === undefined || input.privileges === null) {
+      if (isScopedActor(caller)) {
+        throw new CatalogError('FORBIDDEN', `a scoped access token cannot create an unscoped one: give privileges within ${caller.scopes.join(', ') || 'READ_ONLY'}`, {
+          reason: 'scopes',
+          details: [{ path: '/privileges', message: `is required from a scoped token: a subset of ${caller.scopes.join(', ') || 'READ_ONLY'}` }],
+        });
+      }
+      return;
+    }
+    const violations: Violation[] = [];
+    const held = await this.ctx.authorizer.privilegesOf(input.actorUrn);
+    input.privileges.forEach((scope, i) => {
+      if (scope === READ_ONLY) return;
+      if (!isPrivilege(scope)) violations.push({ path: `/privileges/${i}`, message: `unknown privilege "${scope}"; known: ${[...PRIVILEGES, READ_ONLY].join(', ')}` });
+      else if (!held.has(scope)) violations.push({ path: `/privileges/${i}`, message: `${input.actorUrn} does not hold ${scope}` });
+    });
+    throwIfViolations(violations, 'invalid token scopes');
+    if (isScopedActor(caller)) {
+      const wider = input.privileges.filter((scope) => scope !== READ_ONLY && !caller.scopes.includes(scope));
+      if (wider.length) {
+        throw new CatalogError('FORBIDDEN', `a scoped access token cannot create a token with wider scopes: ${wider.join(', ')} ${wider.length === 1 ? 'is' : 'are'} not among its own`, {
+          reason: 'scopes',
+        });
+      }
+    }
+  }
 
   private requireKeys(what: string): void {
     if (this.keys.size === 0) {
@@ -226,6 +261,7 @@ export class TokenService implements AccessTokens {
       createdAt: now,
       expiresAt,
       lastUsedAt: null,
+      privileges: input.privileges ? [...input.privileges] : null,
     };
     await this.ctx.writer.write(owner, [urn], (current) => {
       if (current.has(urn)) throw new CatalogError('CONFLICT', `access token ${id} exists already`);

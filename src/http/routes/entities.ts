@@ -40,7 +40,7 @@ async function getEntity(ctx: RouteContext): Promise<RouteResult> {
   const query = new QueryReader(ctx.query);
   const aspects = query.strings('aspects');
   query.done();
-  const view = await ctx.catalog.entities.get(ctx.actorUrn, urn, aspects.length ? { aspects } : {});
+  const view = await ctx.catalog.entities.get(ctx.actor, urn, aspects.length ? { aspects } : {});
   if (!view) throw notFound(urn);
   return { body: { urn, aspects: aspectsOf(view) } };
 }
@@ -48,11 +48,11 @@ async function getEntity(ctx: RouteContext): Promise<RouteResult> {
 async function getAspect(ctx: RouteContext): Promise<RouteResult> {
   const { urn, aspect, aspectKind } = address(ctx, true);
   if (aspectKind === 'timeseries') {
-    const value = await ctx.catalog.timeseries.latest(ctx.actorUrn, urn, aspect!);
+    const value = await ctx.catalog.timeseries.latest(ctx.actor, urn, aspect!);
     if (value === undefined) throw notFound(`${aspect} of ${urn}`);
     return { body: { value } };
   }
-  const view = await ctx.catalog.entities.getAspect(ctx.actorUrn, urn, aspect!);
+  const view = await ctx.catalog.entities.getAspect(ctx.actor, urn, aspect!);
   if (!view) throw notFound(`${aspect} of ${urn}`);
   return { body: { value: view.value } };
 }
@@ -60,23 +60,23 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
 async function postAspect(ctx: RouteContext): Promise<RouteResult> {
   const { urn, aspect, aspectKind } = address(ctx, true);
   if (aspectKind === 'timeseries') {
-    const value = await appendTimeseriesAspect(ctx.catalog, ctx.actorUrn, urn, aspect!, ctx.body);
+    const value = await appendTimeseriesAspect(ctx.catalog, ctx.actor, urn, aspect!, ctx.body);
     return { body: { urn, aspects: { [aspect!]: { value } } } };
   }
-  const view = await ctx.catalog.entities.upsertAspect(ctx.actorUrn, urn, aspect!, ctx.body as JsonObject);
+  const view = await ctx.catalog.entities.upsertAspect(ctx.actor, urn, aspect!, ctx.body as JsonObject);
   const written = view.aspects[aspect!];
   return { body: { urn, aspects: written ? { [aspect!]: { value: written.value } } : {} } };
 }
 
 async function patchStructuredProperties(ctx: RouteContext): Promise<RouteResult> {
   const { urn } = address(ctx, false);
-  const properties = await ctx.catalog.properties.patchValues(ctx.actorUrn, urn, ctx.body as PropertyPatchRequest);
+  const properties = await ctx.catalog.properties.patchValues(ctx.actor, urn, ctx.body as PropertyPatchRequest);
   return { body: { urn, aspects: { structuredProperties: { value: { properties } } } } };
 }
 
 async function deleteAspect(ctx: RouteContext): Promise<RouteResult> {
   const { urn, aspect } = address(ctx, true);
-  if (!(await ctx.catalog.entities.deleteAspect(ctx.actorUrn, urn, aspect!))) throw notFound(`${aspect} of ${urn}`);
+  if (!(await ctx.catalog.entities.deleteAspect(ctx.actor, urn, aspect!))) throw notFound(`${aspect} of ${urn}`);
   return { body: { urn, aspect } };
 }
 
@@ -90,7 +90,7 @@ async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
   const hard = query.boolean('hard');
   const dryRun = query.boolean('dryRun');
   query.done();
-  const deletion = await ctx.catalog.entities.deleteEntity(ctx.actorUrn, urn, { ...(hard !== undefined ? { hard } : {}), ...(dryRun !== undefined ? { dryRun } : {}) });
+  const deletion = await ctx.catalog.entities.deleteEntity(ctx.actor, urn, { ...(hard !== undefined ? { hard } : {}), ...(dryRun !== undefined ? { dryRun } : {}) });
   return { body: deletion };
 }
 
@@ -100,7 +100,7 @@ async function listEntities(ctx: RouteContext): Promise<RouteResult> {
   const count = query.integer('count');
   const scrollId = query.string('scrollId');
   query.done();
-  const page = await ctx.catalog.entities.scroll(ctx.actorUrn, { entityType, ...(count !== undefined ? { count } : {}), ...(scrollId !== undefined ? { scrollId } : {}) });
+  const page = await ctx.catalog.entities.scroll(ctx.actor, { entityType, ...(count !== undefined ? { count } : {}), ...(scrollId !== undefined ? { scrollId } : {}) });
   return {
     body: {
       entities: page.entities.map((view) => ({ urn: view.urn, aspects: aspectsOf(view) })),

@@ -168,7 +168,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
         document: document!,
         variableValues: (variables as Record<string, unknown> | null | undefined) ?? undefined,
         operationName: name,
-        contextValue: { actorUrn: ctx.actorUrn, deadline },
+        contextValue: { actorUrn: ctx.actorUrn, ...(typeof ctx.actor === 'string' ? {} : { scopes: ctx.actor.scopes }), deadline },
       }),
     );
     // No `data` at all: the request could not start (e.g. variables that do not fit their types).

@@ -20,13 +20,13 @@ function requireBody(ctx: RouteContext, action: string, shape: string): Record<s
  * `[{ urn, outcome }]`) and reindex (the value is the final progress).
  */
 const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
-  getIndexSizes: async (ctx) => JSON.stringify(await ctx.catalog.timeseries.getIndexSizes(ctx.actorUrn)),
+  getIndexSizes: async (ctx) => JSON.stringify(await ctx.catalog.timeseries.getIndexSizes(ctx.actor)),
   truncateTimeseriesAspect: async (ctx) => {
     if (ctx.body === undefined) {
       const message = 'truncateTimeseriesAspect needs a JSON body { entityType, aspect, endTimeMillis, dryRun?, ... }';
       throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
     }
-    return (await ctx.catalog.timeseries.truncate(ctx.actorUrn, ctx.body as TruncateInput)).message;
+    return (await ctx.catalog.timeseries.truncate(ctx.actor, ctx.body as TruncateInput)).message;
   },
   upsertStructuredPropertyDefinitions: async (ctx) => {
     const body = requireBody(ctx, 'upsertStructuredPropertyDefinitions', '{ entries: [<definitions of the YAML file>] }');
@@ -34,7 +34,7 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       const message = 'must be { entries: [...] }, the definitions of the YAML file';
       throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
     }
-    const results = await ctx.catalog.properties.upsertYamlEntries(ctx.actorUrn, body.entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1]);
+    const results = await ctx.catalog.properties.upsertYamlEntries(ctx.actor, body.entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1]);
     return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
   },
   reindex: async (ctx) => {
@@ -43,7 +43,7 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       const message = 'may hold only batchSize';
       throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
     }
-    const { lastUrn: _lastUrn, ...progress } = await ctx.catalog.reindexAs(ctx.actorUrn, body.batchSize === undefined ? {} : { batchSize: body.batchSize as number });
+    const { lastUrn: _lastUrn, ...progress } = await ctx.catalog.reindexAs(ctx.actor, body.batchSize === undefined ? {} : { batchSize: body.batchSize as number });
     return progress;
   },
 };

@@ -1,3 +1,4 @@
+import type { Actor } from '../../core/access';
 import type { JsonObject } from '../../adapter/types';
 import type { Catalog } from '../../catalog';
 import { resolveEntityAddress } from '../../core/entities';
@@ -11,7 +12,7 @@ import type { RouteContext, RouteResult, RouteSpec } from '../router';
  */
 
 /** Appends the body (one row, or an array of rows atomically); answers the row's value (the array of values for an array). */
-export async function appendTimeseriesAspect(catalog: Catalog, actor: string, urn: string, aspect: string, body: unknown): Promise<unknown> {
+export async function appendTimeseriesAspect(catalog: Catalog, actor: Actor, urn: string, aspect: string, body: unknown): Promise<unknown> {
   const appended = await catalog.timeseries.append(actor, urn, aspect, body as JsonObject | JsonObject[]);
   const values = appended.rows.map((row) => row.value);
   return Array.isArray(body) ? values : values[0];
@@ -26,7 +27,7 @@ async function queryTimeseries(ctx: RouteContext): Promise<RouteResult> {
   const count = query.integer('count');
   const scrollId = query.string('scrollId');
   query.done();
-  const result = await ctx.catalog.timeseries.query(ctx.actorUrn, {
+  const result = await ctx.catalog.timeseries.query(ctx.actor, {
     aspect: ctx.params.aspectName!,
     entityType,
     ...(urn !== undefined ? { urn } : {}),

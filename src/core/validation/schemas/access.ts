@@ -18,6 +18,7 @@ export const createAccessTokenSchema: JsonObject = {
     duration: { enum: [...ACCESS_TOKEN_DURATIONS] },
     name,
     description,
+    privileges: { type: ['array', 'null'], items: { type: 'string', minLength: 1 }, maxItems: 64, uniqueItems: true },
   },
   required: ['type', 'actorUrn', 'duration', 'name'],
   additionalProperties: false,
