@@ -6,10 +6,11 @@ import { defineConfig } from 'tsup';
 // One build, shared chunks: every entry sees the same CatalogError class and registry.
 export const entries = {
   index: 'src/index.ts',
-  'adapters/memory': 'adapters/memory/index.ts',
-  'adapters/sqlite': 'adapters/sqlite/index.ts',
-  'adapters/postgres': 'adapters/postgres/index.ts',
-  graphql: 'src/graphql/index.ts',
+  // The entries of optional peers load their implementation dynamically, to name a missing peer.
+  'adapters/memory': 'adapters/memory/entry.ts',
+  'adapters/sqlite': 'adapters/sqlite/entry.ts',
+  'adapters/postgres': 'adapters/postgres/entry.ts',
+  graphql: 'src/graphql/entry.ts',
   http: 'src/http/index.ts',
   testing: 'src/testing/index.ts',
   cli: 'src/cli/main.ts',

@@ -27,8 +27,8 @@ async function contextOf({ request }) {
   if (!header) return { actorUrn: null }; // every operation answers UNAUTHENTICATED
   const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? '';
   try {
-    const { actorUrn } = await catalog.tokens.verify(token);
-    return { actorUrn };
+    const { actorUrn, privileges } = await catalog.tokens.verify(token);
+    return { actorUrn, scopes: privileges };
   } catch (error) {
     if (!isCatalogError(error)) throw error;
     // A token that does not verify fails the whole request with 401 and the reason (expired, revoked, ...).

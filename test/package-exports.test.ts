@@ -22,6 +22,35 @@ function importInChild(target: string): { status: number | null; stderr: string 
   return { status: child.status, stderr: child.stderr };
 }
 
+const registerHidePeers = fileURLToPath(new URL('./fixtures/register-hide-peers.mjs', import.meta.url));
+
+/** Imports `target` in a child process where the named peers look uninstalled; its exit status and stderr. */
+function importWithoutPeers(target: string, peers: readonly string[]): { status: number | null; stderr: string } {
+  const child = spawnSync(process.execPath, ['--import', registerHidePeers, '--input-type=module', '-e', `await import(${JSON.stringify(target)})`], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, METACATALOG_HIDDEN_PEERS: peers.join(',') },
+  });
+  return { status: child.status, stderr: child.stderr };
+}
+
+describe('a missing optional peer', () => {
+  it.each([
+    ['metacatalog/adapters/sqlite', 'better-sqlite3'],
+    ['metacatalog/adapters/memory', 'lunr'],
+    ['metacatalog/adapters/postgres', 'pg'],
+    ['metacatalog/graphql', 'graphql'],
+  ])('%s without %s names the package and the install command', (entry, peer) => {
+    const result = importWithoutPeers(entry, [peer]);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(`${entry} needs the package ${peer}, an optional peer dependency that is not installed: npm install ${peer}`);
+  });
+
+  it('the root entry needs none of them', () => {
+    expect(importWithoutPeers('metacatalog', ['better-sqlite3', 'lunr', 'pg', 'graphql'])).toEqual({ status: 0, stderr: '' });
+  });
+});
+
 describe('package exports', () => {
   it('names the package metacatalog and maps the entry points of the contract', () => {
     expect(pkg.name).toBe('metacatalog');

@@ -1,0 +1,21 @@
+// `metacatalog/graphql`: loads the schema factory (and graphql) once, naming the peer when it is missing.
+import { loadWithPeer } from '../adapter/peer';
+
+const implementation = await loadWithPeer('metacatalog/graphql', 'graphql', () => import('./index'));
+
+export const typeDefs = implementation.typeDefs;
+export const createResolvers = implementation.createResolvers;
+export const createGraphQLSchema = implementation.createGraphQLSchema;
+export const hostEntityTypeDefs = implementation.hostEntityTypeDefs;
+export const checkQueryLimits = implementation.checkQueryLimits;
+export const createQueryLimitRules = implementation.createQueryLimitRules;
+export const DEFAULT_QUERY_LIMITS = implementation.DEFAULT_QUERY_LIMITS;
+export type {
+  CatalogGraphQLContext,
+  CatalogResolvers,
+  GraphQLErrorHook,
+  GraphQLErrorReport,
+  GraphQLOptions,
+  QueryLimits,
+  ResolverFunction,
+} from './index';
