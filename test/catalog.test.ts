@@ -72,8 +72,15 @@ describe('createCatalog', () => {
   });
 
   it('a failed open surfaces on the first call', async () => {
-    const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: '/nonexistent-dir/x/catalog.db' }), superUsers: [ADMIN] });
-    await expect(catalog.entities.get(ADMIN, URN)).rejects.toThrow();
+    const reported: string[] = [];
+    const catalog = createCatalog({
+      adapter: createSqliteAdapter({ filename: '/nonexistent-dir/x/catalog.db' }),
+      superUsers: [ADMIN],
+      onError: (error, where) => reported.push(`${where}: ${(error as Error).message}`),
+    });
+    await expect(catalog.entities.get(ADMIN, URN)).rejects.toThrow(/directory does not exist/);
     await catalog.close();
+    // The background work that could not start is reported to the host's hook (here: not to stderr).
+    expect(reported).toEqual(['starting background jobs: Cannot open database because the directory does not exist']);
   });
 });

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// Installs the package the way a user does, and uses it: `npm pack`, then a fresh application in a temp
+// folder that installs the tarball with only the peers it uses (from npm's cache when it can), imports
+// every entry point and runs the bin. Prints "N passed, M failed".
+//   node test/pack/pack-install.mjs          (from the repository root; CI runs it)
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const versionOf = (name) => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+const app = mkdtempSync(join(tmpdir(), 'metacatalog-host-'));
+let passed = 0;
+let failed = 0;
+const check = (name, fn) => {
+  try {
+    fn();
+    passed++;
+    console.log(`ok   ${name}`);
+  } catch (error) {
+    failed++;
+    console.log(`FAIL ${name}: ${String(error?.stderr || error?.stdout || error?.message || error).slice(0, 2000)}`);
+  }
+};
+const run = (command, args, options = {}) => execFileSync(command, args, { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
+
+try {
+  const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', app], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
+  const tarball = join(app, packed);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'host-app', version: '1.0.0', type: 'module', private: true }, null, 2));
+
+  check('the tarball installs with only the peers the application uses', () => {
+    const peers = ['graphql', 'lunr', 'better-sqlite3'].map((name) => `${name}@${versionOf(name)}`);
+    // No install scripts: better-sqlite3 would compile from source; its compiled binding is copied below.
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...peers]);
+    cpSync(join(root, 'node_modules/better-sqlite3/build'), join(app, 'node_modules/better-sqlite3/build'), { recursive: true });
+  });
+
+  check('every entry point imports and works (memory, SQLite on a file, GraphQL, HTTP, testing)', () => {
+    writeFileSync(
+      join(app, 'use.mjs'),
+      `import { createCatalog, CatalogError } from 'metacatalog';
+import { createMemoryAdapter } from 'metacatalog/adapters/memory';
+import { createSqliteAdapter } from 'metacatalog/adapters/sqlite';
+import { createGraphQLSchema } from 'metacatalog/graphql';
+import { createFetchHandler } from 'metacatalog/http';
+import { runConformanceSuite } from 'metacatalog/testing';
+import { graphql } from 'graphql';
+const ADMIN = 'urn:li:corpuser:admin';
+if (typeof runConformanceSuite !== 'function' || typeof CatalogError !== 'function') throw new Error('missing exports');
+for (const adapter of [createMemoryAdapter(), createSqliteAdapter({ filename: 'catalog.db' })]) {
+  const catalog = createCatalog({ adapter, superUsers: [ADMIN] });
+  await catalog.entities.upsertAspect(ADMIN, 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)', 'datasetProperties', { name: 't' });
+  const result = await graphql({ schema: createGraphQLSchema(catalog), source: '{ entity(urn: "urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)") { urn type } }', contextValue: { actorUrn: ADMIN } });
+  if (result.errors || result.data.entity.type !== 'DATASET') throw new Error(JSON.stringify(result));
+  const response = await createFetchHandler(catalog, { trustActorHeader: true })(new Request('http://x/health'));
+  if (response.status !== 200) throw new Error('health ' + response.status);
+  await catalog.close();
+}
+console.log('used');
+`,
+    );
+    const out = run(process.execPath, ['use.mjs']);
+    if (!out.includes('used')) throw new Error(out);
+  });
+
+  check('the bin runs: npx metacatalog --version and --help', () => {
+    const version = run('npx', ['--no-install', 'metacatalog', '--version']).trim();
+    if (version !== JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) throw new Error(`--version printed ${version}`);
+    if (!run('npx', ['--no-install', 'metacatalog', '--help']).includes('serve')) throw new Error('--help does not list serve');
+  });
+
+} finally {
+  rmSync(app, { recursive: true, force: true });
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
