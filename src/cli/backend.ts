@@ -41,6 +41,8 @@ export interface CliBackend {
   /** Every definition, soft-deleted ones included, in URN order. */
   listProperties(): Promise<PropertyRecord[]>;
   deleteEntity(urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion>;
+  /** Brings a soft-deleted entity back (`status.removed` false). */
+  restoreEntity(urn: string): Promise<void>;
   createToken(input: CreateAccessTokenInput): Promise<CreatedAccessToken>;
   listTokens(input: ListAccessTokensInput): Promise<AccessTokenList>;
   revokeToken(tokenId: string): Promise<boolean>;

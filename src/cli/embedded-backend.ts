@@ -61,6 +61,9 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
       return records;
     },
     deleteEntity: (urn, options) => catalog.entities.deleteEntity(actor, urn, options),
+    async restoreEntity(urn) {
+      await catalog.entities.restore(actor, urn);
+    },
     createToken: (input) => catalog.tokens.create(actor, input),
     listTokens: (input) => catalog.tokens.list(actor, input),
     revokeToken: (tokenId) => catalog.tokens.revoke(actor, tokenId),

@@ -1,4 +1,5 @@
 import {
+  CatalogError,
   encodeUrnForPath,
   entityTypeOf,
   parseUrn,
@@ -96,6 +97,12 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
     async deleteEntity(urn, options) {
       parseUrn(urn);
       return (await client.rest('DELETE', entityPath(urn), { query: { hard: options.hard, dryRun: options.dryRun } })) as EntityDeletion;
+    },
+    async restoreEntity(urn) {
+      parseUrn(urn);
+      // Restoring is writing the status aspect (the REST family's way); a write would create a missing entity.
+      if ((await client.rest('GET', entityPath(urn), { notFound: 'undefined' })) === undefined) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
+      await client.rest('POST', `${entityPath(urn)}/status`, { body: { removed: false } });
     },
     async createToken(input) {
       const data = await client.graphql(CREATE_TOKEN, { input });

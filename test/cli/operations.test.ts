@@ -84,7 +84,7 @@ describe.each(MODES)('operations ($name)', (mode) => {
       const args = ['truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'datasetProfile', '--older-than', '30d'];
       const dry = await cli(...args, '--dry-run');
       expect(dry).toMatchObject({ code: 0, stderr: '' });
-      expect(dry.stdout).toBe('Delete 6 out of 10 rows (60.00%). Reindexing the aspect without the deleted records. This was a dry run. Run with dryRun = false to execute.\n');
+      expect(dry.stdout).toBe('Delete 6 out of 10 rows (60.00%). Reindexing the aspect without the deleted records. This was a dry run: run it again without --dry-run to delete them.\n');
 
       const refused = await cli(...args);
       expect(refused.code).toBe(2);

@@ -248,6 +248,11 @@ describe.each(MODES)('properties ($name)', (mode) => {
       expect(soft.code).toBe(0);
       expect(soft.stdout).toBe(`Soft-deleted structured property ${RETENTION}; its values on 2 entities are hidden, not removed (they come back when it is restored)\n`);
       expect((await cli('delete', '--urn', RETENTION)).stdout).toBe(`structured property ${RETENTION} is soft-deleted already; nothing changed\n`);
+      // Restored, it comes back with its values; and delete takes the bare name, as get does.
+      expect(await cli('restore', '--urn', 'io.acryl.privacy.retentionTime')).toMatchObject({ code: 0, stdout: `Restored ${RETENTION}\n` });
+      expect(JSON.parse((await cli('properties', 'list', '--json')).stdout)).toContainEqual({ urn: RETENTION, removed: false });
+      expect((await cli('delete', '--urn', 'io.acryl.privacy.retentionTime')).stdout).toMatch(/^Soft-deleted structured property/);
+      expect((await cli('restore', '--urn', 'urn:li:structuredProperty:never.defined')).code).toBe(1);
 
       const refused = await cli('delete', '--urn', RETENTION, '--hard');
       expect(refused).toMatchObject({

@@ -1,4 +1,5 @@
 import { isUrn, type EntityDeletion } from '../../index';
+import { propertyUrnOf } from '../property-urn';
 import { defineCommand, EXIT } from '../define-command';
 import { UsageError } from '../io';
 import { CONNECTION_HELP, OUTPUT_HELP, required } from '../options';
@@ -46,8 +47,10 @@ export const deleteCommand = defineCommand({
   options: { urn: { type: 'string' }, hard: { type: 'boolean' }, force: { type: 'boolean' }, 'dry-run': { type: 'boolean' } },
   connects: true,
   async run(cli) {
-    const urn = required(cli.values.urn, '--urn');
-    if (!isUrn(urn)) throw new UsageError(`--urn must be a URN (urn:li:<type>:<key>), got "${urn}"`);
+    const given = required(cli.values.urn, '--urn');
+    // As in properties get: a name that is not a URN names a structured property.
+    const urn = given.startsWith('urn:') ? given : propertyUrnOf(given);
+    if (!isUrn(urn)) throw new UsageError(`--urn must be a URN (urn:li:<type>:<key>) or a structured property name, got "${given}"`);
     const hard = cli.values.hard === true;
     const dryRun = cli.values['dry-run'] === true;
     const mustConfirm = hard && !dryRun && cli.values.force !== true;

@@ -1,5 +1,6 @@
 import type { Command } from '../io';
 import { deleteCommand } from './delete';
+import { restoreCommand } from './restore';
 import { indexSizesCommand } from './index-sizes';
 import { initCommand } from './init';
 import { propertiesCommand } from './properties';
@@ -14,6 +15,7 @@ export const COMMANDS: readonly Command[] = [
   initCommand,
   propertiesCommand,
   deleteCommand,
+  restoreCommand,
   tokensCommand,
   indexSizesCommand,
   truncateTimeseriesCommand,

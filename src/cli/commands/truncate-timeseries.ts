@@ -1,3 +1,4 @@
+import { DRY_RUN_ENDING } from '../../core/timeseries';
 import { defineCommand, EXIT } from '../define-command';
 import { UsageError } from '../io';
 import { CONNECTION_HELP, OUTPUT_HELP, parseDuration, parseInteger, required } from '../options';
@@ -26,6 +27,11 @@ the command returns at once; in embedded mode it runs to the end before the comm
 Exit codes: 0 counted or done, 1 refused or not confirmed, 2 usage error (also a real run off a
 terminal without --force).
 `;
+
+/** The catalog's answer in this command's words: its dry-run sentence names the HTTP body's flag, not ours. */
+function inCommandTerms(message: string, ending: string): string {
+  return message.endsWith(DRY_RUN_ENDING) ? `${message.slice(0, -DRY_RUN_ENDING.length)}${ending}`.trimEnd() : message;
+}
 
 export const truncateTimeseriesCommand = defineCommand({
   name: 'truncate-timeseries',
@@ -63,7 +69,7 @@ export const truncateTimeseriesCommand = defineCommand({
     const backend = await cli.backend();
     if (mustConfirm) {
       const preview = await backend.truncateTimeseries({ ...input, dryRun: true });
-      cli.note(preview.message);
+      cli.note(inCommandTerms(preview.message, ''));
       if (!(await cli.terminal.confirm('Delete these rows? This cannot be undone.'))) {
         cli.note('Not confirmed; nothing was deleted');
         return EXIT.failed;
@@ -71,6 +77,6 @@ export const truncateTimeseriesCommand = defineCommand({
     }
     const answer = await backend.truncateTimeseries({ ...input, dryRun });
     if (cli.json) cli.printJson(answer);
-    else cli.print(answer.message);
+    else cli.print(inCommandTerms(answer.message, 'This was a dry run: run it again without --dry-run to delete them.'));
   },
 });

@@ -224,6 +224,20 @@ export class EntityService {
     }
   }
 
+  /**
+   * Brings a soft-deleted entity back (`status.removed` false): its aspects and, for a structured
+   * property, every value it had are visible again. NOT_FOUND when the entity does not exist; an entity
+   * that is not soft-deleted is left as it is.
+   */
+  async restore(actor: Actor, urn: string): Promise<EntityView> {
+    await this.ctx.authenticate(actor);
+    const { entityType } = parseUrn(urn);
+    this.ctx.registry.requireAspectOf(entityType, 'status');
+    const [entity] = await this.ctx.adapter.readEntities([urn], ['status']);
+    if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
+    return this.upsertAspect(actor, urn, 'status', { removed: false });
+  }
+
   /** Deletes one aspect; false when it was absent. Deleting the last aspect deletes the entity. */
   async deleteAspect(actor: Actor, urn: string, aspect: string): Promise<boolean> {
     await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
