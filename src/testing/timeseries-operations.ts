@@ -129,7 +129,7 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
 
     it('keeps the generic entity write path closed to timeseries aspects', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
-        const refused = await rejectionDetails(catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', profileRow(1)));
+        const refused = await rejectionDetails(catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', profileRow(1) as never));
         expect(refused).toEqual({ code: 'INVALID_INPUT', paths: ['/aspects/datasetProfile'] });
         expect(await offsetsOf(catalog, DATASET.a)).toEqual([]);
       });

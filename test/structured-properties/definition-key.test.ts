@@ -42,7 +42,7 @@ describe('definition keys', () => {
     const other = createCatalog({ adapter: createSqliteAdapter({ filename: t.file }), superUsers: [ADMIN], jobs: { background: false } });
     try {
       const created = await catalog.properties.create(ADMIN, { qualifiedName: 'io.shared', valueType: 'string', entityTypes: ['dataset'] });
-      const filter = { types: ['DATASET'], orFilters: [{ and: [{ field: 'structuredProperties.io.shared', values: ['x'] }] }] };
+      const filter = { types: ['DATASET' as const], orFilters: [{ and: [{ field: 'structuredProperties.io.shared', values: ['x'] }] }] };
       // Both catalogs read (and cache) the definition.
       expect((await catalog.search.scroll(READER, filter)).total).toBe(0);
       expect((await other.properties.resolveFilterField(READER, 'io.shared')).definitionKey).toBe(created.definitionKey);
@@ -65,7 +65,7 @@ describe('definition keys', () => {
     try {
       const created = await catalog.properties.create(ADMIN, { qualifiedName: 'io.stage', valueType: 'string', entityTypes: ['dataset'] });
       await catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: created.urn, values: [{ string: 'live' }] }] });
-      const filter = { types: ['DATASET'], orFilters: [{ and: [{ field: 'structuredProperties.io.stage', values: ['live'] }] }] };
+      const filter = { types: ['DATASET' as const], orFilters: [{ and: [{ field: 'structuredProperties.io.stage', values: ['live'] }] }] };
       const urns = async () => (await catalog.search.scroll(READER, filter)).searchResults.map((r) => r.entity.urn);
       // Twice: the second search resolves the filter from the cached definition.
       expect(await urns()).toEqual([DATASET]);

@@ -169,7 +169,7 @@ describe('definition input shapes', () => {
 describe('identity: id, qualified name and URN', () => {
   it('takes the qualified name, else the id, and refuses the two when they differ', async () => {
     const { catalog } = open();
-    const base = { valueType: 'string', entityTypes: ['dataset'] };
+    const base = { valueType: 'string', entityTypes: ['dataset'] } as const;
     expect((await catalog.properties.create(ADMIN, { ...base, id: 'only.id' })).urn).toBe('urn:li:structuredProperty:only.id');
     expect((await catalog.properties.create(ADMIN, { ...base, qualifiedName: 'only.name' })).urn).toBe('urn:li:structuredProperty:only.name');
     expect((await catalog.properties.create(ADMIN, { ...base, id: 'same', qualifiedName: 'same' })).definition.qualifiedName).toBe('same');
@@ -209,15 +209,15 @@ describe('identity: id, qualified name and URN', () => {
 });
 
 describe('value types, entity types, allowed values, cardinality, version', () => {
-  const base = { qualifiedName: 'p', entityTypes: ['dataset'] };
+  const base = { qualifiedName: 'p', entityTypes: ['dataset'] } as const;
 
   it('accepts short and full value-type names and stores the full URN; refuses unknown ones', async () => {
     const { catalog } = open();
-    for (const [i, valueType] of ['string', 'datahub.rich_text', 'urn:li:dataType:datahub.number', 'date', 'urn'].entries()) {
+    for (const [i, valueType] of (['string', 'datahub.rich_text', 'urn:li:dataType:datahub.number', 'date', 'urn'] as const).entries()) {
       const view = await catalog.properties.create(ADMIN, { ...base, qualifiedName: `p${i}`, valueType });
       expect(view.definition.valueType).toMatch(/^urn:li:dataType:datahub\.(string|rich_text|number|date|urn)$/);
     }
-    const bad = await errorOf(catalog.properties.create(ADMIN, { ...base, valueType: 'integer' }));
+    const bad = await errorOf(catalog.properties.create(ADMIN, { ...base, valueType: 'integer' as never }));
     expect(bad.code).toBe('INVALID_INPUT');
     expect(bad.details.map((d) => d.path)).toEqual(['/valueType']);
   });
@@ -226,7 +226,7 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     const { catalog } = open();
     const view = await catalog.properties.create(ADMIN, { qualifiedName: 'p', valueType: 'string', entityTypes: ['dataset', 'dataFlow', 'urn:li:entityType:datahub.chart'] });
     expect(view.definition.entityTypes).toEqual([DS, FLOW, 'urn:li:entityType:datahub.chart']);
-    const bad = await errorOf(catalog.properties.create(ADMIN, { qualifiedName: 'q', valueType: 'string', entityTypes: ['urn:li:entityType:dataset', 'table'] }));
+    const bad = await errorOf(catalog.properties.create(ADMIN, { qualifiedName: 'q', valueType: 'string', entityTypes: ['urn:li:entityType:dataset', 'table'] as never }));
     expect(bad.details.map((d) => d.path)).toEqual(['/entityTypes/0', '/entityTypes/1']);
     // The refusal lists the valid names.
     for (const name of ['dataset', 'dataFlow', 'dataJob', 'chart', 'dashboard', 'container', 'schemaField', 'glossaryTerm', 'corpuser', 'corpGroup']) {
@@ -289,8 +289,8 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     const error = await errorOf(
       catalog.properties.create(ADMIN, {
         id: 'a b',
-        valueType: 'decimal',
-        entityTypes: ['urn:li:entityType:dataset'],
+        valueType: 'decimal' as never,
+        entityTypes: ['urn:li:entityType:dataset'] as never,
         version: '1',
         allowedValues: [{ numberValue: 1 }],
       }),

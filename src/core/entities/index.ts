@@ -7,3 +7,18 @@ export { EntityService } from './service';
 export type { AspectView, EntityDeletion, EntityScrollPage, EntityUpsert, EntityView } from './service';
 export { DEFAULT_SCROLL_COUNT } from './service';
 export { EntityWriter } from './writer';
+export type {
+  AspectMap,
+  AspectName,
+  AspectValues,
+  AuditStampValue,
+  EntityTypeInput,
+  EntityTypeMap,
+  EntityTypeName,
+  GraphQLEntityTypeMap,
+  GraphQLEntityTypeName,
+  InfoAspectValue,
+  StatusValue,
+  StructuredPropertiesValue,
+  TimeseriesRowValue,
+} from './aspect-types';

@@ -1,3 +1,4 @@
+import type { AspectMap, AspectName, AspectValues } from './aspect-types';
 import type { Actor } from '../access/actor';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
@@ -30,7 +31,8 @@ export interface EntityScrollPage {
 
 export interface EntityUpsert {
   urn: string;
-  aspects: Record<string, JsonObject>;
+  /** Each aspect with the type `AspectMap` gives it (hosts extend the map for their own aspects). */
+  aspects: AspectValues;
 }
 
 /** Writes of an aspect that a domain service owns (e.g. `propertyDefinition`) go to that service. */
@@ -129,7 +131,7 @@ export class EntityService {
     return (await this.readVisible(urns, options.aspects)).map(toView);
   }
 
-  async getAspect(actor: Actor, urn: string, aspect: string): Promise<AspectView | undefined> {
+  async getAspect(actor: Actor, urn: string, aspect: AspectName): Promise<AspectView | undefined> {
     const parsed = parseUrn(urn);
     this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
     const entity = await this.get(actor, urn, { aspects: [aspect] });
@@ -137,14 +139,14 @@ export class EntityService {
   }
 
   /** Writes one aspect. Aspects owned by a domain service (definitions, values, status of a property...) go through it. */
-  async upsertAspect(actor: Actor, urn: string, aspect: string, value: JsonObject): Promise<EntityView> {
+  async upsertAspect<K extends AspectName>(actor: Actor, urn: string, aspect: K, value: AspectMap[K]): Promise<EntityView> {
     await this.ctx.authenticate(actor);
     // Malformed URNs and unknown types or aspects are reported by the bulk validation below, with JSON paths.
     const entityType = urnProblem(urn) === undefined ? parseUrn(urn).entityType : undefined;
     const owned = entityType !== undefined && this.ctx.registry.hasEntityType(entityType) && this.ctx.registry.entityType(entityType).aspects.includes(aspect);
     const route = owned ? (this.writeRoutes.get(`${entityType}.${aspect}`) ?? this.writeRoutes.get(aspect)) : undefined;
     if (route) {
-      await route(actor, urn, value);
+      await route(actor, urn, value as unknown as JsonObject);
       const [entity] = await this.readVisible([urn]);
       if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
       return toView(entity);
@@ -153,7 +155,7 @@ export class EntityService {
   }
 
   /** Writes several aspects of one entity atomically. */
-  async upsertAspects(actor: Actor, urn: string, aspects: Record<string, JsonObject>): Promise<EntityView> {
+  async upsertAspects(actor: Actor, urn: string, aspects: AspectValues): Promise<EntityView> {
     const [view] = await this.upsertMany(actor, [{ urn, aspects }]);
     return view!;
   }
@@ -172,7 +174,7 @@ export class EntityService {
     for (let start = 0; start < items.length; start += BULK_CHUNK) {
       const chunk = items.slice(start, start + BULK_CHUNK);
       const byUrn = new Map<string, Record<string, JsonObject>>();
-      for (const item of chunk) byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...item.aspects });
+      for (const item of chunk) byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
       const after = await this.ctx.writer.write(actor, [...byUrn.keys()], () => ({
         entities: [...byUrn].map(([urn, aspects]) => ({
           urn,
@@ -219,7 +221,7 @@ export class EntityService {
       } else if (this.writeRoutes.has(`${entityType}.${name}`) || this.writeRoutes.has(name)) {
         violations.push({ path, message: `"${name}" is managed by its own API; write it alone with upsertAspect` });
       } else {
-        violations.push(...this.ctx.registry.validateAspect(name, item.aspects[name], path));
+        violations.push(...this.ctx.registry.validateAspect(name, (item.aspects as Record<string, unknown>)[name], path));
       }
     }
   }

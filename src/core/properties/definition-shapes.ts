@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import type { JsonObject, JsonValue } from '../../adapter/types';
 import { checkSchema } from '../validation';
+import type { EntityTypeInput } from '../entities/aspect-types';
 import { CatalogError, type Violation } from '../../errors';
 import { fromPropertyValue, valueTypeNameOf, type DefinitionDraft, type DraftPaths } from './definition-rules';
 import {
@@ -11,6 +12,7 @@ import {
   type PropertyReadBack,
   type RestPropertyDefinitionInput,
   type StructuredPropertyDefinition,
+  type ValueTypeInput,
   type YamlPropertyEntry,
 } from './types';
 import * as schemas from '../validation/schemas/structured-properties';
@@ -115,7 +117,7 @@ function fromGraphql(input: CreateStructuredPropertyInput, violations: Violation
     ...(input.typeQualifier?.allowedTypes ? { allowedTypes: input.typeQualifier.allowedTypes } : {}),
     ...(allowedValues ? { allowedValues } : {}),
     ...(input.cardinality ? { cardinality: input.cardinality } : {}),
-    entityTypes: input.entityTypes,
+    entityTypes: [...input.entityTypes],
     ...(input.immutable != null ? { immutable: input.immutable } : {}),
     ...(input.version != null ? { version: input.version } : {}),
   };
@@ -210,7 +212,8 @@ export function toGraphqlInput(definition: StructuredPropertyDefinition): Create
     ...(d.displayName !== undefined ? { displayName: d.displayName } : {}),
     ...(d.description !== undefined ? { description: d.description } : {}),
     immutable: d.immutable,
-    valueType: d.valueType,
+    // Stored definitions hold full data-type and entity-type URNs, which the input types name.
+    valueType: d.valueType as ValueTypeInput,
     ...(d.typeQualifier ? { typeQualifier: { allowedTypes: [...d.typeQualifier.allowedTypes] } } : {}),
     ...(d.allowedValues
       ? {
@@ -221,7 +224,7 @@ export function toGraphqlInput(definition: StructuredPropertyDefinition): Create
         }
       : {}),
     cardinality: d.cardinality,
-    entityTypes: [...d.entityTypes],
+    entityTypes: [...d.entityTypes] as EntityTypeInput[],
     ...(d.version !== undefined ? { version: d.version } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import type { EntityTypeInput } from '../entities/aspect-types';
 import type { AuditStamp, JsonValue } from '../../adapter/types';
 
 /**
@@ -8,6 +9,9 @@ import type { AuditStamp, JsonValue } from '../../adapter/types';
 
 export const VALUE_TYPE_NAMES = ['string', 'rich_text', 'number', 'date', 'urn'] as const;
 export type ValueTypeName = (typeof VALUE_TYPE_NAMES)[number];
+
+/** A value type as inputs take it: its short name or its data-type URN. */
+export type ValueTypeInput = ValueTypeName | `datahub.${ValueTypeName}` | `urn:li:dataType:datahub.${ValueTypeName}`;
 
 export const DATA_TYPE_URN_PREFIX = 'urn:li:dataType:datahub.';
 export const ENTITY_TYPE_URN_PREFIX = 'urn:li:entityType:datahub.';
@@ -61,11 +65,13 @@ export interface CreateStructuredPropertyInput {
   displayName?: string | null;
   description?: string | null;
   immutable?: boolean | null;
-  valueType: string;
+  /** `string`, `rich_text`, `number`, `date`, `urn`, or the data-type URN (`urn:li:dataType:datahub.string`). */
+  valueType: ValueTypeInput;
   typeQualifier?: { allowedTypes?: string[] | null } | null;
   allowedValues?: GraphqlAllowedValueInput[] | null;
   cardinality?: PropertyCardinality | null;
-  entityTypes: string[];
+  /** Entity type names (`dataset`) or entity-type URNs (`urn:li:entityType:datahub.dataset`). */
+  entityTypes: readonly EntityTypeInput[];
   version?: string | null;
 }
 

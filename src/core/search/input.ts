@@ -1,3 +1,4 @@
+import type { EntityTypeName, GraphQLEntityTypeName } from '../entities/aspect-types';
 import type { Actor } from '../access/actor';
 import type { FilterOperator, SearchCondition, SearchField, SearchFilter, SearchScope } from '../../adapter/types';
 import type { CatalogContext } from '../context';
@@ -16,7 +17,7 @@ export interface SearchFlags {
 /** The part of the input the three operations share (GraphQL shapes of docs/graphql.md). */
 export interface SearchScopeInput {
   /** GraphQL `EntityType` names (`DATASET`); entity names (`dataset`) are accepted too. Empty or absent: every type. */
-  types?: readonly string[] | null;
+  types?: readonly (GraphQLEntityTypeName | EntityTypeName)[] | null;
   /** Full text over name, description and URN key; `*`, empty or absent: everything. */
   query?: string | null;
   /** OR of ANDs. */

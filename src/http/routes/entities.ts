@@ -1,3 +1,4 @@
+import type { AspectMap, AspectName } from '../../core/entities';
 import type { JsonObject } from '../../adapter/types';
 import type { EntityView } from '../../core/entities';
 import { resolveEntityAddress, type ResolvedEntityAddress } from '../../core/entities';
@@ -52,7 +53,8 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
     if (value === undefined) throw notFound(`${aspect} of ${urn}`);
     return { body: { value } };
   }
-  const view = await ctx.catalog.entities.getAspect(ctx.actor, urn, aspect!);
+  // The aspect name comes from the path: the catalog checks it (the type is for callers in code).
+  const view = await ctx.catalog.entities.getAspect(ctx.actor, urn, aspect as AspectName);
   if (!view) throw notFound(`${aspect} of ${urn}`);
   return { body: { value: view.value } };
 }
@@ -63,7 +65,7 @@ async function postAspect(ctx: RouteContext): Promise<RouteResult> {
     const value = await appendTimeseriesAspect(ctx.catalog, ctx.actor, urn, aspect!, ctx.body);
     return { body: { urn, aspects: { [aspect!]: { value } } } };
   }
-  const view = await ctx.catalog.entities.upsertAspect(ctx.actor, urn, aspect!, ctx.body as JsonObject);
+  const view = await ctx.catalog.entities.upsertAspect(ctx.actor, urn, aspect as AspectName, ctx.body as AspectMap[AspectName]);
   const written = view.aspects[aspect!];
   return { body: { urn, aspects: written ? { [aspect!]: { value: written.value } } : {} } };
 }
