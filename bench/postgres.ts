@@ -467,7 +467,7 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
       // The search issue's facets over the whole corpus.
       for (const name of FACETS) {
         const sql = hand.get(`facet ${name} over the whole corpus (20 values)`)!.sql(`"${schema}"`, key);
-        const input = { types: ['DATASET'], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
+        const input = { types: ['DATASET' as const], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
         const viaCatalog = async () => (await pgCatalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations.map((a) => ({ value: a.value, count: a.count }));
         const baseline = async () =>
           (await client.query<{ str_value: string; n: string }>({ text: sql.text, values: sql.values })).rows.map((r) => ({ value: r.str_value, count: Number(r.n) }));

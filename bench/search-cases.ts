@@ -6,7 +6,7 @@ import { time } from './harness';
 export const ADMIN = 'urn:li:corpuser:admin';
 export const NAMES = ['tier', 'owner', 'score', 'reviewed', 'costCenter'] as const;
 export type PropertyName = (typeof NAMES)[number];
-export const VALUE_TYPES: Record<PropertyName, string> = { tier: 'string', owner: 'string', score: 'number', reviewed: 'date', costCenter: 'string' };
+export const VALUE_TYPES: Record<PropertyName, 'string' | 'number' | 'date'> = { tier: 'string', owner: 'string', score: 'number', reviewed: 'date', costCenter: 'string' };
 export const propertyUrn = (name: PropertyName): string => `urn:li:structuredProperty:bench.${name}`;
 export const field = (name: PropertyName): string => `structuredProperties.bench.${name}`;
 
@@ -103,4 +103,4 @@ export function sameResult(label: string, library: unknown, baseline: unknown): 
   if (a !== b) throw new Error(`${label}: the library and the baseline disagree:\n  library  ${a.slice(0, 400)}\n  baseline ${b.slice(0, 400)}`);
 }
 
-export const scrollInput = (filters: FacetFilterInput[]) => ({ types: ['DATASET'], query: '*', count: 20, orFilters: [{ and: filters }] });
+export const scrollInput = (filters: FacetFilterInput[]) => ({ types: ['DATASET' as const], query: '*', count: 20, orFilters: [{ and: filters }] });

@@ -137,7 +137,7 @@ export async function memoryFigures(datasets: readonly GeneratedDataset[]): Prom
       figures.push({ workload: `memory ${c.label}: count + first 20, p50`, unit: 'ms', value: p50, baseline: loop50, baselineName: 'plain JS loop', better: 'lower', goal: '≤ 0.5× loop', met: p50 <= 0.5 * loop50 });
     }
     for (const name of FACETS) {
-      const input = { types: ['DATASET'], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
+      const input = { types: ['DATASET' as const], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
       const library = async () => (await catalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations;
       const baseline = () => loopFacet(documents, propertyUrn(name), loaded.keys[name]);
       sameResult(`memory facet ${name}`, await library(), baseline());
@@ -148,7 +148,7 @@ export async function memoryFigures(datasets: readonly GeneratedDataset[]): Prom
     // A facet after a filter: the filtered documents' values are read, not a precomputed count.
     {
       const filters: FacetFilterInput[] = [{ field: field('score'), values: ['50'], condition: 'GREATER_THAN' }];
-      const input = { types: ['DATASET'], query: '*', facets: [field('owner')], orFilters: [{ and: filters }], searchFlags: { maxAggValues: 20 } };
+      const input = { types: ['DATASET' as const], query: '*', facets: [field('owner')], orFilters: [{ and: filters }], searchFlags: { maxAggValues: 20 } };
       const predicate = loopPredicate(loaded.keys, filters);
       const subset = () => documents.filter(predicate);
       const library = async () => (await catalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations;

@@ -90,7 +90,7 @@ export async function sqliteFigures(dir: string, datasets: readonly GeneratedDat
       );
     }
     for (const name of FACETS) {
-      const input = { types: ['DATASET'], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
+      const input = { types: ['DATASET' as const], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
       const statement = facet(name);
       const library = async () => (await catalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations;
       const baseline = () => (statement.all() as Array<{ value: string; count: number }>).map((r) => ({ value: r.value, count: r.count }));

@@ -1,5 +1,4 @@
 import type { AspectMap, AspectName } from '../../core/entities';
-import type { JsonObject } from '../../adapter/types';
 import type { EntityView } from '../../core/entities';
 import { resolveEntityAddress, type ResolvedEntityAddress } from '../../core/entities';
 import { CatalogError } from '../../errors';
