@@ -1,5 +1,6 @@
-import { copyFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defineConfig } from 'tsup';
 
@@ -38,6 +39,21 @@ async function writeSchemaDocument(): Promise<void> {
   }
 }
 
+/** GraphiQL's browser files, from their npm packages into dist/graphiql/ (the HTTP layer serves them: no CDN). */
+async function copyGraphiqlAssets(): Promise<void> {
+  const require = createRequire(import.meta.url);
+  // Their exports maps hide these files from require.resolve: resolve each package's folder instead.
+  const folder = (name: string) => dirname(require.resolve(`${name}/package.json`));
+  const files: Record<string, string> = {
+    'graphiql.min.js': join(folder('graphiql'), 'graphiql.min.js'),
+    'graphiql.min.css': join(folder('graphiql'), 'graphiql.min.css'),
+    'react.production.min.js': join(folder('react'), 'umd/react.production.min.js'),
+    'react-dom.production.min.js': join(folder('react-dom'), 'umd/react-dom.production.min.js'),
+  };
+  await mkdir('dist/graphiql', { recursive: true });
+  await Promise.all(Object.entries(files).map(([name, from]) => copyFile(from, `dist/graphiql/${name}`)));
+}
+
 export default defineConfig({
   entry: entries,
   format: ['esm'],
@@ -49,5 +65,8 @@ export default defineConfig({
   clean: true,
   shims: false,
   loader: { '.graphql': 'text' },
-  onSuccess: writeSchemaDocument,
+  onSuccess: async () => {
+    await copyGraphiqlAssets();
+    await writeSchemaDocument();
+  },
 });

@@ -26,6 +26,11 @@ export function jsonAnswer(status: number, body: unknown, headers: Record<string
   return { status, headers: { ...BASE_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
+/** A text answer (a page, a script, or JSON serialized already). */
+export function textAnswer(status: number, body: string, contentType: string, headers: Record<string, string> = {}): OutgoingAnswer {
+  return { status, headers: { ...BASE_HEADERS, 'content-type': contentType, ...headers }, body };
+}
+
 /** A refusal with an `Allow` header: the route exists, the method does not. */
 export function methodNotAllowed(method: string, allowed: readonly string[]): CatalogError {
   const message = `${method} is not allowed here; allowed: ${allowed.join(', ')}`;

@@ -2,7 +2,7 @@ import type { Actor } from '../core/access';
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
-import { errorAnswer, jsonAnswer } from './answers';
+import { errorAnswer, jsonAnswer, textAnswer } from './answers';
 import { authenticate } from './authenticate';
 import { ClientGoneError, type IncomingExchange, type OutgoingAnswer } from './exchange';
 import { checkContentType, parseJsonBody } from './json-body';
@@ -114,13 +114,17 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         catalog,
         actorUrn: actorUrn ?? '',
         actor: actor ?? '',
+        basePath: options.basePath ?? '',
         params: match.params,
         query: new URLSearchParams(exchange.rawQuery),
         body,
         requestId,
         reportError: report,
       });
-      answer = jsonAnswer(result.status ?? 200, result.body, result.headers);
+      answer =
+        result.contentType !== undefined && typeof result.body === 'string'
+          ? textAnswer(result.status ?? 200, result.body, result.contentType, result.headers)
+          : jsonAnswer(result.status ?? 200, result.body, result.headers);
     } catch (error) {
       if (error instanceof ClientGoneError) {
         clientGone = true;

@@ -20,6 +20,8 @@ export interface RouteContext {
   actorUrn: string;
   /** What the catalog's calls act as: the URN, or with a scoped token the URN with the token's scopes. */
   actor: Actor;
+  /** The host's mount point (`HttpOptions.basePath`, '' when none), for links in pages. */
+  basePath: string;
   /** Path parameters, percent-decoded once. */
   params: Readonly<Record<string, string>>;
   query: URLSearchParams;
@@ -32,8 +34,11 @@ export interface RouteContext {
 
 export interface RouteResult {
   status?: number;
+  /** Sent as JSON; or, with `contentType`, a text sent as is. */
   body: unknown;
   headers?: Record<string, string>;
+  /** The body is a text of this media type (a page, a script, JSON already serialized). */
+  contentType?: string;
 }
 
 export interface MethodSpec {

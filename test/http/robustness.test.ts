@@ -108,7 +108,7 @@ describe('request bodies', () => {
 
 describe('routes and methods', () => {
   it('an unknown route → 404', async () => {
-    for (const path of ['/openapi/v3/entity/dataset', '/gms/gms/openapi/v2/api-docs', '/', '/api', '/openapi/v2/entity']) {
+    for (const path of ['/openapi/v3/entity/dataset', '/gms/gms/openapi/v2/api-docs', '/api', '/openapi/v2/entity']) {
       const r = await call(t.url, 'GET', path, { token: editor });
       expect(r.status, path).toBe(404);
       expect(r.json.error.code).toBe('NOT_FOUND');

@@ -189,7 +189,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
         },
       };
     }
-    return { body: result };
+    return { body: text, contentType: 'application/json; charset=utf-8' };
   }
 
   return [{ pattern: '/api/graphql', methods: { POST: { body: 'json', handle } } }];

@@ -3,11 +3,12 @@ import type { RouteSpec } from '../router';
 import type { HttpOptions } from '../types';
 import { entityRoutes } from './entities';
 import { graphqlRoutes } from './graphql';
+import { graphiqlRoutes } from './graphiql';
 import { metaRoutes } from './meta';
 import { operationRoutes } from './operations';
 import { timeseriesRoutes } from './timeseries';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
-  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes];
+  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes, ...graphiqlRoutes];
 }
