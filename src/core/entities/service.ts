@@ -1,3 +1,4 @@
+import type { AspectChange, EntityPlan } from './writer';
 import type { AspectMap, AspectName, AspectValues } from './aspect-types';
 import type { Actor } from '../access/actor';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
@@ -45,6 +46,24 @@ export type EntityDeleteRoute = (actor: Actor, urn: string, options: { hard: boo
  */
 export type EntityDeletionRoute = (actor: Actor, urn: string, options: { hard: boolean; dryRun: boolean }) => Promise<EntityDeletion>;
 
+/**
+ * A domain service that owns an aspect and can write it as part of a bulk write of whole entities
+ * (structured properties), atomically with the entity's other aspects.
+ */
+export interface BulkAspectPlanner {
+  /**
+   * Checks the aspect's values of a bulk write and authorizes the actor for them; adds every violation
+   * (paths from `prefix(i)`, the item's `/aspects/<aspect>`). Returns the planner of one entity's change,
+   * called inside each chunk's unit of work with the entity as stored then.
+   */
+  prepare(
+    actor: Actor,
+    items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
+    prefix: (index: number) => string,
+    violations: Violation[],
+  ): Promise<(urn: string, current: StoredEntity | undefined, violations: Violation[]) => Promise<AspectChange | undefined>>;
+}
+
 /** What `deleteEntity` did, or would do on a dry run. */
 export interface EntityDeletion {
   urn: string;
@@ -66,6 +85,8 @@ export interface EntityDeletion {
 export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
 
 const BULK_CHUNK = 2000;
+/** Entities one bulk write takes (they are validated together before the first chunk is written). */
+export const MAX_BULK_ITEMS = 100_000;
 
 function toView(entity: StoredEntity): EntityView {
   const aspects: Record<string, AspectView> = {};
@@ -83,9 +104,15 @@ export class EntityService {
   private readonly writeRoutes = new Map<string, AspectWriteRoute>();
   private readonly deleteRoutes = new Map<string, EntityDeleteRoute>();
   private readonly deletionRoutes = new Map<string, { route: EntityDeletionRoute; softByDefault: boolean }>();
+  private readonly bulkPlanners = new Map<string, BulkAspectPlanner>();
   private readonly readTransforms: ReadTransform[] = [];
 
   constructor(private readonly ctx: CatalogContext) {}
+
+  /** For domain services: take an owned aspect in bulk writes of whole entities (`upsertMany`). */
+  routeBulkAspect(aspect: string, planner: BulkAspectPlanner): void {
+    this.bulkPlanners.set(aspect, planner);
+  }
 
   /** For domain services: own the writes of an aspect. A route that refuses throws a CatalogError. */
   routeAspectWrites(aspect: string, route: AspectWriteRoute): void {
@@ -165,22 +192,56 @@ export class EntityService {
    * violation with its index), then written in atomic chunks of `BULK_CHUNK` (2,000) entities.
    */
   async upsertMany(actor: Actor, items: readonly EntityUpsert[]): Promise<EntityView[]> {
-    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
+    const principal = await this.ctx.principal(actor);
+    if (!Array.isArray(items)) throw new CatalogError('INVALID_INPUT', 'the entities must be a list of { urn, aspects }', { details: [{ path: '/', message: 'must be an array' }] });
+    if (items.length > MAX_BULK_ITEMS) {
+      throw new CatalogError('INVALID_INPUT', `a bulk write takes at most ${MAX_BULK_ITEMS} entities, got ${items.length}: split it`, {
+        details: [{ path: '/', message: `must hold at most ${MAX_BULK_ITEMS} entities` }],
+      });
+    }
     const violations: Violation[] = [];
     const single = items.length === 1;
-    items.forEach((item, i) => this.validateUpsert(item, single ? '' : `/${i}`, violations));
+    const prefix = (i: number) => (single ? '' : `/${i}`);
+    items.forEach((item, i) => this.validateUpsert(item, prefix(i), violations));
+    // Aspects a domain service owns (structured properties) are checked, authorized and planned by it.
+    const owned = new Map<string, Array<{ index: number; urn: string; value: unknown }>>();
+    let generic = false;
+    items.forEach((item, index) => {
+      for (const [name, value] of Object.entries((item?.aspects ?? {}) as Record<string, unknown>)) {
+        if (this.bulkPlanners.has(name)) owned.set(name, [...(owned.get(name) ?? []), { index, urn: item.urn, value }]);
+        else generic = true;
+      }
+    });
+    if (generic || owned.size === 0) await this.ctx.authorizer.require(principal, 'EDIT_ENTITY');
+    const planners = new Map<string, Awaited<ReturnType<BulkAspectPlanner['prepare']>>>();
+    for (const [name, entries] of owned) {
+      planners.set(name, await this.bulkPlanners.get(name)!.prepare(principal, entries, (i) => `${prefix(i)}/aspects/${name}`, violations));
+    }
     throwIfViolations(violations, single ? `invalid write to ${items[0]?.urn}` : 'invalid entity writes');
     const views: EntityView[] = [];
     for (let start = 0; start < items.length; start += BULK_CHUNK) {
       const chunk = items.slice(start, start + BULK_CHUNK);
       const byUrn = new Map<string, Record<string, JsonObject>>();
       for (const item of chunk) byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
-      const after = await this.ctx.writer.write(actor, [...byUrn.keys()], () => ({
-        entities: [...byUrn].map(([urn, aspects]) => ({
-          urn,
-          put: Object.fromEntries(Object.entries(aspects).map(([name, value]) => [name, { value }])),
-        })),
-      }));
+      const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current) => {
+        const problems: Violation[] = [];
+        const entities: EntityPlan[] = [];
+        for (const [urn, aspects] of byUrn) {
+          const put: Record<string, AspectChange> = {};
+          for (const [name, value] of Object.entries(aspects)) {
+            const planner = planners.get(name);
+            if (!planner) put[name] = { value };
+            else {
+              const change = await planner(urn, current.get(urn), problems);
+              if (change) put[name] = change;
+            }
+          }
+          entities.push({ urn, put });
+        }
+        // What depends on the stored state (immutable values) is checked again under the commit's read.
+        throwIfViolations(problems, single ? `invalid write to ${items[0]?.urn}` : 'invalid entity writes');
+        return { entities };
+      });
       for (const urn of byUrn.keys()) {
         const entity = after.get(urn);
         if (entity) views.push(toView(entity));
@@ -218,6 +279,8 @@ export class EntityService {
         violations.push({ path, message: `entity type "${entityType}" has no aspect "${name}"; its aspects: ${spec.aspects.join(', ')}` });
       } else if (this.ctx.registry.aspect(name).timeseries) {
         violations.push({ path, message: `"${name}" is a timeseries aspect: append rows with catalog.timeseries.append` });
+      } else if (this.bulkPlanners.has(name)) {
+        // Checked by the service that owns it (BulkAspectPlanner.prepare).
       } else if (this.writeRoutes.has(`${entityType}.${name}`) || this.writeRoutes.has(name)) {
         violations.push({ path, message: `"${name}" is managed by its own API; write it alone with upsertAspect` });
       } else {

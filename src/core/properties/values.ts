@@ -1,7 +1,7 @@
 import type { Actor } from '../access/actor';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import type { EntityPlan } from '../entities/writer';
+import type { AspectChange, EntityPlan } from '../entities/writer';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { dropNulls } from './definition-shapes';
 import { checkSchema } from '../validation';
@@ -209,6 +209,40 @@ export class PropertyValueService {
       for (const wish of chunk) results.push({ urn: wish.urn, properties: visible.get(wish.urn) ?? [] });
     }
     return results;
+  }
+
+  /**
+   * Structured properties in a bulk write of whole entities (`catalog.entities.upsertMany`): the values
+   * of every item are checked as `upsertMany` here checks them (shape, definitions, immutable values), the
+   * actor must hold EDIT_ENTITY_PROPERTIES, and each entity's change is then planned inside the entity
+   * writer's unit of work, so that it commits atomically with the entity's other aspects.
+   */
+  async prepareBulk(
+    actor: Actor,
+    items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
+    prefix: (index: number) => string,
+    violations: Violation[],
+  ): Promise<(urn: string, current: StoredEntity | undefined, problems: Violation[]) => Promise<AspectChange | undefined>> {
+    const who = await this.editor(actor);
+    const wishes = new Map<string, { drafts: AssignmentDraft[]; path: string }>();
+    for (const { index, urn, value } of items) {
+      wishes.set(urn, { drafts: readValuesInput('rest', value, violations, prefix(index)), path: `${prefix(index)}/properties` });
+    }
+    const definitions = await loadDefinitions(this.ctx.adapter, [...wishes.values()].flatMap((w) => w.drafts.map((d) => d.propertyUrn)));
+    for (const [urn, wish] of wishes) checkAssignments(urn, wish.drafts, definitions, violations);
+    const stored = await this.ctx.adapter.readEntities([...wishes.keys()], [VALUES_ASPECT]);
+    await this.ensureDefinitions(definitions, propertyUrnsOf(stored));
+    for (const entity of stored) {
+      const wish = wishes.get(entity.urn)!;
+      checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => wish.path, violations);
+    }
+    return async (urn, current, problems) => {
+      const wish = wishes.get(urn);
+      if (!wish) return undefined;
+      await this.ensureDefinitions(definitions, propertyUrnsOf(current ? [current] : []));
+      const plan = this.plan(who, urn, current, definitions, () => ({ drafts: wish.drafts, removalPath: () => wish.path }), problems);
+      return plan.entity?.put?.[VALUES_ASPECT];
+    };
   }
 
   private async ensureDefinitions(definitions: Map<string, DefinitionInfo>, urns: Iterable<string>): Promise<void> {
