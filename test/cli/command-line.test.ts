@@ -38,7 +38,8 @@ describe('help and usage errors', () => {
       expect(result.stdout, command).toMatch(new RegExp(`^Usage: metacatalog ${command} `));
       expect(result.stderr, command).toBe('');
     }
-    const top = await runCli(['--help']);
+    // The bin itself, as a user runs it (the other cases call the CLI's main in this process).
+    const top = await runCli(['--help'], { spawn: true });
     expect(top.code).toBe(0);
     for (const command of ['serve', 'init', 'properties', 'delete', 'tokens', 'index-sizes', 'truncate-timeseries', 'system-update']) {
       expect(top.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
@@ -74,10 +75,10 @@ describe('help and usage errors', () => {
 
   it('a missing database file is an error for commands that only read (exit 1), and is created by upsert', async () => {
     const db = join(tempDir(), 'new', 'catalog.db');
-    const read = await runCli(['properties', 'list', '--db', db]);
+    const read = await runCli(['properties', 'list', '--db', db], { spawn: true });
     expect(read).toMatchObject({ code: 1, stderr: `metacatalog properties list: there is no database at ${db} (check --db; properties upsert and tokens create make a new one)\n` });
-    expect((await runCli(['properties', 'upsert', '-f', EXAMPLE_YAML, '--db', db])).code).toBe(0);
-    expect((await runCli(['properties', 'list', '--db', db])).stdout.split('\n').filter(Boolean)).toHaveLength(3);
+    expect((await runCli(['properties', 'upsert', '-f', EXAMPLE_YAML, '--db', db], { spawn: true })).code).toBe(0);
+    expect((await runCli(['properties', 'list', '--db', db], { spawn: true })).stdout.split('\n').filter(Boolean)).toHaveLength(3);
   });
 });
 
@@ -86,7 +87,7 @@ describe('reaching a server', () => {
     const server = await startServe();
     try {
       const env = cliEnv({ METACATALOG_SERVER: server.url, METACATALOG_TOKEN: server.token });
-      const upserted = await runCli(['properties', 'upsert', '-f', EXAMPLE_YAML], { env });
+      const upserted = await runCli(['properties', 'upsert', '-f', EXAMPLE_YAML], { env, spawn: true });
       expect(upserted).toMatchObject({ code: 0, stderr: '' });
       expect(upserted.stdout).toContain(`Created structured property ${RETENTION}`);
 

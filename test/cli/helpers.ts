@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createSqliteAdapter } from '../../adapters/sqlite/index';
 import { createCatalog, type Catalog } from '../../src/index';
 
-/** The tests run the built CLI (dist/cli.js) as a child process: `npm test` builds first. */
+/** Most tests call the CLI's main in process; a few run the built bin (dist/cli.js: `npm test` builds first). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = process.env.METACATALOG_TEST_CLI ?? join(ROOT, 'dist/cli.js');
 export const EXAMPLE_YAML = join(ROOT, 'examples/properties.yaml');
@@ -42,8 +42,47 @@ export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, METACATALOG_CONFIG: join(tempDir(), 'config.yaml'), ...extra };
 }
 
-/** Runs `node dist/cli.js ...args`; resolves with the exit code and both outputs. */
-export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): Promise<CliResult> {
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  input?: string;
+  cwd?: string;
+  /** Run the built bin in a child process (the smoke tests of the bin itself); default: in this process. */
+  spawn?: boolean;
+}
+
+/** Calls of `main` run one at a time: each sets the process environment (and directory) it needs. */
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs the CLI with `args`, resolving with the exit code and both outputs: in this process through the
+ * CLI's `main` (with the environment and directory given, stdout and stderr captured), or, with
+ * `spawn`, as `node dist/cli.js` in a child process. Standard input needs the child process.
+ */
+export function runCli(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
+  if (options.spawn || options.input !== undefined) return runCliSpawned(args, options);
+  const run = async (): Promise<CliResult> => {
+    const { main } = await import('../../src/cli/program');
+    const savedEnv = process.env;
+    const savedCwd = process.cwd();
+    process.env = { ...(options.env ?? cliEnv()) };
+    if (options.cwd) process.chdir(options.cwd);
+    let stdout = '';
+    let stderr = '';
+    try {
+      const code = await main(args, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
+      return { code, stdout, stderr };
+    } finally {
+      process.env = savedEnv;
+      process.chdir(savedCwd);
+    }
+  };
+  const result = queue.then(run, run);
+  queue = result.catch(() => undefined);
+  return result;
+}
+
+/** Runs `node dist/cli.js ...args` in a child process; resolves with the exit code and both outputs. */
+export function runCliSpawned(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, env: options.env ?? cliEnv() });
     let stdout = '';
