@@ -52,6 +52,13 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
     if (value === undefined) throw notFound(`${aspect} of ${urn}`);
     return { body: { value } };
   }
+  // `?version=N`: one kept version, numbered like DataHub (0 the latest, 1 the one before, ...; docs/changes.md).
+  const version = new QueryReader(ctx.query).integer('version');
+  if (version !== undefined) {
+    const kept = await ctx.catalog.entities.aspectVersion(ctx.actorUrn, urn, aspect!, version);
+    if (!kept) throw notFound(`version ${version} of ${aspect} of ${urn}`);
+    return { body: { value: kept.value, version: kept.version, created: kept.created, lastModified: kept.lastModified } };
+  }
   const view = await ctx.catalog.entities.getAspect(ctx.actorUrn, urn, aspect!);
   if (!view) throw notFound(`${aspect} of ${urn}`);
   return { body: { value: view.value } };

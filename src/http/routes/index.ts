@@ -1,6 +1,7 @@
 import type { Catalog } from '../../catalog';
 import type { RouteSpec } from '../router';
 import type { HttpOptions } from '../types';
+import { changeRoutes } from './changes';
 import { entityRoutes } from './entities';
 import { graphqlRoutes } from './graphql';
 import { metaRoutes } from './meta';
@@ -9,5 +10,5 @@ import { timeseriesRoutes } from './timeseries';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
-  return [...(options.graphql === false ? [] : graphqlRoutes(catalog)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes];
+  return [...(options.graphql === false ? [] : graphqlRoutes(catalog)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes, ...changeRoutes];
 }
