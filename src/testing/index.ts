@@ -11,6 +11,7 @@
  */
 import type { ConformanceHarness } from './types';
 import { registerCatalogTests } from './catalog';
+import { registerChangeTests } from './changes';
 import { registerCommitTests } from './commits';
 import { registerDurabilityTests } from './durability';
 import { registerEntityTests } from './entities';
@@ -49,6 +50,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerTokenTests(harness);
     registerSearchApiTests(harness);
     registerTimeseriesOperationsTests(harness);
+    registerChangeTests(harness);
     if (harness.reopen) registerDurabilityTests(harness, harness.reopen);
   });
 }

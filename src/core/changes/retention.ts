@@ -20,8 +20,7 @@ export interface ChangeRetentionOptions {
 }
 
 /**
- * Enforces change-feed and history retention as a durable background job, queued at start and then
- * every `intervalMs` by an in-process timer (like the removal of expired tokens). Each run prunes in
+ * Enforces change-feed and history retention as a durable background job, queued every `intervalMs` by an in-process timer (like the removal of expired tokens). Each run prunes in
  * batches until nothing is left to prune.
  */
 export class ChangeRetention {
@@ -61,9 +60,9 @@ export class ChangeRetention {
   }
 
   async start(): Promise<void> {
+    // The first run comes one interval after start (a job queued at start would be work for every
+    // `settle()` of a fresh catalog).
     if (this.stopped || !this.ctx.adapter.pruneChanges) return;
-    await this.enqueue();
-    if (this.stopped) return;
     this.timer = setInterval(() => {
       this.enqueue().catch((error: unknown) => this.ctx.reportError(error, 'queueing change retention'));
     }, this.options.intervalMs ?? 3_600_000);
