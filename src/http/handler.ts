@@ -113,8 +113,11 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         body,
         requestId,
         reportError: report,
+        header: exchange.header,
       });
-      answer = jsonAnswer(result.status ?? 200, result.body, result.headers);
+      answer = result.stream
+        ? { status: result.status ?? 200, headers: { ...result.headers }, body: '', stream: result.stream }
+        : jsonAnswer(result.status ?? 200, result.body, result.headers);
     } catch (error) {
       if (error instanceof ClientGoneError) {
         clientGone = true;

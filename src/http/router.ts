@@ -2,6 +2,7 @@ import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
 import { decodeUrnFromPath } from '../core/urn';
 import { methodNotAllowed } from './answers';
+import type { AnswerStream } from './exchange';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -25,12 +26,16 @@ export interface RouteContext {
   requestId: string;
   /** Reports an unexpected error that the route handled itself (e.g. inside a GraphQL resolver). */
   reportError(error: unknown, where: string): void;
+  /** A request header by lower-case name (e.g. `accept`, `last-event-id`). */
+  header?(name: string): string | undefined;
 }
 
 export interface RouteResult {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A streamed answer instead of the JSON body (server-sent events). */
+  stream?: AnswerStream;
 }
 
 export interface MethodSpec {
