@@ -40,6 +40,7 @@ export function changesMigration(s: string): string {
       created_actor text NOT NULL,
       modified_time bigint NOT NULL,
       modified_actor text NOT NULL,
+      system_metadata jsonb,
       PRIMARY KEY (urn, name, version)
     );
   `;
@@ -58,10 +59,11 @@ export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch
   const versions = batch.aspectVersions ?? [];
   if (versions.length) {
     await tx.execute(
-      `INSERT INTO ${s}.aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::text[], $7::bigint[], $8::text[])
+      `INSERT INTO ${s}.aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::text[], $7::bigint[], $8::text[], $9::jsonb[])
        ON CONFLICT (urn, name, version) DO UPDATE SET value = EXCLUDED.value, created_time = EXCLUDED.created_time,
-         created_actor = EXCLUDED.created_actor, modified_time = EXCLUDED.modified_time, modified_actor = EXCLUDED.modified_actor`,
+         created_actor = EXCLUDED.created_actor, modified_time = EXCLUDED.modified_time, modified_actor = EXCLUDED.modified_actor,
+         system_metadata = EXCLUDED.system_metadata`,
       [
         versions.map((v) => v.urn),
         versions.map((v) => v.aspect.name),
@@ -71,6 +73,7 @@ export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch
         versions.map((v) => v.aspect.created.actor),
         versions.map((v) => v.aspect.lastModified.time),
         versions.map((v) => v.aspect.lastModified.actor),
+        versions.map((v) => (v.aspect.systemMetadata ? JSON.stringify(v.aspect.systemMetadata) : null)),
       ],
     );
   }
@@ -154,8 +157,8 @@ export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<Chan
 }
 
 export async function readAspectVersions(h: PgHandle, request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): Promise<StoredAspect[]> {
-  const rows = await h.query<{ name: string; version: number; value: StoredAspect['value']; created_time: string; created_actor: string; modified_time: string; modified_actor: string }>(
-    `SELECT name, version, value, created_time, created_actor, modified_time, modified_actor FROM ${h.s}.aspect_versions
+  const rows = await h.query<{ name: string; version: number; value: StoredAspect['value']; created_time: string; created_actor: string; modified_time: string; modified_actor: string; system_metadata: StoredAspect['systemMetadata'] | null }>(
+    `SELECT name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM ${h.s}.aspect_versions
      WHERE urn = $1 AND name = $2 AND version < $3 ORDER BY version DESC LIMIT $4`,
     [request.urn, request.aspectName, request.beforeVersion ?? 2_147_483_647, request.limit],
   );
@@ -165,6 +168,7 @@ export async function readAspectVersions(h: PgHandle, request: { urn: string; as
     version: r.version,
     created: { time: Number(r.created_time), actor: r.created_actor },
     lastModified: { time: Number(r.modified_time), actor: r.modified_actor },
+    ...(r.system_metadata ? { systemMetadata: r.system_metadata } : {}),
   }));
 }
 

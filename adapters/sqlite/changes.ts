@@ -31,6 +31,7 @@ export function changesMigration(db: Database): void {
       created_actor TEXT NOT NULL,
       modified_time INTEGER NOT NULL,
       modified_actor TEXT NOT NULL,
+      system_metadata TEXT,
       PRIMARY KEY (urn, name, version)
     ) WITHOUT ROWID;
   `);
@@ -40,11 +41,11 @@ export function changesMigration(db: Database): void {
 export function writeChanges(h: SqliteHandle, events: readonly NewChangeEvent[] | undefined, versions: readonly AspectVersionPut[] | undefined): void {
   if (versions?.length) {
     const put = h.stmt(
-      `INSERT OR REPLACE INTO aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const { urn, aspect: a } of versions) {
-      put.run(urn, a.name, a.version, JSON.stringify(a.value), a.created.time, a.created.actor, a.lastModified.time, a.lastModified.actor);
+      put.run(urn, a.name, a.version, JSON.stringify(a.value), a.created.time, a.created.actor, a.lastModified.time, a.lastModified.actor, a.systemMetadata ? JSON.stringify(a.systemMetadata) : null);
     }
   }
   if (events?.length) {
@@ -137,6 +138,7 @@ interface VersionRow {
   created_actor: string;
   modified_time: number;
   modified_actor: string;
+  system_metadata: string | null;
 }
 
 export function readAspectVersions(h: SqliteHandle, request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
@@ -149,6 +151,7 @@ export function readAspectVersions(h: SqliteHandle, request: { urn: string; aspe
     version: r.version,
     created: { time: r.created_time, actor: r.created_actor },
     lastModified: { time: r.modified_time, actor: r.modified_actor },
+    ...(r.system_metadata ? { systemMetadata: JSON.parse(r.system_metadata) } : {}),
   }));
 }
 

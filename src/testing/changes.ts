@@ -193,6 +193,36 @@ export function registerChangeTests(harness: ConformanceHarness): void {
       });
     });
 
+    it('structured property value history: each value, who set it, when, under which definition version', async () => {
+      await withCatalog(harness, async ({ catalog, clock }) => {
+        const tier = (await catalog.properties.create(ADMIN, { qualifiedName: 'changes.tier', valueType: 'string', entityTypes: ['dataset'] })).urn;
+        const team = (await catalog.properties.create(ADMIN, { qualifiedName: 'changes.team', valueType: 'string', entityTypes: ['dataset'] })).urn;
+        const urn = DS(7);
+        await catalog.properties.upsertValues(ADMIN, urn, { properties: [{ propertyUrn: tier, values: [{ string: 'gold' }] }] });
+        clock.advance(1000);
+        await catalog.properties.upsertValues(ADMIN, urn, {
+          properties: [
+            { propertyUrn: tier, values: [{ string: 'gold' }] },
+            { propertyUrn: team, values: [{ string: 'core' }] },
+          ],
+        });
+        clock.advance(1000);
+        await catalog.properties.upsertValues(ADMIN, urn, { properties: [{ propertyUrn: tier, values: [{ string: 'silver' }] }] });
+        const all = await catalog.properties.valueHistory(ADMIN, urn);
+        expect(all.map((c) => [c.propertyUrn, c.values.map((v) => ('string' in v ? v.string : v.double)), c.current])).toEqual([
+          [team, [], true],
+          [tier, ['silver'], true],
+          [team, ['core'], false],
+          [tier, ['gold'], false],
+        ]);
+        const tierOnly = await catalog.properties.valueHistory(ADMIN, urn, tier);
+        expect(tierOnly.map((c) => c.setBy.time)).toEqual([T0 + 2000, T0]);
+        expect(tierOnly[0]!.setBy.actor).toBe(ADMIN);
+        expect(tierOnly.every((c) => c.definitionVersion === null)).toBe(true);
+        await expectCode(expect, catalog.properties.valueHistory(ADMIN, urn, 'not-a-urn'), 'INVALID_INPUT');
+      });
+    });
+
     it('events and versions can be turned off', async () => {
       await withCatalog(
         harness,

@@ -1,4 +1,5 @@
 import type { Command } from '../io';
+import { changesCommand } from './changes';
 import { deleteCommand } from './delete';
 import { indexSizesCommand } from './index-sizes';
 import { initCommand } from './init';
@@ -18,4 +19,5 @@ export const COMMANDS: readonly Command[] = [
   indexSizesCommand,
   truncateTimeseriesCommand,
   systemUpdateCommand,
+  changesCommand,
 ];
