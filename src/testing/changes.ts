@@ -100,8 +100,11 @@ export function registerChangeTests(harness: ConformanceHarness): void {
         expect(history[1]!.lastModified).toEqual({ time: T0 + 1000, actor: ADMIN });
         expect((await catalog.entities.history(ADMIN, urn, 'datasetProperties', { before: 3, limit: 1 })).map((v) => v.version)).toEqual([2]);
         expect((await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 0))?.value).toEqual({ name: 'three' });
-        expect((await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 2))?.value).toEqual({ name: 'one' });
-        expect(await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 3)).toBeUndefined();
+        // DataHub's numbering: 0 the latest, N >= 1 the N-th value written.
+        expect((await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 1))?.value).toEqual({ name: 'one' });
+        expect((await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 2))?.value).toEqual({ name: 'two' });
+        expect((await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 3))?.value).toEqual({ name: 'three' });
+        expect(await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 4)).toBeUndefined();
 
         await catalog.entities.delete(ADMIN, urn, { hard: true });
         const after = await catalog.changes.read(ADMIN, { after: next });

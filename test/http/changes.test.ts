@@ -54,13 +54,15 @@ describe('GET /openapi/v2/changes', () => {
     expect(editor.status).toBe(403);
   });
 
-  it('reads one kept version with ?version=N (0 the latest)', async () => {
+  it('reads one kept version with ?version=N (DataHub: 0 the latest, 1 the first value written)', async () => {
     const token = t.adminToken;
     const latest = await call(t.url, 'GET', `${ASPECT}?version=0`, { token });
-    const previous = await call(t.url, 'GET', `${ASPECT}?version=1`, { token });
+    const first = await call(t.url, 'GET', `${ASPECT}?version=1`, { token });
+    const second = await call(t.url, 'GET', `${ASPECT}?version=2`, { token });
     expect(latest.json.value).toEqual({ name: 'c' });
-    expect(previous.json.value).toEqual({ name: 'b' });
-    expect(previous.json.version).toBe(latest.json.version - 1);
+    expect(first.json.value).toEqual({ name: 'a' });
+    expect(second.json.value).toEqual({ name: 'b' });
+    expect(latest.json.version).toBe(3);
     expect((await call(t.url, 'GET', `${ASPECT}?version=99`, { token })).status).toBe(404);
   });
 

@@ -160,12 +160,16 @@ export class EntityService {
     return out;
   }
 
-  /** One version by number; DataHub's numbering: 0 is the latest, 1, 2, ... the earlier ones newest first. */
+  /**
+   * One version by number, numbered like DataHub: 0 is the latest; N >= 1 is the N-th value ever written
+   * (DataHub copies the replaced latest to version max + 1, so 1 is the oldest), which is the stored
+   * `version` of that value here. Undefined when it is not kept (retention) or never existed.
+   */
   async aspectVersion(actor: string, urn: string, aspect: string, version: number): Promise<AspectVersionView | undefined> {
     if (!Number.isInteger(version) || version < 0) throw new CatalogError('INVALID_INPUT', `version must be a non-negative integer (0 is the latest), got ${String(version)}`);
-    if (version > 1000) throw new CatalogError('INVALID_INPUT', `version ${version}: at most the 1000 latest versions can be read by number`);
-    const list = await this.history(actor, urn, aspect, { limit: version + 1 });
-    return list[version];
+    if (version === 0) return (await this.history(actor, urn, aspect, { limit: 1 }))[0];
+    const [found] = await this.history(actor, urn, aspect, { before: version + 1, limit: 1 });
+    return found?.version === version ? found : undefined;
   }
 
   async getAspect(actor: string, urn: string, aspect: string): Promise<AspectView | undefined> {

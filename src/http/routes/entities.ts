@@ -52,7 +52,7 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
     if (value === undefined) throw notFound(`${aspect} of ${urn}`);
     return { body: { value } };
   }
-  // `?version=N`: one kept version, numbered like DataHub (0 the latest, 1 the one before, ...; docs/changes.md).
+  // `?version=N`: one kept version, numbered like DataHub (0 the latest, N >= 1 the N-th value written; docs/changes.md).
   const version = new QueryReader(ctx.query).integer('version');
   if (version !== undefined) {
     const kept = await ctx.catalog.entities.aspectVersion(ctx.actorUrn, urn, aspect!, version);
