@@ -14,6 +14,7 @@ const WORKLOADS = {
   search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
+  changes: ['changes.ts', 'runChangesBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };
@@ -64,6 +65,7 @@ try {
       target: 'node20',
       outfile,
       external: ['better-sqlite3', 'lunr', 'graphql', '@graphql-tools/*', 'pg', 'ajv', 'rfc6902', 'yaml'],
+      loader: { '.graphql': 'text' },
       logLevel: 'warning',
     });
     const mod = await import(pathToFileURL(outfile).href);
