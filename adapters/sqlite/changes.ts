@@ -4,13 +4,15 @@ import type { SqliteHandle } from './statements';
 
 /**
  * Change feed and kept aspect versions of the SQLite adapter (docs/changes.md). Both tables are written
- * inside the commit transaction (`BEGIN IMMEDIATE` serializes writers on the file, so the AUTOINCREMENT
- * rowid of `change_events` follows commit order, also across processes, and is never reused).
+ * inside the commit transaction (`BEGIN IMMEDIATE` serializes writers on the file, so the rowid of
+ * `change_events` follows commit order, also across processes). Ids are never reused: retention never
+ * removes the newest event, so the next rowid is always above every id ever given (no AUTOINCREMENT,
+ * which would cost a write of `sqlite_sequence` in every commit).
  */
 export function changesMigration(db: Database): void {
   db.exec(`
     CREATE TABLE change_events (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      id INTEGER PRIMARY KEY,
       entity_urn TEXT NOT NULL,
       entity_type TEXT NOT NULL,
       aspect_name TEXT NOT NULL,
@@ -116,9 +118,8 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
     }
     const rows = h.stmt(`SELECT * FROM change_events WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT @limit`).all(params) as EventRow[];
     const bounds = h.stmt('SELECT MIN(id) AS oldest, MAX(id) AS newest FROM change_events').get() as { oldest: number | null; newest: number | null };
-    const seq = h.stmt("SELECT seq FROM sqlite_sequence WHERE name = 'change_events'").get() as { seq: number } | undefined;
     const events = rows.map(toEvent);
-    const lastId = seq?.seq ?? bounds.newest ?? undefined;
+    const lastId = bounds.newest ?? undefined;
     const scanned = events.length === query.limit ? Number(events.at(-1)!.id) : Math.max(after, bounds.newest ?? 0);
     return {
       events,
@@ -173,6 +174,8 @@ export function pruneChanges(
           .get(request.limit, request.eventsBefore) as { m: number | null };
         cutId = Math.max(cutId, row.m ?? 0);
       }
+      // The newest event always stays: it keeps the next rowid above every id ever given.
+      cutId = Math.min(cutId, newest - 1);
       if (cutId > 0) {
         events = h.stmt('DELETE FROM change_events WHERE id IN (SELECT id FROM change_events WHERE id <= ? ORDER BY id LIMIT ?)').run(cutId, request.limit).changes;
       }

@@ -251,8 +251,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       // In process: woken by commit. Other processes: PRAGMA data_version moves when another
       // connection commits to the file; it is polled every CHANGE_POLL_MS while waiting.
       const db = h();
-      const seq = db.stmt("SELECT seq FROM sqlite_sequence WHERE name = 'change_events'").get() as { seq: number } | undefined;
-      if ((seq?.seq ?? 0) > Number(request.afterId ?? 0)) return; // committed since the follower read
+      const newest = db.stmt('SELECT MAX(id) AS m FROM change_events').get() as { m: number | null };
+      if ((newest.m ?? 0) > Number(request.afterId ?? 0)) return; // committed since the follower read
       const deadline = Date.now() + request.timeoutMs;
       const start = db.db.pragma('data_version', { simple: true }) as number;
       const commits = db.commits;
