@@ -226,6 +226,21 @@ export function registerChangeTests(harness: ConformanceHarness): void {
       });
     });
 
+    it('a finished timeseries truncation is one TRUNCATE event on the indexed entity type and aspect', async () => {
+      await withCatalog(harness, async ({ catalog }) => {
+        const rows = Array.from({ length: 10 }, (_, i) => ({ timestampMillis: T0 + i, rowCount: i }));
+        await catalog.timeseries.append(ADMIN, DS(9), 'datasetProfile', rows);
+        const before = await catalog.changes.read(ADMIN, {});
+        await catalog.timeseries.truncate(ADMIN, { entityType: 'dataset', aspect: 'datasetProfile', endTimeMillis: T0 + 4, dryRun: false });
+        await catalog.settle();
+        const { events } = await catalog.changes.read(ADMIN, { after: before.next });
+        const truncations = events.filter((e) => e.changeType === 'TRUNCATE');
+        expect(truncations).toHaveLength(1);
+        expect([truncations[0]!.entityType, truncations[0]!.aspectName, (truncations[0]!.aspect as { rowsDeleted: number }).rowsDeleted]).toEqual(['dataset', 'datasetProfile', 5]);
+        expect(truncations[0]!.created.actor).toBe(ADMIN);
+      });
+    });
+
     it('events and versions can be turned off', async () => {
       await withCatalog(
         harness,

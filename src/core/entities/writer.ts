@@ -68,6 +68,11 @@ export class EntityWriter {
     private readonly recording: ChangeRecording = { events: true, versions: true },
   ) {}
 
+  /** Whether commits carry change events (the `changes.enabled` option). */
+  get recordsEvents(): boolean {
+    return this.recording.events;
+  }
+
   async write(
     actor: string,
     urns: readonly string[],
