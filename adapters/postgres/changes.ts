@@ -16,9 +16,9 @@ import type { PgHandle, Queryable } from './database';
  */
 export function changesMigration(s: string): string {
   return `
-    CREATE TABLE ${s}.change_counter (one boolean PRIMARY KEY DEFAULT true CHECK (one), last_id bigint NOT NULL);
-    INSERT INTO ${s}.change_counter (one, last_id) VALUES (true, 0);
-    CREATE TABLE ${s}.change_events (
+    CREATE TABLE IF NOT EXISTS ${s}.change_counter (one boolean PRIMARY KEY DEFAULT true CHECK (one), last_id bigint NOT NULL);
+    INSERT INTO ${s}.change_counter (one, last_id) VALUES (true, 0) ON CONFLICT DO NOTHING;
+    CREATE TABLE IF NOT EXISTS ${s}.change_events (
       id bigint PRIMARY KEY,
       entity_urn text COLLATE "C" NOT NULL,
       entity_type text NOT NULL,
@@ -30,8 +30,8 @@ export function changesMigration(s: string): string {
       created_actor text NOT NULL,
       system_metadata jsonb
     );
-    CREATE INDEX change_events_time ON ${s}.change_events (created_time);
-    CREATE TABLE ${s}.aspect_versions (
+    CREATE INDEX IF NOT EXISTS change_events_time ON ${s}.change_events (created_time);
+    CREATE TABLE IF NOT EXISTS ${s}.aspect_versions (
       urn text COLLATE "C" NOT NULL,
       name text NOT NULL,
       version integer NOT NULL,

@@ -9,9 +9,10 @@ import type { SqliteHandle } from './statements';
  * removes the newest event, so the next rowid is always above every id ever given (no AUTOINCREMENT,
  * which would cost a write of `sqlite_sequence` in every commit).
  */
+/** Idempotent: a file whose version number was set back re-runs it harmlessly. */
 export function changesMigration(db: Database): void {
   db.exec(`
-    CREATE TABLE change_events (
+    CREATE TABLE IF NOT EXISTS change_events (
       id INTEGER PRIMARY KEY,
       entity_urn TEXT NOT NULL,
       entity_type TEXT NOT NULL,
@@ -23,7 +24,7 @@ export function changesMigration(db: Database): void {
       created_actor TEXT NOT NULL,
       system_metadata TEXT
     );
-    CREATE TABLE aspect_versions (
+    CREATE TABLE IF NOT EXISTS aspect_versions (
       urn TEXT NOT NULL,
       name TEXT NOT NULL,
       version INTEGER NOT NULL,
