@@ -241,6 +241,21 @@ export function registerChangeTests(harness: ConformanceHarness): void {
       });
     });
 
+    it('the retention job enforces createCatalog({ history, changes }) in the background', async () => {
+      await withCatalog(
+        harness,
+        async ({ catalog }) => {
+          for (let i = 0; i < 5; i++) await catalog.entities.upsertAspect(ADMIN, DS(2), 'datasetProperties', { name: `v${i}` });
+          // The job is queued by a timer every intervalMs; settle() runs it.
+          for (let i = 0; i < 100 && !(await catalog.listJobs()).some((j) => j.type === 'changes.retention'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+          await catalog.settle();
+          expect((await catalog.changes.read(ADMIN, {})).events).toHaveLength(2);
+          expect((await catalog.entities.history(ADMIN, DS(2), 'datasetProperties')).map((v) => v.version)).toEqual([5, 4]);
+        },
+        { changes: { keepEvents: 2, intervalMs: 20 }, history: { keepVersions: 1 } },
+      );
+    });
+
     it('events and versions can be turned off', async () => {
       await withCatalog(
         harness,
