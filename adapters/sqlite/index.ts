@@ -15,14 +15,14 @@ import { CatalogError } from '../../src/errors';
 import { ChangeSignal } from '../../src/adapter/change-signal';
 import * as changes from './changes';
 import * as jobs from './jobs';
-
-/** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
-const CHANGE_POLL_MS = 20;
 import { migrate } from './schema';
 import * as search from './search';
 import * as searchStore from './search-store';
 import { createHandle, params, type SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
+
+/** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
+const CHANGE_POLL_MS = 20;
 
 export interface SqliteAdapterOptions extends FaultInjectionOptions {
   /** Path of the database file, or `':memory:'`. */

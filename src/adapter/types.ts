@@ -9,8 +9,8 @@
  * - "Not found" is an absent element or `undefined`, never an error.
  * - Errors an adapter throws on purpose are `CatalogError`s (`CONFLICT` for a failed version check,
  *   `INVALID_INPUT` for input that cannot be stored); anything else is a bug or an I/O failure.
- * - `commit` is the only way to change entities, search documents and jobs, and it is atomic: all of
- *   a batch is applied or none of it. No transaction is ever held open across an `await`.
+ * - `commit` is the only way to change entities, search documents, jobs, change events and kept aspect
+ *   versions, and it is atomic: all of a batch is applied or none of it. No transaction is ever held open across an `await`.
  * - Lists are ordered as each member says; URNs compare by code units (SQLite `BINARY` collation).
  *
  * Run the conformance suite (`metacatalog/testing`) against a new adapter; docs/adapters.md explains how.
