@@ -16,6 +16,7 @@ const WORKLOADS = {
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
+  changes: ['changes.ts', 'runChangesBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };
@@ -66,6 +67,7 @@ try {
       target: 'node20',
       outfile,
       external: ['better-sqlite3', 'lunr', 'graphql', '@graphql-tools/*', 'pg', 'ajv', 'rfc6902', 'yaml'],
+      loader: { '.graphql': 'text' },
       logLevel: 'warning',
     });
     const mod = await import(pathToFileURL(outfile).href);

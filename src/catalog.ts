@@ -17,6 +17,8 @@ import { PolicyService, type Policies } from './core/access';
 import type { AccessTokens, TokenOptions } from './core/tokens';
 import { checkTokenOptions, TokenService } from './core/tokens';
 import { TimeseriesService } from './core/timeseries';
+import { createChangeFeed, type ChangeFeed } from './core/changes/service';
+import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -38,6 +40,13 @@ export interface CatalogOptions {
   jobs?: JobRunnerOptions;
   /** Called with errors of background work (default: written to stderr without secrets). */
   onError?: (error: unknown, where: string) => void;
+  /**
+   * Earlier aspect versions (docs/changes.md): `enabled` (default true), `keepVersions` per aspect
+   * (default 20), `keepDays` (default none); enforced by a background job.
+   */
+  history?: { enabled?: boolean; keepVersions?: number; keepDays?: number };
+  /** The change feed: `enabled` (default true), `keepEvents` (default 1 000 000), `keepDays` (default 30). */
+  changes?: { enabled?: boolean; keepEvents?: number; keepDays?: number } & Pick<ChangeRetentionOptions, 'intervalMs'>;
 }
 
 export interface Catalog {
@@ -53,6 +62,8 @@ export interface Catalog {
   readonly policies: Policies;
   /** Timeseries aspects: append, query, index sizes, truncation (docs/timeseries.md). */
   readonly timeseries: TimeseriesService;
+  /** The change feed: read and follow committed changes (VIEW_CHANGE_FEED; docs/changes.md). */
+  readonly changes: ChangeFeed;
   /** The catalog clock (milliseconds). */
   now(): number;
   /** Resolves once the adapter is open; rejects with its error otherwise. */
@@ -139,7 +150,10 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
   const onError = options.onError ?? defaultOnError;
   const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
   const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
-  const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick());
+  const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick(), {
+    events: options.changes?.enabled !== false,
+    versions: options.history?.enabled !== false,
+  });
   const ready = adapter.open();
   // Surface the failure on first use, not as an unhandled rejection.
   let opened = false;
@@ -225,6 +239,15 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const signingKey = options.tokenSigningKey;
   const tokens = new TokenService(ctx, { ready, signingKeys: signingKey === undefined ? [] : typeof signingKey === 'string' ? [signingKey] : signingKey, tokens: options.tokens });
   const policies = new PolicyService(ctx);
+  const changes = createChangeFeed(ctx);
+  const retention = new ChangeRetention(ctx, {
+    keepVersions: options.history?.keepVersions,
+    versionsKeepDays: options.history?.keepDays,
+    keepEvents: options.changes?.keepEvents,
+    eventsKeepDays: options.changes?.keepDays,
+    intervalMs: options.changes?.intervalMs,
+  });
+  started.then(() => retention.start(), () => undefined).catch((error: unknown) => ctx.reportError(error, 'scheduling change retention'));
   const tokenHousekeeping = started
     .then(() => tokens.cleanup.start(), () => undefined)
     .catch((error: unknown) => ctx.reportError(error, 'scheduling the removal of expired access tokens'));
@@ -237,6 +260,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     tokens,
     policies,
     timeseries,
+    changes,
     now: () => ctx.clock(),
     ready: () => started.then(() => tokenHousekeeping),
     async health() {
@@ -271,6 +295,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
       closed ??= (async () => {
         await started.catch(() => undefined);
         tokens.cleanup.stop();
+        retention.stop();
         await tokenHousekeeping;
         await ctx.jobs.stop();
         await ctx.adapter.close();

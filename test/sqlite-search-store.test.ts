@@ -8,6 +8,7 @@ import { randomCatalog, randomCondition, randomDocument, randomSearchRequest, se
 import { referenceMatching, referenceSearch } from '../src/testing/search-reference';
 import { expectSearchLikeReference, WrittenCatalog } from '../src/testing/search-random';
 import type { SearchDocument, SearchRequest } from '../src/adapter/types';
+import { SCHEMA_VERSION } from '../adapters/sqlite/schema';
 
 const directory = mkdtempSync(join(tmpdir(), 'metacatalog-search-store-'));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
@@ -94,7 +95,7 @@ describe('SQLite search tables', () => {
     await again.close();
     const db = new Database(filename, { readonly: true });
     try {
-      expect(db.pragma('user_version', { simple: true })).toBe(3);
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       // Freshly computed, so exact: the migration and the writes agree.
       expect(db.prepare('SELECT id, entity_type FROM search_keys ORDER BY id').all()).toEqual(before);
       expectKeyTypesAgree(db);

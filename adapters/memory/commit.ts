@@ -1,5 +1,6 @@
 import type { FaultInjectionOptions, WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
+import type { ChangeStore } from './changes';
 import type { EntityStore } from './entities';
 import type { JobQueue } from './jobs';
 import type { SearchDocumentStore } from './search-documents';
@@ -11,6 +12,7 @@ export interface CommitStores {
   documents: SearchDocumentStore;
   jobs: JobQueue;
   timeseries: TimeseriesStore;
+  changes: ChangeStore;
 }
 
 /**
@@ -28,6 +30,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
         stores.entities.delete(urn, log);
         stores.documents.set(urn, undefined, log);
         stores.timeseries.deleteUrn(entityType, urn, log);
+        stores.changes.dropEntity(urn, log); // change feed: kept versions go with the entity
       } else {
         stores.entities.write(urn, write.entityType, write.expectVersion + 1, write.put ?? [], write.delete ?? [], log);
         if (write.searchDocument !== undefined) stores.documents.set(urn, write.searchDocument ?? undefined, log);
@@ -38,10 +41,14 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
     // same dedupe key (the next batch of the same work) must not see its own key as still pending.
     for (const { id } of batch.completeJobs ?? []) stores.jobs.complete(id, log);
     for (const job of batch.jobs ?? []) stores.jobs.insert(job, log, batch.now);
+    // Change feed (docs/changes.md): kept versions and events, last, in the same step.
+    if (batch.aspectVersions?.length) stores.changes.keepVersions(batch.aspectVersions, log);
+    if (batch.events?.length) stores.changes.append(batch.events, log);
   } catch (error) {
     log.rollback();
     throw error;
   }
+  stores.changes.trim();
 }
 
 /** Throws CONFLICT, before anything changed, when a version moved or a job to complete is not held. */

@@ -1,4 +1,6 @@
 import type { AdapterCapabilities, FaultInjectionOptions, StorageAdapter } from '../../src/adapter/types';
+import { ChangeSignal } from '../../src/adapter/change-signal';
+import { ChangeStore } from './changes';
 import { commitBatch, type CommitStores } from './commit';
 import { EntityStore } from './entities';
 import { JobQueue } from './jobs';
@@ -12,11 +14,15 @@ export interface MemoryAdapterOptions extends FaultInjectionOptions {
    * Default `Date.now`; give the catalog's clock when the catalog runs on a fake one.
    */
   now?: () => number;
+  /** Change feed bounds: at most this many events (default 100 000) and kept versions per aspect (default 100). */
+  maxChangeEvents?: number;
+  maxAspectVersions?: number;
 }
 
 const CAPABILITIES: AdapterCapabilities = Object.freeze({
   durable: false,
   changeToken: true,
+  changeFeed: true,
 });
 
 interface MemoryState extends CommitStores {
@@ -30,7 +36,8 @@ interface MemoryState extends CommitStores {
 export function createMemoryAdapter(options: MemoryAdapterOptions = {}): StorageAdapter {
   const { faultInjector } = options;
   const now = options.now ?? Date.now;
-  let state: MemoryState | undefined = createState(now);
+  let state: MemoryState | undefined = createState(now, options);
+  const changeSignal = new ChangeSignal();
   /** Commits so far (failed ones too): the change token. */
   let commits = 0;
 
@@ -63,6 +70,21 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
       } finally {
         commits++;
       }
+      if (batch.events?.length) changeSignal.notify();
+    },
+    async readChanges(query) {
+      return current().changes.read(query);
+    },
+    async readAspectVersions(request) {
+      return current().changes.readVersions(request);
+    },
+    async pruneChanges(request) {
+      return current().changes.prune(request);
+    },
+    async waitForChanges(request) {
+      const page = current().changes.read({ after: request.afterId, limit: 1 });
+      if (page.events.length) return;
+      await changeSignal.wait(request.timeoutMs, request.signal);
     },
     async changeToken() {
       current();
@@ -118,11 +140,11 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
   };
 }
 
-function createState(now: () => number): MemoryState {
+function createState(now: () => number, options: MemoryAdapterOptions): MemoryState {
   // The search engine is told about every document change, so it can keep indexes of its own.
   const engine: { search?: MemorySearch } = {};
   const documents = new SearchDocumentStore((urn, document) => engine.search?.documentChanged(urn, document));
   const search = createMemorySearch(documents.documents);
   engine.search = search;
-  return { entities: new EntityStore(), documents, jobs: new JobQueue(now), timeseries: new TimeseriesStore(), search };
+  return { entities: new EntityStore(), documents, jobs: new JobQueue(now), timeseries: new TimeseriesStore(), search, changes: new ChangeStore(options.maxChangeEvents, options.maxAspectVersions) };
 }

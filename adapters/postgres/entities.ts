@@ -2,6 +2,7 @@ import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity
 import type { EntityWrite, FaultInjectionOptions, StoredEntity, WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import type { PgHandle, Queryable } from './database';
+import * as changes from './changes';
 import * as jobs from './jobs';
 import type { PropertyKeys } from './property-keys';
 import type { TimeseriesStore } from './timeseries';
@@ -132,7 +133,7 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, run: readonly 
  */
 export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): Promise<void> {
   const entities = batch.entities ?? [];
-  if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length) return;
+  if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length && !batch.events?.length) return;
   const now = batch.now ?? Date.now();
   await stores.keys.prepare(entities.map((w) => w.searchDocument));
   await h.transaction(async (tx) => {
@@ -143,5 +144,7 @@ export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, fau
     }
     if (batch.completeJobs?.length) await jobs.completeJobs(tx, h.s, batch.completeJobs);
     if (batch.jobs?.length) await jobs.insertJobs(tx, h.s, batch.jobs, now);
+    // Change feed (docs/changes.md): last, so the counter lock is held only until COMMIT.
+    if (batch.events?.length || batch.aspectVersions?.length || entities.some((w) => w.deleteEntity)) await changes.writeChanges(tx, h, batch);
   });
 }

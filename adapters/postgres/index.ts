@@ -10,6 +10,8 @@ import type {
 } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import { createHandle, type PgHandle } from './database';
+import * as changeFeed from './changes';
+import { ChangeListener } from './changes';
 import * as entities from './entities';
 import * as jobs from './jobs';
 import { PropertyKeys } from './property-keys';
@@ -46,6 +48,7 @@ const CAPABILITIES: AdapterCapabilities = {
   durable: true,
   // A cheap cross-process token would need a round trip per read; the domain reads instead.
   changeToken: false,
+  changeFeed: true,
 };
 
 function validate(options: PostgresAdapterOptions): void {
@@ -79,6 +82,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
   let stores: entities.Stores | undefined;
   let opening: Promise<void> | undefined;
   let closed = false;
+  const listener = new ChangeListener(() => h());
 
   function h(): PgHandle {
     if (closed) throw new Error('the PostgreSQL adapter is closed');
@@ -123,6 +127,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       if (closed) return;
       closed = true;
       await opening?.catch(() => undefined);
+      await listener.close();
       const pool = handle?.pool;
       handle = undefined;
       if (pool && ownsPool) await pool.end();
@@ -135,6 +140,24 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
     },
     async commit(batch) {
       await entities.commit(h(), stores!, batch, options.faultInjector);
+      if (batch.events?.length) listener.signal.notify();
+    },
+    async readChanges(query) {
+      return changeFeed.readChanges(h(), query);
+    },
+    async readAspectVersions(request) {
+      return changeFeed.readAspectVersions(h(), request);
+    },
+    async pruneChanges(request) {
+      return changeFeed.pruneChanges(h(), request);
+    },
+    async waitForChanges(request) {
+      const db = h();
+      const after = BigInt(request.afterId ?? '0');
+      await listener.wait(request.timeoutMs, request.signal, async () => {
+        const [row] = await db.query<{ last_id: string }>(`SELECT last_id FROM ${db.s}.change_counter`);
+        return row !== undefined && BigInt(row.last_id) > after;
+      });
     },
     async flushSearchIndex() {
       // Full text is indexed inside every commit: nothing is deferred.

@@ -1,3 +1,4 @@
+import { changesMigration } from './changes';
 import type { PgHandle, Queryable } from './database';
 
 /**
@@ -124,6 +125,8 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
       aspect text NOT NULL
     );
   `,
+  // Change feed and aspect history (adapters/postgres/changes.ts): change_counter, change_events, aspect_versions.
+  changesMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,12 +13,17 @@ import type {
 } from '../../src/adapter/types';
 import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity-rows';
 import { CatalogError } from '../../src/errors';
+import { ChangeSignal } from '../../src/adapter/change-signal';
+import * as changes from './changes';
 import * as jobs from './jobs';
 import { migrate } from './schema';
 import * as search from './search';
 import * as searchStore from './search-store';
 import { createHandle, params, type SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
+
+/** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
+const CHANGE_POLL_MS = 20;
 
 export interface SqliteAdapterOptions extends FaultInjectionOptions {
   /** Path of the database file, or `':memory:'`. */
@@ -57,6 +62,7 @@ const OPTIMIZE_EVERY = 10_000;
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
   changeToken: true,
+  changeFeed: true,
 };
 
 /**
@@ -77,6 +83,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   }
   let handle: SqliteHandle | undefined;
   let closed = false;
+  const changeSignal = new ChangeSignal();
   let writesSinceOptimize = 0;
 
   function h(): SqliteHandle {
@@ -149,6 +156,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
               searchStore.removeSearchDocument(db, existing.id);
               timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
               db.stmt('DELETE FROM entities WHERE id = ?').run(existing.id);
+              changes.dropEntityVersions(db, write.urn); // change feed
             }
           } else {
             let entityId: number;
@@ -188,8 +196,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         // dedupe key must not have the follow-up dropped as a duplicate of itself.
         if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
         if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
+        // Change feed (docs/changes.md): events and kept versions in the same transaction.
+        if (batch.events?.length || batch.aspectVersions?.length) changes.writeChanges(db, batch.events, batch.aspectVersions);
       })
       .immediate();
+    if (batch.events?.length) changeSignal.notify();
     // Keep planner statistics current as the catalog grows: after every OPTIMIZE_EVERY entity writes,
     // PRAGMA optimize re-analyses the tables whose size changed a lot (approximately, analysis_limit).
     writesSinceOptimize += batch.entities?.length ?? 0;
@@ -254,6 +265,30 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     },
     async changeToken() {
       return searchStore.databaseVersion(h());
+    },
+    async readChanges(query) {
+      return changes.readChanges(h(), query);
+    },
+    async readAspectVersions(request) {
+      return changes.readAspectVersions(h(), request);
+    },
+    async pruneChanges(request) {
+      return changes.pruneChanges(h(), request);
+    },
+    async waitForChanges(request) {
+      // In process: woken by commit. Other processes: PRAGMA data_version moves when another
+      // connection commits to the file; it is polled every CHANGE_POLL_MS while waiting.
+      const db = h();
+      const newest = db.stmt('SELECT MAX(id) AS m FROM change_events').get() as { m: number | null };
+      if ((newest.m ?? 0) > Number(request.afterId ?? 0)) return; // committed since the follower read
+      const deadline = Date.now() + request.timeoutMs;
+      const start = db.db.pragma('data_version', { simple: true }) as number;
+      const commits = db.commits;
+      while (!request.signal?.aborted && Date.now() < deadline) {
+        await changeSignal.wait(Math.min(CHANGE_POLL_MS, deadline - Date.now()), request.signal);
+        if (closed || !handle) return;
+        if (db.commits !== commits || (db.db.pragma('data_version', { simple: true }) as number) !== start) return;
+      }
     },
     async flushSearchIndex() {
       searchStore.flushSearchText(h());

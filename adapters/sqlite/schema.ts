@@ -1,3 +1,4 @@
+import { changesMigration } from './changes';
 import type { Database } from 'better-sqlite3';
 
 /**
@@ -138,6 +139,8 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
       );
     `);
   },
+  // Change feed and aspect history (adapters/sqlite/changes.ts): change_events, aspect_versions.
+  changesMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -9,8 +9,8 @@
  * - "Not found" is an absent element or `undefined`, never an error.
  * - Errors an adapter throws on purpose are `CatalogError`s (`CONFLICT` for a failed version check,
  *   `INVALID_INPUT` for input that cannot be stored); anything else is a bug or an I/O failure.
- * - `commit` is the only way to change entities, search documents and jobs, and it is atomic: all of
- *   a batch is applied or none of it. No transaction is ever held open across an `await`.
+ * - `commit` is the only way to change entities, search documents, jobs, change events and kept aspect
+ *   versions, and it is atomic: all of a batch is applied or none of it. No transaction is ever held open across an `await`.
  * - Lists are ordered as each member says; URNs compare by code units (SQLite `BINARY` collation).
  *
  * Run the conformance suite (`metacatalog/testing`) against a new adapter; docs/adapters.md explains how.
@@ -217,7 +217,7 @@ export interface EntityWrite {
   put?: AspectPut[];
   /** Aspect names to delete (absent ones are ignored). */
   delete?: string[];
-  /** Delete the entity with all its aspects, its search document and its timeseries rows. */
+  /** Delete the entity with all its aspects, its search document, its timeseries rows and its kept aspect versions. */
   deleteEntity?: boolean;
   /** The entity's new search document; `null` removes it; undefined leaves it as it is. */
   searchDocument?: SearchDocument | null;
@@ -242,6 +242,72 @@ export interface WriteBatch {
    * its own clock; an adapter uses its own clock only for a batch written without one.
    */
   now?: number;
+  /**
+   * Change events (transactional outbox): appended atomically with the rest of the batch, in the
+   * order given. Each gets an `id` greater than every id committed before it (ids follow commit
+   * order, also across processes); ids are never reused, not even after retention removed events.
+   */
+  events?: NewChangeEvent[];
+  /**
+   * Earlier aspect versions to keep (the values this batch replaces or deletes), stored atomically with
+   * the rest. A version already kept for the same URN, aspect and version number is replaced.
+   */
+  aspectVersions?: AspectVersionPut[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Change feed and aspect history (docs/changes.md)
+// ---------------------------------------------------------------------------------------------
+
+/** One committed change of one aspect, named after DataHub's MetadataChangeLog. */
+export interface NewChangeEvent {
+  entityUrn: string;
+  entityType: string;
+  aspectName: string;
+  /** `UPSERT` (written), `DELETE` (aspect or entity removed), `TRUNCATE` (timeseries rows removed). */
+  changeType: 'UPSERT' | 'DELETE' | 'TRUNCATE';
+  /** The value after the change; null for a deletion. */
+  aspect: JsonObject | null;
+  /** The value before the change; null when there was none. */
+  previousAspectValue: JsonObject | null;
+  created: AuditStamp;
+  systemMetadata?: JsonObject;
+}
+
+export interface ChangeEvent extends NewChangeEvent {
+  /** Opaque cursor: a decimal integer as a string, increasing in commit order. */
+  id: string;
+}
+
+export interface AspectVersionPut {
+  urn: string;
+  entityType: string;
+  aspect: StoredAspect;
+}
+
+export interface ChangeQuery {
+  /** Only events with an id greater than this one (a cursor from an earlier answer). */
+  after?: string;
+  limit: number;
+  /** Empty or absent: every entity type / every aspect. */
+  entityTypes?: readonly string[];
+  aspects?: readonly string[];
+}
+
+export interface ChangePage {
+  /** Ascending id (= commit order). */
+  events: ChangeEvent[];
+  /**
+   * The smallest id still kept (undefined when the feed is empty): a cursor lower than this one minus
+   * one asks for events retention already removed. `lastId` is the greatest id ever assigned.
+   */
+  oldestId?: string;
+  lastId?: string;
+  /**
+   * The greatest id this read looked at: the last event's id when the page is full, else the greatest
+   * id committed when the read ran (filtered reads skip what does not match, so a consumer resumes here).
+   */
+  scannedId?: string;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,6 +393,12 @@ export interface AdapterCapabilities {
    * definitions) while the token holds; without it, the domain reads again every time.
    */
   readonly changeToken: boolean;
+  /**
+   * The adapter keeps change events and aspect versions (`readChanges`, `readAspectVersions`,
+   * `pruneChanges`, `waitForChanges`). Without it the domain's change feed and history answer nothing
+   * but the current version, and the suite reports the change-feed tests skipped.
+   */
+  readonly changeFeed: boolean;
 }
 
 export interface StorageAdapter {
@@ -374,6 +446,32 @@ export interface StorageAdapter {
    * false), and the domain then always reads.
    */
   changeToken?(): Promise<string>;
+
+  // --- change feed and aspect history (docs/changes.md) ------------------------------------------
+
+  /**
+   * Optional (all reference adapters have it): committed change events in ascending id order, only
+   * those after `after`, filtered by entity type and aspect name. Reads what is committed; an event
+   * never shows up after one with a greater id was answered (ids follow commit order).
+   */
+  readChanges?(query: ChangeQuery): Promise<ChangePage>;
+  /**
+   * Optional: kept earlier versions of one aspect (not the current one, which `readEntities` gives),
+   * newest (highest version) first, only versions below `beforeVersion`. Not found: an empty list.
+   */
+  readAspectVersions?(request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): Promise<StoredAspect[]>;
+  /**
+   * Optional: retention. Removes events older than `eventsBefore` (epoch ms) and beyond the newest
+   * `keepEvents`; aspect versions older than `versionsBefore` and beyond the `keepVersions` newest
+   * kept per aspect. At most `limit` rows per kind per call; answers how many went.
+   */
+  pruneChanges?(request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number }): Promise<{ events: number; versions: number }>;
+  /**
+   * Optional: resolves when a commit (of this process or, where the adapter can tell, another one)
+   * may have added events, or after `timeoutMs`, or when `signal` aborts; always resolves, never
+   * rejects, and leaves no listener or timer behind.
+   */
+  waitForChanges?(request: { afterId?: string; timeoutMs: number; signal?: AbortSignal }): Promise<void>;
 
   // --- search ----------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import type {
   TimeseriesIndexSizeRecord,
   TruncateInput,
 } from '../index';
+import type { ChangeEvent } from '../adapter/types';
 
 /** One entry of `properties upsert`: what happened to which URN. */
 export interface PropertyUpsertOutcome {
@@ -51,6 +52,10 @@ export interface CliBackend {
   truncateTimeseries(input: TruncateInput): Promise<{ message: string }>;
   /** Rebuilds every search document; `onProgress` is called where the work runs in this process (embedded). */
   reindex(onProgress?: (progress: ReindexProgress) => void): Promise<ReindexProgress>;
+  /** A page of the change feed (`{ events, next }`), after a cursor. */
+  readChanges(options: { after?: string; limit?: number }): Promise<{ events: ChangeEvent[]; next: string }>;
+  /** Every event after the cursor, then new ones as they are committed, until `signal` aborts. */
+  followChanges(options: { after?: string; signal?: AbortSignal }): AsyncIterable<ChangeEvent>;
   /** Embedded: runs the background work queued by the command (clean-up, truncation), then closes the file. */
   close(): Promise<void>;
 }

@@ -68,6 +68,8 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     listTokens: (input) => catalog.tokens.list(actor, input),
     revokeToken: (tokenId) => catalog.tokens.revoke(actor, tokenId),
     indexSizes: () => catalog.timeseries.getIndexSizes(actor),
+    readChanges: (options) => catalog.changes.read(actor, options),
+    followChanges: (options) => catalog.changes.follow(actor, options),
     async truncateTimeseries(input) {
       const { message } = await catalog.timeseries.truncate(actor, input);
       return { message };

@@ -101,4 +101,50 @@ export class GmsClient {
     }
     return payload.data;
   }
+
+  /**
+   * Server-sent events of a streaming route, reconnecting with `Last-Event-ID` when the stream ends;
+   * each `data:` parsed as JSON. Ends when `signal` aborts.
+   */
+  async *eventStream(path: string, query: Record<string, QueryValue>, lastEventId: string | undefined, signal?: AbortSignal): AsyncGenerator<unknown> {
+    while (!signal?.aborted) {
+      const url = new URL(`${this.server}${path}`);
+      for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+      const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${this.token}` };
+      if (lastEventId) headers['last-event-id'] = lastEventId;
+      let response: Response;
+      try {
+        response = await fetch(url, { headers, ...(signal ? { signal } : {}) });
+      } catch (error) {
+        if (signal?.aborted) return;
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        throw new CommandError(`cannot reach ${this.server}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      }
+      if (!response.ok || !response.body) {
+        // The error answer is JSON: let rest() turn it into the CatalogError.
+        await response.body?.cancel();
+        await this.rest('GET', path, { query: { ...query, ...(lastEventId ? { after: lastEventId } : {}), limit: 1 } });
+        throw new CatalogError('INTERNAL', `${this.server} answered ${response.status} to the event stream`);
+      }
+      const decoder = new TextDecoder();
+      let text = '';
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          text += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = text.indexOf('\n\n')) >= 0) {
+            const block = text.slice(0, end);
+            text = text.slice(end + 2);
+            const id = /^id: ?(.*)$/m.exec(block)?.[1];
+            const data = /^data: ?(.*)$/m.exec(block)?.[1];
+            if (id !== undefined) lastEventId = id;
+            if (data !== undefined) yield JSON.parse(data) as unknown;
+          }
+        }
+      } catch (error) {
+        if (signal?.aborted) return;
+        throw error;
+      }
+    }
+  }
 }

@@ -1,3 +1,4 @@
+import type { ChangeEvent } from '../adapter/types';
 import {
   CatalogError,
   encodeUrnForPath,
@@ -117,6 +118,12 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
     async revokeToken(tokenId) {
       const data = await client.graphql(REVOKE_TOKEN, { tokenId });
       return data.revokeAccessToken === true;
+    },
+    async readChanges(options) {
+      return (await client.rest('GET', '/openapi/v2/changes', { query: { after: options.after, limit: options.limit } })) as { events: ChangeEvent[]; next: string };
+    },
+    followChanges(options) {
+      return client.eventStream('/openapi/v2/changes', {}, options.after, options.signal) as AsyncIterable<ChangeEvent>;
     },
     async indexSizes() {
       const answer = (await client.rest('POST', '/operations', { query: { action: 'getIndexSizes' } })) as { value: string };

@@ -117,6 +117,17 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
     StructuredPropertiesEntry: {
       structuredProperty: (entry: PropertyEntry): PropertyRef => refOf(entry.propertyUrn),
       values: (entry: PropertyEntry) => entry.values.map(toGraphQLValue),
+      history: async (entry: PropertyEntry, _args: unknown, context: unknown) => {
+        const changes = await catalog.properties.valueHistory(stateOf(context).actor, entry.associatedUrn, entry.propertyUrn);
+        return changes.map((c) => ({
+          values: c.values.map(toGraphQLValue),
+          actor: c.setBy.actor,
+          time: c.setBy.time,
+          definitionVersion: c.definitionVersion,
+          aspectVersion: c.aspectVersion,
+          current: c.current,
+        }));
+      },
       valueEntities: async (entry: PropertyEntry, _args: unknown, context: unknown) => {
         const state = stateOf(context);
         const definition = await definitionOf(catalog, refOf(entry.propertyUrn), state);

@@ -24,6 +24,14 @@ export interface OutgoingAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** A streamed answer (server-sent events): sent chunk by chunk after `body`; `cancel` when the client leaves. */
+  stream?: AnswerStream;
+}
+
+/** Chunks of a streamed answer; the server calls `cancel()` when the client disconnects (the chunks then end). */
+export interface AnswerStream {
+  chunks: AsyncIterable<string>;
+  cancel(): void;
 }
 
 /** The client closed the connection or aborted the request before the body was read. */

@@ -88,8 +88,53 @@ export function createFetchHandler(catalog: Catalog, options: HttpOptions = {}):
     const { answer } = handled;
     const headers = new Headers(answer.headers);
     if (handled.closeConnection) headers.set('connection', 'close');
+    if (answer.stream && !handled.clientGone) return streamedResponse(answer.stream, answer.status, headers, request.signal, handled.logSent);
     const response = new BufferedResponse(answer.body, { status: handled.clientGone ? 499 : answer.status, headers });
     handled.logSent(handled.clientGone ? 499 : answer.status, handled.clientGone ? 0 : Buffer.byteLength(answer.body));
     return response;
   };
+}
+
+/** A streamed answer (server-sent events): ends when the chunks end, the reader cancels or the request aborts. */
+function streamedResponse(
+  stream: NonNullable<import('./exchange').OutgoingAnswer['stream']>,
+  status: number,
+  headers: Headers,
+  signal: AbortSignal,
+  logSent: (status: number, bytes: number) => void,
+): Response {
+  const encoder = new TextEncoder();
+  const iterator = stream.chunks[Symbol.asyncIterator]();
+  let bytes = 0;
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    signal.removeEventListener('abort', finish);
+    stream.cancel();
+    logSent(status, bytes);
+  };
+  signal.addEventListener('abort', finish, { once: true });
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (next.done) {
+          finish();
+          controller.close();
+          return;
+        }
+        const chunk = encoder.encode(next.value);
+        bytes += chunk.byteLength;
+        controller.enqueue(chunk);
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel() {
+      finish();
+    },
+  });
+  return new Response(body, { status, headers });
 }

@@ -120,9 +120,11 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         body,
         requestId,
         reportError: report,
+        header: exchange.header,
       });
-      answer =
-        result.contentType !== undefined && typeof result.body === 'string'
+      answer = result.stream
+        ? { status: result.status ?? 200, headers: { ...result.headers }, body: '', stream: result.stream }
+        : result.contentType !== undefined && typeof result.body === 'string'
           ? textAnswer(result.status ?? 200, result.body, result.contentType, result.headers)
           : jsonAnswer(result.status ?? 200, result.body, result.headers);
     } catch (error) {

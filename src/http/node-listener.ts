@@ -98,6 +98,35 @@ function exchangeOf(req: IncomingMessage, res: ServerResponse): IncomingExchange
   };
 }
 
+/** Writes a streamed answer (server-sent events) until its chunks end or the client disconnects. */
+function sendStream(
+  res: Parameters<NodeListener>[1],
+  status: number,
+  headers: Record<string, string>,
+  stream: NonNullable<import('./exchange').OutgoingAnswer['stream']>,
+  logSent: (status: number, bytes: number) => void,
+): void {
+  let bytes = 0;
+  res.once('close', () => {
+    stream.cancel();
+    logSent(status, bytes);
+  });
+  res.writeHead(status, headers);
+  res.flushHeaders();
+  void (async () => {
+    try {
+      for await (const chunk of stream.chunks) {
+        if (res.destroyed) break;
+        bytes += Buffer.byteLength(chunk);
+        res.write(chunk);
+      }
+    } catch {
+      // The stream failed: close the connection; the client resumes with Last-Event-ID.
+    }
+    if (!res.destroyed) res.end();
+  })();
+}
+
 /** Sends what the handler answered on a node:http response (nothing when the client is gone). */
 export function nodeListenerOf(handler: RequestHandler, closing: () => boolean = () => false): NodeListener {
   return (req, res) => {
@@ -109,6 +138,7 @@ export function nodeListenerOf(handler: RequestHandler, closing: () => boolean =
           return;
         }
         const { answer } = handled;
+        if (answer.stream) return sendStream(res, answer.status, answer.headers, answer.stream, handled.logSent);
         const length = Buffer.byteLength(answer.body);
         const headers: Record<string, string> = { ...answer.headers, 'content-length': String(length) };
         if (handled.closeConnection || closing()) headers.connection = 'close';

@@ -3,6 +3,7 @@ import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
 import { decodeUrnFromPath } from '../core/urn';
 import { methodNotAllowed } from './answers';
+import type { AnswerStream } from './exchange';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -30,6 +31,8 @@ export interface RouteContext {
   requestId: string;
   /** Reports an unexpected error that the route handled itself (e.g. inside a GraphQL resolver). */
   reportError(error: unknown, where: string): void;
+  /** A request header by lower-case name (e.g. `accept`, `last-event-id`). */
+  header?(name: string): string | undefined;
 }
 
 export interface RouteResult {
@@ -39,6 +42,8 @@ export interface RouteResult {
   headers?: Record<string, string>;
   /** The body is a text of this media type (a page, a script, JSON already serialized). */
   contentType?: string;
+  /** A streamed answer instead of the JSON body (server-sent events). */
+  stream?: AnswerStream;
 }
 
 export interface MethodSpec {

@@ -10,8 +10,9 @@ export function registerEntityTests(harness: ConformanceHarness): void {
       await withAdapter(harness, async (adapter) => {
         expect(typeof adapter.name).toBe('string');
         expect(adapter.name.length).toBeGreaterThan(0);
-        const { durable, changeToken } = adapter.capabilities;
-        expect([durable, changeToken].map((flag) => typeof flag)).toEqual(['boolean', 'boolean']);
+        const { durable, changeToken, changeFeed } = adapter.capabilities;
+        expect([durable, changeToken, changeFeed].map((flag) => typeof flag)).toEqual(['boolean', 'boolean', 'boolean']);
+        expect(typeof adapter.readChanges).toBe(changeFeed ? 'function' : 'undefined');
         expect(adapter.capabilities).toEqual(harness.capabilities);
         expect(typeof adapter.changeToken).toBe(changeToken ? 'function' : 'undefined');
       });

@@ -16,6 +16,7 @@
  */
 import type { ConformanceHarness } from './types';
 import { registerCatalogTests } from './catalog';
+import { registerChangeTests } from './changes';
 import { registerCommitTests } from './commits';
 import { registerDurabilityTests } from './durability';
 import { registerEntityTests } from './entities';
@@ -54,6 +55,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerTokenTests(harness);
     registerSearchApiTests(harness);
     registerTimeseriesOperationsTests(harness);
+    registerChangeTests(harness);
     if (harness.capabilities.durable && harness.reopen) registerDurabilityTests(harness, harness.reopen);
     else harness.describe('durability (close and reopen)', () => harness.skip('the adapter does not declare capabilities.durable', () => undefined));
   });

@@ -1,4 +1,5 @@
 import type { Command } from '../io';
+import { changesCommand } from './changes';
 import { deleteCommand } from './delete';
 import { restoreCommand } from './restore';
 import { indexSizesCommand } from './index-sizes';
@@ -20,4 +21,5 @@ export const COMMANDS: readonly Command[] = [
   indexSizesCommand,
   truncateTimeseriesCommand,
   systemUpdateCommand,
+  changesCommand,
 ];

@@ -9,6 +9,7 @@ export const PRIVILEGES = [
   'TRUNCATE_TIMESERIES_INDEX',
   'MANAGE_POLICIES',
   'MANAGE_SYSTEM_OPERATIONS',
+  'VIEW_CHANGE_FEED',
 ] as const;
 
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -23,6 +24,7 @@ export const PRIVILEGE_DESCRIPTIONS: Readonly<Record<Privilege, string>> = {
   TRUNCATE_TIMESERIES_INDEX: 'truncate timeseries indices',
   MANAGE_POLICIES: 'store, change and delete access policies',
   MANAGE_SYSTEM_OPERATIONS: 'run system operations such as rebuilding the search documents (system-update --reindex)',
+  VIEW_CHANGE_FEED: 'read and follow the change feed of every entity (docs/changes.md)',
 };
 
 export function isPrivilege(value: unknown): value is Privilege {

@@ -15,6 +15,18 @@ export interface AspectView {
   lastModified: AuditStamp;
 }
 
+/** One version of an aspect: `version` is the stored version number (1 on first write, +1 each write). */
+export interface AspectVersionView {
+  version: number;
+  value: JsonObject;
+  created: AuditStamp;
+  lastModified: AuditStamp;
+}
+
+function toVersionView(aspect: { version: number; value: JsonObject; created: AuditStamp; lastModified: AuditStamp }): AspectVersionView {
+  return { version: aspect.version, value: aspect.value, created: aspect.created, lastModified: aspect.lastModified };
+}
+
 export interface EntityView {
   urn: string;
   entityType: string;
@@ -156,6 +168,48 @@ export class EntityService {
     });
     throwIfViolations(violations, 'invalid URNs');
     return (await this.readVisible(urns, options.aspects)).map(toView);
+  }
+
+  /**
+   * Versions of one aspect, newest first: the current one, then the kept earlier ones (docs/changes.md).
+   * `before`: only versions with a lower number (paging). Needs what reading the entity needs.
+   */
+  async history(
+    actor: Actor,
+    urn: string,
+    aspect: AspectName,
+    options: { limit?: number; before?: number } = {},
+  ): Promise<AspectVersionView[]> {
+    await this.ctx.authenticate(actor);
+    const parsed = parseUrn(urn);
+    this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
+    const limit = options.limit ?? 20;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CatalogError('INVALID_INPUT', `limit must be an integer from 1 to 1000, got ${String(limit)}`);
+    const before = options.before;
+    if (before !== undefined && (!Number.isInteger(before) || before < 1)) throw new CatalogError('INVALID_INPUT', `before must be a positive integer version, got ${String(before)}`);
+    const [entity] = await this.readVisible([urn], [aspect]);
+    if (!entity) return [];
+    const out: AspectVersionView[] = [];
+    const current = entity.aspects[aspect];
+    if (current && (before === undefined || current.version < before)) out.push(toVersionView(current));
+    if (out.length < limit && this.ctx.adapter.readAspectVersions) {
+      const top = current ? current.version : Number.POSITIVE_INFINITY;
+      const kept = await this.ctx.adapter.readAspectVersions({ urn, aspectName: aspect, beforeVersion: Math.min(before ?? top, top), limit: limit - out.length });
+      out.push(...kept.map(toVersionView));
+    }
+    return out;
+  }
+
+  /**
+   * One version by number, numbered like DataHub: 0 is the latest; N >= 1 is the N-th value ever written
+   * (DataHub copies the replaced latest to version max + 1, so 1 is the oldest), which is the stored
+   * `version` of that value here. Undefined when it is not kept (retention) or never existed.
+   */
+  async aspectVersion(actor: Actor, urn: string, aspect: AspectName, version: number): Promise<AspectVersionView | undefined> {
+    if (!Number.isInteger(version) || version < 0) throw new CatalogError('INVALID_INPUT', `version must be a non-negative integer (0 is the latest), got ${String(version)}`);
+    if (version === 0) return (await this.history(actor, urn, aspect, { limit: 1 }))[0];
+    const [found] = await this.history(actor, urn, aspect, { before: version + 1, limit: 1 });
+    return found?.version === version ? found : undefined;
   }
 
   async getAspect(actor: Actor, urn: string, aspect: AspectName): Promise<AspectView | undefined> {

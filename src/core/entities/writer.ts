@@ -1,6 +1,8 @@
 import { actorUrn, type Actor } from '../access/actor';
 import type {
+  AspectVersionPut,
   EntityWrite,
+  NewChangeEvent,
   JsonObject,
   NewJob,
   StorageAdapter,
@@ -12,6 +14,23 @@ import type { EntityRegistry } from './registry';
 import { CatalogError } from '../../errors';
 import { deriveSearchDocument } from '../search/document';
 import { entityTypeOf } from '../urn';
+import { TOKEN_HASH_METADATA, TOKEN_SALT_METADATA } from '../tokens/model';
+
+/** What the unit of work records besides the change itself (docs/changes.md). */
+export interface ChangeRecording {
+  /** One change event per changed aspect, in the commit batch (default true). */
+  events: boolean;
+  /** Keep the replaced/deleted aspect values as earlier versions (default true). */
+  versions: boolean;
+}
+
+/** Secrets never go into an event: the token record keeps its salted hash in system metadata. */
+const SECRET_METADATA = new Set([TOKEN_HASH_METADATA, TOKEN_SALT_METADATA]);
+function eventMetadata(systemMetadata: JsonObject | undefined): JsonObject | undefined {
+  if (!systemMetadata) return undefined;
+  if (!Object.keys(systemMetadata).some((k) => SECRET_METADATA.has(k))) return systemMetadata;
+  return Object.fromEntries(Object.entries(systemMetadata).filter(([k]) => !SECRET_METADATA.has(k)));
+}
 
 export interface AspectChange {
   value: JsonObject;
@@ -47,7 +66,13 @@ export class EntityWriter {
     private readonly registry: EntityRegistry,
     private readonly clock: () => number,
     private readonly onJobsQueued: () => void,
+    private readonly recording: ChangeRecording = { events: true, versions: true },
   ) {}
+
+  /** Whether commits carry change events (the `changes.enabled` option). */
+  get recordsEvents(): boolean {
+    return this.recording.events;
+  }
 
   async write(
     actor: Actor,
@@ -79,6 +104,9 @@ export class EntityWriter {
     plan: WritePlan,
   ): { batch: WriteBatch; after: Map<string, StoredEntity | undefined> } {
     const now = this.clock();
+    const { events: recordEvents, versions: recordVersions } = this.recording;
+    const events: NewChangeEvent[] = [];
+    let aspectVersions: AspectVersionPut[] = [];
     const allowed = new Set(urns);
     const writes: EntityWrite[] = [];
     const after = new Map<string, StoredEntity | undefined>(current);
@@ -89,6 +117,7 @@ export class EntityWriter {
       const entityType = existing?.entityType ?? entityTypeOf(urn);
       if (entityPlan.deleteEntity) {
         if (!existing) continue;
+        if (recordEvents) pushDeletions(events, existing, Object.keys(existing.aspects), actor, now);
         writes.push({ urn, entityType, expectVersion: existing.version, deleteEntity: true, searchDocument: null });
         after.set(urn, undefined);
         continue;
@@ -105,14 +134,32 @@ export class EntityWriter {
           ...(change.systemMetadata ? { systemMetadata: change.systemMetadata } : {}),
         };
         aspects[name] = stored;
+        if (recordEvents) {
+          events.push({
+            entityUrn: urn,
+            entityType,
+            aspectName: name,
+            changeType: 'UPSERT',
+            aspect: change.value,
+            previousAspectValue: previous?.value ?? null,
+            created: { time: now, actor },
+            ...(eventMetadata(change.systemMetadata) ? { systemMetadata: eventMetadata(change.systemMetadata)! } : {}),
+          });
+        }
+        if (recordVersions && previous) aspectVersions.push({ urn, entityType, aspect: previous });
         return stored;
       });
       const deleted = (entityPlan.delete ?? []).filter((name) => aspects[name] !== undefined);
+      if (existing && deleted.length) {
+        if (recordEvents) pushDeletions(events, existing, deleted, actor, now);
+        if (recordVersions) for (const name of deleted) if (existing.aspects[name]) aspectVersions.push({ urn, entityType, aspect: existing.aspects[name] });
+      }
       for (const name of deleted) delete aspects[name];
       if (!put.length && !deleted.length) continue;
       const remaining = Object.keys(aspects).length;
       if (remaining === 0) {
-        // Deleting the last aspect deletes the entity: an entity is its aspects.
+        // Deleting the last aspect deletes the entity: an entity is its aspects (and its kept versions go too).
+        aspectVersions = aspectVersions.filter((v) => v.urn !== urn);
         if (existing) writes.push({ urn, entityType, expectVersion: existing.version, deleteEntity: true, searchDocument: null });
         after.set(urn, undefined);
         continue;
@@ -128,6 +175,26 @@ export class EntityWriter {
       });
       after.set(urn, { urn, entityType, version: (existing?.version ?? 0) + 1, aspects });
     }
-    return { batch: { entities: writes, jobs: (plan.jobs ?? []).map((job) => ({ ...job, runAt: job.runAt ?? now })) }, after };
+    const batch: WriteBatch = { entities: writes, jobs: (plan.jobs ?? []).map((job) => ({ ...job, runAt: job.runAt ?? now })) };
+    if (events.length) batch.events = events;
+    if (aspectVersions.length) batch.aspectVersions = aspectVersions;
+    return { batch, after };
+  }
+}
+
+/** DELETE events for aspects of an existing entity (an aspect delete, or every aspect of a deleted entity). */
+function pushDeletions(events: NewChangeEvent[], existing: StoredEntity, names: readonly string[], actor: string, now: number): void {
+  for (const name of names) {
+    const previous = existing.aspects[name];
+    if (!previous) continue;
+    events.push({
+      entityUrn: existing.urn,
+      entityType: existing.entityType,
+      aspectName: name,
+      changeType: 'DELETE',
+      aspect: null,
+      previousAspectValue: previous.value,
+      created: { time: now, actor },
+    });
   }
 }

@@ -8,6 +8,7 @@ import { PropertyDefinitionService } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
 import { storedValues } from './value-rules';
 import { PropertyValueService } from './values';
+import { propertyValueHistory, type PropertyValueChange } from './value-history';
 import type { FilterFieldSource } from '../search/input';
 import {
   DEFINITION_ASPECT,
@@ -82,6 +83,11 @@ export interface StructuredPropertyService {
   removeValues(actor: Actor, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]>;
   /** JSON Patch with `/properties/<property urn>` paths, atomic; returns the properties left. */
   patchValues(actor: Actor, entityUrn: string, request: PropertyPatchRequest): Promise<PropertyAssignment[]>;
+  /**
+   * Each value each property had on the entity (all properties, or one), newest first, with who set it,
+   * when and under which definition version; derived from the kept aspect versions (docs/changes.md).
+   */
+  valueHistory(actor: Actor, entityUrn: string, propertyUrn?: string): Promise<PropertyValueChange[]>;
   /** Bulk replace for ingestion: all validated first, then atomic chunks of 500 entities. */
   upsertValuesMany(
     actor: Actor,
@@ -160,6 +166,7 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
     valuesOf: (view) => assignmentsOf(view.aspects[VALUES_ASPECT]),
     definitionOf: (view) => view.aspects[DEFINITION_ASPECT]?.value as unknown as StructuredPropertyDefinition | undefined,
     getValues: (actor, entityUrn) => values.get(actor, entityUrn),
+    valueHistory: (actor, entityUrn, propertyUrn) => propertyValueHistory(ctx, actor, entityUrn, propertyUrn),
     upsertValues: (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>
       values.upsert(actor, entityUrn, input, options.shape ?? 'rest'),
     removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityWrite, Job, JsonObject, StorageAdapter, TimeseriesIndexRef } from '../../adapter/types';
+import type { EntityWrite, Job, JsonObject, NewChangeEvent, StorageAdapter, TimeseriesIndexRef } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { JobContext } from '../jobs/runner';
 import type { TruncationMethod } from './input';
@@ -203,6 +203,8 @@ export class TruncationRunner {
       entities: [this.statusWrite(status, worker, stored)],
       jobs: final ? [] : [{ type: TRUNCATION_JOB, payload: job.payload, runAt: this.ctx.clock() }],
       completeJobs: complete,
+      // Change feed (docs/changes.md): one TRUNCATE event per truncation run, when it ends.
+      ...(final && this.ctx.writer.recordsEvents ? { events: [truncationEvent(status)] } : {}),
     });
     if (!final) this.ctx.jobs.kick();
     await this.notify(status);
@@ -219,4 +221,17 @@ export class TruncationRunner {
       this.ctx.reportError(error, `progress listener of truncation ${status.taskId}`);
     }
   }
+}
+
+/** The change event of a finished truncation: on the indexed entity type and aspect, who asked and what went. */
+function truncationEvent(status: TruncationStatus): NewChangeEvent {
+  return {
+    entityUrn: statusUrn(status.taskId),
+    entityType: status.entityType,
+    aspectName: status.aspect,
+    changeType: 'TRUNCATE',
+    aspect: { indexName: status.indexName, endTimeMillis: status.endTimeMillis, rowsDeleted: status.rowsDeleted, state: status.state },
+    previousAspectValue: null,
+    created: { time: status.finishedAt ?? status.requestedAt, actor: status.requestedBy },
+  };
 }

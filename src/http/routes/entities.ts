@@ -52,6 +52,13 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
     if (value === undefined) throw notFound(`${aspect} of ${urn}`);
     return { body: { value } };
   }
+  // `?version=N`: one kept version, numbered like DataHub (0 the latest, N >= 1 the N-th value written; docs/changes.md).
+  const version = new QueryReader(ctx.query).integer('version');
+  if (version !== undefined) {
+    const kept = await ctx.catalog.entities.aspectVersion(ctx.actor, urn, aspect as AspectName, version);
+    if (!kept) throw notFound(`version ${version} of ${aspect} of ${urn}`);
+    return { body: { value: kept.value, version: kept.version, created: kept.created, lastModified: kept.lastModified } };
+  }
   // The aspect name comes from the path: the catalog checks it (the type is for callers in code).
   const view = await ctx.catalog.entities.getAspect(ctx.actor, urn, aspect as AspectName);
   if (!view) throw notFound(`${aspect} of ${urn}`);

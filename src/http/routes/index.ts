@@ -1,6 +1,7 @@
 import type { Catalog } from '../../catalog';
 import type { RouteSpec } from '../router';
 import type { HttpOptions } from '../types';
+import { changeRoutes } from './changes';
 import { entityRoutes } from './entities';
 import { graphqlRoutes } from './graphql';
 import { graphiqlRoutes } from './graphiql';
@@ -10,5 +11,5 @@ import { timeseriesRoutes } from './timeseries';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
-  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes, ...graphiqlRoutes];
+  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes, ...changeRoutes, ...graphiqlRoutes];
 }

@@ -1,0 +1,126 @@
+import type { AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
+import { parseChangeId } from '../../src/adapter/change-signal';
+import type { UndoLog } from './undo-log';
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/**
+ * The change feed and the kept aspect versions of the memory adapter. Bounded: at most `maxEvents`
+ * events (the oldest go first) and `maxVersions` kept versions per aspect, whatever retention says.
+ */
+export class ChangeStore {
+  private events: ChangeEvent[] = [];
+  private lastId = 0;
+  private readonly versions = new Map<string, StoredAspect[]>(); // key: urn \0 aspect, ascending version
+
+  constructor(
+    private readonly maxEvents = 100_000,
+    private readonly maxVersions = 100,
+  ) {}
+
+  append(events: readonly NewChangeEvent[], log: UndoLog): void {
+    if (!events.length) return;
+    const before = this.events.length;
+    const lastId = this.lastId;
+    for (const event of events) this.events.push({ id: String(++this.lastId), ...copy(event) });
+    log.record(() => {
+      this.events.length = before;
+      this.lastId = lastId;
+    });
+    // Trimming happens only after nothing can fail any more (see trim()).
+  }
+
+  /** Applies the bound; called once the commit can no longer roll back. */
+  trim(): void {
+    if (this.events.length > this.maxEvents) this.events = this.events.slice(this.events.length - this.maxEvents);
+  }
+
+  keepVersions(puts: readonly AspectVersionPut[], log: UndoLog): void {
+    for (const put of puts) {
+      const key = `${put.urn}\0${put.aspect.name}`;
+      const previous = this.versions.get(key);
+      const list = (previous ?? []).filter((v) => v.version !== put.aspect.version);
+      list.push(copy(put.aspect));
+      list.sort((a, b) => a.version - b.version);
+      if (list.length > this.maxVersions) list.splice(0, list.length - this.maxVersions);
+      this.versions.set(key, list);
+      log.record(() => (previous ? this.versions.set(key, previous) : this.versions.delete(key)));
+    }
+  }
+
+  dropEntity(urn: string, log: UndoLog): void {
+    const prefix = `${urn}\0`;
+    for (const [key, list] of this.versions) {
+      if (!key.startsWith(prefix)) continue;
+      this.versions.delete(key);
+      log.record(() => this.versions.set(key, list));
+    }
+  }
+
+  read(query: ChangeQuery): ChangePage {
+    const after = query.after === undefined ? 0n : (parseChangeId(query.after) ?? 0n);
+    const types = query.entityTypes?.length ? new Set(query.entityTypes) : undefined;
+    const aspects = query.aspects?.length ? new Set(query.aspects) : undefined;
+    const out: ChangeEvent[] = [];
+    // Ids are dense and ascending: find the start by binary search.
+    let lo = 0;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (BigInt(this.events[mid]!.id) <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    let scanned = after;
+    for (let i = lo; i < this.events.length && out.length < query.limit; i++) {
+      const e = this.events[i]!;
+      scanned = BigInt(e.id);
+      if (types && !types.has(e.entityType)) continue;
+      if (aspects && !aspects.has(e.aspectName)) continue;
+      out.push(copy(e));
+    }
+    if (out.length < query.limit && BigInt(this.lastId) > scanned) scanned = BigInt(this.lastId);
+    return { events: out, oldestId: this.events[0]?.id, lastId: this.lastId ? String(this.lastId) : undefined, scannedId: String(scanned) };
+  }
+
+  readVersions(request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
+    const list = this.versions.get(`${request.urn}\0${request.aspectName}`) ?? [];
+    const before = request.beforeVersion ?? Number.POSITIVE_INFINITY;
+    return list
+      .filter((v) => v.version < before)
+      .reverse()
+      .slice(0, request.limit)
+      .map(copy);
+  }
+
+  prune(request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number }): {
+    events: number;
+    versions: number;
+  } {
+    let drop = 0;
+    if (request.keepEvents !== undefined) drop = Math.max(drop, this.events.length - request.keepEvents);
+    if (request.eventsBefore !== undefined) {
+      let i = 0;
+      while (i < this.events.length && this.events[i]!.created.time < request.eventsBefore) i++;
+      drop = Math.max(drop, i);
+    }
+    drop = Math.min(drop, request.limit);
+    if (drop > 0) this.events = this.events.slice(drop);
+    let versions = 0;
+    for (const [key, list] of this.versions) {
+      if (versions >= request.limit) break;
+      let cut = 0;
+      if (request.keepVersions !== undefined) cut = Math.max(cut, list.length - request.keepVersions);
+      if (request.versionsBefore !== undefined) {
+        let i = 0;
+        while (i < list.length && list[i]!.lastModified.time < request.versionsBefore!) i++;
+        cut = Math.max(cut, i);
+      }
+      cut = Math.min(cut, request.limit - versions);
+      if (cut <= 0) continue;
+      versions += cut;
+      if (cut >= list.length) this.versions.delete(key);
+      else this.versions.set(key, list.slice(cut));
+    }
+    return { events: drop, versions };
+  }
+}

@@ -1,0 +1,284 @@
+import { createHash } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import type { ChangeEvent, ChangePage, ChangeQuery, StoredAspect, WriteBatch } from '../../src/adapter/types';
+import { ChangeSignal } from '../../src/adapter/change-signal';
+import type { PgHandle, Queryable } from './database';
+
+/**
+ * Change feed and kept aspect versions of the PostgreSQL adapter (docs/changes.md).
+ *
+ * Commit order: a sequence is not enough (a transaction can take a lower number and commit after one
+ * with a higher number, and a reader in between would skip it for ever). Ids come instead from a
+ * single-row counter, `change_counter`, updated as the last step of the commit transaction: its row
+ * lock is held until COMMIT, so the next committer waits, then reads the value this one wrote; ids are
+ * assigned in commit order, dense, and a rolled-back commit gives its numbers back. Only commits that
+ * carry events take the lock, and they hold it for the tail of the transaction alone.
+ */
+export function changesMigration(s: string): string {
+  return `
+    CREATE TABLE IF NOT EXISTS ${s}.change_counter (one boolean PRIMARY KEY DEFAULT true CHECK (one), last_id bigint NOT NULL);
+    INSERT INTO ${s}.change_counter (one, last_id) VALUES (true, 0) ON CONFLICT DO NOTHING;
+    CREATE TABLE IF NOT EXISTS ${s}.change_events (
+      id bigint PRIMARY KEY,
+      entity_urn text COLLATE "C" NOT NULL,
+      entity_type text NOT NULL,
+      aspect_name text NOT NULL,
+      change_type text NOT NULL,
+      aspect jsonb,
+      previous_aspect jsonb,
+      created_time bigint NOT NULL,
+      created_actor text NOT NULL,
+      system_metadata jsonb
+    );
+    CREATE INDEX IF NOT EXISTS change_events_time ON ${s}.change_events (created_time);
+    CREATE TABLE IF NOT EXISTS ${s}.aspect_versions (
+      urn text COLLATE "C" NOT NULL,
+      name text NOT NULL,
+      version integer NOT NULL,
+      value jsonb NOT NULL,
+      created_time bigint NOT NULL,
+      created_actor text NOT NULL,
+      modified_time bigint NOT NULL,
+      modified_actor text NOT NULL,
+      system_metadata jsonb,
+      PRIMARY KEY (urn, name, version)
+    );
+  `;
+}
+
+/** The NOTIFY channel of one schema (a channel name is at most 63 bytes: a hash of the schema). */
+export function channelOf(schemaName: string): string {
+  return `metacatalog_changes_${createHash('sha256').update(schemaName).digest('hex').slice(0, 24)}`;
+}
+
+/** Inside the commit transaction, last. */
+export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch): Promise<void> {
+  const s = h.s;
+  const dropped = (batch.entities ?? []).filter((w) => w.deleteEntity).map((w) => w.urn);
+  if (dropped.length) await tx.execute(`DELETE FROM ${s}.aspect_versions WHERE urn = ANY($1::text[])`, [dropped]);
+  const versions = batch.aspectVersions ?? [];
+  if (versions.length) {
+    await tx.execute(
+      `INSERT INTO ${s}.aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::text[], $7::bigint[], $8::text[], $9::jsonb[])
+       ON CONFLICT (urn, name, version) DO UPDATE SET value = EXCLUDED.value, created_time = EXCLUDED.created_time,
+         created_actor = EXCLUDED.created_actor, modified_time = EXCLUDED.modified_time, modified_actor = EXCLUDED.modified_actor,
+         system_metadata = EXCLUDED.system_metadata`,
+      [
+        versions.map((v) => v.urn),
+        versions.map((v) => v.aspect.name),
+        versions.map((v) => v.aspect.version),
+        versions.map((v) => JSON.stringify(v.aspect.value)),
+        versions.map((v) => v.aspect.created.time),
+        versions.map((v) => v.aspect.created.actor),
+        versions.map((v) => v.aspect.lastModified.time),
+        versions.map((v) => v.aspect.lastModified.actor),
+        versions.map((v) => (v.aspect.systemMetadata ? JSON.stringify(v.aspect.systemMetadata) : null)),
+      ],
+    );
+  }
+  const events = batch.events ?? [];
+  if (!events.length) return;
+  // The counter row lock orders commits (see above); held until COMMIT.
+  const [counter] = await tx.query<{ last_id: string }>(`UPDATE ${s}.change_counter SET last_id = last_id + $1 RETURNING last_id`, [events.length]);
+  const first = BigInt(counter!.last_id) - BigInt(events.length) + 1n;
+  await tx.execute(
+    `INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, aspect, previous_aspect, created_time, created_actor, system_metadata)
+     SELECT $1::bigint + n - 1, u, t, a, c, v, p, ct, ca, m
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::bigint[], $9::text[], $10::jsonb[])
+          WITH ORDINALITY AS x(u, t, a, c, v, p, ct, ca, m, n)`,
+    [
+      first.toString(),
+      events.map((e) => e.entityUrn),
+      events.map((e) => e.entityType),
+      events.map((e) => e.aspectName),
+      events.map((e) => e.changeType),
+      events.map((e) => (e.aspect === null ? null : JSON.stringify(e.aspect))),
+      events.map((e) => (e.previousAspectValue === null ? null : JSON.stringify(e.previousAspectValue))),
+      events.map((e) => e.created.time),
+      events.map((e) => e.created.actor),
+      events.map((e) => (e.systemMetadata ? JSON.stringify(e.systemMetadata) : null)),
+    ],
+  );
+  // Delivered to listeners when (and only if) the transaction commits.
+  await tx.query('SELECT pg_notify($1, $2)', [channelOf(h.schemaName), counter!.last_id]);
+}
+
+interface EventRow {
+  id: string;
+  entity_urn: string;
+  entity_type: string;
+  aspect_name: string;
+  change_type: ChangeEvent['changeType'];
+  aspect: ChangeEvent['aspect'];
+  previous_aspect: ChangeEvent['previousAspectValue'];
+  created_time: string;
+  created_actor: string;
+  system_metadata: ChangeEvent['systemMetadata'] | null;
+  oldest: string | null;
+  last_id: string;
+}
+
+export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<ChangePage> {
+  const s = h.s;
+  // One statement, one snapshot: the page and the bounds agree.
+  const rows = await h.query<EventRow>(
+    `WITH bounds AS (SELECT (SELECT MIN(id) FROM ${s}.change_events) AS oldest, (SELECT last_id FROM ${s}.change_counter) AS last_id),
+          page AS (
+            SELECT * FROM ${s}.change_events
+            WHERE id > $1::bigint AND ($2::text[] IS NULL OR entity_type = ANY($2::text[])) AND ($3::text[] IS NULL OR aspect_name = ANY($3::text[]))
+            ORDER BY id LIMIT $4)
+     SELECT page.*, bounds.oldest, bounds.last_id FROM bounds LEFT JOIN page ON true ORDER BY page.id`,
+    [query.after ?? '0', query.entityTypes?.length ? [...query.entityTypes] : null, query.aspects?.length ? [...query.aspects] : null, query.limit],
+  );
+  const bounds = rows[0]!;
+  const events: ChangeEvent[] = rows
+    .filter((r) => r.id !== null)
+    .map((r) => ({
+      id: String(r.id),
+      entityUrn: r.entity_urn,
+      entityType: r.entity_type,
+      aspectName: r.aspect_name,
+      changeType: r.change_type,
+      aspect: r.aspect,
+      previousAspectValue: r.previous_aspect,
+      created: { time: Number(r.created_time), actor: r.created_actor },
+      ...(r.system_metadata ? { systemMetadata: r.system_metadata } : {}),
+    }));
+  const after = BigInt(query.after ?? '0');
+  const lastId = BigInt(bounds.last_id);
+  const scanned = events.length === query.limit ? BigInt(events.at(-1)!.id) : lastId > after ? lastId : after;
+  return {
+    events,
+    oldestId: bounds.oldest === null ? undefined : String(bounds.oldest),
+    lastId: lastId === 0n ? undefined : lastId.toString(),
+    scannedId: scanned.toString(),
+  };
+}
+
+export async function readAspectVersions(h: PgHandle, request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): Promise<StoredAspect[]> {
+  const rows = await h.query<{ name: string; version: number; value: StoredAspect['value']; created_time: string; created_actor: string; modified_time: string; modified_actor: string; system_metadata: StoredAspect['systemMetadata'] | null }>(
+    `SELECT name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM ${h.s}.aspect_versions
+     WHERE urn = $1 AND name = $2 AND version < $3 ORDER BY version DESC LIMIT $4`,
+    [request.urn, request.aspectName, request.beforeVersion ?? 2_147_483_647, request.limit],
+  );
+  return rows.map((r) => ({
+    name: r.name,
+    value: r.value,
+    version: r.version,
+    created: { time: Number(r.created_time), actor: r.created_actor },
+    lastModified: { time: Number(r.modified_time), actor: r.modified_actor },
+    ...(r.system_metadata ? { systemMetadata: r.system_metadata } : {}),
+  }));
+}
+
+export async function pruneChanges(
+  h: PgHandle,
+  request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number },
+): Promise<{ events: number; versions: number }> {
+  const s = h.s;
+  // Events go oldest first, so what is kept is always a suffix of the feed.
+  const [cut] = await h.query<{ cut: string | null }>(
+    `SELECT GREATEST(
+       CASE WHEN $1::bigint IS NULL THEN 0 ELSE (SELECT last_id FROM ${s}.change_counter) - $1::bigint END,
+       COALESCE((SELECT MAX(id) FROM ${s}.change_events WHERE $2::bigint IS NOT NULL AND created_time < $2::bigint), 0)) AS cut`,
+    [request.keepEvents ?? null, request.eventsBefore ?? null],
+  );
+  let events = 0;
+  if (cut?.cut !== null && BigInt(cut!.cut!) > 0n) {
+    events = await h.execute(`DELETE FROM ${s}.change_events WHERE id IN (SELECT id FROM ${s}.change_events WHERE id <= $1 ORDER BY id LIMIT $2)`, [cut!.cut, request.limit]);
+  }
+  let versions = 0;
+  if (request.versionsBefore !== undefined) {
+    versions += await h.execute(
+      `DELETE FROM ${s}.aspect_versions WHERE (urn, name, version) IN (SELECT urn, name, version FROM ${s}.aspect_versions WHERE modified_time < $1 LIMIT $2)`,
+      [request.versionsBefore, request.limit],
+    );
+  }
+  if (request.keepVersions !== undefined && versions < request.limit) {
+    versions += await h.execute(
+      `DELETE FROM ${s}.aspect_versions WHERE (urn, name, version) IN (
+         SELECT urn, name, version FROM (
+           SELECT urn, name, version, ROW_NUMBER() OVER (PARTITION BY urn, name ORDER BY version DESC) AS n FROM ${s}.aspect_versions
+         ) ranked WHERE n > $1 LIMIT $2)`,
+      [request.keepVersions, request.limit - versions],
+    );
+  }
+  return { events, versions };
+}
+
+/**
+ * Wakes followers: in process after every commit with events, and across processes through LISTEN
+ * on one pooled connection, taken when the first follower waits and released by `close()` (or when
+ * the connection fails: the next wait takes a new one).
+ */
+export class ChangeListener {
+  readonly signal = new ChangeSignal();
+  private client: PoolClient | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly handle: () => PgHandle) {}
+
+  /**
+   * Waits for a notification; `committedSince` is asked once the listener is in place, so that a
+   * commit between the follower's last read and this wait is not missed.
+   */
+  async wait(timeoutMs: number, abort: AbortSignal | undefined, committedSince: () => Promise<boolean>): Promise<void> {
+    if (this.closed || abort?.aborted) return;
+    const inner = new AbortController();
+    const onAbort = (): void => inner.abort();
+    abort?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const waiting = this.signal.wait(timeoutMs, inner.signal);
+      try {
+        await this.listen();
+        if (await committedSince()) inner.abort();
+      } catch {
+        // No listener: the wait still ends on its timeout (the follower then reads again).
+      }
+      await waiting;
+    } finally {
+      abort?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private listen(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= (async () => {
+      const h = this.handle();
+      const client = await h.pool.connect();
+      const drop = (): void => {
+        if (this.client !== client) return;
+        this.client = undefined;
+        client.release(true);
+        this.signal.notify();
+      };
+      client.on('notification', () => this.signal.notify());
+      client.on('error', drop);
+      try {
+        await client.query(`LISTEN "${channelOf(h.schemaName)}"`);
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
+      if (this.closed) {
+        client.release(true);
+        return;
+      }
+      this.client = client;
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connecting?.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    client?.release(true);
+    this.signal.notify();
+  }
+}
