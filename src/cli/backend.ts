@@ -49,7 +49,8 @@ export interface CliBackend {
   revokeToken(tokenId: string): Promise<boolean>;
   indexSizes(): Promise<TimeseriesIndexSizeRecord[]>;
   /** The catalog's answer: `Delete N out of M rows (P%). ...`. */
-  truncateTimeseries(input: TruncateInput): Promise<{ message: string }>;
+  /** `onProgress`: rows deleted so far of the rows to delete, where the work runs in this process (embedded). */
+  truncateTimeseries(input: TruncateInput, onProgress?: (deleted: number, total: number) => void): Promise<{ message: string }>;
   /** Rebuilds every search document; `onProgress` is called where the work runs in this process (embedded). */
   reindex(onProgress?: (progress: ReindexProgress) => void): Promise<ReindexProgress>;
   /** A page of the change feed (`{ events, next }`), after a cursor. */

@@ -10,6 +10,8 @@ export const hostEntityTypeDefs = implementation.hostEntityTypeDefs;
 export const checkQueryLimits = implementation.checkQueryLimits;
 export const createQueryLimitRules = implementation.createQueryLimitRules;
 export const DEFAULT_QUERY_LIMITS = implementation.DEFAULT_QUERY_LIMITS;
+export const graphql = implementation.graphql;
+export const execute = implementation.execute;
 export type {
   CatalogGraphQLContext,
   CatalogResolvers,

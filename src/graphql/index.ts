@@ -12,3 +12,8 @@ export type { CatalogResolvers, ResolverFunction } from './resolver-types';
 export type { GraphQLErrorHook, GraphQLErrorReport } from './errors';
 export { checkQueryLimits, createQueryLimitRules, DEFAULT_QUERY_LIMITS } from './limits';
 export type { QueryLimits } from './limits';
+/**
+ * graphql-js's own `graphql()` and `execute()`, from the copy of graphql this schema was built with: under
+ * a test runner that loads graphql twice (vitest without the alias), running the schema with these works.
+ */
+export { execute, graphql } from 'graphql';

@@ -4,7 +4,9 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { cliEnv, EXAMPLE_YAML, HAS_SCRIPT, removeTempDirs, requireBuiltCli, runCli, runCliOnTerminal, startServe, tempDir } from './helpers';
+import { createSqliteAdapter } from '../../adapters/sqlite/index';
+import { createCatalog } from '../../src/index';
+import { ADMIN, cliEnv, EXAMPLE_YAML, HAS_SCRIPT, removeTempDirs, requireBuiltCli, runCli, runCliOnTerminal, startServe, tempDir } from './helpers';
 
 // Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
 vi.setConfig({ testTimeout: 180_000 });
@@ -160,6 +162,17 @@ describe.runIf(HAS_SCRIPT)('on a terminal', () => {
     expect(truncate.code).toBe(1);
     expect(truncate.stdout).toContain('Delete 0 out of 0 rows (0.00%).');
     expect(truncate.stdout).toContain('Delete these rows? This cannot be undone. [y/N]');
+  });
+
+  it('a truncation draws its progress once confirmed', async () => {
+    const db = join(tempDir(), 'truncate.db');
+    const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } });
+    const old = Date.now() - 10 * 86_400_000;
+    await catalog.timeseries.append(ADMIN, 'urn:li:dataset:(urn:li:dataPlatform:hive,tty.t,PROD)', 'operation', Array.from({ length: 10 }, (_, i) => ({ timestampMillis: old + i, operationType: 'INSERT' })));
+    await catalog.close();
+    const result = await runCliOnTerminal(['truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'operation', '--older-than', '1d', '--batch-size', '3', '--db', db], 'y', cliEnv());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Deleting rows \[#{30}\] 100% 10\/10/);
   });
 
   it('system-update draws a progress bar', async () => {

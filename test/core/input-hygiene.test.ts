@@ -1,27 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryAdapter } from '../../adapters/memory/index';
-import { createSqliteAdapter } from '../../adapters/sqlite/index';
-import { CatalogError, createCatalog, invalidInput, type StorageAdapter } from '../../src/index';
+import { describe, expect, it } from 'vitest';
+import { freshAdapters } from '../support/adapters';
+import { CatalogError, createCatalog, invalidInput } from '../../src/index';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const LONE = 'a\ud800b';
 const dataset = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;
-const directories: string[] = [];
-afterEach(() => {
-  for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const ADAPTERS: Record<string, () => StorageAdapter> = {
-  memory: () => createMemoryAdapter(),
-  sqlite: () => {
-    const directory = mkdtempSync(join(tmpdir(), 'metacatalog-hygiene-'));
-    directories.push(directory);
-    return createSqliteAdapter({ filename: join(directory, 'catalog.db') });
-  },
-};
+const ADAPTERS = freshAdapters();
 
 async function refusal(promise: Promise<unknown>): Promise<CatalogError> {
   const error = await promise.then(
@@ -34,7 +18,7 @@ async function refusal(promise: Promise<unknown>): Promise<CatalogError> {
 
 describe.each(Object.keys(ADAPTERS))('input no store can hold is refused where it enters the domain (%s)', (kind) => {
   it('lone surrogates in a URN, an aspect value, a key, a property value and a token name; Infinity in an aspect; nothing written', async () => {
-    const catalog = createCatalog({ adapter: ADAPTERS[kind]!(), superUsers: [ADMIN], tokenSigningKey: 'hygiene-test-signing-key-0123456789abcdef', jobs: { background: false } });
+    const catalog = createCatalog({ adapter: ADAPTERS[kind as keyof typeof ADAPTERS](), superUsers: [ADMIN], tokenSigningKey: 'hygiene-test-signing-key-0123456789abcdef', jobs: { background: false } });
     const urnError = await refusal(catalog.entities.upsertAspect(ADMIN, dataset(LONE), 'datasetProperties', { name: 'x' }));
     expect(urnError.code).toBe('INVALID_INPUT');
     expect(urnError.message).toMatch(/not well-formed Unicode/);

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Installs the package the way a user does, and uses it: `npm pack`, then a fresh application in a temp
 // folder that installs the tarball with only the peers it uses (from npm's cache when it can), imports
-// every entry point and runs the bin. Prints "N passed, M failed".
+// every entry point, runs the bin, and runs the schema under a host's plain vitest setup. Prints
+// "N passed, M failed".
 //   node test/pack/pack-install.mjs          (from the repository root; CI runs it)
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ try {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'host-app', version: '1.0.0', type: 'module', private: true }, null, 2));
 
   check('the tarball installs with only the peers the application uses', () => {
-    const peers = ['graphql', 'lunr', 'better-sqlite3'].map((name) => `${name}@${versionOf(name)}`);
+    const peers = ['graphql', 'lunr', 'better-sqlite3', 'vitest'].map((name) => `${name}@${versionOf(name)}`);
     // No install scripts: better-sqlite3 would compile from source; its compiled binding is copied below.
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...peers]);
     cpSync(join(root, 'node_modules/better-sqlite3/build'), join(app, 'node_modules/better-sqlite3/build'), { recursive: true });
@@ -71,6 +72,22 @@ console.log('used');
     if (!run('npx', ['--no-install', 'metacatalog', '--help']).includes('serve')) throw new Error('--help does not list serve');
   });
 
+  check("a host's plain vitest (no alias) runs the schema with metacatalog/graphql's graphql()", () => {
+    writeFileSync(
+      join(app, 'schema.test.mjs'),
+      `import { test, expect } from 'vitest';
+import { createCatalog } from 'metacatalog';
+import { createMemoryAdapter } from 'metacatalog/adapters/memory';
+import { createGraphQLSchema, graphql } from 'metacatalog/graphql';
+test('schema', async () => {
+  const catalog = createCatalog({ adapter: createMemoryAdapter(), superUsers: ['urn:li:corpuser:admin'] });
+  const result = await graphql({ schema: createGraphQLSchema(catalog), source: '{ listAccessTokens(input: {}) { total } }', contextValue: { actorUrn: 'urn:li:corpuser:admin' } });
+  expect(result).toEqual({ data: { listAccessTokens: { total: 0 } } });
+});
+`,
+    );
+    run('npx', ['--no-install', 'vitest', 'run', 'schema.test.mjs'], { env: { ...process.env, CI: 'true' } });
+  });
 } finally {
   rmSync(app, { recursive: true, force: true });
 }

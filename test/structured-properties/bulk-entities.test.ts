@@ -1,32 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryAdapter } from '../../adapters/memory/index';
-import { createSqliteAdapter } from '../../adapters/sqlite/index';
-import { createCatalog, type CatalogError, type StorageAdapter } from '../../src/index';
+import { describe, expect, it } from 'vitest';
+import { freshAdapters } from '../support/adapters';
+import { createCatalog, type CatalogError } from '../../src/index';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const TAGGER = 'urn:li:corpuser:tagger';
 const TIER = 'urn:li:structuredProperty:bulk.tier';
 const dataset = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,bulk.t${i},PROD)`;
-const directories: string[] = [];
-afterEach(() => {
-  for (const d of directories.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-const ADAPTERS: Record<string, () => StorageAdapter> = {
-  memory: () => createMemoryAdapter(),
-  sqlite: () => {
-    const directory = mkdtempSync(join(tmpdir(), 'metacatalog-bulk-'));
-    directories.push(directory);
-    return createSqliteAdapter({ filename: join(directory, 'catalog.db') });
-  },
-};
+const ADAPTERS = freshAdapters();
 
 async function open(kind: string) {
   const catalog = createCatalog({
-    adapter: ADAPTERS[kind]!(),
+    adapter: ADAPTERS[kind as keyof typeof ADAPTERS](),
     superUsers: [ADMIN],
     policies: [{ name: 'taggers', actors: [TAGGER], privileges: ['EDIT_ENTITY_PROPERTIES'] }],
     jobs: { background: false },

@@ -229,12 +229,14 @@ describe('every value is checked against its definition', () => {
 });
 
 describe('generic entity routes', () => {
-  it('routes the structuredProperties aspect through the same checks and keeps it out of bulk aspect writes', async () => {
+  it('routes the structuredProperties aspect through the same checks, in single and bulk aspect writes', async () => {
     const catalog = await setup();
     const view = await catalog.entities.upsertAspect(EDITOR, DATASET, 'structuredProperties', { properties: [{ propertyUrn: TIER, values: [s('foo')] }] });
     expect(strip(view.aspects.structuredProperties?.value.properties as never)).toEqual([{ propertyUrn: TIER, values: [s('foo')] }]);
     expect(await codeOf(catalog.entities.upsertAspect(EDITOR, DATASET, 'structuredProperties', { properties: [{ propertyUrn: TIER, values: [s('no')] }] }))).toBe('INVALID_INPUT');
-    expect(await codeOf(catalog.entities.upsertMany(EDITOR, [{ urn: DATASET_2, aspects: { structuredProperties: { properties: [] } } }]))).toBe('INVALID_INPUT');
+    expect(await codeOf(catalog.entities.upsertMany(EDITOR, [{ urn: DATASET_2, aspects: { structuredProperties: { properties: [{ propertyUrn: TIER, values: [s('no')] }] } } }]))).toBe('INVALID_INPUT');
+    await catalog.entities.upsertMany(EDITOR, [{ urn: DATASET_2, aspects: { structuredProperties: { properties: [{ propertyUrn: TIER, values: [s('foo')] }] } } }]);
+    expect(strip(await catalog.properties.getValues(READER, DATASET_2))).toEqual([{ propertyUrn: TIER, values: [s('foo')] }]);
   });
 
   it('soft-deletes and restores through the status aspect and the entity delete', async () => {

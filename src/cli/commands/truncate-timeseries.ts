@@ -75,7 +75,14 @@ export const truncateTimeseriesCommand = defineCommand({
         return EXIT.failed;
       }
     }
-    const answer = await backend.truncateTimeseries({ ...input, dryRun });
+    // A real run in this process (embedded) draws its progress on a terminal; a server's runs in the background.
+    const bar = !dryRun && !cli.json && cli.terminal.canDrawProgress && !backend.where.startsWith('http') ? cli.terminal.progress('Deleting rows') : undefined;
+    let answer;
+    try {
+      answer = await backend.truncateTimeseries({ ...input, dryRun }, bar ? (deleted, total) => bar.update(deleted, total) : undefined);
+    } finally {
+      bar?.finish();
+    }
     if (cli.json) cli.printJson(answer);
     else cli.print(inCommandTerms(answer.message, 'This was a dry run: run it again without --dry-run to delete them.'));
   },
