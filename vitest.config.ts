@@ -33,6 +33,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The soak test measures the heap after a full collection (test/soak.test.ts).
+    execArgv: ['--expose-gc'],
     // The JSON report lets .ci/run print one closing "N passed, M failed" line for the whole run.
     reporters: ['default', ['json', { outputFile: '.vitest-tmp/results.json' }]],
   },

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { createFetchHandler } from '../src/http/index';
+import { createCatalog, type StorageAdapter } from '../src/index';
+import { freshAdapters } from './support/adapters';
+
+/**
+ * Long-lived state stays bounded: after a warm-up, every request path runs thousands of times on one
+ * catalog and the heap after a full collection must not grow beyond what the stored data itself takes.
+ * (A per-call leak of 2.8 KB, which a schema cache keyed by fresh object literals once had, shows up here
+ * as megabytes.) Bounded in time: a few thousand rounds of eight calls per adapter.
+ */
+
+const ADMIN = 'urn:li:corpuser:admin';
+const KEY = 'soak-test-signing-key-0123456789abcdef';
+const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,soak.orders,PROD)';
+const TIER = 'urn:li:structuredProperty:soak.tier';
+const ROUNDS = 1_500;
+const WARM_UP = 300;
+/** Heap growth allowed beyond the stored data: noise of the collector, caches filling to their bounds. */
+const ALLOWED_GROWTH = 4 * 1024 * 1024;
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function heapAfterCollection(): number {
+  for (let i = 0; i < 3; i++) gc!();
+  return process.memoryUsage().heapUsed;
+}
+
+async function soak(adapter: StorageAdapter): Promise<{ growth: number; dataBytes: number }> {
+  // Change events and earlier versions are data the catalog keeps on purpose (bounded by their retention,
+  // tested in the conformance suite): off here, so that what remains is state that must not grow.
+  const catalog = createCatalog({
+    adapter,
+    superUsers: [ADMIN],
+    tokenSigningKey: KEY,
+    jobs: { background: false },
+    changes: { enabled: false },
+    history: { enabled: false },
+  });
+  const handler = createFetchHandler(catalog, { trustActorHeader: true });
+  const call = async (method: string, path: string, body?: unknown, type = 'application/json') => {
+    const response = await handler(
+      new Request(`http://localhost${path}`, {
+        method,
+        headers: { 'X-Service-Actor': ADMIN, ...(body === undefined ? {} : { 'Content-Type': type }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return text;
+  };
+  await catalog.properties.create(ADMIN, { qualifiedName: 'soak.tier', valueType: 'string', entityTypes: ['dataset'] });
+  const encoded = encodeURIComponent(DATASET);
+  let timeseriesRows = 0;
+  const round = async (i: number) => {
+    // GraphQL value upsert, REST aspect POST, PATCH of structured properties.
+    await call('POST', '/api/graphql', {
+      query: 'mutation($input: UpsertStructuredPropertiesInput!) { upsertStructuredProperties(input: $input) { properties { structuredProperty { urn } } } }',
+      variables: { input: { assetUrn: DATASET, structuredPropertyInputParams: [{ structuredPropertyUrn: TIER, values: [{ stringValue: `v${i % 7}` }] }] } },
+    });
+    await call('POST', `/openapi/v2/entity/dataset/${encoded}/datasetProperties`, { name: 'orders', description: `round ${i % 5}` });
+    await call('PATCH', `/openapi/v2/entity/dataset/${encoded}/structuredProperties`, { patch: [{ op: 'add', path: `/properties/${TIER}`, value: { propertyUrn: TIER, values: [{ string: 'gold' }] } }] }, 'application/json-patch+json');
+    // Token create and verify (and revoke, so that stored tokens do not pile up).
+    const created = await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'soak' });
+    await catalog.tokens.verify(created.accessToken);
+    await catalog.tokens.revoke(ADMIN, created.metadata.id);
+    // Search and aggregate, with a structured property filter.
+    await call('POST', '/api/graphql', {
+      query: 'query($f: String!) { searchAcrossEntities(input: { query: "*", count: 10, orFilters: [{ and: [{ field: "structuredProperties.soak.tier", values: [$f] }] }] }) { total } }',
+      variables: { f: 'gold' },
+    });
+    await call('POST', '/api/graphql', { query: '{ aggregateAcrossEntities(input: { query: "*", facets: ["structuredProperties.soak.tier"] }) { facets { field } } }' });
+    // Timeseries append (rows are data: their size is taken out of the growth below).
+    await call('POST', `/openapi/v2/entity/dataset/${encoded}/operation`, { timestampMillis: 1_700_000_000_000 + i, operationType: 'INSERT' });
+    timeseriesRows++;
+  };
+  for (let i = 0; i < WARM_UP; i++) await round(i);
+  const rowsBefore = timeseriesRows;
+  const sizeOf = async () => (await adapter.timeseriesIndexSizes()).reduce((sum, s) => sum + s.bytes, 0);
+  const dataBefore = adapter.capabilities.durable ? 0 : await sizeOf();
+  const before = heapAfterCollection();
+  for (let i = WARM_UP; i < WARM_UP + ROUNDS; i++) await round(i);
+  const after = heapAfterCollection();
+  const dataBytes = adapter.capabilities.durable ? 0 : (await sizeOf()) - dataBefore;
+  expect(timeseriesRows - rowsBefore).toBe(ROUNDS);
+  await catalog.close();
+  return { growth: after - before, dataBytes };
+}
+
+const ADAPTERS = freshAdapters();
+
+describe.each(Object.keys(ADAPTERS))('memory stays flat under load (%s)', (kind) => {
+  it(
+    `${ROUNDS} rounds of eight calls (GraphQL, REST, PATCH, tokens, search, aggregate, timeseries) grow the heap by less than ${ALLOWED_GROWTH / 1024 / 1024} MB beyond the data`,
+    async () => {
+      expect(gc, 'the test runs with --expose-gc (vitest.config.ts execArgv)').toBeTypeOf('function');
+      const { growth, dataBytes } = await soak(ADAPTERS[kind as keyof typeof ADAPTERS]());
+      console.log(`soak ${kind}: heap grew ${(growth / 1024 / 1024).toFixed(2)} MB, stored data ${(dataBytes / 1024 / 1024).toFixed(2)} MB`);
+      // The memory adapter's estimate of its rows is bytes of JSON; its objects take about three times that.
+      expect(growth - 3 * dataBytes).toBeLessThan(ALLOWED_GROWTH);
+    },
+    180_000,
+  );
+});
