@@ -59,7 +59,8 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
       updateStructuredProperty: async (_parent: unknown, args: { input: UpdateStructuredPropertyInput }, context: unknown) =>
         propertyRefOf(await catalog.properties.update(stateOf(context).actor, args.input)),
       deleteStructuredProperty: async (_parent: unknown, args: { input: { urn: string; hard?: boolean | null } }, context: unknown) => {
-        await catalog.properties.delete(stateOf(context).actor, args.input.urn, { hard: args.input.hard === true });
+        // Hard unless `hard: false`, as the platform's web app means it (it sends only `{ urn }`).
+        await catalog.properties.delete(stateOf(context).actor, args.input.urn, { hard: args.input.hard !== false });
         return true;
       },
       upsertStructuredProperties: async (

@@ -292,8 +292,8 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
     const assign = { assetUrn: ORDERS, structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'sales' }] }] };
     dataOf(await h.run(UPSERT, { input: assign }, ANA));
 
-    expect(codesOf(await h.run(DELETE, { input: { urn: OWNER_TEAM } }, ANA))).toEqual(['FORBIDDEN']);
-    expect(dataOf(await h.run(DELETE, { input: { urn: OWNER_TEAM } }))).toEqual({ deleteStructuredProperty: true });
+    expect(codesOf(await h.run(DELETE, { input: { urn: OWNER_TEAM, hard: false } }, ANA))).toEqual(['FORBIDDEN']);
+    expect(dataOf(await h.run(DELETE, { input: { urn: OWNER_TEAM, hard: false } }))).toEqual({ deleteStructuredProperty: true });
     expect(dataOf(await h.run(GET, { urn: OWNER_TEAM }))).toMatchObject({ structuredProperty: { status: { removed: true } } });
     const hidden = dataOf<{ entity: { structuredProperties: { properties: Entries } } }>(await h.run(READ, { urn: ORDERS }));
     expect(hidden.entity.structuredProperties.properties).toEqual([]);
@@ -304,7 +304,8 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
     const back = dataOf<{ entity: { structuredProperties: { properties: Entries } } }>(await h.run(READ, { urn: ORDERS }));
     expect(back.entity.structuredProperties.properties.map((p) => p.values)).toEqual([[{ stringValue: 'sales' }]]);
 
-    expect(dataOf(await h.run(DELETE, { input: { urn: OWNER_TEAM, hard: true } }))).toEqual({ deleteStructuredProperty: true });
+    // `{ urn }` alone is a hard delete, as the platform's web app sends it.
+    expect(dataOf(await h.run(DELETE, { input: { urn: OWNER_TEAM } }))).toEqual({ deleteStructuredProperty: true });
     expect(dataOf(await h.run(GET, { urn: OWNER_TEAM }))).toEqual({ structuredProperty: null });
     const gone = dataOf<{ entity: { structuredProperties: { properties: Entries } } }>(await h.run(READ, { urn: ORDERS }));
     expect(gone.entity.structuredProperties.properties).toEqual([]);

@@ -72,7 +72,7 @@ describe('DELETE /openapi/v2/entity/{entityName}/{urn} with a report', () => {
     expect(dry.json).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'hard', dryRun: true, changed: true, entitiesWithValues: 1 });
     expect((await call(t.url, 'GET', entityPath('structuredProperty', RETENTION), { token: reader })).status).toBe(200);
 
-    const soft = await call(t.url, 'DELETE', entityPath('structuredProperty', RETENTION), { token: admin });
+    const soft = await call(t.url, 'DELETE', `${entityPath('structuredProperty', RETENTION)}?hard=false`, { token: admin });
     expect(soft.json).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'soft', dryRun: false, changed: true, entitiesWithValues: 1 });
 
     const dataset = await call(t.url, 'DELETE', `${entityPath('dataset', DATASET)}?hard=false`, { token: editor });

@@ -250,8 +250,8 @@ describe('generic entities and aspects', () => {
     expect((await call(t.url, 'DELETE', entityPath('dataset', DATASET_2), { token: editor })).status).toBe(404);
   });
 
-  it('DELETE a structured property is a soft delete unless ?hard=true', async () => {
-    const soft = await call(t.url, 'DELETE', entityPath('structuredProperty', TIER), { token: admin });
+  it('DELETE a structured property is a hard delete unless ?hard=false (as the platform means it)', async () => {
+    const soft = await call(t.url, 'DELETE', `${entityPath('structuredProperty', TIER)}?hard=false`, { token: admin });
     expect(soft.status).toBe(200);
     const definition = await call(t.url, 'GET', entityPath('structuredProperty', TIER), { token: reader });
     expect(definition.json.aspects.status.value).toEqual({ removed: true });
@@ -260,7 +260,7 @@ describe('generic entities and aspects', () => {
     expect(badFlag.status).toBe(400);
     expect(badFlag.json.error.details).toEqual([{ path: 'hard', message: 'must be true or false, got "yes"' }]);
 
-    const hard = await call(t.url, 'DELETE', `/gms${entityPath('structuredProperty', TIER)}?hard=true`, { token: admin });
+    const hard = await call(t.url, 'DELETE', `/gms${entityPath('structuredProperty', TIER)}`, { token: admin });
     expect(hard.status).toBe(200);
     expect((await call(t.url, 'GET', entityPath('structuredProperty', TIER), { token: reader })).status).toBe(404);
     await t.catalog.settle();

@@ -120,6 +120,13 @@ describe('definition input shapes', () => {
     expect((await catalog.properties.list(READER)).properties).toEqual([]);
   });
 
+  it('takes YAML types in capitals, as files written for DataHub\'s CLI have them (datahub-project/datahub metadata-ingestion/examples/structured_properties)', async () => {
+    const { catalog } = open();
+    const [first, second] = await catalog.properties.upsertYaml(ADMIN, '- id: io.acryl.caps.s\n  type: STRING\n  entity_types: [dataset]\n- id: io.acryl.caps.d\n  type: DATE\n  entity_types: [dataset]\n');
+    expect([first?.property.definition.valueType, second?.property.definition.valueType]).toEqual(['urn:li:dataType:datahub.string', 'urn:li:dataType:datahub.date']);
+    expect((await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: io.acryl.caps.x\n  type: STRNG\n  entity_types: [dataset]\n'))).code).toBe('INVALID_INPUT');
+  });
+
   it('names the line and column of a YAML syntax error, in one line', async () => {
     const { catalog } = open();
     const broken = await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: a\n  type: string\n  description: "unterminated\n'));

@@ -400,8 +400,8 @@ export class EntityService {
    * Deletes an entity and reports what was done (the command line's `delete`, the REST DELETE with a
    * report). Soft when `hard` is false: `status { removed: true }`, reversible, for every entity type
    * that carries `status`; hard when it is true: the entity goes (a structured property's values are
-   * then removed by background work). Left out, the type decides as docs/http.md says: a
-   * structured property is soft-deleted, anything else is removed. `dryRun` authorizes, checks and
+   * then removed by background work). Left out, the entity is removed (a structured property
+   * included, as the platform does); `hard: false` soft-deletes. `dryRun` authorizes, checks and
    * counts as the real call would, and writes nothing. NOT_FOUND when the entity does not exist.
    */
   async deleteEntity(actor: Actor, urn: string, options: { hard?: boolean; dryRun?: boolean } = {}): Promise<EntityDeletion> {

@@ -151,7 +151,8 @@ function fromYaml(input: YamlPropertyEntry, prefix: string, violations: Violatio
     ...(input.qualified_name !== undefined ? { qualifiedName: input.qualified_name } : {}),
     ...(input.display_name !== undefined ? { displayName: input.display_name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
-    valueType: input.type,
+    // YAML files written for DataHub's CLI say `type: STRING`, `DATE`: its CLI lower-cases them, so do we.
+    valueType: typeof input.type === 'string' && /^[A-Z_]+$/.test(input.type) ? input.type.toLowerCase() : input.type,
     ...(input.type_qualifier ? { allowedTypes: input.type_qualifier.allowed_types } : {}),
     ...(input.allowed_values ? { allowedValues: input.allowed_values } : {}),
     ...(input.cardinality ? { cardinality: input.cardinality } : {}),

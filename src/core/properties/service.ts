@@ -132,7 +132,7 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
   ctx.entities.routeEntityDeletes(STRUCTURED_PROPERTY_ENTITY, (actor, urn, { hard }) =>
     hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),
   );
-  ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), { softByDefault: true });
+  ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), { softByDefault: false });
   ctx.entities.addReadTransform(visibilityTransform(cache));
   registerPropertyCleanup(ctx);
 
