@@ -11,6 +11,7 @@ export const checkQueryLimits = implementation.checkQueryLimits;
 export const createQueryLimitRules = implementation.createQueryLimitRules;
 export const DEFAULT_QUERY_LIMITS = implementation.DEFAULT_QUERY_LIMITS;
 export const graphql = implementation.graphql;
+export const coerceStringVariables = implementation.coerceStringVariables;
 export const execute = implementation.execute;
 export type {
   CatalogGraphQLContext,

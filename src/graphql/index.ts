@@ -11,6 +11,7 @@ export type { CatalogGraphQLContext } from './request-state';
 export type { CatalogResolvers, ResolverFunction } from './resolver-types';
 export type { GraphQLErrorHook, GraphQLErrorReport } from './errors';
 export { checkQueryLimits, createQueryLimitRules, DEFAULT_QUERY_LIMITS } from './limits';
+export { coerceStringVariables } from './variable-coercion';
 export type { QueryLimits } from './limits';
 /**
  * graphql-js's own `graphql()` and `execute()`, from the copy of graphql this schema was built with: under

@@ -133,3 +133,26 @@ describe('the limits for a host server', () => {
     expect(() => checkQueryLimits(schema, document, { variables: { n: 100 }, maxCost: 1_000 })).toThrow(/cost budget of 1000/);
   });
 });
+
+describe('variables as the platform\'s clients send them', () => {
+  it('numeric strings for Int and "true"/"false" for Boolean are taken in variables (datahub-project/datahub smoke-test sends "0" and "20")', async () => {
+    const t = setup();
+    const query = 'query($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { start count total } }';
+    const answer = await t.post(query, { input: { query: '*', start: '0', count: '20' } });
+    expect(answer.status).toBe(200);
+    expect(answer.json.data).toEqual({ searchAcrossEntities: { start: 0, count: 0, total: 0 } });
+    // In the document itself a string is still not an Int.
+    const literal = await t.post('{ searchAcrossEntities(input: { query: "*", count: "20" }) { total } }');
+    expect(literal.status).toBe(400);
+    await t.catalog.close();
+  });
+
+  it('a count given as a string still counts against the cost budget', async () => {
+    const t = setup();
+    const fields = Array.from({ length: 400 }, (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: $n }) { searchResults { entity { urn } } }`);
+    const answer = await t.post(`query($n: Int) { ${fields.join('\n')} }`, { n: '10000' });
+    expect(answer.status).toBe(400);
+    expect(answer.json.errors?.[0]?.message).toMatch(/cost budget/);
+    await t.catalog.close();
+  });
+});

@@ -63,6 +63,7 @@ interface Loaded {
   graphql: GraphQLModule;
   schema: GraphQLSchema;
   checkLimits: typeof import('../../graphql/limits').checkQueryLimits;
+  coerce: typeof import('../../graphql/variable-coercion').coerceStringVariables;
 }
 
 /** The deepest nesting of `{ ( [` outside strings and comments, or more than `limit` as soon as it is. */
@@ -120,9 +121,13 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
   let loading: Promise<Loaded> | undefined;
   const load = () => {
     loading ??= (async () => {
-      const [graphql, { checkQueryLimits }] = await Promise.all([import('graphql'), import('../../graphql/limits')]);
+      const [graphql, { checkQueryLimits }, { coerceStringVariables }] = await Promise.all([
+        import('graphql'),
+        import('../../graphql/limits'),
+        import('../../graphql/variable-coercion'),
+      ]);
       const schema = await loadCatalogSchema(catalog, (error, where) => current.getStore()?.reportError(error, `graphql ${where}`));
-      return { graphql, schema, checkLimits: checkQueryLimits };
+      return { graphql, schema, checkLimits: checkQueryLimits, coerce: coerceStringVariables };
     })();
     // A failed load (graphql not installed) is retried by the next request.
     loading.catch(() => (loading = undefined));
@@ -137,7 +142,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
     if (variables !== undefined && variables !== null && !isPlainObject(variables)) return requestError('"variables" must be an object');
     if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return requestError('"operationName" must be a string');
 
-    const { graphql, schema, checkLimits } = await load();
+    const { graphql, schema, checkLimits, coerce } = await load();
     let document = documents.get(query);
     if (!document) {
       if (textNesting(query, MAX_TEXT_NESTING) > MAX_TEXT_NESTING) return requestError(`the document nests braces, parentheses or brackets more than ${MAX_TEXT_NESTING} deep`);
@@ -155,8 +160,11 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
     if (!graphql.getOperationAST(document, name)) {
       return requestError(name ? `the document has no operation named "${name}"` : 'the document has several operations: name the one to run in "operationName"');
     }
+    // The platform's clients send "0", "20" and "false" for Int and Boolean variables (docs/graphql.md);
+    // coerced first, so that the cost check sees the sizes the request will run with.
+    const variableValues = coerce(schema, document, variables as Record<string, unknown> | null | undefined, name);
     try {
-      checkLimits(schema, document, { ...queryLimits, variables: (variables as Record<string, unknown> | null | undefined) ?? null, operationName: name ?? null });
+      checkLimits(schema, document, { ...queryLimits, variables: variableValues ?? null, operationName: name ?? null });
     } catch (error) {
       if (error instanceof graphql.GraphQLError) return { status: 400, body: { errors: [error.toJSON()] } };
       throw error;
@@ -166,7 +174,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
       graphql.execute({
         schema,
         document: document!,
-        variableValues: (variables as Record<string, unknown> | null | undefined) ?? undefined,
+        variableValues,
         operationName: name,
         contextValue: { actorUrn: ctx.actorUrn, ...(typeof ctx.actor === 'string' ? {} : { scopes: ctx.actor.scopes }), deadline },
       }),
