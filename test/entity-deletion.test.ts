@@ -20,13 +20,14 @@ async function withValues(): Promise<TestCatalog> {
 }
 
 describe('entities.deleteEntity: structured properties', () => {
-  it('soft-deletes by default, counts the entities whose values it hides, and is idempotent', async () => {
+  it('hard-deletes by default (as the platform does); hard: false soft-deletes, counts the entities whose values it hides, and is idempotent', async () => {
     const { catalog } = await withValues();
-    const dry = await catalog.entities.deleteEntity(ADMIN, RETENTION, { dryRun: true });
+    expect(await catalog.entities.deleteEntity(ADMIN, RETENTION, { dryRun: true })).toMatchObject({ mode: 'hard', dryRun: true });
+    const dry = await catalog.entities.deleteEntity(ADMIN, RETENTION, { hard: false, dryRun: true });
     expect(dry).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'soft', dryRun: true, changed: true, entitiesWithValues: 2 });
     expect((await catalog.properties.get(ADMIN, RETENTION))?.removed).toBe(false);
 
-    const done = await catalog.entities.deleteEntity(ADMIN, RETENTION);
+    const done = await catalog.entities.deleteEntity(ADMIN, RETENTION, { hard: false });
     expect(done).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'soft', dryRun: false, changed: true, entitiesWithValues: 2 });
     expect((await catalog.properties.get(ADMIN, RETENTION))?.removed).toBe(true);
     expect(await catalog.properties.getValues(ADMIN, DATASET)).toEqual([]);

@@ -27,8 +27,10 @@ describe.each(MODES)('metacatalog changes ($name)', (mode) => {
       expect(props.map((e) => e.aspect.name)).toEqual(['one', 'two']);
       const text = await cli('changes', '--after', props[0]!.id);
       expect(text.code).toBe(0);
-      expect(text.stdout).toContain(`${props[1]!.id}  `);
-      expect(text.stdout).not.toContain(`${props[0]!.id}  `);
+      // One line per event, starting with its id: the one after the cursor, not the cursor's own.
+      const ids = text.stdout.split('\n').filter(Boolean).map((line) => line.split('  ')[0]);
+      expect(ids).toContain(props[1]!.id);
+      expect(ids).not.toContain(props[0]!.id);
       expect(text.stdout).toContain('UPSERT');
       expect((await cli('changes', '--after', 'x')).code).toBe(2);
 
