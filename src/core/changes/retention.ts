@@ -1,8 +1,8 @@
 import type { CatalogContext } from '../context';
+import { PeriodicJob } from '../jobs/periodic';
 
 /** The job type of change retention; one pending job at a time (dedupe key). */
 export const CHANGE_RETENTION_JOB = 'changes.retention';
-const ACTOR = 'urn:li:corpuser:__metacatalog';
 const DAY_MS = 86_400_000;
 const BATCH = 5000;
 
@@ -24,13 +24,13 @@ export interface ChangeRetentionOptions {
  * batches until nothing is left to prune.
  */
 export class ChangeRetention {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
+  private readonly schedule: PeriodicJob;
 
   constructor(
     private readonly ctx: CatalogContext,
     private readonly options: ChangeRetentionOptions,
   ) {
+    this.schedule = new PeriodicJob(ctx, CHANGE_RETENTION_JOB, options.intervalMs ?? 3_600_000, 'change retention');
     ctx.jobs.register(CHANGE_RETENTION_JOB, async (_job, context) => {
       await this.run(() => context.renewLease());
       return { commit: {} };
@@ -62,23 +62,10 @@ export class ChangeRetention {
   async start(): Promise<void> {
     // The first run comes one interval after start (a job queued at start would be work for every
     // `settle()` of a fresh catalog).
-    if (this.stopped || !this.ctx.adapter.pruneChanges) return;
-    this.timer = setInterval(() => {
-      this.enqueue().catch((error: unknown) => this.ctx.reportError(error, 'queueing change retention'));
-    }, this.options.intervalMs ?? 3_600_000);
-    this.timer.unref();
+    if (this.ctx.adapter.pruneChanges) this.schedule.schedule();
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  private async enqueue(): Promise<void> {
-    await this.ctx.writer.write(ACTOR, [], () => ({
-      entities: [],
-      jobs: [{ type: CHANGE_RETENTION_JOB, payload: {}, dedupeKey: CHANGE_RETENTION_JOB }],
-    }));
+    this.schedule.stop();
   }
 }

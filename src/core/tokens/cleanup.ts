@@ -1,11 +1,12 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
+import { HOUSEKEEPING_ACTOR, PeriodicJob } from '../jobs/periodic';
 import { toMetadata, TOKEN_ASPECT, TOKEN_ENTITY } from './model';
 
 /** The job type of the clean-up; one pending job at a time (dedupe key). */
 export const REMOVE_EXPIRED_TOKENS_JOB = 'accessTokens.removeExpired';
 /** The actor stamped on the clean-up's writes. */
-export const TOKEN_CLEANUP_ACTOR = 'urn:li:corpuser:__metacatalog';
+export const TOKEN_CLEANUP_ACTOR = HOUSEKEEPING_ACTOR;
 
 const DEFAULT_INTERVAL_MS = 3_600_000;
 const BATCH = 500;
@@ -19,15 +20,13 @@ const BATCH = 500;
  * `runAt`, so a self-perpetuating job would never let it settle.
  */
 export class TokenCleanup {
-  private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  private readonly intervalMs: number;
+  private readonly schedule: PeriodicJob;
 
   constructor(
     private readonly ctx: CatalogContext,
     intervalMs: number | undefined,
   ) {
-    this.intervalMs = intervalMs ?? DEFAULT_INTERVAL_MS;
+    this.schedule = new PeriodicJob(ctx, REMOVE_EXPIRED_TOKENS_JOB, intervalMs ?? DEFAULT_INTERVAL_MS, 'the removal of expired access tokens');
     ctx.jobs.register(REMOVE_EXPIRED_TOKENS_JOB, async (_job, context) => {
       await this.removeExpired(TOKEN_CLEANUP_ACTOR, () => context.renewLease());
       return { commit: {} };
@@ -43,26 +42,13 @@ export class TokenCleanup {
 
   /** Called once the catalog is open: queue a run if there is work, then every interval. */
   async start(): Promise<void> {
-    if (this.stopped) return;
-    if (await this.hasExpired()) await this.enqueue();
-    if (this.stopped) return;
-    this.timer = setInterval(() => {
-      this.enqueue().catch((error: unknown) => this.ctx.reportError(error, 'queueing the removal of expired access tokens'));
-    }, this.intervalMs);
-    this.timer.unref();
+    if (this.schedule.isStopped) return;
+    if (await this.hasExpired()) await this.schedule.enqueue();
+    this.schedule.schedule();
   }
 
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-  }
-
-  private async enqueue(): Promise<void> {
-    await this.ctx.writer.write(TOKEN_CLEANUP_ACTOR, [], () => ({
-      entities: [],
-      jobs: [{ type: REMOVE_EXPIRED_TOKENS_JOB, payload: {}, dedupeKey: REMOVE_EXPIRED_TOKENS_JOB }],
-    }));
+    this.schedule.stop();
   }
 
   private async hasExpired(): Promise<boolean> {
