@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { createSqliteAdapter } from '../adapters/sqlite';
 import { createCatalog, type Catalog, type CatalogOptions } from '../src';
 import { startServer } from '../src/http';
+import { readServerSentEvents } from '../src/cli/sse';
 import { percentile, printTable, type Figure } from './harness';
 
 const ADMIN = 'urn:li:corpuser:admin';
@@ -73,19 +74,11 @@ async function sseLatencies(catalog: Catalog, writes: number): Promise<number[]>
     const arrivals = new Map<string, number>();
     let wake: (() => void) | undefined;
     const reading = (async () => {
-      const decoder = new TextDecoder();
-      let text = '';
       try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          text += decoder.decode(chunk, { stream: true });
-          let end: number;
-          while ((end = text.indexOf('\n\n')) >= 0) {
-            const data = /^data: (.*)$/m.exec(text.slice(0, end))?.[1];
-            text = text.slice(end + 2);
-            if (data) {
-              arrivals.set((JSON.parse(data) as { aspect: { name: string } }).aspect.name, performance.now());
-              wake?.();
-            }
+        for await (const event of readServerSentEvents(response.body as unknown as AsyncIterable<Uint8Array>)) {
+          if (event.data) {
+            arrivals.set((JSON.parse(event.data) as { aspect: { name: string } }).aspect.name, performance.now());
+            wake?.();
           }
         }
       } catch {

@@ -1,5 +1,6 @@
 import { CatalogError, ERROR_CODES, type CatalogErrorCode, type Violation } from '../index';
 import { CommandError } from './io';
+import { readServerSentEvents } from './sse';
 
 type QueryValue = string | number | boolean | undefined;
 
@@ -126,20 +127,10 @@ export class GmsClient {
         await this.rest('GET', path, { query: { ...query, ...(lastEventId ? { after: lastEventId } : {}), limit: 1 } });
         throw new CatalogError('INTERNAL', `${this.server} answered ${response.status} to the event stream`);
       }
-      const decoder = new TextDecoder();
-      let text = '';
       try {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-          text += decoder.decode(chunk, { stream: true });
-          let end: number;
-          while ((end = text.indexOf('\n\n')) >= 0) {
-            const block = text.slice(0, end);
-            text = text.slice(end + 2);
-            const id = /^id: ?(.*)$/m.exec(block)?.[1];
-            const data = /^data: ?(.*)$/m.exec(block)?.[1];
-            if (id !== undefined) lastEventId = id;
-            if (data !== undefined) yield JSON.parse(data) as unknown;
-          }
+        for await (const event of readServerSentEvents(response.body as unknown as AsyncIterable<Uint8Array>)) {
+          if (event.id !== undefined) lastEventId = event.id;
+          if (event.data !== undefined) yield JSON.parse(event.data) as unknown;
         }
       } catch (error) {
         if (signal?.aborted) return;
