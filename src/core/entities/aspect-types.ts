@@ -42,11 +42,11 @@ export interface AspectMap {
   status: StatusValue;
   structuredProperties: StructuredPropertiesValue;
   datasetProperties: InfoAspectValue & { uri?: string; tags?: string[] };
-  dataFlowInfo: InfoAspectValue & { name: string; project?: string };
+  dataFlowInfo: InfoAspectValue & { name: string; project?: string; /** Environment (`PROD`, `DEV`, ...). */ env?: string };
   dataJobInfo: InfoAspectValue & { name: string; type?: string; flowUrn?: string };
   chartInfo: InfoAspectValue & { title?: string; chartUrl?: string };
   dashboardInfo: InfoAspectValue & { title?: string; dashboardUrl?: string };
-  containerProperties: InfoAspectValue & { name: string };
+  containerProperties: InfoAspectValue & { name: string; /** Environment (`PROD`, `DEV`, ...). */ env?: string };
   glossaryTermInfo: InfoAspectValue & { definition?: string; termSource?: string };
   corpUserInfo: InfoAspectValue & { active?: boolean; displayName?: string; email?: string; title?: string; fullName?: string };
   corpGroupInfo: InfoAspectValue & { displayName?: string; email?: string };

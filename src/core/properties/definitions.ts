@@ -1,7 +1,7 @@
 import { actorUrn, type Actor } from '../access/actor';
 import type { NewJob, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import { incarnationMetadata, newIncarnation } from './definition-key';
+import { incarnationMetadata, newIncarnation, NO_DEFINITION_KEY } from './definition-key';
 import type { EntityDeletion } from '../entities/service';
 import type { EntityPlan } from '../entities/writer';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -310,12 +310,38 @@ export class PropertyDefinitionService {
   }
 
   /**
-   * `resolveFilterField` from the definitions cached for readers, without reading or asking for the
-   * change token: undefined when the property is not cached, unknown or soft-deleted (the full
-   * resolution then says why). Valid as of the cache's `currentToken`.
+   * What a search filter or facet `structuredProperties.<qualifiedName>` means, as the search service
+   * sees it: a property without a definition (hard-deleted, or never created) resolves to a field that
+   * no value matches; a soft-deleted one is INVALID_INPUT naming it; a name that cannot be a property
+   * URN is INVALID_INPUT too.
+   */
+  async resolveSearchField(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField> {
+    await this.ctx.authenticate(actor);
+    const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
+    const path = `structuredProperties.${qualifiedName}`;
+    const problem = knownUrnProblem(urn);
+    if (problem !== undefined) {
+      const message = `"${qualifiedName}" cannot name a structured property: ${problem}`;
+      throw new CatalogError('INVALID_INPUT', `${path}: ${message}`, { details: [{ path, message }] });
+    }
+    const info = await this.readers.one(urn);
+    if (!info) return absentFilterField(urn);
+    if (info.removed) {
+      const message = softDeletedMessage(urn, 'filtering on it');
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path, message }] });
+    }
+    return filterFieldOf(info);
+  }
+
+  /**
+   * `resolveSearchField` from the definitions cached for readers, without reading or asking for the
+   * change token: undefined when the property is not cached or soft-deleted (the full resolution then
+   * says why). Valid as of the cache's `currentToken`.
    */
   cachedFilterField(qualifiedName: string): ResolvedPropertyField | undefined {
-    const info = this.readers.peek(`urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`);
+    const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
+    const info = this.readers.peek(urn);
+    if (info === null) return absentFilterField(urn);
     return info && !info.removed ? filterFieldOf(info) : undefined;
   }
 
@@ -376,6 +402,11 @@ export class PropertyDefinitionService {
     });
     return { urn, entitiesToClean };
   }
+}
+
+/** A property without a definition: a key no value is ever written under, so nothing matches. */
+function absentFilterField(urn: string): ResolvedPropertyField {
+  return { propertyUrn: urn, definitionKey: NO_DEFINITION_KEY, valueKind: 'string', valueType: 'string', absent: true };
 }
 
 function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {

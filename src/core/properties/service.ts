@@ -137,7 +137,7 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
   registerPropertyCleanup(ctx);
 
   const filterFields: FilterFieldSource = {
-    resolve: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
+    resolve: (actor, qualifiedName) => definitions.resolveSearchField(actor, qualifiedName),
     cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
     cachedToken: () => cache.currentToken,
   };

@@ -2,6 +2,7 @@ import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { checkSchema } from '../validation';
+import type { FacetBucket } from '../../adapter/types';
 import type { StructuredPropertyView } from '../properties/types';
 import { aggregateInputSchema } from '../validation/schemas/search';
 import { ENTITY_TYPE_FIELD, PROPERTY_FIELD_PREFIX, type ResolvedSearchField, type SearchInputResolver, type SearchScopeInput } from './input';
@@ -64,6 +65,19 @@ async function propertiesWithValues(ctx: CatalogContext, properties: StructuredP
   return out.sort((a, b) => (a.definition.qualifiedName < b.definition.qualifiedName ? -1 : a.definition.qualifiedName > b.definition.qualifiedName ? 1 : 0));
 }
 
+/** Buckets of a true/false facet from the count of `true` and the number of matches; most frequent first. */
+function booleanBuckets(buckets: readonly FacetBucket[], matches: number, maxValues: number): AggregationEntry[] {
+  const trueCount = buckets.find((b) => b.value === 'true')?.count ?? 0;
+  const entries: AggregationEntry[] = [
+    { value: 'true', count: trueCount },
+    { value: 'false', count: Math.max(0, matches - trueCount) },
+  ];
+  return entries
+    .filter((e) => e.count > 0)
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
+    .slice(0, maxValues);
+}
+
 export async function aggregateAcrossEntities(
   ctx: CatalogContext,
   resolver: SearchInputResolver,
@@ -101,9 +115,16 @@ export async function aggregateAcrossEntities(
 
   const maxValues = input.searchFlags?.maxAggValues ?? DEFAULT_MAX_VALUES;
   const results = await ctx.adapter.aggregate({ ...scope, facets: fields.map((f) => f.resolved.field), maxValues });
+  // True/false fields hold `true` or nothing: their `false` count is the matches without `true`.
+  const hasBoolean = fields.some((f) => f.resolved.valueType === 'boolean');
+  const matches = hasBoolean ? (await ctx.adapter.search({ ...scope, order: 'urn', limit: 0 })).total : 0;
   const facets: FacetEntry[] = [];
   results.forEach((result, i) => {
     const { resolved, view } = fields[i]!;
+    if (resolved.valueType === 'boolean') {
+      facets.push({ field: resolved.name, displayName: displayNameOf(resolved, view), aggregations: booleanBuckets(result.buckets, matches, maxValues) });
+      return;
+    }
     // A default property facet with nothing among the matches says nothing: leave it out.
     if (defaults && resolved.field.kind === 'property' && result.buckets.length === 0) return;
     facets.push({

@@ -40,11 +40,11 @@ export const statusSchema: JsonObject = {
 };
 
 export const datasetPropertiesSchema = infoAspect({ uri: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } });
-export const dataFlowInfoSchema = infoAspect({ project: { type: 'string' } }, ['name']);
+export const dataFlowInfoSchema = infoAspect({ project: { type: 'string' }, env: { type: 'string' } }, ['name']);
 export const dataJobInfoSchema = infoAspect({ type: { type: 'string' }, flowUrn: { type: 'string' } }, ['name']);
 export const chartInfoSchema = infoAspect({ title: { type: 'string' }, chartUrl: { type: 'string' } });
 export const dashboardInfoSchema = infoAspect({ title: { type: 'string' }, dashboardUrl: { type: 'string' } });
-export const containerPropertiesSchema = infoAspect({}, ['name']);
+export const containerPropertiesSchema = infoAspect({ env: { type: 'string' } }, ['name']);
 export const glossaryTermInfoSchema = infoAspect({ definition: { type: 'string' }, termSource: { type: 'string' } });
 export const corpUserInfoSchema = infoAspect({
   active: { type: 'boolean' },
