@@ -219,7 +219,9 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         // Never created: the same answers; values are not typed (the value type is unknown).
         const never = 'structuredProperties.io.search.neverCreated';
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter(never, ['x', '1'], 'GREATER_THAN')] }] })).toEqual([]);
-        expect((await catalog.search.aggregate(READER, { facets: [never] })).facets).toEqual([{ field: never, displayName: never, aggregations: [] }]);
+        expect((await catalog.search.aggregate(READER, { facets: [never] })).facets).toEqual([
+          { field: never, displayName: never, entity: 'urn:li:structuredProperty:io.search.neverCreated', aggregations: [] },
+        ]);
         // Created afterwards, the name resolves to the new definition.
         await catalog.properties.create(ADMIN, { qualifiedName: 'io.search.neverCreated', valueType: 'string', entityTypes: ['dataset'] });
         await catalog.properties.upsertValues(ADMIN, ds('d'), { properties: [{ propertyUrn: 'urn:li:structuredProperty:io.search.neverCreated', values: [{ string: 'x' }] }] });
@@ -275,8 +277,9 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
           searchFlags: { includeSoftDeleted: true, maxAggValues: 1 },
         });
         expect(filtered.facets).toEqual([
-          { field: 'structuredProperties.io.search.tier', displayName: 'io.search.tier', aggregations: [{ value: 'gold', count: 1 }] },
-          { field: 'platform', displayName: 'Platform', aggregations: [{ value: 'urn:li:dataPlatform:hive', count: 2 }] },
+          // The entity behind a property facet, and behind a value that is a URN.
+          { field: 'structuredProperties.io.search.tier', displayName: 'io.search.tier', entity: TIER, aggregations: [{ value: 'gold', count: 1 }] },
+          { field: 'platform', displayName: 'Platform', aggregations: [{ value: 'urn:li:dataPlatform:hive', count: 2, entity: 'urn:li:dataPlatform:hive' }] },
           { field: '_entityType', displayName: 'Type', aggregations: [{ value: 'DATASET', count: 2 }] },
         ]);
         const half = await catalog.search.aggregate(READER, { facets: ['structuredProperties.io.search.retention'], searchFlags: { includeSoftDeleted: true }, orFilters: [{ and: [filter('urn', ['c,PROD)'], 'END_WITH')] }] });

@@ -164,7 +164,18 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
     textAspect: 'dataPlatformInfo',
     searchFields: [nameField('dataPlatformInfo')],
   },
-  { name: 'structuredProperty', graphqlType: 'STRUCTURED_PROPERTY', aspects: ['propertyDefinition', 'status'] },
+  {
+    name: 'structuredProperty',
+    graphqlType: 'STRUCTURED_PROPERTY',
+    aspects: ['propertyDefinition', 'status', 'structuredPropertySettings'],
+    // DataHub indexes every settings flag (its web app filters the property list on them).
+    searchFields: ['isHidden', 'showInSearchFilters', 'showInAssetSummary', 'showAsAssetBadge', 'showInColumnsTable'].map((flag) => ({
+      name: flag,
+      aspect: 'structuredPropertySettings',
+      path: [flag],
+      boolean: true,
+    })),
+  },
   { name: 'accessToken', graphqlType: 'ACCESS_TOKEN', aspects: ['ServiceAccessTokenInfo'], searchable: false },
   { name: 'policy', graphqlType: 'POLICY', aspects: ['policyInfo'], searchable: false },
 ];
@@ -184,6 +195,7 @@ const BUILT_IN_ASPECTS: readonly AspectSpec[] = [
   { name: 'dataPlatformInfo', schema: schemas.dataPlatformInfoSchema },
   // Owned by domain services that validate them with their own schemas.
   { name: 'propertyDefinition', schema: schemas.domainValidatedSchema },
+  { name: 'structuredPropertySettings', schema: schemas.structuredPropertySettingsSchema },
   { name: 'ServiceAccessTokenInfo', schema: schemas.domainValidatedSchema },
   { name: 'policyInfo', schema: schemas.domainValidatedSchema },
   { name: 'datasetProfile', schema: schemas.datasetProfileSchema, timeseries: true },

@@ -3,6 +3,7 @@ import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { checkSchema } from '../validation';
 import type { FacetBucket } from '../../adapter/types';
+import { urnProblem } from '../urn';
 import type { StructuredPropertyView } from '../properties/types';
 import { aggregateInputSchema } from '../validation/schemas/search';
 import { ENTITY_TYPE_FIELD, PROPERTY_FIELD_PREFIX, type ResolvedSearchField, type SearchInputResolver, type SearchScopeInput } from './input';
@@ -20,11 +21,15 @@ export interface AggregationEntry {
   /** The value as text: numbers as decimal strings (`42` → `"42.0"`), entity types as GraphQL names. */
   value: string;
   count: number;
+  /** When the value is an entity URN (`urn:li:dataPlatform:hive`): that URN, the entity behind the value. */
+  entity?: string;
 }
 
 export interface FacetEntry {
   field: string;
   displayName: string;
+  /** A structured property facet: the property's URN (whether or not it still exists), as DataHub reports it. */
+  entity?: string;
   /** Most frequent first, then by value; at most `searchFlags.maxAggValues`. */
   aggregations: AggregationEntry[];
 }
@@ -63,6 +68,11 @@ async function propertiesWithValues(ctx: CatalogContext, properties: StructuredP
     afterUrn = page.nextAfterUrn;
   }
   return out.sort((a, b) => (a.definition.qualifiedName < b.definition.qualifiedName ? -1 : a.definition.qualifiedName > b.definition.qualifiedName ? 1 : 0));
+}
+
+/** A value that names an entity (DataHub links such facet values to their entity). */
+function isEntityUrn(value: string): boolean {
+  return value.startsWith('urn:li:') && urnProblem(value) === undefined;
 }
 
 /** Buckets of a true/false facet from the count of `true` and the number of matches; most frequent first. */
@@ -125,20 +135,18 @@ export async function aggregateAcrossEntities(
       facets.push({ field: resolved.name, displayName: displayNameOf(resolved, view), aggregations: booleanBuckets(result.buckets, matches, maxValues) });
       return;
     }
+    const facetEntity = resolved.field.kind === 'property' ? { entity: resolved.field.propertyUrn } : {};
     // A default property facet with nothing among the matches says nothing: leave it out.
     if (defaults && resolved.field.kind === 'property' && result.buckets.length === 0) return;
     facets.push({
       field: resolved.name,
       displayName: displayNameOf(resolved, view),
-      aggregations: result.buckets.map((bucket) => ({
-        value:
-          typeof bucket.value === 'number'
-            ? formatFacetNumber(bucket.value)
-            : resolved.field.kind === 'entityType'
-              ? resolver.graphqlType(bucket.value)
-              : bucket.value,
-        count: bucket.count,
-      })),
+      ...facetEntity,
+      aggregations: result.buckets.map((bucket) => {
+        if (typeof bucket.value === 'number') return { value: formatFacetNumber(bucket.value), count: bucket.count };
+        if (resolved.field.kind === 'entityType') return { value: resolver.graphqlType(bucket.value), count: bucket.count };
+        return { value: bucket.value, count: bucket.count, ...(isEntityUrn(bucket.value) ? { entity: bucket.value } : {}) };
+      }),
     });
   });
   return { facets };

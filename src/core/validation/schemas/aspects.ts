@@ -56,6 +56,21 @@ export const corpUserInfoSchema = infoAspect({
 export const corpGroupInfoSchema = infoAspect({ displayName: { type: 'string' }, email: { type: 'string' } });
 export const dataPlatformInfoSchema = infoAspect({ displayName: { type: 'string' }, type: { type: 'string' } });
 
+/** `structuredPropertySettings` of a structured property: where it is shown (every flag defaults to false). */
+export const structuredPropertySettingsSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    isHidden: { type: 'boolean' },
+    showInSearchFilters: { type: 'boolean' },
+    showInAssetSummary: { type: 'boolean' },
+    hideInAssetSummaryWhenEmpty: { type: 'boolean' },
+    showAsAssetBadge: { type: 'boolean' },
+    showInColumnsTable: { type: 'boolean' },
+    lastModified: auditStamp,
+  },
+  additionalProperties: false,
+};
+
 /** Value of one structured property on an entity, as stored: `{ string }` or `{ double }`. */
 export const structuredPropertiesSchema: JsonObject = {
   type: 'object',
