@@ -53,6 +53,16 @@ export interface AspectMap {
   dataPlatformInfo: InfoAspectValue & { displayName?: string; type?: string };
   /** Owned by their services (write them through `catalog.properties`, `catalog.tokens`, `catalog.policies`). */
   propertyDefinition: Record<string, unknown>;
+  /** Where a structured property is shown; checked by `catalog.properties` (hidden means shown nowhere, one asset badge). */
+  structuredPropertySettings: {
+    isHidden?: boolean;
+    showInSearchFilters?: boolean;
+    showInAssetSummary?: boolean;
+    hideInAssetSummaryWhenEmpty?: boolean;
+    showAsAssetBadge?: boolean;
+    showInColumnsTable?: boolean;
+    lastModified?: { time: number; actor: string };
+  };
   ServiceAccessTokenInfo: Record<string, unknown>;
   policyInfo: Record<string, unknown>;
   /** Timeseries aspects: rows appended with `catalog.timeseries.append`; a read answers the newest row. */
