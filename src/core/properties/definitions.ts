@@ -503,7 +503,7 @@ export class PropertyDefinitionService {
 
 /** A property without a definition: a key no value is ever written under, so nothing matches. */
 function absentFilterField(urn: string): ResolvedPropertyField {
-  return { propertyUrn: urn, definitionKey: NO_DEFINITION_KEY, valueKind: 'string', valueType: 'string', absent: true };
+  return { propertyUrn: urn, definitionKey: NO_DEFINITION_KEY, valueKind: 'string', valueType: 'string' };
 }
 
 function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {

@@ -216,8 +216,6 @@ export interface ResolvedPropertyField {
   definitionKey: string;
   valueKind: 'string' | 'number';
   valueType: ValueTypeName;
-  /** True when the property has no definition (hard-deleted or never created): the field matches nothing. */
-  absent?: boolean;
 }
 
 export interface ReindexProgress {

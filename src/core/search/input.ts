@@ -60,7 +60,7 @@ function isDate(text: string): boolean {
 export interface FilterFieldSource {
   /**
    * `structuredProperties.<qualifiedName>` resolved at the current state: a property without a
-   * definition (hard-deleted or never created) is a field nothing matches (`absent`); INVALID_INPUT
+   * definition (hard-deleted or never created) is a field nothing matches (its key is one no value has); INVALID_INPUT
    * for a soft-deleted property and a name that cannot be one.
    */
   resolve(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField>;
