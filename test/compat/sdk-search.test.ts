@@ -108,6 +108,32 @@ describe.each(ADAPTERS)('DataHub SDK searches (%s)', (kind) => {
     expect(await getUrnsByFilter(h, { extraFilters: [platform] })).toEqual([dataset('a'), dataset('b')]);
   });
 
+  it('get_urns_by_filter(env=...) : the four OR groups _get_env_filters builds (origin, customProperties env= and instance=, env) run', async () => {
+    // _get_env_filters(env) of filters.py, each group ANDed with the default status rule, as generate_filter distributes them.
+    const envGroups = (env: string) => [
+      { field: 'origin', value: env, condition: 'EQUAL' },
+      { field: 'customProperties', value: `env=${env}` },
+      { field: 'customProperties', value: `instance=${env}` },
+      { field: 'env', value: env },
+    ];
+    await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('prod_table'))}/datasetProperties`, { name: 'prod_table' });
+    await h.request('POST', `/openapi/v2/entity/container/${encodeURIComponent('urn:li:container:db1')}/containerProperties`, { name: 'db1', customProperties: { env: 'DEV' } });
+    await h.request('POST', `/openapi/v2/entity/dataFlow/${encodeURIComponent('urn:li:dataFlow:(airflow,nightly,prod)')}/dataFlowInfo`, { name: 'nightly', env: 'DEV' });
+    const scroll = async (env: string) => {
+      const answer = await h.graphql(SCROLL_URNS_WITH_FILTERS, {
+        types: null,
+        query: '*',
+        orFilters: envGroups(env).map((rule) => ({ and: [NOT_SOFT_DELETED, rule] })),
+        batchSize: 10000,
+        scrollId: null,
+      });
+      expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+      return (answer.data.scrollAcrossEntities.searchResults as Array<{ entity: { urn: string } }>).map((r) => r.entity.urn);
+    };
+    expect(await scroll('PROD')).toEqual([dataset('prod_table')]);
+    expect(await scroll('DEV')).toEqual(['urn:li:container:db1', 'urn:li:dataFlow:(airflow,nightly,prod)']);
+  });
+
   it('test_dataset_structured_property_delete: after a hard delete the EXISTS search answers [] and the other property still matches', async () => {
     await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('table_foo_1'))}/datasetProperties`, { name: 'table_foo_1' });
     const property1 = await createProperty(h, 'hardDeleteTest1Property');
