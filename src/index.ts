@@ -74,6 +74,8 @@ export type {
   RestPropertyDefinitionInput,
   StructuredPropertyDefinition,
   StructuredPropertyService,
+  StructuredPropertySettings,
+  StructuredPropertySettingsInput,
   StructuredPropertyView,
   UpdateStructuredPropertyInput,
   ValueTypeInput,

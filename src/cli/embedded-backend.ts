@@ -71,10 +71,10 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     readChanges: (options) => catalog.changes.read(actor, options),
     followChanges: (options) => catalog.changes.follow(actor, options),
     async truncateTimeseries(input, onProgress) {
-      const { message } = await catalog.timeseries.truncate(actor, input, onProgress ? { onProgress: (status) => onProgress(status.rowsDeleted, status.rowsToDelete) } : {});
+      const { message, taskId } = await catalog.timeseries.truncate(actor, input, onProgress ? { onProgress: (status) => onProgress(status.rowsDeleted, status.rowsToDelete) } : {});
       // The background work of a real run, here and now, so that its progress is drawn while it runs.
       if (input.dryRun === false) await catalog.settle();
-      return { message };
+      return { message, ...(taskId !== undefined ? { taskId } : {}) };
     },
     reindex: (onProgress) => catalog.reindexAs(actor, { countTotal: onProgress !== undefined, ...(onProgress ? { onProgress } : {}) }),
     async close() {

@@ -131,7 +131,12 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
     },
     async truncateTimeseries(input) {
       const answer = (await client.rest('POST', '/operations', { query: { action: 'truncateTimeseriesAspect' }, body: input })) as { value: string };
-      return { message: answer.value };
+      if (input.dryRun !== false) return { message: answer.value };
+      // A real run answers its task id alone; the status it is recorded under holds the counts it answered.
+      const taskId = answer.value;
+      const status = (await client.rest('POST', '/operations', { query: { action: 'getEsTaskStatus' }, body: { task: taskId } })) as { value: string };
+      const { status: recorded } = JSON.parse(status.value) as { status?: { summary?: string } };
+      return { message: `${recorded?.summary ?? ''}Task id: ${taskId}.`, taskId };
     },
     async reindex() {
       const answer = (await client.rest('POST', '/operations', { query: { action: 'reindex' }, body: {} })) as { value: ReindexProgress };

@@ -31,8 +31,9 @@ export interface QueryLimits {
   maxDepth?: number;
   /**
    * Budget of one operation: every field costs 1, and the fields under a list are counted once per item
-   * the list may hold (its `count`, `first` or `limit` argument, or `input.count`; `defaultListSize` when
-   * it names none). Aliases count as the fields they are. Default 50,000.
+   * the list may hold (its `count`, `first` or `limit` argument, or `input.count`; for a list directly
+   * inside a page object given such a size, e.g. `searchResults` of `scrollAcrossEntities(input: { count })`,
+   * that size; `defaultListSize` otherwise). Aliases count as the fields they are. Default 50,000.
    */
   maxCost?: number;
   /** Items assumed for a list field whose size no argument gives. Default 10. */
@@ -49,7 +50,7 @@ interface CostWalk {
   fragments: ReadonlyMap<string, FragmentDefinitionNode>;
   variables: Readonly<Record<string, unknown>>;
   limits: Required<QueryLimits>;
-  /** Fragment costs, once each (a fragment's cost does not depend on where it is spread). */
+  /** Fragment costs, once per fragment and page size handed to it (nothing else about the spread matters). */
   fragmentCost: Map<string, number>;
   /** Fragments being expanded (a cycle is invalid anyway; it must not loop here). */
   expanding: Set<string>;
@@ -94,23 +95,32 @@ function argumentValue(node: FieldNode, name: string, variables: Readonly<Record
   return argument ? valueFromASTUntyped(argument.value, variables) : undefined;
 }
 
-/** How many items the field may answer: its size argument, else `defaultListSize` for a list, else 1. */
-function itemsOf(node: FieldNode, field: GraphQLField<unknown, unknown> | undefined, walk: CostWalk): number {
+/**
+ * How many times the field's selection is counted, and the page size it hands to the lists directly
+ * inside it. A list counts its size argument, else the size its page object handed down, else
+ * `defaultListSize`. An object with a size argument (a page: `scrollAcrossEntities(input: { count })`)
+ * counts once and hands that size to its lists (`searchResults`), so a page is not counted twice.
+ */
+function itemsOf(node: FieldNode, field: GraphQLField<unknown, unknown> | undefined, walk: CostWalk, handed: number | undefined): { items: number; hand?: number } {
   const input = argumentValue(node, 'input', walk.variables);
+  const isList = field ? isListType(getNullableType(field.type)) : false;
   for (const name of SIZE_ARGUMENTS) {
     const direct = argumentValue(node, name, walk.variables);
     const nested = input !== null && typeof input === 'object' ? (input as Record<string, unknown>)[name] : undefined;
     const size = typeof direct === 'number' ? direct : typeof nested === 'number' ? nested : undefined;
-    if (size !== undefined) return Math.max(1, size);
+    if (size === undefined) continue;
+    // An unknown field (an invalid document) is counted as a list: never cheaper than it may be.
+    return field && !isList ? { items: 1, hand: Math.max(1, size) } : { items: Math.max(1, size) };
   }
-  return field && isListType(getNullableType(field.type)) ? walk.limits.defaultListSize : 1;
+  return isList ? { items: handed ?? walk.limits.defaultListSize } : { items: 1 };
 }
 
 function fieldOf(parent: GraphQLCompositeType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
   return parent && (isObjectType(parent) || isInterfaceType(parent)) ? parent.getFields()[name] : undefined;
 }
 
-function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType | undefined, walk: CostWalk): number {
+/** `handed`: the page size the enclosing page object hands to the lists of this selection. */
+function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeType | undefined, walk: CostWalk, handed?: number): number {
   let cost = 0;
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
@@ -119,22 +129,25 @@ function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeT
       if (selection.selectionSet) {
         const type = field ? getNamedType(field.type) : undefined;
         const childType = type && isCompositeType(type) ? type : undefined;
-        cost += itemsOf(selection, field, walk) * selectionCost(selection.selectionSet, childType, walk);
+        const { items, hand } = itemsOf(selection, field, walk, handed);
+        cost += items * selectionCost(selection.selectionSet, childType, walk, hand);
       }
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       const condition = selection.typeCondition ? walk.schema.getType(selection.typeCondition.name.value) : parent;
-      cost += selectionCost(selection.selectionSet, condition && isCompositeType(condition) ? condition : parent, walk);
+      cost += selectionCost(selection.selectionSet, condition && isCompositeType(condition) ? condition : parent, walk, handed);
     } else {
       const name = selection.name.value;
-      let known = walk.fragmentCost.get(name);
+      // A fragment's cost depends only on the page size handed to it: computed once per size.
+      const key = `${name}\u0000${handed ?? ''}`;
+      let known = walk.fragmentCost.get(key);
       if (known === undefined) {
         const fragment = walk.fragments.get(name);
         if (!fragment || walk.expanding.has(name)) continue;
         walk.expanding.add(name);
         const condition = walk.schema.getType(fragment.typeCondition.name.value);
-        known = selectionCost(fragment.selectionSet, condition && isCompositeType(condition) ? condition : undefined, walk);
+        known = selectionCost(fragment.selectionSet, condition && isCompositeType(condition) ? condition : undefined, walk, handed);
         walk.expanding.delete(name);
-        walk.fragmentCost.set(name, known);
+        walk.fragmentCost.set(key, known);
       }
       cost += known;
     }

@@ -79,7 +79,23 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
     },
     // Merged over the fields every entity type shares (entity-resolvers.ts).
     StructuredPropertyEntity: {
-      definition: (ref: PropertyRef, _args: unknown, context: unknown) => definitionOf(catalog, ref, stateOf(context)),
+      // `filterStatus` rides along with the definition: it depends on the property's status, not on the definition.
+      definition: async (ref: PropertyRef, _args: unknown, context: unknown) => {
+        const state = stateOf(context);
+        const definition = await definitionOf(catalog, ref, state);
+        const removed = ref.property ? ref.property.removed : (await viewOf(ref, state))?.aspects.status?.value.removed === true;
+        return { ...definition, filterStatus: removed ? 'DISABLED' : 'ENABLED' };
+      },
+      exists: async (ref: PropertyRef, _args: unknown, context: unknown) => {
+        if (ref.property) return true;
+        const view = await viewOf(ref, stateOf(context));
+        return view ? catalog.properties.definitionOf(view) !== undefined : false;
+      },
+      settings: async (ref: PropertyRef, _args: unknown, context: unknown) => {
+        if (ref.property) return ref.property.settings ?? null;
+        const view = await viewOf(ref, stateOf(context));
+        return view ? (catalog.properties.settingsOf(view) ?? null) : null;
+      },
       status: async (ref: PropertyRef, _args: unknown, context: unknown) => {
         if (ref.property) return { removed: ref.property.removed };
         const status = (await viewOf(ref, stateOf(context)))?.aspects.status?.value;

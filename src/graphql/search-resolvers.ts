@@ -1,9 +1,10 @@
 import type { Actor } from '../core/access';
 import type { Catalog } from '../catalog';
-import type { AggregateAcrossEntitiesInput } from '../core/search';
+import type { AggregateAcrossEntitiesInput, AggregationEntry, FacetEntry } from '../core/search';
 import type { ScrollAcrossEntitiesInput, SearchAcrossEntitiesInput, SearchResultEntry } from '../core/search';
 import type { SearchScopeInput } from '../core/search';
-import { refOf, type EntityRef } from './entity-refs';
+import { refOf, refOfView, type EntityRef } from './entity-refs';
+import { entityTypeOf } from '../core/urn';
 import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';
 
@@ -37,6 +38,11 @@ export function searchResolvers(catalog: Catalog, stateOf: (context: unknown) =>
         facetScope: { actor, scope: scopeOf(args.input) },
       };
     };
+  const storedEntity = async (urn: string | undefined, context: unknown): Promise<EntityRef | null> => {
+    if (urn === undefined || !catalog.registry.hasEntityType(entityTypeOf(urn))) return null;
+    const view = await stateOf(context).entities.load(urn);
+    return view ? refOfView(view) : null;
+  };
   // Facets of a page are computed only when selected, by the aggregation over the same scope.
   const facets = async ({ facetScope: { actor, scope } }: SearchPage) =>
     scope.searchFlags?.skipAggregates ? null : (await catalog.search.aggregate(actor, scope)).facets;
@@ -50,5 +56,8 @@ export function searchResolvers(catalog: Catalog, stateOf: (context: unknown) =>
     },
     ScrollResults: { facets },
     SearchResults: { facets },
+    // The entity behind a facet or a facet value, when it is stored (one batched read per level).
+    FacetMetadata: { entity: (facet: FacetEntry, _args: unknown, context: unknown) => storedEntity(facet.entity, context) },
+    AggregationMetadata: { entity: (entry: AggregationEntry, _args: unknown, context: unknown) => storedEntity(entry.entity, context) },
   };
 }

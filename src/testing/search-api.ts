@@ -104,6 +104,52 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
       });
     });
 
+    it('filters and facets on removed (false when absent; a filter naming it decides about soft-deleted entities) and the standard fields', async () => {
+      await withCatalog(harness, async (catalog) => {
+        await seed(catalog);
+        const datasets = [ds('a'), ds('b'), ds('c'), ds('d'), ds('e', 'snowflake')];
+        const types = ['DATASET'] as const;
+        // The condition the established platform's SDK sends by default: negated removed = true.
+        const notRemoved = { field: 'removed', condition: 'EQUAL' as const, values: ['true'], negated: true };
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [notRemoved] }] })).toEqual(datasets.filter((u) => u !== ds('c')));
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true'])] }] })).toEqual([ds('c')]);
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed.keyword', ['TRUE'])] }] })).toEqual([ds('c')]);
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['false'])] }] })).toEqual(datasets.filter((u) => u !== ds('c')));
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true', 'false'], 'IN')] }] })).toEqual(datasets);
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', undefined, 'EXISTS')] }] })).toEqual(datasets);
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', undefined, 'EXISTS', true)] }] })).toEqual([]);
+        // Named in one group, it decides for the whole filter (as in DataHub): the hive group finds soft-deleted c too.
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true'])] }, { and: [filter('platform', ['urn:li:dataPlatform:hive'])] }] })).toEqual(
+          datasets.filter((u) => u !== ds('e', 'snowflake')),
+        );
+        const facet = await catalog.search.aggregate(READER, { types: [...types], facets: ['removed'], searchFlags: { includeSoftDeleted: true } });
+        expect(facet.facets).toEqual([{ field: 'removed', displayName: 'Removed', aggregations: [{ value: 'false', count: 4 }, { value: 'true', count: 1 }] }]);
+        expect((await catalog.search.aggregate(READER, { types: [...types], facets: ['removed'] })).facets[0]!.aggregations).toEqual([{ value: 'false', count: 4 }]);
+        // A flag written again clears it.
+        await catalog.entities.upsertAspect(ADMIN, ds('c'), 'status', { removed: false });
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true'])] }] })).toEqual([]);
+
+        await catalog.entities.upsertMany(ADMIN, [
+          { urn: ds('q'), aspects: { datasetProperties: { name: 'q', qualifiedName: 'db.sales.q', customProperties: { team: 'sales', tier: 'x=y' } } } },
+          { urn: 'urn:li:container:c1', aspects: { containerProperties: { name: 'c1', env: 'PROD', description: '' } } },
+        ]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('customProperties', ['team=sales'])] }] })).toEqual([ds('q')]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('customProperties', ['tier=x=y'])] }] })).toEqual([ds('q')]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('qualifiedName.keyword', ['db.sales.q'])] }] })).toEqual([ds('q')]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('id', ['q'])] }] })).toEqual([ds('q')]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('platform.keyword', ['urn:li:dataPlatform:snowflake'])] }] })).toEqual([ds('e', 'snowflake')]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('env', ['PROD'])] }] })).toEqual(['urn:li:container:c1']);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('description', ['Click'], 'START_WITH')] }] })).toEqual([ds('e', 'snowflake')]);
+        expect(await urnsOf(catalog, { types: ['DATASET', 'CONTAINER'], orFilters: [{ and: [filter('hasDescription', ['false'])] }] })).toEqual(['urn:li:container:c1', ds('q')]);
+        const hasDescription = await catalog.search.aggregate(READER, { types: ['DATASET', 'CONTAINER'], facets: ['hasDescription'] });
+        expect(hasDescription.facets[0]!.aggregations).toEqual([{ value: 'true', count: 5 }, { value: 'false', count: 2 }]);
+        // Refusals: a value that is not true/false, an operator that does not apply.
+        const at = async (orFilters: Array<{ and: FacetFilterInput[] }>) => rejectionDetails(catalog.search.search(READER, { query: '*', orFilters }));
+        expect(await at([{ and: [filter('removed', ['yes'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/values/0'] });
+        expect(await at([{ and: [filter('removed', ['t'], 'START_WITH')] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/condition'] });
+      });
+    });
+
     it('full text covers name, description and URN key, never structured property values', async () => {
       await withCatalog(harness, async (catalog) => {
         await seed(catalog);
@@ -120,11 +166,11 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
       });
     });
 
-    it('refuses unknown fields, unknown, soft-deleted or hard-deleted properties and malformed values with INVALID_INPUT at their path', async () => {
+    it('refuses unknown fields, soft-deleted properties, names no property can have and malformed values with INVALID_INPUT at their path', async () => {
       await withCatalog(harness, async (catalog) => {
         await seed(catalog);
         const at = async (orFilters: Array<{ and: FacetFilterInput[] }>) => rejectionDetails(catalog.search.search(READER, { query: '*', orFilters }));
-        expect(await at([{ and: [filter('structuredProperties.io.search.nope', ['1'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
+        expect(await at([{ and: [filter('structuredProperties.io search', ['1'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
         expect(await at([{ and: [filter('owner', ['x'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
         expect(await at([{ and: [filter('platform', ['x'])] }, { and: [filter('structuredProperties.io.search.retention', ['4x5', '7'])] }])).toEqual({
           code: 'INVALID_INPUT',
@@ -141,8 +187,8 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         // A malformed actor is refused every time (only well-formed ones are remembered).
         expect(await outcomeCode(catalog.search.search('not-a-urn', { query: '*' }))).toBe('UNAUTHENTICATED');
         expect(await outcomeCode(catalog.search.scroll('not-a-urn', { query: '*' }))).toBe('UNAUTHENTICATED');
-        // One unknown property named in `filters` and in two groups: refused at each place, in input order.
-        const nope = 'structuredProperties.io.search.nope';
+        // One malformed property name in `filters` and in two groups: refused at each place, in input order.
+        const nope = 'structuredProperties.io.(search';
         expect(
           await rejectionDetails(catalog.search.scroll(READER, { filters: [filter(nope, ['1'])], orFilters: [{ and: [filter(nope, ['2'])] }, { and: [filter('platform', ['x']), filter(nope, ['3'])] }] })),
         ).toEqual({ code: 'INVALID_INPUT', paths: ['/filters/0/field', '/orFilters/0/and/0/field', '/orFilters/1/and/1/field'] });
@@ -150,8 +196,36 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         await catalog.properties.softDelete(ADMIN, TIER);
         expect(await at([{ and: [filter('structuredProperties.io.search.tier', ['gold'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
         expect(await outcomeCode(catalog.search.aggregate(READER, { facets: ['structuredProperties.io.search.tier'] }))).toBe('INVALID_INPUT');
+      });
+    });
+
+    it('a filter on a hard-deleted or never created property matches nothing (negated: everything); its facet has no values', async () => {
+      await withCatalog(harness, async (catalog) => {
+        await seed(catalog);
+        const tier = 'structuredProperties.io.search.tier';
+        const before = await urnsOf(catalog, { orFilters: [{ and: [filter(tier, undefined, 'EXISTS')] }] });
+        expect(before.length).toBeGreaterThan(0);
+        const everything = await urnsOf(catalog, {});
         await catalog.properties.hardDelete(ADMIN, TIER);
-        expect(await at([{ and: [filter('structuredProperties.io.search.tier', ['gold'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
+        // Before and after the clean-up of the values.
+        for (const phase of ['before clean-up', 'after clean-up']) {
+          if (phase === 'after clean-up') expect((await catalog.settle()).failed).toEqual([]);
+          expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, undefined, 'EXISTS')] }] })).toEqual([]);
+          expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, ['gold'])] }] })).toEqual([]);
+          expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, ['gold'], 'EQUAL', true)] }] })).toEqual(everything.filter((u) => u !== TIER));
+          const facets = await catalog.search.aggregate(READER, { facets: [tier, '_entityType'] });
+          expect(facets.facets.map((f) => [f.field, f.aggregations.length > 0])).toEqual([[tier, false], ['_entityType', true]]);
+        }
+        // Never created: the same answers; values are not typed (the value type is unknown).
+        const never = 'structuredProperties.io.search.neverCreated';
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter(never, ['x', '1'], 'GREATER_THAN')] }] })).toEqual([]);
+        expect((await catalog.search.aggregate(READER, { facets: [never] })).facets).toEqual([
+          { field: never, displayName: never, entity: 'urn:li:structuredProperty:io.search.neverCreated', aggregations: [] },
+        ]);
+        // Created afterwards, the name resolves to the new definition.
+        await catalog.properties.create(ADMIN, { qualifiedName: 'io.search.neverCreated', valueType: 'string', entityTypes: ['dataset'] });
+        await catalog.properties.upsertValues(ADMIN, ds('d'), { properties: [{ propertyUrn: 'urn:li:structuredProperty:io.search.neverCreated', values: [{ string: 'x' }] }] });
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter(never, ['x'])] }] })).toEqual([ds('d')]);
       });
     });
 
@@ -203,8 +277,9 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
           searchFlags: { includeSoftDeleted: true, maxAggValues: 1 },
         });
         expect(filtered.facets).toEqual([
-          { field: 'structuredProperties.io.search.tier', displayName: 'io.search.tier', aggregations: [{ value: 'gold', count: 1 }] },
-          { field: 'platform', displayName: 'Platform', aggregations: [{ value: 'urn:li:dataPlatform:hive', count: 2 }] },
+          // The entity behind a property facet, and behind a value that is a URN.
+          { field: 'structuredProperties.io.search.tier', displayName: 'io.search.tier', entity: TIER, aggregations: [{ value: 'gold', count: 1 }] },
+          { field: 'platform', displayName: 'Platform', aggregations: [{ value: 'urn:li:dataPlatform:hive', count: 2, entity: 'urn:li:dataPlatform:hive' }] },
           { field: '_entityType', displayName: 'Type', aggregations: [{ value: 'DATASET', count: 2 }] },
         ]);
         const half = await catalog.search.aggregate(READER, { facets: ['structuredProperties.io.search.retention'], searchFlags: { includeSoftDeleted: true }, orFilters: [{ and: [filter('urn', ['c,PROD)'], 'END_WITH')] }] });

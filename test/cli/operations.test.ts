@@ -69,10 +69,10 @@ describe.each(MODES)('operations ($name)', (mode) => {
       const text = await cli('index-sizes');
       expect(text.code).toBe(0);
       expect(text.stdout.split('\n')[0]).toMatch(/^index\s+entity\s+aspect\s+size \(MB\)$/);
-      expect(text.stdout).toMatch(/^dataset_datasetprofileaspect_v1\s+dataset\s+datasetProfile\s+\d+\.\d{6}$/m);
+      expect(text.stdout).toMatch(/^dataset_datasetprofileaspect_v1\s+dataset\s+datasetprofile\s+\d+\.\d{6}$/m);
       const json = JSON.parse((await cli('index-sizes', '--json')).stdout) as Array<{ indexName: string; entityName: string; aspectName: string; sizeMb: number }>;
       const profile = json.find((r) => r.indexName === 'dataset_datasetprofileaspect_v1');
-      expect(profile).toMatchObject({ entityName: 'dataset', aspectName: 'datasetProfile' });
+      expect(profile).toMatchObject({ entityName: 'dataset', aspectName: 'datasetprofile' });
       expect(profile!.sizeMb).toBeGreaterThan(0);
     });
   });
@@ -91,9 +91,11 @@ describe.each(MODES)('operations ($name)', (mode) => {
       expect(refused.stderr).toBe(
         'metacatalog truncate-timeseries: a truncation deletes rows for good: run it on a terminal to confirm, pass --force, or count with --dry-run (see metacatalog truncate-timeseries --help)\n',
       );
-      const real = await cli(...args, '--force', '--json');
+      // The aspect as index-sizes prints it (lower case) is accepted.
+      const real = await cli('truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'datasetprofile', '--older-than', '30d', '--force', '--json');
       expect(real.code).toBe(0);
-      expect(JSON.parse(real.stdout).message).toMatch(/^Delete 6 out of 10 rows \(60\.00%\)\. Reindexing the aspect without the deleted records\. Task id: \S+\.$/);
+      const answer = JSON.parse(real.stdout) as { message: string; taskId: string };
+      expect(answer.message).toBe(`Delete 6 out of 10 rows (60.00%). Reindexing the aspect without the deleted records. Task id: ${answer.taskId}.`);
 
       // Embedded: done before the command exited; remote: background work of the server.
       const deadline = Date.now() + 10_000;

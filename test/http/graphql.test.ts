@@ -17,7 +17,7 @@ describe('POST /api/graphql', () => {
     for (const prefix of ['', '/gms']) {
       const r = await gql(reader, { query: '{ __typename }' }, prefix);
       expect(r.status).toBe(200);
-      expect(r.json).toEqual({ data: { __typename: 'Query' } });
+      expect(r.json).toEqual({ data: { __typename: 'Query' }, extensions: {} });
     }
   });
 
@@ -34,7 +34,7 @@ describe('POST /api/graphql', () => {
     const written = await call(t.url, 'POST', `/openapi/v2/entity/dataset/${enc(DATASET)}/datasetProperties`, { token, body: { name: 'orders' } });
     expect(written.status).toBe(200);
     const read = await gql(reader, { query: `{ entity(urn: "${DATASET}") { urn type } }` });
-    expect(read.json).toEqual({ data: { entity: { urn: DATASET, type: 'DATASET' } } });
+    expect(read.json).toEqual({ data: { entity: { urn: DATASET, type: 'DATASET' } }, extensions: {} });
   });
 
   it('a field the actor may not use is 200 with the error and its code', async () => {
@@ -50,7 +50,7 @@ describe('POST /api/graphql', () => {
     const query = 'query a { __typename } query b { entity(urn: "urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)") { urn } }';
     const b = await gql(reader, { query, operationName: 'b' });
     expect(b.status).toBe(200);
-    expect(b.json).toEqual({ data: { entity: null } });
+    expect(b.json).toEqual({ data: { entity: null }, extensions: {} });
     const unnamed = await gql(reader, { query });
     expect(unnamed.status).toBe(400);
     expect(unnamed.json.errors[0].extensions.code).toBe('INVALID_INPUT');

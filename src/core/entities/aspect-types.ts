@@ -42,17 +42,27 @@ export interface AspectMap {
   status: StatusValue;
   structuredProperties: StructuredPropertiesValue;
   datasetProperties: InfoAspectValue & { uri?: string; tags?: string[] };
-  dataFlowInfo: InfoAspectValue & { name: string; project?: string };
+  dataFlowInfo: InfoAspectValue & { name: string; project?: string; /** Environment (`PROD`, `DEV`, ...). */ env?: string };
   dataJobInfo: InfoAspectValue & { name: string; type?: string; flowUrn?: string };
   chartInfo: InfoAspectValue & { title?: string; chartUrl?: string };
   dashboardInfo: InfoAspectValue & { title?: string; dashboardUrl?: string };
-  containerProperties: InfoAspectValue & { name: string };
+  containerProperties: InfoAspectValue & { name: string; /** Environment (`PROD`, `DEV`, ...). */ env?: string };
   glossaryTermInfo: InfoAspectValue & { definition?: string; termSource?: string };
   corpUserInfo: InfoAspectValue & { active?: boolean; displayName?: string; email?: string; title?: string; fullName?: string };
   corpGroupInfo: InfoAspectValue & { displayName?: string; email?: string };
   dataPlatformInfo: InfoAspectValue & { displayName?: string; type?: string };
   /** Owned by their services (write them through `catalog.properties`, `catalog.tokens`, `catalog.policies`). */
   propertyDefinition: Record<string, unknown>;
+  /** Where a structured property is shown; checked by `catalog.properties` (hidden means shown nowhere, one asset badge). */
+  structuredPropertySettings: {
+    isHidden?: boolean;
+    showInSearchFilters?: boolean;
+    showInAssetSummary?: boolean;
+    hideInAssetSummaryWhenEmpty?: boolean;
+    showAsAssetBadge?: boolean;
+    showInColumnsTable?: boolean;
+    lastModified?: { time: number; actor: string };
+  };
   ServiceAccessTokenInfo: Record<string, unknown>;
   policyInfo: Record<string, unknown>;
   /** Timeseries aspects: rows appended with `catalog.timeseries.append`; a read answers the newest row. */

@@ -18,8 +18,15 @@ export interface SearchFieldSpec {
   /** Read from this aspect at this path (a string, or an array of strings). */
   aspect?: string;
   path?: readonly string[];
+  /** Or read from this aspect's value by a function (when the value is not a string or a list of strings). */
+  read?: (value: JsonObject) => string[];
   /** Or derived from the URN. */
   fromUrn?: (urn: ParsedUrn) => string | undefined;
+  /**
+   * A true/false field: its value is `true` or nothing, and nothing means false. Filters take `true`
+   * and `false` (EQUAL, IN, IEQUAL, EXISTS); a facet counts both.
+   */
+  boolean?: boolean;
 }
 
 export interface EntityTypeSpec {
@@ -46,6 +53,26 @@ function platformFromTuple(urn: ParsedUrn): string | undefined {
 
 const platformField: SearchFieldSpec = { name: 'platform', fromUrn: platformFromTuple };
 const nameField = (aspect: string): SearchFieldSpec => ({ name: 'name', aspect, path: ['name'] });
+const pathField = (name: string, aspect: string, path: string = name): SearchFieldSpec => ({ name, aspect, path: [path] });
+
+/** `customProperties` as the established platform indexes the map: one `key=value` string per entry. */
+function keyValues(value: JsonObject): string[] {
+  const map = value.customProperties;
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) return [];
+  return Object.entries(map).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+}
+
+/** `true` when the aspect has a non-empty description (the established platform's `hasDescription`). */
+function hasDescription(value: JsonObject): string[] {
+  return typeof value.description === 'string' && value.description !== '' ? ['true'] : [];
+}
+
+/** The fields every info aspect of this kind is searched by: its description, whether it has one, its custom properties. */
+const describedFields = (aspect: string, withHasDescription = true): SearchFieldSpec[] => [
+  pathField('description', aspect),
+  ...(withHasDescription ? [{ name: 'hasDescription', aspect, read: hasDescription, boolean: true }] : []),
+  { name: 'customProperties', aspect, read: keyValues },
+];
 
 const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
   {
@@ -57,6 +84,9 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
       platformField,
       nameField('datasetProperties'),
       { name: 'origin', fromUrn: (u) => (u.parts.length === 3 ? u.parts[2] : undefined) },
+      { name: 'id', fromUrn: (u) => (u.parts.length === 3 ? u.parts[1] : undefined) },
+      pathField('qualifiedName', 'datasetProperties'),
+      ...describedFields('datasetProperties'),
     ],
   },
   {
@@ -64,35 +94,46 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
     graphqlType: 'DATA_FLOW',
     aspects: [...COMMON_ASPECTS, 'dataFlowInfo'],
     textAspect: 'dataFlowInfo',
-    searchFields: [platformField, nameField('dataFlowInfo')],
+    searchFields: [
+      platformField,
+      nameField('dataFlowInfo'),
+      pathField('project', 'dataFlowInfo'),
+      pathField('env', 'dataFlowInfo'),
+      ...describedFields('dataFlowInfo'),
+    ],
   },
   {
     name: 'dataJob',
     graphqlType: 'DATA_JOB',
     aspects: [...COMMON_ASPECTS, 'dataJobInfo', 'operation'],
     textAspect: 'dataJobInfo',
-    searchFields: [nameField('dataJobInfo')],
+    searchFields: [nameField('dataJobInfo'), ...describedFields('dataJobInfo')],
   },
   {
     name: 'chart',
     graphqlType: 'CHART',
     aspects: [...COMMON_ASPECTS, 'chartInfo', 'chartUsageStatistics'],
     textAspect: 'chartInfo',
-    searchFields: [platformField, nameField('chartInfo')],
+    searchFields: [platformField, nameField('chartInfo'), pathField('title', 'chartInfo'), ...describedFields('chartInfo', false)],
   },
   {
     name: 'dashboard',
     graphqlType: 'DASHBOARD',
     aspects: [...COMMON_ASPECTS, 'dashboardInfo', 'dashboardUsageStatistics'],
     textAspect: 'dashboardInfo',
-    searchFields: [platformField, nameField('dashboardInfo')],
+    searchFields: [platformField, nameField('dashboardInfo'), pathField('title', 'dashboardInfo'), ...describedFields('dashboardInfo', false)],
   },
   {
     name: 'container',
     graphqlType: 'CONTAINER',
     aspects: [...COMMON_ASPECTS, 'containerProperties'],
     textAspect: 'containerProperties',
-    searchFields: [nameField('containerProperties')],
+    searchFields: [
+      nameField('containerProperties'),
+      pathField('qualifiedName', 'containerProperties'),
+      pathField('env', 'containerProperties'),
+      ...describedFields('containerProperties'),
+    ],
   },
   { name: 'schemaField', graphqlType: 'SCHEMA_FIELD', aspects: [...COMMON_ASPECTS] },
   {
@@ -123,7 +164,18 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
     textAspect: 'dataPlatformInfo',
     searchFields: [nameField('dataPlatformInfo')],
   },
-  { name: 'structuredProperty', graphqlType: 'STRUCTURED_PROPERTY', aspects: ['propertyDefinition', 'status'] },
+  {
+    name: 'structuredProperty',
+    graphqlType: 'STRUCTURED_PROPERTY',
+    aspects: ['propertyDefinition', 'status', 'structuredPropertySettings'],
+    // DataHub indexes every settings flag (its web app filters the property list on them).
+    searchFields: ['isHidden', 'showInSearchFilters', 'showInAssetSummary', 'showAsAssetBadge', 'showInColumnsTable'].map((flag) => ({
+      name: flag,
+      aspect: 'structuredPropertySettings',
+      path: [flag],
+      boolean: true,
+    })),
+  },
   { name: 'accessToken', graphqlType: 'ACCESS_TOKEN', aspects: ['ServiceAccessTokenInfo'], searchable: false },
   { name: 'policy', graphqlType: 'POLICY', aspects: ['policyInfo'], searchable: false },
 ];
@@ -143,6 +195,7 @@ const BUILT_IN_ASPECTS: readonly AspectSpec[] = [
   { name: 'dataPlatformInfo', schema: schemas.dataPlatformInfoSchema },
   // Owned by domain services that validate them with their own schemas.
   { name: 'propertyDefinition', schema: schemas.domainValidatedSchema },
+  { name: 'structuredPropertySettings', schema: schemas.structuredPropertySettingsSchema },
   { name: 'ServiceAccessTokenInfo', schema: schemas.domainValidatedSchema },
   { name: 'policyInfo', schema: schemas.domainValidatedSchema },
   { name: 'datasetProfile', schema: schemas.datasetProfileSchema, timeseries: true },

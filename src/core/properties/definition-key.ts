@@ -16,6 +16,12 @@ export function newIncarnation(): string {
   return randomUUID();
 }
 
+/**
+ * The key a search uses for a property that has no definition (hard-deleted or never created): every
+ * real key holds a colon and a value without a key is indexed under '', so no value matches it.
+ */
+export const NO_DEFINITION_KEY = 'none';
+
 /** `${incarnation}:${version ?? ''}`. */
 export function definitionKey(incarnation: string, version: string | undefined): string {
   return `${incarnation}:${version ?? ''}`;

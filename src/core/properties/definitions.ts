@@ -1,7 +1,7 @@
 import { actorUrn, type Actor } from '../access/actor';
-import type { NewJob, StoredEntity } from '../../adapter/types';
+import type { JsonObject, NewJob, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import { incarnationMetadata, newIncarnation } from './definition-key';
+import { incarnationMetadata, newIncarnation, NO_DEFINITION_KEY } from './definition-key';
 import type { EntityDeletion } from '../entities/service';
 import type { EntityPlan } from '../entities/writer';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -42,11 +42,22 @@ import {
   type ResolvedPropertyField,
   type StructuredPropertyDefinition,
   type StructuredPropertyView,
+  type CreateStructuredPropertyInput,
   type UpdateStructuredPropertyInput,
 } from './types';
 import { graphqlUpdateDefinitionSchema } from '../validation/schemas/structured-properties';
 import { knownUrnProblem } from '../urn';
 import { requirePropertyUrn, softDeletedMessage, throwIfConflicts } from './messages';
+import {
+  applySettingsInput,
+  fillSettings,
+  otherBadgeHolder,
+  sameFlags,
+  SETTINGS_ASPECT,
+  settingsToJson,
+  settingsViolations,
+  type StructuredPropertySettings,
+} from './settings';
 
 const UPDATE_PATHS: DraftPaths = {
   urn: '/urn',
@@ -62,7 +73,7 @@ const UPDATE_PATHS: DraftPaths = {
 };
 
 export function viewOf(info: DefinitionInfo): StructuredPropertyView {
-  return { urn: info.urn, definition: info.definition, removed: info.removed, definitionKey: info.key };
+  return { urn: info.urn, definition: info.definition, removed: info.removed, definitionKey: info.key, ...(info.settings ? { settings: info.settings } : {}) };
 }
 
 /** Definitions of structured properties: create, update, upsert, read, soft delete, restore, hard delete. */
@@ -85,15 +96,23 @@ export class PropertyDefinitionService {
     const violations: Violation[] = [];
     const draft = readDefinitionInput(shape, input, violations, options);
     const normalized = draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape), violations, { looseScalars: shape === 'yaml' });
+    const settingsInput = shape === 'graphql' && draft ? (dropNulls(input) as CreateStructuredPropertyInput).settings : undefined;
+    const settings = settingsInput ? applySettingsInput(undefined, settingsInput) : undefined;
+    if (settings) violations.push(...settingsViolations(settings, '/settings'));
     throwIfViolations(violations, 'invalid structured property definition');
     const { urn, definition } = normalized!;
-    const after = await this.ctx.writer.write(who, [urn], (current) => {
+    const after = await this.ctx.writer.write(who, [urn], async (current) => {
       const existing = definitionInfoOf(current.get(urn));
       if (existing || current.has(urn)) {
         const state = existing?.removed ? ' (soft-deleted: restore it or hard-delete it first)' : '';
         throw new CatalogError('CONFLICT', `structured property ${urn} already exists${state}`);
       }
-      return { entities: [this.definitionPlan(who, urn, definition, undefined)] };
+      const plan = this.definitionPlan(who, urn, definition, undefined);
+      if (settings) {
+        await this.requireBadgeFree(urn, settings, undefined, '/settings/showAsAssetBadge');
+        plan.put![SETTINGS_ASPECT] = this.settingsChange(who, settings);
+      }
+      return { entities: [plan] };
     });
     return viewOf(definitionInfoOf(after.get(urn))!);
   }
@@ -171,7 +190,7 @@ export class PropertyDefinitionService {
     const value = dropNulls(input) as UpdateStructuredPropertyInput;
     throwIfViolations(checkSchema(graphqlUpdateDefinitionSchema, value), 'invalid structured property update');
     const urn = requirePropertyUrn(value.urn);
-    const after = await this.ctx.writer.write(who, [urn], (current) => {
+    const after = await this.ctx.writer.write(who, [urn], async (current) => {
       const stored = definitionInfoOf(current.get(urn));
       if (!stored) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
       if (stored.removed) {
@@ -182,13 +201,22 @@ export class PropertyDefinitionService {
       const conflicts: Violation[] = [];
       const next = this.applyUpdate(stored, value, violations);
       checkVersionFormat(value.version ?? undefined, '/version', violations);
+      // Settings: the flags given over the stored ones; written (and stamped) only when one changes.
+      const storedSettings = stored.settings;
+      const mergedSettings = value.settings ? applySettingsInput(storedSettings, value.settings) : undefined;
+      if (mergedSettings) violations.push(...settingsViolations(mergedSettings, '/settings'));
       throwIfViolations(violations, `invalid update of ${urn}`);
+      const settingsChanged = mergedSettings !== undefined && !sameFlags(storedSettings, mergedSettings);
+      if (settingsChanged) await this.requireBadgeFree(urn, mergedSettings, storedSettings, '/settings/showAsAssetBadge');
       const { version, bumped } = resolveVersion(stored.definition.version, value.version ?? undefined, '/version', conflicts);
       if (version !== undefined) next.version = version;
       if (!bumped) conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
       throwIfConflicts(conflicts, `refused update of ${urn}`);
-      if (definitionContent(next) === definitionContent(stored.definition)) return { entities: [] };
-      return { entities: [this.definitionPlan(who, urn, next, stored)], jobs: bumped ? [cleanupJob(urn, stored.incarnation)] : [] };
+      const definitionChanged = definitionContent(next) !== definitionContent(stored.definition);
+      if (!definitionChanged && !settingsChanged) return { entities: [] };
+      const plan: EntityPlan = definitionChanged ? this.definitionPlan(who, urn, next, stored) : { urn, put: {} };
+      if (settingsChanged) plan.put![SETTINGS_ASPECT] = this.settingsChange(who, mergedSettings);
+      return { entities: [plan], jobs: bumped ? [cleanupJob(urn, stored.incarnation)] : [] };
     });
     return viewOf(definitionInfoOf(after.get(urn))!);
   }
@@ -228,6 +256,75 @@ export class PropertyDefinitionService {
     return next;
   }
 
+  /** The settings aspect to store, stamped with who changed it and when. */
+  private settingsChange(actor: Actor, settings: StructuredPropertySettings): { value: JsonObject } {
+    return { value: settingsToJson({ ...settings, lastModified: { time: this.ctx.clock(), actor: actorUrn(actor) } }) };
+  }
+
+  /** INVALID_INPUT when these settings make the property an asset badge while another property is one. */
+  private async requireBadgeFree(urn: string, next: StructuredPropertySettings, stored: StructuredPropertySettings | undefined, path: string): Promise<void> {
+    if (!next.showAsAssetBadge || stored?.showAsAssetBadge) return;
+    const other = await otherBadgeHolder(this.ctx, urn);
+    if (other === undefined) return;
+    const message = `only one structured property may be shown as an asset badge, and ${other} is; turn its showAsAssetBadge off first`;
+    throw new CatalogError('INVALID_INPUT', message, { details: [{ path, message }] });
+  }
+
+  /**
+   * A write of the `structuredPropertySettings` aspect itself (REST, a change proposal): the whole
+   * aspect, checked like the GraphQL settings. NOT_FOUND without a definition; refused while soft-deleted.
+   */
+  async writeSettings(actor: Actor, urn: string, value: JsonObject): Promise<void> {
+    const who = await this.manager(actor);
+    requirePropertyUrn(urn);
+    const violations = this.ctx.registry.validateAspect(SETTINGS_ASPECT, value);
+    throwIfViolations(violations, `invalid ${SETTINGS_ASPECT} of ${urn}`);
+    const settings = fillSettings(value);
+    throwIfViolations(settingsViolations(settings, ''), `invalid ${SETTINGS_ASPECT} of ${urn}`);
+    await this.ctx.writer.write(who, [urn], async (current) => {
+      const stored = definitionInfoOf(current.get(urn));
+      if (!stored) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
+      if (stored.removed) {
+        const message = softDeletedMessage(urn, 'changing its settings');
+        throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/', message }] });
+      }
+      if (sameFlags(stored.settings, settings)) return { entities: [] };
+      await this.requireBadgeFree(urn, settings, stored.settings, '/showAsAssetBadge');
+      return { entities: [{ urn, put: { [SETTINGS_ASPECT]: this.settingsChange(who, settings) } }] };
+    });
+  }
+
+  /** Settings aspects of a bulk write (`catalog.entities.upsertMany`, ingestion): checked as `writeSettings` checks one. */
+  async prepareSettingsBulk(
+    actor: Actor,
+    items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
+    prefix: (index: number) => string,
+    violations: Violation[],
+  ): Promise<(urn: string, current: StoredEntity | undefined, problems: Violation[]) => Promise<{ value: JsonObject } | undefined>> {
+    const who = await this.manager(actor);
+    const wanted = new Map<string, { settings: StructuredPropertySettings; path: string }>();
+    for (const { index, urn, value } of items) {
+      const found = this.ctx.registry.validateAspect(SETTINGS_ASPECT, value, prefix(index));
+      violations.push(...found);
+      if (found.length) continue;
+      const settings = fillSettings(value as JsonObject);
+      violations.push(...settingsViolations(settings, prefix(index)));
+      wanted.set(urn, { settings, path: prefix(index) });
+    }
+    return async (urn, current, problems) => {
+      const wish = wanted.get(urn);
+      if (!wish) return undefined;
+      const stored = definitionInfoOf(current);
+      if (!stored) {
+        problems.push({ path: wish.path, message: `structured property ${urn} does not exist: create its definition first` });
+        return undefined;
+      }
+      if (sameFlags(stored.settings, wish.settings)) return undefined;
+      await this.requireBadgeFree(urn, wish.settings, stored.settings, `${wish.path}/showAsAssetBadge`);
+      return this.settingsChange(who, wish.settings);
+    };
+  }
+
   private definitionPlan(actor: Actor, urn: string, definition: StructuredPropertyDefinition, stored: DefinitionInfo | undefined): EntityPlan {
     const now = this.ctx.clock();
     const who = actorUrn(actor);
@@ -245,7 +342,7 @@ export class PropertyDefinitionService {
   async get(actor: Actor, urn: string): Promise<StructuredPropertyView | undefined> {
     await this.ctx.authenticate(actor);
     requirePropertyUrn(urn);
-    const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
+    const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status', SETTINGS_ASPECT]);
     const info = definitionInfoOf(entity);
     return info ? viewOf(info) : undefined;
   }
@@ -310,12 +407,38 @@ export class PropertyDefinitionService {
   }
 
   /**
-   * `resolveFilterField` from the definitions cached for readers, without reading or asking for the
-   * change token: undefined when the property is not cached, unknown or soft-deleted (the full
-   * resolution then says why). Valid as of the cache's `currentToken`.
+   * What a search filter or facet `structuredProperties.<qualifiedName>` means, as the search service
+   * sees it: a property without a definition (hard-deleted, or never created) resolves to a field that
+   * no value matches; a soft-deleted one is INVALID_INPUT naming it; a name that cannot be a property
+   * URN is INVALID_INPUT too.
+   */
+  async resolveSearchField(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField> {
+    await this.ctx.authenticate(actor);
+    const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
+    const path = `structuredProperties.${qualifiedName}`;
+    const problem = knownUrnProblem(urn);
+    if (problem !== undefined) {
+      const message = `"${qualifiedName}" cannot name a structured property: ${problem}`;
+      throw new CatalogError('INVALID_INPUT', `${path}: ${message}`, { details: [{ path, message }] });
+    }
+    const info = await this.readers.one(urn);
+    if (!info) return absentFilterField(urn);
+    if (info.removed) {
+      const message = softDeletedMessage(urn, 'filtering on it');
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path, message }] });
+    }
+    return filterFieldOf(info);
+  }
+
+  /**
+   * `resolveSearchField` from the definitions cached for readers, without reading or asking for the
+   * change token: undefined when the property is not cached or soft-deleted (the full resolution then
+   * says why). Valid as of the cache's `currentToken`.
    */
   cachedFilterField(qualifiedName: string): ResolvedPropertyField | undefined {
-    const info = this.readers.peek(`urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`);
+    const urn = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:${qualifiedName}`;
+    const info = this.readers.peek(urn);
+    if (info === null) return absentFilterField(urn);
     return info && !info.removed ? filterFieldOf(info) : undefined;
   }
 
@@ -376,6 +499,11 @@ export class PropertyDefinitionService {
     });
     return { urn, entitiesToClean };
   }
+}
+
+/** A property without a definition: a key no value is ever written under, so nothing matches. */
+function absentFilterField(urn: string): ResolvedPropertyField {
+  return { propertyUrn: urn, definitionKey: NO_DEFINITION_KEY, valueKind: 'string', valueType: 'string' };
 }
 
 function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {

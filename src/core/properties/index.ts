@@ -6,3 +6,5 @@ export { assignmentsOf } from './lookup';
 export { createStructuredProperties } from './service';
 export type { StructuredPropertyService } from './service';
 export * from './types';
+export { SETTINGS_ASPECT } from './settings';
+export type { StructuredPropertySettings, StructuredPropertySettingsInput } from './settings';

@@ -4,6 +4,7 @@ import { definitionFromJson } from './definition-shapes';
 import { valueTypeNameOf } from './definition-rules';
 import { DEFINITION_ASPECT, VALUES_ASPECT, type PropertyAssignment, type StructuredPropertyDefinition, type ValueTypeName } from './types';
 import { PROPERTY_KEYS_METADATA } from '../search/document';
+import { SETTINGS_ASPECT, settingsOf, type StructuredPropertySettings } from './settings';
 
 /** A stored definition with what readers and writers of values need to know about it. */
 export interface DefinitionInfo {
@@ -13,6 +14,8 @@ export interface DefinitionInfo {
   removed: boolean;
   incarnation: string;
   key: string;
+  /** The settings aspect, when it was read and the property has one. */
+  settings?: StructuredPropertySettings;
 }
 
 export function definitionInfoOf(entity: StoredEntity | undefined): DefinitionInfo | undefined {
@@ -27,6 +30,7 @@ export function definitionInfoOf(entity: StoredEntity | undefined): DefinitionIn
     removed: entity.aspects.status?.value.removed === true,
     incarnation: incarnationOf(aspect),
     key,
+    ...(entity.aspects[SETTINGS_ASPECT] ? { settings: settingsOf(entity)! } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { throwIfViolations } from '../../errors';
 import { registerPropertyCleanup } from './cleanup';
 import { PropertyDefinitionService } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
+import { fillSettings, SETTINGS_ASPECT, type StructuredPropertySettings } from './settings';
 import { storedValues } from './value-rules';
 import { PropertyValueService } from './values';
 import { propertyValueHistory, type PropertyValueChange } from './value-history';
@@ -74,6 +75,8 @@ export interface StructuredPropertyService {
   valuesOf(view: EntityView): PropertyAssignment[];
   /** The definition of a structured property entity already read through `catalog.entities`; undefined when it has none. */
   definitionOf(view: EntityView): StructuredPropertyDefinition | undefined;
+  /** The `structuredPropertySettings` of a property entity read through `catalog.entities`, every flag filled in; undefined when it has none. */
+  settingsOf(view: EntityView): StructuredPropertySettings | undefined;
   /** The entity's visible structured properties. */
   getValues(actor: Actor, entityUrn: string): Promise<PropertyAssignment[]>;
   /** Replaces all of the entity's structured properties; returns those it has afterwards. */
@@ -128,6 +131,8 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
     return definitions.setRemoved(actor, urn, value.removed === true);
   });
   ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'));
+  ctx.entities.routeAspectWrites(SETTINGS_ASPECT, (actor, urn, value) => definitions.writeSettings(actor, urn, value));
+  ctx.entities.routeBulkAspect(SETTINGS_ASPECT, { prepare: (actor, items, prefix, violations) => definitions.prepareSettingsBulk(actor, items, prefix, violations) });
   ctx.entities.routeBulkAspect(VALUES_ASPECT, { prepare: (actor, items, prefix, violations) => values.prepareBulk(actor, items, prefix, violations) });
   ctx.entities.routeEntityDeletes(STRUCTURED_PROPERTY_ENTITY, (actor, urn, { hard }) =>
     hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),
@@ -137,7 +142,7 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
   registerPropertyCleanup(ctx);
 
   const filterFields: FilterFieldSource = {
-    resolve: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
+    resolve: (actor, qualifiedName) => definitions.resolveSearchField(actor, qualifiedName),
     cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
     cachedToken: () => cache.currentToken,
   };
@@ -165,6 +170,10 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
     resolveFilterField: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
     valuesOf: (view) => assignmentsOf(view.aspects[VALUES_ASPECT]),
     definitionOf: (view) => view.aspects[DEFINITION_ASPECT]?.value as unknown as StructuredPropertyDefinition | undefined,
+    settingsOf: (view) => {
+      const value = view.aspects[SETTINGS_ASPECT]?.value;
+      return value ? fillSettings(value) : undefined;
+    },
     getValues: (actor, entityUrn) => values.get(actor, entityUrn),
     valueHistory: (actor, entityUrn, propertyUrn) => propertyValueHistory(ctx, actor, entityUrn, propertyUrn),
     upsertValues: (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>

@@ -1,3 +1,4 @@
+import type { StructuredPropertySettings, StructuredPropertySettingsInput } from './settings';
 import type { EntityTypeInput } from '../entities/aspect-types';
 import type { AuditStamp, JsonValue } from '../../adapter/types';
 
@@ -73,6 +74,8 @@ export interface CreateStructuredPropertyInput {
   /** Entity type names (`dataset`) or entity-type URNs (`urn:li:entityType:datahub.dataset`). */
   entityTypes: readonly EntityTypeInput[];
   version?: string | null;
+  /** Where the property is shown (the `structuredPropertySettings` aspect); flags left out are false. */
+  settings?: StructuredPropertySettingsInput | null;
 }
 
 /** GraphQL `UpdateStructuredPropertyInput`: everything but `urn` is optional; lists are appended. */
@@ -86,6 +89,8 @@ export interface UpdateStructuredPropertyInput {
   newEntityTypes?: string[] | null;
   typeQualifier?: { newAllowedTypes?: string[] | null } | null;
   version?: string | null;
+  /** Flags to change in the `structuredPropertySettings` aspect; flags left out keep their value. */
+  settings?: StructuredPropertySettingsInput | null;
 }
 
 /** The REST aspect JSON (`POST .../structuredProperty/{urn}/propertyDefinition`); short names accepted. */
@@ -152,6 +157,8 @@ export interface StructuredPropertyView {
   removed: boolean;
   /** `${incarnation}:${version ?? ''}` — values written under another key are not visible. */
   definitionKey: string;
+  /** The `structuredPropertySettings` aspect, when the property has one. */
+  settings?: StructuredPropertySettings;
 }
 
 export interface DefinitionUpsertResult {

@@ -2,6 +2,8 @@ import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { checkSchema } from '../validation';
+import type { FacetBucket } from '../../adapter/types';
+import { urnProblem } from '../urn';
 import type { StructuredPropertyView } from '../properties/types';
 import { aggregateInputSchema } from '../validation/schemas/search';
 import { ENTITY_TYPE_FIELD, PROPERTY_FIELD_PREFIX, type ResolvedSearchField, type SearchInputResolver, type SearchScopeInput } from './input';
@@ -19,11 +21,15 @@ export interface AggregationEntry {
   /** The value as text: numbers as decimal strings (`42` → `"42.0"`), entity types as GraphQL names. */
   value: string;
   count: number;
+  /** When the value is an entity URN (`urn:li:dataPlatform:hive`): that URN, the entity behind the value. */
+  entity?: string;
 }
 
 export interface FacetEntry {
   field: string;
   displayName: string;
+  /** A structured property facet: the property's URN (whether or not it still exists), as DataHub reports it. */
+  entity?: string;
   /** Most frequent first, then by value; at most `searchFlags.maxAggValues`. */
   aggregations: AggregationEntry[];
 }
@@ -64,6 +70,24 @@ async function propertiesWithValues(ctx: CatalogContext, properties: StructuredP
   return out.sort((a, b) => (a.definition.qualifiedName < b.definition.qualifiedName ? -1 : a.definition.qualifiedName > b.definition.qualifiedName ? 1 : 0));
 }
 
+/** A value that names an entity (DataHub links such facet values to their entity). */
+function isEntityUrn(value: string): boolean {
+  return value.startsWith('urn:li:') && urnProblem(value) === undefined;
+}
+
+/** Buckets of a true/false facet from the count of `true` and the number of matches; most frequent first. */
+function booleanBuckets(buckets: readonly FacetBucket[], matches: number, maxValues: number): AggregationEntry[] {
+  const trueCount = buckets.find((b) => b.value === 'true')?.count ?? 0;
+  const entries: AggregationEntry[] = [
+    { value: 'true', count: trueCount },
+    { value: 'false', count: Math.max(0, matches - trueCount) },
+  ];
+  return entries
+    .filter((e) => e.count > 0)
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
+    .slice(0, maxValues);
+}
+
 export async function aggregateAcrossEntities(
   ctx: CatalogContext,
   resolver: SearchInputResolver,
@@ -101,23 +125,28 @@ export async function aggregateAcrossEntities(
 
   const maxValues = input.searchFlags?.maxAggValues ?? DEFAULT_MAX_VALUES;
   const results = await ctx.adapter.aggregate({ ...scope, facets: fields.map((f) => f.resolved.field), maxValues });
+  // True/false fields hold `true` or nothing: their `false` count is the matches without `true`.
+  const hasBoolean = fields.some((f) => f.resolved.valueType === 'boolean');
+  const matches = hasBoolean ? (await ctx.adapter.search({ ...scope, order: 'urn', limit: 0 })).total : 0;
   const facets: FacetEntry[] = [];
   results.forEach((result, i) => {
     const { resolved, view } = fields[i]!;
+    if (resolved.valueType === 'boolean') {
+      facets.push({ field: resolved.name, displayName: displayNameOf(resolved, view), aggregations: booleanBuckets(result.buckets, matches, maxValues) });
+      return;
+    }
+    const facetEntity = resolved.field.kind === 'property' ? { entity: resolved.field.propertyUrn } : {};
     // A default property facet with nothing among the matches says nothing: leave it out.
     if (defaults && resolved.field.kind === 'property' && result.buckets.length === 0) return;
     facets.push({
       field: resolved.name,
       displayName: displayNameOf(resolved, view),
-      aggregations: result.buckets.map((bucket) => ({
-        value:
-          typeof bucket.value === 'number'
-            ? formatFacetNumber(bucket.value)
-            : resolved.field.kind === 'entityType'
-              ? resolver.graphqlType(bucket.value)
-              : bucket.value,
-        count: bucket.count,
-      })),
+      ...facetEntity,
+      aggregations: result.buckets.map((bucket) => {
+        if (typeof bucket.value === 'number') return { value: formatFacetNumber(bucket.value), count: bucket.count };
+        if (resolved.field.kind === 'entityType') return { value: resolver.graphqlType(bucket.value), count: bucket.count };
+        return { value: bucket.value, count: bucket.count, ...(isEntityUrn(bucket.value) ? { entity: bucket.value } : {}) };
+      }),
     });
   });
   return { facets };

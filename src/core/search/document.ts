@@ -2,6 +2,9 @@ import type { JsonObject, JsonValue, SearchDocument, SearchDocumentProperty, Sto
 import type { EntityRegistry } from '../entities/registry';
 import { parseUrn } from '../urn';
 
+/** The search field of the `status` flag: `['true']` on soft-deleted entities, absent (false) otherwise. */
+export const REMOVED_FIELD = 'removed';
+
 /** Where each structured property's values came from: property URN → definition key (see SearchDocumentProperty). */
 export const PROPERTY_KEYS_METADATA = 'propertyKeys';
 
@@ -55,15 +58,23 @@ export function deriveSearchDocument(
     if (field.fromUrn) {
       const v = field.fromUrn(parsed);
       values = v === undefined ? [] : [v];
+    } else if (field.aspect && field.read) {
+      const value = aspects[field.aspect]?.value;
+      values = value ? field.read(value) : [];
     } else if (field.aspect && field.path) {
       values = asStrings(readPath(aspects[field.aspect]?.value, field.path));
     }
-    if (values.length) fields[field.name] = values;
+    // A true/false field holds `true` or nothing (nothing is false).
+    if (field.boolean) values = values.includes('true') ? ['true'] : [];
+    if (values.length) fields[field.name] = [...new Set(values)];
   }
+  const removed = aspects.status?.value.removed === true;
+  // `removed` is a standard true/false field of every type (the `status` flag), besides the document flag.
+  if (removed) fields[REMOVED_FIELD] = ['true'];
   return {
     urn,
     entityType,
-    removed: aspects.status?.value.removed === true,
+    removed,
     text: { urnKey: parsed.key, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) },
     fields,
     properties: propertiesForSearch(aspects.structuredProperties),

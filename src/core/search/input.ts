@@ -3,7 +3,8 @@ import type { Actor } from '../access/actor';
 import type { FilterOperator, SearchCondition, SearchField, SearchFilter, SearchScope } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { isCatalogError, type Violation } from '../../errors';
-import { normalizeFacetFilter, type FacetFilterInput } from './filters';
+import { normalizeFacetFilter, type FacetCondition, type FacetFilterInput } from './filters';
+import { REMOVED_FIELD } from './document';
 import type { ResolvedPropertyField, ValueTypeName } from '../properties/types';
 
 /** `searchFlags` of the three operations; other flags of the established platform are accepted and ignored. */
@@ -32,13 +33,18 @@ export interface ResolvedSearchField {
   /** As the client wrote it, e.g. `structuredProperties.io.acryl.retention`. */
   name: string;
   field: SearchField;
-  /** `entityType` for `_entityType`, the value type for a property, `string` otherwise. */
-  valueType: ValueTypeName | 'entityType';
+  /** `entityType` for `_entityType`, the value type for a property, `boolean` for a true/false field, `string` otherwise. */
+  valueType: ValueTypeName | 'entityType' | 'boolean';
 }
 
 export const PROPERTY_FIELD_PREFIX = 'structuredProperties.';
 export const ENTITY_TYPE_FIELD = '_entityType';
 export const URN_FIELD = 'urn';
+/** The exact-match spelling of a field in the established platform (`platform.keyword`): the same field here. */
+const KEYWORD_SUFFIX = '.keyword';
+const BOOLEAN_OPERATORS: ReadonlySet<FilterOperator> = new Set(['EQUAL', 'IN', 'IEQUAL', 'EXISTS']);
+/** A condition every document satisfies (every document has a URN); negated, none does. */
+const EVERY_DOCUMENT: SearchCondition = { field: { kind: 'urn' }, operator: 'EXISTS', values: [], negated: false };
 
 const STRING_ONLY: ReadonlySet<FilterOperator> = new Set(['CONTAIN', 'START_WITH', 'END_WITH', 'IEQUAL']);
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -52,9 +58,13 @@ function isDate(text: string): boolean {
 
 /** Structured property filter fields, as the search resolver needs them. */
 export interface FilterFieldSource {
-  /** `structuredProperties.<qualifiedName>` resolved at the current state; INVALID_INPUT for unknown and soft-deleted. */
+  /**
+   * `structuredProperties.<qualifiedName>` resolved at the current state: a property without a
+   * definition (hard-deleted or never created) is a field nothing matches (its key is one no value has); INVALID_INPUT
+   * for a soft-deleted property and a name that cannot be one.
+   */
   resolve(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField>;
-  /** From cached definitions only: undefined when not cached, unknown or soft-deleted. */
+  /** From cached definitions only: undefined when not cached or soft-deleted. */
   cached(qualifiedName: string): ResolvedPropertyField | undefined;
   /** The change token the cached definitions hold for; undefined while nothing is cached. */
   cachedToken(): string | undefined;
@@ -67,11 +77,18 @@ export class SearchInputResolver {
     private readonly filterFields: FilterFieldSource,
   ) {}
 
-  /** Names of the standard fields the registry declares, over all entity types. */
+  /** Names of the standard fields: `removed` and those the registry declares, over all entity types. */
   standardFields(): string[] {
-    const names = new Set<string>();
-    for (const type of this.ctx.registry.entityTypeNames()) for (const f of this.ctx.registry.entityType(type).searchFields ?? []) names.add(f.name);
-    return [...names].sort();
+    return [...this.standardFieldKinds().keys()].sort();
+  }
+
+  /** Standard field name → whether it is a true/false field (one that any type declares boolean is). */
+  private standardFieldKinds(): Map<string, boolean> {
+    const kinds = new Map<string, boolean>([[REMOVED_FIELD, true]]);
+    for (const type of this.ctx.registry.entityTypeNames()) {
+      for (const f of this.ctx.registry.entityType(type).searchFields ?? []) kinds.set(f.name, kinds.get(f.name) === true || f.boolean === true);
+    }
+    return kinds;
   }
 
   /** An entity type given as a GraphQL name, an entity name or an entity-type URN; undefined when unknown. */
@@ -105,17 +122,21 @@ export class SearchInputResolver {
     if (name.startsWith(PROPERTY_FIELD_PREFIX)) {
       return name.length === PROPERTY_FIELD_PREFIX.length ? `"${name}" names no structured property: use structuredProperties.<qualifiedName>` : undefined;
     }
-    const standard = this.standardFields();
-    if (standard.includes(name)) return { name, field: { kind: 'field', name }, valueType: 'string' };
+    const kinds = this.standardFieldKinds();
+    const base = name.endsWith(KEYWORD_SUFFIX) ? name.slice(0, -KEYWORD_SUFFIX.length) : name;
+    const boolean = kinds.get(base);
+    if (boolean !== undefined) return { name, field: { kind: 'field', name: base }, valueType: boolean ? 'boolean' : 'string' };
+    if (base === URN_FIELD) return { name, field: { kind: 'urn' }, valueType: 'urn' };
+    const standard = [...kinds.keys()].sort();
     return `unknown field "${name}"; use structuredProperties.<qualifiedName>, ${ENTITY_TYPE_FIELD}, ${URN_FIELD} or one of: ${standard.join(', ')}`;
   }
 
-  /** A `structuredProperties.<qualifiedName>` field, or the refusal (unknown, soft-deleted) as a message. */
+  /** A `structuredProperties.<qualifiedName>` field, or the refusal (soft-deleted, malformed) as a message. */
   private async propertyField(actor: Actor, name: string): Promise<ResolvedSearchField | string> {
     try {
       return propertySearchField(name, await this.filterFields.resolve(actor, name.slice(PROPERTY_FIELD_PREFIX.length)));
     } catch (error) {
-      // Unknown and soft-deleted properties: the property service's refusal, at the caller's path.
+      // Soft-deleted properties and malformed names: the property service's refusal, at the caller's path.
       if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
       return error.details[0]?.message ?? error.message;
     }
@@ -225,6 +246,8 @@ export class SearchInputResolver {
 
   /** The conditions built with their fields resolved; refusals reported in input order. */
   private build(prepared: PreparedScope, fields: ReadonlyMap<string, ResolvedSearchField | string>, violations: Violation[]): SearchScope {
+    // A filter that names `removed` decides about soft-deleted entities itself (as in the established platform).
+    let namesRemoved = false;
     const conditionsOf = (list: readonly PreparedCondition[]): SearchCondition[] => {
       const out: SearchCondition[] = [];
       for (const { condition, path } of list) {
@@ -235,6 +258,12 @@ export class SearchInputResolver {
         const resolved = fields.get(condition.field)!;
         if (typeof resolved === 'string') {
           violations.push({ path: `${path}/field`, message: resolved });
+          continue;
+        }
+        if (resolved.field.kind === 'field' && resolved.field.name === REMOVED_FIELD) namesRemoved = true;
+        if (resolved.valueType === 'boolean') {
+          const built = booleanCondition(resolved, condition, path, violations);
+          if (built) out.push(built);
           continue;
         }
         const values = this.typedValues(resolved, condition.operator, condition.values, path, violations);
@@ -250,14 +279,14 @@ export class SearchInputResolver {
       for (const own of prepared.groups) filter.push([...conditionsOf(own), ...extraBuilt]);
     }
     const { query } = prepared;
-    const scope: SearchScope = { entityTypes: prepared.entityTypes, filter, includeRemoved: prepared.includeRemoved };
+    const scope: SearchScope = { entityTypes: prepared.entityTypes, filter, includeRemoved: prepared.includeRemoved || namesRemoved };
     if (query !== '' && query !== '*') scope.text = query;
     return scope;
   }
 }
 
 interface PreparedCondition {
-  condition: ReturnType<typeof normalizeFacetFilter>;
+  condition: FacetCondition;
   path: string;
 }
 
@@ -270,6 +299,31 @@ interface PreparedScope {
   /** Field names of the conditions that need resolving, in input order. */
   names: Set<string>;
   includeRemoved: boolean;
+}
+
+/**
+ * A condition on a true/false field, whose documents hold `true` or nothing (false). EQUAL, IN and
+ * IEQUAL take `true` and `false` (any case); `false` is "not true". EXISTS holds for every document
+ * (a true/false field always has a value). Other operators are refused.
+ */
+function booleanCondition(resolved: ResolvedSearchField, condition: FacetCondition, path: string, violations: Violation[]): SearchCondition | undefined {
+  const { operator, negated } = condition;
+  if (!BOOLEAN_OPERATORS.has(operator)) {
+    violations.push({ path: `${path}/condition`, message: `${operator} does not apply to the true/false field "${resolved.name}"; use EQUAL, IN or EXISTS` });
+    return undefined;
+  }
+  if (operator === 'EXISTS') return { ...EVERY_DOCUMENT, negated };
+  let wantTrue = false;
+  let wantFalse = false;
+  condition.values.forEach((text, k) => {
+    const value = text.trim().toLowerCase();
+    if (value === 'true') wantTrue = true;
+    else if (value === 'false') wantFalse = true;
+    else violations.push({ path: `${path}/values/${k}`, message: `"${text}" is not true or false ("${resolved.name}" is a true/false field)` });
+  });
+  if (wantTrue && wantFalse) return { ...EVERY_DOCUMENT, negated };
+  if (!wantTrue && !wantFalse) return undefined;
+  return { field: resolved.field, operator: 'EQUAL', values: ['true'], negated: wantTrue ? negated : !negated };
 }
 
 function propertySearchField(name: string, resolved: ResolvedPropertyField): ResolvedSearchField {

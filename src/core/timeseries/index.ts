@@ -4,3 +4,4 @@ export type { TruncationMethod } from './input';
 export { TimeseriesService } from './service';
 export type { TimeseriesAppendResult, TimeseriesBulkAppendResult, TimeseriesEntry, TimeseriesIndexSizeRecord, TimeseriesQueryInput, TimeseriesQueryResult, TimeseriesRecord, TruncateInput, TruncateOptions, TruncateResult } from './service';
 export type { TruncationProgressListener, TruncationState, TruncationStatus } from './truncation';
+export { isFinal as isTruncationFinal } from './truncation';

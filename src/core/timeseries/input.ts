@@ -59,6 +59,32 @@ export function resolveTimeseriesIndex(
 }
 
 /**
+ * Names as the established platform's clients send them to a truncation: its `getIndexSizes` reports
+ * the entity type and aspect lower-cased from the index name (`dataset`, `datasetusagestatistics`),
+ * and its documentation and clean-up job send those. Each name is taken as it is when the registry
+ * knows it, else matched case-insensitively: an entity type among the registered types, an aspect
+ * among the timeseries aspects of that type (or among every aspect, when the type is unknown). A
+ * name that matches several (a host registered names differing only in case) is left as it is, so
+ * the usual refusal names it.
+ */
+export function canonicalTimeseriesNames(registry: EntityRegistry, entityType: string | undefined, aspect: string | undefined): { entityType?: string; aspect?: string } {
+  const pick = (name: string, known: readonly string[]): string => {
+    if (known.includes(name)) return name;
+    const matches = known.filter((k) => k.toLowerCase() === name.toLowerCase());
+    return matches.length === 1 ? matches[0]! : name;
+  };
+  let type = entityType;
+  if (type !== undefined && registry.entityNameFromInput(type) === undefined) type = pick(type, registry.entityTypeNames());
+  const entity = type === undefined ? undefined : registry.entityNameFromInput(type);
+  let name = aspect;
+  if (name !== undefined) {
+    const candidates = entity !== undefined ? registry.timeseriesAspectsOf(entity) : [];
+    name = pick(name, candidates);
+  }
+  return { ...(type !== undefined ? { entityType: type } : {}), ...(name !== undefined ? { aspect: name } : {}) };
+}
+
+/**
  * The share of rows to delete as a percentage with two decimals, rounded half up (`5` of `10` →
  * `50.00`, `1` of `3` → `33.33`); `0.00` for an empty index. Exact: computed on integers.
  */

@@ -12,6 +12,7 @@ import {
   encodeScroll,
   queryShapeViolations,
   resolveTimeseriesIndex,
+  canonicalTimeseriesNames,
   rowViolations,
   timeseriesIndexRef,
   truncateShapeViolations,
@@ -69,12 +70,20 @@ export interface TimeseriesQueryResult {
   scrollId?: string;
 }
 
-/** One timeseries index, as the contract fixes it. `sizeMb` is bytes / 1,000,000. */
+/**
+ * One timeseries index, as the contract fixes it. `sizeMb` is bytes / 1,000,000. `entityName` and
+ * `aspectName` are lower-cased, as the established platform reads them from the index name
+ * (`dataset`, `datasetusagestatistics`); a truncation accepts them in that form.
+ */
 export interface TimeseriesIndexSizeRecord {
   aspectName: string;
   sizeMb: number;
   indexName: string;
   entityName: string;
+}
+
+function indexSizeRecord(indexName: string, entityType: string, aspect: string, bytes: number): TimeseriesIndexSizeRecord {
+  return { aspectName: aspect.toLowerCase(), sizeMb: bytes / 1_000_000, indexName, entityName: entityType.toLowerCase() };
 }
 
 export interface TruncateInput {
@@ -256,11 +265,11 @@ export class TimeseriesService {
     for (const entityType of this.ctx.registry.entityTypeNames()) {
       for (const aspect of this.ctx.registry.timeseriesAspectsOf(entityType)) {
         const ref = timeseriesIndexRef(entityType, aspect);
-        byName.set(ref.indexName, { aspectName: aspect, sizeMb: 0, indexName: ref.indexName, entityName: entityType });
+        byName.set(ref.indexName, indexSizeRecord(ref.indexName, entityType, aspect, 0));
       }
     }
     for (const size of await this.ctx.adapter.timeseriesIndexSizes()) {
-      byName.set(size.indexName, { aspectName: size.aspect, sizeMb: size.bytes / 1_000_000, indexName: size.indexName, entityName: size.entityType });
+      byName.set(size.indexName, indexSizeRecord(size.indexName, size.entityType, size.aspect, size.bytes));
     }
     return [...byName.values()].sort((a, b) => (a.indexName < b.indexName ? -1 : a.indexName > b.indexName ? 1 : 0));
   }
@@ -275,12 +284,12 @@ export class TimeseriesService {
     await this.ctx.authorizer.require(actor, 'TRUNCATE_TIMESERIES_INDEX');
     const violations = truncateShapeViolations(input);
     const typed = input as Partial<TruncateInput> | null;
-    const index = resolveTimeseriesIndex(
+    const names = canonicalTimeseriesNames(
       this.ctx.registry,
       typeof typed?.entityType === 'string' ? typed.entityType : undefined,
       typeof typed?.aspect === 'string' ? typed.aspect : undefined,
-      violations,
     );
+    const index = resolveTimeseriesIndex(this.ctx.registry, names.entityType, names.aspect, violations);
     throwIfViolations(violations, 'invalid truncation request');
     const ref: TimeseriesIndexRef = index!;
     const endTimeMillis = input.endTimeMillis ?? Math.max(0, this.ctx.clock() - input.olderThanMillis!);

@@ -10,7 +10,8 @@ import { loadCatalogSchema } from './graphql-schema';
  * `POST /api/graphql`: GraphQL over HTTP with a JSON body `{ query, variables?, operationName? }`.
  * A request GraphQL cannot run (no query, a syntax error, a document the schema refuses, variables
  * that do not fit, no operation to run) is 400 with `{ errors }`; a request that ran is 200 with
- * `{ data, errors? }` (the errors of single fields carry `extensions.code` from the catalog).
+ * `{ data, errors?, extensions }` (the errors of single fields carry `extensions.code` from the
+ * catalog; the envelope's `extensions` is `{}`).
  * graphql and the schema are loaded on the first request, so hosts that never use GraphQL need not
  * install it.
  */
@@ -183,7 +184,8 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
     if (!('data' in result) || result.data === undefined) {
       return { status: 400, body: { errors: (result.errors ?? []).map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT', ...e.extensions } })) } };
     }
-    const text = JSON.stringify(result);
+    // `extensions` is always there, `{}` when nothing adds to it: DataHub's server answers so (its web app reads the member).
+    const text = JSON.stringify({ ...result, extensions: result.extensions ?? {} });
     if (Buffer.byteLength(text) > settings.maxResponseBytes) {
       return {
         status: 413,

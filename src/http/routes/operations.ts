@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../adapter/types';
 import type { Catalog } from '../../catalog';
 import { CatalogError } from '../../errors';
-import type { TruncateInput } from '../../core/timeseries';
+import { isTruncationFinal, type TruncateInput } from '../../core/timeseries';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 
 function requireBody(ctx: RouteContext, action: string, shape: string): Record<string, unknown> {
@@ -15,7 +15,9 @@ function requireBody(ctx: RouteContext, action: string, shape: string): Record<s
 /**
  * `POST /operations?action=...` (Rest.li actions of the established platform): the answer is
  * `{ "value": ... }`. getIndexSizes: the index records as JSON text; truncateTimeseriesAspect: the
- * catalog's message ("Delete N out of M rows (P%). ..."). Added for the command line (docs/cli.md):
+ * catalog's message ("Delete N out of M rows (P%). ...") for a dry run, the task id for a real run;
+ * getEsTaskStatus `{ task }`: the truncation's status as JSON text `{ completed, taskId, status,
+ * runTimeNanos }` (`{ error }` for an unknown id). Added for the command line (docs/cli.md):
  * upsertStructuredPropertyDefinitions (the YAML definitions file, as JSON entries; the value is
  * `[{ urn, outcome }]`) and reindex (the value is the final progress).
  */
@@ -26,7 +28,21 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       const message = 'truncateTimeseriesAspect needs a JSON body { entityType, aspect, endTimeMillis, dryRun?, ... }';
       throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
     }
-    return (await ctx.catalog.timeseries.truncate(ctx.actor, ctx.body as TruncateInput)).message;
+    const result = await ctx.catalog.timeseries.truncate(ctx.actor, ctx.body as TruncateInput);
+    // A real run answers its task id alone, as the established platform does; getEsTaskStatus reads it back.
+    return result.dryRun ? result.message : (result.taskId ?? result.message);
+  },
+  getEsTaskStatus: async (ctx) => {
+    const body = requireBody(ctx, 'getEsTaskStatus', '{ task: "<task id of a truncation>" }');
+    const task = typeof body.task === 'string' ? body.task : typeof body.taskId === 'string' ? body.taskId : undefined;
+    if (task === undefined) {
+      const message = 'give the task id a truncation answered, as task';
+      throw new CatalogError('INVALID_INPUT', `getEsTaskStatus: ${message}`, { details: [{ path: 'body/task', message }] });
+    }
+    const status = await ctx.catalog.timeseries.getTruncation(ctx.actor, task);
+    if (!status) return JSON.stringify({ error: `no truncation has the task id ${task}` });
+    const runTimeNanos = status.startedAt === null ? 0 : ((status.finishedAt ?? status.startedAt) - status.startedAt) * 1_000_000;
+    return JSON.stringify({ completed: isTruncationFinal(status.state), taskId: status.taskId, status, runTimeNanos });
   },
   upsertStructuredPropertyDefinitions: async (ctx) => {
     const body = requireBody(ctx, 'upsertStructuredPropertyDefinitions', '{ entries: [<definitions of the YAML file>] }');

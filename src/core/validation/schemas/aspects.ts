@@ -40,11 +40,11 @@ export const statusSchema: JsonObject = {
 };
 
 export const datasetPropertiesSchema = infoAspect({ uri: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } });
-export const dataFlowInfoSchema = infoAspect({ project: { type: 'string' } }, ['name']);
+export const dataFlowInfoSchema = infoAspect({ project: { type: 'string' }, env: { type: 'string' } }, ['name']);
 export const dataJobInfoSchema = infoAspect({ type: { type: 'string' }, flowUrn: { type: 'string' } }, ['name']);
 export const chartInfoSchema = infoAspect({ title: { type: 'string' }, chartUrl: { type: 'string' } });
 export const dashboardInfoSchema = infoAspect({ title: { type: 'string' }, dashboardUrl: { type: 'string' } });
-export const containerPropertiesSchema = infoAspect({}, ['name']);
+export const containerPropertiesSchema = infoAspect({ env: { type: 'string' } }, ['name']);
 export const glossaryTermInfoSchema = infoAspect({ definition: { type: 'string' }, termSource: { type: 'string' } });
 export const corpUserInfoSchema = infoAspect({
   active: { type: 'boolean' },
@@ -55,6 +55,21 @@ export const corpUserInfoSchema = infoAspect({
 });
 export const corpGroupInfoSchema = infoAspect({ displayName: { type: 'string' }, email: { type: 'string' } });
 export const dataPlatformInfoSchema = infoAspect({ displayName: { type: 'string' }, type: { type: 'string' } });
+
+/** `structuredPropertySettings` of a structured property: where it is shown (every flag defaults to false). */
+export const structuredPropertySettingsSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    isHidden: { type: 'boolean' },
+    showInSearchFilters: { type: 'boolean' },
+    showInAssetSummary: { type: 'boolean' },
+    hideInAssetSummaryWhenEmpty: { type: 'boolean' },
+    showAsAssetBadge: { type: 'boolean' },
+    showInColumnsTable: { type: 'boolean' },
+    lastModified: auditStamp,
+  },
+  additionalProperties: false,
+};
 
 /** Value of one structured property on an entity, as stored: `{ string }` or `{ double }`. */
 export const structuredPropertiesSchema: JsonObject = {

@@ -33,6 +33,20 @@ const graphqlAllowedValue: JsonObject = {
   additionalProperties: false,
 };
 
+/** GraphQL `StructuredPropertySettingsInput` (nulls dropped before the check). */
+const graphqlSettingsInput: JsonObject = {
+  type: 'object',
+  properties: {
+    isHidden: { type: 'boolean' },
+    showInSearchFilters: { type: 'boolean' },
+    showInAssetSummary: { type: 'boolean' },
+    hideInAssetSummaryWhenEmpty: { type: 'boolean' },
+    showAsAssetBadge: { type: 'boolean' },
+    showInColumnsTable: { type: 'boolean' },
+  },
+  additionalProperties: false,
+};
+
 export const graphqlCreateDefinitionSchema: JsonObject = {
   type: 'object',
   properties: {
@@ -47,6 +61,7 @@ export const graphqlCreateDefinitionSchema: JsonObject = {
     cardinality,
     entityTypes: strings,
     version: str,
+    settings: graphqlSettingsInput,
   },
   required: ['valueType', 'entityTypes'],
   additionalProperties: false,
@@ -64,6 +79,7 @@ export const graphqlUpdateDefinitionSchema: JsonObject = {
     newEntityTypes: strings,
     typeQualifier: { type: 'object', properties: { newAllowedTypes: strings }, additionalProperties: false },
     version: str,
+    settings: graphqlSettingsInput,
   },
   required: ['urn'],
   additionalProperties: false,
