@@ -1,0 +1,66 @@
+import type { JsonObject, StoredAspect } from '../../adapter/types';
+import type { Violation } from '../../errors';
+
+/**
+ * The system metadata a writer may send with an aspect, and what a reader sees of it. The stored
+ * system metadata also holds the catalog's own bookkeeping (property value keys, definition
+ * incarnations, a token's salted hash): none of that is ever read back, and a writer cannot set it.
+ */
+
+/** Fields a writer may set; they are kept with the aspect and read back as written. */
+const KEPT_STRINGS = ['runId', 'lastRunId', 'pipelineName', 'registryName', 'registryVersion'] as const;
+const KEPT_FIELDS: readonly string[] = [...KEPT_STRINGS, 'lastObserved', 'properties'];
+/** Fields the catalog assigns itself: accepted on input for compatibility, and ignored. */
+const ASSIGNED_FIELDS: readonly string[] = ['version', 'aspectCreated', 'aspectModified'];
+
+/** What a reader is told when no run id was written (the platform's spelling). */
+export const NO_RUN_ID = 'no-run-id-provided';
+
+/** Every problem of a writer's system metadata, at `path` (a JSON pointer). */
+export function systemMetadataProblems(value: unknown, path: string): Violation[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [{ path, message: 'must be an object' }];
+  const problems: Violation[] = [];
+  for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
+    const at = `${path}/${key}`;
+    if ((KEPT_STRINGS as readonly string[]).includes(key)) {
+      if (typeof field !== 'string' || field.length > 1000) problems.push({ path: at, message: 'must be a string of at most 1000 characters' });
+    } else if (key === 'lastObserved') {
+      if (!Number.isSafeInteger(field) || (field as number) < 0) problems.push({ path: at, message: 'must be a non-negative integer (epoch milliseconds)' });
+    } else if (key === 'properties') {
+      if (field === null || typeof field !== 'object' || Array.isArray(field) || Object.values(field).some((v) => typeof v !== 'string')) {
+        problems.push({ path: at, message: 'must be an object of string values' });
+      }
+    } else if (!ASSIGNED_FIELDS.includes(key)) {
+      problems.push({ path: at, message: `unknown system metadata field; known: ${[...KEPT_FIELDS, ...ASSIGNED_FIELDS].join(', ')}` });
+    }
+  }
+  return problems;
+}
+
+/** The fields of a writer's (checked) system metadata that are kept. */
+export function keptSystemMetadata(value: JsonObject | undefined): JsonObject | undefined {
+  if (!value) return undefined;
+  const kept: JsonObject = {};
+  for (const key of KEPT_FIELDS) if (value[key] !== undefined) kept[key] = value[key];
+  return Object.keys(kept).length ? kept : undefined;
+}
+
+/** A stored aspect's system metadata as a reader sees it: what a writer set, and the catalog's version and time. */
+export function publicSystemMetadata(aspect: Pick<StoredAspect, 'version' | 'lastModified' | 'systemMetadata'>): JsonObject {
+  const stored = aspect.systemMetadata ?? {};
+  const out: JsonObject = { lastObserved: aspect.lastModified.time, runId: NO_RUN_ID, lastRunId: NO_RUN_ID };
+  for (const key of KEPT_FIELDS) if (stored[key] !== undefined) out[key] = stored[key];
+  out.version = String(aspect.version);
+  return out;
+}
+
+/**
+ * The system metadata to store with a written aspect: the catalog's own bookkeeping (`own`, which may
+ * carry a previous write's fields forward) with the writer's fields replacing any earlier ones.
+ */
+export function withKeptSystemMetadata(own: JsonObject | undefined, kept: JsonObject | undefined): JsonObject | undefined {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(own ?? {})) if (!KEPT_FIELDS.includes(key)) out[key] = value;
+  Object.assign(out, kept ?? {});
+  return Object.keys(out).length ? out : undefined;
+}
