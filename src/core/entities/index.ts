@@ -7,6 +7,8 @@ export { EntityService } from './service';
 export type { AspectView, EntityDeletion, EntityScrollPage, EntityUpsert, EntityView } from './service';
 export { DEFAULT_SCROLL_COUNT } from './service';
 export { EntityWriter } from './writer';
+export { applyJsonPatch, jsonPatchViolations } from './json-patch';
+export type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 export type {
   AspectMap,
   AspectName,

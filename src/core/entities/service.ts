@@ -7,6 +7,7 @@ import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
 import { keptSystemMetadata, publicSystemMetadata, systemMetadataProblems, withKeptSystemMetadata } from './system-metadata';
+import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -79,6 +80,8 @@ export interface AspectWriteOptions {
 
 /** Writes of an aspect that a domain service owns (e.g. `propertyDefinition`) go to that service. */
 export type AspectWriteRoute = (actor: Actor, urn: string, value: JsonObject) => Promise<unknown>;
+/** Patches of an aspect that a domain service owns (structured properties: keyed by property URN). */
+export type AspectPatchRoute = (actor: Actor, urn: string, operations: readonly JsonPatchOperation[], options: { arrayPrimaryKeys?: ArrayPrimaryKeys }) => Promise<unknown>;
 /** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
 export type EntityDeleteRoute = (actor: Actor, urn: string, options: { hard: boolean }) => Promise<unknown>;
 /**
@@ -155,6 +158,7 @@ export class EntityService {
   private readonly deleteRoutes = new Map<string, EntityDeleteRoute>();
   private readonly deletionRoutes = new Map<string, { route: EntityDeletionRoute; softByDefault: boolean }>();
   private readonly bulkPlanners = new Map<string, BulkAspectPlanner>();
+  private readonly patchRoutes = new Map<string, AspectPatchRoute>();
   private readonly readTransforms: ReadTransform[] = [];
 
   constructor(private readonly ctx: CatalogContext) {}
@@ -167,6 +171,11 @@ export class EntityService {
   /** For domain services: own the writes of an aspect. A route that refuses throws a CatalogError. */
   routeAspectWrites(aspect: string, route: AspectWriteRoute): void {
     this.writeRoutes.set(aspect, route);
+  }
+
+  /** For domain services: own the JSON Patch of an aspect (`patchAspect`). */
+  routeAspectPatches(aspect: string, route: AspectPatchRoute): void {
+    this.patchRoutes.set(aspect, route);
   }
 
   routeEntityDeletes(entityType: string, route: EntityDeleteRoute): void {
@@ -300,6 +309,50 @@ export class EntityService {
     if (options.onlyIfAbsent) item.onlyIfAbsent = options.onlyIfAbsent;
     const [view] = await this.upsertMany(actor, [item]);
     return view!;
+  }
+
+  /**
+   * Applies an RFC 6902 JSON Patch to one aspect (an absent aspect patches `{}`) and writes the result,
+   * validated as a normal upsert of the aspect; nothing is written when an operation fails (a failed
+   * `test` is CONFLICT). `arrayPrimaryKeys` addresses a top-level array as a map keyed by the named
+   * members of its elements (docs/structured-properties.md, "Any aspect"). `structuredProperties` follows the values patch
+   * (`catalog.properties.patchValues`: `/properties/<property urn>`, removing an absent one is a no-op).
+   * Generic aspects are read, patched and written in one unit of work; an aspect owned by a domain
+   * service (a property definition) is patched from its current value and written through that service.
+   */
+  async patchAspect(
+    actor: Actor,
+    urn: string,
+    aspectName: string,
+    operations: readonly JsonPatchOperation[],
+    options: { arrayPrimaryKeys?: ArrayPrimaryKeys } = {},
+  ): Promise<EntityView> {
+    await this.ctx.authenticate(actor);
+    const { entityType } = parseUrn(urn);
+    const spec = this.ctx.registry.requireAspectOf(entityType, aspectName);
+    if (spec.timeseries) {
+      const message = `"${aspectName}" is a timeseries aspect: rows are appended, never patched`;
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
+    }
+    const describe = `${aspectName} of ${urn}`;
+    const patchRoute = this.patchRoutes.get(aspectName);
+    if (patchRoute) {
+      await patchRoute(actor, urn, operations, options);
+    } else if (this.writeRoutes.has(`${entityType}.${aspectName}`) || this.writeRoutes.has(aspectName)) {
+      const [entity] = await this.readVisible([urn], [aspectName]);
+      const patched = applyJsonPatch(entity?.aspects[aspectName]?.value, operations, { ...options, describe });
+      return this.upsertAspect(actor, urn, aspectName as AspectName, patched as unknown as AspectMap[AspectName]);
+    } else {
+      await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
+      await this.ctx.writer.write(actor, [urn], (current) => {
+        const patched = applyJsonPatch(current.get(urn)?.aspects[aspectName]?.value, operations, { ...options, describe });
+        throwIfViolations(this.ctx.registry.validateAspect(aspectName, patched), `the patched ${describe} is not valid`);
+        return { entities: [{ urn, put: { [aspectName]: { value: patched } } }] };
+      });
+    }
+    const [entity] = await this.readVisible([urn]);
+    if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
+    return toView(entity);
   }
 
   /** Writes several aspects of one entity atomically. */
