@@ -1,0 +1,123 @@
+import type { JsonObject } from '../../adapter/types';
+import type { EntityUpsert, EntityView } from '../../core/entities';
+import { entityTypeOf, urnProblem } from '../../core/urn';
+import { CatalogError, invalidInput, isCatalogError, throwIfViolations, type Violation } from '../../errors';
+
+/**
+ * The spelling of DataHub's OpenAPI v3 entity family: an entity is `{ urn, <aspect>: { value,
+ * systemMetadata? } }` (aspects beside the URN, not under `aspects`), a batch is a list of them.
+ * These turn request bodies into catalog calls and views into answers; they decide nothing.
+ */
+
+/** One aspect in v3 spelling. */
+export interface AspectV3 {
+  value: JsonObject;
+  systemMetadata?: JsonObject;
+  /** Who wrote this version and when (with `systemMetadata=true`). */
+  auditStamp?: { time: number; actor: string };
+}
+
+/** Envelope members of an aspect besides `value` and `systemMetadata`: accepted and not used (no conditional writes here). */
+const IGNORED_ENVELOPE = ['headers', 'auditStamp'];
+
+/** An entity view in v3 spelling; `only` limits the aspects (a write answers the aspects it wrote). */
+export function entityV3(view: EntityView, withSystemMetadata: boolean, only?: ReadonlySet<string>): Record<string, AspectV3 | string> {
+  const out: Record<string, AspectV3 | string> = { urn: view.urn };
+  for (const [name, aspect] of Object.entries(view.aspects)) {
+    if (only && !only.has(name)) continue;
+    out[name] = aspectV3(aspect, withSystemMetadata);
+  }
+  return out;
+}
+
+export function aspectV3(aspect: EntityView['aspects'][string], withSystemMetadata: boolean): AspectV3 {
+  if (!withSystemMetadata) return { value: aspect.value };
+  return { value: aspect.value, ...(aspect.systemMetadata ? { systemMetadata: aspect.systemMetadata } : {}), auditStamp: aspect.lastModified };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** An aspect envelope `{ value, systemMetadata?, headers? }`: its problems at `path`, or its parts. */
+export function readEnvelope(envelope: unknown, path: string, violations: Violation[]): { value: JsonObject; systemMetadata?: JsonObject } | undefined {
+  if (!isObject(envelope)) {
+    violations.push({ path, message: 'must be an aspect envelope { value, systemMetadata? }' });
+    return undefined;
+  }
+  let ok = true;
+  for (const key of Object.keys(envelope)) {
+    if (key !== 'value' && key !== 'systemMetadata' && !IGNORED_ENVELOPE.includes(key)) {
+      violations.push({ path: `${path}/${key}`, message: 'is not a member of an aspect envelope (value, systemMetadata, headers)' });
+      ok = false;
+    }
+  }
+  if (!isObject(envelope.value)) {
+    violations.push({ path: `${path}/value`, message: 'is required: the aspect document (an object)' });
+    ok = false;
+  }
+  if (envelope.systemMetadata !== undefined && envelope.systemMetadata !== null && !isObject(envelope.systemMetadata)) {
+    violations.push({ path: `${path}/systemMetadata`, message: 'must be an object' });
+    ok = false;
+  }
+  if (!ok) return undefined;
+  const systemMetadata = isObject(envelope.systemMetadata) ? (envelope.systemMetadata as JsonObject) : undefined;
+  return { value: envelope.value as JsonObject, ...(systemMetadata ? { systemMetadata } : {}) };
+}
+
+/**
+ * A v3 batch body (`[{ urn, <aspect>: { value, systemMetadata? } }]`) as bulk-write items. Every
+ * problem is listed at its place in the body (`/<index>/...`); each URN must be of `entityType`.
+ */
+export function batchToUpserts(body: unknown, entityType: string): EntityUpsert[] {
+  if (!Array.isArray(body)) {
+    const message = 'the body must be a list of entities [{ urn, <aspect name>: { value, systemMetadata? } }]';
+    throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/', message: 'must be an array' }] });
+  }
+  const violations: Violation[] = [];
+  const items: EntityUpsert[] = [];
+  body.forEach((entity: unknown, i) => {
+    if (!isObject(entity)) {
+      violations.push({ path: `/${i}`, message: 'must be an entity { urn, <aspect name>: { value } }' });
+      return;
+    }
+    const urn = entity.urn;
+    const problem = urnProblem(urn);
+    if (problem !== undefined) violations.push({ path: `/${i}/urn`, message: problem });
+    else if (entityTypeOf(urn as string) !== entityType) {
+      violations.push({ path: `/${i}/urn`, message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"` });
+    }
+    const aspects: Record<string, JsonObject> = {};
+    const systemMetadata: Record<string, JsonObject> = {};
+    for (const [name, envelope] of Object.entries(entity)) {
+      if (name === 'urn') continue;
+      const read = readEnvelope(envelope, `/${i}/${name}`, violations);
+      if (!read) continue;
+      aspects[name] = read.value;
+      if (read.systemMetadata) systemMetadata[name] = read.systemMetadata;
+    }
+    items.push({ urn: urn as string, aspects, ...(Object.keys(systemMetadata).length ? { systemMetadata } : {}) });
+  });
+  throwIfViolations(violations, body.length === 1 ? 'invalid entity' : `invalid entities (${new Set(violations.map((v) => v.path.split('/')[1])).size} of ${body.length})`);
+  return items;
+}
+
+/**
+ * A bulk write's error with its paths spelled as in the v3 body: `/<i>/aspects/<name>/...` becomes
+ * `/<i>/<name>/value/...`, `/<i>/systemMetadata/<name>/...` becomes `/<i>/<name>/systemMetadata/...`
+ * (a one-item write reports without the index; the index is put back).
+ */
+export function withV3Paths(error: unknown, items: number): unknown {
+  if (!isCatalogError(error) || !error.details.length) return error;
+  const details = error.details.map((d) => ({ path: v3Path(d.path, items === 1), message: d.message }));
+  if (error.code === 'INVALID_INPUT') return invalidInput(details, items === 1 ? 'invalid entity' : 'invalid entities');
+  return new CatalogError(error.code, error.message, { details, cause: error, ...(error.reason !== undefined ? { reason: error.reason } : {}) });
+}
+
+function v3Path(path: string, single: boolean): string {
+  const indexed = single && !/^\/\d+(\/|$)/.test(path) ? `/0${path === '/' ? '' : path}` : path;
+  return indexed
+    .replace(/^\/(\d+)\/aspects\/([^/]+)/, '/$1/$2/value')
+    .replace(/^\/(\d+)\/systemMetadata\/([^/]+)/, '/$1/$2/systemMetadata')
+    .replace(/^\/(\d+)\/aspects$/, '/$1');
+}
