@@ -297,7 +297,7 @@ export class EntityService {
       if (options.onlyIfAbsent) {
         const [current] = await this.ctx.adapter.readEntities([urn], options.onlyIfAbsent === 'aspect' ? [aspect] : undefined);
         const problem = presenceConflict(urn, aspect, current, options.onlyIfAbsent);
-        if (problem) throw new CatalogError('CONFLICT', problem, { details: [{ path: options.onlyIfAbsent === 'aspect' ? `/${aspect}` : '/urn', message: problem }] });
+        if (problem) throw new CatalogError('CONFLICT', problem, { details: [{ path: options.onlyIfAbsent === 'aspect' ? `/aspects/${aspect}` : '/urn', message: problem }] });
       }
       await route(actor, urn, value as unknown as JsonObject);
       const [entity] = await this.readVisible([urn]);

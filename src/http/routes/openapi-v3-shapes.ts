@@ -121,3 +121,21 @@ function v3Path(path: string, single: boolean): string {
     .replace(/^\/(\d+)\/systemMetadata\/([^/]+)/, '/$1/$2/systemMetadata')
     .replace(/^\/(\d+)\/aspects$/, '/$1');
 }
+
+/**
+ * A one-aspect write's error with its paths spelled as in the `{ value, systemMetadata }` body:
+ * `/aspects/<aspect>/...` becomes `/value/...`, `/systemMetadata/<aspect>/...` becomes `/systemMetadata/...`.
+ */
+export function withEnvelopePaths(error: unknown, aspect: string): unknown {
+  if (!isCatalogError(error) || !error.details.length) return error;
+  const prefixes: Array<[string, string]> = [
+    [`/aspects/${aspect}`, '/value'],
+    [`/systemMetadata/${aspect}`, '/systemMetadata'],
+  ];
+  const details = error.details.map((d) => {
+    const hit = prefixes.find(([from]) => d.path === from || d.path.startsWith(`${from}/`));
+    return hit ? { path: hit[1] + d.path.slice(hit[0].length), message: d.message } : { path: d.path, message: d.message };
+  });
+  if (error.code === 'INVALID_INPUT') return invalidInput(details, 'invalid aspect');
+  return new CatalogError(error.code, error.message, { details, cause: error, ...(error.reason !== undefined ? { reason: error.reason } : {}) });
+}

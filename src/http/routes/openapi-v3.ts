@@ -4,7 +4,7 @@ import type { JsonPatchOperation } from '../../core/entities';
 import { CatalogError } from '../../errors';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
-import { aspectV3, batchToUpserts, entityV3, readEnvelope, withV3Paths } from './openapi-v3-shapes';
+import { aspectV3, batchToUpserts, entityV3, readEnvelope, withEnvelopePaths, withV3Paths } from './openapi-v3-shapes';
 import { appendTimeseriesAspect } from './timeseries';
 
 /**
@@ -124,6 +124,7 @@ async function headEntity(ctx: RouteContext): Promise<RouteResult> {
 /**
  * A hard delete of the entity (`catalog.entities.deleteEntity` with `hard: true`; a structured
  * property's values then go in the background), or with `aspects=a,b` only those aspects, atomically.
+ * 200 without a body, also when there was nothing to delete.
  */
 async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
   const { urn } = address(ctx, false);
@@ -135,10 +136,14 @@ async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
     const message = 'clear=true (remove every aspect but the key) is not available: entities have no key aspect here; delete the entity, or name the aspects';
     throw new CatalogError('UNSUPPORTED', message, { details: [{ path: 'clear', message }] });
   }
-  if (aspects.length) {
-    if ((await ctx.catalog.entities.deleteAspects(ctx.actor, urn, aspects)).length === 0) throw notFound(`${aspects.join(', ')} of ${urn}`);
-  } else {
-    await ctx.catalog.entities.deleteEntity(ctx.actor, urn, { hard: true });
+  if (aspects.length) await ctx.catalog.entities.deleteAspects(ctx.actor, urn, aspects);
+  else {
+    try {
+      await ctx.catalog.entities.deleteEntity(ctx.actor, urn, { hard: true });
+    } catch (error) {
+      // Idempotent as on the platform: an entity that is not there is deleted already.
+      if (!(error instanceof CatalogError && error.code === 'NOT_FOUND')) throw error;
+    }
   }
   return { body: undefined };
 }
@@ -194,10 +199,14 @@ async function postAspect(ctx: RouteContext): Promise<RouteResult> {
     return { body: { urn, [aspect!]: { value } } };
   }
   const onlyIfAbsent = createEntityIfNotExists === true ? 'entity' : createIfNotExists === false ? undefined : 'aspect';
-  const written = await ctx.catalog.entities.upsertAspect(ctx.actor, urn, aspect as AspectName, envelope.value as AspectMap[AspectName], {
-    ...(envelope.systemMetadata ? { systemMetadata: envelope.systemMetadata } : {}),
-    ...(onlyIfAbsent ? { onlyIfAbsent } : {}),
-  });
+  const written = await ctx.catalog.entities
+    .upsertAspect(ctx.actor, urn, aspect as AspectName, envelope.value as AspectMap[AspectName], {
+      ...(envelope.systemMetadata ? { systemMetadata: envelope.systemMetadata } : {}),
+      ...(onlyIfAbsent ? { onlyIfAbsent } : {}),
+    })
+    .catch((error: unknown) => {
+      throw withEnvelopePaths(error, aspect!);
+    });
   const view = withSystemMetadata ? await ctx.catalog.entities.get(ctx.actor, urn, { aspects: [aspect!], systemMetadata: true }) : written;
   return { body: entityV3(view ?? written, withSystemMetadata, new Set([aspect!])) };
 }
@@ -220,9 +229,10 @@ async function patchAspect(ctx: RouteContext): Promise<RouteResult> {
   return { body: entityV3(view ?? written, withSystemMetadata, new Set([aspect!])) };
 }
 
+/** Idempotent as on the platform: 200 whether or not the entity had the aspect. */
 async function deleteAspect(ctx: RouteContext): Promise<RouteResult> {
   const { urn, aspect } = address(ctx, true);
-  if (!(await ctx.catalog.entities.deleteAspect(ctx.actor, urn, aspect!))) throw notFound(`${aspect} of ${urn}`);
+  await ctx.catalog.entities.deleteAspect(ctx.actor, urn, aspect!);
   return { body: undefined };
 }
 
