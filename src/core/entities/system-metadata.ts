@@ -45,12 +45,14 @@ export function keptSystemMetadata(value: JsonObject | undefined): JsonObject | 
   return Object.keys(kept).length ? kept : undefined;
 }
 
-/** A stored aspect's system metadata as a reader sees it: what a writer set, and the catalog's version and time. */
-export function publicSystemMetadata(aspect: Pick<StoredAspect, 'version' | 'lastModified' | 'systemMetadata'>): JsonObject {
+/** A stored aspect's system metadata as a reader sees it: what a writer set, and the catalog's version and audit stamps. */
+export function publicSystemMetadata(aspect: Pick<StoredAspect, 'version' | 'created' | 'lastModified' | 'systemMetadata'>): JsonObject {
   const stored = aspect.systemMetadata ?? {};
   const out: JsonObject = { lastObserved: aspect.lastModified.time, runId: NO_RUN_ID, lastRunId: NO_RUN_ID };
   for (const key of KEPT_FIELDS) if (stored[key] !== undefined) out[key] = stored[key];
   out.version = String(aspect.version);
+  out.aspectCreated = { time: aspect.created.time, actor: aspect.created.actor };
+  out.aspectModified = { time: aspect.lastModified.time, actor: aspect.lastModified.actor };
   return out;
 }
 
