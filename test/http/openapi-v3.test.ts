@@ -137,6 +137,48 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
     });
   });
 
+  describe('POST /openapi/v3/entity/scroll and POST .../{entityName}/batchGet', () => {
+    it('scrolls across types with a filter (OR of ANDs, the platform condition names) and the asked aspects', async () => {
+      const body = [
+        { urn: ds('across.one'), datasetProperties: { value: { name: 'across one' } }, structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'silver' }] }] } } },
+        { urn: ds('across.two'), datasetProperties: { value: { name: 'across two' } } },
+      ];
+      expect((await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body })).status).toBe(200);
+      const filtered = await call(t.url, 'POST', `${V3}/scroll?count=5&sortCriteria=urn`, {
+        token: reader,
+        body: { entities: ['dataset', 'chart'], aspects: ['datasetProperties'], filter: { and: [{ criteria: [{ field: 'structuredProperties.io.v3.tier', values: ['silver'], condition: 'EQUAL' }] }] } },
+      });
+      expect(filtered.status).toBe(200);
+      expect(filtered.json).toEqual({ entities: [{ urn: ds('across.one'), datasetProperties: { value: { name: 'across one' } } }], totalCount: 1 });
+
+      const startsWith = await call(t.url, 'POST', `${V3}/scroll`, {
+        token: reader,
+        body: { entities: ['dataset'], aspects: ['datasetProperties'], filter: { and: [{ criteria: [{ field: 'name', values: ['across t'], condition: 'STARTS_WITH' }] }] } },
+      });
+      expect(startsWith.json.entities.map((e: { urn: string }) => e.urn)).toEqual([ds('across.two')]);
+
+      const sorted = await call(t.url, 'POST', `${V3}/scroll`, { token: reader, body: { sortCriteria: [{ field: 'name', order: 'ASCENDING' }] } });
+      expect(sorted.status).toBe(501);
+      const bad = await call(t.url, 'POST', `${V3}/scroll`, { token: reader, body: { entities: ['nope'], filter: { or: [] } } });
+      expect(bad.status).toBe(400);
+    });
+
+    it('batchGet reads each entity with the aspects it names (all when none), leaving out the missing ones', async () => {
+      const got = await call(t.url, 'POST', `${V3}/dataset/batchGet?systemMetadata=true`, {
+        token: reader,
+        body: [{ urn: ds('across.one'), datasetProperties: {} }, { urn: ds('across.two') }, { urn: ds('never.written') }],
+      });
+      expect(got.status).toBe(200);
+      expect(got.json.map((e: { urn: string }) => e.urn)).toEqual([ds('across.one'), ds('across.two')]);
+      expect(Object.keys(got.json[0]).sort()).toEqual(['datasetProperties', 'urn']);
+      expect(got.json[0].datasetProperties.systemMetadata.version).toBe('1');
+      expect(Object.keys(got.json[1]).sort()).toEqual(['datasetProperties', 'urn']);
+      const wrongType = await call(t.url, 'POST', `${V3}/dataset/batchGet`, { token: reader, body: [{ urn: TIER }] });
+      expect(wrongType.status).toBe(400);
+      expect(wrongType.json.error.details[0].path).toBe('/0/urn');
+    });
+  });
+
   describe('entity GET / HEAD / DELETE', () => {
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:s3,bucket/path/to/file.csv?x=1&y=%2,PROD)';
 

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../adapter/types';
 import type { EntityUpsert, EntityView } from '../../core/entities';
+import type { FacetFilterInput } from '../../core/search';
 import { entityTypeOf, urnProblem } from '../../core/urn';
 import { CatalogError, invalidInput, isCatalogError, throwIfViolations, type Violation } from '../../errors';
 
@@ -138,4 +139,83 @@ export function withEnvelopePaths(error: unknown, aspect: string): unknown {
   });
   if (error.code === 'INVALID_INPUT') return invalidInput(details, 'invalid aspect');
   return new CatalogError(error.code, error.message, { details, cause: error, ...(error.reason !== undefined ? { reason: error.reason } : {}) });
+}
+
+/** The platform's condition names where they differ from the catalog's. */
+const CONDITION_NAMES: Readonly<Record<string, string>> = { STARTS_WITH: 'START_WITH', ENDS_WITH: 'END_WITH' };
+
+/**
+ * A generic scroll's body `{ entities?, aspects?, filter?: { and: [{ criteria: [...] }] }, sortCriteria? }`:
+ * the entity types (resolved by `typeOf`, which throws for an unknown one), the aspects, the filter as
+ * OR of ANDs, the sort fields (`field` or `field:ORDER`). Anything else is refused at its place.
+ */
+export function readScrollBody(body: unknown, typeOf: (name: string) => string): { types: string[]; aspects: string[]; orFilters?: FacetFilterInput[][]; bodySort: string[] } {
+  if (body === undefined || body === null) return { types: [], aspects: [], bodySort: [] };
+  const violations: Violation[] = [];
+  if (!isObject(body)) throw new CatalogError('INVALID_INPUT', 'the body must be { entities?, aspects?, filter?, sortCriteria? }', { details: [{ path: '/', message: 'must be an object' }] });
+  for (const key of Object.keys(body)) if (!['entities', 'aspects', 'filter', 'sortCriteria'].includes(key)) violations.push({ path: `/${key}`, message: 'is not a member of a scroll body (entities, aspects, filter, sortCriteria)' });
+  const strings = (value: unknown, path: string): string[] => {
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
+      violations.push({ path, message: 'must be a list of strings' });
+      return [];
+    }
+    return value as string[];
+  };
+  const types = strings(body.entities, '/entities').map((name) => typeOf(name));
+  const aspects = strings(body.aspects, '/aspects');
+  let orFilters: FacetFilterInput[][] | undefined;
+  if (body.filter !== undefined && body.filter !== null) {
+    const groups = isObject(body.filter) ? body.filter.and : undefined;
+    if (!Array.isArray(groups)) violations.push({ path: '/filter', message: 'must be { and: [{ criteria: [{ field, values, condition?, negated? }] }] }' });
+    else {
+      orFilters = groups.map((group: unknown, g) => {
+        const criteria = isObject(group) ? group.criteria : undefined;
+        if (!Array.isArray(criteria)) {
+          violations.push({ path: `/filter/and/${g}/criteria`, message: 'must be a list of criteria' });
+          return [];
+        }
+        return criteria.map((c: unknown, i) => {
+          if (!isObject(c) || typeof c.field !== 'string') {
+            violations.push({ path: `/filter/and/${g}/criteria/${i}`, message: 'must be { field, values, condition?, negated? }' });
+            return { field: '' };
+          }
+          const condition = typeof c.condition === 'string' ? (CONDITION_NAMES[c.condition] ?? c.condition) : undefined;
+          return {
+            field: c.field,
+            ...(c.values !== undefined ? { values: c.values as string[] } : {}),
+            ...(condition !== undefined ? { condition: condition as FacetFilterInput['condition'] } : {}),
+            ...(c.negated !== undefined ? { negated: c.negated as boolean } : {}),
+          };
+        });
+      });
+    }
+  }
+  const bodySort: string[] = [];
+  if (body.sortCriteria !== undefined && body.sortCriteria !== null) {
+    if (!Array.isArray(body.sortCriteria)) violations.push({ path: '/sortCriteria', message: 'must be a list of { field, order }' });
+    else
+      body.sortCriteria.forEach((c: unknown, i) => {
+        if (!isObject(c) || typeof c.field !== 'string') violations.push({ path: `/sortCriteria/${i}`, message: 'must be { field, order }' });
+        else bodySort.push(c.order === undefined || c.order === 'ASCENDING' ? c.field : `${c.field}:${String(c.order)}`);
+      });
+  }
+  throwIfViolations(violations, 'invalid scroll body');
+  return { types, aspects, ...(orFilters ? { orFilters } : {}), bodySort };
+}
+
+/** A batch read's body `[{ urn, <aspect name>?: ... }]`: each URN (of `entityType`) with the aspects it names. */
+export function batchGetRequest(body: unknown, entityType: string): Map<string, string[]> {
+  if (!Array.isArray(body)) throw new CatalogError('INVALID_INPUT', 'the body must be a list [{ urn, <aspect name>?: {} }]', { details: [{ path: '/', message: 'must be an array' }] });
+  const violations: Violation[] = [];
+  const wanted = new Map<string, string[]>();
+  body.forEach((item: unknown, i) => {
+    const urn = isObject(item) ? item.urn : undefined;
+    const problem = urnProblem(urn);
+    if (problem !== undefined) violations.push({ path: `/${i}/urn`, message: problem });
+    else if (entityTypeOf(urn as string) !== entityType) violations.push({ path: `/${i}/urn`, message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"` });
+    else wanted.set(urn as string, [...new Set([...(wanted.get(urn as string) ?? []), ...Object.keys(item as object).filter((k) => k !== 'urn')])]);
+  });
+  throwIfViolations(violations, 'invalid batch read');
+  return wanted;
 }
