@@ -334,6 +334,10 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       expect(v2.status).toBe(200);
       expect(v2.text).toBe('');
       expect(v2.headers.get('content-type')).toMatch(/json/);
+      // A streamed GET (server-sent events) answers HEAD without opening the stream.
+      const feed = await call(t.url, 'HEAD', '/openapi/v2/changes', { token: admin, headers: { accept: 'text/event-stream' } });
+      expect(feed.status).toBe(200);
+      expect(feed.text).toBe('');
       const graphql = await call(t.url, 'HEAD', '/api/graphql', { token: reader });
       expect(graphql.status).toBe(405);
       expect(graphql.headers.get('allow')).toBe('POST');
