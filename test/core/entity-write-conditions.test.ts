@@ -84,6 +84,7 @@ for (const [kind, adapter] of Object.entries(adapters)) {
       );
       expect(Object.keys(view?.aspects.structuredProperties?.systemMetadata ?? {}).sort()).toEqual(['aspectCreated', 'aspectModified', 'lastObserved', 'lastRunId', 'runId', 'version']);
       expect(view?.aspects.structuredProperties?.systemMetadata?.runId).toBe('sp');
+      expect((await c.entities.get(READER, A, { systemMetadata: true }))?.aspects.structuredProperties?.systemMetadata?.runId).toBe('sp');
       // The value keys are still kept beside it: search still finds the value.
       const found = await c.search.scroll(READER, { query: '*', orFilters: [{ and: [{ field: 'structuredProperties.io.conditions.tier', values: ['gold'] }] }] });
       expect(found.searchResults.map((r) => r.entity.urn)).toEqual([A]);
