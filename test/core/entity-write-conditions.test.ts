@@ -142,5 +142,30 @@ for (const [kind, adapter] of Object.entries(adapters)) {
       expect(await c.entities.deleteAspects(ADMIN, A, ['datasetProperties'])).toEqual(['datasetProperties']);
       expect(await c.entities.get(READER, A)).toBeUndefined();
     });
+
+    it('patchMany patches several entities in one step, in order, and writes nothing when one fails', async () => {
+      const c = open();
+      await c.entities.upsertAspect(ADMIN, A, 'datasetProperties', { name: 'a' });
+      const views = await c.entities.patchMany(ADMIN, [
+        { urn: A, aspect: 'datasetProperties', patch: [{ op: 'add', path: '/description', value: 'one' }] },
+        { urn: B, aspect: 'status', patch: [{ op: 'add', path: '/removed', value: false }] },
+        { urn: A, aspect: 'datasetProperties', patch: [{ op: 'replace', path: '/description', value: 'two' }] },
+      ]);
+      expect(views.map((v) => v.urn)).toEqual([A, B]);
+      expect(views[0]?.aspects.datasetProperties?.value).toEqual({ name: 'a', description: 'two' });
+      expect(views[0]?.aspects.datasetProperties?.version).toBe(2);
+
+      const failed = await errorOf(
+        c.entities.patchMany(ADMIN, [
+          { urn: A, aspect: 'datasetProperties', patch: [{ op: 'remove', path: '/description' }] },
+          { urn: B, aspect: 'status', patch: [{ op: 'remove', path: '/nothing' }] },
+        ]),
+      );
+      expect(failed).toMatchObject({ code: 'INVALID_INPUT', details: [{ path: '/1/patch/0' }] });
+      const refused = await errorOf(c.entities.patchMany(ADMIN, [{ urn: A, aspect: 'structuredProperties', patch: [] }, { urn: A, aspect: 'datasetProfile', patch: [] }]));
+      expect(refused.details.map((d) => d.path)).toEqual(['/0/aspect', '/1/aspect']);
+      expect((await errorOf(c.entities.patchMany(READER, [{ urn: A, aspect: 'status', patch: [] }]))).code).toBe('FORBIDDEN');
+      expect((await c.entities.get(READER, A))?.aspects.datasetProperties?.value).toEqual({ name: 'a', description: 'two' });
+    });
   });
 }

@@ -137,6 +137,63 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
     });
   });
 
+  describe('batch PATCH /openapi/v3/entity/{entityName}', () => {
+    // The steps of DataHub's smoke-test/tests/openapi/v3/entities.json ("Patch dataset with description", "Patch REMOVE dataset description").
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:test,datasetPatchEntityV3,PROD)';
+
+    it('patches aspects of several entities in one step and answers the patched aspects', async () => {
+      const added = await call(t.url, 'PATCH', `${V3}/dataset?async=false`, {
+        token: editor,
+        body: [{ urn, datasetProperties: { value: { patch: [{ op: 'add', path: '/description', value: 'Test description' }] } } }],
+      });
+      expect(added.status).toBe(200);
+      expect(added.json).toEqual([{ urn, datasetProperties: { value: { description: 'Test description' } } }]);
+      const read = await call(t.url, 'GET', `${entityPath('dataset', urn)}?aspects=datasetProperties`, { token: reader });
+      expect(read.json).toEqual({ urn, datasetProperties: { value: { description: 'Test description' } } });
+
+      const removed = await call(t.url, 'PATCH', `${V3}/dataset`, {
+        token: editor,
+        body: [
+          { urn, datasetProperties: { value: { patch: [{ op: 'remove', path: '/description' }, { op: 'add', path: '/name', value: 'patched' }] } } },
+          { urn: ds('patch.other'), status: { value: { patch: [{ op: 'add', path: '/removed', value: false }] } } },
+        ],
+        contentType: 'application/json-patch+json',
+      });
+      expect(removed.status).toBe(200);
+      expect(removed.json).toEqual([
+        { urn, datasetProperties: { value: { name: 'patched' } } },
+        { urn: ds('patch.other'), status: { value: { removed: false } } },
+      ]);
+    });
+
+    it('is atomic: a failing operation, an invalid result or an aspect with its own rules refuses every patch, at its place', async () => {
+      const body = [
+        { urn, datasetProperties: { value: { patch: [{ op: 'replace', path: '/name', value: 'never' }] } } },
+        { urn: ds('patch.other'), status: { value: { patch: [{ op: 'replace', path: '/removed', value: 'yes' }] } } },
+      ];
+      const invalid = await call(t.url, 'PATCH', `${V3}/dataset`, { token: editor, body });
+      expect(invalid.status).toBe(400);
+      expect(invalid.json.error.details.map((d: { path: string }) => d.path)).toEqual([expect.stringMatching(/^\/1\/status\/value/)]);
+      const failedTest = await call(t.url, 'PATCH', `${V3}/dataset`, {
+        token: editor,
+        body: [body[0], { urn: ds('patch.other'), status: { value: { patch: [{ op: 'test', path: '/removed', value: true }] } } }],
+      });
+      expect(failedTest.status).toBe(409);
+      expect(failedTest.json.error.details[0].path).toBe('/1/status/value/patch/0');
+      const owned = await call(t.url, 'PATCH', `${V3}/dataset`, {
+        token: editor,
+        body: [body[0], { urn, structuredProperties: { value: { patch: [{ op: 'remove', path: `/properties/${TIER}` }], arrayPrimaryKeys: { properties: ['propertyUrn'] } } } }],
+      });
+      expect(owned.status).toBe(400);
+      expect(owned.json.error.details[0].path).toBe('/1/structuredProperties');
+      const noPatch = await call(t.url, 'PATCH', `${V3}/dataset`, { token: editor, body: [{ urn, datasetProperties: { value: { name: 'x' } } }] });
+      expect(noPatch.status).toBe(400);
+      expect(noPatch.json.error.details[0].path).toBe('/0/datasetProperties/value/patch');
+      expect((await call(t.url, 'PATCH', `${V3}/dataset`, { token: reader, body: [body[0]] })).status).toBe(403);
+      expect((await call(t.url, 'GET', entityPath('dataset', urn, 'datasetProperties'), { token: reader })).json.value).toEqual({ name: 'patched' });
+    });
+  });
+
   describe('POST /openapi/v3/entity/scroll and POST .../{entityName}/batchGet', () => {
     it('scrolls across types with a filter (OR of ANDs, the platform condition names) and the asked aspects', async () => {
       const body = [

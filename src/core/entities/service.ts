@@ -7,7 +7,7 @@ import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
 import { keptSystemMetadata, publicSystemMetadata, systemMetadataProblems, withKeptSystemMetadata } from './system-metadata';
-import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
+import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -353,6 +353,57 @@ export class EntityService {
     const [entity] = await this.readVisible([urn]);
     if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
     return toView(entity);
+  }
+
+  /**
+   * JSON Patches of several entities' aspects in one atomic step: each item patches one aspect
+   * (`arrayPrimaryKeys` as in `patchAspect`); items on the same aspect apply in order. Only aspects the
+   * generic rules write can be patched together: `structuredProperties` and aspects a service owns are
+   * refused here (patch each with `patchAspect`). Every item is checked first, every patched document is
+   * validated, and nothing is written when one fails (violations at `/<index>/...`; a failed `test` is
+   * CONFLICT). Needs EDIT_ENTITY. Answers the patched entities, in the order of their first item.
+   */
+  async patchMany(
+    actor: Actor,
+    items: ReadonlyArray<{ urn: string; aspect: string; patch: readonly JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys }>,
+  ): Promise<EntityView[]> {
+    const principal = await this.ctx.principal(actor);
+    if (!Array.isArray(items)) throw new CatalogError('INVALID_INPUT', 'the patches must be a list of { urn, aspect, patch }', { details: [{ path: '/', message: 'must be an array' }] });
+    const violations: Violation[] = [];
+    items.forEach((item, i) => {
+      const problem = urnProblem(item?.urn);
+      if (problem) return void violations.push({ path: `/${i}/urn`, message: problem });
+      const { entityType } = parseUrn(item.urn);
+      const spec = this.ctx.registry.hasEntityType(entityType) ? this.ctx.registry.entityType(entityType) : undefined;
+      const path = `/${i}/aspect`;
+      if (!spec) violations.push({ path: `/${i}/urn`, message: `unknown entity type "${entityType}"` });
+      else if (!spec.aspects.includes(item.aspect)) violations.push({ path, message: `entity type "${entityType}" has no aspect "${item.aspect}"; its aspects: ${spec.aspects.join(', ')}` });
+      else if (this.ctx.registry.aspect(item.aspect).timeseries) violations.push({ path, message: `"${item.aspect}" is a timeseries aspect: rows are appended, never patched` });
+      else if (this.bulkPlanners.has(item.aspect) || this.patchRoutes.has(item.aspect) || this.writeRoutes.has(`${entityType}.${item.aspect}`) || this.writeRoutes.has(item.aspect)) {
+        violations.push({ path, message: `"${item.aspect}" follows its own rules and is not patched in a batch: patch it alone (patchAspect)` });
+      }
+      violations.push(...jsonPatchViolations(item?.patch, `/${i}/patch`));
+    });
+    throwIfViolations(violations, 'invalid patches');
+    await this.ctx.authorizer.require(principal, 'EDIT_ENTITY');
+    const urns = [...new Set(items.map((item) => item.urn))];
+    const after = await this.ctx.writer.write(actor, urns, (current) => {
+      const patched = new Map<string, Record<string, JsonObject>>();
+      const problems: Violation[] = [];
+      items.forEach((item, i) => {
+        const ofEntity = patched.get(item.urn) ?? {};
+        const base = ofEntity[item.aspect] ?? current.get(item.urn)?.aspects[item.aspect]?.value;
+        const value = applyJsonPatch(base, item.patch, { describe: `${item.aspect} of ${item.urn}`, prefix: `/${i}/patch`, ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}) });
+        problems.push(...this.ctx.registry.validateAspect(item.aspect, value, `/${i}/value`));
+        patched.set(item.urn, { ...ofEntity, [item.aspect]: value });
+      });
+      throwIfViolations(problems, 'the patched aspects are not valid');
+      return { entities: [...patched].map(([urn, aspects]) => ({ urn, put: Object.fromEntries(Object.entries(aspects).map(([name, value]) => [name, { value }])) })) };
+    });
+    return urns.flatMap((urn) => {
+      const entity = after.get(urn);
+      return entity ? [toView(entity)] : [];
+    });
   }
 
   /** Writes several aspects of one entity atomically. */

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../adapter/types';
-import type { EntityUpsert, EntityView } from '../../core/entities';
+import type { EntityUpsert, EntityView, JsonPatchOperation } from '../../core/entities';
 import type { FacetFilterInput } from '../../core/search';
 import { entityTypeOf, urnProblem } from '../../core/urn';
 import { CatalogError, invalidInput, isCatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -218,4 +218,69 @@ export function batchGetRequest(body: unknown, entityType: string): Map<string, 
   });
   throwIfViolations(violations, 'invalid batch read');
   return wanted;
+}
+
+/** One aspect patch of a batch PATCH, and where in the body it came from (`/<index>/<aspect>/value`). */
+export interface BatchPatchItem {
+  urn: string;
+  aspect: string;
+  patch: JsonPatchOperation[];
+  arrayPrimaryKeys?: Record<string, string[]>;
+  at: string;
+}
+
+/**
+ * A batch PATCH body `[{ urn, <aspect>: { value: { patch: [...], arrayPrimaryKeys? } } }]` as one patch
+ * per aspect; problems of the shape at their place in the body. Each URN must be of `entityType`.
+ */
+export function batchToPatches(body: unknown, entityType: string): BatchPatchItem[] {
+  if (!Array.isArray(body)) {
+    const message = 'the body must be a list [{ urn, <aspect name>: { value: { patch: [...], arrayPrimaryKeys? } } }]';
+    throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/', message: 'must be an array' }] });
+  }
+  const violations: Violation[] = [];
+  const items: BatchPatchItem[] = [];
+  body.forEach((entity: unknown, i) => {
+    if (!isObject(entity)) return void violations.push({ path: `/${i}`, message: 'must be an entity { urn, <aspect name>: { value: { patch } } }' });
+    const urn = entity.urn;
+    const problem = urnProblem(urn);
+    if (problem !== undefined) violations.push({ path: `/${i}/urn`, message: problem });
+    else if (entityTypeOf(urn as string) !== entityType) violations.push({ path: `/${i}/urn`, message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"` });
+    const names = Object.keys(entity).filter((k) => k !== 'urn');
+    if (names.length === 0) violations.push({ path: `/${i}`, message: 'names no aspect to patch' });
+    for (const name of names) {
+      const read = readEnvelope(entity[name], `/${i}/${name}`, violations);
+      if (!read) continue;
+      const value = read.value as Record<string, unknown>;
+      if (!Array.isArray(value.patch)) {
+        violations.push({ path: `/${i}/${name}/value/patch`, message: 'is required: a list of JSON Patch operations' });
+        continue;
+      }
+      items.push({
+        urn: urn as string,
+        aspect: name,
+        patch: value.patch as JsonPatchOperation[],
+        ...(value.arrayPrimaryKeys !== undefined ? { arrayPrimaryKeys: value.arrayPrimaryKeys as Record<string, string[]> } : {}),
+        at: `/${i}/${name}/value`,
+      });
+    }
+  });
+  throwIfViolations(violations, 'invalid patches');
+  return items;
+}
+
+/** A batch patch's error with the domain's item paths (`/<k>/...`) put back at their place in the body. */
+export function withPatchPaths(error: unknown, items: readonly BatchPatchItem[]): unknown {
+  if (!isCatalogError(error) || !error.details.length) return error;
+  const details = error.details.map((d) => {
+    const m = /^\/(\d+)(\/[^/]+)?(.*)$/.exec(d.path);
+    const item = m ? items[Number(m[1])] : undefined;
+    if (!m || !item) return { path: d.path, message: d.message };
+    const entityAt = item.at.split('/').slice(0, 2).join('/');
+    const member = m[2] ?? '';
+    const path = member === '/urn' ? `${entityAt}/urn` : member === '/aspect' ? item.at.slice(0, -'/value'.length) : member === '/patch' ? `${item.at}/patch${m[3]}` : `${item.at}${m[3]}`;
+    return { path, message: d.message };
+  });
+  if (error.code === 'INVALID_INPUT') return invalidInput(details, 'invalid patches');
+  return new CatalogError(error.code, error.message, { details, cause: error, ...(error.reason !== undefined ? { reason: error.reason } : {}) });
 }

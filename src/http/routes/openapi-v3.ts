@@ -4,7 +4,7 @@ import type { JsonPatchOperation } from '../../core/entities';
 import { CatalogError } from '../../errors';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
-import { aspectV3, batchGetRequest, batchToUpserts, entityV3, readEnvelope, readScrollBody, withEnvelopePaths, withV3Paths } from './openapi-v3-shapes';
+import { aspectV3, batchGetRequest, batchToPatches, batchToUpserts, entityV3, readEnvelope, readScrollBody, withEnvelopePaths, withPatchPaths, withV3Paths } from './openapi-v3-shapes';
 import type { FacetFilterInput } from '../../core/search';
 import { appendTimeseriesAspect } from './timeseries';
 
@@ -143,6 +143,28 @@ async function postEntities(ctx: RouteContext): Promise<RouteResult> {
     throw withV3Paths(error, items.length);
   }
   return { body: views.map((view) => entityV3(view, withSystemMetadata, written.get(view.urn))) };
+}
+
+/**
+ * The batch patch: `[{ urn, <aspect>: { value: { patch, arrayPrimaryKeys? } } }]`, every patch applied in
+ * one atomic step (`catalog.entities.patchMany`); answers the patched aspects (200, also with `async=true`).
+ */
+async function patchEntities(ctx: RouteContext): Promise<RouteResult> {
+  const { entityType } = resolveEntityAddress(ctx.catalog.registry, { entityName: ctx.params.entityName! });
+  const query = new QueryReader(ctx.query);
+  const { withSystemMetadata } = readWriteFlags(query);
+  query.done();
+  const items = batchToPatches(ctx.body, entityType);
+  const patched = new Map<string, Set<string>>();
+  for (const item of items) patched.set(item.urn, new Set([...(patched.get(item.urn) ?? []), item.aspect]));
+  let views;
+  try {
+    views = await ctx.catalog.entities.patchMany(ctx.actor, items.map(({ urn, aspect, patch, arrayPrimaryKeys }) => ({ urn, aspect, patch, ...(arrayPrimaryKeys ? { arrayPrimaryKeys } : {}) })));
+  } catch (error) {
+    throw withPatchPaths(error, items);
+  }
+  if (withSystemMetadata) views = await ctx.catalog.entities.getMany(ctx.actor, views.map((v) => v.urn), { systemMetadata: true });
+  return { body: views.map((view) => entityV3(view, withSystemMetadata, patched.get(view.urn))) };
 }
 
 async function getEntity(ctx: RouteContext): Promise<RouteResult> {
@@ -285,7 +307,7 @@ export const openapiV3Routes: readonly RouteSpec[] = [
   { pattern: `${BASE}/{entityName}/batchGet`, methods: { POST: { body: 'json', handle: batchGet } } },
   {
     pattern: `${BASE}/{entityName}`,
-    methods: { GET: { body: 'none', handle: scrollEntities }, POST: { body: 'json', handle: postEntities } },
+    methods: { GET: { body: 'none', handle: scrollEntities }, POST: { body: 'json', handle: postEntities }, PATCH: { body: 'json-or-json-patch', handle: patchEntities } },
   },
   {
     pattern: `${BASE}/{entityName}/{urn}`,
