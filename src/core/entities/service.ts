@@ -469,7 +469,10 @@ export class EntityService {
           for (const [name, value] of Object.entries(aspects)) {
             const planner = planners.get(name);
             const kept = metadataOf.get(`${urn}\n${name}`);
-            if (!planner) put[name] = kept ? { value, systemMetadata: kept } : { value };
+            if (!planner) {
+              const systemMetadata = withKeptSystemMetadata(undefined, kept);
+              put[name] = systemMetadata ? { value, systemMetadata } : { value };
+            }
             else {
               const change = await planner(urn, current.get(urn), problems);
               if (change) {

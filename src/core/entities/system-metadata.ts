@@ -13,6 +13,12 @@ const KEPT_FIELDS: readonly string[] = [...KEPT_STRINGS, 'lastObserved', 'proper
 /** Fields the catalog assigns itself: accepted on input for compatibility, and ignored. */
 const ASSIGNED_FIELDS: readonly string[] = ['version', 'aspectCreated', 'aspectModified'];
 
+/**
+ * Where the writer's fields are kept inside the stored system metadata, apart from the catalog's own
+ * bookkeeping (which readers never see).
+ */
+export const CLIENT_SYSTEM_METADATA = 'clientSystemMetadata';
+
 /** What a reader is told when no run id was written (the platform's spelling). */
 export const NO_RUN_ID = 'no-run-id-provided';
 
@@ -45,11 +51,17 @@ export function keptSystemMetadata(value: JsonObject | undefined): JsonObject | 
   return Object.keys(kept).length ? kept : undefined;
 }
 
+/** The writer's fields as stored with an aspect; undefined when it sent none. */
+export function clientSystemMetadataOf(stored: JsonObject | undefined): JsonObject | undefined {
+  const value = stored?.[CLIENT_SYSTEM_METADATA];
+  return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
 /** A stored aspect's system metadata as a reader sees it: what a writer set, and the catalog's version and audit stamps. */
 export function publicSystemMetadata(aspect: Pick<StoredAspect, 'version' | 'created' | 'lastModified' | 'systemMetadata'>): JsonObject {
-  const stored = aspect.systemMetadata ?? {};
+  const client = clientSystemMetadataOf(aspect.systemMetadata) ?? {};
   const out: JsonObject = { lastObserved: aspect.lastModified.time, runId: NO_RUN_ID, lastRunId: NO_RUN_ID };
-  for (const key of KEPT_FIELDS) if (stored[key] !== undefined) out[key] = stored[key];
+  for (const key of KEPT_FIELDS) if (client[key] !== undefined) out[key] = client[key];
   out.version = String(aspect.version);
   out.aspectCreated = { time: aspect.created.time, actor: aspect.created.actor };
   out.aspectModified = { time: aspect.lastModified.time, actor: aspect.lastModified.actor };
@@ -62,7 +74,7 @@ export function publicSystemMetadata(aspect: Pick<StoredAspect, 'version' | 'cre
  */
 export function withKeptSystemMetadata(own: JsonObject | undefined, kept: JsonObject | undefined): JsonObject | undefined {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(own ?? {})) if (!KEPT_FIELDS.includes(key)) out[key] = value;
-  Object.assign(out, kept ?? {});
+  for (const [key, value] of Object.entries(own ?? {})) if (key !== CLIENT_SYSTEM_METADATA) out[key] = value;
+  if (kept) out[CLIENT_SYSTEM_METADATA] = kept;
   return Object.keys(out).length ? out : undefined;
 }
