@@ -26,6 +26,12 @@ export function jsonAnswer(status: number, body: unknown, headers: Record<string
   return { status, headers: { ...BASE_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
+/** An answer without a body (204, a HEAD request, a DELETE the platform answers with nothing). */
+export function emptyAnswer(status: number, headers: Record<string, string> = {}): OutgoingAnswer {
+  const { 'content-type': _omitted, ...rest } = { ...BASE_HEADERS, ...headers };
+  return { status, headers: rest, body: '' };
+}
+
 /** A text answer (a page, a script, or JSON serialized already). */
 export function textAnswer(status: number, body: string, contentType: string, headers: Record<string, string> = {}): OutgoingAnswer {
   return { status, headers: { ...BASE_HEADERS, 'content-type': contentType, ...headers }, body };
@@ -47,14 +53,16 @@ const allowedMethods = new WeakMap<CatalogError, readonly string[]>();
 export function errorAnswer(error: unknown, requestId: string, report: (error: unknown) => void): { answer: OutgoingAnswer; code: CatalogErrorCode } {
   if (!isCatalogError(error) || error.code === 'INTERNAL') {
     report(error);
-    const body = { error: { code: 'INTERNAL', message: `Internal error (request id ${requestId}); the server's log has the details` } };
+    const message = `Internal error (request id ${requestId}); the server's log has the details`;
+    const body = { error: { code: 'INTERNAL', message }, message };
     return { answer: jsonAnswer(500, body), code: 'INTERNAL' };
   }
   const headers: Record<string, string> = {};
   if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = wwwAuthenticate(error.reason);
   const allowed = allowedMethods.get(error);
   if (allowed) headers.allow = allowed.join(', ');
-  return { answer: jsonAnswer(STATUS_OF_CODE[error.code], { error: error.toJSON() }, headers), code: error.code };
+  // `message` also at the top level: the platform's clients read the reason there.
+  return { answer: jsonAnswer(STATUS_OF_CODE[error.code], { error: error.toJSON(), message: error.message }, headers), code: error.code };
 }
 
 /** RFC 6750: a missing credential gets the bare challenge; a bad token gets `invalid_token` with the reason. */

@@ -2,7 +2,7 @@ import type { Actor } from '../core/access';
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
-import { errorAnswer, jsonAnswer, textAnswer } from './answers';
+import { emptyAnswer, errorAnswer, jsonAnswer, textAnswer } from './answers';
 import { authenticate } from './authenticate';
 import { ClientGoneError, type IncomingExchange, type OutgoingAnswer } from './exchange';
 import { checkContentType, parseJsonBody } from './json-body';
@@ -83,7 +83,8 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         const message = 'this route needs a JSON body';
         throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
       }
-      checkContentType(exchange.header('content-type'), kind === 'json-patch' ? ['application/json-patch+json'] : ['application/json']);
+      const accepted = kind === 'json-patch' ? ['application/json-patch+json'] : kind === 'json-or-json-patch' ? ['application/json-patch+json', 'application/json'] : ['application/json'];
+      checkContentType(exchange.header('content-type'), accepted);
       let bytes: Uint8Array;
       try {
         bytes = await exchange.readBody(maxBodyBytes);
@@ -124,9 +125,11 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
       });
       answer = result.stream
         ? { status: result.status ?? 200, headers: { ...result.headers }, body: '', stream: result.stream }
-        : result.contentType !== undefined && typeof result.body === 'string'
-          ? textAnswer(result.status ?? 200, result.body, result.contentType, result.headers)
-          : jsonAnswer(result.status ?? 200, result.body, result.headers);
+        : result.body === undefined
+          ? emptyAnswer(result.status ?? 200, result.headers)
+          : result.contentType !== undefined && typeof result.body === 'string'
+            ? textAnswer(result.status ?? 200, result.body, result.contentType, result.headers)
+            : jsonAnswer(result.status ?? 200, result.body, result.headers);
     } catch (error) {
       if (error instanceof ClientGoneError) {
         clientGone = true;
@@ -139,6 +142,11 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
       }
     }
     answer.headers['x-request-id'] = requestId;
+    // A HEAD answer carries the status and headers of its GET, never a body (nor a stream).
+    if (exchange.method.toUpperCase() === 'HEAD') {
+      answer.stream?.cancel();
+      answer = { status: answer.status, headers: answer.headers, body: '' };
+    }
 
     let logged = false;
     return {

@@ -5,14 +5,14 @@ import { decodeUrnFromPath } from '../core/urn';
 import { methodNotAllowed } from './answers';
 import type { AnswerStream } from './exchange';
 
-export const HTTP_METHODS = ['GET', 'POST', 'PATCH', 'DELETE'] as const;
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /**
  * What a route reads from the request body: nothing, a JSON body (required or optional), or a JSON
  * Patch document (`application/json-patch+json`).
  */
-export type BodyKind = 'none' | 'json' | 'optional-json' | 'json-patch';
+export type BodyKind = 'none' | 'json' | 'optional-json' | 'json-patch' | 'json-or-json-patch';
 
 /** What a route handler gets: the catalog, the authenticated actor, the decoded path parameters. */
 export interface RouteContext {
@@ -37,7 +37,7 @@ export interface RouteContext {
 
 export interface RouteResult {
   status?: number;
-  /** Sent as JSON; or, with `contentType`, a text sent as is. */
+  /** Sent as JSON; or, with `contentType`, a text sent as is; `undefined` sends no body at all. */
   body: unknown;
   headers?: Record<string, string>;
   /** The body is a text of this media type (a page, a script, JSON already serialized). */
@@ -94,9 +94,20 @@ export function pathSegments(rawPath: string): string[] | undefined {
 /**
  * Finds the route for a method and decoded path segments. Among the templates that match the path, the
  * one with the most literal segments that has the method wins; when the path matches but no template
- * has the method, METHOD_NOT_ALLOWED lists the methods that would work; otherwise NOT_FOUND.
+ * has the method, METHOD_NOT_ALLOWED lists the methods that would work; otherwise NOT_FOUND. HEAD is
+ * served by a route's own HEAD, or else by its GET (the handler then sends the answer without a body).
  */
 export function matchRoute(routes: readonly CompiledRoute[], method: string, segments: readonly string[]): RouteMatch {
+  if (method !== 'HEAD') return matchMethod(routes, method, segments);
+  try {
+    return matchMethod(routes, 'HEAD', segments);
+  } catch (error) {
+    if (!(error instanceof CatalogError) || error.code !== 'METHOD_NOT_ALLOWED') throw error;
+    return matchMethod(routes, 'GET', segments, 'HEAD');
+  }
+}
+
+function matchMethod(routes: readonly CompiledRoute[], method: string, segments: readonly string[], asked = method): RouteMatch {
   let best: RouteMatch | undefined;
   let bestLiterals = -1;
   const allowed = new Set<string>();
@@ -113,6 +124,7 @@ export function matchRoute(routes: readonly CompiledRoute[], method: string, seg
     }
     if (!matches) continue;
     for (const m of Object.keys(route.spec.methods)) allowed.add(m);
+    if (route.spec.methods.GET) allowed.add('HEAD');
     const spec = route.spec.methods[method as HttpMethod];
     if (spec && route.literals > bestLiterals) {
       best = { spec: route.spec, method: spec, params };
@@ -120,7 +132,7 @@ export function matchRoute(routes: readonly CompiledRoute[], method: string, seg
     }
   }
   if (best) return best;
-  if (allowed.size > 0) throw methodNotAllowed(method, HTTP_METHODS.filter((m) => allowed.has(m)));
+  if (allowed.size > 0) throw methodNotAllowed(asked, HTTP_METHODS.filter((m) => allowed.has(m)));
   const message = `no route for ${method} /${segments.join('/').slice(0, 200)}; the routes are listed at /openapi/v2/api-docs`;
   throw new CatalogError('NOT_FOUND', message);
 }

@@ -148,7 +148,7 @@ describe('structured property values over REST', () => {
       body: { patch: [] },
     });
     expect(r.status).toBe(405);
-    expect(r.headers.get('allow')).toBe('GET, POST, DELETE');
+    expect(r.headers.get('allow')).toBe('GET, HEAD, POST, DELETE');
     expect(r.json.error.code).toBe('METHOD_NOT_ALLOWED');
   });
 

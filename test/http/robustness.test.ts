@@ -108,7 +108,7 @@ describe('request bodies', () => {
 
 describe('routes and methods', () => {
   it('an unknown route → 404', async () => {
-    for (const path of ['/openapi/v3/entity/dataset', '/gms/gms/openapi/v2/api-docs', '/api', '/openapi/v2/entity']) {
+    for (const path of ['/openapi/v4/entity/dataset', '/gms/gms/openapi/v2/api-docs', '/api', '/openapi/v2/entity']) {
       const r = await call(t.url, 'GET', path, { token: editor });
       expect(r.status, path).toBe(404);
       expect(r.json.error.code).toBe('NOT_FOUND');
@@ -118,13 +118,13 @@ describe('routes and methods', () => {
   it('a known route with another method → 405 with Allow', async () => {
     const put = await call(t.url, 'PUT', WRITE, { token: editor, body: {} });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST, DELETE');
     const post = await call(t.url, 'POST', '/openapi/v2/entity/dataset', { token: editor, body: {} });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
     const docs = await call(t.url, 'DELETE', '/gms/openapi/v2/api-docs');
     expect(docs.status).toBe(405);
-    expect(docs.headers.get('allow')).toBe('GET');
+    expect(docs.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('URNs in paths are percent-decoded exactly once', async () => {

@@ -4,9 +4,11 @@ export type { ResolvedEntityAddress } from './paths';
 export { EntityRegistry } from './registry';
 export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './registry';
 export { EntityService } from './service';
-export type { AspectView, EntityDeletion, EntityScrollPage, EntityUpsert, EntityView } from './service';
+export type { AspectView, AspectWriteOptions, EntityDeletion, EntityReadOptions, EntityScrollPage, EntityUpsert, EntityView } from './service';
 export { DEFAULT_SCROLL_COUNT } from './service';
 export { EntityWriter } from './writer';
+export { applyJsonPatch, jsonPatchViolations } from './json-patch';
+export type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 export type {
   AspectMap,
   AspectName,

@@ -6,6 +6,8 @@ import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
+import { keptSystemMetadata, publicSystemMetadata, systemMetadataProblems, withKeptSystemMetadata } from './system-metadata';
+import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -13,6 +15,17 @@ export interface AspectView {
   version: number;
   created: AuditStamp;
   lastModified: AuditStamp;
+  /**
+   * Only when the read asked for it (`systemMetadata: true`): what the writer sent (`runId`,
+   * `lastObserved`, `properties`, ...) with `version` and defaults; never the catalog's own bookkeeping.
+   */
+  systemMetadata?: JsonObject;
+}
+
+/** What an entity read returns: `aspects` limits the aspects read, `systemMetadata` adds each aspect's system metadata. */
+export interface EntityReadOptions {
+  aspects?: readonly string[];
+  systemMetadata?: boolean;
 }
 
 /** One version of an aspect: `version` is the stored version number (1 on first write, +1 each write). */
@@ -46,10 +59,29 @@ export interface EntityUpsert {
   urn: string;
   /** Each aspect with the type `AspectMap` gives it (hosts extend the map for their own aspects). */
   aspects: AspectValues;
+  /**
+   * System metadata per aspect name (`runId`, `lastRunId`, `lastObserved`, `pipelineName`,
+   * `registryName`, `registryVersion`, `properties`), kept with the aspect and read back with
+   * `systemMetadata: true`. `version`, `aspectCreated` and `aspectModified` are accepted and ignored.
+   */
+  systemMetadata?: Readonly<Record<string, JsonObject>>;
+  /**
+   * Write only when absent, checked in the same atomic step as the write: `aspect` refuses (CONFLICT)
+   * an aspect the entity already has; `entity` refuses an entity that already exists.
+   */
+  onlyIfAbsent?: 'aspect' | 'entity';
+}
+
+/** Options of a one-aspect write (`upsertAspect`): see `EntityUpsert`. */
+export interface AspectWriteOptions {
+  systemMetadata?: JsonObject;
+  onlyIfAbsent?: 'aspect' | 'entity';
 }
 
 /** Writes of an aspect that a domain service owns (e.g. `propertyDefinition`) go to that service. */
 export type AspectWriteRoute = (actor: Actor, urn: string, value: JsonObject) => Promise<unknown>;
+/** Patches of an aspect that a domain service owns (structured properties: keyed by property URN). */
+export type AspectPatchRoute = (actor: Actor, urn: string, operations: readonly JsonPatchOperation[], options: { arrayPrimaryKeys?: ArrayPrimaryKeys }) => Promise<unknown>;
 /** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
 export type EntityDeleteRoute = (actor: Actor, urn: string, options: { hard: boolean }) => Promise<unknown>;
 /**
@@ -93,6 +125,14 @@ export interface EntityDeletion {
   entitiesWithValues?: number;
 }
 
+/** Why a write that is only for absent aspects or entities is refused; undefined when it may go ahead. */
+function presenceConflict(urn: string, aspect: string, current: StoredEntity | undefined, onlyIfAbsent: 'aspect' | 'entity'): string | undefined {
+  if (!current) return undefined;
+  if (onlyIfAbsent === 'entity') return `${urn} exists already (the write only creates an entity that does not exist)`;
+  if (current.aspects[aspect] !== undefined) return `${urn} has a "${aspect}" aspect already (the write only creates an aspect that does not exist)`;
+  return undefined;
+}
+
 /** Shapes what readers see (e.g. hides values of soft-deleted or superseded property definitions). */
 export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
 
@@ -100,10 +140,11 @@ const BULK_CHUNK = 2000;
 /** Entities one bulk write takes (they are validated together before the first chunk is written). */
 export const MAX_BULK_ITEMS = 100_000;
 
-function toView(entity: StoredEntity): EntityView {
+function toView(entity: StoredEntity, withSystemMetadata = false): EntityView {
   const aspects: Record<string, AspectView> = {};
   for (const [name, a] of Object.entries(entity.aspects)) {
     aspects[name] = { value: a.value, version: a.version, created: a.created, lastModified: a.lastModified };
+    if (withSystemMetadata) aspects[name].systemMetadata = publicSystemMetadata(a);
   }
   return { urn: entity.urn, entityType: entity.entityType, aspects };
 }
@@ -117,6 +158,7 @@ export class EntityService {
   private readonly deleteRoutes = new Map<string, EntityDeleteRoute>();
   private readonly deletionRoutes = new Map<string, { route: EntityDeletionRoute; softByDefault: boolean }>();
   private readonly bulkPlanners = new Map<string, BulkAspectPlanner>();
+  private readonly patchRoutes = new Map<string, AspectPatchRoute>();
   private readonly readTransforms: ReadTransform[] = [];
 
   constructor(private readonly ctx: CatalogContext) {}
@@ -129,6 +171,11 @@ export class EntityService {
   /** For domain services: own the writes of an aspect. A route that refuses throws a CatalogError. */
   routeAspectWrites(aspect: string, route: AspectWriteRoute): void {
     this.writeRoutes.set(aspect, route);
+  }
+
+  /** For domain services: own the JSON Patch of an aspect (`patchAspect`). */
+  routeAspectPatches(aspect: string, route: AspectPatchRoute): void {
+    this.patchRoutes.set(aspect, route);
   }
 
   routeEntityDeletes(entityType: string, route: EntityDeleteRoute): void {
@@ -151,15 +198,30 @@ export class EntityService {
     return entities;
   }
 
-  async get(actor: Actor, urn: string, options: { aspects?: readonly string[] } = {}): Promise<EntityView | undefined> {
+  async get(actor: Actor, urn: string, options: EntityReadOptions = {}): Promise<EntityView | undefined> {
     await this.ctx.authenticate(actor);
     parseUrn(urn);
     const [entity] = await this.readVisible([urn], options.aspects);
-    return entity ? toView(entity) : undefined;
+    return entity ? toView(entity, options.systemMetadata === true) : undefined;
+  }
+
+  /**
+   * Whether the entity (or, with `aspect`, that aspect of it) exists. A soft-deleted entity
+   * (`status.removed`) counts as absent unless `includeSoftDeleted`.
+   */
+  async exists(actor: Actor, urn: string, options: { aspect?: string; includeSoftDeleted?: boolean } = {}): Promise<boolean> {
+    await this.ctx.authenticate(actor);
+    const { entityType } = parseUrn(urn);
+    if (options.aspect !== undefined) this.ctx.registry.requireAspectOf(entityType, options.aspect);
+    const names = options.aspect !== undefined ? [options.aspect, 'status'] : undefined;
+    const [entity] = await this.readVisible([urn], names);
+    if (!entity || Object.keys(entity.aspects).length === 0) return false;
+    if (options.aspect !== undefined && entity.aspects[options.aspect] === undefined) return false;
+    return options.includeSoftDeleted === true || entity.aspects.status?.value.removed !== true;
   }
 
   /** Batch read, in the order given; unknown URNs are left out. */
-  async getMany(actor: Actor, urns: readonly string[], options: { aspects?: readonly string[] } = {}): Promise<EntityView[]> {
+  async getMany(actor: Actor, urns: readonly string[], options: EntityReadOptions = {}): Promise<EntityView[]> {
     await this.ctx.authenticate(actor);
     const violations: Violation[] = [];
     urns.forEach((urn, i) => {
@@ -167,7 +229,7 @@ export class EntityService {
       if (problem) violations.push({ path: `/urns/${i}`, message: problem });
     });
     throwIfViolations(violations, 'invalid URNs');
-    return (await this.readVisible(urns, options.aspects)).map(toView);
+    return (await this.readVisible(urns, options.aspects)).map((e) => toView(e, options.systemMetadata === true));
   }
 
   /**
@@ -219,20 +281,129 @@ export class EntityService {
     return entity?.aspects[aspect];
   }
 
-  /** Writes one aspect. Aspects owned by a domain service (definitions, values, status of a property...) go through it. */
-  async upsertAspect<K extends AspectName>(actor: Actor, urn: string, aspect: K, value: AspectMap[K]): Promise<EntityView> {
+  /**
+   * Writes one aspect. Aspects owned by a domain service (definitions, values, status of a property...)
+   * go through it; for those, `onlyIfAbsent` is checked just before the service writes, and
+   * `systemMetadata` is not kept (the service keeps its own).
+   */
+  async upsertAspect<K extends AspectName>(actor: Actor, urn: string, aspect: K, value: AspectMap[K], options: AspectWriteOptions = {}): Promise<EntityView> {
     await this.ctx.authenticate(actor);
     // Malformed URNs and unknown types or aspects are reported by the bulk validation below, with JSON paths.
     const entityType = urnProblem(urn) === undefined ? parseUrn(urn).entityType : undefined;
     const owned = entityType !== undefined && this.ctx.registry.hasEntityType(entityType) && this.ctx.registry.entityType(entityType).aspects.includes(aspect);
     const route = owned ? (this.writeRoutes.get(`${entityType}.${aspect}`) ?? this.writeRoutes.get(aspect)) : undefined;
     if (route) {
+      if (options.systemMetadata !== undefined) throwIfViolations(systemMetadataProblems(options.systemMetadata, '/systemMetadata'), `invalid write to ${urn}`);
+      if (options.onlyIfAbsent) {
+        const [current] = await this.ctx.adapter.readEntities([urn], options.onlyIfAbsent === 'aspect' ? [aspect] : undefined);
+        const problem = presenceConflict(urn, aspect, current, options.onlyIfAbsent);
+        if (problem) throw new CatalogError('CONFLICT', problem, { details: [{ path: options.onlyIfAbsent === 'aspect' ? `/aspects/${aspect}` : '/urn', message: problem }] });
+      }
       await route(actor, urn, value as unknown as JsonObject);
       const [entity] = await this.readVisible([urn]);
       if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
       return toView(entity);
     }
-    return this.upsertAspects(actor, urn, { [aspect]: value });
+    const item: EntityUpsert = { urn, aspects: { [aspect]: value } };
+    if (options.systemMetadata !== undefined) item.systemMetadata = { [aspect]: options.systemMetadata };
+    if (options.onlyIfAbsent) item.onlyIfAbsent = options.onlyIfAbsent;
+    const [view] = await this.upsertMany(actor, [item]);
+    return view!;
+  }
+
+  /**
+   * Applies an RFC 6902 JSON Patch to one aspect (an absent aspect patches `{}`) and writes the result,
+   * validated as a normal upsert of the aspect; nothing is written when an operation fails (a failed
+   * `test` is CONFLICT). `arrayPrimaryKeys` addresses a top-level array as a map keyed by the named
+   * members of its elements (docs/structured-properties.md, "Any aspect"). `structuredProperties` follows the values patch
+   * (`catalog.properties.patchValues`: `/properties/<property urn>`, removing an absent one is a no-op).
+   * Generic aspects are read, patched and written in one unit of work; an aspect owned by a domain
+   * service (a property definition) is patched from its current value and written through that service.
+   */
+  async patchAspect(
+    actor: Actor,
+    urn: string,
+    aspectName: string,
+    operations: readonly JsonPatchOperation[],
+    options: { arrayPrimaryKeys?: ArrayPrimaryKeys } = {},
+  ): Promise<EntityView> {
+    await this.ctx.authenticate(actor);
+    const { entityType } = parseUrn(urn);
+    const spec = this.ctx.registry.requireAspectOf(entityType, aspectName);
+    if (spec.timeseries) {
+      const message = `"${aspectName}" is a timeseries aspect: rows are appended, never patched`;
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
+    }
+    const describe = `${aspectName} of ${urn}`;
+    const patchRoute = this.patchRoutes.get(aspectName);
+    if (patchRoute) {
+      await patchRoute(actor, urn, operations, options);
+    } else if (this.writeRoutes.has(`${entityType}.${aspectName}`) || this.writeRoutes.has(aspectName)) {
+      const [entity] = await this.readVisible([urn], [aspectName]);
+      const patched = applyJsonPatch(entity?.aspects[aspectName]?.value, operations, { ...options, describe });
+      return this.upsertAspect(actor, urn, aspectName as AspectName, patched as unknown as AspectMap[AspectName]);
+    } else {
+      await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
+      await this.ctx.writer.write(actor, [urn], (current) => {
+        const patched = applyJsonPatch(current.get(urn)?.aspects[aspectName]?.value, operations, { ...options, describe });
+        throwIfViolations(this.ctx.registry.validateAspect(aspectName, patched), `the patched ${describe} is not valid`);
+        return { entities: [{ urn, put: { [aspectName]: { value: patched } } }] };
+      });
+    }
+    const [entity] = await this.readVisible([urn]);
+    if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
+    return toView(entity);
+  }
+
+  /**
+   * JSON Patches of several entities' aspects in one atomic step: each item patches one aspect
+   * (`arrayPrimaryKeys` as in `patchAspect`); items on the same aspect apply in order. Only aspects the
+   * generic rules write can be patched together: `structuredProperties` and aspects a service owns are
+   * refused here (patch each with `patchAspect`). Every item is checked first, every patched document is
+   * validated, and nothing is written when one fails (violations at `/<index>/...`; a failed `test` is
+   * CONFLICT). Needs EDIT_ENTITY. Answers the patched entities, in the order of their first item.
+   */
+  async patchMany(
+    actor: Actor,
+    items: ReadonlyArray<{ urn: string; aspect: string; patch: readonly JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys }>,
+  ): Promise<EntityView[]> {
+    const principal = await this.ctx.principal(actor);
+    if (!Array.isArray(items)) throw new CatalogError('INVALID_INPUT', 'the patches must be a list of { urn, aspect, patch }', { details: [{ path: '/', message: 'must be an array' }] });
+    const violations: Violation[] = [];
+    items.forEach((item, i) => {
+      const problem = urnProblem(item?.urn);
+      if (problem) return void violations.push({ path: `/${i}/urn`, message: problem });
+      const { entityType } = parseUrn(item.urn);
+      const spec = this.ctx.registry.hasEntityType(entityType) ? this.ctx.registry.entityType(entityType) : undefined;
+      const path = `/${i}/aspect`;
+      if (!spec) violations.push({ path: `/${i}/urn`, message: `unknown entity type "${entityType}"` });
+      else if (!spec.aspects.includes(item.aspect)) violations.push({ path, message: `entity type "${entityType}" has no aspect "${item.aspect}"; its aspects: ${spec.aspects.join(', ')}` });
+      else if (this.ctx.registry.aspect(item.aspect).timeseries) violations.push({ path, message: `"${item.aspect}" is a timeseries aspect: rows are appended, never patched` });
+      else if (this.bulkPlanners.has(item.aspect) || this.patchRoutes.has(item.aspect) || this.writeRoutes.has(`${entityType}.${item.aspect}`) || this.writeRoutes.has(item.aspect)) {
+        violations.push({ path, message: `"${item.aspect}" follows its own rules and is not patched in a batch: patch it alone (patchAspect)` });
+      }
+      violations.push(...jsonPatchViolations(item?.patch, `/${i}/patch`));
+    });
+    throwIfViolations(violations, 'invalid patches');
+    await this.ctx.authorizer.require(principal, 'EDIT_ENTITY');
+    const urns = [...new Set(items.map((item) => item.urn))];
+    const after = await this.ctx.writer.write(actor, urns, (current) => {
+      const patched = new Map<string, Record<string, JsonObject>>();
+      const problems: Violation[] = [];
+      items.forEach((item, i) => {
+        const ofEntity = patched.get(item.urn) ?? {};
+        const base = ofEntity[item.aspect] ?? current.get(item.urn)?.aspects[item.aspect]?.value;
+        const value = applyJsonPatch(base, item.patch, { describe: `${item.aspect} of ${item.urn}`, prefix: `/${i}/patch`, ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}) });
+        problems.push(...this.ctx.registry.validateAspect(item.aspect, value, `/${i}/value`));
+        patched.set(item.urn, { ...ofEntity, [item.aspect]: value });
+      });
+      throwIfViolations(problems, 'the patched aspects are not valid');
+      return { entities: [...patched].map(([urn, aspects]) => ({ urn, put: Object.fromEntries(Object.entries(aspects).map(([name, value]) => [name, { value }])) })) };
+    });
+    return urns.flatMap((urn) => {
+      const entity = after.get(urn);
+      return entity ? [toView(entity)] : [];
+    });
   }
 
   /** Writes several aspects of one entity atomically. */
@@ -245,7 +416,7 @@ export class EntityService {
    * Bulk write: every item validated first (nothing is written when one is bad; the error lists every
    * violation with its index), then written in atomic chunks of `BULK_CHUNK` (2,000) entities.
    */
-  async upsertMany(actor: Actor, items: readonly EntityUpsert[]): Promise<EntityView[]> {
+  async upsertMany(actor: Actor, items: readonly EntityUpsert[], options: { systemMetadata?: boolean } = {}): Promise<EntityView[]> {
     const principal = await this.ctx.principal(actor);
     if (!Array.isArray(items)) throw new CatalogError('INVALID_INPUT', 'the entities must be a list of { urn, aspects }', { details: [{ path: '/', message: 'must be an array' }] });
     if (items.length > MAX_BULK_ITEMS) {
@@ -276,18 +447,38 @@ export class EntityService {
     for (let start = 0; start < items.length; start += BULK_CHUNK) {
       const chunk = items.slice(start, start + BULK_CHUNK);
       const byUrn = new Map<string, Record<string, JsonObject>>();
-      for (const item of chunk) byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
+      const metadataOf = new Map<string, JsonObject | undefined>();
+      const conditions: Array<{ index: number; urn: string; names: string[]; onlyIfAbsent: 'aspect' | 'entity' }> = [];
+      chunk.forEach((item, i) => {
+        byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
+        for (const name of Object.keys(item.aspects)) metadataOf.set(`${item.urn}\n${name}`, keptSystemMetadata(item.systemMetadata?.[name]));
+        if (item.onlyIfAbsent) conditions.push({ index: start + i, urn: item.urn, names: Object.keys(item.aspects), onlyIfAbsent: item.onlyIfAbsent });
+      });
       const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current) => {
         const problems: Violation[] = [];
+        for (const c of conditions) {
+          for (const name of c.onlyIfAbsent === 'aspect' ? c.names : [c.names[0]!]) {
+            const problem = presenceConflict(c.urn, name, current.get(c.urn), c.onlyIfAbsent);
+            if (problem) problems.push({ path: c.onlyIfAbsent === 'aspect' ? `${prefix(c.index)}/aspects/${name}` : `${prefix(c.index)}/urn`, message: problem });
+          }
+        }
+        if (problems.length) throw new CatalogError('CONFLICT', problems.length === 1 ? problems[0]!.message : 'entities or aspects exist already', { details: problems });
         const entities: EntityPlan[] = [];
         for (const [urn, aspects] of byUrn) {
           const put: Record<string, AspectChange> = {};
           for (const [name, value] of Object.entries(aspects)) {
             const planner = planners.get(name);
-            if (!planner) put[name] = { value };
+            const kept = metadataOf.get(`${urn}\n${name}`);
+            if (!planner) {
+              const systemMetadata = withKeptSystemMetadata(undefined, kept);
+              put[name] = systemMetadata ? { value, systemMetadata } : { value };
+            }
             else {
               const change = await planner(urn, current.get(urn), problems);
-              if (change) put[name] = change;
+              if (change) {
+                const systemMetadata = withKeptSystemMetadata(change.systemMetadata, kept);
+                put[name] = systemMetadata ? { value: change.value, systemMetadata } : { value: change.value };
+              }
             }
           }
           entities.push({ urn, put });
@@ -298,7 +489,7 @@ export class EntityService {
       });
       for (const urn of byUrn.keys()) {
         const entity = after.get(urn);
-        if (entity) views.push(toView(entity));
+        if (entity) views.push(toView(entity, options.systemMetadata === true));
       }
     }
     return views;
@@ -325,6 +516,19 @@ export class EntityService {
     }
     const names = Object.keys(item.aspects);
     if (names.length === 0) violations.push({ path: `${prefix}/aspects`, message: 'names no aspect' });
+    if (item.onlyIfAbsent !== undefined && item.onlyIfAbsent !== 'aspect' && item.onlyIfAbsent !== 'entity') {
+      violations.push({ path: `${prefix}/onlyIfAbsent`, message: 'must be "aspect" or "entity"' });
+    }
+    if (item.systemMetadata !== undefined) {
+      if (item.systemMetadata === null || typeof item.systemMetadata !== 'object' || Array.isArray(item.systemMetadata)) {
+        violations.push({ path: `${prefix}/systemMetadata`, message: 'must be an object of aspect name to system metadata' });
+      } else {
+        for (const [name, metadata] of Object.entries(item.systemMetadata)) {
+          if (!names.includes(name)) violations.push({ path: `${prefix}/systemMetadata/${name}`, message: `names no aspect of this write; its aspects: ${names.join(', ')}` });
+          else violations.push(...systemMetadataProblems(metadata, `${prefix}/systemMetadata/${name}`));
+        }
+      }
+    }
     for (const name of names) {
       const path = `${prefix}/aspects/${name}`;
       if (!this.ctx.registry.hasAspect(name)) {
@@ -359,18 +563,35 @@ export class EntityService {
 
   /** Deletes one aspect; false when it was absent. Deleting the last aspect deletes the entity. */
   async deleteAspect(actor: Actor, urn: string, aspect: string): Promise<boolean> {
+    return (await this.deleteAspects(actor, urn, [aspect])).length > 0;
+  }
+
+  /**
+   * Deletes several aspects of one entity in one atomic step; returns the names that were there.
+   * Every name is checked first (nothing is deleted when one is refused). Deleting the last aspect
+   * deletes the entity.
+   */
+  async deleteAspects(actor: Actor, urn: string, aspects: readonly string[]): Promise<string[]> {
     await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
     const parsed = parseUrn(urn);
-    this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
-    if (this.writeRoutes.has(`${parsed.entityType}.${aspect}`) || this.writeRoutes.has(aspect)) {
-      throw new CatalogError('INVALID_INPUT', `"${aspect}" is managed by its own API and cannot be deleted directly`);
-    }
-    let existed = false;
-    await this.ctx.writer.write(actor, [urn], (current) => {
-      existed = current.get(urn)?.aspects[aspect] !== undefined;
-      return { entities: existed ? [{ urn, delete: [aspect] }] : [] };
+    const violations: Violation[] = [];
+    aspects.forEach((aspect, i) => {
+      const path = aspects.length === 1 ? '/aspect' : `/aspects/${i}`;
+      const spec = this.ctx.registry.hasEntityType(parsed.entityType) ? this.ctx.registry.entityType(parsed.entityType) : undefined;
+      if (!spec) violations.push({ path: '/urn', message: `unknown entity type "${parsed.entityType}"` });
+      else if (!spec.aspects.includes(aspect)) violations.push({ path, message: `entity type "${parsed.entityType}" has no aspect "${aspect}"; its aspects: ${spec.aspects.join(', ')}` });
+      else if (this.writeRoutes.has(`${parsed.entityType}.${aspect}`) || this.writeRoutes.has(aspect)) {
+        violations.push({ path, message: `"${aspect}" is managed by its own API and cannot be deleted directly` });
+      }
     });
-    return existed;
+    throwIfViolations(violations, aspects.length === 1 ? violations[0]?.message : `cannot delete these aspects of ${urn}`);
+    let existing: string[] = [];
+    await this.ctx.writer.write(actor, [urn], (current) => {
+      const entity = current.get(urn);
+      existing = [...new Set(aspects)].filter((name) => entity?.aspects[name] !== undefined);
+      return { entities: existing.length ? [{ urn, delete: existing }] : [] };
+    });
+    return existing;
   }
 
   /**
@@ -449,7 +670,7 @@ export class EntityService {
     }
     let entities = await this.ctx.adapter.scanEntities({ entityType: request.entityType, afterUrn: request.afterUrn, limit });
     for (const transform of this.readTransforms) entities = await transform(entities);
-    return entities.map(toView);
+    return entities.map((e) => toView(e));
   }
 
   /**

@@ -12,7 +12,8 @@ import { patchRequestSchema, restAssignmentSchema } from '../validation/schemas/
  * JSON Patch (RFC 6902) on an entity's structured properties with `arrayPrimaryKeys: { properties:
  * ["propertyUrn"] }`: the list is addressed as a map keyed by property URN, so `/properties/<urn>`
  * names the element whose `propertyUrn` is that URN (RFC 6901 escaping: `~1` is `/`, `~0` is `~`;
- * everything else in the URN is taken literally). Operations run in order on a copy; the first that
+ * everything else in the URN is taken literally). Removing a whole property the entity does not carry
+ * is a no-op (set = remove then add). Operations run in order on a copy; the first that
  * fails stops the patch and nothing is written. A failed `test` is CONFLICT (the stored state is not
  * what the caller expected); every other failure is INVALID_INPUT.
  */
@@ -38,6 +39,13 @@ function targetOf(path: string, where: string, violations: Violation[]): string 
   }
   return urn;
 }
+
+/** Whether a path names a whole property (`/properties/<urn>`), not a member inside it. */
+function isWholeProperty(path: string): boolean {
+  return path.startsWith(PREFIX) && !path.slice(PREFIX.length).includes('/');
+}
+
+const targetUrn = (path: string): string => unescapeToken(path.slice(PREFIX.length));
 
 /** Reads the patch body: every operation checked before any is applied. */
 function readRequest(request: unknown, softDeleted: ReadonlySet<string>): Operation[] {
@@ -69,6 +77,9 @@ export function applyPropertyPatch(visible: readonly PropertyAssignment[], reque
   for (const a of visible) byUrn[a.propertyUrn] = { propertyUrn: a.propertyUrn, values: JSON.parse(JSON.stringify(a.values)) as PropertyValue[] };
   const document: { properties: Record<string, JsonValue> } = { properties: byUrn as unknown as Record<string, JsonValue> };
   operations.forEach((operation, i) => {
+    // Removing a property the entity does not carry is a no-op: a client "sets" a property by removing
+    // then adding it, whether or not it was set.
+    if (operation.op === 'remove' && isWholeProperty(operation.path) && !Object.hasOwn(document.properties, targetUrn(operation.path))) return;
     const [failure] = applyPatch(document, [operation]);
     if (!failure) return;
     if (failure.name === 'TestError') {

@@ -133,6 +133,9 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
   ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'));
   ctx.entities.routeAspectWrites(SETTINGS_ASPECT, (actor, urn, value) => definitions.writeSettings(actor, urn, value));
   ctx.entities.routeBulkAspect(SETTINGS_ASPECT, { prepare: (actor, items, prefix, violations) => definitions.prepareSettingsBulk(actor, items, prefix, violations) });
+  ctx.entities.routeAspectPatches(VALUES_ASPECT, (actor, urn, operations, options) =>
+    values.patch(actor, urn, { patch: operations, ...(options.arrayPrimaryKeys ? { arrayPrimaryKeys: options.arrayPrimaryKeys } : {}) }),
+  );
   ctx.entities.routeBulkAspect(VALUES_ASPECT, { prepare: (actor, items, prefix, violations) => values.prepareBulk(actor, items, prefix, violations) });
   ctx.entities.routeEntityDeletes(STRUCTURED_PROPERTY_ENTITY, (actor, urn, { hard }) =>
     hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),

@@ -1,0 +1,5 @@
+import { createMemoryAdapter } from '../../adapters/memory/index';
+import { smokeSuite } from './openapi-v3-smoke-suite';
+
+smokeSuite('memory', () => createMemoryAdapter());
+smokeSuite('sqlite');

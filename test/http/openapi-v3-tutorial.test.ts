@@ -1,0 +1,5 @@
+import { createMemoryAdapter } from '../../adapters/memory/index';
+import { tutorialSuite } from './openapi-v3-tutorial-suite';
+
+tutorialSuite('memory', () => createMemoryAdapter());
+tutorialSuite('sqlite');
