@@ -97,12 +97,14 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
     };
 
     let answer: OutgoingAnswer;
+    let restliErrors: { invalidInputStatus?: number } | undefined;
     try {
       let segments = pathSegments(exchange.rawPath) ?? [];
       if (!baseSegments.every((s, i) => segments[i] === s)) throw new CatalogError('NOT_FOUND', `every route is under ${options.basePath}`);
       segments = segments.slice(baseSegments.length);
       if (segments[0] === 'gms') segments = segments.slice(1);
       const match = matchRoute(routes, exchange.method.toUpperCase(), segments);
+      restliErrors = match.method.restliErrors;
       if (!match.method.public) {
         actor = await authenticate(catalog, exchange.header, trustActorHeader);
         actorUrn = typeof actor === 'string' ? actor : actor.urn;
@@ -133,7 +135,7 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         errorCode = 'CLIENT_GONE';
         answer = jsonAnswer(499, { error: { code: 'CLIENT_GONE', message: error.message } });
       } else {
-        const failed = errorAnswer(error, requestId, (e) => report(e, 'http'));
+        const failed = errorAnswer(error, requestId, (e) => report(e, 'http'), restliErrors);
         answer = failed.answer;
         errorCode = failed.code;
       }

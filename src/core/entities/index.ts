@@ -5,9 +5,12 @@ export { EntityRegistry } from './registry';
 export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './registry';
 export { EntityService } from './service';
 export type { AspectView, EntityDeletion, EntityScrollPage, EntityUpsert, EntityView } from './service';
-export { DEFAULT_SCROLL_COUNT } from './service';
+export { CLIENT_SYSTEM_METADATA, DEFAULT_SCROLL_COUNT } from './service';
 export { EntityWriter } from './writer';
 export { applyJsonPatch, jsonPatchViolations } from './json-patch';
+export { isKeyAspectName, keyAspectName, keyAspectOf } from './key-aspects';
+export { CHANGE_TYPES } from './proposals';
+export type { ChangeProposal, ChangeType, ProposalOutcome } from './proposals';
 export type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 export type {
   AspectMap,

@@ -7,6 +7,7 @@ import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
 import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
+import { applyProposals, type ProposalOutcome } from './proposals';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -14,6 +15,19 @@ export interface AspectView {
   version: number;
   created: AuditStamp;
   lastModified: AuditStamp;
+  /** The system metadata the writer sent with the aspect (a change proposal's), when it sent some. */
+  systemMetadata?: JsonObject;
+}
+
+/**
+ * Where a writer's own system metadata is kept inside the stored system metadata (beside the domain's
+ * bookkeeping, which readers never see).
+ */
+export const CLIENT_SYSTEM_METADATA = 'clientSystemMetadata';
+
+function clientMetadataOf(stored: JsonObject | undefined): JsonObject | undefined {
+  const value = stored?.[CLIENT_SYSTEM_METADATA];
+  return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }
 
 /** One version of an aspect: `version` is the stored version number (1 on first write, +1 each write). */
@@ -47,6 +61,8 @@ export interface EntityUpsert {
   urn: string;
   /** Each aspect with the type `AspectMap` gives it (hosts extend the map for their own aspects). */
   aspects: AspectValues;
+  /** The writer's system metadata of some of the aspects (kept and read back as `AspectView.systemMetadata`). */
+  systemMetadata?: Readonly<Record<string, JsonObject>>;
 }
 
 /** Writes of an aspect that a domain service owns (e.g. `propertyDefinition`) go to that service. */
@@ -106,7 +122,8 @@ export const MAX_BULK_ITEMS = 100_000;
 function toView(entity: StoredEntity): EntityView {
   const aspects: Record<string, AspectView> = {};
   for (const [name, a] of Object.entries(entity.aspects)) {
-    aspects[name] = { value: a.value, version: a.version, created: a.created, lastModified: a.lastModified };
+    const client = clientMetadataOf(a.systemMetadata);
+    aspects[name] = { value: a.value, version: a.version, created: a.created, lastModified: a.lastModified, ...(client ? { systemMetadata: client } : {}) };
   }
   return { urn: entity.urn, entityType: entity.entityType, aspects };
 }
@@ -288,6 +305,28 @@ export class EntityService {
     return toView(entity);
   }
 
+  /**
+   * Applies metadata change proposals (UPSERT, CREATE, CREATE_ENTITY, PATCH, DELETE of one aspect each):
+   * all checked first, nothing written when one is bad (every violation named by the proposal's index,
+   * `<prefix>/<i>/...`); then applied in order, runs of upserts through the bulk path
+   * (docs/datahub-clients.md).
+   */
+  async applyProposals(actor: Actor, proposals: readonly unknown[], options: { prefix?: string } = {}): Promise<ProposalOutcome[]> {
+    return applyProposals(this.ctx, this, actor, proposals, options);
+  }
+
+  /** How writes of an aspect are made: generically, by a domain service within bulk writes, or by a domain service alone. */
+  aspectOwnership(entityType: string, aspect: string): 'generic' | 'bulk' | 'routed' {
+    if (this.bulkPlanners.has(aspect)) return 'bulk';
+    if (this.writeRoutes.has(`${entityType}.${aspect}`) || this.writeRoutes.has(aspect)) return 'routed';
+    return 'generic';
+  }
+
+  /** The violations of an aspect value against the aspect's schema (paths under `prefix`). */
+  validateAspectValue(aspect: string, value: unknown, prefix = ''): Violation[] {
+    return this.ctx.registry.validateAspect(aspect, value, prefix);
+  }
+
   /** Writes several aspects of one entity atomically. */
   async upsertAspects(actor: Actor, urn: string, aspects: AspectValues): Promise<EntityView> {
     const [view] = await this.upsertMany(actor, [{ urn, aspects }]);
@@ -329,18 +368,26 @@ export class EntityService {
     for (let start = 0; start < items.length; start += BULK_CHUNK) {
       const chunk = items.slice(start, start + BULK_CHUNK);
       const byUrn = new Map<string, Record<string, JsonObject>>();
-      for (const item of chunk) byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
+      const metadataByUrn = new Map<string, Record<string, JsonObject>>();
+      for (const item of chunk) {
+        byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
+        if (item.systemMetadata) metadataByUrn.set(item.urn, { ...(metadataByUrn.get(item.urn) ?? {}), ...item.systemMetadata });
+      }
       const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current) => {
         const problems: Violation[] = [];
         const entities: EntityPlan[] = [];
         for (const [urn, aspects] of byUrn) {
           const put: Record<string, AspectChange> = {};
+          const metadata = metadataByUrn.get(urn);
           for (const [name, value] of Object.entries(aspects)) {
             const planner = planners.get(name);
-            if (!planner) put[name] = { value };
+            const client = metadata?.[name];
+            const stored = current.get(urn)?.aspects[name]?.systemMetadata;
+            if (!planner) put[name] = { value, ...(client ? { systemMetadata: { [CLIENT_SYSTEM_METADATA]: client } } : {}) };
             else {
               const change = await planner(urn, current.get(urn), problems);
-              if (change) put[name] = change;
+              if (change && client) put[name] = { ...change, systemMetadata: { ...(change.systemMetadata ?? stored ?? {}), [CLIENT_SYSTEM_METADATA]: client } };
+              else if (change) put[name] = change;
             }
           }
           entities.push({ urn, put });
@@ -378,6 +425,15 @@ export class EntityService {
     }
     const names = Object.keys(item.aspects);
     if (names.length === 0) violations.push({ path: `${prefix}/aspects`, message: 'names no aspect' });
+    if (item.systemMetadata !== undefined) {
+      const metadata: unknown = item.systemMetadata;
+      if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata)) violations.push({ path: `${prefix}/systemMetadata`, message: 'must be an object of aspect name to system metadata' });
+      else
+        for (const [name, value] of Object.entries(metadata)) {
+          if (!names.includes(name)) violations.push({ path: `${prefix}/systemMetadata/${name}`, message: 'names an aspect the item does not write' });
+          else if (!value || typeof value !== 'object' || Array.isArray(value)) violations.push({ path: `${prefix}/systemMetadata/${name}`, message: 'must be an object' });
+        }
+    }
     for (const name of names) {
       const path = `${prefix}/aspects/${name}`;
       if (!this.ctx.registry.hasAspect(name)) {

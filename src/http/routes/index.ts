@@ -7,9 +7,10 @@ import { graphqlRoutes } from './graphql';
 import { graphiqlRoutes } from './graphiql';
 import { metaRoutes } from './meta';
 import { operationRoutes } from './operations';
+import { restliRoutes } from './restli';
 import { timeseriesRoutes } from './timeseries';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
-  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes, ...changeRoutes, ...graphiqlRoutes];
+  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...timeseriesRoutes, ...operationRoutes, ...restliRoutes, ...metaRoutes, ...changeRoutes, ...graphiqlRoutes];
 }

@@ -1,0 +1,340 @@
+import type { Actor } from '../access/actor';
+import type { JsonObject, JsonValue } from '../../adapter/types';
+import type { CatalogContext } from '../context';
+import { CatalogError, invalidInput, isCatalogError, type Violation } from '../../errors';
+import { parseUrn, urnProblem } from '../urn';
+import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
+import { isKeyAspectName, keyAspectName } from './key-aspects';
+import type { AspectName, AspectMap } from './aspect-types';
+import type { EntityService, EntityUpsert } from './service';
+
+/**
+ * Metadata change proposals (DataHub's MCP): one aspect of one entity, upserted, created, patched or
+ * deleted. Every proposal of a call is checked before anything is written; see `applyProposals`.
+ */
+
+export const CHANGE_TYPES = ['UPSERT', 'CREATE', 'CREATE_ENTITY', 'PATCH', 'DELETE'] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+/** A change proposal as DataHub's clients send it. */
+export interface ChangeProposal {
+  entityType?: string;
+  entityUrn: string;
+  changeType: ChangeType;
+  aspectName: string;
+  /**
+   * The aspect: `value` is its JSON text (`contentType` `application/json`; for PATCH a JSON Patch array
+   * or `{ patch, arrayPrimaryKeys }`, `application/json-patch+json`), or `json` the value itself (the
+   * form of DataHub's metadata files). Left out for DELETE.
+   */
+  aspect?: { value?: string; contentType?: string; json?: JsonValue };
+  systemMetadata?: JsonObject;
+}
+
+/** What one proposal did. */
+export interface ProposalOutcome {
+  urn: string;
+  aspectName: string;
+  changeType: ChangeType;
+  /** False when nothing was there to delete, or a key aspect was upserted (keys come from the URN). */
+  changed: boolean;
+}
+
+type Ownership = 'generic' | 'bulk' | 'routed';
+
+/** A proposal checked and decoded. */
+type Checked =
+  | { kind: 'upsert'; index: number; urn: string; entityType: string; aspect: string; value: JsonObject; create: 'aspect' | 'entity' | false; ownership: Ownership; systemMetadata?: JsonObject }
+  | { kind: 'patch'; index: number; urn: string; entityType: string; aspect: string; operations: JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys; ownership: Ownership }
+  | { kind: 'delete'; index: number; urn: string; entityType: string; aspect: string; key: boolean }
+  | { kind: 'key'; index: number; urn: string; aspect: string; changeType: ChangeType };
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** Decodes the aspect's JSON (text or `json`), adding a violation when it is not what the change type needs. */
+function decodeAspect(raw: unknown, changeType: ChangeType, at: string, violations: Violation[]): JsonValue | undefined {
+  if (!isObject(raw)) {
+    violations.push({ path: `${at}/aspect`, message: 'is required: { value: "<JSON text>", contentType: "application/json" }' });
+    return undefined;
+  }
+  const patch = changeType === 'PATCH';
+  if (raw.contentType !== undefined) {
+    const allowed = patch ? ['application/json-patch+json', 'application/json'] : ['application/json'];
+    if (typeof raw.contentType !== 'string' || !allowed.includes(raw.contentType.split(';')[0]!.trim().toLowerCase())) {
+      violations.push({ path: `${at}/aspect/contentType`, message: `must be ${allowed.join(' or ')}` });
+      return undefined;
+    }
+  }
+  if (raw.json !== undefined) return raw.json as JsonValue;
+  if (typeof raw.value !== 'string') {
+    violations.push({ path: `${at}/aspect/value`, message: 'must be the aspect as JSON text' });
+    return undefined;
+  }
+  try {
+    return JSON.parse(raw.value) as JsonValue;
+  } catch (error) {
+    violations.push({ path: `${at}/aspect/value`, message: `is not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+    return undefined;
+  }
+}
+
+/** Checks one proposal; returns it decoded, or undefined with its violations added. */
+function checkProposal(ctx: CatalogContext, service: EntityService, raw: unknown, index: number, at: string, violations: Violation[]): Checked | undefined {
+  const before = violations.length;
+  if (!isObject(raw)) {
+    violations.push({ path: at || '/', message: 'must be a change proposal { entityUrn, changeType, aspectName, aspect }' });
+    return undefined;
+  }
+  const problem = urnProblem(raw.entityUrn);
+  if (problem) violations.push({ path: `${at}/entityUrn`, message: problem });
+  if (typeof raw.changeType !== 'string' || !(CHANGE_TYPES as readonly string[]).includes(raw.changeType)) {
+    violations.push({ path: `${at}/changeType`, message: `must be one of ${CHANGE_TYPES.join(', ')}` });
+  }
+  if (typeof raw.aspectName !== 'string' || raw.aspectName === '') violations.push({ path: `${at}/aspectName`, message: 'must name an aspect' });
+  if (raw.systemMetadata !== undefined && raw.systemMetadata !== null && !isObject(raw.systemMetadata)) {
+    violations.push({ path: `${at}/systemMetadata`, message: 'must be an object' });
+  }
+  if (violations.length > before) return undefined;
+  const urn = raw.entityUrn as string;
+  const changeType = raw.changeType as ChangeType;
+  const aspect = raw.aspectName as string;
+  const { entityType } = parseUrn(urn);
+  if (raw.entityType !== undefined && raw.entityType !== entityType) {
+    violations.push({ path: `${at}/entityType`, message: `"${String(raw.entityType)}" differs from the entity type of ${urn} (${entityType})` });
+    return undefined;
+  }
+  if (!ctx.registry.hasEntityType(entityType)) {
+    violations.push({ path: `${at}/entityUrn`, message: `unknown entity type "${entityType}"; known types: ${ctx.registry.entityTypeNames().join(', ')}` });
+    return undefined;
+  }
+  if (isKeyAspectName(aspect)) {
+    if (aspect !== keyAspectName(entityType)) {
+      violations.push({ path: `${at}/aspectName`, message: `"${aspect}" is not the key aspect of ${entityType} entities` });
+      return undefined;
+    }
+    if (changeType === 'PATCH') {
+      violations.push({ path: `${at}/changeType`, message: 'a key aspect cannot be patched: it is derived from the URN' });
+      return undefined;
+    }
+    return changeType === 'DELETE' ? { kind: 'delete', index, urn, entityType, aspect, key: true } : { kind: 'key', index, urn, aspect, changeType };
+  }
+  const spec = ctx.registry.entityType(entityType);
+  if (!ctx.registry.hasAspect(aspect) || !spec.aspects.includes(aspect)) {
+    violations.push({ path: `${at}/aspectName`, message: `entity type "${entityType}" has no aspect "${aspect}"; its aspects: ${spec.aspects.join(', ')}` });
+    return undefined;
+  }
+  if (ctx.registry.aspect(aspect).timeseries) {
+    violations.push({ path: `${at}/aspectName`, message: `"${aspect}" is a timeseries aspect: append its rows through the timeseries API, not in a change proposal` });
+    return undefined;
+  }
+  const ownership = service.aspectOwnership(entityType, aspect);
+  if (changeType === 'DELETE') return { kind: 'delete', index, urn, entityType, aspect, key: false };
+  const decoded = decodeAspect(raw.aspect, changeType, at, violations);
+  if (decoded === undefined) return undefined;
+  if (changeType === 'PATCH') {
+    const body = Array.isArray(decoded) ? { patch: decoded } : isObject(decoded) ? decoded : undefined;
+    if (!body || !Array.isArray(body.patch)) {
+      violations.push({ path: `${at}/aspect/value`, message: 'must be a JSON Patch: [{ op, path, value? }] or { patch: [...], arrayPrimaryKeys? }' });
+      return undefined;
+    }
+    const found = jsonPatchViolations(body.patch, `${at}/aspect/value${Array.isArray(decoded) ? '' : '/patch'}`);
+    const keys = body.arrayPrimaryKeys;
+    if (keys !== undefined && (!isObject(keys) || Object.values(keys).some((v) => !Array.isArray(v) || v.some((k) => typeof k !== 'string')))) {
+      found.push({ path: `${at}/aspect/value/arrayPrimaryKeys`, message: 'must map array fields to lists of member names' });
+    }
+    violations.push(...found);
+    if (found.length) return undefined;
+    return {
+      kind: 'patch',
+      index,
+      urn,
+      entityType,
+      aspect,
+      operations: body.patch as unknown as JsonPatchOperation[],
+      ...(keys !== undefined ? { arrayPrimaryKeys: keys as ArrayPrimaryKeys } : {}),
+      ownership,
+    };
+  }
+  if (!isObject(decoded)) {
+    violations.push({ path: `${at}/aspect/value`, message: 'must be a JSON object (the aspect)' });
+    return undefined;
+  }
+  if (ownership === 'generic') violations.push(...ctx.registry.validateAspect(aspect, decoded, `${at}/aspect/value`));
+  const create = changeType === 'CREATE' ? 'aspect' : changeType === 'CREATE_ENTITY' ? 'entity' : false;
+  return {
+    kind: 'upsert',
+    index,
+    urn,
+    entityType,
+    aspect,
+    value: decoded as JsonObject,
+    create,
+    ownership,
+    ...(isObject(raw.systemMetadata) ? { systemMetadata: raw.systemMetadata as JsonObject } : {}),
+  };
+}
+
+/** Re-roots the violations of a failed step at its proposal (`<at>/<i>/aspect/value...`), naming it in the message. */
+function atProposal(error: unknown, at: (index: number) => string, indices: readonly number[], aspectPrefix: (k: number) => string): unknown {
+  if (!isCatalogError(error)) return error;
+  const single = indices.length === 1;
+  const details = error.details.map((d) => {
+    if (single) {
+      const rest = d.path.startsWith('/aspects/') ? d.path.replace(/^\/aspects\/[^/]+/, '') : d.path.startsWith('/patch') ? d.path : '';
+      return { path: `${at(indices[0]!)}/aspect/value${rest}`, message: d.message };
+    }
+    const match = /^\/(\d+)(\/aspects\/[^/]+)?(.*)$/.exec(d.path);
+    if (!match) return d;
+    const k = Number(match[1]);
+    return { path: `${aspectPrefix(k)}${match[3] ?? ''}`, message: d.message };
+  });
+  const where = single ? `proposal ${indices[0]}` : `proposals ${indices.join(', ')}`;
+  return new CatalogError(error.code, `${where}: ${error.message}`, { details, cause: error, ...(error.reason ? { reason: error.reason } : {}) });
+}
+
+/**
+ * Applies change proposals for `catalog.entities.applyProposals` (docs/datahub-clients.md):
+ *
+ * 1. every proposal is checked (shape, URN, change type, aspect of the entity type, the aspect's JSON
+ *    and, for upserts of generic aspects, its schema; generic patches are tried on the current state);
+ *    the error lists every violation with the proposal's index (`<prefix>/<i>/...`) and nothing is written;
+ * 2. the privileges every proposal needs are checked before the first write;
+ * 3. proposals are applied in order: each run of consecutive upserts goes through the bulk path
+ *    (`upsertMany`, one atomic unit per 2,000 entities); a patch, a delete and a write of an aspect a
+ *    domain service owns (a property definition) are each one atomic write of their own.
+ */
+export async function applyProposals(
+  ctx: CatalogContext,
+  service: EntityService,
+  actor: Actor,
+  proposals: readonly unknown[],
+  options: { prefix?: string } = {},
+): Promise<ProposalOutcome[]> {
+  const principal = await ctx.principal(actor);
+  const prefix = options.prefix ?? '';
+  const at = (i: number) => `${prefix}/${i}`;
+  if (!Array.isArray(proposals)) throw invalidInput([{ path: prefix || '/', message: 'must be a list of change proposals' }], 'invalid change proposals');
+  const violations: Violation[] = [];
+  const checked: Checked[] = [];
+  proposals.forEach((raw, i) => {
+    const one = checkProposal(ctx, service, raw, i, at(i), violations);
+    if (one) checked.push(one);
+  });
+  if (violations.length) throw invalidInput(violations, 'invalid change proposals');
+  await dryRunGenericPatches(service, checked, at, violations);
+  await checkCreates(service, checked, at, violations);
+  if (violations.length) throw invalidInput(violations, 'invalid change proposals');
+
+  // Privileges first, so that a refusal comes before any write.
+  const needs = new Set<'EDIT_ENTITY' | 'EDIT_ENTITY_PROPERTIES'>();
+  for (const c of checked) {
+    if (c.kind === 'key') continue;
+    if (c.kind === 'delete' && c.key) continue; // the entity's own deletion decides (property definitions need more)
+    if ((c.kind === 'upsert' || c.kind === 'patch') && c.ownership !== 'generic') continue; // its owner authorizes
+    needs.add('EDIT_ENTITY');
+  }
+  for (const privilege of needs) await ctx.authorizer.require(principal, privilege);
+
+  const outcomes: ProposalOutcome[] = [];
+  const changeTypeOf = (c: Checked): ChangeType => {
+    const raw = proposals[c.index] as { changeType: ChangeType };
+    return raw.changeType;
+  };
+  for (let i = 0; i < checked.length; ) {
+    const c = checked[i]!;
+    if (c.kind === 'upsert' && c.ownership !== 'routed') {
+      const run: Array<Extract<Checked, { kind: 'upsert' }>> = [];
+      while (i < checked.length) {
+        const next = checked[i]!;
+        if (next.kind !== 'upsert' || next.ownership === 'routed') break;
+        run.push(next);
+        i++;
+      }
+      const items: EntityUpsert[] = run.map((u) => ({
+        urn: u.urn,
+        aspects: { [u.aspect]: u.value } as EntityUpsert['aspects'],
+        ...(u.systemMetadata ? { systemMetadata: { [u.aspect]: u.systemMetadata } } : {}),
+      }));
+      try {
+        await service.upsertMany(actor, items);
+      } catch (error) {
+        throw atProposal(error, at, run.map((u) => u.index), (k) => `${at(run[k]!.index)}/aspect/value`);
+      }
+      for (const u of run) outcomes.push({ urn: u.urn, aspectName: u.aspect, changeType: changeTypeOf(u), changed: true });
+      continue;
+    }
+    i++;
+    try {
+      outcomes.push(await applyOne(service, actor, c, changeTypeOf(c)));
+    } catch (error) {
+      throw atProposal(error, at, [c.index], () => `${at(c.index)}/aspect/value`);
+    }
+  }
+  return outcomes;
+}
+
+async function applyOne(service: EntityService, actor: Actor, c: Checked, changeType: ChangeType): Promise<ProposalOutcome> {
+  const outcome = (changed: boolean): ProposalOutcome => ({ urn: c.urn, aspectName: c.aspect, changeType, changed });
+  switch (c.kind) {
+    case 'key':
+      return outcome(false);
+    case 'upsert':
+      await service.upsertAspect(actor, c.urn, c.aspect as AspectName, c.value as unknown as AspectMap[AspectName]);
+      return outcome(true);
+    case 'patch':
+      await service.patchAspect(actor, c.urn, c.aspect, c.operations, c.arrayPrimaryKeys ? { arrayPrimaryKeys: c.arrayPrimaryKeys } : {});
+      return outcome(true);
+    case 'delete':
+      if (c.key) {
+        const [exists] = await service.readVisible([c.urn]);
+        if (!exists) return outcome(false);
+        await service.deleteEntity(actor, c.urn, { hard: true });
+        return outcome(true);
+      }
+      return outcome(await service.deleteAspect(actor, c.urn, c.aspect));
+  }
+}
+
+/** Tries generic patches on the current state (with the batch's earlier upserts and deletes), so that a failing one writes nothing. */
+async function dryRunGenericPatches(service: EntityService, checked: readonly Checked[], at: (i: number) => string, violations: Violation[]): Promise<void> {
+  const patched = checked.filter((c) => c.kind === 'patch' && c.ownership === 'generic');
+  if (patched.length === 0) return;
+  const urns = [...new Set(patched.map((c) => c.urn))];
+  const state = new Map<string, JsonObject | undefined>();
+  for (const entity of await service.readVisible(urns)) {
+    for (const [name, aspect] of Object.entries(entity.aspects)) state.set(`${entity.urn}\n${name}`, aspect.value);
+  }
+  const failed = new Set<string>();
+  for (const c of checked) {
+    if (c.kind === 'key') continue;
+    const slot = `${c.urn}\n${c.aspect}`;
+    if (c.kind === 'upsert') state.set(slot, c.value);
+    else if (c.kind === 'delete') state.set(slot, undefined);
+    else if (c.ownership === 'generic' && !failed.has(slot)) {
+      try {
+        const next = applyJsonPatch(state.get(slot), c.operations, { describe: `${c.aspect} of ${c.urn}`, prefix: `${at(c.index)}/aspect/value`, ...(c.arrayPrimaryKeys ? { arrayPrimaryKeys: c.arrayPrimaryKeys } : {}) });
+        const found = service.validateAspectValue(c.aspect, next, `${at(c.index)}/aspect/value`);
+        if (found.length) {
+          violations.push(...found.map((v) => ({ path: v.path, message: `after the patch: ${v.message}` })));
+          failed.add(slot);
+        } else state.set(slot, next);
+      } catch (error) {
+        if (!isCatalogError(error)) throw error;
+        violations.push(...(error.details.length ? error.details : [{ path: at(c.index), message: error.message }]));
+        failed.add(slot);
+      }
+    }
+  }
+}
+
+/** CREATE refuses an aspect that exists, CREATE_ENTITY an entity that exists (as stored now). */
+async function checkCreates(service: EntityService, checked: readonly Checked[], at: (i: number) => string, violations: Violation[]): Promise<void> {
+  const creates = checked.filter((c): c is Extract<Checked, { kind: 'upsert' }> => c.kind === 'upsert' && c.create !== false);
+  if (creates.length === 0) return;
+  const existing = new Map((await service.readVisible([...new Set(creates.map((c) => c.urn))])).map((e) => [e.urn, e]));
+  for (const c of creates) {
+    const entity = existing.get(c.urn);
+    if (c.create === 'entity' && entity) violations.push({ path: `${at(c.index)}/changeType`, message: `CREATE_ENTITY: ${c.urn} exists already` });
+    if (c.create === 'aspect' && entity?.aspects[c.aspect]) violations.push({ path: `${at(c.index)}/changeType`, message: `CREATE: ${c.aspect} of ${c.urn} exists already` });
+  }
+}
