@@ -220,7 +220,7 @@ export async function applyProposals(
     const one = checkProposal(ctx, service, raw, i, at(i), violations);
     if (one) checked.push(one);
   });
-  if (violations.length) throw invalidInput(violations, 'invalid change proposals');
+  // The proposals that are well-formed are tried further, so that one answer lists every problem.
   await dryRunGenericPatches(service, checked, at, violations);
   await checkCreates(service, checked, at, violations);
   if (violations.length) throw invalidInput(violations, 'invalid change proposals');
