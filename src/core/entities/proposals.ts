@@ -1,4 +1,5 @@
 import type { Actor } from '../access/actor';
+import type { Privilege } from '../access/privileges';
 import type { JsonObject, JsonValue } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, invalidInput, isCatalogError, type Violation } from '../../errors';
@@ -7,6 +8,7 @@ import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPa
 import { isKeyAspectName, keyAspectName } from './key-aspects';
 import type { AspectName, AspectMap } from './aspect-types';
 import type { EntityService, EntityUpsert } from './service';
+import { rowViolations } from '../timeseries/input';
 
 /**
  * Metadata change proposals (DataHub's MCP): one aspect of one entity, upserted, created, patched or
@@ -47,6 +49,7 @@ type Checked =
   | { kind: 'upsert'; index: number; urn: string; entityType: string; aspect: string; value: JsonObject; create: 'aspect' | 'entity' | false; ownership: Ownership; systemMetadata?: JsonObject }
   | { kind: 'patch'; index: number; urn: string; entityType: string; aspect: string; operations: JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys; ownership: Ownership }
   | { kind: 'delete'; index: number; urn: string; entityType: string; aspect: string; key: boolean }
+  | { kind: 'row'; index: number; urn: string; aspect: string; row: JsonObject }
   | { kind: 'key'; index: number; urn: string; aspect: string; changeType: ChangeType };
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
@@ -124,8 +127,16 @@ function checkProposal(ctx: CatalogContext, service: EntityService, raw: unknown
     return undefined;
   }
   if (ctx.registry.aspect(aspect).timeseries) {
-    violations.push({ path: `${at}/aspectName`, message: `"${aspect}" is a timeseries aspect: append its rows through the timeseries API, not in a change proposal` });
-    return undefined;
+    // A timeseries aspect's proposal appends a row (rows are never replaced, patched or deleted one by one).
+    if (changeType !== 'UPSERT' && changeType !== 'CREATE') {
+      violations.push({ path: `${at}/changeType`, message: `"${aspect}" is a timeseries aspect: its proposals append rows (UPSERT), never ${changeType}` });
+      return undefined;
+    }
+    const row = decodeAspect(raw.aspect, changeType, at, violations);
+    if (row === undefined) return undefined;
+    const found = rowViolations(ctx.registry, aspect, row, `${at}/aspect/value`);
+    violations.push(...found);
+    return found.length ? undefined : { kind: 'row', index, urn, aspect, row: row as JsonObject };
   }
   const ownership = service.aspectOwnership(entityType, aspect);
   if (changeType === 'DELETE') return { kind: 'delete', index, urn, entityType, aspect, key: false };
@@ -200,8 +211,9 @@ function atProposal(error: unknown, at: (index: number) => string, indices: read
  *    the error lists every violation with the proposal's index (`<prefix>/<i>/...`) and nothing is written;
  * 2. the privileges every proposal needs are checked before the first write;
  * 3. proposals are applied in order: each run of consecutive upserts goes through the bulk path
- *    (`upsertMany`, one atomic unit per 2,000 entities); a patch, a delete and a write of an aspect a
- *    domain service owns (a property definition) are each one atomic write of their own.
+ *    (`upsertMany`, one atomic unit per 2,000 entities); a patch, a delete, a timeseries row (appended,
+ *    never replacing one) and a write of an aspect a domain service owns (a property definition) are
+ *    each one atomic write of their own.
  */
 export async function applyProposals(
   ctx: CatalogContext,
@@ -226,11 +238,16 @@ export async function applyProposals(
   if (violations.length) throw invalidInput(violations, 'invalid change proposals');
 
   // Privileges first, so that a refusal comes before any write.
-  const needs = new Set<'EDIT_ENTITY' | 'EDIT_ENTITY_PROPERTIES'>();
+  const needs = new Set<Privilege>();
   for (const c of checked) {
     if (c.kind === 'key') continue;
     if (c.kind === 'delete' && c.key) continue; // the entity's own deletion decides (property definitions need more)
-    if ((c.kind === 'upsert' || c.kind === 'patch') && c.ownership !== 'generic') continue; // its owner authorizes
+    if ((c.kind === 'upsert' || c.kind === 'patch') && c.ownership !== 'generic') {
+      // Its owner authorizes again when it writes; the privilege it names is checked now, before any write.
+      const privilege = service.ownerPrivilege(c.entityType, c.aspect);
+      if (privilege) needs.add(privilege);
+      continue;
+    }
     needs.add('EDIT_ENTITY');
   }
   for (const privilege of needs) await ctx.authorizer.require(principal, privilege);
@@ -278,6 +295,9 @@ async function applyOne(service: EntityService, actor: Actor, c: Checked, change
   switch (c.kind) {
     case 'key':
       return outcome(false);
+    case 'row':
+      await service.appendTimeseriesRow(actor, c.urn, c.aspect, c.row);
+      return outcome(true);
     case 'upsert':
       await service.upsertAspect(actor, c.urn, c.aspect as AspectName, c.value as unknown as AspectMap[AspectName]);
       return outcome(true);
@@ -306,7 +326,7 @@ async function dryRunGenericPatches(service: EntityService, checked: readonly Ch
   }
   const failed = new Set<string>();
   for (const c of checked) {
-    if (c.kind === 'key') continue;
+    if (c.kind === 'key' || c.kind === 'row') continue;
     const slot = `${c.urn}\n${c.aspect}`;
     if (c.kind === 'upsert') state.set(slot, c.value);
     else if (c.kind === 'delete') state.set(slot, undefined);

@@ -1,6 +1,7 @@
 import type { AspectChange, EntityPlan } from './writer';
 import type { AspectMap, AspectName, AspectValues } from './aspect-types';
 import type { Actor } from '../access/actor';
+import type { Privilege } from '../access/privileges';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
@@ -69,6 +70,8 @@ export interface EntityUpsert {
 export type AspectWriteRoute = (actor: Actor, urn: string, value: JsonObject) => Promise<unknown>;
 /** Patches of an aspect that a domain service owns (structured properties: keyed by property URN). */
 export type AspectPatchRoute = (actor: Actor, urn: string, operations: readonly JsonPatchOperation[], options: { arrayPrimaryKeys?: ArrayPrimaryKeys }) => Promise<unknown>;
+/** Appends one row of a timeseries aspect (the timeseries service). */
+export type TimeseriesAppendRoute = (actor: Actor, urn: string, aspect: string, row: JsonObject) => Promise<unknown>;
 /** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
 export type EntityDeleteRoute = (actor: Actor, urn: string, options: { hard: boolean }) => Promise<unknown>;
 /**
@@ -138,6 +141,8 @@ export class EntityService {
   private readonly deletionRoutes = new Map<string, { route: EntityDeletionRoute; softByDefault: boolean }>();
   private readonly bulkPlanners = new Map<string, BulkAspectPlanner>();
   private readonly patchRoutes = new Map<string, AspectPatchRoute>();
+  private timeseriesAppend: TimeseriesAppendRoute | undefined;
+  private readonly ownerPrivileges = new Map<string, Privilege>();
   private readonly readTransforms: ReadTransform[] = [];
 
   constructor(private readonly ctx: CatalogContext) {}
@@ -147,9 +152,29 @@ export class EntityService {
     this.bulkPlanners.set(aspect, planner);
   }
 
-  /** For domain services: own the writes of an aspect. A route that refuses throws a CatalogError. */
-  routeAspectWrites(aspect: string, route: AspectWriteRoute): void {
+  /**
+   * For domain services: own the writes of an aspect. A route that refuses throws a CatalogError.
+   * `privilege`: what a write needs, so that a batch of change proposals is refused before its first write.
+   */
+  routeAspectWrites(aspect: string, route: AspectWriteRoute, options: { privilege?: Privilege } = {}): void {
     this.writeRoutes.set(aspect, route);
+    if (options.privilege) this.ownerPrivileges.set(aspect, options.privilege);
+  }
+
+  /** The privilege a write of the aspect needs when a domain service owns it (undefined: EDIT_ENTITY, or the service decides alone). */
+  ownerPrivilege(entityType: string, aspect: string): Privilege | undefined {
+    return this.ownerPrivileges.get(`${entityType}.${aspect}`) ?? this.ownerPrivileges.get(aspect);
+  }
+
+  /** For the timeseries service: how a change proposal of a timeseries aspect appends its row. */
+  routeTimeseriesAppends(append: TimeseriesAppendRoute): void {
+    this.timeseriesAppend = append;
+  }
+
+  /** Appends one row of a timeseries aspect (change proposals); UNSUPPORTED when no timeseries service is wired. */
+  async appendTimeseriesRow(actor: Actor, urn: string, aspect: string, row: JsonObject): Promise<void> {
+    if (!this.timeseriesAppend) throw new CatalogError('UNSUPPORTED', 'timeseries rows cannot be appended here');
+    await this.timeseriesAppend(actor, urn, aspect, row);
   }
 
   /** For domain services: own the JSON Patch of an aspect (`patchAspect`). */
