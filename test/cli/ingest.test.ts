@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADMIN, removeTempDirs, requireBuiltCli, runCli, tempDir, withCatalog } from './helpers';
+import { ADMIN, cliEnv, HAS_SCRIPT, removeTempDirs, requireBuiltCli, runCli, runCliOnTerminal, tempDir, withCatalog } from './helpers';
 import { MODES, withMode as withModeOf, type ModeCatalog } from './modes';
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -112,5 +112,16 @@ describe.each(MODES)('metacatalog ingest ($name)', (mode) => {
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain('cannot read');
     });
+  });
+});
+
+describe('metacatalog ingest on a terminal', () => {
+  it.runIf(HAS_SCRIPT)('draws its progress on the terminal (and none off it: the other tests see an empty stderr)', async () => {
+    const db = join(tempDir(), 'catalog.db');
+    const path = file([entityLine(ORDERS, { status: { removed: false } }), entityLine(CUSTOMERS, { status: { removed: false } })]);
+    const r = await runCliOnTerminal(['ingest', path, '--db', db, '--chunk-size', '1'], '', cliEnv());
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Ingesting bytes \[#+-*\] \d+% \d+\/\d+/);
+    expect(r.stdout).toContain('Ingested 2 entities (2 aspects) in 2 chunks');
   });
 });
