@@ -194,6 +194,10 @@ for (const [kind, start] of Object.entries(kinds)) {
       const unknown = await call(t.url, 'GET', `/aspects/${restliEncode(DATASET)}?aspect=nope`, { token: reader });
       expect(unknown.status).toBe(400);
       expect(unknown.json.message).toContain('nope');
+      // metadata-ingestion/src/datahub/ingestion/graph/client.py get_aspect refuses timeseries aspects itself; the server says why too.
+      const timeseries = await call(t.url, 'GET', `/aspects/${restliEncode(DATASET)}?aspect=datasetProfile`, { token: reader });
+      expect(timeseries.status).toBe(400);
+      expect(timeseries.json.message).toContain('timeseries');
       const noToken = await call(t.url, 'POST', '/aspects?action=ingestProposal', { body: { proposal: mcp(DATASET, 'status', { removed: false }) } });
       expect(noToken.status).toBe(401);
       expect(typeof noToken.json.message).toBe('string');

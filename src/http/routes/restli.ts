@@ -108,6 +108,10 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
     throw new CatalogError('INVALID_INPUT', `aspect ${message}`, { details: [{ path: 'aspect', message }] });
   }
   const parsed = parseUrn(urn);
+  if (ctx.catalog.registry.hasAspect(aspect) && ctx.catalog.registry.aspect(aspect).timeseries) {
+    const message = `"${aspect}" is a timeseries aspect: read its rows with GET /openapi/v2/timeseries/${parsed.entityType}/${aspect}`;
+    throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
+  }
   if (aspect === keyAspectName(parsed.entityType)) {
     // A key aspect exists while the entity does: derived from its URN.
     const key = keyAspectOf(parsed);
