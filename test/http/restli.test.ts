@@ -114,6 +114,11 @@ for (const [kind, start] of Object.entries(kinds)) {
       const key = await call(t.url, 'GET', keyPath, { token: reader });
       expect(key.status).toBe(200);
       expect(key.json.aspect).toEqual({ 'com.linkedin.structured.StructuredPropertyKey': { id: 'io.acryl.privacy.retentionTime' } });
+      // structuredproperties.py TypeQualifierAllowedTypes: graph.exists(<entity type urn>) reads entityTypeKey.
+      const entityType = await call(t.url, 'GET', `/gms/aspects/${restliEncode('urn:li:entityType:datahub.dataset')}?aspect=entityTypeKey&version=0`, { token: reader });
+      expect(entityType.json.aspect).toEqual({ 'com.linkedin.metadata.key.EntityTypeKey': { id: 'datahub.dataset' } });
+      expect((await call(t.url, 'GET', `/gms/aspects/${restliEncode('urn:li:entityType:datahub.nope')}?aspect=entityTypeKey&version=0`, { token: reader })).status).toBe(404);
+      expect((await call(t.url, 'GET', `/gms/aspects/${restliEncode('urn:li:dataType:datahub.number')}?aspect=dataTypeKey`, { token: reader })).json.aspect).toEqual({ 'com.linkedin.metadata.key.DataTypeKey': { id: 'datahub.number' } });
       const definition = await call(t.url, 'GET', `/gms/aspects/${restliEncode(RETENTION)}?aspect=propertyDefinition&version=0`, { token: reader });
       expect(definition.json.aspect['com.linkedin.structured.StructuredPropertyDefinition']).toMatchObject({ qualifiedName: 'io.acryl.privacy.retentionTime', cardinality: 'MULTIPLE' });
     });

@@ -1,5 +1,7 @@
 import type { JsonObject } from '../../adapter/types';
+import { VALUE_TYPE_NAMES } from '../properties/types';
 import type { ParsedUrn } from '../urn';
+import type { EntityRegistry } from './registry';
 
 /**
  * Key aspects: the members an entity's URN is made of, as DataHub names them (`datasetKey`,
@@ -54,4 +56,19 @@ export function keyAspectOf(urn: ParsedUrn): { name: string; value: JsonObject }
 /** Whether an aspect name is the key aspect of some entity type. */
 export function isKeyAspectName(name: string): boolean {
   return Object.values(KEY_SPECS).some((spec) => spec.aspect === name);
+}
+
+/**
+ * Entity types and data types are entities of the platform that are not stored here: the URN
+ * `urn:li:entityType:datahub.<name>` exists when the type is registered, `urn:li:dataType:datahub.<t>`
+ * for each value type of structured properties. Their key aspects (`entityTypeKey`, `dataTypeKey`),
+ * or undefined for any other URN.
+ */
+export function builtInKeyAspect(registry: EntityRegistry, urn: ParsedUrn): { name: string; value: JsonObject } | undefined {
+  const id = urn.key;
+  if (!id.startsWith('datahub.')) return undefined;
+  const name = id.slice('datahub.'.length);
+  if (urn.entityType === 'entityType' && registry.hasEntityType(name)) return { name: 'entityTypeKey', value: { id } };
+  if (urn.entityType === 'dataType' && (VALUE_TYPE_NAMES as readonly string[]).includes(name)) return { name: 'dataTypeKey', value: { id } };
+  return undefined;
 }

@@ -9,6 +9,7 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
 import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import { applyProposals, type ProposalOutcome } from './proposals';
+import { builtInKeyAspect, keyAspectOf } from './key-aspects';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -338,6 +339,24 @@ export class EntityService {
    */
   async applyProposals(actor: Actor, proposals: readonly unknown[], options: { prefix?: string } = {}): Promise<ProposalOutcome[]> {
     return applyProposals(this.ctx, this, actor, proposals, options);
+  }
+
+  /**
+   * The key aspect of an entity that exists (`datasetKey { platform, name, origin }`,
+   * `structuredPropertyKey { id }`, ...), derived from its URN; also of the entity types and data types
+   * the catalog knows (`entityTypeKey`, `dataTypeKey`). Undefined when the entity does not exist or its
+   * type has no key aspect here.
+   */
+  async keyAspect(actor: Actor, urn: string): Promise<{ name: string; value: JsonObject } | undefined> {
+    await this.ctx.authenticate(actor);
+    const parsed = parseUrn(urn);
+    const builtIn = builtInKeyAspect(this.ctx.registry, parsed);
+    if (builtIn) return builtIn;
+    if (!this.ctx.registry.hasEntityType(parsed.entityType)) return undefined;
+    const key = keyAspectOf(parsed);
+    if (!key) return undefined;
+    const [entity] = await this.readVisible([urn]);
+    return entity ? key : undefined;
   }
 
   /** How writes of an aspect are made: generically, by a domain service within bulk writes, or by a domain service alone. */

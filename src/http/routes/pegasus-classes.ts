@@ -30,6 +30,8 @@ const CLASSES: Readonly<Record<string, string>> = {
   corpGroupKey: 'com.linkedin.metadata.key.CorpGroupKey',
   dataPlatformKey: 'com.linkedin.metadata.key.DataPlatformKey',
   structuredPropertyKey: 'com.linkedin.structured.StructuredPropertyKey',
+  entityTypeKey: 'com.linkedin.metadata.key.EntityTypeKey',
+  dataTypeKey: 'com.linkedin.metadata.key.DataTypeKey',
 };
 
 export function pegasusClassOf(aspectName: string): string {

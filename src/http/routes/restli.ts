@@ -108,15 +108,15 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
     throw new CatalogError('INVALID_INPUT', `aspect ${message}`, { details: [{ path: 'aspect', message }] });
   }
   const parsed = parseUrn(urn);
+  if (aspect.endsWith('Key') && !ctx.catalog.registry.hasAspect(aspect)) {
+    // A key aspect exists while the entity does: derived from its URN (also for entity and data types).
+    const key = version === 0 ? await ctx.catalog.entities.keyAspect(ctx.actor, urn) : undefined;
+    if (!key || key.name !== aspect) throw notFound(`${aspect} of ${urn}`);
+    return { body: { urn, version: 0, aspect: { [pegasusClassOf(aspect)]: key.value } } };
+  }
   if (ctx.catalog.registry.hasAspect(aspect) && ctx.catalog.registry.aspect(aspect).timeseries) {
     const message = `"${aspect}" is a timeseries aspect: read its rows with GET /openapi/v2/timeseries/${parsed.entityType}/${aspect}`;
     throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
-  }
-  if (aspect === keyAspectName(parsed.entityType)) {
-    // A key aspect exists while the entity does: derived from its URN.
-    const key = keyAspectOf(parsed);
-    if (!key || version !== 0 || !(await ctx.catalog.entities.get(ctx.actor, urn))) throw notFound(`${aspect} of ${urn}`);
-    return { body: { urn, version: 0, aspect: { [pegasusClassOf(aspect)]: key.value } } };
   }
   if (version === 0) {
     const view = await ctx.catalog.entities.getAspect(ctx.actor, urn, aspect as AspectName);
