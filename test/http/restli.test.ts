@@ -222,6 +222,10 @@ for (const [kind, start] of Object.entries(kinds)) {
       expect(refused.json.message).toContain('EDIT_ENTITY');
       const aspectDelete = await call(t.url, 'POST', '/entities?action=delete', { token: editor, body: { urn: DATASET, aspectName: 'datasetProfile' } });
       expect(aspectDelete.status).toBe(501);
+      // cli/delete_cli.py asks for deleteReferences before hard-deleting a user: refused with a message it prints.
+      const references = await call(t.url, 'POST', '/entities?action=deleteReferences', { token: editor, body: { urn: 'urn:li:corpuser:jdoe', dryRun: true } });
+      expect(references.status).toBe(501);
+      expect(references.json.message).toContain('deleteReferences is not supported');
     });
   });
 }

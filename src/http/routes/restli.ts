@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../adapter/types';
 import type { AspectName, EntityView } from '../../core/entities';
-import { keyAspectName, keyAspectOf } from '../../core/entities';
+import { keyAspectName } from '../../core/entities';
 import { parseUrn } from '../../core/urn';
 import { CatalogError } from '../../errors';
 import { QueryReader } from '../query';
@@ -169,13 +169,13 @@ async function getEntityV2(ctx: RouteContext): Promise<RouteResult> {
   // The whole entity is read (existence, the key's stamp); only the named aspects are answered.
   const view = await ctx.catalog.entities.get(ctx.actor, urn);
   if (!view) throw notFound(urn);
+  const key = await ctx.catalog.entities.keyAspect(ctx.actor, urn);
   const aspects: Record<string, JsonObject> = {};
   for (const [name, aspect] of Object.entries(view.aspects)) {
     if (stored && !stored.includes(name)) continue;
     if (ctx.catalog.registry.hasAspect(name) && ctx.catalog.registry.aspect(name).timeseries) continue;
     aspects[name] = envelope(name, aspect);
   }
-  const key = keyAspectOf(parsed);
   if (key && (requested === undefined || requested.includes(key.name))) {
     aspects[key.name] = { name: key.name, type: 'VERSIONED', version: 0, value: key.value, created: { ...firstCreated(view) } };
   }
@@ -190,6 +190,11 @@ function firstCreated(view: EntityView): { time: number; actor: string } {
 /** `POST /entities?action=delete { urn }`: hard delete; `{ value: { urn, rows, timeseriesRows } }` (what was removed). */
 async function entityAction(ctx: RouteContext): Promise<RouteResult> {
   const action = ctx.query.get('action');
+  if (action === 'deleteReferences') {
+    // The command line asks for it before hard-deleting a user, group, tag or domain.
+    const message = 'deleteReferences is not supported: references between entities are not indexed here; delete the entity itself';
+    throw new CatalogError('UNSUPPORTED', message, { details: [{ path: 'action', message }] });
+  }
   if (action !== 'delete') {
     const message = `${action === null ? 'no action given' : `unknown action "${action.slice(0, 60)}"`}; the actions are delete`;
     throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'action', message }] });
