@@ -55,6 +55,8 @@ export interface MethodSpec {
    * INVALID_INPUT answered with `invalidInputStatus` (422 for proposals, as the platform does).
    */
   restliErrors?: { invalidInputStatus?: number };
+  /** The body limit this route takes: `proposals` is `HttpOptions.maxProposalBodyBytes`; default `maxBodyBytes`. */
+  bodyLimit?: 'proposals';
   handle(context: RouteContext): Promise<RouteResult>;
 }
 

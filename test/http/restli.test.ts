@@ -190,6 +190,17 @@ for (const [kind, start] of Object.entries(kinds)) {
       expect((await call(t.url, 'GET', `/entitiesV2/${restliEncode(DATASET)}`, { token: reader })).status).toBe(200);
     });
 
+    it('a proposal batch may be larger than the general body limit (the SDK sends up to 15 MB): 16 MiB by default', async () => {
+      const { t, editor } = await open();
+      const text = 'x'.repeat(40_000);
+      const proposals = Array.from({ length: 30 }, (_, i) => mcp(`urn:li:dataset:(urn:li:dataPlatform:hive,big${i},PROD)`, 'datasetProperties', { name: `big${i}`, description: text }));
+      expect(JSON.stringify({ proposals }).length).toBeGreaterThan(1024 * 1024);
+      const r = await call(t.url, 'POST', '/aspects?action=ingestProposalBatch', { token: editor, body: { proposals } });
+      expect(r.status).toBe(200);
+      const elsewhere = await call(t.url, 'POST', '/api/graphql', { token: editor, body: { query: '{ __typename }', padding: 'x'.repeat(1024 * 1024) } });
+      expect(elsewhere.status).toBe(413);
+    });
+
     it('errors carry a top-level message (what the SDK prints) beside error: refusals and unknown aspects', async () => {
       const { t, reader } = await open();
       const refused = await call(t.url, 'POST', '/aspects?action=ingestProposal', { token: reader, body: { proposal: mcp(DATASET, 'status', { removed: false }) } });

@@ -243,7 +243,7 @@ async function countTimeseriesRows(ctx: RouteContext, urn: string, entityType: s
 
 export const restliRoutes: readonly RouteSpec[] = [
   { pattern: '/config', methods: { GET: { body: 'none', public: true, ...RESTLI, handle: async () => ({ body: serverConfig() }) } } },
-  { pattern: '/aspects', methods: { POST: { body: 'json', ...PROPOSALS, handle: aspectAction } } },
+  { pattern: '/aspects', methods: { POST: { body: 'json', bodyLimit: 'proposals', ...PROPOSALS, handle: aspectAction } } },
   { pattern: '/aspects/{urn}', methods: { GET: { body: 'none', ...RESTLI, handle: getAspect } } },
   { pattern: '/entitiesV2/{urn}', methods: { GET: { body: 'none', ...RESTLI, handle: getEntityV2 } } },
   { pattern: '/entities', methods: { POST: { body: 'json', ...RESTLI, handle: entityAction } } },
