@@ -199,7 +199,7 @@ function atProposal(error: unknown, at: (index: number) => string, indices: read
     const k = Number(match[1]);
     return { path: `${aspectPrefix(k)}${match[3] ?? ''}`, message: d.message };
   });
-  const where = single ? `proposal ${indices[0]}` : `proposals ${indices.join(', ')}`;
+  const where = single ? `proposal ${indices[0]}` : `proposals ${indices[0]} to ${indices[indices.length - 1]}`;
   return new CatalogError(error.code, `${where}: ${error.message}`, { details, cause: error, ...(error.reason ? { reason: error.reason } : {}) });
 }
 
