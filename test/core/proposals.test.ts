@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCatalog, type Catalog } from '../../src/index';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createCatalog, type Catalog, type StorageAdapter } from '../../src/index';
 import { freshAdapters } from '../support/adapters';
+import { SchemaPool, serverDecision } from '../support/postgres';
 
 /**
  * catalog.entities.applyProposals, the domain behind ingestProposal(Batch) and `metacatalog ingest`.
@@ -14,7 +15,13 @@ const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
 const OTHER = 'urn:li:dataset:(urn:li:dataPlatform:hive,customers,PROD)';
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 
-const adapters = freshAdapters();
+const pool = new SchemaPool();
+afterAll(() => pool.end());
+// PostgreSQL too when the shared test server answers (test/support/postgres.ts says why it is skipped otherwise).
+const adapters: Record<string, () => StorageAdapter> = {
+  ...freshAdapters(),
+  ...((await serverDecision('test/core/proposals.test.ts')) === 'run' ? { postgres: () => pool.adapter({ schema: pool.freshSchema() }) } : {}),
+};
 let catalog: Catalog | undefined;
 afterEach(async () => {
   await catalog?.close();
