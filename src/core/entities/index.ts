@@ -9,8 +9,8 @@ export { CLIENT_SYSTEM_METADATA, DEFAULT_SCROLL_COUNT } from './service';
 export { EntityWriter } from './writer';
 export { applyJsonPatch, jsonPatchViolations } from './json-patch';
 export { isKeyAspectName, keyAspectName, keyAspectOf } from './key-aspects';
-export { CHANGE_TYPES } from './proposals';
-export type { ChangeProposal, ChangeType, ProposalOutcome } from './proposals';
+export { CHANGE_TYPES } from './proposal-check';
+export type { ChangeProposal, ChangeType, ProposalOutcome } from './proposal-check';
 export type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 export type {
   AspectMap,

@@ -8,7 +8,8 @@ import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
 import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
-import { applyProposals, type ProposalOutcome } from './proposals';
+import { applyProposals } from './proposals';
+import type { ProposalOutcome } from './proposal-check';
 import { builtInKeyAspect, keyAspectOf } from './key-aspects';
 
 /** An aspect as a reader sees it. */
