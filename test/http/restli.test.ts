@@ -121,6 +121,17 @@ for (const [kind, start] of Object.entries(kinds)) {
       expect((await call(t.url, 'GET', `/gms/aspects/${restliEncode('urn:li:dataType:datahub.number')}?aspect=dataTypeKey`, { token: reader })).json.aspect).toEqual({ 'com.linkedin.metadata.key.DataTypeKey': { id: 'datahub.number' } });
       const definition = await call(t.url, 'GET', `/gms/aspects/${restliEncode(RETENTION)}?aspect=propertyDefinition&version=0`, { token: reader });
       expect(definition.json.aspect['com.linkedin.structured.StructuredPropertyDefinition']).toMatchObject({ qualifiedName: 'io.acryl.privacy.retentionTime', cardinality: 'MULTIPLE' });
+
+      // datahub delete --urn <property> (soft): ingestion/graph/client.py soft_delete_entity emits status { removed: true }.
+      const soft = await call(t.url, 'POST', '/gms/aspects?action=ingestProposal', { token: admin, body: { proposal: mcp(RETENTION, 'status', { removed: true }), async: 'false' } });
+      expect(soft.status).toBe(200);
+      expect((await t.catalog.properties.get(READER, RETENTION))?.removed).toBe(true);
+      // datahub delete --urn <property> --hard: /entities?action=delete.
+      const hard = await call(t.url, 'POST', '/gms/entities?action=delete', { token: admin, body: { urn: RETENTION } });
+      expect(hard.json.value).toMatchObject({ urn: RETENTION, timeseriesRows: 0 });
+      expect(hard.json.value.rows).toBeGreaterThanOrEqual(2);
+      expect(await t.catalog.properties.get(READER, RETENTION)).toBeUndefined();
+      expect((await call(t.url, 'GET', keyPath, { token: reader })).status).toBe(404);
     });
 
     it('PATCH: set_structured_property sends remove then add on the same path; removing a property that is not set is a no-op (specific/aspect_helpers/structured_properties.py, emitter/mcp_patch_builder.py)', async () => {
