@@ -23,7 +23,7 @@ its chunk is written, the other chunks are, and the command exits with 1.
 ${CONNECTION_HELP}
 ${OUTPUT_HELP}
 
-On a terminal a progress line is drawn on stderr. The summary at the end counts the entities, aspects,
+On a terminal (stdout and stderr both) a progress line is drawn on stderr. The summary at the end counts the entities, aspects,
 chunks written, the lines refused and the time taken.
 
 Exit codes: 0 every line written, 1 a line was refused or the catalog refused the work, 2 usage error.
@@ -63,7 +63,9 @@ export const ingestCommand = defineCommand({
     // Embedded mode may create the file: an ingest into a new database is a normal first step.
     const backend = await cli.backend({ create: true });
     const started = Date.now();
-    const bar = !cli.json && cli.terminal.canDrawProgress ? cli.terminal.progress(source === '-' ? 'Ingesting lines' : 'Ingesting bytes') : undefined;
+    // Drawn only for a person watching: both outputs on a terminal (a redirected summary means a script).
+    const watched = !cli.json && cli.terminal.canDrawProgress && process.stdout.isTTY === true;
+    const bar = watched ? cli.terminal.progress(source === '-' ? 'Ingesting lines' : 'Ingesting bytes') : undefined;
     const summary: Summary = { entities: 0, aspects: 0, chunks: 0, lines: 0, badLines: 0, seconds: 0 };
     const entities = new Set<string>();
     const refusals: Array<{ line: number; message: string }> = [];
