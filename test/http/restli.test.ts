@@ -99,6 +99,17 @@ for (const [kind, start] of Object.entries(kinds)) {
       expect(entity.json.aspects.datasetProperties).toMatchObject({ name: 'datasetProperties', type: 'VERSIONED', version: 0, value: { name: 'logging_events' }, systemMetadata: { runId: 'no-run-id-provided' } });
       expect(entity.json.aspects.datasetKey.value).toEqual({ platform: 'urn:li:dataPlatform:hive', name: 'logging_events', origin: 'PROD' });
 
+      // smoke-test/tests/test_e2e.py test_gms_batch_get_v2: ids=List(quote(urn1),quote(urn2)).
+      const quote = (urn: string) => encodeURIComponent(urn).replace(/%3A/g, ':').replace(/\(/g, '%28').replace(/\)/g, '%29');
+      const missing = 'urn:li:dataset:(urn:li:dataPlatform:hive,missing,PROD)';
+      const batch = await call(t.url, 'GET', `/gms/entitiesV2?ids=List(${quote(DATASET)},${quote(missing)})&aspects=List(datasetProperties)`, {
+        token: reader,
+        headers: { 'x-restli-protocol-version': '2.0.0', 'x-restli-method': 'batch_get' },
+      });
+      expect(batch.status).toBe(200);
+      expect(Object.keys(batch.json.results)).toEqual([DATASET]);
+      expect(batch.json.results[DATASET].aspects.datasetProperties.value).toMatchObject({ name: 'logging_events' });
+      expect((await call(t.url, 'GET', '/entitiesV2?ids=List(not-a-urn)', { token: reader })).status).toBe(400);
       const all = await call(t.url, 'GET', `/entitiesV2/${restliEncode(DATASET)}`, { token: reader });
       expect(Object.keys(all.json.aspects).sort()).toEqual(['datasetKey', 'datasetProperties']);
       expect((await call(t.url, 'GET', `/entitiesV2/${restliEncode('urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)')}`, { token: reader })).status).toBe(404);

@@ -140,10 +140,7 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
 function aspectList(query: URLSearchParams): string[] | undefined {
   const given = query.getAll('aspects');
   if (given.length === 0) return undefined;
-  return given
-    .flatMap((text) => (/^List\((.*)\)$/s.exec(text)?.[1] ?? text).split(','))
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  return given.flatMap(restliList);
 }
 
 function envelope(name: string, aspect: EntityView['aspects'][string]): JsonObject {
@@ -157,18 +154,16 @@ function envelope(name: string, aspect: EntityView['aspects'][string]): JsonObje
   };
 }
 
-/** `GET /entitiesV2/{urn}?aspects=List(a,b)`: `{ entityName, urn, aspects: { name: { name, type, version, value, created, systemMetadata? } } }`. */
-async function getEntityV2(ctx: RouteContext): Promise<RouteResult> {
-  const urn = ctx.params.urn!;
+/** One entity in DataHub's `EntityResponse` shape, or undefined when it does not exist. */
+async function entityResponse(ctx: RouteContext, urn: string, requested: readonly string[] | undefined): Promise<JsonObject | undefined> {
   const parsed = parseUrn(urn);
-  const requested = aspectList(ctx.query);
   const keyName = keyAspectName(parsed.entityType);
   const stored = requested?.filter((name) => name !== keyName);
   // Named aspects must be the type's (the catalog refuses others); a read of only the key still reads the entity.
   for (const name of stored ?? []) ctx.catalog.registry.requireAspectOf(parsed.entityType, name);
   // The whole entity is read (existence, the key's stamp); only the named aspects are answered.
   const view = await ctx.catalog.entities.get(ctx.actor, urn);
-  if (!view) throw notFound(urn);
+  if (!view) return undefined;
   const key = await ctx.catalog.entities.keyAspect(ctx.actor, urn);
   const aspects: Record<string, JsonObject> = {};
   for (const [name, aspect] of Object.entries(view.aspects)) {
@@ -179,7 +174,63 @@ async function getEntityV2(ctx: RouteContext): Promise<RouteResult> {
   if (key && (requested === undefined || requested.includes(key.name))) {
     aspects[key.name] = { name: key.name, type: 'VERSIONED', version: 0, value: key.value, created: { ...firstCreated(view) } };
   }
-  return { body: { entityName: parsed.entityType, urn, aspects } };
+  return { entityName: parsed.entityType, urn, aspects };
+}
+
+/** `GET /entitiesV2/{urn}?aspects=List(a,b)`: `{ entityName, urn, aspects: { name: { name, type, version, value, created, systemMetadata? } } }`. */
+async function getEntityV2(ctx: RouteContext): Promise<RouteResult> {
+  const urn = ctx.params.urn!;
+  const answer = await entityResponse(ctx, urn, aspectList(ctx.query));
+  if (!answer) throw notFound(urn);
+  return { body: answer };
+}
+
+/** The members of a Rest.li list `List(a,b)` split at its top level (a tuple URN keeps its own commas). */
+function restliList(text: string): string[] {
+  const inner = /^List\((.*)\)$/s.exec(text)?.[1] ?? text;
+  const items: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of inner) {
+    if (ch === ',' && depth === 0) {
+      items.push(current);
+      current = '';
+      continue;
+    }
+    if (ch === '(') depth++;
+    else if (ch === ')') depth = Math.max(0, depth - 1);
+    current += ch;
+  }
+  items.push(current);
+  return items.map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** Entities read at once (the SDK's and tests' batch get): every URN checked first. */
+const MAX_BATCH_GET = 1000;
+
+/** `GET /entitiesV2?ids=List(u1,u2)&aspects=List(a,b)`: `{ results: { <urn>: EntityResponse }, statuses: {}, errors: {} }`; absent entities are left out. */
+async function batchGetEntitiesV2(ctx: RouteContext): Promise<RouteResult> {
+  const ids = ctx.query.getAll('ids').flatMap(restliList);
+  if (ids.length === 0 || ids.length > MAX_BATCH_GET) {
+    const message = `must name 1 to ${MAX_BATCH_GET} URNs: ids=List(<urn>,<urn>)`;
+    throw new CatalogError('INVALID_INPUT', `ids ${message}`, { details: [{ path: 'ids', message }] });
+  }
+  const problems = ids.flatMap((urn, i) => {
+    try {
+      parseUrn(urn, `ids/${i}`);
+      return [];
+    } catch (error) {
+      return error instanceof CatalogError ? [...error.details] : [{ path: `ids/${i}`, message: String(error) }];
+    }
+  });
+  if (problems.length) throw new CatalogError('INVALID_INPUT', `invalid ids: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, { details: problems });
+  const requested = aspectList(ctx.query);
+  const results: Record<string, JsonObject> = {};
+  for (const urn of new Set(ids)) {
+    const answer = await entityResponse(ctx, urn, requested);
+    if (answer) results[urn] = answer;
+  }
+  return { body: { results, statuses: {}, errors: {} } };
 }
 
 function firstCreated(view: EntityView): { time: number; actor: string } {
@@ -245,6 +296,7 @@ export const restliRoutes: readonly RouteSpec[] = [
   { pattern: '/config', methods: { GET: { body: 'none', public: true, ...RESTLI, handle: async () => ({ body: serverConfig() }) } } },
   { pattern: '/aspects', methods: { POST: { body: 'json', bodyLimit: 'proposals', ...PROPOSALS, handle: aspectAction } } },
   { pattern: '/aspects/{urn}', methods: { GET: { body: 'none', ...RESTLI, handle: getAspect } } },
+  { pattern: '/entitiesV2', methods: { GET: { body: 'none', ...RESTLI, handle: batchGetEntitiesV2 } } },
   { pattern: '/entitiesV2/{urn}', methods: { GET: { body: 'none', ...RESTLI, handle: getEntityV2 } } },
   { pattern: '/entities', methods: { POST: { body: 'json', ...RESTLI, handle: entityAction } } },
 ];
