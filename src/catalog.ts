@@ -234,6 +234,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const { service: properties, filterFields } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
+  ctx.entities.routeTimeseriesAppends((actor, urn, aspect, row) => timeseries.append(actor, urn, aspect, row));
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const signingKey = options.tokenSigningKey;

@@ -50,6 +50,11 @@ export type {
   EntityUpsert,
   EntityView,
   SearchFieldSpec,
+  ArrayPrimaryKeys,
+  ChangeProposal,
+  ChangeType,
+  JsonPatchOperation,
+  ProposalOutcome,
 } from './core/entities';
 export type { JobRunnerOptions, SettleReport } from './core/jobs';
 

@@ -7,7 +7,7 @@ import { freshAdapters } from './support/adapters';
  * Long-lived state stays bounded: after a warm-up, every request path runs thousands of times on one
  * catalog and the heap after a full collection must not grow beyond what the stored data itself takes.
  * (A per-call leak of 2.8 KB, which a schema cache keyed by fresh object literals once had, shows up here
- * as megabytes.) Bounded in time: a few thousand rounds of eight calls per adapter.
+ * as megabytes.) Bounded in time: a few thousand rounds of ten calls per adapter.
  */
 
 const ADMIN = 'urn:li:corpuser:admin';
@@ -71,6 +71,20 @@ async function soak(adapter: StorageAdapter): Promise<{ growth: number; dataByte
       variables: { f: 'gold' },
     });
     await call('POST', '/api/graphql', { query: '{ aggregateAcrossEntities(input: { query: "*", facets: ["structuredProperties.soak.tier"] }) { facets { field } } }' });
+    // Change proposals as DataHub's SDK sends them (an upsert and a remove-then-add patch), and a Rest.li read.
+    await call('POST', '/aspects?action=ingestProposalBatch', {
+      proposals: [
+        { entityUrn: DATASET, changeType: 'UPSERT', aspectName: 'status', aspect: { value: '{"removed":false}', contentType: 'application/json' }, systemMetadata: { runId: `run-${i % 3}` } },
+        {
+          entityUrn: DATASET,
+          changeType: 'PATCH',
+          aspectName: 'structuredProperties',
+          aspect: { value: JSON.stringify([{ op: 'remove', path: `/properties/${TIER}`, value: {} }, { op: 'add', path: `/properties/${TIER}`, value: { propertyUrn: TIER, values: [{ string: 'gold' }] } }]), contentType: 'application/json-patch+json' },
+        },
+      ],
+      async: 'false',
+    });
+    await call('GET', `/entitiesV2/${encoded.replace(/\(/g, '%28').replace(/\)/g, '%29')}?aspects=List(status,datasetKey)`);
     // Timeseries append (rows are data: their size is taken out of the growth below).
     await call('POST', `/openapi/v2/entity/dataset/${encoded}/operation`, { timestampMillis: 1_700_000_000_000 + i, operationType: 'INSERT' });
     timeseriesRows++;
@@ -92,7 +106,7 @@ const ADAPTERS = freshAdapters();
 
 describe.each(Object.keys(ADAPTERS))('memory stays flat under load (%s)', (kind) => {
   it(
-    `${ROUNDS} rounds of eight calls (GraphQL, REST, PATCH, tokens, search, aggregate, timeseries) grow the heap by less than ${ALLOWED_GROWTH / 1024 / 1024} MB beyond the data`,
+    `${ROUNDS} rounds of ten calls (GraphQL, REST, PATCH, change proposals, Rest.li reads, tokens, search, aggregate, timeseries) grow the heap by less than ${ALLOWED_GROWTH / 1024 / 1024} MB beyond the data`,
     async () => {
       expect(gc, 'the test runs with --expose-gc (vitest.config.ts execArgv)').toBeTypeOf('function');
       const { growth, dataBytes } = await soak(ADAPTERS[kind as keyof typeof ADAPTERS]());

@@ -58,6 +58,12 @@ export interface CliBackend {
   readChanges(options: { after?: string; limit?: number }): Promise<{ events: ChangeEvent[]; next: string }>;
   /** Every event after the cursor, then new ones as they are committed, until `signal` aborts. */
   followChanges(options: { after?: string; signal?: AbortSignal }): AsyncIterable<ChangeEvent>;
+  /**
+   * Writes change proposals (one chunk of `ingest`): all checked first, nothing written when one is bad
+   * (INVALID_INPUT whose details name each bad proposal by index: `/<i>/...` embedded,
+   * `/proposals/<i>/...` remote).
+   */
+  ingestProposals(proposals: readonly unknown[]): Promise<void>;
   /** Embedded: runs the background work queued by the command (clean-up, truncation), then closes the file. */
   close(): Promise<void>;
 }

@@ -68,6 +68,9 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     listTokens: (input) => catalog.tokens.list(actor, input),
     revokeToken: (tokenId) => catalog.tokens.revoke(actor, tokenId),
     indexSizes: () => catalog.timeseries.getIndexSizes(actor),
+    async ingestProposals(proposals) {
+      await catalog.entities.applyProposals(actor, proposals);
+    },
     readChanges: (options) => catalog.changes.read(actor, options),
     followChanges: (options) => catalog.changes.follow(actor, options),
     async truncateTimeseries(input, onProgress) {

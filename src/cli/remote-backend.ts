@@ -125,6 +125,10 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
     followChanges(options) {
       return client.eventStream('/openapi/v2/changes', {}, options.after, options.signal) as AsyncIterable<ChangeEvent>;
     },
+    async ingestProposals(proposals) {
+      // DataHub's batch action: one chunk, checked whole and written together.
+      await client.rest('POST', '/aspects', { query: { action: 'ingestProposalBatch' }, body: { proposals, async: 'false' } });
+    },
     async indexSizes() {
       const answer = (await client.rest('POST', '/operations', { query: { action: 'getIndexSizes' } })) as { value: string };
       return JSON.parse(answer.value) as TimeseriesIndexSizeRecord[];

@@ -50,19 +50,26 @@ const allowedMethods = new WeakMap<CatalogError, readonly string[]>();
  * The answer for a failure. A CatalogError keeps its code, message, details and reason (no cause, no
  * stack); anything else is INTERNAL with only the request id, and `report` is called with it.
  */
-export function errorAnswer(error: unknown, requestId: string, report: (error: unknown) => void): { answer: OutgoingAnswer; code: CatalogErrorCode } {
+export function errorAnswer(
+  error: unknown,
+  requestId: string,
+  report: (error: unknown) => void,
+  restli?: { invalidInputStatus?: number },
+): { answer: OutgoingAnswer; code: CatalogErrorCode } {
   if (!isCatalogError(error) || error.code === 'INTERNAL') {
     report(error);
     const message = `Internal error (request id ${requestId}); the server's log has the details`;
-    const body = { error: { code: 'INTERNAL', message }, message };
+    const body = { error: { code: 'INTERNAL', message }, message, ...(restli ? { status: 500 } : {}) };
     return { answer: jsonAnswer(500, body), code: 'INTERNAL' };
   }
   const headers: Record<string, string> = {};
   if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = wwwAuthenticate(error.reason);
   const allowed = allowedMethods.get(error);
   if (allowed) headers.allow = allowed.join(', ');
-  // `message` also at the top level: the platform's clients read the reason there.
-  return { answer: jsonAnswer(STATUS_OF_CODE[error.code], { error: error.toJSON(), message: error.message }, headers), code: error.code };
+  const status = restli?.invalidInputStatus !== undefined && error.code === 'INVALID_INPUT' ? restli.invalidInputStatus : STATUS_OF_CODE[error.code];
+  // `message` also at the top level: the platform's clients print the reason from there (and Rest.li's read `status`).
+  const body = { error: error.toJSON(), message: error.message, ...(restli ? { status } : {}) };
+  return { answer: jsonAnswer(status, body, headers), code: error.code };
 }
 
 /** RFC 6750: a missing credential gets the bare challenge; a bad token gets `invalid_token` with the reason. */

@@ -12,6 +12,7 @@ import { allRoutes } from './routes/index';
 import type { AccessLogEntry, HttpErrorReport, HttpOptions } from './types';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_PROPOSAL_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What the server adapter sends, and how it completes the access-log entry once it has. */
 export interface HandledRequest {
@@ -34,9 +35,11 @@ function defaultOnError(error: unknown, report: HttpErrorReport): void {
 }
 
 function checkOptions(options: HttpOptions): void {
-  const max = options.maxBodyBytes;
-  if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) {
-    throw new CatalogError('INVALID_INPUT', `maxBodyBytes must be a positive integer, got ${String(max)}`);
+  for (const name of ['maxBodyBytes', 'maxProposalBodyBytes'] as const) {
+    const max = options[name];
+    if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) {
+      throw new CatalogError('INVALID_INPUT', `${name} must be a positive integer, got ${String(max)}`);
+    }
   }
   const base = options.basePath;
   if (base !== undefined && (typeof base !== 'string' || !/^(\/[A-Za-z0-9._~-]+)*$/.test(base))) {
@@ -52,6 +55,7 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
   checkOptions(options);
   const routes = compileRoutes(routeSpecs);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxProposalBodyBytes = Math.max(maxBodyBytes, options.maxProposalBodyBytes ?? DEFAULT_MAX_PROPOSAL_BODY_BYTES);
   const baseSegments = (options.basePath ?? '').split('/').filter(Boolean);
   const trustActorHeader = options.trustActorHeader === true;
   const onError = options.onError ?? defaultOnError;
@@ -77,7 +81,7 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
       }
     };
 
-    const readJson = async (kind: BodyKind): Promise<unknown> => {
+    const readJson = async (kind: BodyKind, limit: number): Promise<unknown> => {
       if (!exchange.hasBody()) {
         if (kind === 'optional-json') return undefined;
         const message = 'this route needs a JSON body';
@@ -87,7 +91,7 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
       checkContentType(exchange.header('content-type'), accepted);
       let bytes: Uint8Array;
       try {
-        bytes = await exchange.readBody(maxBodyBytes);
+        bytes = await exchange.readBody(limit);
       } catch (error) {
         if (error instanceof CatalogError && error.code === 'PAYLOAD_TOO_LARGE') closeConnection = true;
         throw error;
@@ -98,17 +102,20 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
     };
 
     let answer: OutgoingAnswer;
+    let restliErrors: { invalidInputStatus?: number } | undefined;
     try {
       let segments = pathSegments(exchange.rawPath) ?? [];
       if (!baseSegments.every((s, i) => segments[i] === s)) throw new CatalogError('NOT_FOUND', `every route is under ${options.basePath}`);
       segments = segments.slice(baseSegments.length);
       if (segments[0] === 'gms') segments = segments.slice(1);
       const match = matchRoute(routes, exchange.method.toUpperCase(), segments);
+      restliErrors = match.method.restliErrors;
       if (!match.method.public) {
         actor = await authenticate(catalog, exchange.header, trustActorHeader);
         actorUrn = typeof actor === 'string' ? actor : actor.urn;
       }
-      const body = match.method.body === 'none' ? undefined : await readJson(match.method.body);
+      const limit = match.method.bodyLimit === 'proposals' ? maxProposalBodyBytes : maxBodyBytes;
+      const body = match.method.body === 'none' ? undefined : await readJson(match.method.body, limit);
       // A client that left while its body was read, or before its call started, gets no call at all.
       if (exchange.isGone()) throw new ClientGoneError();
       const result = await match.method.handle({
@@ -136,7 +143,7 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         errorCode = 'CLIENT_GONE';
         answer = jsonAnswer(499, { error: { code: 'CLIENT_GONE', message: error.message } });
       } else {
-        const failed = errorAnswer(error, requestId, (e) => report(e, 'http'));
+        const failed = errorAnswer(error, requestId, (e) => report(e, 'http'), restliErrors);
         answer = failed.answer;
         errorCode = failed.code;
       }

@@ -50,6 +50,13 @@ export interface MethodSpec {
   body: BodyKind;
   /** Served without authentication (documents, health). */
   public?: boolean;
+  /**
+   * Errors as DataHub's Rest.li clients read them: `message` and `status` beside `error`, and
+   * INVALID_INPUT answered with `invalidInputStatus` (422 for proposals, as the platform does).
+   */
+  restliErrors?: { invalidInputStatus?: number };
+  /** The body limit this route takes: `proposals` is `HttpOptions.maxProposalBodyBytes`; default `maxBodyBytes`. */
+  bodyLimit?: 'proposals';
   handle(context: RouteContext): Promise<RouteResult>;
 }
 

@@ -38,6 +38,11 @@ export interface HttpOptions {
   trustActorHeader?: boolean;
   /** Largest request body accepted, in bytes (413 beyond). Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Largest body of DataHub's change proposal batches (`POST /aspects?action=ingestProposal(Batch)`),
+   * whose clients send up to 15 MB. Default 16 MiB (never below `maxBodyBytes`).
+   */
+  maxProposalBodyBytes?: number;
   /** A prefix the host mounts the routes under (e.g. `/catalog`); routes are then also under `<basePath>/gms`. */
   basePath?: string;
   /** Serve `POST /api/graphql` (needs the optional peer `graphql`). Default true. */

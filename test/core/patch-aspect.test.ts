@@ -1,13 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createCatalog, type Catalog } from '../../src/index';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createCatalog, type Catalog, type StorageAdapter } from '../../src/index';
 import { freshAdapters } from '../support/adapters';
+import { SchemaPool, serverDecision } from '../support/postgres';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const READER = 'urn:li:corpuser:reader';
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 
-const adapters = freshAdapters();
+const pool = new SchemaPool();
+afterAll(() => pool.end());
+// PostgreSQL too when the shared test server answers.
+const adapters: Record<string, () => StorageAdapter> = {
+  ...freshAdapters(),
+  ...((await serverDecision('test/core/patch-aspect.test.ts')) === 'run' ? { postgres: () => pool.adapter({ schema: pool.freshSchema() }) } : {}),
+};
 let catalog: Catalog | undefined;
 afterEach(async () => {
   await catalog?.close();

@@ -3,6 +3,7 @@ import { changesCommand } from './changes';
 import { deleteCommand } from './delete';
 import { restoreCommand } from './restore';
 import { indexSizesCommand } from './index-sizes';
+import { ingestCommand } from './ingest';
 import { initCommand } from './init';
 import { propertiesCommand } from './properties';
 import { serveCommand } from './serve';
@@ -15,6 +16,7 @@ export const COMMANDS: readonly Command[] = [
   serveCommand,
   initCommand,
   propertiesCommand,
+  ingestCommand,
   deleteCommand,
   restoreCommand,
   tokensCommand,

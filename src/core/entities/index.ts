@@ -6,8 +6,12 @@ export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './registry';
 export { EntityService } from './service';
 export type { AspectView, AspectWriteOptions, EntityDeletion, EntityReadOptions, EntityScrollPage, EntityUpsert, EntityView } from './service';
 export { DEFAULT_SCROLL_COUNT } from './service';
+export { CLIENT_SYSTEM_METADATA } from './system-metadata';
 export { EntityWriter } from './writer';
 export { applyJsonPatch, jsonPatchViolations } from './json-patch';
+export { isKeyAspectName, keyAspectName, keyAspectOf } from './key-aspects';
+export { CHANGE_TYPES } from './proposal-check';
+export type { ChangeProposal, ChangeType, ProposalOutcome } from './proposal-check';
 export type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 export type {
   AspectMap,

@@ -1,6 +1,7 @@
 import type { AspectChange, EntityPlan } from './writer';
 import type { AspectMap, AspectName, AspectValues } from './aspect-types';
 import type { Actor } from '../access/actor';
+import type { Privilege } from '../access/privileges';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
@@ -8,6 +9,9 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
 import { keptSystemMetadata, publicSystemMetadata, systemMetadataProblems, withKeptSystemMetadata } from './system-metadata';
 import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
+import { applyProposals } from './proposals';
+import type { ProposalOutcome } from './proposal-check';
+import { builtInKeyAspect, keyAspectOf } from './key-aspects';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -82,6 +86,8 @@ export interface AspectWriteOptions {
 export type AspectWriteRoute = (actor: Actor, urn: string, value: JsonObject) => Promise<unknown>;
 /** Patches of an aspect that a domain service owns (structured properties: keyed by property URN). */
 export type AspectPatchRoute = (actor: Actor, urn: string, operations: readonly JsonPatchOperation[], options: { arrayPrimaryKeys?: ArrayPrimaryKeys }) => Promise<unknown>;
+/** Appends one row of a timeseries aspect (the timeseries service). */
+export type TimeseriesAppendRoute = (actor: Actor, urn: string, aspect: string, row: JsonObject) => Promise<unknown>;
 /** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
 export type EntityDeleteRoute = (actor: Actor, urn: string, options: { hard: boolean }) => Promise<unknown>;
 /**
@@ -159,6 +165,8 @@ export class EntityService {
   private readonly deletionRoutes = new Map<string, { route: EntityDeletionRoute; softByDefault: boolean }>();
   private readonly bulkPlanners = new Map<string, BulkAspectPlanner>();
   private readonly patchRoutes = new Map<string, AspectPatchRoute>();
+  private timeseriesAppend: TimeseriesAppendRoute | undefined;
+  private readonly ownerPrivileges = new Map<string, Privilege>();
   private readonly readTransforms: ReadTransform[] = [];
 
   constructor(private readonly ctx: CatalogContext) {}
@@ -168,9 +176,29 @@ export class EntityService {
     this.bulkPlanners.set(aspect, planner);
   }
 
-  /** For domain services: own the writes of an aspect. A route that refuses throws a CatalogError. */
-  routeAspectWrites(aspect: string, route: AspectWriteRoute): void {
+  /**
+   * For domain services: own the writes of an aspect. A route that refuses throws a CatalogError.
+   * `privilege`: what a write needs, so that a batch of change proposals is refused before its first write.
+   */
+  routeAspectWrites(aspect: string, route: AspectWriteRoute, options: { privilege?: Privilege } = {}): void {
     this.writeRoutes.set(aspect, route);
+    if (options.privilege) this.ownerPrivileges.set(aspect, options.privilege);
+  }
+
+  /** The privilege a write of the aspect needs when a domain service owns it (undefined: EDIT_ENTITY, or the service decides alone). */
+  ownerPrivilege(entityType: string, aspect: string): Privilege | undefined {
+    return this.ownerPrivileges.get(`${entityType}.${aspect}`) ?? this.ownerPrivileges.get(aspect);
+  }
+
+  /** For the timeseries service: how a change proposal of a timeseries aspect appends its row. */
+  routeTimeseriesAppends(append: TimeseriesAppendRoute): void {
+    this.timeseriesAppend = append;
+  }
+
+  /** Appends one row of a timeseries aspect (change proposals); UNSUPPORTED when no timeseries service is wired. */
+  async appendTimeseriesRow(actor: Actor, urn: string, aspect: string, row: JsonObject): Promise<void> {
+    if (!this.timeseriesAppend) throw new CatalogError('UNSUPPORTED', 'timeseries rows cannot be appended here');
+    await this.timeseriesAppend(actor, urn, aspect, row);
   }
 
   /** For domain services: own the JSON Patch of an aspect (`patchAspect`). */
@@ -274,10 +302,10 @@ export class EntityService {
     return found?.version === version ? found : undefined;
   }
 
-  async getAspect(actor: Actor, urn: string, aspect: AspectName): Promise<AspectView | undefined> {
+  async getAspect(actor: Actor, urn: string, aspect: AspectName, options: Pick<EntityReadOptions, 'systemMetadata'> = {}): Promise<AspectView | undefined> {
     const parsed = parseUrn(urn);
     this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
-    const entity = await this.get(actor, urn, { aspects: [aspect] });
+    const entity = await this.get(actor, urn, { aspects: [aspect], ...options });
     return entity?.aspects[aspect];
   }
 
@@ -404,6 +432,46 @@ export class EntityService {
       const entity = after.get(urn);
       return entity ? [toView(entity)] : [];
     });
+  }
+
+  /**
+   * Applies metadata change proposals (UPSERT, CREATE, CREATE_ENTITY, PATCH, DELETE of one aspect each):
+   * all checked first, nothing written when one is bad (every violation named by the proposal's index,
+   * `<prefix>/<i>/...`); then applied in order, runs of upserts through the bulk path
+   * (docs/datahub-clients.md).
+   */
+  async applyProposals(actor: Actor, proposals: readonly unknown[], options: { prefix?: string } = {}): Promise<ProposalOutcome[]> {
+    return applyProposals(this.ctx, this, actor, proposals, options);
+  }
+
+  /**
+   * The key aspect of an entity that exists (`datasetKey { platform, name, origin }`,
+   * `structuredPropertyKey { id }`, ...), derived from its URN; also of the entity types and data types
+   * the catalog knows (`entityTypeKey`, `dataTypeKey`). Undefined when the entity does not exist or its
+   * type has no key aspect here.
+   */
+  async keyAspect(actor: Actor, urn: string): Promise<{ name: string; value: JsonObject } | undefined> {
+    await this.ctx.authenticate(actor);
+    const parsed = parseUrn(urn);
+    const builtIn = builtInKeyAspect(this.ctx.registry, parsed);
+    if (builtIn) return builtIn;
+    if (!this.ctx.registry.hasEntityType(parsed.entityType)) return undefined;
+    const key = keyAspectOf(parsed);
+    if (!key) return undefined;
+    const [entity] = await this.readVisible([urn]);
+    return entity ? key : undefined;
+  }
+
+  /** How writes of an aspect are made: generically, by a domain service within bulk writes, or by a domain service alone. */
+  aspectOwnership(entityType: string, aspect: string): 'generic' | 'bulk' | 'routed' {
+    if (this.bulkPlanners.has(aspect)) return 'bulk';
+    if (this.writeRoutes.has(`${entityType}.${aspect}`) || this.writeRoutes.has(aspect)) return 'routed';
+    return 'generic';
+  }
+
+  /** The violations of an aspect value against the aspect's schema (paths under `prefix`). */
+  validateAspectValue(aspect: string, value: unknown, prefix = ''): Violation[] {
+    return this.ctx.registry.validateAspect(aspect, value, prefix);
   }
 
   /** Writes several aspects of one entity atomically. */

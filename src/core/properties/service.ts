@@ -125,13 +125,15 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
   const definitions = new PropertyDefinitionService(ctx, cache);
   const values = new PropertyValueService(ctx);
 
-  ctx.entities.routeAspectWrites(DEFINITION_ASPECT, (actor, urn, value) => definitions.upsertMany(actor, [value], 'rest', { urns: [urn] }));
+  ctx.entities.routeAspectWrites(DEFINITION_ASPECT, (actor, urn, value) => definitions.upsertMany(actor, [value], 'rest', { urns: [urn] }), {
+    privilege: 'MANAGE_STRUCTURED_PROPERTIES',
+  });
   ctx.entities.routeAspectWrites(`${STRUCTURED_PROPERTY_ENTITY}.status`, async (actor, urn, value) => {
     throwIfViolations(ctx.registry.validateAspect('status', value), `invalid status of ${urn}`);
     return definitions.setRemoved(actor, urn, value.removed === true);
-  });
-  ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'));
-  ctx.entities.routeAspectWrites(SETTINGS_ASPECT, (actor, urn, value) => definitions.writeSettings(actor, urn, value));
+  }, { privilege: 'MANAGE_STRUCTURED_PROPERTIES' });
+  ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'), { privilege: 'EDIT_ENTITY_PROPERTIES' });
+  ctx.entities.routeAspectWrites(SETTINGS_ASPECT, (actor, urn, value) => definitions.writeSettings(actor, urn, value), { privilege: 'MANAGE_STRUCTURED_PROPERTIES' });
   ctx.entities.routeBulkAspect(SETTINGS_ASPECT, { prepare: (actor, items, prefix, violations) => definitions.prepareSettingsBulk(actor, items, prefix, violations) });
   ctx.entities.routeAspectPatches(VALUES_ASPECT, (actor, urn, operations, options) =>
     values.patch(actor, urn, { patch: operations, ...(options.arrayPrimaryKeys ? { arrayPrimaryKeys: options.arrayPrimaryKeys } : {}) }),

@@ -8,9 +8,10 @@ import { graphiqlRoutes } from './graphiql';
 import { metaRoutes } from './meta';
 import { openapiV3Routes } from './openapi-v3';
 import { operationRoutes } from './operations';
+import { restliRoutes } from './restli';
 import { timeseriesRoutes } from './timeseries';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
-  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...openapiV3Routes, ...timeseriesRoutes, ...operationRoutes, ...metaRoutes, ...changeRoutes, ...graphiqlRoutes];
+  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...openapiV3Routes, ...timeseriesRoutes, ...operationRoutes, ...restliRoutes, ...metaRoutes, ...changeRoutes, ...graphiqlRoutes];
 }

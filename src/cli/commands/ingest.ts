@@ -1,0 +1,122 @@
+import { statSync } from 'node:fs';
+import { isCatalogError } from '../../index';
+import { defineCommand, EXIT } from '../define-command';
+import { chunksOf, numberedLines, placeOfViolation, type IngestChunk } from '../ingest-lines';
+import { UsageError } from '../io';
+import { CONNECTION_HELP, OUTPUT_HELP, parseInteger } from '../options';
+
+const USAGE = `Usage: metacatalog ingest <file | -> [--chunk-size n] [--db file | --server url] [--json]
+
+Writes the JSON lines of a file (or of standard input, with -). Each line is either a whole entity,
+  {"urn": "urn:li:dataset:(...)", "aspects": {"datasetProperties": {...}, "structuredProperties": {...}}}
+or one change proposal as DataHub's clients send it,
+  {"entityUrn": "...", "changeType": "UPSERT", "aspectName": "status", "aspect": {"value": "{\\"removed\\": false}", "contentType": "application/json"}}
+(changeType UPSERT, CREATE, CREATE_ENTITY, PATCH or DELETE; "aspect": {"json": {...}} is taken too).
+
+Lines are written in chunks (--chunk-size lines, default 1000, and at most about 512 KB): every line of
+a chunk is checked before any is written, and a chunk of upserts is written atomically. A bad line
+(invalid JSON, a wrong shape, a value the catalog refuses) is reported with its line number, nothing of
+its chunk is written, the other chunks are, and the command exits with 1.
+
+  --chunk-size <n>      lines per chunk (1 to 10000, default 1000)
+
+${CONNECTION_HELP}
+${OUTPUT_HELP}
+
+On a terminal (stdout and stderr both) a progress line is drawn on stderr. The summary at the end counts the entities, aspects,
+chunks written, the lines refused and the time taken.
+
+Exit codes: 0 every line written, 1 a line was refused or the catalog refused the work, 2 usage error.
+`;
+
+const MAX_CHUNK_BYTES = 512 * 1024;
+
+interface Summary {
+  entities: number;
+  aspects: number;
+  chunks: number;
+  lines: number;
+  badLines: number;
+  seconds: number;
+}
+
+export const ingestCommand = defineCommand({
+  name: 'ingest',
+  summary: 'write entities and change proposals from a JSON lines file (- for stdin)',
+  usage: USAGE,
+  options: { 'chunk-size': { type: 'string' } },
+  connects: true,
+  positionals: true,
+  async run(cli) {
+    const [source, ...extra] = cli.positionals;
+    if (source === undefined) throw new UsageError('a file to ingest is needed (- reads standard input)');
+    if (extra.length) throw new UsageError(`one file at a time; also given: ${extra.join(' ')}`);
+    const chunkSize = parseInteger(cli.values['chunk-size'], '--chunk-size', 1, 10_000) ?? 1000;
+    let size: number | undefined;
+    if (source !== '-') {
+      try {
+        size = statSync(source).size;
+      } catch {
+        throw new UsageError(`cannot read ${source}`);
+      }
+    }
+    // Embedded mode may create the file: an ingest into a new database is a normal first step.
+    const backend = await cli.backend({ create: true });
+    const started = Date.now();
+    // Drawn only for a person watching: both outputs on a terminal (a redirected summary means a script).
+    const watched = !cli.json && cli.terminal.canDrawProgress && process.stdout.isTTY === true;
+    const bar = watched ? cli.terminal.progress(source === '-' ? 'Ingesting lines' : 'Ingesting bytes') : undefined;
+    const summary: Summary = { entities: 0, aspects: 0, chunks: 0, lines: 0, badLines: 0, seconds: 0 };
+    const entities = new Set<string>();
+    const refusals: Array<{ line: number; message: string }> = [];
+    let bytesDone = 0;
+    try {
+      for await (const chunk of chunksOf(numberedLines(source), chunkSize, MAX_CHUNK_BYTES)) {
+        summary.lines += chunk.lines.length;
+        bytesDone += chunk.bytes;
+        const bad = await writeChunk(chunk, (proposals) => backend.ingestProposals(proposals));
+        if (bad.length) {
+          refusals.push(...bad);
+          summary.badLines += new Set(bad.map((b) => b.line)).size;
+          if (!cli.json) {
+            bar?.finish();
+            for (const b of bad) cli.note(`line ${b.line}: ${b.message}`);
+          }
+        } else {
+          summary.chunks++;
+          summary.aspects += chunk.proposals.length;
+          for (const line of chunk.lines) if ('urns' in line) for (const urn of line.urns) entities.add(urn);
+        }
+        bar?.update(source === '-' ? summary.lines : bytesDone, size);
+      }
+    } finally {
+      bar?.finish();
+    }
+    summary.entities = entities.size;
+    summary.seconds = Math.round((Date.now() - started) / 10) / 100;
+    if (cli.json) cli.printJson({ ...summary, refused: refusals });
+    else {
+      const refused = summary.badLines ? `; ${summary.badLines} line${summary.badLines === 1 ? '' : 's'} refused, their chunks not written` : '';
+      cli.print(`Ingested ${summary.entities} entities (${summary.aspects} aspects) in ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'} in ${summary.seconds.toFixed(2)} s${refused}`);
+    }
+    return summary.badLines ? EXIT.failed : EXIT.ok;
+  },
+});
+
+/**
+ * Writes one chunk unless a line of it is bad; returns the bad lines (by number, with why). A refusal
+ * that names no line (no privilege, the server unreachable) stops the command.
+ */
+async function writeChunk(chunk: IngestChunk, ingest: (proposals: readonly unknown[]) => Promise<void>): Promise<Array<{ line: number; message: string }>> {
+  const unreadable = chunk.lines.flatMap((l) => ('problem' in l ? [{ line: l.line, message: l.problem }] : []));
+  if (unreadable.length) return unreadable;
+  try {
+    await ingest(chunk.proposals);
+    return [];
+  } catch (error) {
+    if (!isCatalogError(error) || error.code !== 'INVALID_INPUT' || error.details.length === 0) throw error;
+    const placed = error.details.map((d) => ({ place: placeOfViolation(d.path, chunk), message: d.message }));
+    if (placed.some((p) => p.place === undefined)) throw error;
+    return placed.map((p) => ({ line: p.place!.line, message: p.place!.path ? `${p.place!.path}: ${p.message}` : p.message }));
+  }
+}
