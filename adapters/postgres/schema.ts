@@ -1,4 +1,5 @@
 import { changesMigration } from './changes';
+import { compactMigration } from './migration-compact';
 import type { PgHandle, Queryable } from './database';
 
 /**
@@ -127,6 +128,8 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
   `,
   // Change feed and aspect history (adapters/postgres/changes.ts): change_counter, change_events, aspect_versions.
   changesMigration,
+  // Compact storage: packed documents, audit stamps stored once (adapters/postgres/migration-compact.ts).
+  compactMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

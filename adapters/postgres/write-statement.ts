@@ -1,5 +1,6 @@
 import type { EntityWrite, SearchDocument } from '../../src/adapter/types';
 import type { Queryable } from './database';
+import type { Packer } from './packing';
 import { lowerIfDifferent } from './search-store';
 import { documentVector } from './text';
 
@@ -24,7 +25,10 @@ export class WriteStatement {
   /** Entities whose search document row goes. */
   private readonly dropDocIds: string[] = [];
 
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly packer: Packer,
+  ) {}
 
   private param(value: unknown, cast: string): string {
     this.values.push(value);
@@ -75,27 +79,29 @@ export class WriteStatement {
     if (rows.size === 0) return;
     const list = [...rows.values()];
     const { id, join } = this.resolvedId('a');
+    // Documents packed (packing.ts); the modification stamp only when it differs from the creation stamp.
     this.ctes.push(`put_aspects AS (
-      INSERT INTO ${this.s}.aspects (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
-      SELECT ${id}, a.name, a.value, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata
+      INSERT INTO ${this.s}.aspects (entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
+      SELECT ${id}, a.name, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.packed, a.packed_metadata
       FROM unnest(${[
         this.param(list.map((r) => r.entityId), 'bigint[]'),
         this.param(list.map((r) => r.urn), 'text[]'),
         this.param(list.map((r) => r.put.name), 'text[]'),
-        this.param(list.map((r) => JSON.stringify(r.put.value)), 'text[]'),
         this.param(list.map((r) => r.put.version), 'integer[]'),
         this.param(list.map((r) => r.put.created.time), 'bigint[]'),
         this.param(list.map((r) => r.put.created.actor), 'text[]'),
-        this.param(list.map((r) => r.put.lastModified.time), 'bigint[]'),
-        this.param(list.map((r) => r.put.lastModified.actor), 'text[]'),
-        this.param(list.map((r) => (r.put.systemMetadata ? JSON.stringify(r.put.systemMetadata) : null)), 'text[]'),
+        this.param(list.map((r) => (r.put.lastModified.time === r.put.created.time ? null : r.put.lastModified.time)), 'bigint[]'),
+        this.param(list.map((r) => (r.put.lastModified.actor === r.put.created.actor ? null : r.put.lastModified.actor)), 'text[]'),
+        this.param(list.map((r) => this.packer.json(r.put.value)), 'bytea[]'),
+        this.param(list.map((r) => this.packer.json(r.put.systemMetadata)), 'bytea[]'),
       ].join(', ')})
-        AS a(entity_id, urn, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
+        AS a(entity_id, urn, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
       ${join}
       WHERE ${id} IS NOT NULL
       ON CONFLICT (entity_id, name) DO UPDATE SET
-        value = excluded.value, version = excluded.version, created_time = excluded.created_time, created_actor = excluded.created_actor,
-        modified_time = excluded.modified_time, modified_actor = excluded.modified_actor, system_metadata = excluded.system_metadata)`);
+        value = NULL, system_metadata = NULL, packed = excluded.packed, packed_metadata = excluded.packed_metadata,
+        version = excluded.version, created_time = excluded.created_time, created_actor = excluded.created_actor,
+        modified_time = excluded.modified_time, modified_actor = excluded.modified_actor)`);
   }
 
   /** Aspects of existing entities to delete (absent ones are ignored). */
