@@ -34,3 +34,24 @@ export function compactMigration(s: string): string {
       ALTER COLUMN packed_aspect SET STORAGE EXTERNAL, ALTER COLUMN packed_previous SET STORAGE EXTERNAL, ALTER COLUMN packed_metadata SET STORAGE EXTERNAL;
   `;
 }
+
+/**
+ * Schema version 4: the search document's own columns move onto the entity's row, and `search_docs`
+ * becomes a view of the entities that have a document (`removed` is NULL for those that have none).
+ * The URN and type were stored twice, each with its own unique and by-type indexes; now once. Readers
+ * keep reading `search_docs`. The `*_lower` columns are stored only when `lower()` in the "C" collation
+ * cannot compute them (adapters/postgres/search-store.ts); values stored before stay valid.
+ */
+export function entityDocumentMigration(s: string): string {
+  return `
+    ALTER TABLE ${s}.entities
+      ADD COLUMN removed boolean,
+      ADD COLUMN urn_lower text COLLATE "C",
+      ADD COLUMN entity_type_lower text COLLATE "C";
+    UPDATE ${s}.entities e SET removed = d.removed, urn_lower = d.urn_lower, entity_type_lower = d.entity_type_lower
+      FROM ${s}.search_docs d WHERE d.entity_id = e.id;
+    DROP TABLE ${s}.search_docs;
+    CREATE VIEW ${s}.search_docs AS
+      SELECT id AS entity_id, urn, entity_type, removed, urn_lower, entity_type_lower FROM ${s}.entities WHERE removed IS NOT NULL;
+  `;
+}

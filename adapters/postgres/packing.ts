@@ -47,13 +47,19 @@ export function unpack(packed: Buffer): string {
  * and dropped with it, so it holds at most what the commit itself holds.
  */
 export class Packer {
-  private readonly done = new Map<string, Buffer>();
+  private readonly byObject = new Map<object, Buffer>();
+  private readonly byText = new Map<string, Buffer>();
 
   json(value: unknown): Buffer | null {
     if (value === null || value === undefined) return null;
+    // The same object (an event's value is the aspect's own) is not even serialized again.
+    const object = typeof value === 'object' ? value : undefined;
+    let packed = object && this.byObject.get(object);
+    if (packed) return packed;
     const text = JSON.stringify(value);
-    let packed = this.done.get(text);
-    if (!packed) this.done.set(text, (packed = pack(text)));
+    packed = this.byText.get(text);
+    if (!packed) this.byText.set(text, (packed = pack(text)));
+    if (object) this.byObject.set(object, packed);
     return packed;
   }
 }

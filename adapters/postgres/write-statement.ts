@@ -1,7 +1,7 @@
 import type { EntityWrite, SearchDocument } from '../../src/adapter/types';
 import type { Queryable } from './database';
 import type { Packer } from './packing';
-import { lowerIfDifferent } from './search-store';
+import { storedLower } from './search-store';
 import { documentVector } from './text';
 
 type AspectPut = NonNullable<EntityWrite['put']>[number];
@@ -20,9 +20,14 @@ export class WriteStatement {
   private readonly ctes: string[] = [];
   private readonly values: unknown[] = [];
   private creating = false;
+  private toCreate: readonly EntityWrite[] = [];
+  /** Existing entities whose row changes: version bumped, search document columns set (null: no document). */
+  private readonly rowChanges = new Map<string, { bump: boolean; doc?: SearchDocument | null }>();
+  /** Documents of the entities this statement creates, by URN. */
+  private readonly newDocs = new Map<string, SearchDocument>();
   /** Entities whose standard fields and property values go (deleted, document removed or replaced). */
   private readonly clearIds: string[] = [];
-  /** Entities whose search document row goes. */
+  /** Entities whose full-text row goes. */
   private readonly dropDocIds: string[] = [];
 
   constructor(
@@ -44,18 +49,53 @@ export class WriteStatement {
   createEntities(writes: readonly EntityWrite[]): void {
     if (writes.length === 0) return;
     this.creating = true;
-    this.ctes.push(`created AS (
-      INSERT INTO ${this.s}.entities (urn, entity_type, version)
-      SELECT n.urn, n.entity_type, 1
-      FROM unnest(${this.param(writes.map((w) => w.urn), 'text[]')}, ${this.param(writes.map((w) => w.entityType), 'text[]')}) WITH ORDINALITY AS n(urn, entity_type, i)
-      ORDER BY n.i
-      ON CONFLICT (urn) DO NOTHING
-      RETURNING id, urn)`);
+    this.toCreate = writes;
   }
 
   bumpVersions(ids: readonly string[]): void {
-    if (ids.length === 0) return;
-    this.ctes.push(`bumped AS (UPDATE ${this.s}.entities SET version = version + 1 WHERE id = ANY(${this.param(ids, 'bigint[]')}))`);
+    for (const id of ids) this.rowChanges.set(id, { ...this.rowChanges.get(id), bump: true });
+  }
+
+  /** The row changes of `entities`, built last (documents known) and placed first (others join `created`). */
+  private entityCtes(): string[] {
+    const ctes: string[] = [];
+    // The search document's own columns live on the entity's row (`search_docs` is a view of it).
+    const docColumns = (docs: ReadonlyArray<SearchDocument | null | undefined>) => [
+      this.param(docs.map((d) => (d ? d.removed : null)), 'boolean[]'),
+      this.param(docs.map((d) => (d ? storedLower(d.urn) : null)), 'text[]'),
+      this.param(docs.map((d) => (d ? storedLower(d.entityType) : null)), 'text[]'),
+    ];
+    if (this.toCreate.length > 0) {
+      const writes = this.toCreate;
+      ctes.push(`created AS (
+      INSERT INTO ${this.s}.entities (urn, entity_type, version, removed, urn_lower, entity_type_lower)
+      SELECT n.urn, n.entity_type, 1, n.removed, n.urn_lower, n.entity_type_lower
+      FROM unnest(${[
+        this.param(writes.map((w) => w.urn), 'text[]'),
+        this.param(writes.map((w) => w.entityType), 'text[]'),
+        ...docColumns(writes.map((w) => this.newDocs.get(w.urn))),
+      ].join(', ')}) WITH ORDINALITY AS n(urn, entity_type, removed, urn_lower, entity_type_lower, i)
+      ORDER BY n.i
+      ON CONFLICT (urn) DO NOTHING
+      RETURNING id, urn)`);
+    }
+    if (this.rowChanges.size > 0) {
+      const changes = [...this.rowChanges];
+      ctes.push(`bumped AS (
+      UPDATE ${this.s}.entities e SET
+        version = e.version + CASE WHEN b.bump THEN 1 ELSE 0 END,
+        removed = CASE WHEN b.set_doc THEN b.removed ELSE e.removed END,
+        urn_lower = CASE WHEN b.set_doc THEN b.urn_lower ELSE e.urn_lower END,
+        entity_type_lower = CASE WHEN b.set_doc THEN b.entity_type_lower ELSE e.entity_type_lower END
+      FROM unnest(${[
+        this.param(changes.map(([id]) => id), 'bigint[]'),
+        this.param(changes.map(([, c]) => c.bump), 'boolean[]'),
+        this.param(changes.map(([, c]) => c.doc !== undefined), 'boolean[]'),
+        ...docColumns(changes.map(([, c]) => c.doc)),
+      ].join(', ')}) AS b(id, bump, set_doc, removed, urn_lower, entity_type_lower)
+      WHERE e.id = b.id)`);
+    }
+    return ctes;
   }
 
   deleteEntities(ids: readonly string[]): void {
@@ -117,6 +157,7 @@ export class WriteStatement {
   removeSearchDocuments(ids: readonly string[]): void {
     this.clearIds.push(...ids);
     this.dropDocIds.push(...ids);
+    for (const id of ids) this.rowChanges.set(id, { bump: false, ...this.rowChanges.get(id), doc: null });
   }
 
   /** Replaces documents: `entityId` is undefined for entities this statement creates. */
@@ -128,23 +169,10 @@ export class WriteStatement {
     for (const item of items) if (item.entityId !== undefined) this.clearIds.push(item.entityId);
     const ids = items.map((item) => item.entityId ?? null);
     const docs = items.map((item) => item.doc);
-    const { id, join } = this.resolvedId('d');
-    this.ctes.push(`written_docs AS (
-      INSERT INTO ${this.s}.search_docs (entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
-      SELECT ${id}, d.urn, d.entity_type, d.removed, d.urn_lower, d.entity_type_lower
-      FROM unnest(${[
-        this.param(ids, 'bigint[]'),
-        this.param(docs.map((d) => d.urn), 'text[]'),
-        this.param(docs.map((d) => d.entityType), 'text[]'),
-        this.param(docs.map((d) => d.removed), 'boolean[]'),
-        this.param(docs.map((d) => lowerIfDifferent(d.urn)), 'text[]'),
-        this.param(docs.map((d) => lowerIfDifferent(d.entityType)), 'text[]'),
-      ].join(', ')}) AS d(entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
-      ${join}
-      WHERE ${id} IS NOT NULL
-      ON CONFLICT (entity_id) DO UPDATE SET
-        urn = excluded.urn, entity_type = excluded.entity_type, removed = excluded.removed,
-        urn_lower = excluded.urn_lower, entity_type_lower = excluded.entity_type_lower)`);
+    for (const item of items) {
+      if (item.entityId === undefined) this.newDocs.set(item.urn, item.doc);
+      else this.rowChanges.set(item.entityId, { bump: false, ...this.rowChanges.get(item.entityId), doc: item.doc });
+    }
     const t = this.resolvedId('t');
     this.ctes.push(`written_text AS (
       INSERT INTO ${this.s}.search_text (entity_id, tsv)
@@ -193,7 +221,7 @@ export class WriteStatement {
           this.param(fields.map((r) => r.urn), 'text[]'),
           this.param(fields.map((r) => r.field), 'text[]'),
           this.param(fields.map((r) => r.value), 'text[]'),
-          this.param(fields.map((r) => lowerIfDifferent(r.value)), 'text[]'),
+          this.param(fields.map((r) => storedLower(r.value)), 'text[]'),
           this.param(fields.map((r) => r.doc.entityType), 'text[]'),
           this.param(fields.map((r) => r.doc.removed), 'boolean[]'),
           this.param(fields.map((r) => r.first), 'boolean[]'),
@@ -212,7 +240,7 @@ export class WriteStatement {
           this.param(values.map((r) => r.keyId), 'integer[]'),
           this.param(values.map((r) => (typeof r.value === 'string' ? r.value : null)), 'text[]'),
           this.param(values.map((r) => (typeof r.value === 'number' ? r.value : null)), 'float8[]'),
-          this.param(values.map((r) => (typeof r.value === 'string' ? lowerIfDifferent(r.value) : null)), 'text[]'),
+          this.param(values.map((r) => (typeof r.value === 'string' ? storedLower(r.value) : null)), 'text[]'),
           this.param(values.map((r) => r.doc.entityType), 'text[]'),
           this.param(values.map((r) => r.doc.removed), 'boolean[]'),
           this.param(values.map((r) => r.first), 'boolean[]'),
@@ -231,9 +259,9 @@ export class WriteStatement {
     }
     if (this.dropDocIds.length > 0) {
       const list = this.param([...new Set(this.dropDocIds)], 'bigint[]');
-      this.ctes.push(`dropped_docs AS (DELETE FROM ${this.s}.search_docs WHERE entity_id = ANY(${list}))`);
       this.ctes.push(`dropped_text AS (DELETE FROM ${this.s}.search_text WHERE entity_id = ANY(${list}))`);
     }
+    this.ctes.unshift(...this.entityCtes());
     if (this.ctes.length === 0) return [];
     const result = this.creating ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created` : `SELECT '{}'::text[] AS created`;
     const [row] = await tx.query<{ created: string[] }>(`WITH ${this.ctes.join(',\n')}\n${result}`, this.values);
