@@ -113,20 +113,28 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer
     const found = existing.get(write.urn)?.version ?? 0;
     if (found !== write.expectVersion) throw conflict(write, found);
   }
-  const idOf = (write: EntityWrite): string | undefined => existing.get(write.urn)?.id;
+  const existingId = (write: EntityWrite): string | undefined => existing.get(write.urn)?.id;
+
+  const toCreate = run.filter((w) => !w.deleteEntity && !existing.has(w.urn)).sort(byUrn);
+  // Ids for the new entities, drawn from the identity's sequence (a gap when a commit fails is harmless).
+  const fresh =
+    toCreate.length === 0
+      ? []
+      : await tx.query<{ id: string }>(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::text AS id FROM generate_series(1, $2::int)`, [`${s}.entities`, toCreate.length]);
+  const newIds = new Map(toCreate.map((w, i) => [w.urn, fresh[i]!.id] as const));
+  const idOf = (write: EntityWrite): string => existingId(write) ?? newIds.get(write.urn)!;
 
   const statement = new WriteStatement(s, packer);
-  const toCreate = run.filter((w) => !w.deleteEntity && !existing.has(w.urn)).sort(byUrn);
-  statement.createEntities(toCreate);
+  statement.createEntities(toCreate.map((write) => ({ write, id: newIds.get(write.urn)! })));
   const kept = run.filter((w) => !w.deleteEntity);
-  statement.bumpVersions(kept.flatMap((w) => idOf(w) ?? []));
+  statement.bumpVersions(kept.flatMap((w) => existingId(w) ?? []));
   const deleted = run.filter((w) => w.deleteEntity && existing.has(w.urn));
-  statement.deleteEntities(deleted.map((w) => idOf(w)!));
+  statement.deleteEntities(deleted.map((w) => existingId(w)!));
   statement.putAspects(kept, idOf);
-  statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: idOf(w)!, names: w.delete ?? [] })));
-  statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => idOf(w)!));
+  statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: existingId(w)!, names: w.delete ?? [] })));
+  statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => existingId(w)!));
   statement.writeSearchDocuments(
-    kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), doc: w.searchDocument! })),
+    kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), isNew: !existing.has(w.urn), doc: w.searchDocument! })),
     (property, definitionKey) => keys.get(property, definitionKey),
   );
 
