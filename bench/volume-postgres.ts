@@ -12,9 +12,10 @@ import { ADMIN, assignments, CASES, NAMES, VALUE_TYPES, type FilterCase, type Pr
  *
  * Baseline, on the same server in the same process: a plain hand-written design (one row per entity
  * with its name, description and `tsvector`, a typed property-value table with three covering
- * indexes, a GIN index for full text) loaded in batches of 1,000 with `INSERT ... SELECT FROM unnest`.
- * Then the catalog's bulk load of the same datasets through `catalog.entities.upsertMany` (1,000 per
- * call, each item with its `datasetProperties` and `structuredProperties`). Printed: load throughput,
+ * indexes, a GIN index for full text) loaded in batches of 1,000 with `INSERT ... SELECT FROM unnest`,
+ * against the catalog's bulk load of the same datasets through `catalog.entities.upsertMany` (1,000 per
+ * call, each item with its `datasetProperties` and `structuredProperties`). The two loads alternate
+ * batch by batch, so that other work on a shared machine slows both alike. Printed: load throughput,
  * bytes per entity (`pg_total_relation_size` of every table of each schema, after VACUUM ANALYZE,
  * table by table for the catalog), p50/p99 of a few searches on both, and the peak RSS of this process.
  *
@@ -60,56 +61,68 @@ const PLAIN_DDL = (s: string) => `
   CREATE INDEX property_values_num ON ${s}.property_values (key_id, num_value, entity_id);
   CREATE INDEX property_values_by_entity ON ${s}.property_values (entity_id);`;
 
-/** The plain design's load: per batch one transaction, one INSERT ... SELECT FROM unnest per table. */
-async function loadPlain(client: pg.PoolClient, s: string, count: number): Promise<number> {
-  const start = performance.now();
-  let id = 0;
-  for (const batch of batches(count)) {
-    const ids = batch.map(() => ++id);
-    const values: Array<{ entity: number; key: number; str: string | null; num: number | null }> = [];
-    batch.forEach((d, i) => {
-      const entity = ids[i]!;
-      values.push({ entity, key: KEY_IDS.tier, str: d.tier, num: null });
-      values.push({ entity, key: KEY_IDS.owner, str: d.owner, num: null });
-      values.push({ entity, key: KEY_IDS.score, str: null, num: d.score });
-      values.push({ entity, key: KEY_IDS.reviewed, str: d.reviewed, num: null });
-      if (d.costCenter) values.push({ entity, key: KEY_IDS.costCenter, str: d.costCenter, num: null });
-    });
-    await client.query('BEGIN');
-    await client.query({
-      name: 'plain_entities',
-      text: `INSERT INTO ${s}.entities (id, urn, entity_type, name, description, tsv)
-             SELECT id, urn, 'dataset', name, description, to_tsvector('simple', name || ' ' || description)
-             FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS x(id, urn, name, description)`,
-      values: [ids, batch.map((d) => d.urn), batch.map((d) => d.name), batch.map((d) => d.description)],
-    });
-    await client.query({
-      name: 'plain_values',
-      text: `INSERT INTO ${s}.property_values (entity_id, key_id, str_value, num_value)
-             SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[])`,
-      values: [values.map((v) => v.entity), values.map((v) => v.key), values.map((v) => v.str), values.map((v) => v.num)],
-    });
-    await client.query('COMMIT');
-  }
-  return performance.now() - start;
+/** The plain design's load of one batch: one transaction, one INSERT ... SELECT FROM unnest per table. */
+async function loadPlainBatch(client: pg.PoolClient, s: string, batch: readonly GeneratedDataset[], firstId: number): Promise<void> {
+  const ids = batch.map((_, i) => firstId + i);
+  const values: Array<{ entity: number; key: number; str: string | null; num: number | null }> = [];
+  batch.forEach((d, i) => {
+    const entity = ids[i]!;
+    values.push({ entity, key: KEY_IDS.tier, str: d.tier, num: null });
+    values.push({ entity, key: KEY_IDS.owner, str: d.owner, num: null });
+    values.push({ entity, key: KEY_IDS.score, str: null, num: d.score });
+    values.push({ entity, key: KEY_IDS.reviewed, str: d.reviewed, num: null });
+    if (d.costCenter) values.push({ entity, key: KEY_IDS.costCenter, str: d.costCenter, num: null });
+  });
+  await client.query('BEGIN');
+  await client.query({
+    name: 'plain_entities',
+    text: `INSERT INTO ${s}.entities (id, urn, entity_type, name, description, tsv)
+           SELECT id, urn, 'dataset', name, description, to_tsvector('simple', name || ' ' || description)
+           FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS x(id, urn, name, description)`,
+    values: [ids, batch.map((d) => d.urn), batch.map((d) => d.name), batch.map((d) => d.description)],
+  });
+  await client.query({
+    name: 'plain_values',
+    text: `INSERT INTO ${s}.property_values (entity_id, key_id, str_value, num_value)
+           SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::float8[])`,
+    values: [values.map((v) => v.entity), values.map((v) => v.key), values.map((v) => v.str), values.map((v) => v.num)],
+  });
+  await client.query('COMMIT');
 }
 
-/** The catalog's bulk load: properties created, then `upsertMany` of 1,000 whole datasets per call. */
-async function loadCatalog(catalog: Catalog, count: number): Promise<number> {
+/** The catalog's bulk load of one batch: `upsertMany` of whole datasets. */
+async function loadCatalogBatch(catalog: Catalog, batch: readonly GeneratedDataset[]): Promise<void> {
+  await catalog.entities.upsertMany(
+    ADMIN,
+    batch.map((d) => ({
+      urn: d.urn,
+      aspects: { datasetProperties: { name: d.name, description: d.description }, structuredProperties: { properties: assignments(d) } },
+    })),
+  );
+}
+
+/**
+ * Both loads, batch by batch, alternating (the plain design's batch, then the catalog's same batch), so
+ * that a machine shared with other work slows both alike. Returns the time each spent, in ms.
+ */
+async function loadBoth(client: pg.PoolClient, plainSchema: string, catalog: Catalog, count: number): Promise<{ plainMs: number; catalogMs: number }> {
   for (const name of NAMES) {
     await catalog.properties.create(ADMIN, { qualifiedName: `bench.${name}`, displayName: name, valueType: VALUE_TYPES[name], entityTypes: ['dataset'] });
   }
-  const start = performance.now();
+  let plainMs = 0;
+  let catalogMs = 0;
+  let loaded = 0;
   for (const batch of batches(count)) {
-    await catalog.entities.upsertMany(
-      ADMIN,
-      batch.map((d) => ({
-        urn: d.urn,
-        aspects: { datasetProperties: { name: d.name, description: d.description }, structuredProperties: { properties: assignments(d) } },
-      })),
-    );
+    let start = performance.now();
+    await loadPlainBatch(client, plainSchema, batch, loaded + 1);
+    plainMs += performance.now() - start;
+    start = performance.now();
+    await loadCatalogBatch(catalog, batch);
+    catalogMs += performance.now() - start;
+    loaded += batch.length;
+    if (loaded % 100_000 === 0) console.log(`  ${loaded.toLocaleString('en-US')} loaded (plain ${(plainMs / 1000).toFixed(1)} s, catalog ${(catalogMs / 1000).toFixed(1)} s)`);
   }
-  return performance.now() - start;
+  return { plainMs, catalogMs };
 }
 
 interface TableSize {
@@ -229,17 +242,16 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
     const client = await admin.connect();
     try {
       await client.query(PLAIN_DDL(`"${plainSchema}"`));
-      const plainMs = await loadPlain(client, `"${plainSchema}"`, count);
-      const plainSizes = await schemaSizes(client, plainSchema);
-      console.log(`plain design: loaded ${count.toLocaleString('en-US')} datasets in ${(plainMs / 1000).toFixed(1)} s`);
-
       const adapter = createPostgresAdapter({ connectionString: server.url }, { schema: catalogSchema });
       const catalog = createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false }, changes: { enabled: changes } });
       await catalog.ready();
       try {
-        const catalogMs = await loadCatalog(catalog, count);
+        const { plainMs, catalogMs } = await loadBoth(client, `"${plainSchema}"`, catalog, count);
+        console.log(
+          `loaded ${count.toLocaleString('en-US')} datasets: plain design ${(plainMs / 1000).toFixed(1)} s, catalog ${(catalogMs / 1000).toFixed(1)} s (change feed ${changes ? 'on' : 'off'})`,
+        );
+        const plainSizes = await schemaSizes(client, plainSchema);
         const sizes = await schemaSizes(client, catalogSchema);
-        console.log(`catalog: loaded ${count.toLocaleString('en-US')} datasets in ${(catalogMs / 1000).toFixed(1)} s (change feed ${changes ? 'on' : 'off'})`);
         const plainBytes = plainSizes.reduce((n, t) => n + t.bytes, 0) / count;
         const catalogBytes = sizes.reduce((n, t) => n + t.bytes, 0) / count;
         const feedBytes = sizes.filter((t) => t.table === 'change_events' || t.table === 'aspect_versions').reduce((n, t) => n + t.bytes, 0) / count;
