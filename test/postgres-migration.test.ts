@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHandle } from '../adapters/postgres/database';
 import { pack, unpack } from '../adapters/postgres/packing';
+import { createPostgresAdapter } from '../adapters/postgres/index';
 import { migrate, SCHEMA_VERSION } from '../adapters/postgres/schema';
 import { storedLower } from '../adapters/postgres/search-store';
 import { documentVector } from '../adapters/postgres/text';
@@ -200,6 +201,44 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       expect(rows.map((r) => [r.value, r.packed === null ? null : unpack(r.packed), r.modified_actor])).toEqual([[null, JSON.stringify(put.value), null]]);
       expect(await schemas.query(`SELECT entity_id FROM "${schema}".search_docs`)).toHaveLength(1);
     });
+  });
+
+  it('keeps the rights of a role that could use the tables of the earlier release: it still searches and creates entities', async () => {
+    const schema = await releasedSchema();
+    const role = `${schema}_user`;
+    await schemas.query(`CREATE ROLE "${role}" NOLOGIN`);
+    try {
+      // What a deployment granted on the earlier release: the tables, no sequence.
+      await schemas.query(`GRANT USAGE ON SCHEMA "${schema}" TO "${role}"`);
+      await schemas.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO "${role}"`);
+      const owner = schemas.adapter({ schema });
+      await owner.open();
+      await owner.close();
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, options: `-c role=${role}` });
+      try {
+        const adapter = createPostgresAdapter({ pool }, { schema });
+        await adapter.open();
+        const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,new_one,PROD)';
+        await adapter.commit({
+          entities: [
+            {
+              urn,
+              entityType: 'dataset',
+              expectVersion: 0,
+              put: [{ name: 'info', value: { n: 1 }, version: 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+              searchDocument: doc(urn, 'Gold'),
+            },
+          ],
+        });
+        expect((await adapter.search(search([]))).hits.map((h) => h.urn)).toEqual([OLD_URN, urn]);
+        await adapter.close();
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await schemas.query(`DROP OWNED BY "${role}"`);
+      await schemas.query(`DROP ROLE "${role}"`);
+    }
   });
 
   describe('storage rules', () => {

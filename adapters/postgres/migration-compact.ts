@@ -41,8 +41,13 @@ export function compactMigration(s: string): string {
  * The URN and type were stored twice, each with its own unique and by-type indexes; now once. Readers
  * keep reading `search_docs`. The `*_lower` columns are stored only when `lower()` in the "C" collation
  * cannot compute them (adapters/postgres/search-store.ts); values stored before stay valid.
+ * New entity ids are drawn by the writer with `nextval`, which (unlike an identity default) needs USAGE
+ * on the sequence: roles that could insert entities get it here; docs/postgres.md says so for new roles.
  */
 export function entityDocumentMigration(s: string): string {
+  // Privileges granted on the old table go to the view; roles that may insert entities get USAGE on
+  // the identity's sequence, from which the writer now draws new ids itself (adapters/postgres/entities.ts).
+  const grantee = `CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END`;
   return `
     ALTER TABLE ${s}.entities
       ADD COLUMN removed boolean,
@@ -50,8 +55,24 @@ export function entityDocumentMigration(s: string): string {
       ADD COLUMN entity_type_lower text COLLATE "C";
     UPDATE ${s}.entities e SET removed = d.removed, urn_lower = d.urn_lower, entity_type_lower = d.entity_type_lower
       FROM ${s}.search_docs d WHERE d.entity_id = e.id;
-    DROP TABLE ${s}.search_docs;
-    CREATE VIEW ${s}.search_docs AS
+    CREATE VIEW ${s}.search_docs_view AS
       SELECT id AS entity_id, urn, entity_type, removed, urn_lower, entity_type_lower FROM ${s}.entities WHERE removed IS NOT NULL;
+    DO $grants$
+    DECLARE r record;
+    BEGIN
+      FOR r IN SELECT DISTINCT ${grantee} AS who, a.privilege_type AS what
+               FROM pg_class c, aclexplode(c.relacl) a
+               WHERE c.oid = '${s}.search_docs'::regclass AND a.grantee <> c.relowner LOOP
+        EXECUTE format('GRANT %s ON ${s}.search_docs_view TO %s', r.what, r.who);
+      END LOOP;
+      FOR r IN SELECT DISTINCT ${grantee} AS who
+               FROM pg_class c, aclexplode(c.relacl) a
+               WHERE c.oid = '${s}.entities'::regclass AND a.grantee <> c.relowner AND a.privilege_type = 'INSERT' LOOP
+        EXECUTE format('GRANT USAGE ON SEQUENCE %s TO %s', pg_get_serial_sequence('${s}.entities', 'id'), r.who);
+      END LOOP;
+    END
+    $grants$;
+    DROP TABLE ${s}.search_docs;
+    ALTER VIEW ${s}.search_docs_view RENAME TO search_docs;
   `;
 }
