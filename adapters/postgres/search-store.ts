@@ -11,6 +11,7 @@ const asciiLower = (value: string): string => value.replace(/[A-Z]+/g, (m) => m.
  */
 export function storedLower(value: string): string | null {
   const lower = value.toLowerCase();
+  if (lower === value) return null;
   return lower === asciiLower(value) ? null : lower;
 }
 
