@@ -80,16 +80,19 @@ export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch
   }
   const events = batch.events ?? [];
   if (!events.length) return;
-  // The counter row lock orders commits (see above); held until COMMIT.
-  const [counter] = await tx.query<{ last_id: string }>(`UPDATE ${s}.change_counter SET last_id = last_id + $1 RETURNING last_id`, [events.length]);
-  const first = BigInt(counter!.last_id) - BigInt(events.length) + 1n;
-  await tx.execute(
-    `INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, packed_aspect, packed_previous, created_time, created_actor, packed_metadata)
-     SELECT $1::bigint + n - 1, u, t, a, c, v, p, ct, ca, m
-     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::bytea[], $8::bigint[], $9::text[], $10::bytea[])
-          WITH ORDINALITY AS x(u, t, a, c, v, p, ct, ca, m, n)`,
+  // One statement, the transaction's last: the counter row lock orders commits (see above) and is held
+  // until COMMIT; the notification is delivered to listeners when (and only if) the transaction commits.
+  await tx.query(
+    `WITH counter AS (UPDATE ${s}.change_counter SET last_id = last_id + $1 RETURNING last_id),
+     inserted AS (
+       INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, packed_aspect, packed_previous, created_time, created_actor, packed_metadata)
+       SELECT (SELECT last_id FROM counter) - $1 + n, u, t, a, c, v, p, ct, ca, m
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[], $9::bigint[], $10::text[], $11::bytea[])
+            WITH ORDINALITY AS x(u, t, a, c, v, p, ct, ca, m, n))
+     SELECT pg_notify($2, (SELECT last_id FROM counter)::text)`,
     [
-      first.toString(),
+      events.length,
+      channelOf(h.schemaName),
       events.map((e) => e.entityUrn),
       events.map((e) => e.entityType),
       events.map((e) => e.aspectName),
@@ -101,8 +104,6 @@ export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch
       events.map((e) => packer.json(e.systemMetadata)),
     ],
   );
-  // Delivered to listeners when (and only if) the transaction commits.
-  await tx.query('SELECT pg_notify($1, $2)', [channelOf(h.schemaName), counter!.last_id]);
 }
 
 /** A JSON column of a row written before schema version 3 (parsed by the driver), or its packed successor. */

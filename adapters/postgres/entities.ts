@@ -96,31 +96,31 @@ const byUrn = (a: EntityWrite, b: EntityWrite): number => (a.urn < b.urn ? -1 : 
  * Writes one run of entities (distinct URNs) inside the caller's transaction, in two statements.
  *
  * Optimistic versioning: the first statement locks the rows of the entities that exist, in URN order
- * (`FOR UPDATE`, so concurrent batches over the same entities queue instead of deadlocking), and their
- * versions are compared with what the domain read. The second applies everything at once as
+ * (`FOR UPDATE`, so concurrent batches over the same entities queue instead of deadlocking), and draws
+ * ids for the new ones; the versions are compared with what the domain read. The second applies everything at once as
  * data-modifying CTEs over arrays (see WriteStatement): new entities (`ON CONFLICT DO NOTHING`: one that
  * another writer created meanwhile is missing from the result, which is a CONFLICT too), versions,
  * deleted entities, aspects, search documents, standard fields and typed property values.
  */
 async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer, run: readonly EntityWrite[]): Promise<void> {
   const { timeseries, keys } = stores;
-  const locked = await tx.query<{ id: string; urn: string; version: number }>(
-    `SELECT id, urn, version FROM ${s}.entities WHERE urn = ANY($1::text[]) ORDER BY urn FOR UPDATE`,
-    [run.map((w) => w.urn)],
+  // One statement: the rows of the entities that exist, locked in URN order, and ids for the new ones,
+  // drawn from the identity's sequence (a gap when the commit fails is harmless).
+  const rows = await tx.query<{ id: string; urn: string | null; version: number | null }>(
+    `WITH locked AS (SELECT id, urn, version FROM ${s}.entities WHERE urn = ANY($1::text[]) ORDER BY urn FOR UPDATE)
+     SELECT id::text AS id, urn, version FROM locked
+     UNION ALL
+     SELECT nextval(pg_get_serial_sequence($3, 'id'))::text, NULL, NULL FROM unnest($2::text[]) AS w(urn) WHERE w.urn NOT IN (SELECT urn FROM locked)`,
+    [run.map((w) => w.urn), run.filter((w) => !w.deleteEntity).map((w) => w.urn), `${s}.entities`],
   );
-  const existing = new Map(locked.map((r) => [r.urn, { id: String(r.id), version: r.version }] as const));
+  const existing = new Map(rows.flatMap((r) => (r.urn === null ? [] : [[r.urn, { id: r.id, version: r.version! }] as const])));
   for (const write of run) {
     const found = existing.get(write.urn)?.version ?? 0;
     if (found !== write.expectVersion) throw conflict(write, found);
   }
   const existingId = (write: EntityWrite): string | undefined => existing.get(write.urn)?.id;
-
   const toCreate = run.filter((w) => !w.deleteEntity && !existing.has(w.urn)).sort(byUrn);
-  // Ids for the new entities, drawn from the identity's sequence (a gap when a commit fails is harmless).
-  const fresh =
-    toCreate.length === 0
-      ? []
-      : await tx.query<{ id: string }>(`SELECT nextval(pg_get_serial_sequence($1, 'id'))::text AS id FROM generate_series(1, $2::int)`, [`${s}.entities`, toCreate.length]);
+  const fresh = rows.filter((r) => r.urn === null);
   const newIds = new Map(toCreate.map((w, i) => [w.urn, fresh[i]!.id] as const));
   const idOf = (write: EntityWrite): string => existingId(write) ?? newIds.get(write.urn)!;
 
