@@ -1,15 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createPostgresAdapter } from '../adapters/postgres';
 import { createSqliteAdapter } from '../adapters/sqlite';
 import { createCatalog, type Catalog } from '../src';
 import type { AggregateRequest, SearchCondition, SearchField, SearchRequest, StorageAdapter } from '../src/adapter/types';
 import { analyzeText } from '../src/adapter/text-analysis';
+import { acquireServer } from './postgres-server';
 import { generateDatasets, type GeneratedDataset } from './generator';
 import { median, percentile, printTable, type Figure } from './harness';
 import { CASES, FACETS, field, load, propertyUrn, scrollInput, sqliteFigures, type PropertyName as SearchBenchProperty } from './search';
@@ -29,27 +28,6 @@ const WARM_UP = 5;
 /** The properties of the search bench's catalog (bench/search.ts creates them), by qualified name. */
 const PROPERTIES = ['bench.tier', 'bench.owner', 'bench.score', 'bench.reviewed', 'bench.costCenter'] as const;
 type BenchProperty = (typeof PROPERTIES)[number];
-
-const here = dirname(fileURLToPath(import.meta.url));
-
-/** A server for the run: given by the environment, or a throw-away cluster of our own. */
-function acquireServer(): { url: string; release(): void } {
-  const given = process.env.METACATALOG_BENCH_POSTGRES_URL ?? process.env.METACATALOG_TEST_POSTGRES_URL;
-  if (given) return { url: given, release: () => undefined };
-  const script = join(here, '..', 'test', 'support', 'pg-test-server.sh');
-  const stateDir = mkdtempSync(join(tmpdir(), 'metacatalog-bench-pg-'));
-  const env = { ...process.env, METACATALOG_PG_STATE: join(stateDir, 'state') };
-  const out = execFileSync('bash', [script, 'start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = /METACATALOG_TEST_POSTGRES_URL=(\S+)/.exec(out)?.[1];
-  if (!url) throw new Error(`pg-test-server.sh printed no URL: ${out}`);
-  return {
-    url,
-    release: () => {
-      execFileSync('bash', [script, 'stop'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-      rmSync(stateDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** The fields of the requests, resolved by the catalog as a search through the API would. */
 async function resolveFields(catalog: Catalog): Promise<Record<BenchProperty, SearchField>> {

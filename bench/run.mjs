@@ -19,9 +19,10 @@ const WORKLOADS = {
   changes: ['changes.ts', 'runChangesBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
+  'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],
 };
 /** Workloads that run only when named (or selected with --adapter). */
-const ON_REQUEST = new Set(['postgres']);
+const ON_REQUEST = new Set(['postgres', 'volume-postgres']);
 
 const args = process.argv.slice(2);
 const option = (name) => {

@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import type { ChangeEvent, ChangePage, ChangeQuery, StoredAspect, WriteBatch } from '../../src/adapter/types';
 import { ChangeSignal } from '../../src/adapter/change-signal';
 import type { PgHandle, Queryable } from './database';
+import { unpack, type Packer } from './packing';
 
 /**
  * Change feed and kept aspect versions of the PostgreSQL adapter (docs/changes.md).
@@ -51,57 +52,63 @@ export function channelOf(schemaName: string): string {
   return `metacatalog_changes_${createHash('sha256').update(schemaName).digest('hex').slice(0, 24)}`;
 }
 
-/** Inside the commit transaction, last. */
-export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch): Promise<void> {
+/** Inside the commit transaction, last. Documents are stored packed (packing.ts), as the aspects are. */
+export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch, packer: Packer): Promise<void> {
   const s = h.s;
   const dropped = (batch.entities ?? []).filter((w) => w.deleteEntity).map((w) => w.urn);
   if (dropped.length) await tx.execute(`DELETE FROM ${s}.aspect_versions WHERE urn = ANY($1::text[])`, [dropped]);
   const versions = batch.aspectVersions ?? [];
   if (versions.length) {
     await tx.execute(
-      `INSERT INTO ${s}.aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::bigint[], $6::text[], $7::bigint[], $8::text[], $9::jsonb[])
-       ON CONFLICT (urn, name, version) DO UPDATE SET value = EXCLUDED.value, created_time = EXCLUDED.created_time,
+      `INSERT INTO ${s}.aspect_versions (urn, name, version, packed, created_time, created_actor, modified_time, modified_actor, packed_metadata)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bytea[], $5::bigint[], $6::text[], $7::bigint[], $8::text[], $9::bytea[])
+       ON CONFLICT (urn, name, version) DO UPDATE SET value = NULL, system_metadata = NULL, packed = EXCLUDED.packed, created_time = EXCLUDED.created_time,
          created_actor = EXCLUDED.created_actor, modified_time = EXCLUDED.modified_time, modified_actor = EXCLUDED.modified_actor,
-         system_metadata = EXCLUDED.system_metadata`,
+         packed_metadata = EXCLUDED.packed_metadata`,
       [
         versions.map((v) => v.urn),
         versions.map((v) => v.aspect.name),
         versions.map((v) => v.aspect.version),
-        versions.map((v) => JSON.stringify(v.aspect.value)),
+        versions.map((v) => packer.json(v.aspect.value)),
         versions.map((v) => v.aspect.created.time),
         versions.map((v) => v.aspect.created.actor),
-        versions.map((v) => v.aspect.lastModified.time),
-        versions.map((v) => v.aspect.lastModified.actor),
-        versions.map((v) => (v.aspect.systemMetadata ? JSON.stringify(v.aspect.systemMetadata) : null)),
+        versions.map((v) => (v.aspect.lastModified.time === v.aspect.created.time ? null : v.aspect.lastModified.time)),
+        versions.map((v) => (v.aspect.lastModified.actor === v.aspect.created.actor ? null : v.aspect.lastModified.actor)),
+        versions.map((v) => packer.json(v.aspect.systemMetadata)),
       ],
     );
   }
   const events = batch.events ?? [];
   if (!events.length) return;
-  // The counter row lock orders commits (see above); held until COMMIT.
-  const [counter] = await tx.query<{ last_id: string }>(`UPDATE ${s}.change_counter SET last_id = last_id + $1 RETURNING last_id`, [events.length]);
-  const first = BigInt(counter!.last_id) - BigInt(events.length) + 1n;
-  await tx.execute(
-    `INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, aspect, previous_aspect, created_time, created_actor, system_metadata)
-     SELECT $1::bigint + n - 1, u, t, a, c, v, p, ct, ca, m
-     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[], $8::bigint[], $9::text[], $10::jsonb[])
-          WITH ORDINALITY AS x(u, t, a, c, v, p, ct, ca, m, n)`,
+  // One statement, the transaction's last: the counter row lock orders commits (see above) and is held
+  // until COMMIT; the notification is delivered to listeners when (and only if) the transaction commits.
+  await tx.query(
+    `WITH counter AS (UPDATE ${s}.change_counter SET last_id = last_id + $1 RETURNING last_id),
+     inserted AS (
+       INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, packed_aspect, packed_previous, created_time, created_actor, packed_metadata)
+       SELECT (SELECT last_id FROM counter) - $1 + n, u, t, a, c, v, p, ct, ca, m
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[], $9::bigint[], $10::text[], $11::bytea[])
+            WITH ORDINALITY AS x(u, t, a, c, v, p, ct, ca, m, n))
+     SELECT pg_notify($2, (SELECT last_id FROM counter)::text)`,
     [
-      first.toString(),
+      events.length,
+      channelOf(h.schemaName),
       events.map((e) => e.entityUrn),
       events.map((e) => e.entityType),
       events.map((e) => e.aspectName),
       events.map((e) => e.changeType),
-      events.map((e) => (e.aspect === null ? null : JSON.stringify(e.aspect))),
-      events.map((e) => (e.previousAspectValue === null ? null : JSON.stringify(e.previousAspectValue))),
+      events.map((e) => packer.json(e.aspect)),
+      events.map((e) => packer.json(e.previousAspectValue)),
       events.map((e) => e.created.time),
       events.map((e) => e.created.actor),
-      events.map((e) => (e.systemMetadata ? JSON.stringify(e.systemMetadata) : null)),
+      events.map((e) => packer.json(e.systemMetadata)),
     ],
   );
-  // Delivered to listeners when (and only if) the transaction commits.
-  await tx.query('SELECT pg_notify($1, $2)', [channelOf(h.schemaName), counter!.last_id]);
+}
+
+/** A JSON column of a row written before schema version 3 (parsed by the driver), or its packed successor. */
+function document<T>(packed: Buffer | null, plain: T | null): T | null {
+  return packed ? (JSON.parse(unpack(packed)) as T) : plain;
 }
 
 interface EventRow {
@@ -115,6 +122,9 @@ interface EventRow {
   created_time: string;
   created_actor: string;
   system_metadata: ChangeEvent['systemMetadata'] | null;
+  packed_aspect: Buffer | null;
+  packed_previous: Buffer | null;
+  packed_metadata: Buffer | null;
   oldest: string | null;
   last_id: string;
 }
@@ -140,10 +150,10 @@ export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<Chan
       entityType: r.entity_type,
       aspectName: r.aspect_name,
       changeType: r.change_type,
-      aspect: r.aspect,
-      previousAspectValue: r.previous_aspect,
+      aspect: document(r.packed_aspect, r.aspect),
+      previousAspectValue: document(r.packed_previous, r.previous_aspect),
       created: { time: Number(r.created_time), actor: r.created_actor },
-      ...(r.system_metadata ? { systemMetadata: r.system_metadata } : {}),
+      ...withMetadata(document(r.packed_metadata, r.system_metadata)),
     }));
   const after = BigInt(query.after ?? '0');
   const lastId = BigInt(bounds.last_id);
@@ -156,19 +166,36 @@ export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<Chan
   };
 }
 
+interface VersionRow {
+  name: string;
+  version: number;
+  value: StoredAspect['value'] | null;
+  packed: Buffer | null;
+  created_time: string;
+  created_actor: string;
+  modified_time: string;
+  modified_actor: string;
+  system_metadata: StoredAspect['systemMetadata'] | null;
+  packed_metadata: Buffer | null;
+}
+
+const withMetadata = <T>(metadata: T | null): { systemMetadata?: T } => (metadata ? { systemMetadata: metadata } : {});
+
 export async function readAspectVersions(h: PgHandle, request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): Promise<StoredAspect[]> {
-  const rows = await h.query<{ name: string; version: number; value: StoredAspect['value']; created_time: string; created_actor: string; modified_time: string; modified_actor: string; system_metadata: StoredAspect['systemMetadata'] | null }>(
-    `SELECT name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM ${h.s}.aspect_versions
+  const rows = await h.query<VersionRow>(
+    `SELECT name, version, value, packed, created_time, created_actor, COALESCE(modified_time, created_time) AS modified_time,
+            COALESCE(modified_actor, created_actor) AS modified_actor, system_metadata, packed_metadata
+     FROM ${h.s}.aspect_versions
      WHERE urn = $1 AND name = $2 AND version < $3 ORDER BY version DESC LIMIT $4`,
     [request.urn, request.aspectName, request.beforeVersion ?? 2_147_483_647, request.limit],
   );
   return rows.map((r) => ({
     name: r.name,
-    value: r.value,
+    value: document(r.packed, r.value)!,
     version: r.version,
     created: { time: Number(r.created_time), actor: r.created_actor },
     lastModified: { time: Number(r.modified_time), actor: r.modified_actor },
-    ...(r.system_metadata ? { systemMetadata: r.system_metadata } : {}),
+    ...withMetadata(document(r.packed_metadata, r.system_metadata)),
   }));
 }
 
@@ -191,7 +218,7 @@ export async function pruneChanges(
   let versions = 0;
   if (request.versionsBefore !== undefined) {
     versions += await h.execute(
-      `DELETE FROM ${s}.aspect_versions WHERE (urn, name, version) IN (SELECT urn, name, version FROM ${s}.aspect_versions WHERE modified_time < $1 LIMIT $2)`,
+      `DELETE FROM ${s}.aspect_versions WHERE (urn, name, version) IN (SELECT urn, name, version FROM ${s}.aspect_versions WHERE COALESCE(modified_time, created_time) < $1 LIMIT $2)`,
       [request.versionsBefore, request.limit],
     );
   }

@@ -4,15 +4,29 @@ import { CatalogError } from '../../src/errors';
 import type { PgHandle, Queryable } from './database';
 import * as changes from './changes';
 import * as jobs from './jobs';
+import { Packer, storedJson } from './packing';
 import type { PropertyKeys } from './property-keys';
 import type { TimeseriesStore } from './timeseries';
 import { WriteStatement } from './write-statement';
 
-const ASPECT_COLUMNS = `a.name, a.value, a.version AS aspect_version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata`;
+// Rows written before schema version 3 hold plain JSON and both stamps; later ones packed documents, and
+// a modification stamp only when it differs from the creation stamp.
+const ASPECT_COLUMNS = `a.name, a.value, a.packed, a.version AS aspect_version, a.created_time, a.created_actor,
+  COALESCE(a.modified_time, a.created_time) AS modified_time, COALESCE(a.modified_actor, a.created_actor) AS modified_actor,
+  a.system_metadata, a.packed_metadata`;
+
+type AspectRow = EntityAspectRow & { packed: Buffer | null; packed_metadata: Buffer | null };
+
+/** The rows as `entitiesFromRows` reads them: packed documents unpacked. */
+function unpacked(rows: readonly AspectRow[]): EntityAspectRow[] {
+  return rows.map(({ packed, packed_metadata, ...row }) =>
+    packed || packed_metadata ? { ...row, value: storedJson(packed, row.value), system_metadata: storedJson(packed_metadata, row.system_metadata) } : row,
+  );
+}
 
 export async function readEntities(h: PgHandle, urns: readonly string[], aspectNames?: readonly string[]): Promise<StoredEntity[]> {
   if (urns.length === 0) return [];
-  const rows = await h.query<EntityAspectRow>(
+  const rows = await h.query<AspectRow>(
     `SELECT e.urn, e.entity_type, e.version, ${ASPECT_COLUMNS}
      FROM ${h.s}.entities e
      LEFT JOIN ${h.s}.aspects a ON a.entity_id = e.id AND ($2::text[] IS NULL OR a.name = ANY($2::text[]))
@@ -20,14 +34,14 @@ export async function readEntities(h: PgHandle, urns: readonly string[], aspectN
      ORDER BY e.urn, a.name`,
     [[...new Set(urns)], aspectNames ? [...aspectNames] : null],
   );
-  return entitiesFromRows(urns, rows);
+  return entitiesFromRows(urns, unpacked(rows));
 }
 
 export async function scanEntities(
   h: PgHandle,
   request: { entityType?: string; requireAspect?: string; aspectNames?: readonly string[]; afterUrn?: string; limit: number },
 ): Promise<StoredEntity[]> {
-  const rows = await h.query<EntityAspectRow>(
+  const rows = await h.query<AspectRow>(
     `WITH page AS (
        SELECT e.id, e.urn, e.entity_type, e.version FROM ${h.s}.entities e
        WHERE ($1::text IS NULL OR e.entity_type = $1) AND e.urn > $2
@@ -42,7 +56,7 @@ export async function scanEntities(
   );
   return entitiesFromRows(
     rows.map((r) => r.urn),
-    rows,
+    unpacked(rows),
   );
 }
 
@@ -82,37 +96,45 @@ const byUrn = (a: EntityWrite, b: EntityWrite): number => (a.urn < b.urn ? -1 : 
  * Writes one run of entities (distinct URNs) inside the caller's transaction, in two statements.
  *
  * Optimistic versioning: the first statement locks the rows of the entities that exist, in URN order
- * (`FOR UPDATE`, so concurrent batches over the same entities queue instead of deadlocking), and their
- * versions are compared with what the domain read. The second applies everything at once as
+ * (`FOR UPDATE`, so concurrent batches over the same entities queue instead of deadlocking), and draws
+ * ids for the new ones; the versions are compared with what the domain read. The second applies everything at once as
  * data-modifying CTEs over arrays (see WriteStatement): new entities (`ON CONFLICT DO NOTHING`: one that
  * another writer created meanwhile is missing from the result, which is a CONFLICT too), versions,
  * deleted entities, aspects, search documents, standard fields and typed property values.
  */
-async function writeRun(tx: Queryable, s: string, stores: Stores, run: readonly EntityWrite[]): Promise<void> {
+async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer, run: readonly EntityWrite[]): Promise<void> {
   const { timeseries, keys } = stores;
-  const locked = await tx.query<{ id: string; urn: string; version: number }>(
-    `SELECT id, urn, version FROM ${s}.entities WHERE urn = ANY($1::text[]) ORDER BY urn FOR UPDATE`,
-    [run.map((w) => w.urn)],
+  // One statement: the rows of the entities that exist, locked in URN order, and ids for the new ones,
+  // drawn from the identity's sequence (a gap when the commit fails is harmless).
+  const rows = await tx.query<{ id: string; urn: string | null; version: number | null }>(
+    `WITH locked AS (SELECT id, urn, version FROM ${s}.entities WHERE urn = ANY($1::text[]) ORDER BY urn FOR UPDATE)
+     SELECT id::text AS id, urn, version FROM locked
+     UNION ALL
+     SELECT nextval(pg_get_serial_sequence($3, 'id'))::text, NULL, NULL FROM unnest($2::text[]) AS w(urn) WHERE w.urn NOT IN (SELECT urn FROM locked)`,
+    [run.map((w) => w.urn), run.filter((w) => !w.deleteEntity).map((w) => w.urn), `${s}.entities`],
   );
-  const existing = new Map(locked.map((r) => [r.urn, { id: String(r.id), version: r.version }] as const));
+  const existing = new Map(rows.flatMap((r) => (r.urn === null ? [] : [[r.urn, { id: r.id, version: r.version! }] as const])));
   for (const write of run) {
     const found = existing.get(write.urn)?.version ?? 0;
     if (found !== write.expectVersion) throw conflict(write, found);
   }
-  const idOf = (write: EntityWrite): string | undefined => existing.get(write.urn)?.id;
-
-  const statement = new WriteStatement(s);
+  const existingId = (write: EntityWrite): string | undefined => existing.get(write.urn)?.id;
   const toCreate = run.filter((w) => !w.deleteEntity && !existing.has(w.urn)).sort(byUrn);
-  statement.createEntities(toCreate);
+  const fresh = rows.filter((r) => r.urn === null);
+  const newIds = new Map(toCreate.map((w, i) => [w.urn, fresh[i]!.id] as const));
+  const idOf = (write: EntityWrite): string => existingId(write) ?? newIds.get(write.urn)!;
+
+  const statement = new WriteStatement(s, packer);
+  statement.createEntities(toCreate.map((write) => ({ write, id: newIds.get(write.urn)! })));
   const kept = run.filter((w) => !w.deleteEntity);
-  statement.bumpVersions(kept.flatMap((w) => idOf(w) ?? []));
+  statement.bumpVersions(kept.flatMap((w) => existingId(w) ?? []));
   const deleted = run.filter((w) => w.deleteEntity && existing.has(w.urn));
-  statement.deleteEntities(deleted.map((w) => idOf(w)!));
+  statement.deleteEntities(deleted.map((w) => existingId(w)!));
   statement.putAspects(kept, idOf);
-  statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: idOf(w)!, names: w.delete ?? [] })));
-  statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => idOf(w)!));
+  statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: existingId(w)!, names: w.delete ?? [] })));
+  statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => existingId(w)!));
   statement.writeSearchDocuments(
-    kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), doc: w.searchDocument! })),
+    kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), isNew: !existing.has(w.urn), doc: w.searchDocument! })),
     (property, definitionKey) => keys.get(property, definitionKey),
   );
 
@@ -136,15 +158,16 @@ export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, fau
   if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length && !batch.events?.length) return;
   const now = batch.now ?? Date.now();
   await stores.keys.prepare(entities.map((w) => w.searchDocument));
+  const packer = new Packer();
   await h.transaction(async (tx) => {
     let entityIndex = 0;
     for (const run of runsOfDistinctUrns(entities)) {
-      await writeRun(tx, h.s, stores, run);
+      await writeRun(tx, h.s, stores, packer, run);
       for (const write of run) faultInjector?.({ entityIndex: entityIndex++, urn: write.urn });
     }
     if (batch.completeJobs?.length) await jobs.completeJobs(tx, h.s, batch.completeJobs);
     if (batch.jobs?.length) await jobs.insertJobs(tx, h.s, batch.jobs, now);
     // Change feed (docs/changes.md): last, so the counter lock is held only until COMMIT.
-    if (batch.events?.length || batch.aspectVersions?.length || entities.some((w) => w.deleteEntity)) await changes.writeChanges(tx, h, batch);
+    if (batch.events?.length || batch.aspectVersions?.length || entities.some((w) => w.deleteEntity)) await changes.writeChanges(tx, h, batch, packer);
   });
 }

@@ -1,4 +1,5 @@
 import { changesMigration } from './changes';
+import { compactMigration, entityDocumentMigration } from './migration-compact';
 import type { PgHandle, Queryable } from './database';
 
 /**
@@ -127,6 +128,10 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
   `,
   // Change feed and aspect history (adapters/postgres/changes.ts): change_counter, change_events, aspect_versions.
   changesMigration,
+  // Compact storage: packed documents, audit stamps stored once (adapters/postgres/migration-compact.ts).
+  compactMigration,
+  // Search documents on the entity row, `search_docs` a view (adapters/postgres/migration-compact.ts).
+  entityDocumentMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -152,19 +157,22 @@ async function lockAndReadVersion(tx: Queryable, h: PgHandle): Promise<number> {
   return rows[0]?.version ?? 0;
 }
 
-/** Brings the schema to the current version. A schema from a newer release is refused rather than damaged. */
-export async function migrate(h: PgHandle): Promise<void> {
+/**
+ * Brings the schema to the current version (or to `target`, for tests that build a schema as an
+ * earlier release left it). A schema from a newer release is refused rather than damaged.
+ */
+export async function migrate(h: PgHandle, target: number = MIGRATIONS.length): Promise<void> {
   for (;;) {
     const done = await h.transaction(async (tx) => {
       const current = await lockAndReadVersion(tx, h);
       if (current > MIGRATIONS.length) {
         throw new Error(`the PostgreSQL schema ${h.schemaName} has metacatalog schema version ${current}, newer than this release supports (${MIGRATIONS.length})`);
       }
-      if (current === MIGRATIONS.length) return true;
+      if (current >= target) return true;
       // One multi-statement script, sent with the simple query protocol, inside the transaction.
       await tx.script(MIGRATIONS[current]!(h.s));
       await tx.execute(`UPDATE ${h.s}.metacatalog_schema_version SET version = $1`, [current + 1]);
-      return current + 1 === MIGRATIONS.length;
+      return current + 1 >= target;
     });
     if (done) return;
   }

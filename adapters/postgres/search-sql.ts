@@ -54,7 +54,8 @@ function valueTest(
       break;
     case 'IEQUAL': {
       const lowered = [...new Set(strings.map(lowerCase))];
-      const column = `COALESCE(${columns.lower}, ${columns.str})`;
+      // The stored lower-casing when the server's cannot give it (see storedLower), else lower() in "C" (ASCII).
+      const column = `COALESCE(${columns.lower}, lower(${columns.str}))`;
       if (lowered.length === 1) tests.push(`${column} = ${p.add(lowered[0], 'text')}`);
       else if (lowered.length > 1) tests.push(`${column} = ANY(${p.add(lowered, 'text[]')})`);
       compareNumbers('=');

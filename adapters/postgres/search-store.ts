@@ -1,9 +1,18 @@
 import type { PgHandle } from './database';
 
-/** JavaScript's lower-casing (the contract's IEQUAL), kept only when it changes the value. */
-export function lowerIfDifferent(value: string): string | null {
+/** What `lower()` does to a text in the "C" collation: ASCII letters only. */
+const asciiLower = (value: string): string => value.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+
+/**
+ * The `*_lower` column of a value: JavaScript's lower-casing (the contract's IEQUAL), stored only when
+ * the server cannot compute it, that is when it differs from `lower()` in the "C" collation (which
+ * lower-cases ASCII letters only). Readers compare `COALESCE(x_lower, lower(x))`. Rows written before
+ * schema version 4 hold the lower-casing whenever it differed from the value: the same comparison.
+ */
+export function storedLower(value: string): string | null {
   const lower = value.toLowerCase();
-  return lower === value ? null : lower;
+  if (lower === value) return null;
+  return lower === asciiLower(value) ? null : lower;
 }
 
 export async function findEntitiesWithPropertyValues(

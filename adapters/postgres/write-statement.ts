@@ -1,6 +1,7 @@
 import type { EntityWrite, SearchDocument } from '../../src/adapter/types';
 import type { Queryable } from './database';
-import { lowerIfDifferent } from './search-store';
+import type { Packer } from './packing';
+import { storedLower } from './search-store';
 import { documentVector } from './text';
 
 type AspectPut = NonNullable<EntityWrite['put']>[number];
@@ -12,46 +13,85 @@ type AspectPut = NonNullable<EntityWrite['put']>[number];
  * The CTEs of one statement run in an order the server chooses and do not see each other's changes,
  * so they are built to touch disjoint rows: an aspect that one write both puts and deletes is only
  * deleted (as a put followed by a delete would leave it); a document's old fields and values are
- * deleted by entity id and its new ones inserted into tables without unique keys; new entities' rows
- * find their id through the `created` CTE's RETURNING.
+ * deleted by entity id and its new ones inserted into tables without unique keys. New entities come
+ * with ids drawn from the identity's sequence beforehand, so every row of the statement carries its
+ * entity id as a plain value (no join with the new rows). The entity row also holds the search
+ * document's own columns (`search_docs` is a view of it), so a version bump and a document change of
+ * one entity are one UPDATE: two CTEs must not change the same row.
  */
 export class WriteStatement {
   private readonly ctes: string[] = [];
   private readonly values: unknown[] = [];
-  private creating = false;
+  /** New entities with the ids drawn for them before the statement (see entities.ts). */
+  private toCreate: ReadonlyArray<{ write: EntityWrite; id: string }> = [];
+  /** Existing entities whose row changes: version bumped, search document columns set (null: no document). */
+  private readonly rowChanges = new Map<string, { bump: boolean; doc?: SearchDocument | null }>();
+  /** Documents of the entities this statement creates, by URN. */
+  private readonly newDocs = new Map<string, SearchDocument>();
   /** Entities whose standard fields and property values go (deleted, document removed or replaced). */
   private readonly clearIds: string[] = [];
-  /** Entities whose search document row goes. */
+  /** Entities whose full-text row goes. */
   private readonly dropDocIds: string[] = [];
 
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly packer: Packer,
+  ) {}
 
   private param(value: unknown, cast: string): string {
     this.values.push(value);
     return `$${this.values.length}::${cast}`;
   }
 
-  /** The entity id of a row that carries `entity_id` (null for a new entity) and `urn`. */
-  private resolvedId(alias: string): { id: string; join: string } {
-    if (!this.creating) return { id: `${alias}.entity_id`, join: '' };
-    return { id: `COALESCE(${alias}.entity_id, c.id)`, join: `LEFT JOIN created c ON ${alias}.entity_id IS NULL AND c.urn = ${alias}.urn` };
-  }
-
-  createEntities(writes: readonly EntityWrite[]): void {
-    if (writes.length === 0) return;
-    this.creating = true;
-    this.ctes.push(`created AS (
-      INSERT INTO ${this.s}.entities (urn, entity_type, version)
-      SELECT n.urn, n.entity_type, 1
-      FROM unnest(${this.param(writes.map((w) => w.urn), 'text[]')}, ${this.param(writes.map((w) => w.entityType), 'text[]')}) WITH ORDINALITY AS n(urn, entity_type, i)
-      ORDER BY n.i
-      ON CONFLICT (urn) DO NOTHING
-      RETURNING id, urn)`);
+  createEntities(items: ReadonlyArray<{ write: EntityWrite; id: string }>): void {
+    this.toCreate = items;
   }
 
   bumpVersions(ids: readonly string[]): void {
-    if (ids.length === 0) return;
-    this.ctes.push(`bumped AS (UPDATE ${this.s}.entities SET version = version + 1 WHERE id = ANY(${this.param(ids, 'bigint[]')}))`);
+    for (const id of ids) this.rowChanges.set(id, { ...this.rowChanges.get(id), bump: true });
+  }
+
+  /** The row changes of `entities`, built last (documents known) and placed first (others join `created`). */
+  private entityCtes(): string[] {
+    const ctes: string[] = [];
+    // The search document's own columns live on the entity's row (`search_docs` is a view of it).
+    const docColumns = (docs: ReadonlyArray<SearchDocument | null | undefined>) => [
+      this.param(docs.map((d) => (d ? d.removed : null)), 'boolean[]'),
+      this.param(docs.map((d) => (d ? storedLower(d.urn) : null)), 'text[]'),
+      this.param(docs.map((d) => (d ? storedLower(d.entityType) : null)), 'text[]'),
+    ];
+    if (this.toCreate.length > 0) {
+      const items = this.toCreate;
+      ctes.push(`created AS (
+      INSERT INTO ${this.s}.entities (id, urn, entity_type, version, removed, urn_lower, entity_type_lower) OVERRIDING SYSTEM VALUE
+      SELECT n.id, n.urn, n.entity_type, 1, n.removed, n.urn_lower, n.entity_type_lower
+      FROM unnest(${[
+        this.param(items.map((c) => c.id), 'bigint[]'),
+        this.param(items.map((c) => c.write.urn), 'text[]'),
+        this.param(items.map((c) => c.write.entityType), 'text[]'),
+        ...docColumns(items.map((c) => this.newDocs.get(c.write.urn))),
+      ].join(', ')}) WITH ORDINALITY AS n(id, urn, entity_type, removed, urn_lower, entity_type_lower, i)
+      ORDER BY n.i
+      ON CONFLICT (urn) DO NOTHING
+      RETURNING id, urn)`);
+    }
+    if (this.rowChanges.size > 0) {
+      const changes = [...this.rowChanges];
+      ctes.push(`bumped AS (
+      UPDATE ${this.s}.entities e SET
+        version = e.version + CASE WHEN b.bump THEN 1 ELSE 0 END,
+        removed = CASE WHEN b.set_doc THEN b.removed ELSE e.removed END,
+        urn_lower = CASE WHEN b.set_doc THEN b.urn_lower ELSE e.urn_lower END,
+        entity_type_lower = CASE WHEN b.set_doc THEN b.entity_type_lower ELSE e.entity_type_lower END
+      FROM unnest(${[
+        this.param(changes.map(([id]) => id), 'bigint[]'),
+        this.param(changes.map(([, c]) => c.bump), 'boolean[]'),
+        this.param(changes.map(([, c]) => c.doc !== undefined), 'boolean[]'),
+        ...docColumns(changes.map(([, c]) => c.doc)),
+      ].join(', ')}) AS b(id, bump, set_doc, removed, urn_lower, entity_type_lower)
+      WHERE e.id = b.id)`);
+    }
+    return ctes;
   }
 
   deleteEntities(ids: readonly string[]): void {
@@ -64,38 +104,36 @@ export class WriteStatement {
   }
 
   /** Inserts or replaces aspects; when one write names an aspect twice the last counts, and a deleted name is not put. */
-  putAspects(writes: readonly EntityWrite[], idOf: (write: EntityWrite) => string | undefined): void {
-    const rows = new Map<string, { entityId: string | null; urn: string; put: AspectPut }>();
+  putAspects(writes: readonly EntityWrite[], idOf: (write: EntityWrite) => string): void {
+    const rows = new Map<string, { entityId: string; put: AspectPut }>();
     for (const write of writes) {
       const deleted = new Set(write.delete ?? []);
       for (const put of write.put ?? []) {
-        if (!deleted.has(put.name)) rows.set(`${write.urn}\u0000${put.name}`, { entityId: idOf(write) ?? null, urn: write.urn, put });
+        if (!deleted.has(put.name)) rows.set(`${write.urn}\u0000${put.name}`, { entityId: idOf(write), put });
       }
     }
     if (rows.size === 0) return;
     const list = [...rows.values()];
-    const { id, join } = this.resolvedId('a');
+    // Documents packed (packing.ts); the modification stamp only when it differs from the creation stamp.
     this.ctes.push(`put_aspects AS (
-      INSERT INTO ${this.s}.aspects (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
-      SELECT ${id}, a.name, a.value, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata
+      INSERT INTO ${this.s}.aspects (entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
+      SELECT a.entity_id, a.name, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.packed, a.packed_metadata
       FROM unnest(${[
         this.param(list.map((r) => r.entityId), 'bigint[]'),
-        this.param(list.map((r) => r.urn), 'text[]'),
         this.param(list.map((r) => r.put.name), 'text[]'),
-        this.param(list.map((r) => JSON.stringify(r.put.value)), 'text[]'),
         this.param(list.map((r) => r.put.version), 'integer[]'),
         this.param(list.map((r) => r.put.created.time), 'bigint[]'),
         this.param(list.map((r) => r.put.created.actor), 'text[]'),
-        this.param(list.map((r) => r.put.lastModified.time), 'bigint[]'),
-        this.param(list.map((r) => r.put.lastModified.actor), 'text[]'),
-        this.param(list.map((r) => (r.put.systemMetadata ? JSON.stringify(r.put.systemMetadata) : null)), 'text[]'),
+        this.param(list.map((r) => (r.put.lastModified.time === r.put.created.time ? null : r.put.lastModified.time)), 'bigint[]'),
+        this.param(list.map((r) => (r.put.lastModified.actor === r.put.created.actor ? null : r.put.lastModified.actor)), 'text[]'),
+        this.param(list.map((r) => this.packer.json(r.put.value)), 'bytea[]'),
+        this.param(list.map((r) => this.packer.json(r.put.systemMetadata)), 'bytea[]'),
       ].join(', ')})
-        AS a(entity_id, urn, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
-      ${join}
-      WHERE ${id} IS NOT NULL
+        AS a(entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
       ON CONFLICT (entity_id, name) DO UPDATE SET
-        value = excluded.value, version = excluded.version, created_time = excluded.created_time, created_actor = excluded.created_actor,
-        modified_time = excluded.modified_time, modified_actor = excluded.modified_actor, system_metadata = excluded.system_metadata)`);
+        value = NULL, system_metadata = NULL, packed = excluded.packed, packed_metadata = excluded.packed_metadata,
+        version = excluded.version, created_time = excluded.created_time, created_actor = excluded.created_actor,
+        modified_time = excluded.modified_time, modified_actor = excluded.modified_actor)`);
   }
 
   /** Aspects of existing entities to delete (absent ones are ignored). */
@@ -111,55 +149,42 @@ export class WriteStatement {
   removeSearchDocuments(ids: readonly string[]): void {
     this.clearIds.push(...ids);
     this.dropDocIds.push(...ids);
+    for (const id of ids) this.rowChanges.set(id, { bump: false, ...this.rowChanges.get(id), doc: null });
   }
 
-  /** Replaces documents: `entityId` is undefined for entities this statement creates. */
+  /** Replaces documents (`isNew` for entities this statement creates). */
   writeSearchDocuments(
-    items: ReadonlyArray<{ urn: string; entityId: string | undefined; doc: SearchDocument }>,
+    items: ReadonlyArray<{ urn: string; entityId: string; isNew: boolean; doc: SearchDocument }>,
     keyOf: (property: string, definitionKey: string) => number,
   ): void {
     if (items.length === 0) return;
-    for (const item of items) if (item.entityId !== undefined) this.clearIds.push(item.entityId);
-    const ids = items.map((item) => item.entityId ?? null);
+    const ids = items.map((item) => item.entityId);
     const docs = items.map((item) => item.doc);
-    const { id, join } = this.resolvedId('d');
-    this.ctes.push(`written_docs AS (
-      INSERT INTO ${this.s}.search_docs (entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
-      SELECT ${id}, d.urn, d.entity_type, d.removed, d.urn_lower, d.entity_type_lower
-      FROM unnest(${[
-        this.param(ids, 'bigint[]'),
-        this.param(docs.map((d) => d.urn), 'text[]'),
-        this.param(docs.map((d) => d.entityType), 'text[]'),
-        this.param(docs.map((d) => d.removed), 'boolean[]'),
-        this.param(docs.map((d) => lowerIfDifferent(d.urn)), 'text[]'),
-        this.param(docs.map((d) => lowerIfDifferent(d.entityType)), 'text[]'),
-      ].join(', ')}) AS d(entity_id, urn, entity_type, removed, urn_lower, entity_type_lower)
-      ${join}
-      WHERE ${id} IS NOT NULL
-      ON CONFLICT (entity_id) DO UPDATE SET
-        urn = excluded.urn, entity_type = excluded.entity_type, removed = excluded.removed,
-        urn_lower = excluded.urn_lower, entity_type_lower = excluded.entity_type_lower)`);
-    const t = this.resolvedId('t');
+    for (const item of items) {
+      if (item.isNew) this.newDocs.set(item.urn, item.doc);
+      else {
+        this.clearIds.push(item.entityId);
+        this.rowChanges.set(item.entityId, { bump: false, ...this.rowChanges.get(item.entityId), doc: item.doc });
+      }
+    }
     this.ctes.push(`written_text AS (
       INSERT INTO ${this.s}.search_text (entity_id, tsv)
-      SELECT ${t.id}, t.tsv::tsvector
-      FROM unnest(${this.param(ids, 'bigint[]')}, ${this.param(items.map((item) => item.urn), 'text[]')}, ${this.param(
+      SELECT t.entity_id, t.tsv::tsvector
+      FROM unnest(${this.param(ids, 'bigint[]')}, ${this.param(
         docs.map((d) => documentVector(d.text)),
         'text[]',
-      )}) AS t(entity_id, urn, tsv)
-      ${t.join}
-      WHERE ${t.id} IS NOT NULL
+      )}) AS t(entity_id, tsv)
       ON CONFLICT (entity_id) DO UPDATE SET tsv = excluded.tsv)`);
 
     // `first`: the document's first row for that field or key, so "documents that have one" is a plain count.
-    const fields: Array<{ entityId: string | null; urn: string; field: string; value: string; doc: SearchDocument; first: boolean }> = [];
-    const values: Array<{ entityId: string | null; urn: string; keyId: number; value: string | number; doc: SearchDocument; first: boolean }> = [];
+    const fields: Array<{ entityId: string; field: string; value: string; doc: SearchDocument; first: boolean }> = [];
+    const values: Array<{ entityId: string; keyId: number; value: string | number; doc: SearchDocument; first: boolean }> = [];
     items.forEach((item, i) => {
       for (const [field, list] of Object.entries(item.doc.fields)) {
         // Each value once per field and document: facets count documents.
         let first = true;
         for (const value of new Set(list)) {
-          fields.push({ entityId: ids[i]!, urn: item.urn, field, value, doc: item.doc, first });
+          fields.push({ entityId: ids[i]!, field, value, doc: item.doc, first });
           first = false;
         }
       }
@@ -172,47 +197,39 @@ export class WriteStatement {
         if (!seen) seenValues.set(keyId, (seen = new Set()));
         for (const value of property.values) {
           if (seen.has(value)) continue;
-          values.push({ entityId: ids[i]!, urn: item.urn, keyId, value, doc: item.doc, first: seen.size === 0 });
+          values.push({ entityId: ids[i]!, keyId, value, doc: item.doc, first: seen.size === 0 });
           seen.add(value);
         }
       }
     });
     if (fields.length > 0) {
-      const f = this.resolvedId('f');
       this.ctes.push(`written_fields AS (
         INSERT INTO ${this.s}.search_fields (entity_id, field, value, value_lower, entity_type, removed, first_of_field)
-        SELECT ${f.id}, f.field, f.value, f.value_lower, f.entity_type, f.removed, f.first
+        SELECT f.entity_id, f.field, f.value, f.value_lower, f.entity_type, f.removed, f.first
         FROM unnest(${[
           this.param(fields.map((r) => r.entityId), 'bigint[]'),
-          this.param(fields.map((r) => r.urn), 'text[]'),
           this.param(fields.map((r) => r.field), 'text[]'),
           this.param(fields.map((r) => r.value), 'text[]'),
-          this.param(fields.map((r) => lowerIfDifferent(r.value)), 'text[]'),
+          this.param(fields.map((r) => storedLower(r.value)), 'text[]'),
           this.param(fields.map((r) => r.doc.entityType), 'text[]'),
           this.param(fields.map((r) => r.doc.removed), 'boolean[]'),
           this.param(fields.map((r) => r.first), 'boolean[]'),
-        ].join(', ')}) AS f(entity_id, urn, field, value, value_lower, entity_type, removed, first)
-        ${f.join}
-        WHERE ${f.id} IS NOT NULL)`);
+        ].join(', ')}) AS f(entity_id, field, value, value_lower, entity_type, removed, first))`);
     }
     if (values.length > 0) {
-      const v = this.resolvedId('v');
       this.ctes.push(`written_values AS (
         INSERT INTO ${this.s}.property_values (entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first_of_key)
-        SELECT ${v.id}, v.key_id, v.str_value, v.num_value, v.str_lower, v.entity_type, v.removed, v.first
+        SELECT v.entity_id, v.key_id, v.str_value, v.num_value, v.str_lower, v.entity_type, v.removed, v.first
         FROM unnest(${[
           this.param(values.map((r) => r.entityId), 'bigint[]'),
-          this.param(values.map((r) => r.urn), 'text[]'),
           this.param(values.map((r) => r.keyId), 'integer[]'),
           this.param(values.map((r) => (typeof r.value === 'string' ? r.value : null)), 'text[]'),
           this.param(values.map((r) => (typeof r.value === 'number' ? r.value : null)), 'float8[]'),
-          this.param(values.map((r) => (typeof r.value === 'string' ? lowerIfDifferent(r.value) : null)), 'text[]'),
+          this.param(values.map((r) => (typeof r.value === 'string' ? storedLower(r.value) : null)), 'text[]'),
           this.param(values.map((r) => r.doc.entityType), 'text[]'),
           this.param(values.map((r) => r.doc.removed), 'boolean[]'),
           this.param(values.map((r) => r.first), 'boolean[]'),
-        ].join(', ')}) AS v(entity_id, urn, key_id, str_value, num_value, str_lower, entity_type, removed, first)
-        ${v.join}
-        WHERE ${v.id} IS NOT NULL)`);
+        ].join(', ')}) AS v(entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first))`);
     }
   }
 
@@ -225,11 +242,11 @@ export class WriteStatement {
     }
     if (this.dropDocIds.length > 0) {
       const list = this.param([...new Set(this.dropDocIds)], 'bigint[]');
-      this.ctes.push(`dropped_docs AS (DELETE FROM ${this.s}.search_docs WHERE entity_id = ANY(${list}))`);
       this.ctes.push(`dropped_text AS (DELETE FROM ${this.s}.search_text WHERE entity_id = ANY(${list}))`);
     }
+    this.ctes.unshift(...this.entityCtes());
     if (this.ctes.length === 0) return [];
-    const result = this.creating ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created` : `SELECT '{}'::text[] AS created`;
+    const result = this.toCreate.length > 0 ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created` : `SELECT '{}'::text[] AS created`;
     const [row] = await tx.query<{ created: string[] }>(`WITH ${this.ctes.join(',\n')}\n${result}`, this.values);
     return row?.created ?? [];
   }

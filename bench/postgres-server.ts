@@ -1,0 +1,26 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** A server for the run: given by the environment, or a throw-away cluster of our own. */
+export function acquireServer(): { url: string; release(): void } {
+  const given = process.env.METACATALOG_BENCH_POSTGRES_URL ?? process.env.METACATALOG_TEST_POSTGRES_URL;
+  if (given) return { url: given, release: () => undefined };
+  const script = join(here, '..', 'test', 'support', 'pg-test-server.sh');
+  const stateDir = mkdtempSync(join(tmpdir(), 'metacatalog-bench-pg-'));
+  const env = { ...process.env, METACATALOG_PG_STATE: join(stateDir, 'state') };
+  const out = execFileSync('bash', [script, 'start'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = /METACATALOG_TEST_POSTGRES_URL=(\S+)/.exec(out)?.[1];
+  if (!url) throw new Error(`pg-test-server.sh printed no URL: ${out}`);
+  return {
+    url,
+    release: () => {
+      execFileSync('bash', [script, 'stop'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,282 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createHandle } from '../adapters/postgres/database';
+import { pack, unpack } from '../adapters/postgres/packing';
+import { createPostgresAdapter } from '../adapters/postgres/index';
+import { migrate, SCHEMA_VERSION } from '../adapters/postgres/schema';
+import { storedLower } from '../adapters/postgres/search-store';
+import { documentVector } from '../adapters/postgres/text';
+import type { SearchCondition, SearchDocument, SearchRequest, StorageAdapter } from '../src/adapter/types';
+import { POSTGRES_URL, SchemaPool, withPostgresServer } from './support/postgres';
+
+/**
+ * Storage rules of the PostgreSQL adapter and the migration of a schema written by the release before
+ * compact storage (schema version 2): built with that release's DDL (the first two migrations) and
+ * filled as that release wrote rows, then opened by this adapter, read back, searched and written.
+ */
+
+const T0 = 1_700_000_000_000;
+const ACTOR = 'urn:li:corpuser:a';
+const OLD_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,Old_Table,PROD)';
+const UMLAUT_URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,Ärger,PROD)';
+const KEY = 'def-1';
+const PROPERTY = 'urn:li:structuredProperty:tier';
+
+const doc = (urn: string, tier: string): SearchDocument => ({
+  urn,
+  entityType: 'dataset',
+  removed: false,
+  text: { name: 'orders', description: 'daily orders', urnKey: 'orders' },
+  fields: { platform: ['urn:li:dataPlatform:hive'], origin: ['PROD'] },
+  properties: [{ propertyUrn: PROPERTY, definitionKey: KEY, values: [tier] }],
+});
+
+const search = (filter: SearchCondition[][], text?: string): SearchRequest => ({
+  entityTypes: ['dataset'],
+  includeRemoved: false,
+  filter,
+  order: 'urn',
+  limit: 10,
+  ...(text ? { text } : {}),
+});
+const iequalUrn = (value: string): SearchCondition => ({ field: { kind: 'urn' }, operator: 'IEQUAL', values: [value], negated: false });
+const tierIs = (value: string): SearchCondition => ({
+  field: { kind: 'property', propertyUrn: PROPERTY, definitionKey: KEY, valueKind: 'string' },
+  operator: 'EQUAL',
+  values: [value],
+  negated: false,
+});
+
+describe('packed documents and stored lower-casing (no server needed)', () => {
+  it('packs JSON text and gives it back exactly, characters JSON escapes included', () => {
+    const text = JSON.stringify({ name: 'a "quoted" \\ name', emoji: '😀', nested: { list: [1, 2.5, null, true] }, empty: '' });
+    const packed = pack(text);
+    expect(packed[0]).toBe(1);
+    expect(unpack(packed)).toBe(text);
+    // Repetitive documents shrink (the preset dictionary helps small ones too).
+    const repetitive = JSON.stringify({
+      properties: Array.from({ length: 5 }, (_, i) => ({ propertyUrn: `urn:li:structuredProperty:p${i}`, values: [{ string: 'x' }], created: { time: T0, actor: ACTOR } })),
+    });
+    expect(pack(repetitive).length).toBeLessThan(repetitive.length / 3);
+  });
+
+  it('refuses a packed document of an unknown format instead of misreading it', () => {
+    expect(() => unpack(Buffer.from([9, 1, 2, 3]))).toThrow(/unknown format 9/);
+  });
+
+  it('stores a lower-casing only where lower() in the "C" collation cannot compute it', () => {
+    expect(storedLower('urn:li:dataPlatform:hive')).toBeNull();
+    expect(storedLower('plain')).toBeNull();
+    expect(storedLower('Ärger')).toBe('ärger');
+    // Characters JavaScript does not change need nothing either.
+    expect(storedLower('ß 東京 ABC')).toBeNull();
+    expect(storedLower('İstanbul')).toBe('i̇stanbul');
+  });
+});
+
+await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations', () => {
+  const schemas = new SchemaPool();
+  const adapters: StorageAdapter[] = [];
+  afterAll(async () => {
+    for (const adapter of adapters) await adapter.close();
+    await schemas.end();
+  });
+
+  /** A schema as the release before compact storage made it and wrote it (one entity with everything). */
+  async function releasedSchema(): Promise<string> {
+    const schema = schemas.freshSchema();
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+    try {
+      const h = createHandle(pool, schema);
+      await migrate(h, 2);
+      const s = h.s;
+      const [entity] = await h.query<{ id: string }>(`INSERT INTO ${s}.entities (urn, entity_type, version) VALUES ($1, 'dataset', 2) RETURNING id`, [OLD_URN]);
+      const id = entity!.id;
+      await h.execute(
+        `INSERT INTO ${s}.aspects (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
+         VALUES ($1, 'datasetProperties', $2, 2, $3, $4, $5, 'urn:li:corpuser:b', $6)`,
+        [id, JSON.stringify({ name: 'orders', description: 'daily "orders"' }), T0, ACTOR, T0 + 5, JSON.stringify({ runId: 'r-1' })],
+      );
+      await h.execute(
+        `INSERT INTO ${s}.search_docs (entity_id, urn, entity_type, removed, urn_lower, entity_type_lower) VALUES ($1, $2, 'dataset', false, $3, NULL)`,
+        [id, OLD_URN, OLD_URN.toLowerCase()],
+      );
+      await h.execute(`INSERT INTO ${s}.search_text (entity_id, tsv) VALUES ($1, $2::tsvector)`, [
+        id,
+        documentVector({ name: 'orders', description: 'daily orders', urnKey: 'old_table' }),
+      ]);
+      await h.execute(
+        `INSERT INTO ${s}.search_fields (field, value, entity_id, value_lower, entity_type, removed, first_of_field) VALUES
+         ('platform', 'urn:li:dataPlatform:hive', $1, 'urn:li:dataplatform:hive', 'dataset', false, true)`,
+        [id],
+      );
+      const [key] = await h.query<{ id: number }>(`INSERT INTO ${s}.property_keys (property, def_key) VALUES ($1, $2) RETURNING id`, [PROPERTY, KEY]);
+      await h.execute(
+        `INSERT INTO ${s}.property_values (key_id, str_value, num_value, entity_id, str_lower, entity_type, removed, first_of_key)
+         VALUES ($1, 'Gold', NULL, $2, 'gold', 'dataset', false, true)`,
+        [key!.id, id],
+      );
+      await h.execute(`UPDATE ${s}.change_counter SET last_id = 1`);
+      await h.execute(
+        `INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, aspect, previous_aspect, created_time, created_actor, system_metadata)
+         VALUES (1, $1, 'dataset', 'datasetProperties', 'UPSERT', $2::jsonb, $3::jsonb, $4, $5, $6::jsonb)`,
+        [OLD_URN, JSON.stringify({ name: 'orders' }), JSON.stringify({ name: 'old' }), T0 + 5, ACTOR, JSON.stringify({ runId: 'r-1' })],
+      );
+      await h.execute(
+        `INSERT INTO ${s}.aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata)
+         VALUES ($1, 'datasetProperties', 1, $2::jsonb, $3, $4, $3, $4, NULL)`,
+        [OLD_URN, JSON.stringify({ name: 'old' }), T0, ACTOR],
+      );
+    } finally {
+      await pool.end();
+    }
+    return schema;
+  }
+
+  describe('a schema of the release before compact storage', () => {
+    it('is migrated in place: everything reads back, searches find it, and writes go on', async () => {
+      const schema = await releasedSchema();
+      const adapter = schemas.adapter({ schema });
+      adapters.push(adapter);
+      await adapter.open();
+      expect(await schemas.query<{ version: number }>(`SELECT version FROM "${schema}".metacatalog_schema_version`)).toEqual([{ version: SCHEMA_VERSION }]);
+
+      const [entity] = await adapter.readEntities([OLD_URN]);
+      expect(entity).toEqual({
+        urn: OLD_URN,
+        entityType: 'dataset',
+        version: 2,
+        aspects: {
+          datasetProperties: {
+            name: 'datasetProperties',
+            value: { name: 'orders', description: 'daily "orders"' },
+            version: 2,
+            created: { time: T0, actor: ACTOR },
+            lastModified: { time: T0 + 5, actor: 'urn:li:corpuser:b' },
+            systemMetadata: { runId: 'r-1' },
+          },
+        },
+      });
+      // The old document: URN IEQUAL through its stored lower-casing, the property, full text.
+      expect((await adapter.search(search([[iequalUrn(OLD_URN.toUpperCase())]]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
+      expect((await adapter.search(search([[tierIs('Gold')]]))).total).toBe(1);
+      expect((await adapter.search(search([], 'daily'))).total).toBe(1);
+      const changes = await adapter.readChanges!({ limit: 10 });
+      expect(changes.events).toEqual([
+        {
+          id: '1',
+          entityUrn: OLD_URN,
+          entityType: 'dataset',
+          aspectName: 'datasetProperties',
+          changeType: 'UPSERT',
+          aspect: { name: 'orders' },
+          previousAspectValue: { name: 'old' },
+          created: { time: T0 + 5, actor: ACTOR },
+          systemMetadata: { runId: 'r-1' },
+        },
+      ]);
+      expect((await adapter.readAspectVersions!({ urn: OLD_URN, aspectName: 'datasetProperties', limit: 5 })).map((v) => [v.version, v.value])).toEqual([[1, { name: 'old' }]]);
+
+      // Written again: the new value replaces the old row (packed now), the document moves with it.
+      const put = {
+        name: 'datasetProperties',
+        value: { name: 'orders v3' },
+        version: 3,
+        created: { time: T0, actor: ACTOR },
+        lastModified: { time: T0 + 9, actor: ACTOR },
+      };
+      await adapter.commit({
+        entities: [{ urn: OLD_URN, entityType: 'dataset', expectVersion: 2, put: [put], searchDocument: doc(OLD_URN, 'Silver') }],
+        events: [{ entityUrn: OLD_URN, entityType: 'dataset', aspectName: 'datasetProperties', changeType: 'UPSERT', aspect: put.value, previousAspectValue: { name: 'orders' }, created: { time: T0 + 9, actor: ACTOR } }],
+      });
+      const [again] = await adapter.readEntities([OLD_URN]);
+      expect(again?.version).toBe(3);
+      expect(again?.aspects.datasetProperties).toEqual({ ...put, lastModified: { time: T0 + 9, actor: ACTOR } });
+      expect((await adapter.search(search([[tierIs('Gold')]]))).total).toBe(0);
+      expect((await adapter.search(search([[tierIs('Silver')]]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
+      expect((await adapter.readChanges!({ after: '1', limit: 10 })).events.map((e) => [e.id, e.aspect, e.previousAspectValue])).toEqual([['2', { name: 'orders v3' }, { name: 'orders' }]]);
+      const rows = await schemas.query<{ value: string | null; packed: Buffer | null; modified_actor: string | null }>(
+        `SELECT value, packed, modified_actor FROM "${schema}".aspects`,
+      );
+      expect(rows.map((r) => [r.value, r.packed === null ? null : unpack(r.packed), r.modified_actor])).toEqual([[null, JSON.stringify(put.value), null]]);
+      expect(await schemas.query(`SELECT entity_id FROM "${schema}".search_docs`)).toHaveLength(1);
+    });
+  });
+
+  it('keeps the rights of a role that could use the tables of the earlier release: it still searches and creates entities', async () => {
+    const schema = await releasedSchema();
+    const role = `${schema}_user`;
+    await schemas.query(`CREATE ROLE "${role}" NOLOGIN`);
+    try {
+      // What a deployment granted on the earlier release: the tables, no sequence.
+      await schemas.query(`GRANT USAGE ON SCHEMA "${schema}" TO "${role}"`);
+      await schemas.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "${schema}" TO "${role}"`);
+      const owner = schemas.adapter({ schema });
+      await owner.open();
+      await owner.close();
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, options: `-c role=${role}` });
+      try {
+        const adapter = createPostgresAdapter({ pool }, { schema });
+        await adapter.open();
+        const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,new_one,PROD)';
+        await adapter.commit({
+          entities: [
+            {
+              urn,
+              entityType: 'dataset',
+              expectVersion: 0,
+              put: [{ name: 'info', value: { n: 1 }, version: 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+              searchDocument: doc(urn, 'Gold'),
+            },
+          ],
+        });
+        expect((await adapter.search(search([]))).hits.map((h) => h.urn)).toEqual([OLD_URN, urn]);
+        await adapter.close();
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      await schemas.query(`DROP OWNED BY "${role}"`);
+      await schemas.query(`DROP ROLE "${role}"`);
+    }
+  });
+
+  describe('storage rules', () => {
+    it('keeps the search document on the entity row, a lower-casing only where needed, and drops it with the document', async () => {
+      const schema = schemas.freshSchema();
+      const adapter = schemas.adapter({ schema });
+      adapters.push(adapter);
+      await adapter.open();
+      const write = (urn: string, expectVersion: number, searchDocument: SearchDocument | null) => ({
+        urn,
+        entityType: 'dataset',
+        expectVersion,
+        put: [{ name: 'info', value: { n: expectVersion }, version: expectVersion + 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+        searchDocument,
+      });
+      await adapter.commit({ entities: [write(OLD_URN, 0, doc(OLD_URN, 'Gold')), write(UMLAUT_URN, 0, doc(UMLAUT_URN, 'Gold'))] });
+      const stored = await schemas.query<{ urn: string; removed: boolean | null; urn_lower: string | null }>(
+        `SELECT urn, removed, urn_lower FROM "${schema}".entities ORDER BY urn`,
+      );
+      expect(stored).toEqual([
+        { urn: OLD_URN, removed: false, urn_lower: null },
+        { urn: UMLAUT_URN, removed: false, urn_lower: UMLAUT_URN.toLowerCase() },
+      ]);
+      for (const urn of [OLD_URN, UMLAUT_URN]) {
+        expect((await adapter.search(search([[iequalUrn(urn.toUpperCase())]]))).hits.map((h) => h.urn)).toEqual([urn]);
+      }
+      expect((await adapter.search(search([[tierIs('Gold')]]))).total).toBe(2);
+
+      // A document dropped (null) leaves the entity without one: no longer searched, still read.
+      await adapter.commit({ entities: [write(UMLAUT_URN, 1, null)] });
+      expect(await schemas.query(`SELECT urn, removed FROM "${schema}".entities WHERE urn = $1`, [UMLAUT_URN])).toEqual([{ urn: UMLAUT_URN, removed: null }]);
+      expect((await adapter.search(search([]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
+      expect((await adapter.search(search([[tierIs('Gold')]]))).total).toBe(1);
+      expect((await adapter.readEntities([UMLAUT_URN]))[0]?.version).toBe(2);
+      // And written again: back in the results.
+      await adapter.commit({ entities: [write(UMLAUT_URN, 2, { ...doc(UMLAUT_URN, 'Gold'), removed: true })] });
+      expect((await adapter.search({ ...search([]), includeRemoved: true })).hits.map((h) => h.urn)).toEqual([OLD_URN, UMLAUT_URN]);
+      expect((await adapter.search(search([]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
+    });
+  });
+});
