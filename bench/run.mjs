@@ -17,6 +17,9 @@ const WORKLOADS = {
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
+  'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
+  'http-writes': ['http-writes.ts', 'runHttpWritesBench'],
+  'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };

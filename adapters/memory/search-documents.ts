@@ -5,11 +5,13 @@ import type { UndoLog } from './undo-log';
 /** Told about every change of the document map, including those an undo makes. */
 export type SearchDocumentListener = (urn: string, document: SearchDocument | undefined) => void;
 
-/** Which entities carry values of one structured property, by definition key. */
+/**
+ * Which entities carry values of one structured property, by definition key. An entity carries
+ * values under more than one key only between a definition's new version and the clean-up of the
+ * old values; counting over every key then merges the lists (no URN → count map kept for it).
+ */
 interface PropertyIndex {
   readonly urnsByKey: Map<string, SortedStrings>;
-  /** URN → number of definition keys it carries values under; its size is the count over all keys. */
-  readonly keyCountByUrn: Map<string, number>;
 }
 
 /**
@@ -56,7 +58,12 @@ export class SearchDocumentStore {
   countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number {
     const index = this.properties.get(propertyUrn);
     if (!index) return 0;
-    if (definitionKey === undefined) return index.keyCountByUrn.size;
+    if (definitionKey === undefined) {
+      if (index.urnsByKey.size === 1) return index.urnsByKey.values().next().value!.size;
+      const urns = new Set<string>();
+      for (const list of index.urnsByKey.values()) for (const urn of list.valuesAfter(undefined)) urns.add(urn);
+      return urns.size;
+    }
     return index.urnsByKey.get(definitionKey)?.size ?? 0;
   }
 
@@ -76,7 +83,7 @@ export class SearchDocumentStore {
       if (property.values.length === 0) continue;
       let index = this.properties.get(property.propertyUrn);
       if (!index) {
-        index = { urnsByKey: new Map(), keyCountByUrn: new Map() };
+        index = { urnsByKey: new Map() };
         this.properties.set(property.propertyUrn, index);
       }
       let urns = index.urnsByKey.get(property.definitionKey);
@@ -84,7 +91,7 @@ export class SearchDocumentStore {
         urns = new SortedStrings();
         index.urnsByKey.set(property.definitionKey, urns);
       }
-      if (urns.add(urn)) index.keyCountByUrn.set(urn, (index.keyCountByUrn.get(urn) ?? 0) + 1);
+      urns.add(urn);
     }
   }
 
@@ -94,9 +101,6 @@ export class SearchDocumentStore {
       const urns = index?.urnsByKey.get(property.definitionKey);
       if (!index || !urns || !urns.delete(urn)) continue;
       if (urns.size === 0) index.urnsByKey.delete(property.definitionKey);
-      const keys = (index.keyCountByUrn.get(urn) ?? 1) - 1;
-      if (keys > 0) index.keyCountByUrn.set(urn, keys);
-      else index.keyCountByUrn.delete(urn);
       if (index.urnsByKey.size === 0) this.properties.delete(property.propertyUrn);
     }
   }

@@ -287,22 +287,70 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
 
 /** The index key of a standard field or of a property under one definition key. */
 export function fieldKeyOf(field: Extract<SearchField, { kind: 'field' | 'property' }>): string {
-  return field.kind === 'field' ? `f\u0000${field.name}` : `p\u0000${field.propertyUrn}\u0000${field.definitionKey}`;
+  return field.kind === 'field' ? standardFieldKey(field.name) : propertyKey(field.propertyUrn, field.definitionKey);
+}
+
+/**
+ * Keys built once and reused: every indexed document names the same few fields, and a key built
+ * afresh is a new string to hash per field per write. Bounded: cleared when full.
+ */
+const KEY_CACHE_LIMIT = 10_000;
+const standardKeys = new Map<string, string>();
+const propertyKeys = new Map<string, Map<string, string>>();
+let propertyKeyCount = 0;
+
+function standardFieldKey(name: string): string {
+  let key = standardKeys.get(name);
+  if (key === undefined) {
+    key = `f\u0000${name}`;
+    if (standardKeys.size >= KEY_CACHE_LIMIT) standardKeys.clear();
+    standardKeys.set(name, key);
+  }
+  return key;
+}
+
+function propertyKey(propertyUrn: string, definitionKey: string): string {
+  let byDefinition = propertyKeys.get(propertyUrn);
+  let key = byDefinition?.get(definitionKey);
+  if (key === undefined) {
+    key = `p\u0000${propertyUrn}\u0000${definitionKey}`;
+    if (propertyKeyCount >= KEY_CACHE_LIMIT) {
+      propertyKeys.clear();
+      propertyKeyCount = 0;
+      byDefinition = undefined;
+    }
+    if (byDefinition === undefined) {
+      byDefinition = new Map();
+      propertyKeys.set(propertyUrn, byDefinition);
+    }
+    byDefinition.set(definitionKey, key);
+    propertyKeyCount += 1;
+  }
+  return key;
+}
+
+/** The distinct values of a list; the list itself when it holds one value. */
+function distinct<V>(values: readonly V[]): V[] {
+  if (values.length === 1) return values as V[];
+  return [...new Set(values)];
 }
 
 /** The distinct values of each indexed field of a document (-0 counts as 0). */
 function documentValues(document: SearchDocument): Map<string, IndexedValue[]> {
   const out = new Map<string, IndexedValue[]>();
   const normalized = (value: IndexedValue): IndexedValue => (value === 0 ? 0 : value);
-  for (const name of Object.keys(document.fields)) {
-    const values = [...new Set(document.fields[name])];
-    if (values.length) out.set(fieldKeyOf({ kind: 'field', name }), values);
+  const { fields } = document;
+  for (const name in fields) {
+    if (!Object.hasOwn(fields, name)) continue;
+    const values = fields[name]!;
+    if (values.length) out.set(standardFieldKey(name), distinct(values));
   }
   for (const property of document.properties) {
     if (property.values.length === 0) continue;
-    const key = fieldKeyOf({ kind: 'property', propertyUrn: property.propertyUrn, definitionKey: property.definitionKey, valueKind: 'string' });
-    const previous = out.get(key) ?? [];
-    out.set(key, [...new Set([...previous, ...property.values.map(normalized)])]);
+    const key = propertyKey(property.propertyUrn, property.definitionKey);
+    const values = property.values.length === 1 && property.values[0] !== 0 ? property.values : property.values.map(normalized);
+    const previous = out.get(key);
+    out.set(key, previous === undefined ? distinct(values) : [...new Set([...previous, ...values])]);
   }
   return out;
 }
