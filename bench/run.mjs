@@ -20,6 +20,7 @@ const WORKLOADS = {
   'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
   'http-writes': ['http-writes.ts', 'runHttpWritesBench'],
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
+  sizing: ['sizing.ts', 'runSizingBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };
