@@ -24,8 +24,8 @@ const WORKLOADS = {
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };
-/** Workloads that run only when named (or selected with --adapter). */
-const ON_REQUEST = new Set(['postgres']);
+/** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
+const ON_REQUEST = new Set(['postgres', 'memory-ceiling', 'sizing']);
 
 const args = process.argv.slice(2);
 const option = (name) => {
