@@ -27,6 +27,10 @@ export interface MemorySearch {
   aggregate(request: AggregateRequest): FacetResult[];
   /** Called after the document of `urn` was replaced (`document`) or removed (undefined). */
   documentChanged(urn: string, document: SearchDocument | undefined): void;
+  /** See `StorageAdapter.findEntitiesWithPropertyValues`. */
+  findEntitiesWithPropertyValues(request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number }): string[];
+  /** See `StorageAdapter.countEntitiesWithPropertyValues`. */
+  countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number;
 }
 
 /** Which documents a request matches: every one in scope (no filter, no text), or a list of slots. */
@@ -43,6 +47,12 @@ type Evaluation = { scopeOnly: true } | { scopeOnly: false; slots: number[]; sco
 export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument>): MemorySearch {
   const table = new SlotTable();
   const fields = new Map<string, FieldIndex>();
+  /**
+   * The field indexes of each structured property by definition key (the same objects as in
+   * `fields`): the clean-up questions about a property's values read them, so no list of URNs per
+   * property and key is kept beside them.
+   */
+  const propertyFields = new Map<string, Map<string, FieldIndex>>();
   const state: SearchState = { table, fields };
   /** Scope key → number of documents. */
   const scopeCounts = new Map<string, number>();
@@ -50,15 +60,29 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
 
   for (const [urn, document] of documents) documentChanged(urn, document);
 
+  /** Takes the slot out of one field index; an index left empty goes, with its property entry. */
+  function removeFrom(key: string, slot: number, scope: string, property?: { propertyUrn: string; definitionKey: string }): void {
+    const field = fields.get(key);
+    if (!field) return;
+    field.remove(slot, scope);
+    if (field.size > 0) return;
+    fields.delete(key);
+    if (!property) return;
+    const byKey = propertyFields.get(property.propertyUrn);
+    byKey?.delete(property.definitionKey);
+    if (byKey?.size === 0) propertyFields.delete(property.propertyUrn);
+  }
+
   function unindex(slot: number): void {
     const document = table.docs[slot];
     if (!document) return;
     const scope = scopeKey(document.entityType, document.removed);
-    for (const key of documentValues(document).keys()) {
-      const field = fields.get(key);
-      if (!field) continue;
-      field.remove(slot, scope);
-      if (field.size === 0) fields.delete(key);
+    const { fields: standard } = document;
+    for (const name in standard) {
+      if (Object.hasOwn(standard, name) && standard[name]!.length > 0) removeFrom(standardFieldKey(name), slot, scope);
+    }
+    for (const property of document.properties) {
+      if (property.values.length > 0) removeFrom(propertyKey(property.propertyUrn, property.definitionKey), slot, scope, property);
     }
     const left = (scopeCounts.get(scope) ?? 1) - 1;
     if (left > 0) scopeCounts.set(scope, left);
@@ -88,7 +112,51 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       }
       field.add(slot, values, scope);
     }
+    for (const property of document.properties) {
+      if (property.values.length === 0) continue;
+      let byKey = propertyFields.get(property.propertyUrn);
+      if (byKey?.has(property.definitionKey)) continue;
+      if (!byKey) {
+        byKey = new Map();
+        propertyFields.set(property.propertyUrn, byKey);
+      }
+      byKey.set(property.definitionKey, fields.get(propertyKey(property.propertyUrn, property.definitionKey))!);
+    }
     if (!previous || !sameText(previous, document)) fullText.upsert(urn, document.text);
+  }
+
+  /** Slots with values of the property under any key but `keep`, each once, with a rank above `after`. */
+  function propertySlots(propertyUrn: string, keep: string | undefined, after: number): number[] {
+    const slots: number[] = [];
+    const byKey = propertyFields.get(propertyUrn);
+    if (!byKey) return slots;
+    const mark = table.nextMark();
+    const { marks, rank } = table;
+    for (const [key, field] of byKey) {
+      if (key === keep) continue;
+      field.forEachSlot((slot) => {
+        if (marks[slot] === mark || rank[slot]! <= after) return;
+        marks[slot] = mark;
+        slots.push(slot);
+      });
+    }
+    return slots;
+  }
+
+  function findEntitiesWithPropertyValues(request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number }): string[] {
+    if (request.limit <= 0) return [];
+    const after = request.afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(request.afterUrn);
+    const slots = propertySlots(request.propertyUrn, request.keepDefinitionKey, after);
+    const { rank } = table;
+    return topK(slots, request.limit, (a, b) => rank[a]! - rank[b]!).map((slot) => table.docs[slot]!.urn);
+  }
+
+  function countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number {
+    const byKey = propertyFields.get(propertyUrn);
+    if (!byKey) return 0;
+    if (definitionKey !== undefined) return byKey.get(definitionKey)?.size ?? 0;
+    if (byKey.size === 1) return byKey.values().next().value!.size;
+    return propertySlots(propertyUrn, undefined, Number.NEGATIVE_INFINITY).length;
   }
 
   /** The entity types a request covers (all known when it names none). */
@@ -282,7 +350,7 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     return topK(buckets, maxValues, (a, b) => b.count - a.count || compareValues(a.value, b.value));
   }
 
-  return { search, aggregate, documentChanged };
+  return { search, aggregate, documentChanged, findEntitiesWithPropertyValues, countEntitiesWithPropertyValues };
 }
 
 /** The index key of a standard field or of a property under one definition key. */
