@@ -874,3 +874,50 @@ describe('memory adapter: entities with values of a structured property (the cle
     expect(await adapter.countEntitiesWithPropertyValues(other)).toBe(urns.length - k1Only.length - 1); // their new documents name no property
   });
 });
+
+describe('memory adapter: the bounded change feed', () => {
+  const event = (urn: string, i: number) => ({
+    entityUrn: urn,
+    entityType: 'dataset',
+    aspectName: i % 2 === 0 ? 'datasetProperties' : 'status',
+    changeType: 'UPSERT' as const,
+    aspect: { n: i, nested: { list: [i, 'x', null, true] } },
+    previousAspectValue: null,
+    created: { time: 10_000 + i, actor: ACTOR },
+  });
+
+  it('keeps the newest maxChangeEvents events, in order, whatever the commits and prunes before', async () => {
+    const adapter = await opened({ maxChangeEvents: 1_500 });
+    const urn = datasetUrn('feed');
+    let version = 0;
+    // One event a commit, then batches: the oldest go first, across the list's compactions.
+    for (let i = 1; i <= 4_000; ) {
+      const count = i <= 2_000 ? 1 : 250;
+      await adapter.commit({
+        entities: [{ urn, entityType: 'dataset', expectVersion: version, put: [aspect('datasetProperties', { n: i }, version + 1)] }],
+        events: Array.from({ length: count }, (_, k) => event(urn, i + k)),
+      });
+      version += 1;
+      i += count;
+    }
+    const all: number[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await adapter.readChanges!({ limit: 400, ...(after ? { after } : {}) });
+      all.push(...page.events.map((e) => Number(e.id)));
+      if (page.events.length < 400) {
+        expect(page.oldestId).toBe('2501');
+        expect(page.lastId).toBe('4000');
+        break;
+      }
+      after = page.events[page.events.length - 1]!.id;
+    }
+    expect(all).toEqual(Array.from({ length: 1_500 }, (_, k) => 2_501 + k));
+    const [first] = (await adapter.readChanges!({ limit: 1 })).events;
+    expect(first).toEqual({ id: '2501', ...event(urn, 2_501) });
+    // Filters and a prune by time still see only what is kept.
+    expect((await adapter.readChanges!({ limit: 5_000, aspects: ['status'] })).events.every((e) => e.aspectName === 'status' && Number(e.id) > 2_500)).toBe(true);
+    expect(await adapter.pruneChanges!({ eventsBefore: 10_000 + 3_001, limit: 10_000 })).toEqual({ events: 500, versions: 0 });
+    expect((await adapter.readChanges!({ limit: 1 })).events[0]?.id).toBe('3001');
+  });
+});

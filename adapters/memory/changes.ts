@@ -1,13 +1,23 @@
 import type { AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, JsonValue, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
 import { parseChangeId } from '../../src/adapter/change-signal';
-import { copyJson } from './json-copy';
+import { copyJson, toJsonText } from './json-copy';
 import type { UndoLog } from './undo-log';
 
-/**
- * A deep copy that shares strings with the original (structuredClone copies them too, which doubled
- * the heap the bounded feed of 100,000 events holds).
- */
+/** A deep copy that shares strings with the original (structuredClone copies them too). */
 const copy = <T>(value: T): T => copyJson(value as JsonValue) as T;
+
+/**
+ * A stored event: what the reads filter on, and the event as JSON text. Up to 100,000 events with
+ * their aspect values as objects were millions of small objects for every full garbage collection
+ * to visit; one string each is not looked into.
+ */
+interface EventRecord {
+  readonly id: number;
+  readonly entityType: string;
+  readonly aspectName: string;
+  readonly time: number;
+  readonly json: string;
+}
 
 /** Dropped events are cut from the front of the list once this many have gathered (and half the list). */
 const COMPACT_AFTER = 1_024;
@@ -18,7 +28,7 @@ const COMPACT_AFTER = 1_024;
  */
 export class ChangeStore {
   /** The events are `events[head..]`: dropping the oldest moves `head`, not every element. */
-  private events: Array<ChangeEvent | undefined> = [];
+  private events: Array<EventRecord | undefined> = [];
   private head = 0;
   private lastId = 0;
   private readonly versions = new Map<string, StoredAspect[]>(); // key: urn \0 aspect, ascending version
@@ -32,7 +42,10 @@ export class ChangeStore {
     if (!events.length) return;
     const before = this.events.length;
     const lastId = this.lastId;
-    for (const event of events) this.events.push(copy({ id: String(++this.lastId), ...event }));
+    for (const event of events) {
+      const id = ++this.lastId;
+      this.events.push({ id, entityType: event.entityType, aspectName: event.aspectName, time: event.created.time, json: toJsonText({ id: String(id), ...event } as unknown as JsonValue) });
+    }
     log.record(() => {
       this.events.length = before;
       this.lastId = lastId;
@@ -97,10 +110,10 @@ export class ChangeStore {
       scanned = BigInt(e.id);
       if (types && !types.has(e.entityType)) continue;
       if (aspects && !aspects.has(e.aspectName)) continue;
-      out.push(copy(e));
+      out.push(JSON.parse(e.json) as ChangeEvent);
     }
     if (out.length < query.limit && BigInt(this.lastId) > scanned) scanned = BigInt(this.lastId);
-    return { events: out, oldestId: this.events[this.head]?.id, lastId: this.lastId ? String(this.lastId) : undefined, scannedId: String(scanned) };
+    return { events: out, oldestId: this.events[this.head] === undefined ? undefined : String(this.events[this.head]!.id), lastId: this.lastId ? String(this.lastId) : undefined, scannedId: String(scanned) };
   }
 
   readVersions(request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
@@ -121,7 +134,7 @@ export class ChangeStore {
     if (request.keepEvents !== undefined) drop = Math.max(drop, this.events.length - this.head - request.keepEvents);
     if (request.eventsBefore !== undefined) {
       let i = this.head;
-      while (i < this.events.length && this.events[i]!.created.time < request.eventsBefore) i++;
+      while (i < this.events.length && this.events[i]!.time < request.eventsBefore) i++;
       drop = Math.max(drop, i - this.head);
     }
     drop = Math.min(drop, request.limit);

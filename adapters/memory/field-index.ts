@@ -160,7 +160,18 @@ export class FieldIndex {
   }
 }
 
+/** Scope keys by entity type, built once (one per entity type the catalog knows, twice). */
+const scopeKeys = [new Map<string, string>(), new Map<string, string>()] as const;
+
 /** The scope a document counts in for facets: its entity type and whether it is soft-deleted. */
 export function scopeKey(entityType: string, removed: boolean): string {
-  return `${removed ? '1' : '0'}${entityType}`;
+  const keys = scopeKeys[removed ? 1 : 0];
+  let key = keys.get(entityType);
+  if (key === undefined) {
+    key = `${removed ? '1' : '0'}${entityType}`;
+    // Entity types come from the registry, so this stays small; cleared should a host invent many.
+    if (keys.size >= 10_000) keys.clear();
+    keys.set(entityType, key);
+  }
+  return key;
 }
