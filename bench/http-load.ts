@@ -86,7 +86,7 @@ interface LoadResult {
   acknowledged: Map<string, string>;
 }
 
-function send(agent: Agent, port: number, method: string, path: string, body: string, token: string | undefined): Promise<{ status: number; text: string }> {
+export function send(agent: Agent, port: number, method: string, path: string, body: string, token: string | undefined): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {

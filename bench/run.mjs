@@ -17,12 +17,16 @@ const WORKLOADS = {
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
+  'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
+  'http-writes': ['http-writes.ts', 'runHttpWritesBench'],
+  'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
+  sizing: ['sizing.ts', 'runSizingBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],
 };
-/** Workloads that run only when named (or selected with --adapter). */
-const ON_REQUEST = new Set(['postgres', 'volume-postgres']);
+/** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
+const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'memory-ceiling', 'sizing']);
 
 const args = process.argv.slice(2);
 const option = (name) => {

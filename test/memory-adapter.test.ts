@@ -816,3 +816,108 @@ describe('memory adapter: stored state cannot be changed from outside', () => {
     expect((await allRows(adapter, PROFILE))[0]?.value).toEqual({ nested: { count: 1 } });
   });
 });
+
+describe('memory adapter: entities with values of a structured property (the clean-up questions)', () => {
+  it('pages URNs in order over every key but the kept one, soft-deleted included, and counts per key and over all keys', async () => {
+    const adapter = await opened();
+    const property = 'urn:li:structuredProperty:tier';
+    const other = 'urn:li:structuredProperty:owner';
+    const urns = Array.from({ length: 30 }, (_, i) => datasetUrn(`p${String((i * 7) % 30).padStart(2, '0')}`));
+    // Written in a scrambled order; keys k1 (even), k2 (multiples of 3), both for multiples of 6; soft-deleted every 5th.
+    await adapter.commit({
+      entities: urns.map((urn, i) => ({
+        ...create(urn),
+        searchDocument: searchDocument(
+          urn,
+          [
+            ...(i % 2 === 0 ? [{ propertyUrn: property, definitionKey: 'k1', values: ['gold'] }] : []),
+            ...(i % 3 === 0 ? [{ propertyUrn: property, definitionKey: 'k2', values: [i] }] : []),
+            { propertyUrn: other, definitionKey: 'o1', values: ['team'] },
+            { propertyUrn: property, definitionKey: 'k3', values: [] },
+          ],
+          i % 5 === 0,
+        ),
+      })),
+    });
+    const carrying = (keys: string[]) => urns.filter((_, i) => (keys.includes('k1') && i % 2 === 0) || (keys.includes('k2') && i % 3 === 0)).sort();
+    expect(await adapter.countEntitiesWithPropertyValues(property, 'k1')).toBe(15);
+    expect(await adapter.countEntitiesWithPropertyValues(property, 'k2')).toBe(10);
+    expect(await adapter.countEntitiesWithPropertyValues(property, 'k3')).toBe(0);
+    expect(await adapter.countEntitiesWithPropertyValues(property)).toBe(carrying(['k1', 'k2']).length);
+    expect(await adapter.countEntitiesWithPropertyValues('urn:li:structuredProperty:none')).toBe(0);
+
+    const pages = async (keep: string | undefined) => {
+      const out: string[] = [];
+      let afterUrn: string | undefined;
+      for (;;) {
+        const page = await adapter.findEntitiesWithPropertyValues({ propertyUrn: property, ...(keep ? { keepDefinitionKey: keep } : {}), ...(afterUrn ? { afterUrn } : {}), limit: 4 });
+        out.push(...page);
+        if (page.length < 4) return out;
+        afterUrn = page[page.length - 1];
+      }
+    };
+    expect(await pages(undefined)).toEqual(carrying(['k1', 'k2']));
+    expect(await pages('k1')).toEqual(carrying(['k2']));
+    expect(await pages('k2')).toEqual(carrying(['k1']));
+    // A cursor that is no stored URN starts after it all the same.
+    expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: property, afterUrn: datasetUrn('p10x'), limit: 100 })).toEqual(carrying(['k1', 'k2']).filter((u) => u > datasetUrn('p10x')));
+    expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: property, limit: 0 })).toEqual([]);
+
+    // Values moved off k1 (a clean-up), then an entity deleted: the answers follow.
+    const k1Only = urns.filter((_, i) => i % 2 === 0 && i % 3 !== 0);
+    await adapter.commit({ entities: k1Only.map((urn) => ({ urn, entityType: 'dataset', expectVersion: 1, put: [aspect('status', { removed: false })], searchDocument: searchDocument(urn) })) });
+    await adapter.commit({ entities: [{ urn: urns[0]!, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null }] });
+    const left = urns.filter((_, i) => i % 3 === 0 && i !== 0).sort();
+    expect(await pages(undefined)).toEqual(left);
+    expect(await adapter.countEntitiesWithPropertyValues(property, 'k1')).toBe(urns.filter((_, i) => i % 6 === 0 && i !== 0).length);
+    expect(await adapter.countEntitiesWithPropertyValues(property)).toBe(left.length);
+    expect(await adapter.countEntitiesWithPropertyValues(other)).toBe(urns.length - k1Only.length - 1); // their new documents name no property
+  });
+});
+
+describe('memory adapter: the bounded change feed', () => {
+  const event = (urn: string, i: number) => ({
+    entityUrn: urn,
+    entityType: 'dataset',
+    aspectName: i % 2 === 0 ? 'datasetProperties' : 'status',
+    changeType: 'UPSERT' as const,
+    aspect: { n: i, nested: { list: [i, 'x', null, true] } },
+    previousAspectValue: null,
+    created: { time: 10_000 + i, actor: ACTOR },
+  });
+
+  it('keeps the newest maxChangeEvents events, in order, whatever the commits and prunes before', async () => {
+    const adapter = await opened({ maxChangeEvents: 1_500 });
+    const urn = datasetUrn('feed');
+    let version = 0;
+    // One event a commit, then batches: the oldest go first, across the list's compactions.
+    for (let i = 1; i <= 4_000; ) {
+      const count = i <= 2_000 ? 1 : 250;
+      await adapter.commit({
+        entities: [{ urn, entityType: 'dataset', expectVersion: version, put: [aspect('datasetProperties', { n: i }, version + 1)] }],
+        events: Array.from({ length: count }, (_, k) => event(urn, i + k)),
+      });
+      version += 1;
+      i += count;
+    }
+    const all: number[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await adapter.readChanges!({ limit: 400, ...(after ? { after } : {}) });
+      all.push(...page.events.map((e) => Number(e.id)));
+      if (page.events.length < 400) {
+        expect(page.oldestId).toBe('2501');
+        expect(page.lastId).toBe('4000');
+        break;
+      }
+      after = page.events[page.events.length - 1]!.id;
+    }
+    expect(all).toEqual(Array.from({ length: 1_500 }, (_, k) => 2_501 + k));
+    const [first] = (await adapter.readChanges!({ limit: 1 })).events;
+    expect(first).toEqual({ id: '2501', ...event(urn, 2_501) });
+    // Filters and a prune by time still see only what is kept.
+    expect((await adapter.readChanges!({ limit: 5_000, aspects: ['status'] })).events.every((e) => e.aspectName === 'status' && Number(e.id) > 2_500)).toBe(true);
+    expect(await adapter.pruneChanges!({ eventsBefore: 10_000 + 3_001, limit: 10_000 })).toEqual({ events: 500, versions: 0 });
+    expect((await adapter.readChanges!({ limit: 1 })).events[0]?.id).toBe('3001');
+  });
+});

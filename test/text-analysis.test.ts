@@ -24,6 +24,15 @@ describe('text analysis shared by the adapters', () => {
     }
   });
 
+  it('takes a number as its own term, as both stemmers do (numbers skip the stemmer and its cache)', () => {
+    const numbers = ['0', '7', '00', '42', '2024', '000123', '18446744073709551616', ...Array.from({ length: 2000 }, (_, i) => String(i * 7919))];
+    for (const n of numbers) {
+      expect(stemTerm(n)).toBe(n);
+      expect(lunr.stemmer(new lunr.Token(n, {})).toString()).toBe(n);
+    }
+    expect(analyzeText('orders_2024 of 000123 x2')).toEqual(['order', '2024', '000123', 'x2']);
+  });
+
   it('drops exactly lunr.stopWordFilter stop words', () => {
     const words = [...corpusWords(), ...STOP_WORDS, 'constructor', 'hasownproperty'];
     const lunrStops = words.filter((w) => lunr.stopWordFilter(new lunr.Token(w, {})) === undefined);

@@ -1,15 +1,35 @@
-import type { AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
+import type { AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, JsonValue, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
 import { parseChangeId } from '../../src/adapter/change-signal';
+import { copyJson, toJsonText } from './json-copy';
 import type { UndoLog } from './undo-log';
 
-const copy = <T>(value: T): T => structuredClone(value);
+/** A deep copy that shares strings with the original (structuredClone copies them too). */
+const copy = <T>(value: T): T => copyJson(value as JsonValue) as T;
+
+/**
+ * A stored event: what the reads filter on, and the event as JSON text. Up to 100,000 events with
+ * their aspect values as objects were millions of small objects for every full garbage collection
+ * to visit; one string each is not looked into.
+ */
+interface EventRecord {
+  readonly id: number;
+  readonly entityType: string;
+  readonly aspectName: string;
+  readonly time: number;
+  readonly json: string;
+}
+
+/** Dropped events are cut from the front of the list once this many have gathered (and half the list). */
+const COMPACT_AFTER = 1_024;
 
 /**
  * The change feed and the kept aspect versions of the memory adapter. Bounded: at most `maxEvents`
  * events (the oldest go first) and `maxVersions` kept versions per aspect, whatever retention says.
  */
 export class ChangeStore {
-  private events: ChangeEvent[] = [];
+  /** The events are `events[head..]`: dropping the oldest moves `head`, not every element. */
+  private events: Array<EventRecord | undefined> = [];
+  private head = 0;
   private lastId = 0;
   private readonly versions = new Map<string, StoredAspect[]>(); // key: urn \0 aspect, ascending version
 
@@ -22,7 +42,10 @@ export class ChangeStore {
     if (!events.length) return;
     const before = this.events.length;
     const lastId = this.lastId;
-    for (const event of events) this.events.push({ id: String(++this.lastId), ...copy(event) });
+    for (const event of events) {
+      const id = ++this.lastId;
+      this.events.push({ id, entityType: event.entityType, aspectName: event.aspectName, time: event.created.time, json: toJsonText({ id: String(id), ...event } as unknown as JsonValue) });
+    }
     log.record(() => {
       this.events.length = before;
       this.lastId = lastId;
@@ -32,7 +55,18 @@ export class ChangeStore {
 
   /** Applies the bound; called once the commit can no longer roll back. */
   trim(): void {
-    if (this.events.length > this.maxEvents) this.events = this.events.slice(this.events.length - this.maxEvents);
+    const kept = this.events.length - this.head;
+    if (kept > this.maxEvents) this.dropOldest(kept - this.maxEvents);
+  }
+
+  /** Drops the `count` oldest events; the list is compacted only now and then (amortised O(1) per event). */
+  private dropOldest(count: number): void {
+    for (let i = this.head; i < this.head + count; i++) this.events[i] = undefined;
+    this.head += count;
+    if (this.head >= COMPACT_AFTER && this.head * 2 >= this.events.length) {
+      this.events = this.events.slice(this.head);
+      this.head = 0;
+    }
   }
 
   keepVersions(puts: readonly AspectVersionPut[], log: UndoLog): void {
@@ -63,7 +97,7 @@ export class ChangeStore {
     const aspects = query.aspects?.length ? new Set(query.aspects) : undefined;
     const out: ChangeEvent[] = [];
     // Ids are dense and ascending: find the start by binary search.
-    let lo = 0;
+    let lo = this.head;
     let hi = this.events.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
@@ -76,10 +110,10 @@ export class ChangeStore {
       scanned = BigInt(e.id);
       if (types && !types.has(e.entityType)) continue;
       if (aspects && !aspects.has(e.aspectName)) continue;
-      out.push(copy(e));
+      out.push(JSON.parse(e.json) as ChangeEvent);
     }
     if (out.length < query.limit && BigInt(this.lastId) > scanned) scanned = BigInt(this.lastId);
-    return { events: out, oldestId: this.events[0]?.id, lastId: this.lastId ? String(this.lastId) : undefined, scannedId: String(scanned) };
+    return { events: out, oldestId: this.events[this.head] === undefined ? undefined : String(this.events[this.head]!.id), lastId: this.lastId ? String(this.lastId) : undefined, scannedId: String(scanned) };
   }
 
   readVersions(request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
@@ -97,14 +131,14 @@ export class ChangeStore {
     versions: number;
   } {
     let drop = 0;
-    if (request.keepEvents !== undefined) drop = Math.max(drop, this.events.length - request.keepEvents);
+    if (request.keepEvents !== undefined) drop = Math.max(drop, this.events.length - this.head - request.keepEvents);
     if (request.eventsBefore !== undefined) {
-      let i = 0;
-      while (i < this.events.length && this.events[i]!.created.time < request.eventsBefore) i++;
-      drop = Math.max(drop, i);
+      let i = this.head;
+      while (i < this.events.length && this.events[i]!.time < request.eventsBefore) i++;
+      drop = Math.max(drop, i - this.head);
     }
     drop = Math.min(drop, request.limit);
-    if (drop > 0) this.events = this.events.slice(drop);
+    if (drop > 0) this.dropOldest(drop);
     let versions = 0;
     for (const [key, list] of this.versions) {
       if (versions >= request.limit) break;

@@ -1,8 +1,5 @@
 import { SortedValueSlots, type IndexedValue } from './sorted-value-slots';
 
-/** Slots holding one value: a single slot stays a number, a Set only from the second one on. */
-type SlotSet = number | Set<number>;
-
 const NONE = -1;
 
 /**
@@ -10,21 +7,22 @@ const NONE = -1;
  * definition key) over document slots:
  * - every distinct value gets a small id; a slot's first value id sits in a typed array (further
  *   values of multi-valued documents in a side map), so tests and facet counts read numbers, not objects;
- * - a hash from value to slots, for equality;
- * - sorted (value, slot) pairs, numbers and strings apart, for ranges;
+ * - sorted (value, slot) pairs, numbers and strings apart, for ranges and equality (an equality is
+ *   the range from the value to itself: no hash of slots per value beside them, which cost about a
+ *   tenth of the heap per entity at 100k entities);
  * - counts per value for each scope (entity type × removed), so a facet over a whole scope is read,
  *   not computed.
  */
 export class FieldIndex {
   private firstId = new Int32Array(0);
   private readonly moreIds = new Map<number, number[]>();
-  private readonly withValues = new Set<number>();
+  /** Documents with at least one value. */
+  private count = 0;
   private readonly idOf = new Map<IndexedValue, number>();
   /** Value by id, and how many documents hold it; an id no document holds any more is reused. */
   private readonly valueOfId: IndexedValue[] = [];
   private readonly refsOfId: number[] = [];
   private readonly freeIds: number[] = [];
-  private readonly bySlotValue = new Map<IndexedValue, SlotSet>();
   readonly numbers = new SortedValueSlots<number>();
   readonly strings = new SortedValueSlots<string>();
   /** Scope key (see `scopeKey`) → value → number of documents. */
@@ -32,7 +30,7 @@ export class FieldIndex {
 
   /** Number of documents that have at least one value. */
   get size(): number {
-    return this.withValues.size;
+    return this.count;
   }
 
   /** Number of value ids handed out so far (ids are below it). */
@@ -67,27 +65,27 @@ export class FieldIndex {
     if (more) for (const id of more) counts[id]! += 1;
   }
 
-  /** Slots of every document with a value. Do not change the index while iterating. */
-  slots(): Iterable<number> {
-    return this.withValues;
+  /** Calls `visit` with the slot of every document with a value, ascending. Do not change the index meanwhile. */
+  forEachSlot(visit: (slot: number) => void): void {
+    const { firstId } = this;
+    for (let slot = 0; slot < firstId.length; slot++) if (firstId[slot] !== NONE) visit(slot);
   }
 
   /** Distinct values present (any scope). */
   values(): Iterable<IndexedValue> {
-    return this.bySlotValue.keys();
+    return this.idOf.keys();
   }
 
-  /** Number of documents with this value (any scope). */
+  /** Number of documents with this value (any scope): a document holds each of its values once. */
   countOf(value: IndexedValue): number {
-    const slots = this.bySlotValue.get(value);
-    return slots === undefined ? 0 : typeof slots === 'number' ? 1 : slots.size;
+    const id = this.idOf.get(value);
+    return id === undefined ? 0 : this.refsOfId[id]!;
   }
 
   forEachSlotWith(value: IndexedValue, visit: (slot: number) => void): void {
-    const slots = this.bySlotValue.get(value);
-    if (slots === undefined) return;
-    if (typeof slots === 'number') visit(slots);
-    else for (const slot of slots) visit(slot);
+    if (!this.idOf.has(value)) return;
+    if (typeof value === 'number') this.numbers.forEachInRange({ value, inclusive: true }, { value, inclusive: true }, visit);
+    else this.strings.forEachInRange({ value, inclusive: true }, { value, inclusive: true }, visit);
   }
 
   /** Counts per value of the documents in one scope. */
@@ -106,17 +104,13 @@ export class FieldIndex {
     const ids = values.map((value) => this.intern(value));
     this.firstId[slot] = ids[0]!;
     if (ids.length > 1) this.moreIds.set(slot, ids.slice(1));
-    this.withValues.add(slot);
+    this.count += 1;
     let counts = this.countsByScope.get(scope);
     if (!counts) {
       counts = new Map();
       this.countsByScope.set(scope, counts);
     }
     for (const value of values) {
-      const slots = this.bySlotValue.get(value);
-      if (slots === undefined) this.bySlotValue.set(value, slot);
-      else if (typeof slots === 'number') this.bySlotValue.set(value, new Set([slots, slot]));
-      else slots.add(slot);
       if (typeof value === 'number') this.numbers.add(value, slot);
       else this.strings.add(value, slot);
       counts.set(value, (counts.get(value) ?? 0) + 1);
@@ -131,15 +125,9 @@ export class FieldIndex {
     for (const id of ids) this.release(id);
     this.firstId[slot] = NONE;
     this.moreIds.delete(slot);
-    this.withValues.delete(slot);
+    this.count -= 1;
     const counts = this.countsByScope.get(scope);
     for (const value of values) {
-      const slots = this.bySlotValue.get(value);
-      if (typeof slots === 'number') this.bySlotValue.delete(value);
-      else if (slots !== undefined) {
-        slots.delete(slot);
-        if (slots.size === 1) this.bySlotValue.set(value, slots.values().next().value as number);
-      }
       if (typeof value === 'number') this.numbers.delete(value, slot);
       else this.strings.delete(value, slot);
       if (counts) {
@@ -172,7 +160,18 @@ export class FieldIndex {
   }
 }
 
+/** Scope keys by entity type, built once (one per entity type the catalog knows, twice). */
+const scopeKeys = [new Map<string, string>(), new Map<string, string>()] as const;
+
 /** The scope a document counts in for facets: its entity type and whether it is soft-deleted. */
 export function scopeKey(entityType: string, removed: boolean): string {
-  return `${removed ? '1' : '0'}${entityType}`;
+  const keys = scopeKeys[removed ? 1 : 0];
+  let key = keys.get(entityType);
+  if (key === undefined) {
+    key = `${removed ? '1' : '0'}${entityType}`;
+    // Entity types come from the registry, so this stays small; cleared should a host invent many.
+    if (keys.size >= 10_000) keys.clear();
+    keys.set(entityType, key);
+  }
+  return key;
 }

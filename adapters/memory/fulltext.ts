@@ -72,35 +72,20 @@ const searchPipeline = new lunr.Pipeline();
 searchPipeline.add(lunr.stemmer);
 
 /**
- * The documents holding a term in one field: parallel arrays of slot and term frequency, unordered.
- * Plain arrays of small integers, not a Map per term: at 100k documents the per-entry objects and
- * rehashing of Maps cost most of the build time and garbage collection.
+ * The postings of one term: pairs of (slot × number of fields + field, frequency), unordered, in one
+ * plain array of small integers. One array per term, created at its exact size: at 100k documents
+ * most terms (URN parts, names) belong to one or two documents, and an object per term and field
+ * with two growable arrays each took more heap than the documents themselves.
+ * lunr's document frequency (`lunr.idf`) counts (document, field) pairs, not documents: it is the
+ * number of pairs here (a term present in two fields of one document counts twice).
  */
-interface FieldPostings {
-  readonly slots: number[];
-  readonly frequencies: number[];
-}
+type TermPostings = number[];
 
 /**
- * The distinct terms of one document, field after field (field f holds `terms[ends[f - 1] ?? 0 .. ends[f])`),
- * and where each sits in that term's postings of that field, so the document can be removed. Three
- * arrays per document rather than an object per field: fewer objects for the garbage collector.
+ * The distinct terms of one document, per field, each with where its pair sits in that term's
+ * postings (so the document can be removed): `[term, position, term, position, ...]`, exact size.
  */
-interface DocumentTerms {
-  readonly terms: string[];
-  readonly positions: number[];
-  readonly ends: number[];
-}
-
-interface TermPostings {
-  /** Indexed by field position; created on first use. */
-  readonly byField: (FieldPostings | undefined)[];
-  /**
-   * lunr's document frequency (`lunr.idf`) counts (document, field) pairs, not documents:
-   * a term present in two fields of one document counts twice.
-   */
-  fieldPairs: number;
-}
+type DocumentTerms = Array<string | number>;
 
 /** One field value analysed: its length in terms, and its distinct terms with their frequencies. */
 interface AnalysedField {
@@ -130,10 +115,12 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   const freeSlots: number[] = [];
   /** [field][slot]: number of terms left by the pipeline (lunr's field length). */
   const fieldLengths: number[][] = names.map(() => []);
-  /** [slot][field]: the document's distinct terms and their positions, so its postings can be removed. */
+  /** [slot]: the document's distinct terms per field and their positions, so its postings can be removed. */
   const termsBySlot: (DocumentTerms | undefined)[] = [];
   // Sums of field lengths, so average field lengths stay exact under removal (integers, no drift).
   const totalLengths = names.map(() => 0);
+
+  const fieldCount = names.length;
 
   function upsert(id: string, values: Readonly<Record<string, string | undefined>>): void {
     remove(id);
@@ -141,32 +128,34 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     const slot = freeSlots.pop() ?? idBySlot.length;
     slotById.set(id, slot);
     idBySlot[slot] = id;
-    const document: DocumentTerms = { terms: [], positions: [], ends: [] };
-    termsBySlot[slot] = document;
-    for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
-      const { length, terms, frequencies } = analyse(analyzer, values[names[fieldIndex]!]);
-      fieldLengths[fieldIndex]![slot] = length;
-      totalLengths[fieldIndex]! += length;
+    const analysed: AnalysedField[] = [];
+    let distinct = 0;
+    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
+      const field = analyse(analyzer, values[names[fieldIndex]!]);
+      analysed.push(field);
+      distinct += field.terms.length;
+      fieldLengths[fieldIndex]![slot] = field.length;
+      totalLengths[fieldIndex]! += field.length;
+    }
+    const document: DocumentTerms = new Array<string | number>(2 * distinct);
+    let next = 0;
+    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
+      const { terms, frequencies } = analysed[fieldIndex]!;
+      const key = slot * fieldCount + fieldIndex;
       for (let i = 0; i < terms.length; i++) {
         const term = terms[i]!;
-        let termPostings = postings.get(term);
-        if (termPostings === undefined) {
-          termPostings = { byField: names.map(() => undefined), fieldPairs: 0 };
-          postings.set(term, termPostings);
+        const termPostings = postings.get(term);
+        let position = 0;
+        if (termPostings === undefined) postings.set(term, [key, frequencies[i]!]);
+        else {
+          position = termPostings.length;
+          termPostings.push(key, frequencies[i]!);
         }
-        let fieldPostings = termPostings.byField[fieldIndex];
-        if (fieldPostings === undefined) {
-          fieldPostings = { slots: [], frequencies: [] };
-          termPostings.byField[fieldIndex] = fieldPostings;
-        }
-        document.terms.push(term);
-        document.positions.push(fieldPostings.slots.length);
-        fieldPostings.slots.push(slot);
-        fieldPostings.frequencies.push(frequencies[i]!);
-        termPostings.fieldPairs += 1;
+        document[next++] = term;
+        document[next++] = position;
       }
-      document.ends.push(document.terms.length);
     }
+    termsBySlot[slot] = document;
   }
 
   function remove(id: string): void {
@@ -175,38 +164,34 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     slotById.delete(id);
     idBySlot[slot] = undefined;
     freeSlots.push(slot);
+    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) totalLengths[fieldIndex]! -= fieldLengths[fieldIndex]![slot]!;
     const document = termsBySlot[slot];
     if (document === undefined) return;
-    let start = 0;
-    for (let fieldIndex = 0; fieldIndex < names.length; fieldIndex++) {
-      const end = document.ends[fieldIndex]!;
-      totalLengths[fieldIndex]! -= fieldLengths[fieldIndex]![slot]!;
-      for (let i = start; i < end; i++) {
-        const term = document.terms[i]!;
-        const termPostings = postings.get(term);
-        const fieldPostings = termPostings?.byField[fieldIndex];
-        if (termPostings === undefined || fieldPostings === undefined) continue;
-        // Swap-remove: the last entry takes this one's place, and its document learns where it went.
-        const position = document.positions[i]!;
-        const last = fieldPostings.slots.length - 1;
-        if (position !== last) {
-          const moved = fieldPostings.slots[last]!;
-          fieldPostings.slots[position] = moved;
-          fieldPostings.frequencies[position] = fieldPostings.frequencies[last]!;
-          const other = termsBySlot[moved]!;
-          const from = fieldIndex === 0 ? 0 : other.ends[fieldIndex - 1]!;
-          other.positions[other.terms.indexOf(term, from)] = position;
+    for (let i = 0; i < document.length; i += 2) {
+      const term = document[i] as string;
+      const position = document[i + 1] as number;
+      const termPostings = postings.get(term);
+      if (termPostings === undefined) continue;
+      // Swap-remove: the last pair takes this one's place, and its document learns where it went.
+      const last = termPostings.length - 2;
+      if (position !== last) {
+        const movedKey = termPostings[last]!;
+        termPostings[position] = movedKey;
+        termPostings[position + 1] = termPostings[last + 1]!;
+        const other = termsBySlot[Math.floor(movedKey / fieldCount)]!;
+        for (let j = 0; j < other.length; j += 2) {
+          if (other[j + 1] === last && other[j] === term) {
+            other[j + 1] = position;
+            break;
+          }
         }
-        fieldPostings.slots.pop();
-        fieldPostings.frequencies.pop();
-        if (fieldPostings.slots.length === 0) termPostings.byField[fieldIndex] = undefined;
-        termPostings.fieldPairs -= 1;
-        // A term no document holds any more must leave the vocabulary: lunr's query vector (and so
-        // the score normalisation) only counts terms that exist in the index.
-        if (termPostings.fieldPairs === 0) postings.delete(term);
       }
-      start = end;
+      termPostings.length = last;
+      // A term no document holds any more must leave the vocabulary: lunr's query vector (and so
+      // the score normalisation) only counts terms that exist in the index.
+      if (last === 0) postings.delete(term);
     }
+    // Only now: a pair moved within the same document (a term in two of its fields) updates it above.
     termsBySlot[slot] = undefined;
   }
 
@@ -248,24 +233,19 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
       squaredMagnitude += queryWeight * queryWeight;
       const termPostings = postings.get(term);
       if (termPostings === undefined) continue;
-      const idf = inverseDocumentFrequency(termPostings.fieldPairs, documentCount);
-      termPostings.byField.forEach((fieldPostings, fieldIndex) => {
-        if (fieldPostings === undefined) return;
+      const idf = inverseDocumentFrequency(termPostings.length / 2, documentCount);
+      for (let i = 0; i < termPostings.length; i += 2) {
+        const key = termPostings[i]!;
+        const fieldIndex = key % fieldCount;
+        const slot = (key - fieldIndex) / fieldCount;
         const averageLength = totalLengths[fieldIndex]! / documentCount;
-        // One length array per field, set at construction: never undefined.
-        const lengths = fieldLengths[fieldIndex]!;
-        const boost = boosts[fieldIndex]!;
-        const { slots, frequencies } = fieldPostings;
-        for (let i = 0; i < slots.length; i++) {
-          const slot = slots[i]!;
-          const weight = termWeight(idf, frequencies[i]!, lengths[slot]!, averageLength, boost);
-          accumulated[slot]! += queryWeight * weight;
-          if (matched[slot] === 0) {
-            matched[slot] = 1;
-            matchedSlots.push(slot);
-          }
+        const weight = termWeight(idf, termPostings[i + 1]!, fieldLengths[fieldIndex]![slot]!, averageLength, boosts[fieldIndex]!);
+        accumulated[slot]! += queryWeight * weight;
+        if (matched[slot] === 0) {
+          matched[slot] = 1;
+          matchedSlots.push(slot);
         }
-      });
+      }
     }
 
     let kept = matchedSlots;
@@ -279,13 +259,12 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
       for (const expansion of distinct.values()) {
         termNumber += 1;
         for (const term of expansion) {
-          for (const fieldPostings of postings.get(term)?.byField ?? []) {
-            if (fieldPostings === undefined) continue;
-            for (const slot of fieldPostings.slots) {
-              if (lastTerm[slot] === termNumber) continue;
-              lastTerm[slot] = termNumber;
-              termHits[slot]! += 1;
-            }
+          const termPostings = postings.get(term) ?? [];
+          for (let i = 0; i < termPostings.length; i += 2) {
+            const slot = Math.floor(termPostings[i]! / fieldCount);
+            if (lastTerm[slot] === termNumber) continue;
+            lastTerm[slot] = termNumber;
+            termHits[slot]! += 1;
           }
         }
       }

@@ -100,10 +100,10 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
       return current().search.aggregate(request);
     },
     async findEntitiesWithPropertyValues(request) {
-      return current().documents.findEntitiesWithPropertyValues(request);
+      return current().search.findEntitiesWithPropertyValues(request);
     },
     async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
-      return current().documents.countEntitiesWithPropertyValues(propertyUrn, definitionKey);
+      return current().search.countEntitiesWithPropertyValues(propertyUrn, definitionKey);
     },
 
     async claimJobs(request) {

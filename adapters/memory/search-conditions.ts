@@ -92,9 +92,7 @@ export function compileCondition(state: SearchState, condition: SearchCondition)
     return {
       test,
       estimate: index.size,
-      candidates: (visit) => {
-        for (const slot of index.slots()) visit(slot);
-      },
+      candidates: (visit) => index.forEachSlot(visit),
     };
   }
   if (RANGE_OPERATORS.has(operator)) return { test, ...rangeCandidates(index, operator, condition.values) };

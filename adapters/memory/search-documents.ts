@@ -1,24 +1,15 @@
 import type { SearchDocument } from '../../src/adapter/types';
-import { SortedStrings } from './sorted-strings';
 import type { UndoLog } from './undo-log';
 
 /** Told about every change of the document map, including those an undo makes. */
 export type SearchDocumentListener = (urn: string, document: SearchDocument | undefined) => void;
 
-/** Which entities carry values of one structured property, by definition key. */
-interface PropertyIndex {
-  readonly urnsByKey: Map<string, SortedStrings>;
-  /** URN → number of definition keys it carries values under; its size is the count over all keys. */
-  readonly keyCountByUrn: Map<string, number>;
-}
-
 /**
- * The search documents by URN (private copies, never handed out) and a per-property index, so the
- * clean-up questions about structured property values do not scan every document.
+ * The search documents by URN (private copies, never handed out). The search engine indexes them
+ * (it is told about every change) and answers every question about them.
  */
 export class SearchDocumentStore {
   private readonly byUrn = new Map<string, SearchDocument>();
-  private readonly properties = new Map<string, PropertyIndex>();
 
   constructor(private readonly onChange: SearchDocumentListener) {}
 
@@ -32,73 +23,14 @@ export class SearchDocumentStore {
     const previous = this.byUrn.get(urn);
     if (previous === undefined && document === undefined) return;
     const next = document === undefined ? undefined : copySearchDocument(document);
-    this.swap(urn, previous, next);
-    log.record(() => this.swap(urn, next, previous));
+    this.swap(urn, next);
+    log.record(() => this.swap(urn, previous));
   }
 
-  findEntitiesWithPropertyValues(request: {
-    propertyUrn: string;
-    keepDefinitionKey?: string;
-    afterUrn?: string;
-    limit: number;
-  }): string[] {
-    const index = this.properties.get(request.propertyUrn);
-    if (!index || request.limit <= 0) return [];
-    // The first `limit` URNs of the union are among the first `limit` of each key's list.
-    const candidates = new Set<string>();
-    for (const [key, urns] of index.urnsByKey) {
-      if (key === request.keepDefinitionKey) continue;
-      for (const urn of urns.pageAfter(request.afterUrn, request.limit)) candidates.add(urn);
-    }
-    return [...candidates].sort(compareCodeUnits).slice(0, request.limit);
-  }
-
-  countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number {
-    const index = this.properties.get(propertyUrn);
-    if (!index) return 0;
-    if (definitionKey === undefined) return index.keyCountByUrn.size;
-    return index.urnsByKey.get(definitionKey)?.size ?? 0;
-  }
-
-  private swap(urn: string, current: SearchDocument | undefined, next: SearchDocument | undefined): void {
-    if (current) this.unindex(urn, current);
-    if (next) {
-      this.byUrn.set(urn, next);
-      this.index(urn, next);
-    } else {
-      this.byUrn.delete(urn);
-    }
+  private swap(urn: string, next: SearchDocument | undefined): void {
+    if (next) this.byUrn.set(urn, next);
+    else this.byUrn.delete(urn);
     this.onChange(urn, next);
-  }
-
-  private index(urn: string, document: SearchDocument): void {
-    for (const property of document.properties) {
-      if (property.values.length === 0) continue;
-      let index = this.properties.get(property.propertyUrn);
-      if (!index) {
-        index = { urnsByKey: new Map(), keyCountByUrn: new Map() };
-        this.properties.set(property.propertyUrn, index);
-      }
-      let urns = index.urnsByKey.get(property.definitionKey);
-      if (!urns) {
-        urns = new SortedStrings();
-        index.urnsByKey.set(property.definitionKey, urns);
-      }
-      if (urns.add(urn)) index.keyCountByUrn.set(urn, (index.keyCountByUrn.get(urn) ?? 0) + 1);
-    }
-  }
-
-  private unindex(urn: string, document: SearchDocument): void {
-    for (const property of document.properties) {
-      const index = this.properties.get(property.propertyUrn);
-      const urns = index?.urnsByKey.get(property.definitionKey);
-      if (!index || !urns || !urns.delete(urn)) continue;
-      if (urns.size === 0) index.urnsByKey.delete(property.definitionKey);
-      const keys = (index.keyCountByUrn.get(urn) ?? 1) - 1;
-      if (keys > 0) index.keyCountByUrn.set(urn, keys);
-      else index.keyCountByUrn.delete(urn);
-      if (index.urnsByKey.size === 0) this.properties.delete(property.propertyUrn);
-    }
   }
 }
 
@@ -121,9 +53,4 @@ function copySearchDocument(document: SearchDocument): SearchDocument {
       values: [...property.values],
     })),
   };
-}
-
-/** Code-unit order, as SQLite's BINARY collation (never `localeCompare`). */
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

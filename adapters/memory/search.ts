@@ -11,6 +11,7 @@ import type {
   SearchScope,
 } from '../../src/adapter/types';
 import { FieldIndex, scopeKey } from './field-index';
+import { fieldKeyOf, propertyKey, standardFieldKey } from './field-keys';
 import { compileCondition, type CompiledCondition, type SearchState } from './search-conditions';
 import { createMemoryFullText, type MemoryFullText } from './search-text';
 import { SlotTable } from './slot-table';
@@ -27,6 +28,10 @@ export interface MemorySearch {
   aggregate(request: AggregateRequest): FacetResult[];
   /** Called after the document of `urn` was replaced (`document`) or removed (undefined). */
   documentChanged(urn: string, document: SearchDocument | undefined): void;
+  /** See `StorageAdapter.findEntitiesWithPropertyValues`. */
+  findEntitiesWithPropertyValues(request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number }): string[];
+  /** See `StorageAdapter.countEntitiesWithPropertyValues`. */
+  countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number;
 }
 
 /** Which documents a request matches: every one in scope (no filter, no text), or a list of slots. */
@@ -43,6 +48,12 @@ type Evaluation = { scopeOnly: true } | { scopeOnly: false; slots: number[]; sco
 export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument>): MemorySearch {
   const table = new SlotTable();
   const fields = new Map<string, FieldIndex>();
+  /**
+   * The field indexes of each structured property by definition key (the same objects as in
+   * `fields`): the clean-up questions about a property's values read them, so no list of URNs per
+   * property and key is kept beside them.
+   */
+  const propertyFields = new Map<string, Map<string, FieldIndex>>();
   const state: SearchState = { table, fields };
   /** Scope key → number of documents. */
   const scopeCounts = new Map<string, number>();
@@ -50,15 +61,29 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
 
   for (const [urn, document] of documents) documentChanged(urn, document);
 
+  /** Takes the slot out of one field index; an index left empty goes, with its property entry. */
+  function removeFrom(key: string, slot: number, scope: string, property?: { propertyUrn: string; definitionKey: string }): void {
+    const field = fields.get(key);
+    if (!field) return;
+    field.remove(slot, scope);
+    if (field.size > 0) return;
+    fields.delete(key);
+    if (!property) return;
+    const byKey = propertyFields.get(property.propertyUrn);
+    byKey?.delete(property.definitionKey);
+    if (byKey?.size === 0) propertyFields.delete(property.propertyUrn);
+  }
+
   function unindex(slot: number): void {
     const document = table.docs[slot];
     if (!document) return;
     const scope = scopeKey(document.entityType, document.removed);
-    for (const key of documentValues(document).keys()) {
-      const field = fields.get(key);
-      if (!field) continue;
-      field.remove(slot, scope);
-      if (field.size === 0) fields.delete(key);
+    const { fields: standard } = document;
+    for (const name in standard) {
+      if (Object.hasOwn(standard, name) && standard[name]!.length > 0) removeFrom(standardFieldKey(name), slot, scope);
+    }
+    for (const property of document.properties) {
+      if (property.values.length > 0) removeFrom(propertyKey(property.propertyUrn, property.definitionKey), slot, scope, property);
     }
     const left = (scopeCounts.get(scope) ?? 1) - 1;
     if (left > 0) scopeCounts.set(scope, left);
@@ -88,7 +113,51 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       }
       field.add(slot, values, scope);
     }
+    for (const property of document.properties) {
+      if (property.values.length === 0) continue;
+      let byKey = propertyFields.get(property.propertyUrn);
+      if (byKey?.has(property.definitionKey)) continue;
+      if (!byKey) {
+        byKey = new Map();
+        propertyFields.set(property.propertyUrn, byKey);
+      }
+      byKey.set(property.definitionKey, fields.get(propertyKey(property.propertyUrn, property.definitionKey))!);
+    }
     if (!previous || !sameText(previous, document)) fullText.upsert(urn, document.text);
+  }
+
+  /** Slots with values of the property under any key but `keep`, each once, with a rank above `after`. */
+  function propertySlots(propertyUrn: string, keep: string | undefined, after: number): number[] {
+    const slots: number[] = [];
+    const byKey = propertyFields.get(propertyUrn);
+    if (!byKey) return slots;
+    const mark = table.nextMark();
+    const { marks, rank } = table;
+    for (const [key, field] of byKey) {
+      if (key === keep) continue;
+      field.forEachSlot((slot) => {
+        if (marks[slot] === mark || rank[slot]! <= after) return;
+        marks[slot] = mark;
+        slots.push(slot);
+      });
+    }
+    return slots;
+  }
+
+  function findEntitiesWithPropertyValues(request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number }): string[] {
+    if (request.limit <= 0) return [];
+    const after = request.afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(request.afterUrn);
+    const slots = propertySlots(request.propertyUrn, request.keepDefinitionKey, after);
+    const { rank } = table;
+    return topK(slots, request.limit, (a, b) => rank[a]! - rank[b]!).map((slot) => table.docs[slot]!.urn);
+  }
+
+  function countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number {
+    const byKey = propertyFields.get(propertyUrn);
+    if (!byKey) return 0;
+    if (definitionKey !== undefined) return byKey.get(definitionKey)?.size ?? 0;
+    if (byKey.size === 1) return byKey.values().next().value!.size;
+    return propertySlots(propertyUrn, undefined, Number.NEGATIVE_INFINITY).length;
   }
 
   /** The entity types a request covers (all known when it names none). */
@@ -282,27 +351,31 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     return topK(buckets, maxValues, (a, b) => b.count - a.count || compareValues(a.value, b.value));
   }
 
-  return { search, aggregate, documentChanged };
+  return { search, aggregate, documentChanged, findEntitiesWithPropertyValues, countEntitiesWithPropertyValues };
 }
 
-/** The index key of a standard field or of a property under one definition key. */
-export function fieldKeyOf(field: Extract<SearchField, { kind: 'field' | 'property' }>): string {
-  return field.kind === 'field' ? `f\u0000${field.name}` : `p\u0000${field.propertyUrn}\u0000${field.definitionKey}`;
+/** The distinct values of a list; the list itself when it holds one value. */
+function distinct<V>(values: readonly V[]): V[] {
+  if (values.length === 1) return values as V[];
+  return [...new Set(values)];
 }
 
 /** The distinct values of each indexed field of a document (-0 counts as 0). */
 function documentValues(document: SearchDocument): Map<string, IndexedValue[]> {
   const out = new Map<string, IndexedValue[]>();
   const normalized = (value: IndexedValue): IndexedValue => (value === 0 ? 0 : value);
-  for (const name of Object.keys(document.fields)) {
-    const values = [...new Set(document.fields[name])];
-    if (values.length) out.set(fieldKeyOf({ kind: 'field', name }), values);
+  const { fields } = document;
+  for (const name in fields) {
+    if (!Object.hasOwn(fields, name)) continue;
+    const values = fields[name]!;
+    if (values.length) out.set(standardFieldKey(name), distinct(values));
   }
   for (const property of document.properties) {
     if (property.values.length === 0) continue;
-    const key = fieldKeyOf({ kind: 'property', propertyUrn: property.propertyUrn, definitionKey: property.definitionKey, valueKind: 'string' });
-    const previous = out.get(key) ?? [];
-    out.set(key, [...new Set([...previous, ...property.values.map(normalized)])]);
+    const key = propertyKey(property.propertyUrn, property.definitionKey);
+    const values = property.values.length === 1 && property.values[0] !== 0 ? property.values : property.values.map(normalized);
+    const previous = out.get(key);
+    out.set(key, previous === undefined ? distinct(values) : [...new Set([...previous, ...values])]);
   }
   return out;
 }

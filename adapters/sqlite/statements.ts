@@ -12,6 +12,13 @@ export interface SqliteHandle {
   commits: number;
 }
 
+/**
+ * Prepared statements kept per connection. The code writes a fixed set of texts, but a search is
+ * one text per shape (its operators and number of conditions; values are bound): a client sending
+ * ever new shapes must not grow the cache for ever. Least recently used goes first.
+ */
+const STATEMENT_CACHE_LIMIT = 1_000;
+
 export function createHandle(db: Database): SqliteHandle {
   const cache = new Map<string, Statement>();
   return {
@@ -19,10 +26,14 @@ export function createHandle(db: Database): SqliteHandle {
     commits: 0,
     stmt(sql) {
       let statement = cache.get(sql);
-      if (!statement) {
+      if (statement) {
+        // Most recently used last (a Map keeps insertion order).
+        cache.delete(sql);
+      } else {
         statement = db.prepare(sql);
-        cache.set(sql, statement);
+        if (cache.size >= STATEMENT_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
       }
+      cache.set(sql, statement);
       return statement;
     },
   };

@@ -71,6 +71,10 @@ export function createTextAnalysis(parts: { stem: (token: string) => string; isS
   // Token → index term, or null for a stop word; catalog text repeats words a lot. Bounded.
   const terms = new Map<string, string | null>();
   const indexTerm = (token: string): string | null => {
+    // A number is its own term (the stemmer leaves digits alone, no stop word has one) and is kept
+    // out of the cache: catalog names end in counters, and one new number per document would
+    // otherwise fill the cache and push out every word.
+    if (isDigits(token)) return token;
     let term = terms.get(token);
     if (term === undefined) {
       term = isStopWord(token) ? null : stem(token);
@@ -115,6 +119,14 @@ export function createTextAnalysis(parts: { stem: (token: string) => string; isS
       return words === 0 ? undefined : terms;
     },
   };
+}
+
+function isDigits(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return token.length > 0;
 }
 
 const defaultAnalysis = createTextAnalysis({ stem: (token) => stemTerm(token), isStopWord: (token) => STOP_WORDS.has(token) });
