@@ -17,6 +17,7 @@ const WORKLOADS = {
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
+  volume: ['volume.ts', 'runVolumeBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
 };

@@ -53,7 +53,7 @@ const gold = { types: ['DATASET' as const], query: '*', count: 100, orFilters: [
 async function expectFixtureContent(catalog: Catalog): Promise<void> {
   // Definitions, the soft-deleted one included.
   for (const p of FIXTURE_PROPERTIES) {
-    const view = await catalog.properties.get(FIXTURE_ADMIN, propertyUrnOf(p.qualifiedName));
+    const view = await catalog.properties.get(FIXTURE_ADMIN, propertyUrnOf(String(p.qualifiedName)));
     expect(view?.definition.qualifiedName).toBe(p.qualifiedName);
     expect(view?.removed).toBe(p.qualifiedName === 'fixture.legacy');
   }

@@ -11,15 +11,16 @@ import type {
   StoredEntity,
   WriteBatch,
 } from '../../src/adapter/types';
-import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity-rows';
 import { CatalogError } from '../../src/errors';
 import { ChangeSignal } from '../../src/adapter/change-signal';
+import * as aspects from './aspects';
 import * as changes from './changes';
+import { dictionaryOf } from './dictionary';
 import * as jobs from './jobs';
 import { migrate } from './schema';
 import * as search from './search';
 import * as searchStore from './search-store';
-import { createHandle, params, type SqliteHandle } from './statements';
+import { createHandle, type SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
 
 /** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
@@ -52,9 +53,6 @@ function createOwnerOnlyFile(filename: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return;
   }
 }
-
-const ENTITY_COLUMNS = `e.id, e.urn, e.entity_type, e.version, a.name, a.value, a.version AS aspect_version,
-  a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata`;
 
 /** Entity writes between two `PRAGMA optimize` runs. */
 const OPTIMIZE_EVERY = 10_000;
@@ -92,24 +90,6 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     return handle;
   }
 
-  function readEntities(urns: readonly string[], aspectNames?: readonly string[]): StoredEntity[] {
-    if (urns.length === 0) return [];
-    const db = h();
-    let rows: EntityAspectRow[];
-    const aspectFilter = aspectNames ? 'AND a.name IN (SELECT value FROM json_each(@p2))' : '';
-    const names = aspectNames ? JSON.stringify(aspectNames) : undefined;
-    if (urns.length === 1) {
-      const sql = `SELECT ${ENTITY_COLUMNS} FROM entities e LEFT JOIN aspects a ON a.entity_id = e.id ${aspectFilter} WHERE e.urn = @p1`;
-      rows = db.stmt(sql).all(names ? params(urns[0], names) : params(urns[0])) as EntityAspectRow[];
-    } else {
-      const sql = `SELECT ${ENTITY_COLUMNS} FROM entities e LEFT JOIN aspects a ON a.entity_id = e.id ${aspectFilter}
-        WHERE e.urn IN (SELECT value FROM json_each(@p1))`;
-      const list = JSON.stringify(urns);
-      rows = db.stmt(sql).all(names ? params(list, names) : params(list)) as EntityAspectRow[];
-    }
-    return entitiesFromRows(urns, rows);
-  }
-
   function scanEntities(request: {
     entityType?: string;
     requireAspect?: string;
@@ -122,16 +102,18 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     // `(? IS NULL OR ...)` condition would force a scan of every entity in URN order).
     const conditions = ['e.urn > @after'];
     if (request.entityType !== undefined) conditions.push('e.entity_type = @entityType');
-    if (request.requireAspect !== undefined) conditions.push('EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.id AND x.name = @aspect)');
+    const aspectId = request.requireAspect === undefined ? undefined : (dictionaryOf(db).find(request.requireAspect) ?? -1);
+    if (aspectId !== undefined) conditions.push('EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.id AND x.name_id = @aspect)');
     const page = db
       .stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`)
       .all({
         after: request.afterUrn ?? '',
         limit: request.limit,
         ...(request.entityType !== undefined ? { entityType: request.entityType } : {}),
-        ...(request.requireAspect !== undefined ? { aspect: request.requireAspect } : {}),
+        ...(aspectId !== undefined ? { aspect: aspectId } : {}),
       }) as Array<{ urn: string }>;
-    return readEntities(
+    return aspects.readEntities(
+      db,
       page.map((r) => r.urn),
       request.aspectNames,
     );
@@ -140,66 +122,67 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   function commit(batch: WriteBatch): void {
     const db = h();
     const now = batch.now ?? Date.now();
-    db.db
-      .transaction(() => {
-        (batch.entities ?? []).forEach((write, entityIndex) => {
-          const existing = db.stmt('SELECT id, version FROM entities WHERE urn = ?').get(write.urn) as
-            | { id: number; version: number }
-            | undefined;
-          const found = existing?.version ?? 0;
-          if (found !== write.expectVersion) {
-            throw new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
-          }
-          if (write.deleteEntity) {
-            if (existing) {
-              db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
-              searchStore.removeSearchDocument(db, existing.id);
-              timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
-              db.stmt('DELETE FROM entities WHERE id = ?').run(existing.id);
-              changes.dropEntityVersions(db, write.urn); // change feed
+    const dictionary = dictionaryOf(db);
+    // The aspects this batch writes, for the events that take their value from the row (changes.ts).
+    const puts: changes.PutIndex = new Map();
+    try {
+      db.db
+        .transaction(() => {
+          (batch.entities ?? []).forEach((write, entityIndex) => {
+            const existing = db.stmt('SELECT id, version FROM entities WHERE urn = ?').get(write.urn) as
+              | { id: number; version: number }
+              | undefined;
+            const found = existing?.version ?? 0;
+            if (found !== write.expectVersion) {
+              throw new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
             }
-          } else {
-            let entityId: number;
-            if (existing) {
-              entityId = existing.id;
-              db.stmt('UPDATE entities SET version = ? WHERE id = ?').run(write.expectVersion + 1, entityId);
+            if (write.deleteEntity) {
+              if (existing) {
+                changes.detachEntity(db, existing.id, write.urn); // change feed, kept versions
+                db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
+                searchStore.removeSearchDocument(db, existing.id);
+                timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
+                db.stmt('DELETE FROM entities WHERE id = ?').run(existing.id);
+              }
             } else {
-              entityId = Number(
-                db.stmt('INSERT INTO entities (urn, entity_type, version) VALUES (?, ?, ?)').run(write.urn, write.entityType, 1).lastInsertRowid,
-              );
+              let entityId: number;
+              if (existing) {
+                entityId = existing.id;
+                db.stmt('UPDATE entities SET version = ? WHERE id = ?').run(write.expectVersion + 1, entityId);
+              } else {
+                entityId = Number(
+                  db.stmt('INSERT INTO entities (urn, entity_type, version) VALUES (?, ?, ?)').run(write.urn, write.entityType, 1).lastInsertRowid,
+                );
+              }
+              for (const a of write.put ?? []) {
+                if (existing) changes.detachAspectEvents(db, entityId, dictionary.idOf(a.name));
+                aspects.putAspect(db, entityId, a);
+                puts.set(changes.putKey(write.urn, a.name), { entityId, put: a });
+              }
+              for (const name of write.delete ?? []) {
+                const nameId = dictionary.find(name);
+                if (nameId === undefined) continue;
+                changes.detachAspectEvents(db, entityId, nameId);
+                db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
+              }
+              if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId);
+              else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined);
             }
-            const put = db.stmt(
-              `INSERT OR REPLACE INTO aspects
-                 (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            );
-            for (const a of write.put ?? []) {
-              put.run(
-                entityId,
-                a.name,
-                JSON.stringify(a.value),
-                a.version,
-                a.created.time,
-                a.created.actor,
-                a.lastModified.time,
-                a.lastModified.actor,
-                a.systemMetadata ? JSON.stringify(a.systemMetadata) : null,
-              );
-            }
-            for (const name of write.delete ?? []) db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name = ?').run(entityId, name);
-            if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId);
-            else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined);
-          }
-          options.faultInjector?.({ entityIndex, urn: write.urn });
-        });
-        // Completions first: a job that completes itself and queues its follow-up under the same
-        // dedupe key must not have the follow-up dropped as a duplicate of itself.
-        if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
-        if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
-        // Change feed (docs/changes.md): events and kept versions in the same transaction.
-        if (batch.events?.length || batch.aspectVersions?.length) changes.writeChanges(db, batch.events, batch.aspectVersions);
-      })
-      .immediate();
+            options.faultInjector?.({ entityIndex, urn: write.urn });
+          });
+          // Completions first: a job that completes itself and queues its follow-up under the same
+          // dedupe key must not have the follow-up dropped as a duplicate of itself.
+          if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
+          if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
+          // Change feed (docs/changes.md): events and kept versions in the same transaction.
+          if (batch.events?.length || batch.aspectVersions?.length) changes.writeChanges(db, batch.events, batch.aspectVersions, puts);
+        })
+        .immediate();
+    } catch (error) {
+      dictionary.rolledBack();
+      throw error;
+    }
+    dictionary.committed();
     if (batch.events?.length) changeSignal.notify();
     // Keep planner statistics current as the catalog grows: after every OPTIMIZE_EVERY entity writes,
     // PRAGMA optimize re-analyses the tables whose size changed a lot (approximately, analysis_limit).
@@ -251,7 +234,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       handle = undefined;
     },
     async readEntities(urns, aspectNames) {
-      return readEntities(urns, aspectNames);
+      return aspects.readEntities(h(), urns, aspectNames);
     },
     async scanEntities(request) {
       return scanEntities(request);

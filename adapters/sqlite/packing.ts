@@ -1,0 +1,106 @@
+import type { AuditStamp, JsonObject, JsonValue } from '../../src/adapter/types';
+
+/**
+ * The packed form of a JSON document as the compact layout stores it (aspect values, kept versions,
+ * change events): still JSON text, read back with `JSON.parse` and one walk, but
+ * - an audit stamp `{ "time": t, "actor": a }` equal to the row's own last-modified (or created) stamp
+ *   is written `"\u007f!"` (`"\u007f*"`): a structured property assignment repeats the aspect's stamps;
+ * - object keys that look like identifiers, URN strings (and, in system metadata, definition keys) are
+ *   written `"\u007f<id>"`, the base-36 id of the text in the dictionary: property URNs and the keys of
+ *   every assignment repeat on every entity;
+ * - a string that begins with U+007F itself is written with `'` after the mark, so nothing is ambiguous.
+ * Plain JSON without U+007F reads back unchanged, so rows written as plain JSON stay readable.
+ */
+const MARK = '\x7f';
+const MARK_CODE = 0x7f;
+const LITERAL = "'";
+const MODIFIED = `${MARK}!`;
+const CREATED = `${MARK}*`;
+/** Object keys worth a dictionary id: identifier-like names (schema keys), not free text. */
+const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{2,63}$/;
+const MAX_INTERNED = 300;
+const UUID_PREFIX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+
+/** The dictionary as packing needs it. */
+export interface Symbols {
+  idOf(text: string): number;
+  textOf(id: number): string;
+}
+
+/** The stamps a packed document is relative to (those of the row that holds it). */
+export interface PackContext {
+  modified?: AuditStamp;
+  created?: AuditStamp;
+}
+
+/** Which strings in value position get a dictionary id. */
+export type InternRule = (text: string) => boolean;
+
+/** URNs: they name properties, platforms, users, and repeat across entities. */
+export const internUrns: InternRule = (text) => text.length <= MAX_INTERNED && text.startsWith('urn:li:');
+/** System metadata: URNs and definition keys (a UUID and a version), one per property, on every entity. */
+export const internMetadata: InternRule = (text) => internUrns(text) || (text.length <= 64 && UUID_PREFIX.test(text));
+
+function sameStamp(value: JsonObject, stamp: AuditStamp | undefined): boolean {
+  return stamp !== undefined && value.time === stamp.time && value.actor === stamp.actor;
+}
+
+function packValue(value: JsonValue, ctx: PackContext, symbols: Symbols, intern: InternRule): JsonValue {
+  if (typeof value === 'string') {
+    if (intern(value)) return MARK + symbols.idOf(value).toString(36);
+    return value.charCodeAt(0) === MARK_CODE ? MARK + LITERAL + value : value;
+  }
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => packValue(v, ctx, symbols, intern));
+  const keys = Object.keys(value);
+  if (keys.length === 2 && keys[0] === 'time' && keys[1] === 'actor') {
+    if (sameStamp(value, ctx.modified)) return MODIFIED;
+    if (sameStamp(value, ctx.created)) return CREATED;
+  }
+  const out: JsonObject = {};
+  for (const key of keys) {
+    let packed = key;
+    if (KEY_PATTERN.test(key) || internUrns(key)) packed = MARK + symbols.idOf(key).toString(36);
+    else if (key.charCodeAt(0) === MARK_CODE) packed = MARK + LITERAL + key;
+    out[packed] = packValue(value[key]!, ctx, symbols, intern);
+  }
+  return out;
+}
+
+export function pack(value: JsonObject, ctx: PackContext, symbols: Symbols, intern: InternRule = internUrns): string {
+  return JSON.stringify(packValue(value, ctx, symbols, intern));
+}
+
+function unpackString(text: string, ctx: PackContext, symbols: Symbols): JsonValue {
+  const tag = text[1];
+  if (tag === LITERAL) return text.slice(2);
+  if (text === MODIFIED || text === CREATED) {
+    const stamp = text === MODIFIED ? ctx.modified : ctx.created;
+    if (!stamp) throw new Error('internal: a packed stamp without its row stamp');
+    return { time: stamp.time, actor: stamp.actor };
+  }
+  return symbols.textOf(parseInt(text.slice(1), 36));
+}
+
+function unpackValue(value: JsonValue, ctx: PackContext, symbols: Symbols): JsonValue {
+  if (typeof value === 'string') return value.charCodeAt(0) === MARK_CODE ? unpackString(value, ctx, symbols) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = unpackValue(value[i]!, ctx, symbols);
+    return value;
+  }
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const name = key.charCodeAt(0) === MARK_CODE ? (unpackString(key, ctx, symbols) as string) : key;
+    const unpacked = unpackValue(value[key]!, ctx, symbols);
+    if (name === '__proto__') Object.defineProperty(out, name, { value: unpacked, enumerable: true, writable: true, configurable: true });
+    else out[name] = unpacked;
+  }
+  return out;
+}
+
+export function unpack(text: string, ctx: PackContext, symbols: Symbols): JsonObject {
+  // Most documents have a mark somewhere; a document without one is plain JSON and needs no walk.
+  const parsed = JSON.parse(text) as JsonObject;
+  return text.includes(MARK) ? (unpackValue(parsed, ctx, symbols) as JsonObject) : parsed;
+}
