@@ -23,6 +23,7 @@ function tempFile(): string {
 function symbols(): Symbols & { size(): number } {
   const texts: string[] = [];
   return {
+    keys: new Map(),
     idOf: (text) => {
       const i = texts.indexOf(text);
       return i >= 0 ? i + 1 : texts.push(text);

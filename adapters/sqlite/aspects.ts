@@ -91,8 +91,8 @@ export function readEntities(h: SqliteHandle, urns: readonly string[], aspectNam
   const where = single ? 'e.urn = @urns' : 'e.urn IN (SELECT value FROM json_each(@urns))';
   const rows = h
     .stmt(
-      `SELECT e.id, e.urn, e.entity_type, e.version AS entity_version, ${ASPECT_COLUMNS}
-       FROM entities e LEFT JOIN aspects a ON a.entity_id = e.id ${nameFilter} WHERE ${where}`,
+      `SELECT e.entity_id AS id, e.urn, e.entity_type, e.version AS entity_version, ${ASPECT_COLUMNS}
+       FROM entities e LEFT JOIN aspects a ON a.entity_id = e.entity_id ${nameFilter} WHERE ${where}`,
     )
     .all(params) as JoinedRow[];
   const byUrn = new Map<string, StoredEntity>();

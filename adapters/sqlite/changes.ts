@@ -71,7 +71,7 @@ export function putKey(urn: string, aspectName: string): string {
 /** Inside the commit transaction: after the entity writes. */
 export function writeChanges(h: SqliteHandle, events: readonly NewChangeEvent[] | undefined, versions: readonly AspectVersionPut[] | undefined, puts: PutIndex): void {
   const d = dictionaryOf(h);
-  const entityId = (urn: string): number | undefined => (h.stmt('SELECT id FROM entities WHERE urn = ?').pluck().get(urn) as number | undefined);
+  const entityId = (urn: string): number | undefined => (h.stmt('SELECT entity_id FROM entities WHERE urn = ?').pluck().get(urn) as number | undefined);
   if (versions?.length) {
     const put = h.stmt(
       `INSERT OR REPLACE INTO aspect_versions (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
@@ -222,7 +222,7 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
            a.system_metadata AS row_metadata, a.created_time AS row_created_time, a.created_actor AS row_created_actor,
            a.modified_time AS row_modified_time, a.modified_actor AS row_modified_actor
          FROM change_events c
-           LEFT JOIN entities e ON e.id = c.entity_id
+           LEFT JOIN entities e ON e.entity_id = c.entity_id
            LEFT JOIN aspects a ON c.flags & 1 = 1 AND a.entity_id = c.entity_id AND a.name_id = c.name_id
          WHERE ${conditions.join(' AND ')} ORDER BY c.id LIMIT @limit`,
       )
@@ -247,7 +247,7 @@ export function readAspectVersions(h: SqliteHandle, request: { urn: string; aspe
   const rows = h
     .stmt(
       `SELECT v.name_id, v.version, v.value, v.created_time, v.created_actor, v.modified_time, v.modified_actor, v.system_metadata
-       FROM entities e JOIN aspect_versions v ON v.entity_id = e.id AND v.name_id = ?
+       FROM entities e JOIN aspect_versions v ON v.entity_id = e.entity_id AND v.name_id = ?
        WHERE e.urn = ? AND v.version < ? ORDER BY v.version DESC LIMIT ?`,
     )
     .all(nameId, request.urn, request.beforeVersion ?? Number.MAX_SAFE_INTEGER, request.limit) as AspectRow[];

@@ -11,6 +11,8 @@ import { createHandle } from './statements';
  * `aspects` (a WITHOUT ROWID table whose kilobyte rows each spilled into an overflow page of their
  * own, three quarters empty) and in change events that copied every value. The tables are rebuilt:
  * - `dictionary (id, text)`: aspect names, entity types, actors and the strings packed values refer to;
+ * - `entities` holds the search document's row too (search_docs is gone): three copies of each URN
+ *   (the row and two indexes) instead of six;
  * - `aspects`: a rowid table with a unique (entity_id, name_id) index, actors as ids, values packed;
  * - `aspect_versions`: the same columns, by entity id instead of URN;
  * - `change_events`: entity, type, aspect and actor by id; an UPSERT's value is its aspect row until
@@ -21,6 +23,18 @@ const PAGE = 1000;
 
 const CREATE = `
   CREATE TABLE dictionary (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);
+  -- An entity and its search document in one row: removed is NULL when it has no search document.
+  -- The URN is unique (commit looks it up before it inserts, in the write transaction); the two
+  -- indexes hold it once more each: lookups and URN-ordered pages, and the search scope.
+  CREATE TABLE entities_compact (
+    entity_id INTEGER PRIMARY KEY,
+    urn TEXT NOT NULL,
+    entity_type TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    removed INTEGER,
+    -- The search_keys ids the document has values under (adapters/sqlite/search-store.ts).
+    key_ids TEXT NOT NULL DEFAULT ''
+  );
   CREATE TABLE aspects_compact (
     id INTEGER PRIMARY KEY,
     entity_id INTEGER NOT NULL,
@@ -67,8 +81,9 @@ const CREATE = `
 `;
 
 const INDEXES = `
+  CREATE INDEX entities_by_urn ON entities (urn, removed, entity_type);
+  CREATE INDEX entities_by_scope ON entities (removed, entity_type, urn);
   CREATE UNIQUE INDEX aspects_by_entity ON aspects (entity_id, name_id);
-  CREATE INDEX aspects_by_name ON aspects (name_id, entity_id);
   CREATE UNIQUE INDEX aspect_versions_by_aspect ON aspect_versions (entity_id, name_id, version);
   -- The events of an entity (to detach them from a row being replaced, or from a deleted entity).
   CREATE INDEX change_events_by_entity ON change_events (entity_id, name_id) WHERE entity_id IS NOT NULL;
@@ -175,6 +190,11 @@ export function compactMigration(db: Database): void {
   }
 
   db.exec(`
+    INSERT INTO entities_compact (entity_id, urn, entity_type, version, removed, key_ids)
+      SELECT e.id, e.urn, e.entity_type, e.version, d.removed, COALESCE(d.key_ids, '') FROM entities e LEFT JOIN search_docs d ON d.entity_id = e.id;
+    DROP TABLE search_docs;
+    DROP TABLE entities;
+    ALTER TABLE entities_compact RENAME TO entities;
     DROP TABLE aspects;
     DROP TABLE aspect_versions;
     DROP TABLE change_events;

@@ -15,6 +15,8 @@ export class Dictionary {
   /** Ids inserted by the open write transaction: cached only once it commits. */
   private readonly pending = new Map<string, number>();
   private readonly pendingTexts = new Map<number, string>();
+  /** Packed object keys (packing.ts); only keys whose ids are committed stay in it. */
+  readonly keys = new Map<string, string>();
 
   constructor(private readonly h: SqliteHandle) {}
 
@@ -54,14 +56,16 @@ export class Dictionary {
 
   /** After the write transaction rolled back: its new ids never existed. */
   rolledBack(): void {
+    if (this.pending.size) this.keys.clear();
     this.pending.clear();
     this.pendingTexts.clear();
   }
 
   private remember(text: string, id: number): void {
-    if (this.ids.size >= MAX_CACHED) {
+    if (this.ids.size >= MAX_CACHED || this.keys.size >= MAX_CACHED) {
       this.ids.clear();
       this.texts.clear();
+      this.keys.clear();
     }
     this.ids.set(text, id);
     this.texts.set(id, text);

@@ -41,6 +41,9 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
 
 export type SqliteDurability = 'full' | 'normal';
 
+/** Batches of at least this many entities write their full text into FTS5 directly (search-store.ts). */
+const DIRECT_TEXT_BATCH = 200;
+
 /** A new database file is created readable by its owner only: it holds token hashes and policies. */
 const FILE_MODE = 0o600;
 
@@ -54,8 +57,9 @@ function createOwnerOnlyFile(filename: string): void {
   }
 }
 
-/** Entity writes between two `PRAGMA optimize` runs. */
-const OPTIMIZE_EVERY = 10_000;
+/** Entity writes before the first `PRAGMA optimize` run; the gap doubles after each run, up to the maximum. */
+const OPTIMIZE_FIRST = 10_000;
+const OPTIMIZE_MAX_GAP = 1_000_000;
 
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
@@ -83,6 +87,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   let closed = false;
   const changeSignal = new ChangeSignal();
   let writesSinceOptimize = 0;
+  let optimizeGap = OPTIMIZE_FIRST;
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
@@ -98,25 +103,25 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     limit: number;
   }): StoredEntity[] {
     const db = h();
-    // One statement text per filter combination, so the planner can use entities_by_type (an
-    // `(? IS NULL OR ...)` condition would force a scan of every entity in URN order).
     const conditions = ['e.urn > @after'];
-    if (request.entityType !== undefined) conditions.push('e.entity_type = @entityType');
     const aspectId = request.requireAspect === undefined ? undefined : (dictionaryOf(db).find(request.requireAspect) ?? -1);
-    if (aspectId !== undefined) conditions.push('EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.id AND x.name_id = @aspect)');
-    const page = db
-      .stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`)
-      .all({
-        after: request.afterUrn ?? '',
-        limit: request.limit,
-        ...(request.entityType !== undefined ? { entityType: request.entityType } : {}),
-        ...(aspectId !== undefined ? { aspect: aspectId } : {}),
-      }) as Array<{ urn: string }>;
-    return aspects.readEntities(
-      db,
-      page.map((r) => r.urn),
-      request.aspectNames,
-    );
+    if (aspectId !== undefined) conditions.push('EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.entity_id AND x.name_id = @aspect)');
+    const values = { after: request.afterUrn ?? '', limit: request.limit, ...(aspectId !== undefined ? { aspect: aspectId } : {}) };
+    let page: string[];
+    if (request.entityType === undefined) {
+      page = db.stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`).pluck().all(values) as string[];
+    } else {
+      // entities_by_scope is (removed, entity_type, urn): with each removed state (no search document,
+      // 0, 1) the type's entities are a URN-ordered range. A page is the first `limit` of the three.
+      page = [];
+      for (const removed of ['e.removed IS NULL', 'e.removed = 0', 'e.removed = 1']) {
+        const sql = `SELECT e.urn FROM entities e INDEXED BY entities_by_scope WHERE ${removed} AND e.entity_type = @entityType AND ${conditions.join(' AND ')}
+          ORDER BY e.urn LIMIT @limit`;
+        page.push(...(db.stmt(sql).pluck().all({ ...values, entityType: request.entityType }) as string[]));
+      }
+      page = page.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, request.limit);
+    }
+    return aspects.readEntities(db, page, request.aspectNames);
   }
 
   function commit(batch: WriteBatch): void {
@@ -125,11 +130,14 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     const dictionary = dictionaryOf(db);
     // The aspects this batch writes, for the events that take their value from the row (changes.ts).
     const puts: changes.PutIndex = new Map();
+    searchStore.resetKeyCounts(db);
     try {
       db.db
         .transaction(() => {
+          const directText = (batch.entities?.length ?? 0) >= DIRECT_TEXT_BATCH;
+          if (directText) searchStore.movePendingText(db);
           (batch.entities ?? []).forEach((write, entityIndex) => {
-            const existing = db.stmt('SELECT id, version FROM entities WHERE urn = ?').get(write.urn) as
+            const existing = db.stmt('SELECT entity_id AS id, version FROM entities WHERE urn = ?').get(write.urn) as
               | { id: number; version: number }
               | undefined;
             const found = existing?.version ?? 0;
@@ -140,15 +148,15 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
               if (existing) {
                 changes.detachEntity(db, existing.id, write.urn); // change feed, kept versions
                 db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
-                searchStore.removeSearchDocument(db, existing.id);
+                searchStore.removeSearchDocument(db, existing.id, directText);
                 timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
-                db.stmt('DELETE FROM entities WHERE id = ?').run(existing.id);
+                db.stmt('DELETE FROM entities WHERE entity_id = ?').run(existing.id);
               }
             } else {
               let entityId: number;
               if (existing) {
                 entityId = existing.id;
-                db.stmt('UPDATE entities SET version = ? WHERE id = ?').run(write.expectVersion + 1, entityId);
+                db.stmt('UPDATE entities SET version = ? WHERE entity_id = ?').run(write.expectVersion + 1, entityId);
               } else {
                 entityId = Number(
                   db.stmt('INSERT INTO entities (urn, entity_type, version) VALUES (?, ?, ?)').run(write.urn, write.entityType, 1).lastInsertRowid,
@@ -165,11 +173,12 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
                 changes.detachAspectEvents(db, entityId, nameId);
                 db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
               }
-              if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId);
-              else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined);
+              if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId, directText);
+              else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined, directText);
             }
             options.faultInjector?.({ entityIndex, urn: write.urn });
           });
+          searchStore.applyKeyCounts(db);
           // Completions first: a job that completes itself and queues its follow-up under the same
           // dedupe key must not have the follow-up dropped as a duplicate of itself.
           if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
@@ -184,11 +193,13 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     }
     dictionary.committed();
     if (batch.events?.length) changeSignal.notify();
-    // Keep planner statistics current as the catalog grows: after every OPTIMIZE_EVERY entity writes,
-    // PRAGMA optimize re-analyses the tables whose size changed a lot (approximately, analysis_limit).
+    // Keep planner statistics current as the catalog grows: PRAGMA optimize re-analyses the tables whose
+    // size changed a lot (approximately, analysis_limit), after 10,000 entity writes, then 20,000 more,
+    // 40,000 more...: statistics follow a growing catalog, and a bulk load of a million pays a dozen runs.
     writesSinceOptimize += batch.entities?.length ?? 0;
-    if (writesSinceOptimize >= OPTIMIZE_EVERY) {
+    if (writesSinceOptimize >= optimizeGap) {
       writesSinceOptimize = 0;
+      optimizeGap = Math.min(optimizeGap * 2, OPTIMIZE_MAX_GAP);
       db.db.pragma('optimize');
     }
   }
@@ -209,6 +220,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
         db.pragma('foreign_keys = OFF');
+        db.pragma('cache_size = -65536');
         migrate(db);
         // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
         db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));

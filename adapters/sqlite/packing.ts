@@ -16,6 +16,8 @@ const MARK_CODE = 0x7f;
 const LITERAL = "'";
 const MODIFIED = `${MARK}!`;
 const CREATED = `${MARK}*`;
+const MODIFIED_TEXT = JSON.stringify(MODIFIED);
+const CREATED_TEXT = JSON.stringify(CREATED);
 /** Object keys worth a dictionary id: identifier-like names (schema keys), not free text. */
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{2,63}$/;
 const MAX_INTERNED = 300;
@@ -25,6 +27,11 @@ const UUID_PREFIX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export interface Symbols {
   idOf(text: string): number;
   textOf(id: number): string;
+  /**
+   * Object keys as packed JSON text, kept by the caller for as long as the ids they hold are valid
+   * (bounded: a connection's dictionary clears it with its own caches).
+   */
+  readonly keys: Map<string, string>;
 }
 
 /** The stamps a packed document is relative to (those of the row that holds it). */
@@ -45,30 +52,61 @@ function sameStamp(value: JsonObject, stamp: AuditStamp | undefined): boolean {
   return stamp !== undefined && value.time === stamp.time && value.actor === stamp.actor;
 }
 
-function packValue(value: JsonValue, ctx: PackContext, symbols: Symbols, intern: InternRule): JsonValue {
-  if (typeof value === 'string') {
-    if (intern(value)) return MARK + symbols.idOf(value).toString(36);
-    return value.charCodeAt(0) === MARK_CODE ? MARK + LITERAL + value : value;
+function packString(text: string, symbols: Symbols, intern: InternRule): string {
+  if (intern(text)) return JSON.stringify(MARK + symbols.idOf(text).toString(36));
+  return JSON.stringify(text.charCodeAt(0) === MARK_CODE ? MARK + LITERAL + text : text);
+}
+
+function packKey(key: string, symbols: Symbols): string {
+  if (KEY_PATTERN.test(key) || internUrns(key)) return JSON.stringify(MARK + symbols.idOf(key).toString(36));
+  return JSON.stringify(key.charCodeAt(0) === MARK_CODE ? MARK + LITERAL + key : key);
+}
+
+/** Writes the packed JSON text directly (no intermediate copy of the document): what JSON.stringify would write of the packed form. */
+function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: InternRule): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return packString(value, symbols, intern);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return undefined; // undefined, functions, symbols: left out of objects, null in arrays (as JSON.stringify does)
   }
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => packValue(v, ctx, symbols, intern));
-  const keys = Object.keys(value);
+  if (value === null) return 'null';
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return packValue((value as { toJSON(): unknown }).toJSON(), ctx, symbols, intern);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (packValue(value[i], ctx, symbols, intern) ?? 'null');
+    return `${out}]`;
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
   if (keys.length === 2 && keys[0] === 'time' && keys[1] === 'actor') {
-    if (sameStamp(value, ctx.modified)) return MODIFIED;
-    if (sameStamp(value, ctx.created)) return CREATED;
+    if (sameStamp(object as JsonObject, ctx.modified)) return MODIFIED_TEXT;
+    if (sameStamp(object as JsonObject, ctx.created)) return CREATED_TEXT;
   }
-  const out: JsonObject = {};
+  let out = '{';
+  let first = true;
   for (const key of keys) {
-    let packed = key;
-    if (KEY_PATTERN.test(key) || internUrns(key)) packed = MARK + symbols.idOf(key).toString(36);
-    else if (key.charCodeAt(0) === MARK_CODE) packed = MARK + LITERAL + key;
-    out[packed] = packValue(value[key]!, ctx, symbols, intern);
+    const packed = packValue(object[key], ctx, symbols, intern);
+    if (packed === undefined) continue;
+    let name = symbols.keys.get(key);
+    if (name === undefined) {
+      name = packKey(key, symbols);
+      symbols.keys.set(key, name);
+    }
+    out += `${first ? '' : ','}${name}:${packed}`;
+    first = false;
   }
-  return out;
+  return `${out}}`;
 }
 
 export function pack(value: JsonObject, ctx: PackContext, symbols: Symbols, intern: InternRule = internUrns): string {
-  return JSON.stringify(packValue(value, ctx, symbols, intern));
+  return packValue(value, ctx, symbols, intern) ?? 'null';
 }
 
 function unpackString(text: string, ctx: PackContext, symbols: Symbols): JsonValue {

@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/curso
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { parseUrn, urnProblem } from '../urn';
+import { entityTypeOf, parseUrn, urnProblem } from '../urn';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -262,8 +262,12 @@ export class EntityService {
     let generic = false;
     items.forEach((item, index) => {
       for (const [name, value] of Object.entries((item?.aspects ?? {}) as Record<string, unknown>)) {
-        if (this.bulkPlanners.has(name)) owned.set(name, [...(owned.get(name) ?? []), { index, urn: item.urn, value }]);
-        else generic = true;
+        if (!this.bulkPlanners.has(name)) generic = true;
+        else {
+          let entries = owned.get(name);
+          if (!entries) owned.set(name, (entries = []));
+          entries.push({ index, urn: item.urn, value });
+        }
       }
     });
     if (generic || owned.size === 0) await this.ctx.authorizer.require(principal, 'EDIT_ENTITY');
@@ -310,7 +314,7 @@ export class EntityService {
       violations.push({ path: `${prefix}/urn`, message: problem });
       return;
     }
-    const { entityType } = parseUrn(item.urn);
+    const entityType = entityTypeOf(item.urn);
     if (!this.ctx.registry.hasEntityType(entityType)) {
       violations.push({
         path: `${prefix}/urn`,
