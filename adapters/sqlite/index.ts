@@ -154,12 +154,17 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
               }
             } else {
               let entityId: number;
+              let prepared: searchStore.PreparedDocument | undefined;
               if (existing) {
                 entityId = existing.id;
                 db.stmt('UPDATE entities SET version = ? WHERE entity_id = ?').run(write.expectVersion + 1, entityId);
               } else {
+                // A new entity row holds its search document's columns from the start (they are indexed).
+                prepared = write.searchDocument ? searchStore.prepareSearchDocument(db, write.searchDocument) : undefined;
                 entityId = Number(
-                  db.stmt('INSERT INTO entities (urn, entity_type, version) VALUES (?, ?, ?)').run(write.urn, write.entityType, 1).lastInsertRowid,
+                  db
+                    .stmt('INSERT INTO entities (urn, entity_type, version, removed, key_ids) VALUES (?, ?, 1, ?, ?)')
+                    .run(write.urn, write.entityType, prepared?.removed ?? null, prepared?.keyIds ?? '').lastInsertRowid,
                 );
               }
               for (const a of write.put ?? []) {
@@ -174,7 +179,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
                 db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
               }
               if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId, directText);
-              else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined, directText);
+              else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined, directText, prepared);
             }
             options.faultInjector?.({ entityIndex, urn: write.urn });
           });

@@ -167,9 +167,16 @@ export function removeSearchDocument(h: SqliteHandle, entityId: number, directTe
  * whose one FTS5 transaction costs less than a pending row written, read and deleted per entity; the
  * commit moves the pending rows first, so that none of them is older than what it writes directly).
  */
-export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: SearchDocument, existed: boolean, directText = false): void {
-  const previous = existed ? clearValues(h, entityId) : new Map<number, boolean>();
-  const removed = doc.removed ? 1 : 0;
+/** A document's rows before they are written: what the entity row holds (removed, key_ids) and the values. */
+export interface PreparedDocument {
+  removed: 0 | 1;
+  keyIds: string;
+  /** Key id → its distinct values with their flags. */
+  values: Map<number, Array<[string | number, number]>>;
+}
+
+/** Inside a write transaction (new keys are added): the document's rows, so that a new entity row is inserted with them. */
+export function prepareSearchDocument(h: SqliteHandle, doc: SearchDocument): PreparedDocument {
   // One key may appear twice in a document (a property listed twice): its values are merged.
   const byKey = new Map<number, Array<string | number>>();
   const collect = (id: number, values: ReadonlyArray<string | number>): void => {
@@ -184,15 +191,38 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   for (const property of doc.properties) {
     if (property.values.length) collect(keyId(h, 'property', property.propertyUrn, property.definitionKey), property.values);
   }
+  const values = new Map<number, Array<[string | number, number]>>();
+  const ids: string[] = [];
+  for (const [id, list] of byKey) {
+    const flagged = flaggedValues(list);
+    values.set(id, flagged);
+    ids.push(flagged.length > 1 ? `${id}*` : String(id));
+  }
+  return { removed: doc.removed ? 1 : 0, keyIds: ids.join(' '), values };
+}
+
+/**
+ * `prepared`: from prepareSearchDocument, with the entity row inserted holding it already (a new
+ * entity: updating the row would move its entries in both indexes, since `removed` is indexed).
+ */
+export function writeSearchDocument(
+  h: SqliteHandle,
+  entityId: number,
+  doc: SearchDocument,
+  existed: boolean,
+  directText = false,
+  prepared?: PreparedDocument,
+): void {
+  const previous = existed ? clearValues(h, entityId) : new Map<number, boolean>();
+  const document = prepared ?? prepareSearchDocument(h, doc);
   const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
   const now = new Map<number, boolean>();
-  for (const [id, values] of byKey) {
-    const flagged = flaggedValues(values);
+  for (const [id, flagged] of document.values) {
     now.set(id, flagged.length > 1);
-    for (const [value, flags] of flagged) insert.run(id, entityId, value, removed, doc.entityType, flags);
+    for (const [value, flags] of flagged) insert.run(id, entityId, value, document.removed, doc.entityType, flags);
   }
   // The document is the entity's row itself (removed, key_ids): its URN and type are there already.
-  h.stmt('UPDATE entities SET removed = ?, key_ids = ? WHERE entity_id = ?').run(removed, [...now].map(([id, multi]) => (multi ? `${id}*` : String(id))).join(' '), entityId);
+  if (!prepared) h.stmt('UPDATE entities SET removed = ?, key_ids = ? WHERE entity_id = ?').run(document.removed, document.keyIds, entityId);
   recount(h, doc.entityType, previous, now);
   if (directText) {
     if (existed) h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
