@@ -55,18 +55,54 @@ export function createPlainDatabase(file: string): PlainDatabase {
   const insertDataset = db.prepare('INSERT INTO datasets (urn, name, description) VALUES (?, ?, ?)');
   const insertValue = db.prepare('INSERT INTO property_values (dataset_id, property_id, value) VALUES (?, ?, ?)');
   const insertText = db.prepare('INSERT INTO datasets_text (rowid, name, description) VALUES (?, ?, ?)');
-  const statements = new Map<string, { count: Database.Statement; page: Database.Statement }>();
+  const statements = new Map<string, { count: Database.Statement; countValues: unknown[]; walk: Database.Statement; walkValues: unknown[]; sorted: Database.Statement }>();
 
-  function condition(f: FacetFilterInput): { sql: string; values: unknown[] } {
+  /** One filter as a test of the property_values row `alias` (the value test alone, on its property). */
+  function test(f: FacetFilterInput, alias: string): { sql: string; values: unknown[] } {
     const name = f.field.slice(PREFIX.length) as PropertyName;
-    const property = ids[name];
-    if (f.condition === 'EXISTS') return { sql: `EXISTS (SELECT 1 FROM property_values v WHERE v.dataset_id = d.id AND v.property_id = ${property})`, values: [] };
+    const property = `${alias}.property_id = ${ids[name]}`;
+    if (f.condition === 'EXISTS') return { sql: property, values: [] };
     const op = OPERATORS[f.condition ?? 'EQUAL'];
     if (!op) throw new Error(`the plain baseline does not know ${f.condition}`);
     const raw = f.values?.[0] ?? f.value ?? '';
-    const value = name === 'score' ? Number(raw) : raw;
-    return { sql: `EXISTS (SELECT 1 FROM property_values v WHERE v.dataset_id = d.id AND v.property_id = ${property} AND v.value ${op} ?)`, values: [value] };
+    return { sql: `${property} AND ${alias}.value ${op} ?`, values: [name === 'score' ? Number(raw) : raw] };
   }
+
+  function probe(f: FacetFilterInput, entity: string, i: number): { sql: string; values: unknown[] } {
+    const t = test(f, `p${i}`);
+    return { sql: `EXISTS (SELECT 1 FROM property_values p${i} WHERE p${i}.dataset_id = ${entity} AND ${t.sql})`, values: t.values };
+  }
+
+  /**
+   * What a person would write: the count driven by the first filter's rows (property_values_by_value)
+   * with the others probed (property_values_by_dataset); the page either walks the URN index probing
+   * every filter (many matches) or sorts the matches (few: under 5% of the datasets).
+   */
+  function prepared(filters: readonly FacetFilterInput[]) {
+    const key = JSON.stringify(filters);
+    let s = statements.get(key);
+    if (!s) {
+      const [first, ...rest] = filters;
+      const driver = test(first!, 'v');
+      const others = rest.map((f, i) => probe(f, 'v.dataset_id', i + 1));
+      const all = filters.map((f, i) => probe(f, 'd.id', i + 1));
+      const where = [driver.sql, ...others.map((o) => o.sql)].join(' AND ');
+      s = {
+        count: db.prepare(`SELECT COUNT(*) FROM property_values v WHERE ${where}`).pluck(),
+        countValues: [...driver.values, ...others.flatMap((o) => o.values)],
+        walk: db.prepare(`SELECT d.urn FROM datasets d WHERE ${all.map((a) => a.sql).join(' AND ')} ORDER BY d.urn LIMIT 20`).pluck(),
+        walkValues: all.flatMap((a) => a.values),
+        sorted: db.prepare(`SELECT d.urn FROM property_values v JOIN datasets d ON d.id = v.dataset_id WHERE ${where} ORDER BY d.urn LIMIT 20`).pluck(),
+      };
+      statements.set(key, s);
+    }
+    return s;
+  }
+  let datasetCount: number | undefined;
+  const textCount = () => db.prepare('SELECT COUNT(*) FROM datasets_text WHERE datasets_text MATCH ?').pluck();
+  const textPage = () =>
+    db.prepare('SELECT d.urn FROM datasets_text t JOIN datasets d ON d.id = t.rowid WHERE datasets_text MATCH ? ORDER BY bm25(datasets_text, 10, 1), d.urn LIMIT 20').pluck();
+  let text: { count: Database.Statement; page: Database.Statement } | undefined;
 
   return {
     db,
@@ -85,23 +121,15 @@ export function createPlainDatabase(file: string): PlainDatabase {
       db.transaction(fn)();
     },
     filter(filters) {
-      const parts = filters.map(condition);
-      const where = parts.map((p) => p.sql).join(' AND ');
-      let s = statements.get(where);
-      if (!s) {
-        s = {
-          count: db.prepare(`SELECT COUNT(*) FROM datasets d WHERE ${where}`).pluck(),
-          page: db.prepare(`SELECT d.urn FROM datasets d WHERE ${where} ORDER BY d.urn LIMIT 20`).pluck(),
-        };
-        statements.set(where, s);
-      }
-      const values = parts.flatMap((p) => p.values);
-      return { total: s.count.get(...values) as number, urns: s.page.all(...values) as string[] };
+      const s = prepared(filters);
+      datasetCount ??= db.prepare('SELECT COUNT(*) FROM datasets').pluck().get() as number;
+      const total = s.count.get(...s.countValues) as number;
+      const urns = (total < datasetCount / 20 ? s.sorted.all(...s.countValues) : s.walk.all(...s.walkValues)) as string[];
+      return { total, urns };
     },
     text(query) {
-      const count = db.prepare('SELECT COUNT(*) FROM datasets_text WHERE datasets_text MATCH ?').pluck();
-      const page = db.prepare('SELECT d.urn FROM datasets_text t JOIN datasets d ON d.id = t.rowid WHERE datasets_text MATCH ? ORDER BY bm25(datasets_text, 10, 1), d.urn LIMIT 20').pluck();
-      return { total: count.get(query) as number, urns: page.all(query) as string[] };
+      text ??= { count: textCount(), page: textPage() };
+      return { total: text.count.get(query) as number, urns: text.page.all(query) as string[] };
     },
     close() {
       db.close();
