@@ -123,16 +123,19 @@ interface ReferringEvent {
  * Inside the commit transaction, before an aspect row is replaced or deleted: the events that take
  * their value from it get a packed copy of it.
  */
-export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: number): void {
+export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: number, rowVersion?: number): void {
+  // Only the event that wrote the row's version can refer to it: one index seek, however long the history.
+  const version = rowVersion ?? (h.stmt('SELECT version FROM aspects WHERE entity_id = ? AND name_id = ?').pluck().get(entityId, nameId) as number | undefined);
+  if (version === undefined) return;
   const refs = h
-    .stmt('SELECT id, flags, created_time, actor_id FROM change_events WHERE entity_id = ? AND name_id = ? AND flags & 1 = 1')
-    .all(entityId, nameId) as ReferringEvent[];
+    .stmt('SELECT id, flags, created_time, actor_id FROM change_events WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1')
+    .all(entityId, nameId, version) as ReferringEvent[];
   if (refs.length === 0) return;
   const d = dictionaryOf(h);
   const row = h
     .stmt('SELECT name_id, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM aspects WHERE entity_id = ? AND name_id = ?')
     .get(entityId, nameId) as AspectRow | undefined;
-  if (!row) throw new Error('internal: a change event refers to an aspect row that is gone');
+  if (!row || row.version !== version) throw new Error('internal: a change event refers to an aspect row that is gone');
   const aspect = toStoredAspect(row, d);
   const update = h.stmt('UPDATE change_events SET aspect = ?, system_metadata = CASE WHEN flags & 2 = 2 THEN ? ELSE system_metadata END, flags = 0 WHERE id = ?');
   for (const ref of refs) {
@@ -144,7 +147,7 @@ export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: nu
 
 /** Inside the commit transaction, before an entity is deleted: its events keep their values and its URN; its kept versions go. */
 export function detachEntity(h: SqliteHandle, entityId: number, urn: string): void {
-  const names = h.stmt('SELECT DISTINCT name_id FROM change_events WHERE entity_id = ? AND flags & 1 = 1').pluck().all(entityId) as number[];
+  const names = h.stmt('SELECT name_id FROM aspects WHERE entity_id = ?').pluck().all(entityId) as number[];
   for (const nameId of names) detachAspectEvents(h, entityId, nameId);
   h.stmt('UPDATE change_events SET entity_id = NULL, entity_urn = ? WHERE entity_id = ?').run(urn, entityId);
   h.stmt('DELETE FROM aspect_versions WHERE entity_id = ?').run(entityId);

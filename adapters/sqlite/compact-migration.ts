@@ -85,8 +85,9 @@ const INDEXES = `
   CREATE INDEX entities_by_scope ON entities (removed, entity_type, urn);
   CREATE UNIQUE INDEX aspects_by_entity ON aspects (entity_id, name_id);
   CREATE UNIQUE INDEX aspect_versions_by_aspect ON aspect_versions (entity_id, name_id, version);
-  -- The events of an entity (to detach them from a row being replaced, or from a deleted entity).
-  CREATE INDEX change_events_by_entity ON change_events (entity_id, name_id) WHERE entity_id IS NOT NULL;
+  -- The events of an entity: the one that wrote an aspect row's version (to give it a copy of the value
+  -- before the row is replaced), and all of them when the entity is deleted.
+  CREATE INDEX change_events_by_entity ON change_events (entity_id, name_id, version) WHERE entity_id IS NOT NULL;
 `;
 
 interface OldAspect {

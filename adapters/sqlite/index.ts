@@ -168,7 +168,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
                 );
               }
               for (const a of write.put ?? []) {
-                if (existing) changes.detachAspectEvents(db, entityId, dictionary.idOf(a.name));
+                // The row being replaced holds version a.version - 1 (the version the writer read).
+                if (existing && a.version > 1) changes.detachAspectEvents(db, entityId, dictionary.idOf(a.name), a.version - 1);
                 aspects.putAspect(db, entityId, a);
                 puts.set(changes.putKey(write.urn, a.name), { entityId, put: a });
               }
