@@ -24,6 +24,8 @@ function symbols(): Symbols & { size(): number } {
   const texts: string[] = [];
   return {
     keys: new Map(),
+    shapes: new Map(),
+    shapeKeys: new Map(),
     idOf: (text) => {
       const i = texts.indexOf(text);
       return i >= 0 ? i + 1 : texts.push(text);
@@ -50,6 +52,8 @@ describe('packed JSON (the compact SQLite layout)', () => {
       { stamp: { time: stamp.time, actor: 'urn:li:corpuser:other' }, nested: { time: stamp.time, actor: stamp.actor, extra: 1 } },
       JSON.parse('{"__proto__": {"polluted": true}, "customProperties": {"__proto__": "x"}}') as JsonObject,
       { long: `urn:li:dataset:${'x'.repeat(400)}`, key: 'urn:li:dataset:(urn:li:dataPlatform:hive,db.t,PROD)' },
+      // Shapes: an array that looks like a packed shape, keys with no id, values left out as JSON leaves them out.
+      { list: ['\x7f{1', 'a'], mixed: { 'not an identifier': 1, name: 2 }, gone: undefined, kept: [undefined, 1] } as unknown as JsonObject,
     ];
     for (const document of documents) {
       const text = pack(document, { modified: stamp, created }, dict);
@@ -70,8 +74,8 @@ describe('packed JSON (the compact SQLite layout)', () => {
     expect(text.length).toBeLessThan(JSON.stringify(value).length / 3);
     expect(text).toContain('free text 29');
     expect(text).not.toContain('urn:li:');
-    // properties, propertyUrn, values, string, created, lastModified and three URNs.
-    expect(dict.size()).toBe(9);
+    // properties, propertyUrn, values, string, created, lastModified, three URNs and the shape of an assignment.
+    expect(dict.size()).toBe(10);
     const metadata = pack({ propertyKeys: { 'urn:li:structuredProperty:p0': '5dad3fa0-cb87-4ba2-b1bf-788566de5df1:20240101000000' }, salt: 'c2VjcmV0' }, {}, dict, internMetadata);
     expect(metadata).not.toContain('5dad3fa0');
     expect(metadata).toContain('c2VjcmV0');

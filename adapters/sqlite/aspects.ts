@@ -13,17 +13,19 @@ export interface AspectRow {
   name_id: number;
   version: number;
   value: string;
-  created_time: number;
-  created_actor: number;
+  /** NULL when the aspect was created by its last write (the created stamp is the last-modified one). */
+  created_time: number | null;
+  created_actor: number | null;
   modified_time: number;
   modified_actor: number;
   system_metadata: string | null;
 }
 
 export function rowContext(row: Pick<AspectRow, 'created_time' | 'created_actor' | 'modified_time' | 'modified_actor'>, d: Dictionary): PackContext {
+  const modified = { time: row.modified_time, actor: d.textOf(row.modified_actor) };
   return {
-    created: { time: row.created_time, actor: d.textOf(row.created_actor) },
-    modified: { time: row.modified_time, actor: d.textOf(row.modified_actor) },
+    created: row.created_time === null || row.created_actor === null ? { ...modified } : { time: row.created_time, actor: d.textOf(row.created_actor) },
+    modified,
   };
 }
 
@@ -42,12 +44,13 @@ export function toStoredAspect(row: AspectRow, d: Dictionary): StoredAspect {
 /** The row's columns for an aspect (the dictionary ids added inside the caller's write transaction). */
 export function aspectColumns(d: Dictionary, a: { name: string; value: JsonObject; version: number; created: AuditStamp; lastModified: AuditStamp; systemMetadata?: JsonObject }): AspectRow {
   const ctx: PackContext = { modified: a.lastModified, created: a.created };
+  const sameStamps = a.created.time === a.lastModified.time && a.created.actor === a.lastModified.actor;
   return {
     name_id: d.idOf(a.name),
     version: a.version,
     value: pack(a.value, ctx, d),
-    created_time: a.created.time,
-    created_actor: d.idOf(a.created.actor),
+    created_time: sameStamps ? null : a.created.time,
+    created_actor: sameStamps ? null : d.idOf(a.created.actor),
     modified_time: a.lastModified.time,
     modified_actor: d.idOf(a.lastModified.actor),
     system_metadata: a.systemMetadata ? pack(a.systemMetadata, ctx, d, internMetadata) : null,

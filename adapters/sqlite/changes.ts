@@ -183,7 +183,7 @@ function toEvent(r: EventRow, d: Dictionary): ChangeEvent {
   if (r.flags & ASPECT_IN_ROW) {
     if (r.row_value === null || r.row_version !== r.version) throw new Error(`internal: change event ${r.id} lost the aspect row it refers to`);
     const rowCtx = rowContext(
-      { created_time: r.row_created_time!, created_actor: r.row_created_actor!, modified_time: r.row_modified_time!, modified_actor: r.row_modified_actor! },
+      { created_time: r.row_created_time, created_actor: r.row_created_actor, modified_time: r.row_modified_time!, modified_actor: r.row_modified_actor! },
       d,
     );
     aspect = unpack(r.row_value, rowCtx, d);

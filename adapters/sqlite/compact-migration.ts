@@ -40,8 +40,9 @@ const CREATE = `
     entity_id INTEGER NOT NULL,
     name_id INTEGER NOT NULL,
     version INTEGER NOT NULL,
-    created_time INTEGER NOT NULL,
-    created_actor INTEGER NOT NULL,
+    -- NULL when equal to the last-modified stamp (a first write).
+    created_time INTEGER,
+    created_actor INTEGER,
     modified_time INTEGER NOT NULL,
     modified_actor INTEGER NOT NULL,
     value TEXT NOT NULL,
@@ -52,8 +53,9 @@ const CREATE = `
     entity_id INTEGER NOT NULL,
     name_id INTEGER NOT NULL,
     version INTEGER NOT NULL,
-    created_time INTEGER NOT NULL,
-    created_actor INTEGER NOT NULL,
+    -- NULL when equal to the last-modified stamp (a first write).
+    created_time INTEGER,
+    created_actor INTEGER,
     modified_time INTEGER NOT NULL,
     modified_actor INTEGER NOT NULL,
     value TEXT NOT NULL,

@@ -17,6 +17,8 @@ export class Dictionary {
   private readonly pendingTexts = new Map<number, string>();
   /** Packed object keys (packing.ts); only keys whose ids are committed stay in it. */
   readonly keys = new Map<string, string>();
+  readonly shapes = new Map<string, string>();
+  readonly shapeKeys = new Map<number, string[]>();
 
   constructor(private readonly h: SqliteHandle) {}
 
@@ -56,16 +58,23 @@ export class Dictionary {
 
   /** After the write transaction rolled back: its new ids never existed. */
   rolledBack(): void {
-    if (this.pending.size) this.keys.clear();
+    if (this.pending.size) this.clearPacking();
     this.pending.clear();
     this.pendingTexts.clear();
   }
 
+  /** Packing's caches may hold ids of a rolled-back transaction: they start over. */
+  private clearPacking(): void {
+    this.keys.clear();
+    this.shapes.clear();
+    this.shapeKeys.clear();
+  }
+
   private remember(text: string, id: number): void {
-    if (this.ids.size >= MAX_CACHED || this.keys.size >= MAX_CACHED) {
+    if (this.ids.size >= MAX_CACHED || this.keys.size >= MAX_CACHED || this.shapes.size >= MAX_CACHED || this.shapeKeys.size >= MAX_CACHED) {
       this.ids.clear();
       this.texts.clear();
-      this.keys.clear();
+      this.clearPacking();
     }
     this.ids.set(text, id);
     this.texts.set(id, text);

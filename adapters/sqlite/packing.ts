@@ -8,12 +8,17 @@ import type { AuditStamp, JsonObject, JsonValue } from '../../src/adapter/types'
  * - object keys that look like identifiers, URN strings (and, in system metadata, definition keys) are
  *   written `"\u007f<id>"`, the base-36 id of the text in the dictionary: property URNs and the keys of
  *   every assignment repeat on every entity;
+ * - an object of two or more such keys is written as an array `["\u007f{<id>", value, ...]`, the id that
+ *   of its list of keys (its shape): the keys of an assignment are written once per catalog, not once
+ *   per object;
  * - a string that begins with U+007F itself is written with `'` after the mark, so nothing is ambiguous.
  * Plain JSON without U+007F reads back unchanged, so rows written as plain JSON stay readable.
  */
 const MARK = '\x7f';
 const MARK_CODE = 0x7f;
+const LITERAL_CODE = 0x27;
 const LITERAL = "'";
+const SHAPE = '{';
 const MODIFIED = `${MARK}!`;
 const CREATED = `${MARK}*`;
 const MODIFIED_TEXT = JSON.stringify(MODIFIED);
@@ -32,6 +37,9 @@ export interface Symbols {
    * (bounded: a connection's dictionary clears it with its own caches).
    */
   readonly keys: Map<string, string>;
+  /** Shapes (lists of keys) as packed JSON text, and the keys of a shape id: cached like `keys`. */
+  readonly shapes: Map<string, string>;
+  readonly shapeKeys: Map<number, string[]>;
 }
 
 /** The stamps a packed document is relative to (those of the row that holds it). */
@@ -89,8 +97,10 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
     if (sameStamp(object as JsonObject, ctx.modified)) return MODIFIED_TEXT;
     if (sameStamp(object as JsonObject, ctx.created)) return CREATED_TEXT;
   }
-  let out = '{';
-  let first = true;
+  const packedKeys: string[] = [];
+  const shapeKeys: string[] = [];
+  const packedValues: string[] = [];
+  let shaped = keys.length >= 2;
   for (const key of keys) {
     const packed = packValue(object[key], ctx, symbols, intern);
     if (packed === undefined) continue;
@@ -99,9 +109,24 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
       name = packKey(key, symbols);
       symbols.keys.set(key, name);
     }
-    out += `${first ? '' : ','}${name}:${packed}`;
-    first = false;
+    // Only keys with a dictionary id make a shape (free-form keys stay keys).
+    if (name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE) shaped = false;
+    packedKeys.push(name);
+    shapeKeys.push(key);
+    packedValues.push(packed);
   }
+  if (shaped && packedKeys.length >= 2) {
+    // The dictionary text of a shape starts with '{': no key or interned string does.
+    const shapeText = SHAPE + JSON.stringify(shapeKeys);
+    let shape = symbols.shapes.get(shapeText);
+    if (shape === undefined) {
+      shape = JSON.stringify(MARK + SHAPE + symbols.idOf(shapeText).toString(36));
+      symbols.shapes.set(shapeText, shape);
+    }
+    return `[${shape},${packedValues.join(',')}]`;
+  }
+  let out = '{';
+  for (let i = 0; i < packedKeys.length; i++) out += `${i ? ',' : ''}${packedKeys[i]}:${packedValues[i]}`;
   return `${out}}`;
 }
 
@@ -124,6 +149,22 @@ function unpackValue(value: JsonValue, ctx: PackContext, symbols: Symbols): Json
   if (typeof value === 'string') return value.charCodeAt(0) === MARK_CODE ? unpackString(value, ctx, symbols) : value;
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
+    const head = value[0];
+    if (typeof head === 'string' && head.charCodeAt(0) === MARK_CODE && head[1] === SHAPE) {
+      const id = parseInt(head.slice(2), 36);
+      let keys = symbols.shapeKeys.get(id);
+      if (keys === undefined) {
+        keys = JSON.parse(symbols.textOf(id).slice(1)) as string[];
+        symbols.shapeKeys.set(id, keys);
+      }
+      const out: JsonObject = {};
+      for (let i = 0; i < keys.length; i++) {
+        const unpacked = unpackValue(value[i + 1]!, ctx, symbols);
+        if (keys[i] === '__proto__') Object.defineProperty(out, '__proto__', { value: unpacked, enumerable: true, writable: true, configurable: true });
+        else out[keys[i]!] = unpacked;
+      }
+      return out;
+    }
     for (let i = 0; i < value.length; i++) value[i] = unpackValue(value[i]!, ctx, symbols);
     return value;
   }
