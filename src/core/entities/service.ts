@@ -66,14 +66,14 @@ export interface BulkAspectPlanner {
   /**
    * Checks the aspect's values of a bulk write and authorizes the actor for them; adds every violation
    * (paths from `prefix(i)`, the item's `/aspects/<aspect>`). Returns the planner of one entity's change,
-   * called inside each chunk's unit of work with the entity as stored then.
+   * called inside each chunk's unit of work with the entity as stored then and the commit's time.
    */
   prepare(
     actor: Actor,
     items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
     prefix: (index: number) => string,
     violations: Violation[],
-  ): Promise<(urn: string, current: StoredEntity | undefined, violations: Violation[]) => Promise<AspectChange | undefined>>;
+  ): Promise<(urn: string, current: StoredEntity | undefined, violations: Violation[], now: number) => Promise<AspectChange | undefined>>;
 }
 
 /** What `deleteEntity` did, or would do on a dry run. */
@@ -281,7 +281,7 @@ export class EntityService {
       const chunk = items.slice(start, start + BULK_CHUNK);
       const byUrn = new Map<string, Record<string, JsonObject>>();
       for (const item of chunk) byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
-      const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current) => {
+      const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current, now) => {
         const problems: Violation[] = [];
         const entities: EntityPlan[] = [];
         for (const [urn, aspects] of byUrn) {
@@ -290,7 +290,7 @@ export class EntityService {
             const planner = planners.get(name);
             if (!planner) put[name] = { value };
             else {
-              const change = await planner(urn, current.get(urn), problems);
+              const change = await planner(urn, current.get(urn), problems, now);
               if (change) put[name] = change;
             }
           }
