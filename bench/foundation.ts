@@ -18,12 +18,16 @@ function handWrittenBulkInsert(file: string, datasets: readonly GeneratedDataset
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  const insertEntity = db.prepare('INSERT INTO entities (urn, entity_type, version) VALUES (?, ?, 1)');
+  // The entity row is its search document too (removed = 0).
+  const insertEntity = db.prepare('INSERT INTO entities (urn, entity_type, version, removed) VALUES (?, ?, 1, 0)');
+  // The compact layout: aspect names and actors are dictionary ids; plain JSON is a valid packed value.
+  const word = db.prepare('INSERT INTO dictionary (text) VALUES (?)');
+  const nameId = Number(word.run('datasetProperties').lastInsertRowid);
+  const actorId = Number(word.run(ADMIN).lastInsertRowid);
   const insertAspect = db.prepare(
-    `INSERT INTO aspects (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
-     VALUES (?, 'datasetProperties', ?, 1, ?, ?, ?, ?, NULL)`,
+    `INSERT INTO aspects (entity_id, name_id, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
+     VALUES (?, ${nameId}, ?, 1, ?, ${actorId}, ?, ${actorId}, NULL)`,
   );
-  const insertDoc = db.prepare('INSERT INTO search_docs (entity_id, urn, entity_type, removed) VALUES (?, ?, ?, 0)');
   const insertKey = db.prepare("INSERT INTO search_keys (kind, name, def_key) VALUES ('field', ?, '')");
   // One value per field: it is both the smallest and the largest (flags 1 | 2) and the first (4).
   const insertValue = db.prepare("INSERT INTO search_values (entity_id, key_id, value, removed, entity_type, flags) VALUES (?, ?, ?, 0, 'dataset', 7)");
@@ -36,8 +40,7 @@ function handWrittenBulkInsert(file: string, datasets: readonly GeneratedDataset
     for (const field of Object.keys(key) as Array<keyof typeof key>) key[field] = Number(insertKey.run(field).lastInsertRowid);
     for (const d of datasets) {
       const id = Number(insertEntity.run(d.urn, 'dataset').lastInsertRowid);
-      insertAspect.run(id, JSON.stringify(datasetProperties(d)), now, ADMIN, now, ADMIN);
-      insertDoc.run(id, d.urn, 'dataset');
+      insertAspect.run(id, JSON.stringify(datasetProperties(d)), now, now);
       insertValue.run(id, key.platform, d.platform);
       insertValue.run(id, key.name, d.name);
       insertValue.run(id, key.origin, 'PROD');
@@ -99,8 +102,9 @@ export async function runFoundationBench(options: { entities?: number } = {}): P
     await catalog.close();
     const db = new Database(baselineFile, { readonly: true });
     const select = db.prepare(
-      `SELECT e.urn, e.entity_type, e.version, a.name, a.value, a.version AS aspect_version, a.created_time, a.created_actor,
-              a.modified_time, a.modified_actor FROM entities e JOIN aspects a ON a.entity_id = e.id WHERE e.urn = ?`,
+      `SELECT e.urn, e.entity_type, e.version, n.text AS name, a.value, a.version AS aspect_version, a.created_time, c.text AS created_actor,
+              a.modified_time, m.text AS modified_actor FROM entities e JOIN aspects a ON a.entity_id = e.entity_id JOIN dictionary n ON n.id = a.name_id
+              JOIN dictionary c ON c.id = a.created_actor JOIN dictionary m ON m.id = a.modified_actor WHERE e.urn = ?`,
     );
     const handReads = await latencies(reads, (i) => {
       const rows = select.all(urns[i]) as Array<{ value: string }>;

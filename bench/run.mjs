@@ -21,6 +21,7 @@ const WORKLOADS = {
   'http-writes': ['http-writes.ts', 'runHttpWritesBench'],
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
   sizing: ['sizing.ts', 'runSizingBench'],
+  volume: ['volume.ts', 'runVolumeBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],

@@ -6,7 +6,7 @@ import type { GeneratedDataset } from './generator';
 import { percentile, type Figure } from './harness';
 import { ADMIN, CASES, FACETS, field, interleaved, load, NAMES, propertyUrn, sameResult, scrollInput, type PropertyName } from './search-cases';
 
-/** The hand-written SQL of each case on the library's schema (search_docs, search_keys, search_values). */
+/** The hand-written SQL of each case on the library's schema (entities, search_keys, search_values). */
 function handSql(db: Database.Database, keys: Record<PropertyName, string>) {
   const keyIds = {} as Record<PropertyName, number>;
   for (const name of NAMES) {
@@ -17,9 +17,9 @@ function handSql(db: Database.Database, keys: Record<PropertyName, string>) {
   const scope = "v.removed = 0 AND v.entity_type = 'dataset'";
   // Pages: walk the URNs of the scope and test each (many matches), or sort the few matches.
   const walk = (tests: string) =>
-    db.prepare(`SELECT d.urn AS urn FROM search_docs d WHERE d.removed = 0 AND d.entity_type = 'dataset' AND ${tests} ORDER BY d.urn LIMIT 20`).pluck();
+    db.prepare(`SELECT d.urn AS urn FROM entities d WHERE d.removed = 0 AND d.entity_type = 'dataset' AND ${tests} ORDER BY d.urn LIMIT 20`).pluck();
   const sorted = (from: string, where: string) =>
-    db.prepare(`SELECT d.urn AS urn FROM ${from} JOIN search_docs d ON d.entity_id = v.entity_id WHERE ${where} ORDER BY d.urn LIMIT 20`).pluck();
+    db.prepare(`SELECT d.urn AS urn FROM ${from} JOIN entities d ON d.entity_id = v.entity_id WHERE ${where} ORDER BY d.urn LIMIT 20`).pluck();
   const count = (sql: string) => db.prepare(sql).pluck();
   const queries: Record<string, { count: Database.Statement; page: Database.Statement }> = {
     [CASES[0]!.label]: {

@@ -64,13 +64,13 @@ describe('SQLite search tables', () => {
       expect(kept.length).toBeGreaterThan(5);
       expectKeyTypesAgree(db);
       // Every document lists exactly the keys it has rows under.
-      const docs = db.prepare('SELECT entity_id, key_ids FROM search_docs').all() as Array<{ entity_id: number; key_ids: string }>;
+      const docs = db.prepare('SELECT entity_id, key_ids FROM entities WHERE removed IS NOT NULL').all() as Array<{ entity_id: number; key_ids: string }>;
       const rows = db.prepare('SELECT DISTINCT key_id FROM search_values WHERE entity_id = ? ORDER BY key_id').pluck();
       for (const doc of docs) {
         const listed = doc.key_ids.split(' ').filter((k) => k !== '').map((k) => Number(k.replace('*', ''))).sort((a, b) => a - b);
         expect(listed).toEqual(rows.all(doc.entity_id));
       }
-      expect(db.prepare('SELECT COUNT(*) FROM search_values WHERE entity_id NOT IN (SELECT entity_id FROM search_docs)').pluck().get()).toBe(0);
+      expect(db.prepare('SELECT COUNT(*) FROM search_values WHERE entity_id NOT IN (SELECT entity_id FROM entities WHERE removed IS NOT NULL)').pluck().get()).toBe(0);
     } finally {
       db.close();
     }

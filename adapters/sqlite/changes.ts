@@ -1,5 +1,8 @@
 import type { Database } from 'better-sqlite3';
-import type { AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
+import type { AspectPut, AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, JsonObject, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
+import { aspectColumns, rowContext, toStoredAspect, type AspectRow } from './aspects';
+import { dictionaryOf, type Dictionary } from './dictionary';
+import { internMetadata, pack, unpack, type PackContext } from './packing';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -39,87 +42,196 @@ export function changesMigration(db: Database): void {
   `);
 }
 
+// ---------------------------------------------------------------------------------------------
+// The compact layout (migration 5, docs/adapters.md). An event names its entity by id while the entity
+// exists (its URN is written into the event when the entity is deleted) and its type, aspect and actor
+// by dictionary id. The value of an UPSERT event is the aspect row it wrote, not a copy (flag
+// ASPECT_IN_ROW; likewise its system metadata, METADATA_IN_ROW): the copy is made, packed, only when
+// that row is replaced or deleted. Previous values and anything else are stored packed in the event.
+// ---------------------------------------------------------------------------------------------
+
+/** The event's value is that of its aspect row (entity_id, name_id), which still holds `version`. */
+const ASPECT_IN_ROW = 1;
+/** The event's system metadata is that of its aspect row. */
+const METADATA_IN_ROW = 2;
+const CHANGE_TYPES: ReadonlyArray<NewChangeEvent['changeType']> = ['UPSERT', 'DELETE', 'TRUNCATE'];
+
+/** Values an event holds itself are packed relative to its own stamp. */
+function eventContext(time: number, actor: string): PackContext {
+  return { modified: { time, actor } };
+}
+
+/** The puts of a batch, to recognise the events that carry their values. */
+export type PutIndex = Map<string, { entityId: number; put: AspectPut }>;
+
+export function putKey(urn: string, aspectName: string): string {
+  return `${aspectName}\n${urn}`;
+}
+
 /** Inside the commit transaction: after the entity writes. */
-export function writeChanges(h: SqliteHandle, events: readonly NewChangeEvent[] | undefined, versions: readonly AspectVersionPut[] | undefined): void {
+export function writeChanges(h: SqliteHandle, events: readonly NewChangeEvent[] | undefined, versions: readonly AspectVersionPut[] | undefined, puts: PutIndex): void {
+  const d = dictionaryOf(h);
+  const entityId = (urn: string): number | undefined => (h.stmt('SELECT entity_id FROM entities WHERE urn = ?').pluck().get(urn) as number | undefined);
   if (versions?.length) {
     const put = h.stmt(
-      `INSERT OR REPLACE INTO aspect_versions (urn, name, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO aspect_versions (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
+       VALUES (@entity_id, @name_id, @version, @created_time, @created_actor, @modified_time, @modified_actor, @value, @system_metadata)`,
     );
-    for (const { urn, aspect: a } of versions) {
-      put.run(urn, a.name, a.version, JSON.stringify(a.value), a.created.time, a.created.actor, a.lastModified.time, a.lastModified.actor, a.systemMetadata ? JSON.stringify(a.systemMetadata) : null);
+    for (const { urn, aspect } of versions) {
+      const id = entityId(urn);
+      // Versions of an entity this batch deleted go with it.
+      if (id !== undefined) put.run({ entity_id: id, ...aspectColumns(d, aspect) });
     }
   }
   if (events?.length) {
     const insert = h.stmt(
-      `INSERT INTO change_events (entity_urn, entity_type, aspect_name, change_type, aspect, previous_aspect, created_time, created_actor, system_metadata)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO change_events (entity_id, entity_urn, type_id, name_id, change_type, version, aspect, previous_aspect, created_time, actor_id, system_metadata, flags)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const e of events) {
+      const ctx = eventContext(e.created.time, e.created.actor);
+      const written = e.changeType === 'UPSERT' ? puts.get(putKey(e.entityUrn, e.aspectName)) : undefined;
+      const inRow = written !== undefined && written.put.value === e.aspect;
+      const metadataInRow = inRow && e.systemMetadata !== undefined && written.put.systemMetadata === e.systemMetadata;
+      const id = written?.entityId ?? entityId(e.entityUrn);
       insert.run(
-        e.entityUrn,
-        e.entityType,
-        e.aspectName,
-        e.changeType,
-        e.aspect === null ? null : JSON.stringify(e.aspect),
-        e.previousAspectValue === null ? null : JSON.stringify(e.previousAspectValue),
+        id ?? null,
+        id === undefined ? e.entityUrn : null,
+        d.idOf(e.entityType),
+        d.idOf(e.aspectName),
+        CHANGE_TYPES.indexOf(e.changeType),
+        inRow ? written.put.version : null,
+        inRow || e.aspect === null ? null : pack(e.aspect, ctx, d),
+        e.previousAspectValue === null ? null : pack(e.previousAspectValue, ctx, d),
         e.created.time,
-        e.created.actor,
-        e.systemMetadata ? JSON.stringify(e.systemMetadata) : null,
+        d.idOf(e.created.actor),
+        metadataInRow || !e.systemMetadata ? null : pack(e.systemMetadata, ctx, d, internMetadata),
+        (inRow ? ASPECT_IN_ROW : 0) | (metadataInRow ? METADATA_IN_ROW : 0),
       );
     }
   }
 }
 
-/** Inside the commit transaction, with an entity deletion: its kept versions go too. */
-export function dropEntityVersions(h: SqliteHandle, urn: string): void {
-  h.stmt('DELETE FROM aspect_versions WHERE urn = ?').run(urn);
+interface ReferringEvent {
+  id: number;
+  flags: number;
+  created_time: number;
+  actor_id: number;
+}
+
+/**
+ * Inside the commit transaction, before an aspect row is replaced or deleted: the events that take
+ * their value from it get a packed copy of it.
+ */
+export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: number, rowVersion?: number): void {
+  // Only the event that wrote the row's version can refer to it: one index seek, however long the history.
+  const version = rowVersion ?? (h.stmt('SELECT version FROM aspects WHERE entity_id = ? AND name_id = ?').pluck().get(entityId, nameId) as number | undefined);
+  if (version === undefined) return;
+  const refs = h
+    .stmt('SELECT id, flags, created_time, actor_id FROM change_events WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1')
+    .all(entityId, nameId, version) as ReferringEvent[];
+  if (refs.length === 0) return;
+  const d = dictionaryOf(h);
+  const row = h
+    .stmt('SELECT name_id, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM aspects WHERE entity_id = ? AND name_id = ?')
+    .get(entityId, nameId) as AspectRow | undefined;
+  if (!row || row.version !== version) throw new Error('internal: a change event refers to an aspect row that is gone');
+  const aspect = toStoredAspect(row, d);
+  const update = h.stmt('UPDATE change_events SET aspect = ?, system_metadata = CASE WHEN flags & 2 = 2 THEN ? ELSE system_metadata END, flags = 0 WHERE id = ?');
+  for (const ref of refs) {
+    const ctx = eventContext(ref.created_time, d.textOf(ref.actor_id));
+    const metadata = ref.flags & METADATA_IN_ROW && aspect.systemMetadata ? pack(aspect.systemMetadata, ctx, d, internMetadata) : null;
+    update.run(pack(aspect.value, ctx, d), metadata, ref.id);
+  }
+}
+
+/** Inside the commit transaction, before an entity is deleted: its events keep their values and its URN; its kept versions go. */
+export function detachEntity(h: SqliteHandle, entityId: number, urn: string): void {
+  const names = h.stmt('SELECT name_id FROM aspects WHERE entity_id = ?').pluck().all(entityId) as number[];
+  for (const nameId of names) detachAspectEvents(h, entityId, nameId);
+  h.stmt('UPDATE change_events SET entity_id = NULL, entity_urn = ? WHERE entity_id = ?').run(urn, entityId);
+  h.stmt('DELETE FROM aspect_versions WHERE entity_id = ?').run(entityId);
 }
 
 interface EventRow {
   id: number;
-  entity_urn: string;
-  entity_type: string;
-  aspect_name: string;
-  change_type: NewChangeEvent['changeType'];
+  urn: string;
+  type_id: number;
+  name_id: number;
+  change_type: number;
+  version: number | null;
   aspect: string | null;
   previous_aspect: string | null;
   created_time: number;
-  created_actor: string;
+  actor_id: number;
   system_metadata: string | null;
+  flags: number;
+  row_version: number | null;
+  row_value: string | null;
+  row_metadata: string | null;
+  row_created_time: number | null;
+  row_created_actor: number | null;
+  row_modified_time: number | null;
+  row_modified_actor: number | null;
 }
 
-export function toEvent(r: EventRow): ChangeEvent {
+function toEvent(r: EventRow, d: Dictionary): ChangeEvent {
+  const actor = d.textOf(r.actor_id);
+  const ctx = eventContext(r.created_time, actor);
+  let aspect: JsonObject | null = r.aspect === null ? null : unpack(r.aspect, ctx, d);
+  let systemMetadata = r.system_metadata === null ? undefined : unpack(r.system_metadata, ctx, d);
+  if (r.flags & ASPECT_IN_ROW) {
+    if (r.row_value === null || r.row_version !== r.version) throw new Error(`internal: change event ${r.id} lost the aspect row it refers to`);
+    const rowCtx = rowContext(
+      { created_time: r.row_created_time, created_actor: r.row_created_actor, modified_time: r.row_modified_time!, modified_actor: r.row_modified_actor! },
+      d,
+    );
+    aspect = unpack(r.row_value, rowCtx, d);
+    if (r.flags & METADATA_IN_ROW && r.row_metadata !== null) systemMetadata = unpack(r.row_metadata, rowCtx, d);
+  }
   return {
     id: String(r.id),
-    entityUrn: r.entity_urn,
-    entityType: r.entity_type,
-    aspectName: r.aspect_name,
-    changeType: r.change_type,
-    aspect: r.aspect === null ? null : JSON.parse(r.aspect),
-    previousAspectValue: r.previous_aspect === null ? null : JSON.parse(r.previous_aspect),
-    created: { time: Number(r.created_time), actor: r.created_actor },
-    ...(r.system_metadata ? { systemMetadata: JSON.parse(r.system_metadata) } : {}),
+    entityUrn: r.urn,
+    entityType: d.textOf(r.type_id),
+    aspectName: d.textOf(r.name_id),
+    changeType: CHANGE_TYPES[r.change_type]!,
+    aspect,
+    previousAspectValue: r.previous_aspect === null ? null : unpack(r.previous_aspect, ctx, d),
+    created: { time: r.created_time, actor },
+    ...(systemMetadata ? { systemMetadata } : {}),
   };
 }
 
 export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
+  const d = dictionaryOf(h);
   // One read transaction: the page and the bounds come from the same snapshot.
   return h.db.transaction(() => {
     const after = Number(query.after ?? 0);
-    const conditions = ['id > @after'];
+    const conditions = ['c.id > @after'];
     const params: Record<string, unknown> = { after, limit: query.limit };
+    const ids = (names: readonly string[]) => JSON.stringify(names.map((n) => d.find(n)).filter((id) => id !== undefined));
     if (query.entityTypes?.length) {
-      conditions.push('entity_type IN (SELECT value FROM json_each(@types))');
-      params.types = JSON.stringify(query.entityTypes);
+      conditions.push('c.type_id IN (SELECT value FROM json_each(@types))');
+      params.types = ids(query.entityTypes);
     }
     if (query.aspects?.length) {
-      conditions.push('aspect_name IN (SELECT value FROM json_each(@aspects))');
-      params.aspects = JSON.stringify(query.aspects);
+      conditions.push('c.name_id IN (SELECT value FROM json_each(@aspects))');
+      params.aspects = ids(query.aspects);
     }
-    const rows = h.stmt(`SELECT * FROM change_events WHERE ${conditions.join(' AND ')} ORDER BY id LIMIT @limit`).all(params) as EventRow[];
+    const rows = h
+      .stmt(
+        `SELECT c.id, COALESCE(c.entity_urn, e.urn) AS urn, c.type_id, c.name_id, c.change_type, c.version, c.aspect, c.previous_aspect,
+           c.created_time, c.actor_id, c.system_metadata, c.flags, a.version AS row_version, a.value AS row_value,
+           a.system_metadata AS row_metadata, a.created_time AS row_created_time, a.created_actor AS row_created_actor,
+           a.modified_time AS row_modified_time, a.modified_actor AS row_modified_actor
+         FROM change_events c
+           LEFT JOIN entities e ON e.entity_id = c.entity_id
+           LEFT JOIN aspects a ON c.flags & 1 = 1 AND a.entity_id = c.entity_id AND a.name_id = c.name_id
+         WHERE ${conditions.join(' AND ')} ORDER BY c.id LIMIT @limit`,
+      )
+      .all(params) as EventRow[];
     const bounds = h.stmt('SELECT MIN(id) AS oldest, MAX(id) AS newest FROM change_events').get() as { oldest: number | null; newest: number | null };
-    const events = rows.map(toEvent);
+    const events = rows.map((r) => toEvent(r, d));
     const lastId = bounds.newest ?? undefined;
     const scanned = events.length === query.limit ? Number(events.at(-1)!.id) : Math.max(after, bounds.newest ?? 0);
     return {
@@ -131,29 +243,18 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
   })();
 }
 
-interface VersionRow {
-  name: string;
-  version: number;
-  value: string;
-  created_time: number;
-  created_actor: string;
-  modified_time: number;
-  modified_actor: string;
-  system_metadata: string | null;
-}
-
 export function readAspectVersions(h: SqliteHandle, request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
+  const d = dictionaryOf(h);
+  const nameId = d.find(request.aspectName);
+  if (nameId === undefined) return [];
   const rows = h
-    .stmt('SELECT * FROM aspect_versions WHERE urn = ? AND name = ? AND version < ? ORDER BY version DESC LIMIT ?')
-    .all(request.urn, request.aspectName, request.beforeVersion ?? Number.MAX_SAFE_INTEGER, request.limit) as VersionRow[];
-  return rows.map((r) => ({
-    name: r.name,
-    value: JSON.parse(r.value),
-    version: r.version,
-    created: { time: r.created_time, actor: r.created_actor },
-    lastModified: { time: r.modified_time, actor: r.modified_actor },
-    ...(r.system_metadata ? { systemMetadata: JSON.parse(r.system_metadata) } : {}),
-  }));
+    .stmt(
+      `SELECT v.name_id, v.version, v.value, v.created_time, v.created_actor, v.modified_time, v.modified_actor, v.system_metadata
+       FROM entities e JOIN aspect_versions v ON v.entity_id = e.entity_id AND v.name_id = ?
+       WHERE e.urn = ? AND v.version < ? ORDER BY v.version DESC LIMIT ?`,
+    )
+    .all(nameId, request.urn, request.beforeVersion ?? Number.MAX_SAFE_INTEGER, request.limit) as AspectRow[];
+  return rows.map((r) => toStoredAspect(r, d));
 }
 
 export function pruneChanges(
@@ -183,15 +284,15 @@ export function pruneChanges(
       let versions = 0;
       if (request.versionsBefore !== undefined) {
         versions += h
-          .stmt('DELETE FROM aspect_versions WHERE (urn, name, version) IN (SELECT urn, name, version FROM aspect_versions WHERE modified_time < ? LIMIT ?)')
+          .stmt('DELETE FROM aspect_versions WHERE id IN (SELECT id FROM aspect_versions WHERE modified_time < ? LIMIT ?)')
           .run(request.versionsBefore, request.limit).changes;
       }
       if (request.keepVersions !== undefined && versions < request.limit) {
         versions += h
           .stmt(
-            `DELETE FROM aspect_versions WHERE (urn, name, version) IN (
-               SELECT urn, name, version FROM (
-                 SELECT urn, name, version, ROW_NUMBER() OVER (PARTITION BY urn, name ORDER BY version DESC) AS n FROM aspect_versions
+            `DELETE FROM aspect_versions WHERE id IN (
+               SELECT id FROM (
+                 SELECT id, ROW_NUMBER() OVER (PARTITION BY entity_id, name_id ORDER BY version DESC) AS n FROM aspect_versions
                ) WHERE n > ? LIMIT ?)`,
           )
           .run(request.keepVersions, request.limit - versions).changes;

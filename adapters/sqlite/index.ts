@@ -11,15 +11,16 @@ import type {
   StoredEntity,
   WriteBatch,
 } from '../../src/adapter/types';
-import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity-rows';
 import { CatalogError } from '../../src/errors';
 import { ChangeSignal } from '../../src/adapter/change-signal';
+import * as aspects from './aspects';
 import * as changes from './changes';
+import { dictionaryOf } from './dictionary';
 import * as jobs from './jobs';
 import { migrate } from './schema';
 import * as search from './search';
 import * as searchStore from './search-store';
-import { createHandle, params, type SqliteHandle } from './statements';
+import { createHandle, type SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
 
 /** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
@@ -40,6 +41,9 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
 
 export type SqliteDurability = 'full' | 'normal';
 
+/** Batches of at least this many entities write their full text into FTS5 directly (search-store.ts). */
+const DIRECT_TEXT_BATCH = 200;
+
 /** A new database file is created readable by its owner only: it holds token hashes and policies. */
 const FILE_MODE = 0o600;
 
@@ -53,11 +57,9 @@ function createOwnerOnlyFile(filename: string): void {
   }
 }
 
-const ENTITY_COLUMNS = `e.id, e.urn, e.entity_type, e.version, a.name, a.value, a.version AS aspect_version,
-  a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata`;
-
-/** Entity writes between two `PRAGMA optimize` runs. */
-const OPTIMIZE_EVERY = 10_000;
+/** Entity writes before the first `PRAGMA optimize` run; the gap doubles after each run, up to the maximum. */
+const OPTIMIZE_FIRST = 10_000;
+const OPTIMIZE_MAX_GAP = 1_000_000;
 
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
@@ -85,29 +87,12 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   let closed = false;
   const changeSignal = new ChangeSignal();
   let writesSinceOptimize = 0;
+  let optimizeGap = OPTIMIZE_FIRST;
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
     if (!handle) throw new Error('the SQLite adapter is not open: call open() first');
     return handle;
-  }
-
-  function readEntities(urns: readonly string[], aspectNames?: readonly string[]): StoredEntity[] {
-    if (urns.length === 0) return [];
-    const db = h();
-    let rows: EntityAspectRow[];
-    const aspectFilter = aspectNames ? 'AND a.name IN (SELECT value FROM json_each(@p2))' : '';
-    const names = aspectNames ? JSON.stringify(aspectNames) : undefined;
-    if (urns.length === 1) {
-      const sql = `SELECT ${ENTITY_COLUMNS} FROM entities e LEFT JOIN aspects a ON a.entity_id = e.id ${aspectFilter} WHERE e.urn = @p1`;
-      rows = db.stmt(sql).all(names ? params(urns[0], names) : params(urns[0])) as EntityAspectRow[];
-    } else {
-      const sql = `SELECT ${ENTITY_COLUMNS} FROM entities e LEFT JOIN aspects a ON a.entity_id = e.id ${aspectFilter}
-        WHERE e.urn IN (SELECT value FROM json_each(@p1))`;
-      const list = JSON.stringify(urns);
-      rows = db.stmt(sql).all(names ? params(list, names) : params(list)) as EntityAspectRow[];
-    }
-    return entitiesFromRows(urns, rows);
   }
 
   function scanEntities(request: {
@@ -118,94 +103,109 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     limit: number;
   }): StoredEntity[] {
     const db = h();
-    // One statement text per filter combination, so the planner can use entities_by_type (an
-    // `(? IS NULL OR ...)` condition would force a scan of every entity in URN order).
     const conditions = ['e.urn > @after'];
-    if (request.entityType !== undefined) conditions.push('e.entity_type = @entityType');
-    if (request.requireAspect !== undefined) conditions.push('EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.id AND x.name = @aspect)');
-    const page = db
-      .stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`)
-      .all({
-        after: request.afterUrn ?? '',
-        limit: request.limit,
-        ...(request.entityType !== undefined ? { entityType: request.entityType } : {}),
-        ...(request.requireAspect !== undefined ? { aspect: request.requireAspect } : {}),
-      }) as Array<{ urn: string }>;
-    return readEntities(
-      page.map((r) => r.urn),
-      request.aspectNames,
-    );
+    const aspectId = request.requireAspect === undefined ? undefined : (dictionaryOf(db).find(request.requireAspect) ?? -1);
+    if (aspectId !== undefined) conditions.push('EXISTS (SELECT 1 FROM aspects x WHERE x.entity_id = e.entity_id AND x.name_id = @aspect)');
+    const values = { after: request.afterUrn ?? '', limit: request.limit, ...(aspectId !== undefined ? { aspect: aspectId } : {}) };
+    let page: string[];
+    if (request.entityType === undefined) {
+      page = db.stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`).pluck().all(values) as string[];
+    } else {
+      // entities_by_scope is (removed, entity_type, urn): with each removed state (no search document,
+      // 0, 1) the type's entities are a URN-ordered range. A page is the first `limit` of the three.
+      page = [];
+      for (const removed of ['e.removed IS NULL', 'e.removed = 0', 'e.removed = 1']) {
+        const sql = `SELECT e.urn FROM entities e INDEXED BY entities_by_scope WHERE ${removed} AND e.entity_type = @entityType AND ${conditions.join(' AND ')}
+          ORDER BY e.urn LIMIT @limit`;
+        page.push(...(db.stmt(sql).pluck().all({ ...values, entityType: request.entityType }) as string[]));
+      }
+      page = page.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, request.limit);
+    }
+    return aspects.readEntities(db, page, request.aspectNames);
   }
 
   function commit(batch: WriteBatch): void {
     const db = h();
     const now = batch.now ?? Date.now();
-    db.db
-      .transaction(() => {
-        (batch.entities ?? []).forEach((write, entityIndex) => {
-          const existing = db.stmt('SELECT id, version FROM entities WHERE urn = ?').get(write.urn) as
-            | { id: number; version: number }
-            | undefined;
-          const found = existing?.version ?? 0;
-          if (found !== write.expectVersion) {
-            throw new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
-          }
-          if (write.deleteEntity) {
-            if (existing) {
-              db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
-              searchStore.removeSearchDocument(db, existing.id);
-              timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
-              db.stmt('DELETE FROM entities WHERE id = ?').run(existing.id);
-              changes.dropEntityVersions(db, write.urn); // change feed
+    const dictionary = dictionaryOf(db);
+    // The aspects this batch writes, for the events that take their value from the row (changes.ts).
+    const puts: changes.PutIndex = new Map();
+    searchStore.resetKeyCounts(db);
+    try {
+      db.db
+        .transaction(() => {
+          const directText = (batch.entities?.length ?? 0) >= DIRECT_TEXT_BATCH;
+          if (directText) searchStore.movePendingText(db);
+          (batch.entities ?? []).forEach((write, entityIndex) => {
+            const existing = db.stmt('SELECT entity_id AS id, version FROM entities WHERE urn = ?').get(write.urn) as
+              | { id: number; version: number }
+              | undefined;
+            const found = existing?.version ?? 0;
+            if (found !== write.expectVersion) {
+              throw new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
             }
-          } else {
-            let entityId: number;
-            if (existing) {
-              entityId = existing.id;
-              db.stmt('UPDATE entities SET version = ? WHERE id = ?').run(write.expectVersion + 1, entityId);
+            if (write.deleteEntity) {
+              if (existing) {
+                changes.detachEntity(db, existing.id, write.urn); // change feed, kept versions
+                db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
+                searchStore.removeSearchDocument(db, existing.id, directText);
+                timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
+                db.stmt('DELETE FROM entities WHERE entity_id = ?').run(existing.id);
+              }
             } else {
-              entityId = Number(
-                db.stmt('INSERT INTO entities (urn, entity_type, version) VALUES (?, ?, ?)').run(write.urn, write.entityType, 1).lastInsertRowid,
-              );
+              let entityId: number;
+              let prepared: searchStore.PreparedDocument | undefined;
+              if (existing) {
+                entityId = existing.id;
+                db.stmt('UPDATE entities SET version = ? WHERE entity_id = ?').run(write.expectVersion + 1, entityId);
+              } else {
+                // A new entity row holds its search document's columns from the start (they are indexed).
+                prepared = write.searchDocument ? searchStore.prepareSearchDocument(db, write.searchDocument) : undefined;
+                entityId = Number(
+                  db
+                    .stmt('INSERT INTO entities (urn, entity_type, version, removed, key_ids) VALUES (?, ?, 1, ?, ?)')
+                    .run(write.urn, write.entityType, prepared?.removed ?? null, prepared?.keyIds ?? '').lastInsertRowid,
+                );
+              }
+              for (const a of write.put ?? []) {
+                // The row being replaced holds version a.version - 1 (the version the writer read).
+                if (existing && a.version > 1) changes.detachAspectEvents(db, entityId, dictionary.idOf(a.name), a.version - 1);
+                aspects.putAspect(db, entityId, a);
+                puts.set(changes.putKey(write.urn, a.name), { entityId, put: a });
+              }
+              for (const name of write.delete ?? []) {
+                const nameId = dictionary.find(name);
+                if (nameId === undefined) continue;
+                changes.detachAspectEvents(db, entityId, nameId);
+                db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
+              }
+              if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId, directText);
+              else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined, directText, prepared);
             }
-            const put = db.stmt(
-              `INSERT OR REPLACE INTO aspects
-                 (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            );
-            for (const a of write.put ?? []) {
-              put.run(
-                entityId,
-                a.name,
-                JSON.stringify(a.value),
-                a.version,
-                a.created.time,
-                a.created.actor,
-                a.lastModified.time,
-                a.lastModified.actor,
-                a.systemMetadata ? JSON.stringify(a.systemMetadata) : null,
-              );
-            }
-            for (const name of write.delete ?? []) db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name = ?').run(entityId, name);
-            if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId);
-            else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined);
-          }
-          options.faultInjector?.({ entityIndex, urn: write.urn });
-        });
-        // Completions first: a job that completes itself and queues its follow-up under the same
-        // dedupe key must not have the follow-up dropped as a duplicate of itself.
-        if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
-        if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
-        // Change feed (docs/changes.md): events and kept versions in the same transaction.
-        if (batch.events?.length || batch.aspectVersions?.length) changes.writeChanges(db, batch.events, batch.aspectVersions);
-      })
-      .immediate();
+            options.faultInjector?.({ entityIndex, urn: write.urn });
+          });
+          searchStore.applyKeyCounts(db);
+          // Completions first: a job that completes itself and queues its follow-up under the same
+          // dedupe key must not have the follow-up dropped as a duplicate of itself.
+          if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
+          if (batch.jobs?.length) jobs.insertJobs(db, batch.jobs, now);
+          // Change feed (docs/changes.md): events and kept versions in the same transaction.
+          if (batch.events?.length || batch.aspectVersions?.length) changes.writeChanges(db, batch.events, batch.aspectVersions, puts);
+        })
+        .immediate();
+    } catch (error) {
+      dictionary.rolledBack();
+      throw error;
+    }
+    dictionary.committed();
     if (batch.events?.length) changeSignal.notify();
-    // Keep planner statistics current as the catalog grows: after every OPTIMIZE_EVERY entity writes,
-    // PRAGMA optimize re-analyses the tables whose size changed a lot (approximately, analysis_limit).
+    // Keep planner statistics current as the catalog grows: PRAGMA optimize re-analyses the tables whose
+    // size changed a lot (approximately, analysis_limit), after 10,000 entity writes, then 20,000 more,
+    // 40,000 more...: statistics follow a growing catalog, and a bulk load of a million pays a dozen runs.
     writesSinceOptimize += batch.entities?.length ?? 0;
-    if (writesSinceOptimize >= OPTIMIZE_EVERY) {
+    if (writesSinceOptimize >= optimizeGap) {
       writesSinceOptimize = 0;
+      optimizeGap = Math.min(optimizeGap * 2, OPTIMIZE_MAX_GAP);
       db.db.pragma('optimize');
     }
   }
@@ -226,6 +226,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
         db.pragma('foreign_keys = OFF');
+        db.pragma('cache_size = -65536');
         migrate(db);
         // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
         db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
@@ -251,7 +252,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       handle = undefined;
     },
     async readEntities(urns, aspectNames) {
-      return readEntities(urns, aspectNames);
+      return aspects.readEntities(h(), urns, aspectNames);
     },
     async scanEntities(request) {
       return scanEntities(request);

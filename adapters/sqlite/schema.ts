@@ -1,4 +1,5 @@
 import { changesMigration } from './changes';
+import { compactMigration } from './compact-migration';
 import type { Database } from 'better-sqlite3';
 
 /**
@@ -141,6 +142,8 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
   },
   // Change feed and aspect history (adapters/sqlite/changes.ts): change_events, aspect_versions.
   changesMigration,
+  // The compact layout (adapters/sqlite/compact-migration.ts): dictionary, packed aspects, events by reference.
+  compactMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -161,4 +164,6 @@ export function migrate(db: Database): void {
       db.pragma(`user_version = ${version + 1}`);
     }).immediate();
   }
+  // Tables rebuilt by a migration leave free pages: give them back to the file system.
+  if (current > 0 && current < MIGRATIONS.length) db.pragma('incremental_vacuum');
 }

@@ -36,7 +36,7 @@ export interface GroupQuery {
   /** The tables of `body` (driver first) and its conditions. */
   from: Fragment;
   where: Fragment;
-  /** Whether `from` joins the search_docs row as `d`. */
+  /** Whether `from` joins the entities row as `d`. */
   joinsDoc: boolean;
   entity: string;
   /** With a search_values driver: the test that keeps one row per entity, if there is one. */
@@ -118,7 +118,7 @@ export function typeImplied(stats: KeyStats, scope: SearchScope): boolean {
   return stats.entityType === null || (stats.entityType !== '*' && scope.entityTypes.includes(stats.entityType));
 }
 
-/** One condition as a test of the entity `entity` (with the search_docs row as `doc`, when joined). */
+/** One condition as a test of the entity `entity` (with the entities row as `doc`, when joined). */
 export function probe(c: Resolved, entity: string, doc: string | undefined, valueAlias?: string): Fragment {
   let test: Fragment;
   if (c.kind === 'text') return fragment(`${entity} IN (SELECT rowid FROM search_text WHERE search_text MATCH ?)`, c.match);
@@ -136,7 +136,7 @@ export function andOf(parts: readonly Fragment[]): Fragment {
   return parts.length === 0 ? fragment('1') : sql`(${join(parts, ' AND ')})`;
 }
 
-/** Every group as tests of the search_docs row `d`, ORed. */
+/** Every group as tests of the entities row `d`, ORed. */
 export function orOfProbes(groups: readonly Resolved[][]): Fragment {
   return join(groups.map((group) => andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))), ' OR ');
 }
@@ -202,7 +202,7 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
     const probes = others.some((c) => c.kind !== 'doc');
     const oneValue = (driver.operator === 'EQUAL' || driver.operator === 'IN') && new Set(driver.values).size === 1;
     const table = probes && !oneValue ? `search_values v INDEXED BY ${PRIMARY_KEY}` : 'search_values v';
-    const from = fragment(joinsDoc ? `${table} CROSS JOIN search_docs d ON d.entity_id = v.entity_id` : table);
+    const from = fragment(joinsDoc ? `${table} CROSS JOIN entities d ON d.entity_id = v.entity_id` : table);
     const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));
     const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope, driver.typeImplied)}
         AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`;
@@ -212,11 +212,11 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
     return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique, driven: true, ...(atMost !== undefined ? { atMost } : {}) });
   }
   if (driver?.kind === 'text') {
-    const from = fragment('search_text CROSS JOIN search_docs d ON d.entity_id = search_text.rowid');
+    const from = fragment('search_text CROSS JOIN entities d ON d.entity_id = search_text.rowid');
     const where = sql`search_text MATCH ${fragment('?', driver.match)} AND ${docScope(scope)} AND ${andOf(others.map((c) => probe(c, 'd.entity_id', 'd')))}`;
     return groupQueryOf(from, where, { joinsDoc: true, entity: 'd.entity_id', unique: fragment('1'), driven: true });
   }
-  const from = sql`search_docs d ${scopeIndex(scope, true)}`;
+  const from = sql`entities d ${scopeIndex(scope, true)}`;
   const where = sql`${docScope(scope)} AND ${andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))}`;
   return groupQueryOf(from, where, { joinsDoc: true, entity: 'd.entity_id', unique: fragment('1'), driven: false });
 }
@@ -231,22 +231,22 @@ export function countQuery(queries: readonly GroupQuery[], groups: readonly Reso
     return sql`SELECT COUNT(*) AS n ${also} FROM (${join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ')})`;
   }
   // Some group has nothing to start from (only negations or URN tests): one pass over the scope.
-  return sql`SELECT COUNT(*) AS n ${also} FROM search_docs d ${scopeIndex(scope, true)} WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
+  return sql`SELECT COUNT(*) AS n ${also} FROM entities d ${scopeIndex(scope, true)} WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
 }
 
 /** A query of the matching entity ids (duplicates possible). */
 export function matchingSet(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope): Fragment {
   if (queries.every((q) => q.driven)) return join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ALL ');
-  return sql`SELECT d.entity_id FROM search_docs d WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
+  return sql`SELECT d.entity_id FROM entities d WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
 }
 
 /**
- * Which search_docs index to read in URN order (`ordered`) or for a count: one entity type without
+ * Which entities index to read in URN order (`ordered`) or for a count: one entity type without
  * removed documents is a contiguous, URN-ordered range of the scope index; anything else walks URNs.
  */
 export function scopeIndex(scope: SearchScope, forCount: boolean): Fragment {
-  if (!scope.includeRemoved && (oneType(scope.entityTypes) !== undefined || forCount)) return fragment('INDEXED BY search_docs_by_scope');
-  return fragment('INDEXED BY search_docs_by_urn');
+  if (!scope.includeRemoved && (oneType(scope.entityTypes) !== undefined || forCount)) return fragment('INDEXED BY entities_by_scope');
+  return fragment('INDEXED BY entities_by_urn');
 }
 
 /** Runs a `SELECT COUNT(*) AS n` statement. */

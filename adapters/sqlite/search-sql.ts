@@ -136,10 +136,12 @@ export function oneType(types: readonly string[]): string | undefined {
   return first;
 }
 
-/** The scope on search_docs (alias d): removed, entity types. */
+/**
+ * The scope on the entities row (alias d): removed, entity types. `removed` is NULL for an entity
+ * without a search document, which no scope includes.
+ */
 export function docScope(scope: SearchScope): Fragment {
-  const parts: Fragment[] = [];
-  if (!scope.includeRemoved) parts.push(fragment('d.removed = 0'));
+  const parts: Fragment[] = [fragment(scope.includeRemoved ? 'd.removed IN (0, 1)' : 'd.removed = 0')];
   if (scope.entityTypes.length) parts.push(typeTest('d.entity_type', scope.entityTypes));
   return join(parts, ' AND ', '1');
 }

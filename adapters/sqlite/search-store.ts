@@ -70,7 +70,7 @@ function flaggedValues(values: ReadonlyArray<string | number>): Array<[string | 
 
 /** Deletes the value rows of a document; returns the keys it had, each with whether it had several values. */
 function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
-  const row = h.stmt('SELECT key_ids FROM search_docs WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
+  const row = h.stmt('SELECT key_ids FROM entities WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
   const keys = new Map<number, boolean>();
   for (const item of (row?.key_ids ?? '').split(' ')) {
     if (item !== '') keys.set(Number(item.replace('*', '')), item.endsWith('*'));
@@ -80,37 +80,103 @@ function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
   return keys;
 }
 
+/** What one commit changes in a key's statistics, applied once per key at the end of the commit. */
+interface KeyDelta {
+  entities: number;
+  multi: number;
+  /** The entity type of the documents that gained the key: one type, '*' for several, null for none. */
+  gained: string | null;
+}
+
+const pendingCounts = new WeakMap<SqliteHandle, Map<number, KeyDelta>>();
+
+function deltaOf(h: SqliteHandle, id: number): KeyDelta {
+  let deltas = pendingCounts.get(h);
+  if (!deltas) {
+    deltas = new Map();
+    pendingCounts.set(h, deltas);
+  }
+  let delta = deltas.get(id);
+  if (!delta) {
+    delta = { entities: 0, multi: 0, gained: null };
+    deltas.set(id, delta);
+  }
+  return delta;
+}
+
 /**
  * Moves the keys' statistics from what a document of `entityType` had (`before`) to what it has
  * (`after`): document counts, documents with several values, and the entity type of the documents.
+ * Collected per commit (a bulk write touches the same few keys thousands of times) and written by
+ * `applyKeyCounts`.
  */
 function recount(h: SqliteHandle, entityType: string, before: ReadonlyMap<number, boolean>, after: ReadonlyMap<number, boolean>): void {
-  const gain = h.stmt(
-    `UPDATE search_keys SET entities = entities + 1, multi = multi + ?,
-       entity_type = CASE WHEN entity_type IS NULL OR entity_type = ? THEN ? ELSE '*' END WHERE id = ?`,
-  );
-  // The type is forgotten with the last document; '*' stays while any is left (it only costs a test).
-  const lose = h.stmt('UPDATE search_keys SET entities = entities - 1, multi = multi - ?, entity_type = CASE WHEN entities = 1 THEN NULL ELSE entity_type END WHERE id = ?');
-  const multi = h.stmt('UPDATE search_keys SET multi = multi + ? WHERE id = ?');
   for (const [id, several] of before) {
     const now = after.get(id);
-    if (now === undefined) lose.run(several ? 1 : 0, id);
-    else if (now !== several) multi.run(now ? 1 : -1, id);
+    if (now === undefined) {
+      const delta = deltaOf(h, id);
+      delta.entities--;
+      if (several) delta.multi--;
+    } else if (now !== several) deltaOf(h, id).multi += now ? 1 : -1;
   }
-  for (const [id, several] of after) if (!before.has(id)) gain.run(several ? 1 : 0, entityType, entityType, id);
+  for (const [id, several] of after) {
+    if (before.has(id)) continue;
+    const delta = deltaOf(h, id);
+    delta.entities++;
+    if (several) delta.multi++;
+    delta.gained = delta.gained === null || delta.gained === entityType ? entityType : '*';
+  }
 }
 
-/** Writes and removes search documents inside the caller's transaction. */
-export function removeSearchDocument(h: SqliteHandle, entityId: number): void {
+/** At the start of a commit: forgets what a failed one collected. */
+export function resetKeyCounts(h: SqliteHandle): void {
+  pendingCounts.get(h)?.clear();
+}
+
+/**
+ * At the end of the commit transaction: writes the collected statistics. The type is forgotten with
+ * the last document; '*' stays while any is left (it only costs a test), and a key that lost its
+ * documents of one type and gained some of another in the same commit is marked '*' too.
+ */
+export function applyKeyCounts(h: SqliteHandle): void {
+  const deltas = pendingCounts.get(h);
+  if (!deltas?.size) return;
+  const update = h.stmt(
+    `UPDATE search_keys SET entities = entities + @entities, multi = multi + @multi,
+       entity_type = CASE WHEN entities + @entities <= 0 THEN NULL WHEN @gained IS NULL THEN entity_type
+                          WHEN entity_type IS NULL OR entity_type = @gained THEN @gained ELSE '*' END
+     WHERE id = @id`,
+  );
+  for (const [id, delta] of deltas) {
+    if (delta.entities !== 0 || delta.multi !== 0 || delta.gained !== null) update.run({ id, ...delta });
+  }
+  deltas.clear();
+}
+
+/** Writes and removes search documents (the entity row's removed and key_ids, the values, the text) inside the caller's transaction. */
+export function removeSearchDocument(h: SqliteHandle, entityId: number, directText = false): void {
   // Nothing is gained, so the entity type is not needed.
   recount(h, '', clearValues(h, entityId), new Map());
-  h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
-  h.stmt('DELETE FROM search_docs WHERE entity_id = ?').run(entityId);
+  if (directText) h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
+  else h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
+  h.stmt("UPDATE entities SET removed = NULL, key_ids = '' WHERE entity_id = ?").run(entityId);
 }
 
-export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: SearchDocument, existed: boolean): void {
-  const previous = existed ? clearValues(h, entityId) : new Map<number, boolean>();
-  const removed = doc.removed ? 1 : 0;
+/**
+ * `directText`: the text goes into FTS5 now instead of waiting in search_text_pending (for a big batch,
+ * whose one FTS5 transaction costs less than a pending row written, read and deleted per entity; the
+ * commit moves the pending rows first, so that none of them is older than what it writes directly).
+ */
+/** A document's rows before they are written: what the entity row holds (removed, key_ids) and the values. */
+export interface PreparedDocument {
+  removed: 0 | 1;
+  keyIds: string;
+  /** Key id → its distinct values with their flags. */
+  values: Map<number, Array<[string | number, number]>>;
+}
+
+/** Inside a write transaction (new keys are added): the document's rows, so that a new entity row is inserted with them. */
+export function prepareSearchDocument(h: SqliteHandle, doc: SearchDocument): PreparedDocument {
   // One key may appear twice in a document (a property listed twice): its values are merged.
   const byKey = new Map<number, Array<string | number>>();
   const collect = (id: number, values: ReadonlyArray<string | number>): void => {
@@ -125,18 +191,44 @@ export function writeSearchDocument(h: SqliteHandle, entityId: number, doc: Sear
   for (const property of doc.properties) {
     if (property.values.length) collect(keyId(h, 'property', property.propertyUrn, property.definitionKey), property.values);
   }
+  const values = new Map<number, Array<[string | number, number]>>();
+  const ids: string[] = [];
+  for (const [id, list] of byKey) {
+    const flagged = flaggedValues(list);
+    values.set(id, flagged);
+    ids.push(flagged.length > 1 ? `${id}*` : String(id));
+  }
+  return { removed: doc.removed ? 1 : 0, keyIds: ids.join(' '), values };
+}
+
+/**
+ * `prepared`: from prepareSearchDocument, with the entity row inserted holding it already (a new
+ * entity: updating the row would move its entries in both indexes, since `removed` is indexed).
+ */
+export function writeSearchDocument(
+  h: SqliteHandle,
+  entityId: number,
+  doc: SearchDocument,
+  existed: boolean,
+  directText = false,
+  prepared?: PreparedDocument,
+): void {
+  const previous = existed ? clearValues(h, entityId) : new Map<number, boolean>();
+  const document = prepared ?? prepareSearchDocument(h, doc);
   const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
   const now = new Map<number, boolean>();
-  for (const [id, values] of byKey) {
-    const flagged = flaggedValues(values);
+  for (const [id, flagged] of document.values) {
     now.set(id, flagged.length > 1);
-    for (const [value, flags] of flagged) insert.run(id, entityId, value, removed, doc.entityType, flags);
+    for (const [value, flags] of flagged) insert.run(id, entityId, value, document.removed, doc.entityType, flags);
   }
-  h.stmt(
-    `INSERT INTO search_docs (entity_id, urn, entity_type, removed, key_ids) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (entity_id) DO UPDATE SET removed = excluded.removed, entity_type = excluded.entity_type, urn = excluded.urn, key_ids = excluded.key_ids`,
-  ).run(entityId, doc.urn, doc.entityType, removed, [...now].map(([id, multi]) => (multi ? `${id}*` : String(id))).join(' '));
+  // The document is the entity's row itself (removed, key_ids): its URN and type are there already.
+  if (!prepared) h.stmt('UPDATE entities SET removed = ?, key_ids = ? WHERE entity_id = ?').run(document.removed, document.keyIds, entityId);
   recount(h, doc.entityType, previous, now);
+  if (directText) {
+    if (existed) h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
+    h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)').run(entityId, terms(doc.text.name ?? ''), terms(doc.text.description ?? ''), terms(doc.text.urnKey));
+    return;
+  }
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)').run(
     entityId,
     doc.text.name ?? '',
@@ -219,25 +311,27 @@ function terms(text: string | null): string {
 export function flushSearchText(h: SqliteHandle): number {
   const pending = h.stmt('SELECT EXISTS (SELECT 1 FROM search_text_pending) AS n').get() as { n: number };
   if (pending.n === 0) return 0;
-  return h.db
-    .transaction(() => {
-      const rows = h.stmt('SELECT entity_id, name, description, urn_key, deleted FROM search_text_pending').all() as Array<{
-        entity_id: number;
-        name: string | null;
-        description: string | null;
-        urn_key: string | null;
-        deleted: number;
-      }>;
-      const remove = h.stmt('DELETE FROM search_text WHERE rowid = ?');
-      const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
-      for (const row of rows) {
-        remove.run(row.entity_id);
-        if (!row.deleted) insert.run(row.entity_id, terms(row.name), terms(row.description), terms(row.urn_key));
-      }
-      h.stmt('DELETE FROM search_text_pending').run();
-      return rows.length;
-    })
-    .immediate();
+  return h.db.transaction(() => movePendingText(h)).immediate();
+}
+
+/** Inside a write transaction: moves the pending full-text rows into FTS5. */
+export function movePendingText(h: SqliteHandle): number {
+  const rows = h.stmt('SELECT entity_id, name, description, urn_key, deleted FROM search_text_pending').all() as Array<{
+    entity_id: number;
+    name: string | null;
+    description: string | null;
+    urn_key: string | null;
+    deleted: number;
+  }>;
+  if (rows.length === 0) return 0;
+  const remove = h.stmt('DELETE FROM search_text WHERE rowid = ?');
+  const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
+  for (const row of rows) {
+    remove.run(row.entity_id);
+    if (!row.deleted) insert.run(row.entity_id, terms(row.name), terms(row.description), terms(row.urn_key));
+  }
+  h.stmt('DELETE FROM search_text_pending').run();
+  return rows.length;
 }
 
 export function findEntitiesWithPropertyValues(
@@ -248,7 +342,7 @@ export function findEntitiesWithPropertyValues(
     .stmt(
       `SELECT DISTINCT d.urn AS urn FROM search_keys k
          JOIN search_values v ON v.key_id = k.id
-         JOIN search_docs d ON d.entity_id = v.entity_id
+         JOIN entities d ON d.entity_id = v.entity_id
        WHERE k.kind = 'property' AND k.name = @p1 AND (@p2 IS NULL OR k.def_key <> @p2) AND d.urn > @p3
        ORDER BY d.urn LIMIT @p4`,
     )

@@ -83,8 +83,8 @@ function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): Se
   const columns = pageColumns(request);
   if (plan.kind === 'nothing') return { total: 0, hits: [] };
   if (plan.kind === 'scope') {
-    const total = count(h, sql`SELECT COUNT(*) AS n FROM search_docs d ${scopeIndex(request, true)} WHERE ${docScope(request)}`);
-    const page = sql`SELECT ${columns.select} FROM search_docs d ${scopeIndex(request, false)}
+    const total = count(h, sql`SELECT COUNT(*) AS n FROM entities d ${scopeIndex(request, true)} WHERE ${docScope(request)}`);
+    const page = sql`SELECT ${columns.select} FROM entities d ${scopeIndex(request, false)}
       WHERE ${docScope(request)} ${after} ORDER BY d.urn ${pageLimit(limit, offset)}`;
     return { total, hits: limit === 0 ? [] : hits(h, page, limit, columns) };
   }
@@ -95,14 +95,14 @@ function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): Se
     return smallSet(h, single, single.unique, columns, afterUrn, offset, limit);
   }
   // The size of the document table comes with the count: the page strategy below needs both.
-  const counted = one<{ n: number; size: number | null }>(h, countQuery(queries, plan.groups, request, fragment(', (SELECT MAX(entity_id) FROM search_docs) AS size')));
+  const counted = one<{ n: number; size: number | null }>(h, countQuery(queries, plan.groups, request, fragment(', (SELECT MAX(entity_id) FROM entities) AS size')));
   const total = counted.n;
   if (total === 0 || limit === 0) return { total, hits: [] };
 
   if (request.order === 'relevance' && plan.match !== undefined) {
     const others = join(plan.groups.map((group) => andOf(group.filter((c) => c.kind !== 'text').map((c) => probe(c, 'd.entity_id', 'd')))), ' OR ');
     const page = sql`SELECT d.urn AS urn, d.entity_type AS entityType, ${fragment(BM25)} AS rank
-      FROM search_text JOIN search_docs d ON d.entity_id = search_text.rowid
+      FROM search_text JOIN entities d ON d.entity_id = search_text.rowid
       WHERE search_text MATCH ${fragment('?', plan.match)} AND ${docScope(request)} AND (${others})
       ORDER BY rank, d.urn ${pageLimit(limit, offset)}`;
     const ranked = rows<{ urn: string; entityType: string; rank: number }>(h, page).slice(0, limit);
@@ -116,7 +116,7 @@ function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): Se
   const tail = sql`ORDER BY d.urn ${pageLimit(limit, offset)}`;
   let page: Fragment;
   if (walk) {
-    page = sql`SELECT ${columns.select} FROM search_docs d ${scopeIndex(request, false)}
+    page = sql`SELECT ${columns.select} FROM entities d ${scopeIndex(request, false)}
       WHERE ${docScope(request)} ${after} AND (${orOfProbes(plan.groups)}) ${tail}`;
   } else {
     if (single?.driven && single.unique) {
@@ -124,16 +124,16 @@ function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): Se
       page = sql`SELECT ${columns.select} FROM ${withDocs(single)}
         WHERE ${single.where} AND ${single.unique} ${after} ${tail}`;
     } else {
-      page = sql`SELECT ${columns.select} FROM search_docs d
+      page = sql`SELECT ${columns.select} FROM entities d
         WHERE d.entity_id IN (${matchingSet(queries, plan.groups, request)}) ${after} ${tail}`;
     }
   }
   return { total, hits: hits(h, page, limit, columns) };
 }
 
-/** A driven group's tables with its matches' search_docs rows joined as `d`, in the driver's order. */
+/** A driven group's tables with its matches' entities rows joined as `d`, in the driver's order. */
 function withDocs(single: GroupQuery): Fragment {
-  return single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN search_docs d ON d.entity_id = ${fragment(single.entity)}`;
+  return single.joinsDoc ? single.from : sql`${single.from} CROSS JOIN entities d ON d.entity_id = ${fragment(single.entity)}`;
 }
 
 /**
@@ -177,9 +177,9 @@ function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[]
       const inSet = set ? sql`AND d.entity_id IN (${set})` : fragment('');
       query =
         field.kind === 'entityType'
-          ? sql`SELECT d.entity_type AS value, COUNT(*) AS count FROM search_docs d WHERE ${docScope(request)} ${inSet}
+          ? sql`SELECT d.entity_type AS value, COUNT(*) AS count FROM entities d WHERE ${docScope(request)} ${inSet}
               GROUP BY d.entity_type ORDER BY count DESC, value LIMIT ${limit}`
-          : sql`SELECT d.urn AS value, 1 AS count FROM search_docs d WHERE ${docScope(request)} ${inSet} ORDER BY d.urn LIMIT ${limit}`;
+          : sql`SELECT d.urn AS value, 1 AS count FROM entities d WHERE ${docScope(request)} ${inSet} ORDER BY d.urn LIMIT ${limit}`;
     } else {
       const keyId = keyOf(h, field);
       if (keyId === undefined) return { field, buckets: [] };

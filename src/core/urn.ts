@@ -110,7 +110,11 @@ export function parseUrn(text: unknown, where = 'urn'): ParsedUrn {
   if (problem !== undefined) {
     throw new CatalogError('INVALID_INPUT', `${where}: ${problem}`, { details: [{ path: where, message: problem }] });
   }
-  const urn = text as string;
+  return parseCheckedUrn(text as string);
+}
+
+/** The parts of a URN that was checked already (no validation: `parseUrn` checks). */
+export function parseCheckedUrn(urn: string): ParsedUrn {
   const rest = urn.slice(4);
   const nsEnd = rest.indexOf(':');
   const namespace = rest.slice(0, nsEnd);

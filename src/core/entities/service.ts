@@ -6,7 +6,7 @@ import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/curso
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { parseUrn, urnProblem } from '../urn';
+import { entityTypeOf, parseUrn, urnProblem } from '../urn';
 import { keptSystemMetadata, publicSystemMetadata, systemMetadataProblems, withKeptSystemMetadata } from './system-metadata';
 import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import { applyProposals } from './proposals';
@@ -104,14 +104,14 @@ export interface BulkAspectPlanner {
   /**
    * Checks the aspect's values of a bulk write and authorizes the actor for them; adds every violation
    * (paths from `prefix(i)`, the item's `/aspects/<aspect>`). Returns the planner of one entity's change,
-   * called inside each chunk's unit of work with the entity as stored then.
+   * called inside each chunk's unit of work with the entity as stored then and the commit's time.
    */
   prepare(
     actor: Actor,
     items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
     prefix: (index: number) => string,
     violations: Violation[],
-  ): Promise<(urn: string, current: StoredEntity | undefined, violations: Violation[]) => Promise<AspectChange | undefined>>;
+  ): Promise<(urn: string, current: StoredEntity | undefined, violations: Violation[], now: number) => Promise<AspectChange | undefined>>;
 }
 
 /** What `deleteEntity` did, or would do on a dry run. */
@@ -501,8 +501,12 @@ export class EntityService {
     let generic = false;
     items.forEach((item, index) => {
       for (const [name, value] of Object.entries((item?.aspects ?? {}) as Record<string, unknown>)) {
-        if (this.bulkPlanners.has(name)) owned.set(name, [...(owned.get(name) ?? []), { index, urn: item.urn, value }]);
-        else generic = true;
+        if (!this.bulkPlanners.has(name)) generic = true;
+        else {
+          let entries = owned.get(name);
+          if (!entries) owned.set(name, (entries = []));
+          entries.push({ index, urn: item.urn, value });
+        }
       }
     });
     if (generic || owned.size === 0) await this.ctx.authorizer.require(principal, 'EDIT_ENTITY');
@@ -519,10 +523,10 @@ export class EntityService {
       const conditions: Array<{ index: number; urn: string; names: string[]; onlyIfAbsent: 'aspect' | 'entity' }> = [];
       chunk.forEach((item, i) => {
         byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
-        for (const name of Object.keys(item.aspects)) metadataOf.set(`${item.urn}\n${name}`, keptSystemMetadata(item.systemMetadata?.[name]));
+        if (item.systemMetadata) for (const name of Object.keys(item.aspects)) metadataOf.set(`${item.urn}\n${name}`, keptSystemMetadata(item.systemMetadata[name]));
         if (item.onlyIfAbsent) conditions.push({ index: start + i, urn: item.urn, names: Object.keys(item.aspects), onlyIfAbsent: item.onlyIfAbsent });
       });
-      const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current) => {
+      const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current, now) => {
         const problems: Violation[] = [];
         for (const c of conditions) {
           for (const name of c.onlyIfAbsent === 'aspect' ? c.names : [c.names[0]!]) {
@@ -542,7 +546,7 @@ export class EntityService {
               put[name] = systemMetadata ? { value, systemMetadata } : { value };
             }
             else {
-              const change = await planner(urn, current.get(urn), problems);
+              const change = await planner(urn, current.get(urn), problems, now);
               if (change) {
                 const systemMetadata = withKeptSystemMetadata(change.systemMetadata, kept);
                 put[name] = systemMetadata ? { value: change.value, systemMetadata } : { value: change.value };
@@ -569,7 +573,7 @@ export class EntityService {
       violations.push({ path: `${prefix}/urn`, message: problem });
       return;
     }
-    const { entityType } = parseUrn(item.urn);
+    const entityType = entityTypeOf(item.urn);
     if (!this.ctx.registry.hasEntityType(entityType)) {
       violations.push({
         path: `${prefix}/urn`,

@@ -50,7 +50,11 @@ export interface WritePlan {
   jobs?: NewJob[];
 }
 
-export type Decide = (current: ReadonlyMap<string, StoredEntity>) => WritePlan | Promise<WritePlan>;
+/**
+ * Decides the changes from what is stored. `now` is the time the commit stamps its aspects with: what a
+ * decision stamps itself (the values of structured properties) uses it too, so that the stamps agree.
+ */
+export type Decide = (current: ReadonlyMap<string, StoredEntity>, now: number) => WritePlan | Promise<WritePlan>;
 
 const MAX_ATTEMPTS = 8;
 
@@ -82,8 +86,9 @@ export class EntityWriter {
   ): Promise<Map<string, StoredEntity | undefined>> {
     for (let attempt = 1; ; attempt++) {
       const current = new Map((await this.adapter.readEntities(urns)).map((e) => [e.urn, e] as const));
-      const plan = await decide(current);
-      const { batch, after } = this.stamp(actorUrn(actor), urns, current, plan);
+      const now = this.clock();
+      const plan = await decide(current, now);
+      const { batch, after } = this.stamp(actorUrn(actor), urns, current, plan, now);
       batch.completeJobs = options.completeJobs;
       if (!batch.entities?.length && !batch.jobs?.length && !batch.completeJobs?.length) return after;
       try {
@@ -102,8 +107,8 @@ export class EntityWriter {
     urns: readonly string[],
     current: ReadonlyMap<string, StoredEntity>,
     plan: WritePlan,
+    now: number,
   ): { batch: WriteBatch; after: Map<string, StoredEntity | undefined> } {
-    const now = this.clock();
     const { events: recordEvents, versions: recordVersions } = this.recording;
     const events: NewChangeEvent[] = [];
     let aspectVersions: AspectVersionPut[] = [];

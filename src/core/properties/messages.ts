@@ -1,10 +1,11 @@
 import { CatalogError, type Violation } from '../../errors';
 import { STRUCTURED_PROPERTY_ENTITY } from './types';
-import { entityTypeOf, urnProblem } from '../urn';
+import { entityTypeOf, knownUrnProblem } from '../urn';
 
 /** Why a text is not a `urn:li:structuredProperty:<id>` URN (undefined when it is one). */
 export function propertyUrnProblem(urn: unknown): string | undefined {
-  const problem = urnProblem(urn);
+  // Property URNs repeat on every entity of a bulk write: a well-formed one is checked once.
+  const problem = knownUrnProblem(urn);
   if (problem) return problem;
   return entityTypeOf(urn as string) === STRUCTURED_PROPERTY_ENTITY ? undefined : `"${String(urn)}" is not a structured property URN`;
 }

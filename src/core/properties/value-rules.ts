@@ -45,6 +45,20 @@ export function storedValues(entity: StoredEntity | undefined, definitions: Read
   return out;
 }
 
+/** A deep copy of JSON data, as JSON.parse(JSON.stringify(value)) makes it, without the text in between. */
+function copyJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : copyJson(v)));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined) continue;
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copyJson(v), enumerable: true, writable: true, configurable: true });
+    else out[key] = copyJson(v);
+  }
+  return out;
+}
+
 const sortedValues = (values: ReadonlyArray<string | number>): string => JSON.stringify(values.map(formatValue).sort());
 
 /** Checks every wished-for assignment against its definition; adds one violation per problem. */
@@ -168,7 +182,8 @@ export function composeValues(
   return {
     visible,
     change: {
-      value: { ...(aspect?.value ?? {}), properties: JSON.parse(JSON.stringify(properties)) },
+      // A copy: the stored value shares no object with `visible`, which goes back to the caller.
+      value: { ...(aspect?.value ?? {}), properties: copyJson(properties) as JsonObject[] },
       systemMetadata: { ...(aspect?.systemMetadata ?? {}), [PROPERTY_KEYS_METADATA]: keys },
     },
   };

@@ -193,12 +193,12 @@ export class PropertyValueService {
       await this.ctx.writer.write(
         who,
         chunk.map((w) => w.urn),
-        async (current) => {
+        async (current, now) => {
           await this.ensureDefinitions(definitions, propertyUrnsOf([...current.values()]));
           const plans: EntityPlan[] = [];
           const problems: Violation[] = [];
           for (const wish of chunk) {
-            const plan = this.plan(who, wish.urn, current.get(wish.urn), definitions, () => ({ drafts: wish.drafts, removalPath: () => '/properties' }), problems);
+            const plan = this.plan(who, wish.urn, current.get(wish.urn), definitions, () => ({ drafts: wish.drafts, removalPath: () => '/properties' }), problems, now);
             visible.set(wish.urn, plan.visible);
             if (plan.entity) plans.push(plan.entity);
           }
@@ -222,7 +222,7 @@ export class PropertyValueService {
     items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
     prefix: (index: number) => string,
     violations: Violation[],
-  ): Promise<(urn: string, current: StoredEntity | undefined, problems: Violation[]) => Promise<AspectChange | undefined>> {
+  ): Promise<(urn: string, current: StoredEntity | undefined, problems: Violation[], now: number) => Promise<AspectChange | undefined>> {
     const who = await this.editor(actor);
     const wishes = new Map<string, { drafts: AssignmentDraft[]; path: string }>();
     for (const { index, urn, value } of items) {
@@ -236,11 +236,11 @@ export class PropertyValueService {
       const wish = wishes.get(entity.urn)!;
       checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => wish.path, violations);
     }
-    return async (urn, current, problems) => {
+    return async (urn, current, problems, now) => {
       const wish = wishes.get(urn);
       if (!wish) return undefined;
       await this.ensureDefinitions(definitions, propertyUrnsOf(current ? [current] : []));
-      const plan = this.plan(who, urn, current, definitions, () => ({ drafts: wish.drafts, removalPath: () => wish.path }), problems);
+      const plan = this.plan(who, urn, current, definitions, () => ({ drafts: wish.drafts, removalPath: () => wish.path }), problems, now);
       return plan.entity?.put?.[VALUES_ASPECT];
     };
   }
@@ -257,20 +257,21 @@ export class PropertyValueService {
     definitions: ReadonlyMap<string, DefinitionInfo>,
     wish: Wish,
     violations: Violation[],
+    now: number,
   ): { visible: PropertyAssignment[]; entity?: EntityPlan } {
     const stored = storedValues(entity, definitions);
     const { drafts, removalPath } = wish(stored);
     checkAssignments(urn, drafts, definitions, violations);
     checkImmutables(stored.visible, drafts, definitions, removalPath, violations);
     if (violations.length > 0) return { visible: stored.visible };
-    const { visible, change } = composeValues(entity, stored, drafts, definitions, { time: this.ctx.clock(), actor: who });
+    const { visible, change } = composeValues(entity, stored, drafts, definitions, { time: now, actor: who });
     return { visible, ...(change ? { entity: { urn, put: { [VALUES_ASPECT]: change } } } : {}) };
   }
 
   /** One entity, one atomic commit: read what it holds, decide, check, write. */
   private async write(who: string, urn: string, wish: Wish, shapeViolations: readonly Violation[] = []): Promise<PropertyAssignment[]> {
     let result: PropertyAssignment[] = [];
-    await this.ctx.writer.write(who, [urn], async (current) => {
+    await this.ctx.writer.write(who, [urn], async (current, now) => {
       const entity = current.get(urn);
       const definitions = await loadDefinitions(this.ctx.adapter, propertyUrnsOf(entity ? [entity] : []));
       // The wish is computed once to learn which further definitions it names, then planned for real.
@@ -278,7 +279,7 @@ export class PropertyValueService {
       const extra = first.drafts.map((d) => d.propertyUrn).filter((u) => !definitions.has(u));
       for (const [u, info] of await loadDefinitions(this.ctx.adapter, extra)) definitions.set(u, info);
       const violations: Violation[] = [...shapeViolations];
-      const plan = this.plan(who, urn, entity, definitions, () => first, violations);
+      const plan = this.plan(who, urn, entity, definitions, () => first, violations, now);
       throwIfViolations(violations, `invalid structured properties for ${urn}`);
       result = plan.visible;
       return { entities: plan.entity ? [plan.entity] : [] };

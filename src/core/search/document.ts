@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue, SearchDocument, SearchDocumentProperty, StoredAspect } from '../../adapter/types';
 import type { EntityRegistry } from '../entities/registry';
-import { parseUrn } from '../urn';
+import { parseCheckedUrn } from '../urn';
 
 /** The search field of the `status` flag: `['true']` on soft-deleted entities, absent (false) otherwise. */
 export const REMOVED_FIELD = 'removed';
@@ -48,7 +48,8 @@ export function deriveSearchDocument(
   aspects: Readonly<Record<string, StoredAspect>>,
 ): SearchDocument {
   const spec = registry.entityType(entityType);
-  const parsed = parseUrn(urn);
+  // Only URNs that were checked on the way in reach a search document.
+  const parsed = parseCheckedUrn(urn);
   const textAspect = spec.textAspect ? aspects[spec.textAspect]?.value : undefined;
   const name = textAspect && typeof textAspect.name === 'string' ? textAspect.name : undefined;
   const description = textAspect && typeof textAspect.description === 'string' ? textAspect.description : undefined;
