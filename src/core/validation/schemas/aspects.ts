@@ -57,17 +57,18 @@ export const corpGroupInfoSchema = infoAspect({ displayName: { type: 'string' },
 export const dataPlatformInfoSchema = infoAspect({ displayName: { type: 'string' }, type: { type: 'string' } });
 
 /** `structuredPropertySettings` of a structured property: where it is shown (every flag defaults to false). */
+export const STRUCTURED_PROPERTY_SETTINGS_FLAGS: JsonObject = {
+  isHidden: { type: 'boolean' },
+  showInSearchFilters: { type: 'boolean' },
+  showInAssetSummary: { type: 'boolean' },
+  hideInAssetSummaryWhenEmpty: { type: 'boolean' },
+  showAsAssetBadge: { type: 'boolean' },
+  showInColumnsTable: { type: 'boolean' },
+};
+
 export const structuredPropertySettingsSchema: JsonObject = {
   type: 'object',
-  properties: {
-    isHidden: { type: 'boolean' },
-    showInSearchFilters: { type: 'boolean' },
-    showInAssetSummary: { type: 'boolean' },
-    hideInAssetSummaryWhenEmpty: { type: 'boolean' },
-    showAsAssetBadge: { type: 'boolean' },
-    showInColumnsTable: { type: 'boolean' },
-    lastModified: auditStamp,
-  },
+  properties: { ...STRUCTURED_PROPERTY_SETTINGS_FLAGS, lastModified: auditStamp },
   additionalProperties: false,
 };
 

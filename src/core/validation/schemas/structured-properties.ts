@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../../adapter/types';
+import { STRUCTURED_PROPERTY_SETTINGS_FLAGS } from './aspects';
 
 /**
  * JSON schemas of the three input shapes of a structured property definition and of the GraphQL
@@ -36,14 +37,7 @@ const graphqlAllowedValue: JsonObject = {
 /** GraphQL `StructuredPropertySettingsInput` (nulls dropped before the check). */
 const graphqlSettingsInput: JsonObject = {
   type: 'object',
-  properties: {
-    isHidden: { type: 'boolean' },
-    showInSearchFilters: { type: 'boolean' },
-    showInAssetSummary: { type: 'boolean' },
-    hideInAssetSummaryWhenEmpty: { type: 'boolean' },
-    showAsAssetBadge: { type: 'boolean' },
-    showInColumnsTable: { type: 'boolean' },
-  },
+  properties: STRUCTURED_PROPERTY_SETTINGS_FLAGS,
   additionalProperties: false,
 };
 
