@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCatalog, type Catalog } from '../../src/index';
 import { freshAdapters } from '../support/adapters';
+import { errorOf } from '../support/errors';
 
 /**
  * `catalog.entities`: system metadata a writer sends (kept, read back on request, never the catalog's
@@ -19,16 +20,6 @@ afterEach(async () => {
   await catalog?.close();
   catalog = undefined;
 });
-
-async function errorOf(promise: Promise<unknown>): Promise<{ code: string; details: Array<{ path: string; message: string }> }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: string; details?: Array<{ path: string; message: string }> };
-    return { code: e.code, details: [...(e.details ?? [])] };
-  }
-  throw new Error('expected a rejection');
-}
 
 for (const [kind, adapter] of Object.entries(adapters)) {
   describe(`entity write conditions and system metadata (${kind})`, () => {

@@ -1,35 +1,20 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createCatalog, type Catalog, type StorageAdapter } from '../../src/index';
-import { freshAdapters } from '../support/adapters';
-import { SchemaPool, serverDecision } from '../support/postgres';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCatalog, type Catalog } from '../../src/index';
+import { errorOf } from '../support/errors';
+import { adaptersWithPostgres } from '../support/postgres';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const READER = 'urn:li:corpuser:reader';
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 
-const pool = new SchemaPool();
-afterAll(() => pool.end());
 // PostgreSQL too when the shared test server answers.
-const adapters: Record<string, () => StorageAdapter> = {
-  ...freshAdapters(),
-  ...((await serverDecision('test/core/patch-aspect.test.ts')) === 'run' ? { postgres: () => pool.adapter({ schema: pool.freshSchema() }) } : {}),
-};
+const adapters = await adaptersWithPostgres('test/core/patch-aspect.test.ts');
 let catalog: Catalog | undefined;
 afterEach(async () => {
   await catalog?.close();
   catalog = undefined;
 });
-
-async function errorOf(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Array<{ path: string; message: string }> }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: string; message: string; details?: Array<{ path: string; message: string }> };
-    return { code: e.code, message: e.message, details: [...(e.details ?? [])] };
-  }
-  throw new Error('expected a rejection');
-}
 
 for (const [kind, adapter] of Object.entries(adapters)) {
   describe(`entities.patchAspect (${kind})`, () => {

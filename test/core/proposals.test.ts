@@ -1,7 +1,7 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createCatalog, type Catalog, type StorageAdapter } from '../../src/index';
-import { freshAdapters } from '../support/adapters';
-import { SchemaPool, serverDecision } from '../support/postgres';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createCatalog, type Catalog } from '../../src/index';
+import { errorOf } from '../support/errors';
+import { adaptersWithPostgres } from '../support/postgres';
 
 /**
  * catalog.entities.applyProposals, the domain behind ingestProposal(Batch) and `metacatalog ingest`.
@@ -15,13 +15,8 @@ const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
 const OTHER = 'urn:li:dataset:(urn:li:dataPlatform:hive,customers,PROD)';
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 
-const pool = new SchemaPool();
-afterAll(() => pool.end());
 // PostgreSQL too when the shared test server answers (test/support/postgres.ts says why it is skipped otherwise).
-const adapters: Record<string, () => StorageAdapter> = {
-  ...freshAdapters(),
-  ...((await serverDecision('test/core/proposals.test.ts')) === 'run' ? { postgres: () => pool.adapter({ schema: pool.freshSchema() }) } : {}),
-};
+const adapters = await adaptersWithPostgres('test/core/proposals.test.ts');
 let catalog: Catalog | undefined;
 afterEach(async () => {
   await catalog?.close();
@@ -36,16 +31,6 @@ const proposal = (entityUrn: string, aspectName: string, value: unknown, changeT
   aspect: { value: JSON.stringify(value), contentType: changeType === 'PATCH' ? 'application/json-patch+json' : 'application/json' },
   ...(systemMetadata ? { systemMetadata } : {}),
 });
-
-async function errorOf(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Array<{ path: string; message: string }> }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: string; message: string; details?: Array<{ path: string; message: string }> };
-    return { code: e.code, message: e.message, details: [...(e.details ?? [])] };
-  }
-  throw new Error('expected a rejection');
-}
 
 for (const [kind, adapter] of Object.entries(adapters)) {
   describe(`entities.applyProposals (${kind})`, () => {

@@ -50,16 +50,7 @@ export async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
 }
 
-/** The error of a rejection (fails when it resolves). */
-export async function errorOf(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Array<{ path: string; message: string }> }> {
-  try {
-    await promise;
-  } catch (error) {
-    const e = error as { code: string; message: string; details?: Array<{ path: string; message: string }> };
-    return { code: e.code, message: e.message, details: [...(e.details ?? [])] };
-  }
-  throw new Error('expected a rejection, the promise resolved');
-}
+export { errorOf } from '../support/errors';
 
 export const RETENTION_YAML = `
 - id: io.acryl.privacy.retentionTime

@@ -1,8 +1,9 @@
-import { describe, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createPostgresAdapter, type PostgresAdapterSettings } from '../../adapters/postgres/index';
 import type { StorageAdapter } from '../../src/adapter/types';
+import { freshAdapters } from './adapters';
 
 /**
  * Tests that need a PostgreSQL server find it through METACATALOG_TEST_POSTGRES_URL (see
@@ -114,4 +115,15 @@ export class SchemaPool {
     await this.dropAll();
     await this.admin.end();
   }
+}
+
+/**
+ * The fresh adapters of test/support/adapters.ts and, when the test server answers, PostgreSQL too (a
+ * schema of its own per call). Without a server the file runs on memory and SQLite only.
+ */
+export async function adaptersWithPostgres(file: string): Promise<Record<string, () => StorageAdapter>> {
+  if ((await serverDecision(file)) !== 'run') return freshAdapters();
+  const pool = new SchemaPool();
+  afterAll(() => pool.end());
+  return { ...freshAdapters(), postgres: () => pool.adapter({ schema: pool.freshSchema() }) };
 }
