@@ -76,3 +76,33 @@ export function printTable(title: string, figures: readonly Figure[]): void {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
 }
+
+/**
+ * Latencies of two functions run alternately, so that machine noise hits both alike; `warmUp` rounds of
+ * each first. A baseline that answers synchronously is timed without an await.
+ */
+export async function interleaved(
+  iterations: number,
+  library: () => Promise<unknown>,
+  baseline: () => unknown,
+  warmUp = 3,
+): Promise<{ library: number[]; baseline: number[] }> {
+  const runBaseline = async (): Promise<void> => {
+    const result = baseline();
+    if (result instanceof Promise) await result;
+  };
+  for (let i = 0; i < warmUp; i++) {
+    await library();
+    await runBaseline();
+  }
+  const out = { library: [] as number[], baseline: [] as number[] };
+  for (let i = 0; i < iterations; i++) {
+    let start = performance.now();
+    await library();
+    out.library.push(performance.now() - start);
+    start = performance.now();
+    await runBaseline();
+    out.baseline.push(performance.now() - start);
+  }
+  return out;
+}

@@ -10,7 +10,7 @@ import type { AggregateRequest, SearchCondition, SearchField, SearchRequest, Sto
 import { analyzeText } from '../src/adapter/text-analysis';
 import { acquireServer } from './postgres-server';
 import { generateDatasets, type GeneratedDataset } from './generator';
-import { median, percentile, printTable, type Figure } from './harness';
+import { interleaved, median, percentile, printTable, type Figure } from './harness';
 import { CASES, FACETS, field, load, propertyUrn, scrollInput, sqliteFigures, type PropertyName as SearchBenchProperty } from './search';
 
 /**
@@ -318,24 +318,6 @@ async function runRequest(adapter: StorageAdapter, workload: Workload, fields: R
   return workload.kind === 'search' ? adapter.search(workload.request(fields)) : adapter.aggregate(workload.request(fields));
 }
 
-/** Latencies of two async functions, interleaved so that machine noise hits both alike. */
-async function interleaved(iterations: number, library: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<{ library: number[]; baseline: number[] }> {
-  for (let i = 0; i < WARM_UP; i++) {
-    await library();
-    await baseline();
-  }
-  const out = { library: [] as number[], baseline: [] as number[] };
-  for (let i = 0; i < iterations; i++) {
-    let start = performance.now();
-    await library();
-    out.library.push(performance.now() - start);
-    start = performance.now();
-    await baseline();
-    out.baseline.push(performance.now() - start);
-  }
-  return out;
-}
-
 function sameResult(label: string, library: unknown, baseline: unknown): void {
   const a = JSON.stringify(library);
   const b = JSON.stringify(baseline);
@@ -438,8 +420,8 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
           return { total: r.total, urns: r.hits.slice(0, 20).map((h) => h.urn) };
         };
         sameResult(`${c.label} (adapter)`, await library(), await baseline());
-        const runs = await interleaved(c.kind === 'and' ? 40 : 60, library, baseline);
-        const catalogRuns = await interleaved(20, viaCatalog, async () => undefined);
+        const runs = await interleaved(c.kind === 'and' ? 40 : 60, library, baseline, WARM_UP);
+        const catalogRuns = await interleaved(20, viaCatalog, async () => undefined, WARM_UP);
         figures.push(...ratioFigure(`${c.label}: count + first 20`, runs.library, runs.baseline, catalogRuns.library, 'hand SQL'));
       }
       // The search issue's facets over the whole corpus.
@@ -453,8 +435,8 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
         const request = captured.aggregate!;
         const library = async () => (await adapterAggregate(request))[0]!.buckets.slice(0, 20).map((b) => ({ value: b.value, count: b.count }));
         sameResult(`facet ${name} (adapter)`, await library(), await baseline());
-        const runs = await interleaved(40, library, baseline);
-        const catalogRuns = await interleaved(20, viaCatalog, async () => undefined);
+        const runs = await interleaved(40, library, baseline, WARM_UP);
+        const catalogRuns = await interleaved(20, viaCatalog, async () => undefined, WARM_UP);
         figures.push(...ratioFigure(`facet ${name} over the whole corpus`, runs.library, runs.baseline, catalogRuns.library, 'hand GROUP BY'));
       }
       pgAdapter.search = adapterSearch;
@@ -474,8 +456,8 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
         const handRows = (await client.query(statement)).rows as Array<Record<string, unknown>>;
         sameResult(workload.name, summary(check), handSummary(handRows[0] ?? {}, workload.kind, handRows));
         sameResult(`${workload.name} (SQLite adapter)`, summary(check), summary(await runRequest(sqliteAdapter, workload, sqliteFields)));
-        const runs = await interleaved(ITERATIONS, () => runRequest(pgAdapter, workload, pgFields), () => client.query(statement));
-        const sqliteMs = median((await interleaved(ITERATIONS, () => runRequest(sqliteAdapter, workload, sqliteFields), async () => undefined)).library);
+        const runs = await interleaved(ITERATIONS, () => runRequest(pgAdapter, workload, pgFields), () => client.query(statement), WARM_UP);
+        const sqliteMs = median((await interleaved(ITERATIONS, () => runRequest(sqliteAdapter, workload, sqliteFields), async () => undefined, WARM_UP)).library);
         const [p50, hand50] = [median(runs.library), median(runs.baseline)];
         more.push({
           workload: `${workload.name}, p50 [SQLite adapter ${sqliteMs.toPrecision(3)} ms]`,

@@ -79,23 +79,7 @@ export async function load(catalog: Catalog, datasets: readonly GeneratedDataset
   return { ms, keys };
 }
 
-/** Latencies of two functions, interleaved so that machine noise hits both alike. */
-export async function interleaved(iterations: number, library: () => Promise<unknown>, baseline: () => unknown): Promise<{ library: number[]; baseline: number[] }> {
-  for (let i = 0; i < 3; i++) {
-    await library();
-    baseline();
-  }
-  const out = { library: [] as number[], baseline: [] as number[] };
-  for (let i = 0; i < iterations; i++) {
-    let start = performance.now();
-    await library();
-    out.library.push(performance.now() - start);
-    start = performance.now();
-    baseline();
-    out.baseline.push(performance.now() - start);
-  }
-  return out;
-}
+export { interleaved } from './harness';
 
 export function sameResult(label: string, library: unknown, baseline: unknown): void {
   const a = JSON.stringify(library);

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createPostgresAdapter } from '../adapters/postgres';
 import { createCatalog, type Catalog, type FacetFilterInput } from '../src';
 import { generateDatasets, type GeneratedDataset } from './generator';
-import { percentile, printTable, type Figure } from './harness';
+import { interleaved, percentile, printTable, type Figure } from './harness';
 import { acquireServer } from './postgres-server';
 import { ADMIN, assignments, CASES, NAMES, VALUE_TYPES, type FilterCase, type PropertyName } from './search-cases';
 
@@ -209,23 +209,6 @@ function searchCases(catalog: Catalog, client: pg.PoolClient, s: string, word: s
   ];
 }
 
-async function interleaved(library: () => Promise<unknown>, baseline: () => Promise<unknown>): Promise<{ library: number[]; baseline: number[] }> {
-  for (let i = 0; i < WARM_UP; i++) {
-    await library();
-    await baseline();
-  }
-  const out = { library: [] as number[], baseline: [] as number[] };
-  for (let i = 0; i < ITERATIONS; i++) {
-    let start = performance.now();
-    await library();
-    out.library.push(performance.now() - start);
-    start = performance.now();
-    await baseline();
-    out.baseline.push(performance.now() - start);
-  }
-  return out;
-}
-
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
 
 export async function runVolumePostgresBench(options: { entities?: number } = {}): Promise<Figure[]> {
@@ -291,7 +274,7 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
             const [a, b] = [JSON.stringify(await c.catalog()), JSON.stringify(await c.plain())];
             if (a !== b) throw new Error(`${c.label}: the catalog and the plain design disagree:\n  catalog ${a.slice(0, 300)}\n  plain   ${b.slice(0, 300)}`);
           }
-          const runs = await interleaved(c.catalog, c.plain);
+          const runs = await interleaved(ITERATIONS, c.catalog, c.plain, WARM_UP);
           for (const p of [50, 99]) {
             latencies.push({
               workload: `${c.label}: count + first 20, p${p}`,
