@@ -11,12 +11,18 @@ const WRITES = 2_000;
 /** Single-aspect writes, one commit each, on a fresh file in the given durability mode: writes per second. */
 async function writesPerSecond(durability: SqliteDurability): Promise<number> {
   const directory = mkdtempSync(join(tmpdir(), 'metacatalog-durability-'));
-  const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: join(directory, 'catalog.db'), durability }), superUsers: [ADMIN], jobs: { background: false } });
+  const catalog = createCatalog({
+    adapter: createSqliteAdapter({ filename: join(directory, 'catalog.db'), durability }),
+    superUsers: [ADMIN],
+    jobs: { background: false },
+  });
   try {
     await catalog.ready();
     const { ms } = await time(async () => {
       for (let i = 0; i < WRITES; i++) {
-        await catalog.entities.upsertAspect(ADMIN, `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`, 'datasetProperties', { name: `t${i}` });
+        await catalog.entities.upsertAspect(ADMIN, `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`, 'datasetProperties', {
+          name: `t${i}`,
+        });
       }
     });
     return (WRITES / ms) * 1000;
@@ -32,7 +38,14 @@ export async function runDurabilityBench(): Promise<void> {
   const normal = await writesPerSecond('normal');
   const full = await writesPerSecond('full');
   const figures: Figure[] = [
-    { workload: `SQLite durability "full" (default), ${WRITES} single writes`, unit: 'writes/s', value: full, baseline: normal, baselineName: 'durability "normal"', better: 'higher' },
+    {
+      workload: `SQLite durability "full" (default), ${WRITES} single writes`,
+      unit: 'writes/s',
+      value: full,
+      baseline: normal,
+      baselineName: 'durability "normal"',
+      better: 'higher',
+    },
   ];
   printTable('SQLite durability modes', figures);
 }

@@ -30,7 +30,9 @@ function handWrittenBulkInsert(file: string, datasets: readonly GeneratedDataset
   );
   const insertKey = db.prepare("INSERT INTO search_keys (kind, name, def_key) VALUES ('field', ?, '')");
   // One value per field: it is both the smallest and the largest (flags 1 | 2) and the first (4).
-  const insertValue = db.prepare("INSERT INTO search_values (entity_id, key_id, value, removed, entity_type, flags) VALUES (?, ?, ?, 0, 'dataset', 7)");
+  const insertValue = db.prepare(
+    "INSERT INTO search_values (entity_id, key_id, value, removed, entity_type, flags) VALUES (?, ?, ?, 0, 'dataset', 7)",
+  );
   const insertText = db.prepare('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
   // The full-text index holds analysed terms (src/adapter/text-analysis.ts), as the adapter writes them.
   const terms = (text: string) => analyzeText(text).join(' ');
@@ -93,7 +95,14 @@ export async function runFoundationBench(options: { entities?: number } = {}): P
       for (const d of singles) await catalog.entities.upsertAspect(ADMIN, d.urn, 'datasetProperties', datasetProperties(d));
     });
     const singleRate = singles.length / (single.ms / 1000);
-    figures.push({ workload: 'single-entity upsert (SQLite file)', unit: 'upserts/s', value: singleRate, better: 'higher', goal: '≥ 2,000/s', met: singleRate >= 2000 });
+    figures.push({
+      workload: 'single-entity upsert (SQLite file)',
+      unit: 'upserts/s',
+      value: singleRate,
+      better: 'higher',
+      goal: '≥ 2,000/s',
+      met: singleRate >= 2000,
+    });
 
     // Point reads by URN against a prepared SELECT plus JSON parse.
     const reads = 20_000;

@@ -43,8 +43,38 @@ const VOCABULARY_SIZE = 5_000;
 const SAMPLES = 50;
 const LUNR_DOCS = 10_000;
 const PLATFORMS = ['hive', 'kafka', 'postgres', 'snowflake', 'bigquery', 's3'];
-const SYLLABLES = ['ka', 'lo', 'mi', 'ser', 'ton', 'ar', 'vel', 'dru', 'pin', 'ost', 'ra', 'ne', 'qui', 'bal', 'tor',
-  'em', 'sa', 'lu', 'fen', 'gor', 'hi', 'ja', 'cu', 'stom', 'ble', 'dat', 'ord', 'ix', 'um', 'per'];
+const SYLLABLES = [
+  'ka',
+  'lo',
+  'mi',
+  'ser',
+  'ton',
+  'ar',
+  'vel',
+  'dru',
+  'pin',
+  'ost',
+  'ra',
+  'ne',
+  'qui',
+  'bal',
+  'tor',
+  'em',
+  'sa',
+  'lu',
+  'fen',
+  'gor',
+  'hi',
+  'ja',
+  'cu',
+  'stom',
+  'ble',
+  'dat',
+  'ord',
+  'ix',
+  'um',
+  'per',
+];
 
 export function runFullTextBench(options: { docs?: number } = {}): FullTextBenchFigures {
   const docCount = options.docs ?? 100_000;
@@ -72,12 +102,24 @@ export function runFullTextBench(options: { docs?: number } = {}): FullTextBench
     return hits.size;
   });
   const query = (text: string): number => index.search(text)?.size ?? 0;
-  const oneTermQuery = measure(samples(() => pickWord()), query);
-  const twoTermQuery = measure(samples(() => `${pickWord()} ${pickWord()}`), query);
+  const oneTermQuery = measure(
+    samples(() => pickWord()),
+    query,
+  );
+  const twoTermQuery = measure(
+    samples(() => `${pickWord()} ${pickWord()}`),
+    query,
+  );
   // Three letters of a frequent word: a typeahead-style prefix that expands to many terms.
-  const prefixQuery = measure(samples(() => `${pickWord().slice(0, 3)}*`), query);
+  const prefixQuery = measure(
+    samples(() => `${pickWord().slice(0, 3)}*`),
+    query,
+  );
   // A prefix no term has: isolates the cost of expanding a prefix against the vocabulary.
-  const prefixExpansion = measure(samples((sample) => `qq${sample}x*`), query);
+  const prefixExpansion = measure(
+    samples((sample) => `qq${sample}x*`),
+    query,
+  );
 
   const lunrDocs = docs.slice(0, Math.min(LUNR_DOCS, docCount));
   const lunrStart = performance.now();
@@ -89,8 +131,16 @@ export function runFullTextBench(options: { docs?: number } = {}): FullTextBench
   const lunrBuildMs = performance.now() - lunrStart;
 
   return {
-    docs: docCount, buildMs, heapUsedMb, writeToVisible, oneTermQuery, twoTermQuery, prefixQuery, prefixExpansion,
-    lunrBuildDocs: lunrDocs.length, lunrBuildMs,
+    docs: docCount,
+    buildMs,
+    heapUsedMb,
+    writeToVisible,
+    oneTermQuery,
+    twoTermQuery,
+    prefixQuery,
+    prefixExpansion,
+    lunrBuildDocs: lunrDocs.length,
+    lunrBuildMs,
   };
 }
 
@@ -184,7 +234,6 @@ function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
-
 
 const entryPoint = process.argv[1];
 if (entryPoint !== undefined && import.meta.url === pathToFileURL(entryPoint).href) {

@@ -18,7 +18,6 @@ export interface GeneratedDataset {
   costCenter?: string;
 }
 
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'to', 'vi', 'ze', 'pa', 'qu', 'de', 'fo', 'gi', 'ha', 'jo', 'be', 'cy', 'wu', 'xi'];
 const PLATFORMS = ['hive', 'snowflake', 'bigquery', 'postgres', 'kafka', 's3'];
 /** Skewed: the first tier is the most common. */

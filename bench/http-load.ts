@@ -40,7 +40,8 @@ function parse(text: string): { data?: Record<string, unknown> | null; errors?: 
 
 function searchWork(word: string): GraphQLWork {
   const body = JSON.stringify({
-    query: 'query search($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total searchResults { entity { urn type } } } }',
+    query:
+      'query search($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { total searchResults { entity { urn type } } } }',
     variables: { input: { types: ['DATASET'], query: word, start: 0, count: 10 } },
     operationName: 'search',
   });
@@ -59,7 +60,12 @@ function searchWork(word: string): GraphQLWork {
 function entityReadWork(urns: readonly string[]): GraphQLWork {
   return {
     label: 'entity reads (no search in this schema)',
-    body: (i) => JSON.stringify({ query: 'query read($urn: String!) { entity(urn: $urn) { urn type } }', variables: { urn: urns[i % urns.length] }, operationName: 'read' }),
+    body: (i) =>
+      JSON.stringify({
+        query: 'query read($urn: String!) { entity(urn: $urn) { urn type } }',
+        variables: { urn: urns[i % urns.length] },
+        operationName: 'read',
+      }),
     answered(text) {
       const answer = parse(text);
       if (answer?.ok === true) return true;
@@ -86,7 +92,14 @@ interface LoadResult {
   acknowledged: Map<string, string>;
 }
 
-export function send(agent: Agent, port: number, method: string, path: string, body: string, token: string | undefined): Promise<{ status: number; text: string }> {
+export function send(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  body: string,
+  token: string | undefined,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -95,7 +108,11 @@ export function send(agent: Agent, port: number, method: string, path: string, b
         port,
         method,
         path,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
       },
       (res) => {
         let text = '';
@@ -112,7 +129,15 @@ export function send(agent: Agent, port: number, method: string, path: string, b
 
 async function drive(port: number, token: string | undefined, options: LoadOptions, label: string): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const result: LoadResult = { requests: 0, seconds: 0, errors: 0, errorSamples: [], writeLatencies: [], searchLatencies: [], acknowledged: new Map() };
+  const result: LoadResult = {
+    requests: 0,
+    seconds: 0,
+    errors: 0,
+    errorSamples: [],
+    writeLatencies: [],
+    searchLatencies: [],
+    acknowledged: new Map(),
+  };
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
   let issued = 0;
@@ -123,7 +148,9 @@ async function drive(port: number, token: string | undefined, options: LoadOptio
       const urn = `urn:li:dataset:(urn:li:dataPlatform:load,${label}.c${connection}.n${i},PROD)`;
       const description = `written by connection ${connection}, request ${i}`;
       const path = write ? `/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/datasetProperties` : '/api/graphql';
-      const body = write ? JSON.stringify({ name: `load ${connection} ${i}`, description }) : options.graphql.body(i * options.connections + connection);
+      const body = write
+        ? JSON.stringify({ name: `load ${connection} ${i}`, description })
+        : options.graphql.body(i * options.connections + connection);
       const t0 = performance.now();
       try {
         const answer = await send(agent, port, 'POST', path, body, token);
@@ -204,21 +231,29 @@ async function readBack(file: string, acknowledged: Map<string, string>): Promis
   let lost = 0;
   for (let start = 0; start < urns.length; start += 500) {
     const chunk = urns.slice(start, start + 500);
-    const found = new Map((await catalog.entities.getMany(ADMIN, chunk)).map((v) => [v.urn, v.aspects.datasetProperties?.value.description]));
+    const found = new Map(
+      (await catalog.entities.getMany(ADMIN, chunk)).map((v) => [v.urn, v.aspects.datasetProperties?.value.description]),
+    );
     for (const urn of chunk) if (found.get(urn) !== acknowledged.get(urn)) lost++;
   }
   await catalog.close();
   return lost;
 }
 
-export async function runHttpLoadBench(options: { seconds?: number; connections?: number; maxRequests?: number; entities?: number } = {}): Promise<Figure[]> {
+export async function runHttpLoadBench(
+  options: { seconds?: number; connections?: number; maxRequests?: number; entities?: number } = {},
+): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'metacatalog-http-load-'));
   const db = join(dir, 'catalog.db');
   try {
     const seeded = await seed(db, options.entities ?? 2000);
-    const served = spawn(process.execPath, [join(root, 'dist/cli.js'), 'serve', '--db', db, '--port', '0', '--host', HOST, '--quiet', '--bootstrap-token'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const served = spawn(
+      process.execPath,
+      [join(root, 'dist/cli.js'), 'serve', '--db', db, '--port', '0', '--host', HOST, '--quiet', '--bootstrap-token'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const [listening, token] = await Promise.all([
       waitForLine(served, /listening on http:\/\/[^:]+:(\d+)/, 'metacatalog serve'),
       waitForLine(served, /export METACATALOG_TOKEN=(\S+)/, 'the bootstrap token'),
@@ -235,8 +270,11 @@ export async function runHttpLoadBench(options: { seconds?: number; connections?
       maxRequests: options.maxRequests ?? 500_000,
       graphql: probe.status === 200 && search.answered(probe.text) ? search : entityReadWork(seeded.urns),
     };
-    if (load.graphql !== search) console.log(`http-load: searchAcrossEntities answered ${probe.text.slice(0, 120)}: the GraphQL half reads entities instead`);
-    console.log(`http-load: ${load.connections} connections, ${load.seconds} s or ${load.maxRequests} requests, half GraphQL ${load.graphql.label}, half REST writes`);
+    if (load.graphql !== search)
+      console.log(`http-load: searchAcrossEntities answered ${probe.text.slice(0, 120)}: the GraphQL half reads entities instead`);
+    console.log(
+      `http-load: ${load.connections} connections, ${load.seconds} s or ${load.maxRequests} requests, half GraphQL ${load.graphql.label}, half REST writes`,
+    );
     const catalogRun = await drive(port, token[1], load, 'serve');
     const serveExit = await stop(served);
     const lost = await readBack(db, catalogRun.acknowledged);
@@ -256,12 +294,36 @@ export async function runHttpLoadBench(options: { seconds?: number; connections?
     );
     if (catalogRun.errorSamples.length) console.log(`http-load: error samples:\n  ${catalogRun.errorSamples.join('\n  ')}`);
     const figures: Figure[] = [
-      { workload: 'all requests', unit: 'req/s', value: throughput, baseline: bareThroughput, baselineName: 'bare node:http', better: 'higher' },
-      { workload: 'all requests p99', unit: 'ms', value: percentile(all, 99), baseline: percentile(bareAll, 99), baselineName: 'bare node:http', better: 'lower' },
+      {
+        workload: 'all requests',
+        unit: 'req/s',
+        value: throughput,
+        baseline: bareThroughput,
+        baselineName: 'bare node:http',
+        better: 'higher',
+      },
+      {
+        workload: 'all requests p99',
+        unit: 'ms',
+        value: percentile(all, 99),
+        baseline: percentile(bareAll, 99),
+        baselineName: 'bare node:http',
+        better: 'lower',
+      },
       { workload: 'REST writes p50', unit: 'ms', value: percentile(catalogRun.writeLatencies, 50), better: 'lower' },
       { workload: 'REST writes p99', unit: 'ms', value: percentile(catalogRun.writeLatencies, 99), better: 'lower' },
-      { workload: `GraphQL ${load.graphql === search ? 'searches' : 'entity reads'} p50`, unit: 'ms', value: percentile(catalogRun.searchLatencies, 50), better: 'lower' },
-      { workload: `GraphQL ${load.graphql === search ? 'searches' : 'entity reads'} p99`, unit: 'ms', value: percentile(catalogRun.searchLatencies, 99), better: 'lower' },
+      {
+        workload: `GraphQL ${load.graphql === search ? 'searches' : 'entity reads'} p50`,
+        unit: 'ms',
+        value: percentile(catalogRun.searchLatencies, 50),
+        better: 'lower',
+      },
+      {
+        workload: `GraphQL ${load.graphql === search ? 'searches' : 'entity reads'} p99`,
+        unit: 'ms',
+        value: percentile(catalogRun.searchLatencies, 99),
+        better: 'lower',
+      },
       { workload: 'errors', unit: 'requests', value: catalogRun.errors, better: 'lower', goal: '0', met: catalogRun.errors === 0 },
       { workload: 'lost writes', unit: 'writes', value: lost, better: 'lower', goal: '0', met: lost === 0 },
     ];

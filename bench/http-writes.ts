@@ -54,7 +54,9 @@ async function inProcess(durability: SqliteDurability, run: number): Promise<{ h
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const http = await time(async () => {
       for (let i = 0; i < WRITES; i++) {
-        const response = await handler(new Request(`http://localhost${pathOf(urnOf(`f${run}`, i))}`, { method: 'POST', headers, body: bodyOf(i) }));
+        const response = await handler(
+          new Request(`http://localhost${pathOf(urnOf(`f${run}`, i))}`, { method: 'POST', headers, body: bodyOf(i) }),
+        );
         if (response.status !== 200) throw new Error(`http-writes: ${response.status} ${await response.text()}`);
         await response.text();
       }

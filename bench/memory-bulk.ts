@@ -43,7 +43,13 @@ function cpuMs(): number {
 
 async function once(datasets: readonly GeneratedDataset[], changes: boolean): Promise<Run> {
   const recorded = recordingAdapter(createMemoryAdapter());
-  const catalog = createCatalog({ adapter: recorded.adapter, superUsers: [ADMIN], jobs: { background: false }, changes: { enabled: changes }, history: { enabled: changes } });
+  const catalog = createCatalog({
+    adapter: recorded.adapter,
+    superUsers: [ADMIN],
+    jobs: { background: false },
+    changes: { enabled: changes },
+    history: { enabled: changes },
+  });
   await catalog.ready();
   await createProperties(catalog);
   const items = itemsOf(datasets);
@@ -52,7 +58,11 @@ async function once(datasets: readonly GeneratedDataset[], changes: boolean): Pr
   const { ms } = await time(() => loadItems(catalog, items));
   const cpu = cpuMs() - cpuStart;
   recorded.recording.on = false;
-  const probe = await catalog.search.scroll(ADMIN, { types: ['DATASET'], query: datasets[datasets.length - 1]!.name.split('_')[0]!, count: 1 });
+  const probe = await catalog.search.scroll(ADMIN, {
+    types: ['DATASET'],
+    query: datasets[datasets.length - 1]!.name.split('_')[0]!,
+    count: 1,
+  });
   if (probe.total < 1) throw new Error('memory-bulk: the last dataset written is not found by its name');
   await catalog.close();
 

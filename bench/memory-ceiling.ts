@@ -26,7 +26,13 @@ interface Measured {
 
 async function measure(count: number, changes: boolean): Promise<Measured> {
   const empty = heapAfterGc();
-  const catalog = createCatalog({ adapter: createMemoryAdapter(), superUsers: [ADMIN], jobs: { background: false }, changes: { enabled: changes }, history: { enabled: changes } });
+  const catalog = createCatalog({
+    adapter: createMemoryAdapter(),
+    superUsers: [ADMIN],
+    jobs: { background: false },
+    changes: { enabled: changes },
+    history: { enabled: changes },
+  });
   await catalog.ready();
   await createProperties(catalog);
   const base = heapAfterGc();

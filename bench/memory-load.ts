@@ -18,7 +18,12 @@ export function itemsOf(datasets: readonly GeneratedDataset[]) {
 
 export async function createProperties(catalog: Catalog): Promise<void> {
   for (const name of NAMES) {
-    await catalog.properties.create(ADMIN, { qualifiedName: `bench.${name}`, displayName: name, valueType: VALUE_TYPES[name], entityTypes: ['dataset'] });
+    await catalog.properties.create(ADMIN, {
+      qualifiedName: `bench.${name}`,
+      displayName: name,
+      valueType: VALUE_TYPES[name],
+      entityTypes: ['dataset'],
+    });
   }
 }
 

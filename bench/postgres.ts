@@ -34,7 +34,12 @@ async function resolveFields(catalog: Catalog): Promise<Record<BenchProperty, Se
   const out: Partial<Record<BenchProperty, SearchField>> = {};
   for (const name of PROPERTIES) {
     const resolved = await catalog.properties.resolveFilterField(ADMIN, name);
-    out[name] = { kind: 'property', propertyUrn: resolved.propertyUrn, definitionKey: resolved.definitionKey, valueKind: resolved.valueKind };
+    out[name] = {
+      kind: 'property',
+      propertyUrn: resolved.propertyUrn,
+      definitionKey: resolved.definitionKey,
+      valueKind: resolved.valueKind,
+    };
   }
   return out as Record<BenchProperty, SearchField>;
 }
@@ -88,21 +93,41 @@ const fieldFacet = (s: string, scope: string, field: string, i: number) =>
  * flag; each value is stored once per document), pages walking the URNs with an EXISTS probe.
  */
 function searchIssueWorkloads(): Workload[] {
-  const gt = (field: SearchField, value: string | number) => ({ field, operator: 'GREATER_THAN' as const, values: [value], negated: false });
-  const gte = (field: SearchField, value: string | number) => ({ field, operator: 'GREATER_THAN_OR_EQUAL_TO' as const, values: [value], negated: false });
+  const gt = (field: SearchField, value: string | number) => ({
+    field,
+    operator: 'GREATER_THAN' as const,
+    values: [value],
+    negated: false,
+  });
+  const gte = (field: SearchField, value: string | number) => ({
+    field,
+    operator: 'GREATER_THAN_OR_EQUAL_TO' as const,
+    values: [value],
+    negated: false,
+  });
   const exists = (field: SearchField) => ({ field, operator: 'EXISTS' as const, values: [], negated: false });
   const scope = `v.entity_type = 'dataset' AND NOT v.removed`;
-  const probe = (s: string, key: string, test: string) => `EXISTS (SELECT 1 FROM ${s}.property_values w WHERE w.entity_id = d.entity_id AND w.key_id = ${key}${test ? ` AND ${test}` : ''})`;
+  const probe = (s: string, key: string, test: string) =>
+    `EXISTS (SELECT 1 FROM ${s}.property_values w WHERE w.entity_id = d.entity_id AND w.key_id = ${key}${test ? ` AND ${test}` : ''})`;
   const countThenPage = (s: string, count: string, probes: string[]) => `SELECT (${count}) AS total,
     (SELECT json_agg(json_build_array(x.urn, x.entity_type) ORDER BY x.urn) FROM (
        SELECT d.urn, d.entity_type FROM ${s}.search_docs d WHERE d.entity_type = 'dataset' AND NOT d.removed AND ${probes.join(' AND ')}
        ORDER BY d.urn LIMIT 20) x) AS hits`;
-  const single = (name: string, property: BenchProperty, test: string, condition: (f: Record<BenchProperty, SearchField>) => SearchCondition): Workload => ({
+  const single = (
+    name: string,
+    property: BenchProperty,
+    test: string,
+    condition: (f: Record<BenchProperty, SearchField>) => SearchCondition,
+  ): Workload => ({
     name,
     kind: 'search',
     request: (f) => ({ ...SCOPE, filter: [[condition(f)]], order: 'urn', limit: 20 }),
     sql: (s, key) => ({
-      text: countThenPage(s, `SELECT count(*) FROM ${s}.property_values v WHERE v.key_id = $1${test ? ` AND ${test.replaceAll('w.', 'v.')}` : ''} AND ${scope}`, [probe(s, '$1', test)]),
+      text: countThenPage(
+        s,
+        `SELECT count(*) FROM ${s}.property_values v WHERE v.key_id = $1${test ? ` AND ${test.replaceAll('w.', 'v.')}` : ''} AND ${scope}`,
+        [probe(s, '$1', test)],
+      ),
       values: [key(property)],
     }),
   });
@@ -177,7 +202,10 @@ function searchIssueWorkloads(): Workload[] {
 /** More workloads: full text, an OR of groups, facets of a full-text or filtered scope. */
 function workloads(words: Words): Workload[] {
   // The query terms as the contract analyses them (the index holds analysed terms too).
-  const tsq = (text: string) => analyzeText(text).map((w) => `'${w}'`).join(' & ');
+  const tsq = (text: string) =>
+    analyzeText(text)
+      .map((w) => `'${w}'`)
+      .join(' & ');
   return [
     {
       name: "search '*', first page by URN",
@@ -189,7 +217,10 @@ function workloads(words: Words): Workload[] {
       name: `full text "${words.common}", by relevance`,
       kind: 'search',
       request: () => ({ ...SCOPE, text: words.common, filter: [], order: 'relevance', limit: 20 }),
-      sql: (s) => ({ text: countAndRanked(s, `t.tsv @@ $1::tsquery AND d.entity_type = 'dataset' AND NOT d.removed`), values: [tsq(words.common)] }),
+      sql: (s) => ({
+        text: countAndRanked(s, `t.tsv @@ $1::tsquery AND d.entity_type = 'dataset' AND NOT d.removed`),
+        values: [tsq(words.common)],
+      }),
     },
     {
       name: `full text "${words.common} ${words.second}", by relevance`,
@@ -216,7 +247,12 @@ function workloads(words: Words): Workload[] {
     {
       name: 'filter score > 90, by URN',
       kind: 'search',
-      request: (f) => ({ ...SCOPE, filter: [[{ field: f['bench.score'], operator: 'GREATER_THAN', values: [90], negated: false }]], order: 'urn', limit: 20 }),
+      request: (f) => ({
+        ...SCOPE,
+        filter: [[{ field: f['bench.score'], operator: 'GREATER_THAN', values: [90], negated: false }]],
+        order: 'urn',
+        limit: 20,
+      }),
       sql: (s, key) => ({
         text: countAndPage(
           s,
@@ -231,7 +267,10 @@ function workloads(words: Words): Workload[] {
       kind: 'search',
       request: (f) => ({
         ...SCOPE,
-        filter: [[eq(f['bench.tier'], 'gold'), { field: f['bench.score'], operator: 'LESS_THAN', values: [10], negated: false }], [eq(f['bench.owner'], 'team-0001')]],
+        filter: [
+          [eq(f['bench.tier'], 'gold'), { field: f['bench.score'], operator: 'LESS_THAN', values: [10], negated: false }],
+          [eq(f['bench.owner'], 'team-0001')],
+        ],
         order: 'urn',
         limit: 20,
       }),
@@ -263,7 +302,12 @@ function workloads(words: Words): Workload[] {
     {
       name: "facets tier, owner, platform over '*'",
       kind: 'aggregate',
-      request: (f) => ({ ...SCOPE, filter: [], facets: [f['bench.tier'], f['bench.owner'], { kind: 'field', name: 'platform' }], maxValues: 10 }),
+      request: (f) => ({
+        ...SCOPE,
+        filter: [],
+        facets: [f['bench.tier'], f['bench.owner'], { kind: 'field', name: 'platform' }],
+        maxValues: 10,
+      }),
       // The value rows carry the document's type and removed flag: one table per facet.
       sql: (s, key) => ({
         text: `(SELECT 0 AS facet, v.str_value, v.num_value, count(*) AS n FROM ${s}.property_values v
@@ -283,7 +327,13 @@ function workloads(words: Words): Workload[] {
     {
       name: `facets tier, platform for full text "${words.common}"`,
       kind: 'aggregate',
-      request: (f) => ({ ...SCOPE, text: words.common, filter: [], facets: [f['bench.tier'], { kind: 'field', name: 'platform' }], maxValues: 10 }),
+      request: (f) => ({
+        ...SCOPE,
+        text: words.common,
+        filter: [],
+        facets: [f['bench.tier'], { kind: 'field', name: 'platform' }],
+        maxValues: 10,
+      }),
       sql: (s, key) => {
         const scope = `(SELECT entity_id FROM scope) sc`;
         return {
@@ -321,7 +371,10 @@ async function runRequest(adapter: StorageAdapter, workload: Workload, fields: R
 function sameResult(label: string, library: unknown, baseline: unknown): void {
   const a = JSON.stringify(library);
   const b = JSON.stringify(baseline);
-  if (a !== b) throw new Error(`${label}: the library and the hand-written SQL disagree:\n  library  ${a.slice(0, 400)}\n  baseline ${b.slice(0, 400)}`);
+  if (a !== b)
+    throw new Error(
+      `${label}: the library and the hand-written SQL disagree:\n  library  ${a.slice(0, 400)}\n  baseline ${b.slice(0, 400)}`,
+    );
 }
 
 /** The SQLite figure of the same case, from the search bench's own run, for the column beside. */
@@ -350,11 +403,13 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
     const pgCatalog = createCatalog({ adapter: pgAdapter, superUsers: [ADMIN], jobs: { background: false } });
     await pgCatalog.ready();
     const loaded = await load(pgCatalog, datasets);
-    await admin.query(`VACUUM ANALYZE "${schema}".search_docs, "${schema}".search_text, "${schema}".search_fields, "${schema}".property_values, "${schema}".property_keys`);
+    await admin.query(
+      `VACUUM ANALYZE "${schema}".search_docs, "${schema}".search_text, "${schema}".search_fields, "${schema}".property_values, "${schema}".property_keys`,
+    );
     const keyIds = new Map(
-      (await admin.query<{ id: number; property: string; def_key: string }>(`SELECT id, property, def_key FROM "${schema}".property_keys`)).rows.map(
-        (r) => [`${r.property} ${r.def_key}`, r.id] as const,
-      ),
+      (
+        await admin.query<{ id: number; property: string; def_key: string }>(`SELECT id, property, def_key FROM "${schema}".property_keys`)
+      ).rows.map((r) => [`${r.property} ${r.def_key}`, r.id] as const),
     );
     const key = (name: BenchProperty): number => {
       const short = name.slice('bench.'.length) as SearchBenchProperty;
@@ -362,7 +417,12 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
       if (id === undefined) throw new Error(`no key id for ${name}`);
       return id;
     };
-    figures.push({ workload: `PostgreSQL: write ${count.toLocaleString('en-US')} datasets + 5 properties (public API, setup)`, unit: 'ms', value: loaded.ms, better: 'lower' });
+    figures.push({
+      workload: `PostgreSQL: write ${count.toLocaleString('en-US')} datasets + 5 properties (public API, setup)`,
+      unit: 'ms',
+      value: loaded.ms,
+      better: 'lower',
+    });
 
     const client = await admin.connect();
     try {
@@ -382,7 +442,12 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
         return adapterAggregate(request);
       };
       const ratioFigure = (label: string, libraryMs: number[], handMs: number[], catalogMs: number[], baselineName: string): Figure[] => {
-        const [p50, hand50, p99, hand99] = [percentile(libraryMs, 50), percentile(handMs, 50), percentile(libraryMs, 99), percentile(handMs, 99)];
+        const [p50, hand50, p99, hand99] = [
+          percentile(libraryMs, 50),
+          percentile(handMs, 50),
+          percentile(libraryMs, 99),
+          percentile(handMs, 99),
+        ];
         return [
           {
             workload: `PostgreSQL ${label}, p50 [through catalog.search ${median(catalogMs).toPrecision(3)} ms; ${sqliteBeside(sqlite, label, 'p50')}]`,
@@ -394,7 +459,14 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
             goal: `≤ 1.5× ${baselineName}`,
             met: p50 <= 1.5 * hand50,
           },
-          { workload: `PostgreSQL ${label}, p99 [${sqliteBeside(sqlite, label, 'p99')}]`, unit: 'ms', value: p99, baseline: hand99, baselineName, better: 'lower' },
+          {
+            workload: `PostgreSQL ${label}, p99 [${sqliteBeside(sqlite, label, 'p99')}]`,
+            unit: 'ms',
+            value: p99,
+            baseline: hand99,
+            baselineName,
+            better: 'lower',
+          },
         ];
       };
 
@@ -409,7 +481,8 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
         // Sent as node-postgres sends a query by default (the unnamed statement, planned with the values
         // each time), which is also how the adapter sends its search statements.
         const baseline = async () => {
-          const row = (await client.query<{ total: string; hits: Array<[string, string]> | null }>({ text: sql.text, values: sql.values })).rows[0];
+          const row = (await client.query<{ total: string; hits: Array<[string, string]> | null }>({ text: sql.text, values: sql.values }))
+            .rows[0];
           return { total: Number(row?.total ?? 0), urns: (row?.hits ?? []).map((h) => h[0]) };
         };
         sameResult(c.label, await viaCatalog(), await baseline());
@@ -428,16 +501,23 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
       for (const name of FACETS) {
         const sql = hand.get(`facet ${name} over the whole corpus (20 values)`)!.sql(`"${schema}"`, key);
         const input = { types: ['DATASET' as const], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
-        const viaCatalog = async () => (await pgCatalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations.map((a) => ({ value: a.value, count: a.count }));
+        const viaCatalog = async () =>
+          (await pgCatalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations.map((a) => ({ value: a.value, count: a.count }));
         const baseline = async () =>
-          (await client.query<{ str_value: string; n: string }>({ text: sql.text, values: sql.values })).rows.map((r) => ({ value: r.str_value, count: Number(r.n) }));
+          (await client.query<{ str_value: string; n: string }>({ text: sql.text, values: sql.values })).rows.map((r) => ({
+            value: r.str_value,
+            count: Number(r.n),
+          }));
         sameResult(`facet ${name}`, await viaCatalog(), await baseline());
         const request = captured.aggregate!;
-        const library = async () => (await adapterAggregate(request))[0]!.buckets.slice(0, 20).map((b) => ({ value: b.value, count: b.count }));
+        const library = async () =>
+          (await adapterAggregate(request))[0]!.buckets.slice(0, 20).map((b) => ({ value: b.value, count: b.count }));
         sameResult(`facet ${name} (adapter)`, await library(), await baseline());
         const runs = await interleaved(40, library, baseline, WARM_UP);
         const catalogRuns = await interleaved(20, viaCatalog, async () => undefined, WARM_UP);
-        figures.push(...ratioFigure(`facet ${name} over the whole corpus`, runs.library, runs.baseline, catalogRuns.library, 'hand GROUP BY'));
+        figures.push(
+          ...ratioFigure(`facet ${name} over the whole corpus`, runs.library, runs.baseline, catalogRuns.library, 'hand GROUP BY'),
+        );
       }
       pgAdapter.search = adapterSearch;
       pgAdapter.aggregate = adapterAggregate;
@@ -456,8 +536,22 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
         const handRows = (await client.query(statement)).rows as Array<Record<string, unknown>>;
         sameResult(workload.name, summary(check), handSummary(handRows[0] ?? {}, workload.kind, handRows));
         sameResult(`${workload.name} (SQLite adapter)`, summary(check), summary(await runRequest(sqliteAdapter, workload, sqliteFields)));
-        const runs = await interleaved(ITERATIONS, () => runRequest(pgAdapter, workload, pgFields), () => client.query(statement), WARM_UP);
-        const sqliteMs = median((await interleaved(ITERATIONS, () => runRequest(sqliteAdapter, workload, sqliteFields), async () => undefined, WARM_UP)).library);
+        const runs = await interleaved(
+          ITERATIONS,
+          () => runRequest(pgAdapter, workload, pgFields),
+          () => client.query(statement),
+          WARM_UP,
+        );
+        const sqliteMs = median(
+          (
+            await interleaved(
+              ITERATIONS,
+              () => runRequest(sqliteAdapter, workload, sqliteFields),
+              async () => undefined,
+              WARM_UP,
+            )
+          ).library,
+        );
         const [p50, hand50] = [median(runs.library), median(runs.baseline)];
         more.push({
           workload: `${workload.name}, p50 [SQLite adapter ${sqliteMs.toPrecision(3)} ms]`,
@@ -486,7 +580,10 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
     figures,
   );
   printTable('SQLite, as the search bench measures it (same run, same catalog)', sqlite);
-  printTable(`PostgreSQL: more workloads, adapter requests (full text, OR, scoped facets) at ${count.toLocaleString('en-US')} datasets`, more);
+  printTable(
+    `PostgreSQL: more workloads, adapter requests (full text, OR, scoped facets) at ${count.toLocaleString('en-US')} datasets`,
+    more,
+  );
   return [...figures, ...more];
 }
 

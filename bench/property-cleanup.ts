@@ -21,7 +21,11 @@ export async function runPropertyCleanupBench(options: { entities?: number } = {
   const dir = mkdtempSync(join(tmpdir(), 'metacatalog-bench-'));
   const figures: Figure[] = [];
   try {
-    const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: join(dir, 'cleanup.db') }), superUsers: [ADMIN], jobs: { background: false } });
+    const catalog = createCatalog({
+      adapter: createSqliteAdapter({ filename: join(dir, 'cleanup.db') }),
+      superUsers: [ADMIN],
+      jobs: { background: false },
+    });
     await catalog.properties.create(ADMIN, { qualifiedName: 'bench.tier', valueType: 'string', entityTypes: ['dataset'] });
     await catalog.properties.create(ADMIN, { qualifiedName: 'bench.score', valueType: 'number', entityTypes: ['dataset'] });
     const items = [...generateDatasets({ count, seed: 11 })].map((d) => ({

@@ -6,7 +6,13 @@ import { time } from './harness';
 export const ADMIN = 'urn:li:corpuser:admin';
 export const NAMES = ['tier', 'owner', 'score', 'reviewed', 'costCenter'] as const;
 export type PropertyName = (typeof NAMES)[number];
-export const VALUE_TYPES: Record<PropertyName, 'string' | 'number' | 'date'> = { tier: 'string', owner: 'string', score: 'number', reviewed: 'date', costCenter: 'string' };
+export const VALUE_TYPES: Record<PropertyName, 'string' | 'number' | 'date'> = {
+  tier: 'string',
+  owner: 'string',
+  score: 'number',
+  reviewed: 'date',
+  costCenter: 'string',
+};
 export const propertyUrn = (name: PropertyName): string => `urn:li:structuredProperty:bench.${name}`;
 export const field = (name: PropertyName): string => `structuredProperties.bench.${name}`;
 
@@ -63,10 +69,18 @@ export function assignments(d: GeneratedDataset) {
 }
 
 /** Creates the properties and writes the datasets through the public API; returns the definition keys. */
-export async function load(catalog: Catalog, datasets: readonly GeneratedDataset[]): Promise<{ ms: number; keys: Record<PropertyName, string> }> {
+export async function load(
+  catalog: Catalog,
+  datasets: readonly GeneratedDataset[],
+): Promise<{ ms: number; keys: Record<PropertyName, string> }> {
   const keys = {} as Record<PropertyName, string>;
   for (const name of NAMES) {
-    const view = await catalog.properties.create(ADMIN, { qualifiedName: `bench.${name}`, displayName: name, valueType: VALUE_TYPES[name], entityTypes: ['dataset'] });
+    const view = await catalog.properties.create(ADMIN, {
+      qualifiedName: `bench.${name}`,
+      displayName: name,
+      valueType: VALUE_TYPES[name],
+      entityTypes: ['dataset'],
+    });
     keys[name] = view.definitionKey;
   }
   const { ms } = await time(async () => {
@@ -74,7 +88,10 @@ export async function load(catalog: Catalog, datasets: readonly GeneratedDataset
       ADMIN,
       datasets.map((d) => ({ urn: d.urn, aspects: { datasetProperties: { name: d.name, description: d.description } } })),
     );
-    await catalog.properties.upsertValuesMany(ADMIN, datasets.map((d) => ({ urn: d.urn, properties: assignments(d) })));
+    await catalog.properties.upsertValuesMany(
+      ADMIN,
+      datasets.map((d) => ({ urn: d.urn, properties: assignments(d) })),
+    );
   });
   return { ms, keys };
 }
@@ -84,7 +101,13 @@ export { interleaved } from './harness';
 export function sameResult(label: string, library: unknown, baseline: unknown): void {
   const a = JSON.stringify(library);
   const b = JSON.stringify(baseline);
-  if (a !== b) throw new Error(`${label}: the library and the baseline disagree:\n  library  ${a.slice(0, 400)}\n  baseline ${b.slice(0, 400)}`);
+  if (a !== b)
+    throw new Error(`${label}: the library and the baseline disagree:\n  library  ${a.slice(0, 400)}\n  baseline ${b.slice(0, 400)}`);
 }
 
-export const scrollInput = (filters: FacetFilterInput[]) => ({ types: ['DATASET' as const], query: '*', count: 20, orFilters: [{ and: filters }] });
+export const scrollInput = (filters: FacetFilterInput[]) => ({
+  types: ['DATASET' as const],
+  query: '*',
+  count: 20,
+  orFilters: [{ and: filters }],
+});

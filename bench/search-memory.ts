@@ -119,7 +119,12 @@ export async function memoryFigures(datasets: readonly GeneratedDataset[]): Prom
   await catalog.ready();
   const loaded = await load(catalog, datasets);
   const figures: Figure[] = [
-    { workload: `memory: write ${datasets.length.toLocaleString('en-US')} datasets + 5 properties (public API, setup)`, unit: 'ms', value: loaded.ms, better: 'lower' },
+    {
+      workload: `memory: write ${datasets.length.toLocaleString('en-US')} datasets + 5 properties (public API, setup)`,
+      unit: 'ms',
+      value: loaded.ms,
+      better: 'lower',
+    },
   ];
   const documents = await documentsOf(catalog, adapter);
   try {
@@ -134,7 +139,16 @@ export async function memoryFigures(datasets: readonly GeneratedDataset[]): Prom
       sameResult(c.label, await library(), baseline());
       const runs = await interleaved(40, library, baseline);
       const [p50, loop50] = [percentile(runs.library, 50), percentile(runs.baseline, 50)];
-      figures.push({ workload: `memory ${c.label}: count + first 20, p50`, unit: 'ms', value: p50, baseline: loop50, baselineName: 'plain JS loop', better: 'lower', goal: '≤ 0.5× loop', met: p50 <= 0.5 * loop50 });
+      figures.push({
+        workload: `memory ${c.label}: count + first 20, p50`,
+        unit: 'ms',
+        value: p50,
+        baseline: loop50,
+        baselineName: 'plain JS loop',
+        better: 'lower',
+        goal: '≤ 0.5× loop',
+        met: p50 <= 0.5 * loop50,
+      });
     }
     for (const name of FACETS) {
       const input = { types: ['DATASET' as const], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
@@ -143,12 +157,27 @@ export async function memoryFigures(datasets: readonly GeneratedDataset[]): Prom
       sameResult(`memory facet ${name}`, await library(), baseline());
       const runs = await interleaved(40, library, baseline);
       const [p50, loop50] = [percentile(runs.library, 50), percentile(runs.baseline, 50)];
-      figures.push({ workload: `memory facet ${name} over the whole corpus, p50`, unit: 'ms', value: p50, baseline: loop50, baselineName: 'plain JS loop', better: 'lower', goal: '≤ 0.5× loop', met: p50 <= 0.5 * loop50 });
+      figures.push({
+        workload: `memory facet ${name} over the whole corpus, p50`,
+        unit: 'ms',
+        value: p50,
+        baseline: loop50,
+        baselineName: 'plain JS loop',
+        better: 'lower',
+        goal: '≤ 0.5× loop',
+        met: p50 <= 0.5 * loop50,
+      });
     }
     // A facet after a filter: the filtered documents' values are read, not a precomputed count.
     {
       const filters: FacetFilterInput[] = [{ field: field('score'), values: ['50'], condition: 'GREATER_THAN' }];
-      const input = { types: ['DATASET' as const], query: '*', facets: [field('owner')], orFilters: [{ and: filters }], searchFlags: { maxAggValues: 20 } };
+      const input = {
+        types: ['DATASET' as const],
+        query: '*',
+        facets: [field('owner')],
+        orFilters: [{ and: filters }],
+        searchFlags: { maxAggValues: 20 },
+      };
       const predicate = loopPredicate(loaded.keys, filters);
       const subset = () => documents.filter(predicate);
       const library = async () => (await catalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations;
@@ -156,7 +185,16 @@ export async function memoryFigures(datasets: readonly GeneratedDataset[]): Prom
       sameResult('memory filtered facet', await library(), baseline());
       const runs = await interleaved(40, library, baseline);
       const [p50, loop50] = [percentile(runs.library, 50), percentile(runs.baseline, 50)];
-      figures.push({ workload: 'memory facet owner where score>50, p50', unit: 'ms', value: p50, baseline: loop50, baselineName: 'plain JS loop', better: 'lower', goal: '≤ 0.5× loop', met: p50 <= 0.5 * loop50 });
+      figures.push({
+        workload: 'memory facet owner where score>50, p50',
+        unit: 'ms',
+        value: p50,
+        baseline: loop50,
+        baselineName: 'plain JS loop',
+        better: 'lower',
+        goal: '≤ 0.5× loop',
+        met: p50 <= 0.5 * loop50,
+      });
     }
 
     // Full text: a write is searchable at once (no rebuild), against what a lunr() rebuild costs.
@@ -172,7 +210,11 @@ export async function memoryFigures(datasets: readonly GeneratedDataset[]): Prom
       if (found.total !== 1) throw new Error(`a write was not searchable at once: ${word}`);
     }
     const [visible50, visible99, visibleMax] = [percentile(visible, 50), percentile(visible, 99), Math.max(...visible)];
-    for (const [label, value] of [['p50', visible50], ['p99', visible99], ['max', visibleMax]] as const) {
+    for (const [label, value] of [
+      ['p50', visible50],
+      ['p99', visible99],
+      ['max', visibleMax],
+    ] as const) {
       figures.push({
         workload: `memory full text: write → found by a query, ${label} of 200`,
         unit: 'ms',

@@ -34,6 +34,9 @@ export async function runSearchBench(options: { entities?: number } = {}): Promi
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  printTable(`Search and aggregation: ${count.toLocaleString('en-US')} datasets × 5 properties (latencies through catalog.search; baselines interleaved in the same process)`, figures);
+  printTable(
+    `Search and aggregation: ${count.toLocaleString('en-US')} datasets × 5 properties (latencies through catalog.search; baselines interleaved in the same process)`,
+    figures,
+  );
   return figures;
 }

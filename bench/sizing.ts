@@ -21,20 +21,44 @@ interface Question {
 }
 
 function questions(word: string): Question[] {
-  const out: Question[] = CASES.map((c) => ({ label: `${c.label}: count + first 20`, ask: (catalog) => catalog.search.scroll(ADMIN, scrollInput(c.filters)) }));
+  const out: Question[] = CASES.map((c) => ({
+    label: `${c.label}: count + first 20`,
+    ask: (catalog) => catalog.search.scroll(ADMIN, scrollInput(c.filters)),
+  }));
   for (const name of FACETS) {
     out.push({
       label: `facet ${name} over every dataset`,
-      ask: (catalog) => catalog.search.aggregate(ADMIN, { types: ['DATASET'], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } }),
+      ask: (catalog) =>
+        catalog.search.aggregate(ADMIN, { types: ['DATASET'], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } }),
     });
   }
   const filtered: FacetFilterInput[] = [{ field: field('score'), values: ['50'], condition: 'GREATER_THAN' }];
   out.push({
     label: 'facet owner where score>50',
-    ask: (catalog) => catalog.search.aggregate(ADMIN, { types: ['DATASET'], query: '*', facets: [field('owner')], orFilters: [{ and: filtered }], searchFlags: { maxAggValues: 20 } }),
+    ask: (catalog) =>
+      catalog.search.aggregate(ADMIN, {
+        types: ['DATASET'],
+        query: '*',
+        facets: [field('owner')],
+        orFilters: [{ and: filtered }],
+        searchFlags: { maxAggValues: 20 },
+      }),
   });
-  out.push({ label: `full text "${word}", first 10 by relevance`, ask: (catalog) => catalog.search.search(ADMIN, { types: ['DATASET'], query: word, start: 0, count: 10 }) });
-  out.push({ label: `full text "${word}" AND tier=gold`, ask: (catalog) => catalog.search.search(ADMIN, { types: ['DATASET'], query: word, start: 0, count: 10, orFilters: [{ and: [{ field: field('tier'), values: ['gold'] }] }] }) });
+  out.push({
+    label: `full text "${word}", first 10 by relevance`,
+    ask: (catalog) => catalog.search.search(ADMIN, { types: ['DATASET'], query: word, start: 0, count: 10 }),
+  });
+  out.push({
+    label: `full text "${word}" AND tier=gold`,
+    ask: (catalog) =>
+      catalog.search.search(ADMIN, {
+        types: ['DATASET'],
+        query: word,
+        start: 0,
+        count: 10,
+        orFilters: [{ and: [{ field: field('tier'), values: ['gold'] }] }],
+      }),
+  });
   return out;
 }
 

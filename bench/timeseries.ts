@@ -32,7 +32,8 @@ function hourlyChunks(hours: number): Chunk[] {
   const chunks: Chunk[] = [];
   for (let h = 0; h < hours; h += HOURS_PER_CHUNK) {
     const chunk: Chunk = [];
-    for (let k = h; k < Math.min(hours, h + HOURS_PER_CHUNK); k++) for (let d = 0; d < DATASETS; d++) chunk.push({ urn: datasetUrn(d), value: profile(k, d) });
+    for (let k = h; k < Math.min(hours, h + HOURS_PER_CHUNK); k++)
+      for (let d = 0; d < DATASETS; d++) chunk.push({ urn: datasetUrn(d), value: profile(k, d) });
     chunks.push(chunk);
   }
   return chunks;
@@ -40,7 +41,9 @@ function hourlyChunks(hours: number): Chunk[] {
 
 /** A backfill: each dataset's whole history at once, one chunk (one URN) per dataset. */
 function backfillChunks(hours: number, datasets: number): Chunk[] {
-  return Array.from({ length: datasets }, (_, d) => Array.from({ length: hours }, (_, h) => ({ urn: datasetUrn(d), value: profile(h, d) })));
+  return Array.from({ length: datasets }, (_, d) =>
+    Array.from({ length: hours }, (_, h) => ({ urn: datasetUrn(d), value: profile(h, d) })),
+  );
 }
 
 /** The baseline: the same rows inserted by hand into a table of the same shape, one transaction per chunk. */
@@ -118,10 +121,19 @@ export async function runTimeseriesBench(options: { rows?: number } = {}): Promi
     const backfillOursMs: number[] = [];
     for (const round of [0, 1]) {
       backfillBaselineMs.push((await time(() => handWrittenAppend(join(dir, `backfill-baseline-${round}.db`), backfill))).ms);
-      const backfillCatalog = createCatalog({ adapter: createSqliteAdapter({ filename: join(dir, `backfill-${round}.db`) }), superUsers: [ADMIN] });
+      const backfillCatalog = createCatalog({
+        adapter: createSqliteAdapter({ filename: join(dir, `backfill-${round}.db`) }),
+        superUsers: [ADMIN],
+      });
       await backfillCatalog.ready();
       const run = await time(async () => {
-        for (const chunk of backfill) await backfillCatalog.timeseries.append(ADMIN, chunk[0]!.urn, 'datasetProfile', chunk.map((row) => row.value));
+        for (const chunk of backfill)
+          await backfillCatalog.timeseries.append(
+            ADMIN,
+            chunk[0]!.urn,
+            'datasetProfile',
+            chunk.map((row) => row.value),
+          );
       });
       backfillOursMs.push(run.ms);
       await backfillCatalog.close();
@@ -142,7 +154,11 @@ export async function runTimeseriesBench(options: { rows?: number } = {}): Promi
       adapter: createSqliteAdapter({ filename: file }),
       superUsers: [ADMIN],
       jobs: { background: false },
-      aspects: hostAspects.map((name) => ({ name, timeseries: true, schema: { type: 'object', properties: { value: { type: 'number' } } } })),
+      aspects: hostAspects.map((name) => ({
+        name,
+        timeseries: true,
+        schema: { type: 'object', properties: { value: { type: 'number' } } },
+      })),
       entityTypes: [{ name: 'sensor', graphqlType: 'SENSOR', aspects: ['status', ...hostAspects] }],
     });
     await catalog.ready();
@@ -184,7 +200,8 @@ export async function runTimeseriesBench(options: { rows?: number } = {}): Promi
       await catalog.timeseries.append(ADMIN, urn, aspect, rows);
     }
     const sizes = await catalog.timeseries.getIndexSizes(ADMIN);
-    if (sizes.length !== 20 || sizes.some((s) => s.sizeMb <= 0)) throw new Error(`expected 20 non-empty indices, got ${JSON.stringify(sizes)}`);
+    if (sizes.length !== 20 || sizes.some((s) => s.sizeMb <= 0))
+      throw new Error(`expected 20 non-empty indices, got ${JSON.stringify(sizes)}`);
     const sizeLatencies = await latencies(200, () => catalog.timeseries.getIndexSizes(ADMIN));
     const walks = Array.from({ length: 3 }, () => dbstatWalk(file));
     figures.push({
@@ -202,10 +219,16 @@ export async function runTimeseriesBench(options: { rows?: number } = {}): Promi
     const halfEnd = T0 + (hours / 2 - 1) * 3_600_000 + DATASETS;
     const sizeBefore = await profileSizeMb(catalog);
     const fileBefore = databaseBytes(file);
-    const half = await catalog.timeseries.truncate(ADMIN, { entityType: 'dataset', aspect: 'datasetProfile', endTimeMillis: halfEnd, dryRun: false });
+    const half = await catalog.timeseries.truncate(ADMIN, {
+      entityType: 'dataset',
+      aspect: 'datasetProfile',
+      endTimeMillis: halfEnd,
+      dryRun: false,
+    });
     const truncation = await time(() => catalog.settle());
     const halfStatus = await catalog.timeseries.getTruncation(ADMIN, half.taskId ?? '');
-    if (halfStatus?.state !== 'completed' || halfStatus.rowsDeleted !== totalRows / 2) throw new Error(`truncation did not finish: ${JSON.stringify(halfStatus)}`);
+    if (halfStatus?.state !== 'completed' || halfStatus.rowsDeleted !== totalRows / 2)
+      throw new Error(`truncation did not finish: ${JSON.stringify(halfStatus)}`);
     const baselineDelete = await time(() => handWrittenDelete(baselineFile, halfEnd));
     if (baselineDelete.result !== totalRows / 2) throw new Error('the baseline deleted another number of rows');
     const sizeAfter = await profileSizeMb(catalog);

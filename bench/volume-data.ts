@@ -37,7 +37,12 @@ export function datasetEntity(d: GeneratedDataset): EntityUpsert {
 /** The five structured property definitions of the bench data (bench.tier, bench.owner, ...). */
 export async function createBenchProperties(catalog: Catalog): Promise<void> {
   for (const name of NAMES) {
-    await catalog.properties.create(ADMIN, { qualifiedName: `bench.${name}`, displayName: name, valueType: VALUE_TYPES[name], entityTypes: ['dataset'] });
+    await catalog.properties.create(ADMIN, {
+      qualifiedName: `bench.${name}`,
+      displayName: name,
+      valueType: VALUE_TYPES[name],
+      entityTypes: ['dataset'],
+    });
   }
 }
 
@@ -53,7 +58,10 @@ export function measureFile(file: string): FileSize {
   const db = new Database(file);
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
-    const objects = db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as Array<{ name: string; bytes: number }>;
+    const objects = db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as Array<{
+      name: string;
+      bytes: number;
+    }>;
     return { bytes: statSync(file).size, objects };
   } finally {
     db.close();
@@ -64,7 +72,10 @@ export function measureFile(file: string): FileSize {
 export function breakdownLines(size: FileSize, entities: number): string[] {
   return size.objects
     .filter((o) => o.bytes >= size.bytes / 100)
-    .map((o) => `    ${o.name.padEnd(32)} ${(o.bytes / 1e6).toFixed(1).padStart(8)} MB ${(o.bytes / entities).toFixed(0).padStart(7)} B/entity`);
+    .map(
+      (o) =>
+        `    ${o.name.padEnd(32)} ${(o.bytes / 1e6).toFixed(1).padStart(8)} MB ${(o.bytes / entities).toFixed(0).padStart(7)} B/entity`,
+    );
 }
 
 /** Peak resident memory of the process so far, in MB. */

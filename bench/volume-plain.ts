@@ -55,7 +55,10 @@ export function createPlainDatabase(file: string): PlainDatabase {
   const insertDataset = db.prepare('INSERT INTO datasets (urn, name, description) VALUES (?, ?, ?)');
   const insertValue = db.prepare('INSERT INTO property_values (dataset_id, property_id, value) VALUES (?, ?, ?)');
   const insertText = db.prepare('INSERT INTO datasets_text (rowid, name, description) VALUES (?, ?, ?)');
-  const statements = new Map<string, { count: Database.Statement; countValues: unknown[]; walk: Database.Statement; walkValues: unknown[]; sorted: Database.Statement }>();
+  const statements = new Map<
+    string,
+    { count: Database.Statement; countValues: unknown[]; walk: Database.Statement; walkValues: unknown[]; sorted: Database.Statement }
+  >();
 
   /** One filter as a test of the property_values row `alias` (the value test alone, on its property). */
   function test(f: FacetFilterInput, alias: string): { sql: string; values: unknown[] } {
@@ -92,7 +95,9 @@ export function createPlainDatabase(file: string): PlainDatabase {
         countValues: [...driver.values, ...others.flatMap((o) => o.values)],
         walk: db.prepare(`SELECT d.urn FROM datasets d WHERE ${all.map((a) => a.sql).join(' AND ')} ORDER BY d.urn LIMIT 20`).pluck(),
         walkValues: all.flatMap((a) => a.values),
-        sorted: db.prepare(`SELECT d.urn FROM property_values v JOIN datasets d ON d.id = v.dataset_id WHERE ${where} ORDER BY d.urn LIMIT 20`).pluck(),
+        sorted: db
+          .prepare(`SELECT d.urn FROM property_values v JOIN datasets d ON d.id = v.dataset_id WHERE ${where} ORDER BY d.urn LIMIT 20`)
+          .pluck(),
       };
       statements.set(key, s);
     }
@@ -101,7 +106,11 @@ export function createPlainDatabase(file: string): PlainDatabase {
   let datasetCount: number | undefined;
   const textCount = () => db.prepare('SELECT COUNT(*) FROM datasets_text WHERE datasets_text MATCH ?').pluck();
   const textPage = () =>
-    db.prepare('SELECT d.urn FROM datasets_text t JOIN datasets d ON d.id = t.rowid WHERE datasets_text MATCH ? ORDER BY bm25(datasets_text, 10, 1), d.urn LIMIT 20').pluck();
+    db
+      .prepare(
+        'SELECT d.urn FROM datasets_text t JOIN datasets d ON d.id = t.rowid WHERE datasets_text MATCH ? ORDER BY bm25(datasets_text, 10, 1), d.urn LIMIT 20',
+      )
+      .pluck();
   let text: { count: Database.Statement; page: Database.Statement } | undefined;
 
   return {

@@ -105,9 +105,19 @@ async function loadCatalogBatch(catalog: Catalog, batch: readonly GeneratedDatas
  * Both loads, batch by batch, alternating (the plain design's batch, then the catalog's same batch), so
  * that a machine shared with other work slows both alike. Returns the time each spent, in ms.
  */
-async function loadBoth(client: pg.PoolClient, plainSchema: string, catalog: Catalog, count: number): Promise<{ plainMs: number; catalogMs: number }> {
+async function loadBoth(
+  client: pg.PoolClient,
+  plainSchema: string,
+  catalog: Catalog,
+  count: number,
+): Promise<{ plainMs: number; catalogMs: number }> {
   for (const name of NAMES) {
-    await catalog.properties.create(ADMIN, { qualifiedName: `bench.${name}`, displayName: name, valueType: VALUE_TYPES[name], entityTypes: ['dataset'] });
+    await catalog.properties.create(ADMIN, {
+      qualifiedName: `bench.${name}`,
+      displayName: name,
+      valueType: VALUE_TYPES[name],
+      entityTypes: ['dataset'],
+    });
   }
   let plainMs = 0;
   let catalogMs = 0;
@@ -120,7 +130,10 @@ async function loadBoth(client: pg.PoolClient, plainSchema: string, catalog: Cat
     await loadCatalogBatch(catalog, batch);
     catalogMs += performance.now() - start;
     loaded += batch.length;
-    if (loaded % 100_000 === 0) console.log(`  ${loaded.toLocaleString('en-US')} loaded (plain ${(plainMs / 1000).toFixed(1)} s, catalog ${(catalogMs / 1000).toFixed(1)} s)`);
+    if (loaded % 100_000 === 0)
+      console.log(
+        `  ${loaded.toLocaleString('en-US')} loaded (plain ${(plainMs / 1000).toFixed(1)} s, catalog ${(catalogMs / 1000).toFixed(1)} s)`,
+      );
   }
   return { plainMs, catalogMs };
 }
@@ -131,7 +144,10 @@ interface TableSize {
 }
 
 async function schemaSizes(client: pg.PoolClient, schema: string): Promise<TableSize[]> {
-  const tables = await client.query<{ table: string }>(`SELECT tablename AS table FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`, [schema]);
+  const tables = await client.query<{ table: string }>(
+    `SELECT tablename AS table FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`,
+    [schema],
+  );
   for (const { table } of tables.rows) await client.query(`VACUUM ANALYZE "${schema}"."${table}"`);
   const rows = await client.query<{ table: string; bytes: string }>(
     `SELECT c.relname AS table, pg_total_relation_size(c.oid) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -144,7 +160,8 @@ async function schemaSizes(client: pg.PoolClient, schema: string): Promise<Table
 /** A two-word query of frequent description words, as the search bench picks them. */
 function pickWord(count: number): string {
   const counts = new Map<string, number>();
-  for (const d of generateDatasets({ count: Math.min(count, 20_000), seed: 42 })) for (const w of new Set(d.description.split(' '))) counts.set(w, (counts.get(w) ?? 0) + 1);
+  for (const d of generateDatasets({ count: Math.min(count, 20_000), seed: 42 }))
+    for (const w of new Set(d.description.split(' '))) counts.set(w, (counts.get(w) ?? 0) + 1);
   return [...counts].sort((a, b) => b[1] - a[1]).map(([w]) => w)[20]!;
 }
 
@@ -169,9 +186,11 @@ function plainCase(client: pg.PoolClient, s: string, c: FilterCase): SearchCase[
     const name = propertyOf(f.field);
     const column = VALUE_TYPES[name] === 'number' ? 'num_value' : 'str_value';
     const value = f.values?.[0];
-    const typed = (op: string) => `${column} ${op} ${VALUE_TYPES[name] === 'number' ? param(Number(value), 'float8') : param(value, 'text')}`;
+    const typed = (op: string) =>
+      `${column} ${op} ${VALUE_TYPES[name] === 'number' ? param(Number(value), 'float8') : param(value, 'text')}`;
     const op = f.condition ?? 'EQUAL';
-    const test = op === 'EXISTS' ? 'TRUE' : typed(op === 'EQUAL' ? '=' : op === 'GREATER_THAN' ? '>' : op === 'GREATER_THAN_OR_EQUAL_TO' ? '>=' : '<');
+    const test =
+      op === 'EXISTS' ? 'TRUE' : typed(op === 'EQUAL' ? '=' : op === 'GREATER_THAN' ? '>' : op === 'GREATER_THAN_OR_EQUAL_TO' ? '>=' : '<');
     return `SELECT entity_id FROM ${s}.property_values WHERE key_id = ${KEY_IDS[name]} AND ${test}`;
   });
   const ids = tests.map((t) => `e.id IN (${t})`).join(' AND ');
@@ -185,11 +204,22 @@ function plainCase(client: pg.PoolClient, s: string, c: FilterCase): SearchCase[
 }
 
 function searchCases(catalog: Catalog, client: pg.PoolClient, s: string, word: string): SearchCase[] {
-  const scroll = (filters: FacetFilterInput[], query = '*') => async () => {
-    const r = await catalog.search.scroll(ADMIN, { types: ['DATASET'], query, count: 20, ...(filters.length ? { orFilters: [{ and: filters }] } : {}) });
-    return { total: r.total, urns: r.searchResults.map((x) => x.entity.urn) };
+  const scroll =
+    (filters: FacetFilterInput[], query = '*') =>
+    async () => {
+      const r = await catalog.search.scroll(ADMIN, {
+        types: ['DATASET'],
+        query,
+        count: 20,
+        ...(filters.length ? { orFilters: [{ and: filters }] } : {}),
+      });
+      return { total: r.total, urns: r.searchResults.map((x) => x.entity.urn) };
+    };
+  const gold: FilterCase = {
+    label: 'EQUAL tier=gold (13%)',
+    kind: 'filter',
+    filters: [{ field: 'structuredProperties.bench.tier', values: ['gold'] }],
   };
-  const gold: FilterCase = { label: 'EQUAL tier=gold (13%)', kind: 'filter', filters: [{ field: 'structuredProperties.bench.tier', values: ['gold'] }] };
   const picked = [gold, ...CASES.filter((c) => /owner=team-0042 \(|score>90|tier=gold, score/.test(c.label))];
   return [
     ...picked.map((c) => ({ label: c.label, catalog: scroll(c.filters), plain: plainCase(client, s, c), compare: true })),
@@ -237,7 +267,8 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
         const sizes = await schemaSizes(client, catalogSchema);
         const plainBytes = plainSizes.reduce((n, t) => n + t.bytes, 0) / count;
         const catalogBytes = sizes.reduce((n, t) => n + t.bytes, 0) / count;
-        const feedBytes = sizes.filter((t) => t.table === 'change_events' || t.table === 'aspect_versions').reduce((n, t) => n + t.bytes, 0) / count;
+        const feedBytes =
+          sizes.filter((t) => t.table === 'change_events' || t.table === 'aspect_versions').reduce((n, t) => n + t.bytes, 0) / count;
         const load = (ms: number) => (count / ms) * 1000;
         figures.push(
           {
@@ -272,7 +303,10 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
         for (const c of searchCases(catalog, client, `"${plainSchema}"`, pickWord(count))) {
           if (c.compare) {
             const [a, b] = [JSON.stringify(await c.catalog()), JSON.stringify(await c.plain())];
-            if (a !== b) throw new Error(`${c.label}: the catalog and the plain design disagree:\n  catalog ${a.slice(0, 300)}\n  plain   ${b.slice(0, 300)}`);
+            if (a !== b)
+              throw new Error(
+                `${c.label}: the catalog and the plain design disagree:\n  catalog ${a.slice(0, 300)}\n  plain   ${b.slice(0, 300)}`,
+              );
           }
           const runs = await interleaved(ITERATIONS, c.catalog, c.plain, WARM_UP);
           for (const p of [50, 99]) {
@@ -287,8 +321,10 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
           }
         }
         console.log(`\nsizes (after VACUUM ANALYZE), bytes per entity:`);
-        for (const t of plainSizes) console.log(`  plain    ${t.table.padEnd(28)} ${mb(t.bytes).padStart(10)}  ${(t.bytes / count).toFixed(0).padStart(6)} B`);
-        for (const t of sizes) console.log(`  catalog  ${t.table.padEnd(28)} ${mb(t.bytes).padStart(10)}  ${(t.bytes / count).toFixed(0).padStart(6)} B`);
+        for (const t of plainSizes)
+          console.log(`  plain    ${t.table.padEnd(28)} ${mb(t.bytes).padStart(10)}  ${(t.bytes / count).toFixed(0).padStart(6)} B`);
+        for (const t of sizes)
+          console.log(`  catalog  ${t.table.padEnd(28)} ${mb(t.bytes).padStart(10)}  ${(t.bytes / count).toFixed(0).padStart(6)} B`);
       } finally {
         await catalog.close();
       }
@@ -301,7 +337,10 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
     await admin.end();
     server.release();
   }
-  printTable(`PostgreSQL volume: ${count.toLocaleString('en-US')} datasets × 5 properties, the catalog against a plain design on the same server`, figures);
+  printTable(
+    `PostgreSQL volume: ${count.toLocaleString('en-US')} datasets × 5 properties, the catalog against a plain design on the same server`,
+    figures,
+  );
   printTable('Searches through catalog.search.scroll against the plain design (interleaved)', latencies);
   console.log(`\npeak RSS of this process: ${mb(process.resourceUsage().maxRSS * 1024)}`);
   return [...figures, ...latencies];

@@ -64,7 +64,14 @@ async function searchFigures(catalog: Catalog, plain: PlainDatabase, word: strin
   const figures: Figure[] = [];
   const push = (label: string, library: number[], baseline: number[]) => {
     for (const p of [50, 99]) {
-      figures.push({ workload: `${label}: count + first 20, p${p}`, unit: 'ms', value: percentile(library, p), baseline: percentile(baseline, p), baselineName: 'plain', better: 'lower' });
+      figures.push({
+        workload: `${label}: count + first 20, p${p}`,
+        unit: 'ms',
+        value: percentile(library, p),
+        baseline: percentile(baseline, p),
+        baselineName: 'plain',
+        better: 'lower',
+      });
     }
   };
   for (const c of CASES) {
@@ -163,22 +170,44 @@ export async function runVolumeBench(options: { entities?: number } = {}): Promi
     });
 
     // Search on both files, reopened.
-    const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: catalogFile }), superUsers: [ADMIN], jobs: { background: false } });
+    const catalog = createCatalog({
+      adapter: createSqliteAdapter({ filename: catalogFile }),
+      superUsers: [ADMIN],
+      jobs: { background: false },
+    });
     const plain = createPlainDatabase(plainFile);
     try {
       const word = (plain.db.prepare('SELECT name FROM datasets WHERE id = 1').pluck().get() as string).split('_')[0]!;
       figures.push(...(await searchFigures(catalog, plain, word)));
       const httpRate = await httpWrites(catalog, 'full');
-      figures.push({ workload: `SQLite: single datasetProperties writes through the HTTP handler (in process, ${HTTP_WRITES.toLocaleString('en-US')}), durability full`, unit: 'writes/s', value: httpRate, better: 'higher', goal: '≥ 2,000/s', met: httpRate >= 2000 });
+      figures.push({
+        workload: `SQLite: single datasetProperties writes through the HTTP handler (in process, ${HTTP_WRITES.toLocaleString('en-US')}), durability full`,
+        unit: 'writes/s',
+        value: httpRate,
+        better: 'higher',
+        goal: '≥ 2,000/s',
+        met: httpRate >= 2000,
+      });
     } finally {
       plain.close();
       await catalog.close();
     }
     // The same with durability 'normal' (no sync of the WAL at each commit).
-    const relaxed = createCatalog({ adapter: createSqliteAdapter({ filename: catalogFile, durability: 'normal' }), superUsers: [ADMIN], jobs: { background: false } });
+    const relaxed = createCatalog({
+      adapter: createSqliteAdapter({ filename: catalogFile, durability: 'normal' }),
+      superUsers: [ADMIN],
+      jobs: { background: false },
+    });
     try {
       const httpRate = await httpWrites(relaxed, 'normal');
-      figures.push({ workload: `SQLite: single datasetProperties writes through the HTTP handler, durability normal`, unit: 'writes/s', value: httpRate, better: 'higher', goal: '≥ 2,000/s', met: httpRate >= 2000 });
+      figures.push({
+        workload: `SQLite: single datasetProperties writes through the HTTP handler, durability normal`,
+        unit: 'writes/s',
+        value: httpRate,
+        better: 'higher',
+        goal: '≥ 2,000/s',
+        met: httpRate >= 2000,
+      });
     } finally {
       await relaxed.close();
     }
@@ -187,7 +216,10 @@ export async function runVolumeBench(options: { entities?: number } = {}): Promi
     const sideN = side.toLocaleString('en-US');
     // The change feed's share: the same load with events and kept versions switched off.
     const quietFile = join(dir, 'no-feed.db');
-    const quiet = await loadCatalog({ adapter: createSqliteAdapter({ filename: quietFile }), changes: { enabled: false }, history: { enabled: false } }, side);
+    const quiet = await loadCatalog(
+      { adapter: createSqliteAdapter({ filename: quietFile }), changes: { enabled: false }, history: { enabled: false } },
+      side,
+    );
     await quiet.catalog.close();
     const quietSize = measureFile(quietFile);
     figures.push({
@@ -196,15 +228,29 @@ export async function runVolumeBench(options: { entities?: number } = {}): Promi
       value: rate(side, quiet.ms),
       better: 'higher',
     });
-    figures.push({ workload: `SQLite without change feed and history: file size per entity`, unit: 'B/entity', value: quietSize.bytes / side, better: 'lower' });
+    figures.push({
+      workload: `SQLite without change feed and history: file size per entity`,
+      unit: 'B/entity',
+      value: quietSize.bytes / side,
+      better: 'lower',
+    });
 
     const memory = await loadCatalog({ adapter: createMemoryAdapter() }, side);
     await memory.catalog.close();
     const memoryRate = rate(side, memory.ms);
-    figures.push({ workload: `memory adapter: load ${sideN} datasets × 5 properties (upsertMany)`, unit: 'entities/s', value: memoryRate, better: 'higher', goal: '≥ 20,000/s', met: memoryRate >= 20_000 });
+    figures.push({
+      workload: `memory adapter: load ${sideN} datasets × 5 properties (upsertMany)`,
+      unit: 'entities/s',
+      value: memoryRate,
+      better: 'higher',
+      goal: '≥ 20,000/s',
+      met: memoryRate >= 20_000,
+    });
 
     printTable(`Volume: ${n} datasets × 5 structured properties, catalog on SQLite against a plain design`, figures);
-    console.log(`\n  load time: catalog ${(catalogLoad.ms / 1000).toFixed(1)} s, plain ${(plainLoad.ms / 1000).toFixed(1)} s; peak RSS after the SQLite load ${rssAfterLoad.toFixed(0)} MB, at the end ${peakRssMb().toFixed(0)} MB`);
+    console.log(
+      `\n  load time: catalog ${(catalogLoad.ms / 1000).toFixed(1)} s, plain ${(plainLoad.ms / 1000).toFixed(1)} s; peak RSS after the SQLite load ${rssAfterLoad.toFixed(0)} MB, at the end ${peakRssMb().toFixed(0)} MB`,
+    );
     sizeLines('catalog file', catalogSize, count);
     sizeLines('plain file', plainSize, count);
     sizeLines(`catalog file without change feed and history (${sideN})`, quietSize, side);

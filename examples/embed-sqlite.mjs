@@ -35,7 +35,9 @@ try {
 
   // A refusal names what is missing.
   try {
-    await catalog.entities.upsertAspect('urn:li:corpuser:bob', 'urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD)', 'status', { removed: true });
+    await catalog.entities.upsertAspect('urn:li:corpuser:bob', 'urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD)', 'status', {
+      removed: true,
+    });
   } catch (error) {
     if (!(error instanceof CatalogError)) throw error;
     console.log(`bob was refused: ${error.code} — ${error.message}`);
@@ -43,7 +45,10 @@ try {
 
   // Bad input is INVALID_INPUT with every violation and where it is; nothing is written.
   try {
-    await catalog.entities.upsertAspect(ADMIN, 'urn:li:dataset:(urn:li:dataPlatform:hive,y,PROD)', 'datasetProperties', { name: 42, colour: 'red' });
+    await catalog.entities.upsertAspect(ADMIN, 'urn:li:dataset:(urn:li:dataPlatform:hive,y,PROD)', 'datasetProperties', {
+      name: 42,
+      colour: 'red',
+    });
   } catch (error) {
     if (!(error instanceof CatalogError)) throw error;
     console.log(`invalid input: ${error.details.map((d) => `${d.path} ${d.message}`).join('; ')}`);
@@ -54,7 +59,9 @@ try {
     const props = entity.aspects.datasetProperties;
     console.log(`- ${entity.urn}`);
     console.log(`    ${props?.value.description ?? ''}`);
-    console.log(`    last modified by ${props?.lastModified.actor} at ${new Date(props?.lastModified.time ?? 0).toISOString()} (version ${props?.version})`);
+    console.log(
+      `    last modified by ${props?.lastModified.actor} at ${new Date(props?.lastModified.time ?? 0).toISOString()} (version ${props?.version})`,
+    );
   }
 } finally {
   await catalog.close();

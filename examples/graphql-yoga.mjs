@@ -42,7 +42,8 @@ async function contextOf({ request }) {
  */
 const queryLimits = {
   onValidate: ({ addValidationRule }) => createQueryLimitRules().forEach((rule) => addValidationRule(rule)),
-  onExecute: ({ args }) => checkQueryLimits(args.schema, args.document, { variables: args.variableValues, operationName: args.operationName }),
+  onExecute: ({ args }) =>
+    checkQueryLimits(args.schema, args.document, { variables: args.variableValues, operationName: args.operationName }),
 };
 
 const yoga = createYoga({

@@ -14,7 +14,10 @@ interface Started {
 }
 
 function start(): Promise<Started> {
-  const child = spawn(process.execPath, [example], { env: { ...process.env, PORT: '0' }, cwd: fileURLToPath(new URL('..', import.meta.url)) });
+  const child = spawn(process.execPath, [example], {
+    env: { ...process.env, PORT: '0' },
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the example did not start: ${output}`)), 20_000);
@@ -58,11 +61,15 @@ describe('examples/graphql-yoga.mjs', () => {
       server.token,
     );
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ data: { listAccessTokens: { total: 1, tokens: [{ name: 'bootstrap', actorUrn: 'urn:li:corpuser:admin' }] } } });
+    expect(await response.json()).toEqual({
+      data: { listAccessTokens: { total: 1, tokens: [{ name: 'bootstrap', actorUrn: 'urn:li:corpuser:admin' }] } },
+    });
   });
 
   it('answers UNAUTHENTICATED without a token, and 401 with the reason for a bad one', async () => {
-    const anonymous = (await (await post({ query: '{ listAccessTokens(input: {}) { total } }' })).json()) as { errors: Array<{ extensions: { code: string } }> };
+    const anonymous = (await (await post({ query: '{ listAccessTokens(input: {}) { total } }' })).json()) as {
+      errors: Array<{ extensions: { code: string } }>;
+    };
     expect(anonymous.errors.map((e) => e.extensions.code)).toEqual(['UNAUTHENTICATED']);
     const bad = await post({ query: '{ listAccessTokens(input: {}) { total } }' }, 'not-a-token');
     expect(bad.status).toBe(401);
@@ -71,7 +78,10 @@ describe('examples/graphql-yoga.mjs', () => {
   });
 
   it('refuses a document over the cost budget before running it', async () => {
-    const fields = Array.from({ length: 400 }, (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: $n }) { searchResults { entity { urn } } }`);
+    const fields = Array.from(
+      { length: 400 },
+      (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: $n }) { searchResults { entity { urn } } }`,
+    );
     const response = await post({ query: `query($n: Int) { ${fields.join(' ')} }`, variables: { n: 10000 } }, server.token);
     const body = (await response.json()) as { errors: Array<{ message: string }> };
     expect(body.errors[0]?.message).toMatch(/cost budget/);

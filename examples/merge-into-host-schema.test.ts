@@ -49,7 +49,10 @@ describe('merging the catalog into a host schema', () => {
       { actorUrn: ADMIN, requestId: 'r-2' },
     );
     expect(created).toEqual({ data: { createStructuredProperty: { urn: 'urn:li:structuredProperty:tier' } } });
-    const refused = await run('mutation { deleteStructuredProperty(input: { urn: "urn:li:structuredProperty:tier" }) }', { actorUrn: ANA, requestId: 'r-3' });
+    const refused = await run('mutation { deleteStructuredProperty(input: { urn: "urn:li:structuredProperty:tier" }) }', {
+      actorUrn: ANA,
+      requestId: 'r-3',
+    });
     expect(refused.errors?.map((e) => e.extensions.code)).toEqual(['FORBIDDEN']);
     const anonymous = await run('{ requestId listAccessTokens(input: {}) { total } }', { requestId: 'r-4' });
     expect(anonymous.data).toEqual(null);

@@ -120,14 +120,20 @@ function validateOptions(options: CatalogOptions): void {
         else
           p.privileges.forEach((x, j) => {
             if (!isPrivilege(x)) {
-              violations.push({ path: `policies[${i}].privileges[${j}]`, message: `unknown privilege ${JSON.stringify(x)}; known: ${PRIVILEGES.join(', ')}` });
+              violations.push({
+                path: `policies[${i}].privileges[${j}]`,
+                message: `unknown privilege ${JSON.stringify(x)}; known: ${PRIVILEGES.join(', ')}`,
+              });
             }
           });
       });
   }
-  if (o.clock !== undefined && typeof o.clock !== 'function') violations.push({ path: 'clock', message: 'must be a function returning milliseconds' });
+  if (o.clock !== undefined && typeof o.clock !== 'function')
+    violations.push({ path: 'clock', message: 'must be a function returning milliseconds' });
   if (violations.length) {
-    throw new CatalogError('INVALID_INPUT', `invalid catalog options: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`, { details: violations });
+    throw new CatalogError('INVALID_INPUT', `invalid catalog options: ${violations.map((v) => `${v.path} ${v.message}`).join('; ')}`, {
+      details: violations,
+    });
   }
 }
 
@@ -238,7 +244,11 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const signingKey = options.tokenSigningKey;
-  const tokens = new TokenService(ctx, { ready, signingKeys: signingKey === undefined ? [] : typeof signingKey === 'string' ? [signingKey] : signingKey, tokens: options.tokens });
+  const tokens = new TokenService(ctx, {
+    ready,
+    signingKeys: signingKey === undefined ? [] : typeof signingKey === 'string' ? [signingKey] : signingKey,
+    tokens: options.tokens,
+  });
   const policies = new PolicyService(ctx);
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
@@ -248,9 +258,17 @@ export function createCatalog(options: CatalogOptions): Catalog {
     eventsKeepDays: options.changes?.keepDays,
     intervalMs: options.changes?.intervalMs,
   });
-  started.then(() => retention.start(), () => undefined).catch((error: unknown) => ctx.reportError(error, 'scheduling change retention'));
+  started
+    .then(
+      () => retention.start(),
+      () => undefined,
+    )
+    .catch((error: unknown) => ctx.reportError(error, 'scheduling change retention'));
   const tokenHousekeeping = started
-    .then(() => tokens.cleanup.start(), () => undefined)
+    .then(
+      () => tokens.cleanup.start(),
+      () => undefined,
+    )
     .catch((error: unknown) => ctx.reportError(error, 'scheduling the removal of expired access tokens'));
   let closed: Promise<void> | undefined;
   return {

@@ -59,7 +59,16 @@ export type {
 export type { JobRunnerOptions, SettleReport } from './core/jobs';
 
 // Structured properties.
-export { VALUE_TYPE_NAMES, DATA_TYPE_URN_PREFIX, ENTITY_TYPE_URN_PREFIX, toGraphqlInput, toRestInput, toYamlEntry, toReadBack, parseYamlDefinitions } from './core/properties';
+export {
+  VALUE_TYPE_NAMES,
+  DATA_TYPE_URN_PREFIX,
+  ENTITY_TYPE_URN_PREFIX,
+  toGraphqlInput,
+  toRestInput,
+  toYamlEntry,
+  toReadBack,
+  parseYamlDefinitions,
+} from './core/properties';
 export type {
   AllowedValue,
   CreateStructuredPropertyInput,

@@ -27,24 +27,35 @@ describe('createCatalog', () => {
       adapter: createMemoryAdapter(),
       tokenSigningKey: 'short',
       superUsers: 'urn:li:corpuser:admin',
-      policies: [{ actors: ['urn:li:corpuser:a'], privileges: ['EDIT_ENTITY', 'FLY'] }, { actors: 3, privileges: [] }],
+      policies: [
+        { actors: ['urn:li:corpuser:a'], privileges: ['EDIT_ENTITY', 'FLY'] },
+        { actors: 3, privileges: [] },
+      ],
       clock: 5,
     }).map((v) => v.path);
     expect(paths).toEqual(['tokenSigningKey', 'superUsers', 'policies[0].privileges[1]', 'policies[1].actors', 'clock']);
-    expect(violationsOf({ adapter: createMemoryAdapter(), tokenSigningKey: ['x'.repeat(32), 7] }).map((v) => v.path)).toEqual(['tokenSigningKey[1]']);
+    expect(violationsOf({ adapter: createMemoryAdapter(), tokenSigningKey: ['x'.repeat(32), 7] }).map((v) => v.path)).toEqual([
+      'tokenSigningKey[1]',
+    ]);
   });
 
   it('grants by super user, by static policy, and refuses naming the privilege', async () => {
     const catalog = createCatalog({
       adapter: createMemoryAdapter(),
       superUsers: [ADMIN],
-      policies: [{ actors: '*', privileges: ['GET_TIMESERIES_INDEX_SIZES'] }, { actors: ['urn:li:corpuser:ana'], privileges: ['EDIT_ENTITY'] }],
+      policies: [
+        { actors: '*', privileges: ['GET_TIMESERIES_INDEX_SIZES'] },
+        { actors: ['urn:li:corpuser:ana'], privileges: ['EDIT_ENTITY'] },
+      ],
     });
     expect((await catalog.privilegesOf(ADMIN)).length).toBe(10); // the platform's eight, MANAGE_SYSTEM_OPERATIONS and VIEW_CHANGE_FEED (docs/tokens-and-policies.md)
     expect(await catalog.privilegesOf(ADMIN)).toEqual([...PRIVILEGES]);
     expect((await catalog.privilegesOf('urn:li:corpuser:ana')).sort()).toEqual(['EDIT_ENTITY', 'GET_TIMESERIES_INDEX_SIZES']);
     await expect(catalog.authorize('urn:li:corpuser:bob', 'GET_TIMESERIES_INDEX_SIZES')).resolves.toBeUndefined();
-    await expect(catalog.authorize('urn:li:corpuser:bob', 'EDIT_ENTITY')).rejects.toMatchObject({ code: 'FORBIDDEN', reason: 'EDIT_ENTITY' });
+    await expect(catalog.authorize('urn:li:corpuser:bob', 'EDIT_ENTITY')).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+      reason: 'EDIT_ENTITY',
+    });
     await expect(catalog.authorize('', 'EDIT_ENTITY')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     await catalog.close();
   });
@@ -53,7 +64,10 @@ describe('createCatalog', () => {
     const filename = join(mkdtempSync(join(tmpdir(), 'metacatalog-')), 'catalog.db');
     let time = Date.UTC(2026, 5, 1);
     const first = createCatalog({ adapter: createSqliteAdapter({ filename }), superUsers: [ADMIN], clock: () => time });
-    await first.entities.upsertAspects(ADMIN, URN, { datasetProperties: { name: 'orders', description: 'one row per order line' }, status: { removed: false } });
+    await first.entities.upsertAspects(ADMIN, URN, {
+      datasetProperties: { name: 'orders', description: 'one row per order line' },
+      status: { removed: false },
+    });
     time += 1000;
     await first.entities.upsertAspect('urn:li:corpuser:admin', URN, 'status', { removed: true });
     const before = await first.entities.get(ADMIN, URN);

@@ -89,19 +89,24 @@ await withPostgresServer('test/cli-serve-postgres.test.ts', 'metacatalog serve -
 
     it('takes the signing key from METACATALOG_SIGNING_KEY instead of a file', async () => {
       const schema = schemas.freshSchema();
-      const child = spawnSync(process.execPath, [cli, 'serve', '--port', '1', '--host', '256.0.0.1', '--postgres', POSTGRES_URL, '--postgres-schema', schema], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...childEnv(), METACATALOG_SIGNING_KEY: 'k'.repeat(43) },
-        timeout: 20_000,
-      });
+      const child = spawnSync(
+        process.execPath,
+        [cli, 'serve', '--port', '1', '--host', '256.0.0.1', '--postgres', POSTGRES_URL, '--postgres-schema', schema],
+        {
+          cwd: root,
+          encoding: 'utf8',
+          env: { ...childEnv(), METACATALOG_SIGNING_KEY: 'k'.repeat(43) },
+          timeout: 20_000,
+        },
+      );
       // It got as far as listening (the address is impossible on purpose), so the key was accepted.
       expect(child.stderr).toContain('cannot listen on 256.0.0.1:1');
       expect(child.status).toBe(1);
     });
 
     it('refuses to start without a shared signing key (exit 1), and bad option mixes (exit 2)', () => {
-      const run = (args: string[]) => spawnSync(process.execPath, [cli, 'serve', ...args], { cwd: root, encoding: 'utf8', env: childEnv(), timeout: 20_000 });
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [cli, 'serve', ...args], { cwd: root, encoding: 'utf8', env: childEnv(), timeout: 20_000 });
       const noKey = run(['--port', '0', '--postgres', POSTGRES_URL, '--postgres-schema', schemas.freshSchema()]);
       expect(noKey.status).toBe(1);
       expect(noKey.stderr).toContain('--signing-key-file');

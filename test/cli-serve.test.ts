@@ -45,7 +45,12 @@ describe('metacatalog serve', () => {
     expect(anonymous.status).toBe(401);
     // The access log is on stdout and never shows the token.
     expect(s.output()).toContain(`200 POST ${path}`);
-    expect(s.output().split('\n').filter((l) => l.includes(s.token!))).toEqual([`export METACATALOG_TOKEN=${s.token}`]);
+    expect(
+      s
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(s.token!)),
+    ).toEqual([`export METACATALOG_TOKEN=${s.token}`]);
 
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
@@ -98,7 +103,10 @@ describe('metacatalog serve', () => {
     const urns = Array.from({ length: 3000 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`);
     const seed = createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } });
     await seed.properties.create(ADMIN, { id: 'test.cleanup', valueType: 'string', entityTypes: ['dataset'] });
-    await seed.properties.upsertValuesMany(ADMIN, urns.map((urn) => ({ urn, properties: [{ propertyUrn: PROP, values: [{ string: 'x' }] }] })));
+    await seed.properties.upsertValuesMany(
+      ADMIN,
+      urns.map((urn) => ({ urn, properties: [{ propertyUrn: PROP, values: [{ string: 'x' }] }] })),
+    );
     await seed.close();
 
     const s = await startServe(['--db', db, '--quiet', '--bootstrap-token']);
@@ -147,7 +155,10 @@ describe('metacatalog serve', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const taken = (blocker.address() as import('node:net').AddressInfo).port;
     try {
-      const failed = spawnSync(process.execPath, [cli, 'serve', '--db', db, '--port', String(taken)], { encoding: 'utf8', timeout: 20_000 });
+      const failed = spawnSync(process.execPath, [cli, 'serve', '--db', db, '--port', String(taken)], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       expect(failed.status).toBe(1);
       expect(failed.stderr).toContain('the port is in use');
       expect(failed.stdout).not.toContain('METACATALOG_TOKEN');

@@ -1,5 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN, codeOf, DATASET, DATASET_2, EDITOR, errorOf, openCatalog, READER, RETENTION_YAML, type TestCatalog } from './structured-properties/helpers';
+import {
+  ADMIN,
+  codeOf,
+  DATASET,
+  DATASET_2,
+  EDITOR,
+  errorOf,
+  openCatalog,
+  READER,
+  RETENTION_YAML,
+  type TestCatalog,
+} from './structured-properties/helpers';
 
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 
@@ -24,11 +35,25 @@ describe('entities.deleteEntity: structured properties', () => {
     const { catalog } = await withValues();
     expect(await catalog.entities.deleteEntity(ADMIN, RETENTION, { dryRun: true })).toMatchObject({ mode: 'hard', dryRun: true });
     const dry = await catalog.entities.deleteEntity(ADMIN, RETENTION, { hard: false, dryRun: true });
-    expect(dry).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'soft', dryRun: true, changed: true, entitiesWithValues: 2 });
+    expect(dry).toEqual({
+      urn: RETENTION,
+      entityType: 'structuredProperty',
+      mode: 'soft',
+      dryRun: true,
+      changed: true,
+      entitiesWithValues: 2,
+    });
     expect((await catalog.properties.get(ADMIN, RETENTION))?.removed).toBe(false);
 
     const done = await catalog.entities.deleteEntity(ADMIN, RETENTION, { hard: false });
-    expect(done).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'soft', dryRun: false, changed: true, entitiesWithValues: 2 });
+    expect(done).toEqual({
+      urn: RETENTION,
+      entityType: 'structuredProperty',
+      mode: 'soft',
+      dryRun: false,
+      changed: true,
+      entitiesWithValues: 2,
+    });
     expect((await catalog.properties.get(ADMIN, RETENTION))?.removed).toBe(true);
     expect(await catalog.properties.getValues(ADMIN, DATASET)).toEqual([]);
 
@@ -109,7 +134,11 @@ describe('reindex for transports', () => {
   it('counts the entities first when asked, and reports the total with every step', async () => {
     const { catalog } = await withValues();
     const seen: Array<{ processed: number; total?: number; done: boolean }> = [];
-    const result = await catalog.reindex({ batchSize: 1, countTotal: true, onProgress: (p) => seen.push({ processed: p.processed, total: p.total, done: p.done }) });
+    const result = await catalog.reindex({
+      batchSize: 1,
+      countTotal: true,
+      onProgress: (p) => seen.push({ processed: p.processed, total: p.total, done: p.done }),
+    });
     expect(result.total).toBe(3);
     expect(result.processed).toBe(3);
     expect(seen.at(-1)).toEqual({ processed: 3, total: 3, done: true });

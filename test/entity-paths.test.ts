@@ -33,17 +33,19 @@ describe('resolveEntityAddress', () => {
       aspectKind: 'versioned',
     });
     expect(resolveEntityAddress(registry, { entityName: 'dataset', urn: DATASET, aspect: 'datasetProfile' }).aspectKind).toBe('timeseries');
-    expect(resolveEntityAddress(registry, { entityName: 'structuredProperty', urn: 'urn:li:structuredProperty:a.b', aspect: 'propertyDefinition' }).aspectKind).toBe(
-      'versioned',
-    );
+    expect(
+      resolveEntityAddress(registry, {
+        entityName: 'structuredProperty',
+        urn: 'urn:li:structuredProperty:a.b',
+        aspect: 'propertyDefinition',
+      }).aspectKind,
+    ).toBe('versioned');
   });
 
   it('lists every violation: unknown type, bad URN, URN of another type, unknown aspect, aspect of another type', () => {
-    expect(violationsOf(() => resolveEntityAddress(registry, { entityName: 'datasets', urn: 'urn:li', aspect: 'nope' })).map((v) => v.path)).toEqual([
-      'entityName',
-      'urn',
-      'aspectName',
-    ]);
+    expect(
+      violationsOf(() => resolveEntityAddress(registry, { entityName: 'datasets', urn: 'urn:li', aspect: 'nope' })).map((v) => v.path),
+    ).toEqual(['entityName', 'urn', 'aspectName']);
     const mismatch = violationsOf(() => resolveEntityAddress(registry, { entityName: 'chart', urn: DATASET, aspect: 'datasetProperties' }));
     expect(mismatch).toEqual([
       { path: 'urn', message: expect.stringContaining('is a dataset URN, but the address names entity type "chart"') },
@@ -56,6 +58,8 @@ describe('resolveEntityAddress', () => {
     const host = new EntityRegistry();
     host.registerAspect({ name: 'mlModelInfo', schema: { type: 'object' } });
     host.registerEntityType({ name: 'mlModel', graphqlType: 'MLMODEL', aspects: ['status', 'mlModelInfo'] });
-    expect(resolveEntityAddress(host, { entityName: 'mlmodel', urn: 'urn:li:mlModel:churn', aspect: 'mlModelInfo' }).aspectKind).toBe('versioned');
+    expect(resolveEntityAddress(host, { entityName: 'mlmodel', urn: 'urn:li:mlModel:churn', aspect: 'mlModelInfo' }).aspectKind).toBe(
+      'versioned',
+    );
   });
 });

@@ -41,7 +41,11 @@ describe('entity registry', () => {
 
   it('validates aspects against their schemas, listing every violation with its path', () => {
     expect(registry.validateAspect('datasetProperties', { name: 'orders', description: 'x', customProperties: { a: 'b' } })).toEqual([]);
-    const violations = registry.validateAspect('datasetProperties', { name: 42, customProperties: { a: 1 }, colour: 'red' }, '/aspects/datasetProperties');
+    const violations = registry.validateAspect(
+      'datasetProperties',
+      { name: 42, customProperties: { a: 1 }, colour: 'red' },
+      '/aspects/datasetProperties',
+    );
     expect(violations).toEqual(
       expect.arrayContaining([
         { path: '/aspects/datasetProperties/name', message: 'must be string' },
@@ -76,7 +80,9 @@ describe('entity registry', () => {
       textAspect: 'mlModelProperties',
       searchFields: [{ name: 'name', aspect: 'mlModelProperties', path: ['name'] }],
     });
-    expect(own.validateAspect('mlModelProperties', { name: 'churn', accuracy: 'high' })).toEqual([{ path: '/accuracy', message: 'must be number' }]);
+    expect(own.validateAspect('mlModelProperties', { name: 'churn', accuracy: 'high' })).toEqual([
+      { path: '/accuracy', message: 'must be number' },
+    ]);
     expect(own.timeseriesAspectsOf('mlModel')).toEqual(['mlModelMetrics']);
     expect(() => own.registerEntityType({ name: 'x', graphqlType: 'X', aspects: ['nope'] })).toThrow(CatalogError);
     expect(() => own.registerAspect({ name: 'status', schema: {} })).toThrow(/already registered/);

@@ -18,7 +18,12 @@ function condition(partial: Partial<RecordCondition> & Pick<RecordCondition, 'fi
 
 describe('FacetFilterInput', () => {
   it('defaults to EQUAL, not negated; values win over value', () => {
-    expect(normalizeFacetFilter({ field: 'name', value: 'a' })).toEqual({ field: 'name', operator: 'EQUAL', values: ['a'], negated: false });
+    expect(normalizeFacetFilter({ field: 'name', value: 'a' })).toEqual({
+      field: 'name',
+      operator: 'EQUAL',
+      values: ['a'],
+      negated: false,
+    });
     expect(normalizeFacetFilter({ field: 'name', value: 'a', values: ['b', 'c'], condition: 'IN', negated: true })).toEqual({
       field: 'name',
       operator: 'IN',
@@ -35,7 +40,16 @@ describe('FacetFilterInput', () => {
 
   it('checks a list, naming every problem with its path', () => {
     const violations: Violation[] = [];
-    expect(checkFacetFilters([{ field: 'name', condition: 'EXISTS' }, { field: 'owner', values: ['x'] }], '/filters', violations)).toHaveLength(2);
+    expect(
+      checkFacetFilters(
+        [
+          { field: 'name', condition: 'EXISTS' },
+          { field: 'owner', values: ['x'] },
+        ],
+        '/filters',
+        violations,
+      ),
+    ).toHaveLength(2);
     expect(violations).toEqual([]);
     checkFacetFilters([{ field: 'name' }, { field: 'name', value: 'x', condition: 'SOUNDS_LIKE' }, { value: 'x' }], '/filters', violations);
     expect(violations.map((v) => v.path).sort()).toEqual(['/filters/1/condition', '/filters/2/field']);
@@ -59,7 +73,12 @@ describe('FacetFilterInput', () => {
       violations,
     );
     expect(resolved[0]?.values).toEqual([150, 100]);
-    expect(violations.map((v) => v.path)).toEqual(['/filters/1/field', '/filters/2/values/0', '/filters/2/values/1', '/filters/3/condition']);
+    expect(violations.map((v) => v.path)).toEqual([
+      '/filters/1/field',
+      '/filters/2/values/0',
+      '/filters/2/values/1',
+      '/filters/3/condition',
+    ]);
   });
 });
 
@@ -97,7 +116,10 @@ describe('evaluating conditions over records', () => {
     expect(matchesRecordCondition(sparse, condition({ field: 'expiresAt', operator: 'EXISTS' }))).toBe(false);
     expect(matchesRecordCondition(sparse, condition({ field: 'owner', operator: 'EXISTS', negated: true }))).toBe(true);
     expect(matchesRecordCondition(sparse, condition({ field: 'expiresAt', operator: 'EQUAL', values: [1], negated: true }))).toBe(true);
-    const both = [condition({ field: 'name', operator: 'START_WITH', values: ['ci'] }), condition({ field: 'expiresAt', operator: 'LESS_THAN', values: [50] })];
+    const both = [
+      condition({ field: 'name', operator: 'START_WITH', values: ['ci'] }),
+      condition({ field: 'expiresAt', operator: 'LESS_THAN', values: [50] }),
+    ];
     expect(matchesRecord(record, both)).toBe(false);
     expect(matchesRecord(record, both.slice(0, 1))).toBe(true);
     expect(matchesRecord(record, [])).toBe(true);

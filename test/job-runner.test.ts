@@ -31,9 +31,14 @@ function contextWithMarkJob(adapter: StorageAdapter, options: { failTimes?: numb
   ctx.jobs.register('mark', async (job, context) => {
     calls++;
     if (calls <= (options.failTimes ?? 0)) throw new Error(`attempt ${calls} fails`);
-    await ctx.writer.write(ADMIN, [MARK], () => ({ entities: [{ urn: MARK, put: { datasetProperties: { value: { name: String(job.payload.name) } } } }] }), {
-      completeJobs: [{ id: job.id, workerId: context.workerId }],
-    });
+    await ctx.writer.write(
+      ADMIN,
+      [MARK],
+      () => ({ entities: [{ urn: MARK, put: { datasetProperties: { value: { name: String(job.payload.name) } } } }] }),
+      {
+        completeJobs: [{ id: job.id, workerId: context.workerId }],
+      },
+    );
     return { done: true } as const;
   });
   return {

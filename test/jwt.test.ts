@@ -4,7 +4,14 @@ import { keyIdOf, SigningKeys, type AccessTokenClaims } from '../src/core/tokens
 
 const KEY_A = 'unit-test-signing-key-A-0123456789abcdef';
 const KEY_B = 'unit-test-signing-key-B-fedcba9876543210';
-const claims: AccessTokenClaims = { sub: 'urn:li:corpuser:alice', jti: '0b7e5c1e-4b1f-4d0e-9a3a-4a1f0f7a0c11', type: 'PERSONAL', iat: 1_700_000_000, exp: 1_700_003_600, iss: 'metacatalog' };
+const claims: AccessTokenClaims = {
+  sub: 'urn:li:corpuser:alice',
+  jti: '0b7e5c1e-4b1f-4d0e-9a3a-4a1f0f7a0c11',
+  type: 'PERSONAL',
+  iat: 1_700_000_000,
+  exp: 1_700_003_600,
+  iss: 'metacatalog',
+};
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 function handMade(header: unknown, payload: unknown, key: string): string {
@@ -26,7 +33,10 @@ describe('HS256 tokens', () => {
   it('signs with the first key, names it in the header, and verifies the claims back', () => {
     const keys = new SigningKeys([KEY_A, KEY_B]);
     const token = keys.sign(claims);
-    const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as unknown);
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as unknown);
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT', kid: keyIdOf(KEY_A) });
     expect(payload).toEqual(claims);
     expect(keys.verify(token)).toEqual(claims);

@@ -56,7 +56,11 @@ async function rejectionCode(promise: Promise<unknown>): Promise<string> {
 }
 
 const PROFILE: TimeseriesIndexRef = { indexName: 'dataset_datasetprofileaspect_v1', entityType: 'dataset', aspect: 'datasetProfile' };
-const USAGE: TimeseriesIndexRef = { indexName: 'dataset_datasetusagestatistics_v1', entityType: 'dataset', aspect: 'datasetUsageStatistics' };
+const USAGE: TimeseriesIndexRef = {
+  indexName: 'dataset_datasetusagestatistics_v1',
+  entityType: 'dataset',
+  aspect: 'datasetUsageStatistics',
+};
 const CHART_USAGE: TimeseriesIndexRef = { indexName: 'chart_chartusagestatistics_v1', entityType: 'chart', aspect: 'chartUsageStatistics' };
 
 function row(urn: string, timestampMillis: number, value: JsonObject = { timestampMillis }): TimeseriesRow {
@@ -114,7 +118,14 @@ describe('memory adapter: entities', () => {
     const adapter = await opened();
     const urn = datasetUrn('orders');
     await adapter.commit({
-      entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [aspect('datasetProperties', { name: 'orders' }, 1, { runId: 'r1' }), aspect('status', { removed: false })] }],
+      entities: [
+        {
+          urn,
+          entityType: 'dataset',
+          expectVersion: 0,
+          put: [aspect('datasetProperties', { name: 'orders' }, 1, { runId: 'r1' }), aspect('status', { removed: false })],
+        },
+      ],
     });
     const [first] = await adapter.readEntities([urn]);
     expect(first).toEqual({
@@ -130,11 +141,27 @@ describe('memory adapter: entities', () => {
           lastModified: { time: 2_001, actor: ACTOR },
           systemMetadata: { runId: 'r1' },
         },
-        status: { name: 'status', value: { removed: false }, version: 1, created: { time: 1_000, actor: ACTOR }, lastModified: { time: 2_001, actor: ACTOR } },
+        status: {
+          name: 'status',
+          value: { removed: false },
+          version: 1,
+          created: { time: 1_000, actor: ACTOR },
+          lastModified: { time: 2_001, actor: ACTOR },
+        },
       },
     });
 
-    await adapter.commit({ entities: [{ urn, entityType: 'dataset', expectVersion: 1, put: [aspect('datasetProperties', { name: 'orders v2' }, 2)], delete: ['status', 'absent'] }] });
+    await adapter.commit({
+      entities: [
+        {
+          urn,
+          entityType: 'dataset',
+          expectVersion: 1,
+          put: [aspect('datasetProperties', { name: 'orders v2' }, 2)],
+          delete: ['status', 'absent'],
+        },
+      ],
+    });
     const [second] = await adapter.readEntities([urn]);
     expect(second?.version).toBe(2);
     expect(Object.keys(second?.aspects ?? {})).toEqual(['datasetProperties']);
@@ -175,7 +202,9 @@ describe('memory adapter: entities', () => {
       expect(await rejectionCode(adapter.commit({ entities: [create(a), create(b, bad)] }))).toBe('INVALID_INPUT');
     }
     expect(await adapter.scanEntities({ limit: 10 })).toEqual([]);
-    expect(await rejectionCode(adapter.appendTimeseries(PROFILE, [row(a, 1), row(a, 2, { n: Number.POSITIVE_INFINITY })]))).toBe('INVALID_INPUT');
+    expect(await rejectionCode(adapter.appendTimeseries(PROFILE, [row(a, 1), row(a, 2, { n: Number.POSITIVE_INFINITY })]))).toBe(
+      'INVALID_INPUT',
+    );
     expect(await adapter.countTimeseries(PROFILE, 10)).toEqual({ total: 0, matching: 0 });
   });
 
@@ -183,7 +212,11 @@ describe('memory adapter: entities', () => {
     const adapter = await opened();
     const urn = datasetUrn('keys');
     const value = JSON.parse('{"__proto__": {"polluted": true}, "nested": [{"__proto__": 1}]}') as JsonObject;
-    await adapter.commit({ entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [aspect('custom', { ...value, gone: undefined } as unknown as JsonObject)] }] });
+    await adapter.commit({
+      entities: [
+        { urn, entityType: 'dataset', expectVersion: 0, put: [aspect('custom', { ...value, gone: undefined } as unknown as JsonObject)] },
+      ],
+    });
     const stored = (await adapter.readEntities([urn]))[0]?.aspects.custom?.value;
     expect(JSON.stringify(stored)).toBe('{"__proto__":{"polluted":true},"nested":[{"__proto__":1}]}');
     expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
@@ -222,9 +255,14 @@ describe('memory adapter: scanEntities', () => {
     }
     // Delete every third one.
     const deleted = new Set(names.filter((_, i) => i % 3 === 0).map(datasetUrn));
-    await adapter.commit({ entities: [...deleted].map((urn) => ({ urn, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null })) });
+    await adapter.commit({
+      entities: [...deleted].map((urn) => ({ urn, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null })),
+    });
 
-    const expected = names.map(datasetUrn).filter((urn) => !deleted.has(urn)).sort();
+    const expected = names
+      .map(datasetUrn)
+      .filter((urn) => !deleted.has(urn))
+      .sort();
     const seen: string[] = [];
     let afterUrn: string | undefined;
     for (;;) {
@@ -262,7 +300,9 @@ describe('memory adapter: scanEntities', () => {
     ]);
 
     const ownedDatasets = await adapter.scanEntities({ entityType: 'dataset', requireAspect: 'ownership', limit: 10 });
-    expect(ownedDatasets.map((e) => [e.urn, Object.keys(e.aspects).sort()])).toEqual([[datasetUrn('b'), ['datasetProperties', 'ownership']]]);
+    expect(ownedDatasets.map((e) => [e.urn, Object.keys(e.aspects).sort()])).toEqual([
+      [datasetUrn('b'), ['datasetProperties', 'ownership']],
+    ]);
 
     const limited = await adapter.scanEntities({ entityType: 'dataset', limit: 1 });
     expect(limited.map((e) => e.urn)).toEqual([datasetUrn('a')]);
@@ -287,7 +327,9 @@ describe('memory adapter: commit conflicts', () => {
       }),
     );
     expect(code).toBe('CONFLICT');
-    expect((await adapter.readEntities([a, b])).map((e) => [e.urn, e.version, e.aspects.datasetProperties?.value])).toEqual([[a, 1, { name: a }]]);
+    expect((await adapter.readEntities([a, b])).map((e) => [e.urn, e.version, e.aspects.datasetProperties?.value])).toEqual([
+      [a, 1, { name: a }],
+    ]);
     expect(await adapter.countEntitiesWithPropertyValues(property)).toBe(0);
     expect(await adapter.listJobs()).toEqual([]);
 
@@ -300,18 +342,31 @@ describe('memory adapter: commit conflicts', () => {
     const adapter = await opened();
     const urn = datasetUrn('a');
     await adapter.commit({ entities: [create(urn)] });
-    await expect(adapter.commit({ entities: [{ ...create(urn), expectVersion: 3 }] })).rejects.toThrow(`${urn}: expected version 3, found 1`);
+    await expect(adapter.commit({ entities: [{ ...create(urn), expectVersion: 3 }] })).rejects.toThrow(
+      `${urn}: expected version 3, found 1`,
+    );
   });
 
   it('checks a URN written twice in one batch against its first write', async () => {
     const adapter = await opened();
     const urn = datasetUrn('twice');
-    await adapter.commit({ entities: [create(urn), { urn, entityType: 'dataset', expectVersion: 1, put: [aspect('status', { removed: false })] }] });
+    await adapter.commit({
+      entities: [create(urn), { urn, entityType: 'dataset', expectVersion: 1, put: [aspect('status', { removed: false })] }],
+    });
     const [entity] = await adapter.readEntities([urn]);
     expect(entity?.version).toBe(2);
     expect(Object.keys(entity?.aspects ?? {}).sort()).toEqual(['datasetProperties', 'status']);
 
-    expect(await rejectionCode(adapter.commit({ entities: [{ ...create(urn), expectVersion: 2 }, { ...create(urn), expectVersion: 2 }] }))).toBe('CONFLICT');
+    expect(
+      await rejectionCode(
+        adapter.commit({
+          entities: [
+            { ...create(urn), expectVersion: 2 },
+            { ...create(urn), expectVersion: 2 },
+          ],
+        }),
+      ),
+    ).toBe('CONFLICT');
     expect((await adapter.readEntities([urn]))[0]?.version).toBe(2);
   });
 });
@@ -332,8 +387,14 @@ describe('memory adapter: fault injection', () => {
     await adapter.commit({
       entities: [
         { ...create(kept), searchDocument: searchDocument(kept, [{ propertyUrn: property, definitionKey: 'k1', values: ['gold'] }]) },
-        { ...create(updated), searchDocument: searchDocument(updated, [{ propertyUrn: property, definitionKey: 'k1', values: ['silver'] }]) },
-        { ...create(deleted), searchDocument: searchDocument(deleted, [{ propertyUrn: property, definitionKey: 'k1', values: ['bronze'] }]) },
+        {
+          ...create(updated),
+          searchDocument: searchDocument(updated, [{ propertyUrn: property, definitionKey: 'k1', values: ['silver'] }]),
+        },
+        {
+          ...create(deleted),
+          searchDocument: searchDocument(deleted, [{ propertyUrn: property, definitionKey: 'k1', values: ['bronze'] }]),
+        },
       ],
       jobs: [{ type: 'cleanup', payload: { n: 1 }, runAt: 0, dedupeKey: 'cleanup' }],
     });
@@ -352,13 +413,29 @@ describe('memory adapter: fault injection', () => {
     await expect(
       adapter.commit({
         entities: [
-          { urn: updated, entityType: 'dataset', expectVersion: 1, put: [aspect('datasetProperties', { name: 'changed' }, 2)], delete: ['datasetProperties'], searchDocument: null },
+          {
+            urn: updated,
+            entityType: 'dataset',
+            expectVersion: 1,
+            put: [aspect('datasetProperties', { name: 'changed' }, 2)],
+            delete: ['datasetProperties'],
+            searchDocument: null,
+          },
           { urn: deleted, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null },
           { ...create(added), searchDocument: searchDocument(added, [{ propertyUrn: property, definitionKey: 'k2', values: ['gold'] }]) },
-          { urn: kept, entityType: 'dataset', expectVersion: 1, put: [aspect('ownership', { owners: [] })], searchDocument: searchDocument(kept) },
+          {
+            urn: kept,
+            entityType: 'dataset',
+            expectVersion: 1,
+            put: [aspect('ownership', { owners: [] })],
+            searchDocument: searchDocument(kept),
+          },
           create(never),
         ],
-        jobs: [{ type: 'cleanup', payload: { n: 2 }, dedupeKey: 'cleanup' }, { type: 'other', payload: {} }],
+        jobs: [
+          { type: 'cleanup', payload: { n: 2 }, dedupeKey: 'cleanup' },
+          { type: 'other', payload: {} },
+        ],
         completeJobs: [{ id: claimed?.id ?? '', workerId: 'w1' }],
       }),
     ).rejects.toThrow('injected fault');
@@ -399,7 +476,10 @@ describe('memory adapter: fault injection', () => {
       adapter.commit({
         entities: [create(datasetUrn('a'))],
         completeJobs: [{ id: claimed?.id ?? '', workerId: 'w1' }],
-        jobs: [{ type: 'work', payload: { next: true }, dedupeKey: 'work' }, { type: 'bad', payload: uncopyable }],
+        jobs: [
+          { type: 'work', payload: { next: true }, dedupeKey: 'work' },
+          { type: 'bad', payload: uncopyable },
+        ],
       }),
     ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect(await adapter.readEntities([datasetUrn('a')])).toEqual([]);
@@ -453,8 +533,24 @@ describe('memory adapter: search documents and property values', () => {
     await adapter.commit({
       entities: [
         { ...create(a), searchDocument: searchDocument(a, [{ propertyUrn: P, definitionKey: 'v1', values: ['gold'] }]) },
-        { ...create(b), searchDocument: searchDocument(b, [{ propertyUrn: P, definitionKey: 'v2', values: [1, 2] }, { propertyUrn: Q, definitionKey: 'q1', values: ['x'] }], true) },
-        { ...create(c), searchDocument: searchDocument(c, [{ propertyUrn: P, definitionKey: 'v1', values: ['silver'] }, { propertyUrn: P, definitionKey: 'v2', values: [3] }]) },
+        {
+          ...create(b),
+          searchDocument: searchDocument(
+            b,
+            [
+              { propertyUrn: P, definitionKey: 'v2', values: [1, 2] },
+              { propertyUrn: Q, definitionKey: 'q1', values: ['x'] },
+            ],
+            true,
+          ),
+        },
+        {
+          ...create(c),
+          searchDocument: searchDocument(c, [
+            { propertyUrn: P, definitionKey: 'v1', values: ['silver'] },
+            { propertyUrn: P, definitionKey: 'v2', values: [3] },
+          ]),
+        },
         // No values: carries nothing.
         { ...create(d), searchDocument: searchDocument(d, [{ propertyUrn: P, definitionKey: 'v1', values: [] }]) },
       ],
@@ -475,7 +571,13 @@ describe('memory adapter: search documents and property values', () => {
     await adapter.commit({
       entities: [
         { urn: a, entityType: 'dataset', expectVersion: 1, put: [aspect('status', { removed: false })] },
-        { urn: b, entityType: 'dataset', expectVersion: 1, put: [aspect('status', { removed: false })], searchDocument: searchDocument(b, [{ propertyUrn: Q, definitionKey: 'q1', values: ['y'] }]) },
+        {
+          urn: b,
+          entityType: 'dataset',
+          expectVersion: 1,
+          put: [aspect('status', { removed: false })],
+          searchDocument: searchDocument(b, [{ propertyUrn: Q, definitionKey: 'q1', values: ['y'] }]),
+        },
         { urn: c, entityType: 'dataset', expectVersion: 1, put: [aspect('status', { removed: false })], searchDocument: null },
       ],
     });
@@ -490,7 +592,10 @@ describe('memory adapter: search documents and property values', () => {
     const adapter = await opened();
     const urns = Array.from({ length: 250 }, (_, i) => datasetUrn(`n${(i * 101) % 250}`));
     await adapter.commit({
-      entities: urns.map((urn, i) => ({ ...create(urn), searchDocument: searchDocument(urn, [{ propertyUrn: P, definitionKey: i % 2 ? 'old' : 'new', values: [i] }]) })),
+      entities: urns.map((urn, i) => ({
+        ...create(urn),
+        searchDocument: searchDocument(urn, [{ propertyUrn: P, definitionKey: i % 2 ? 'old' : 'new', values: [i] }]),
+      })),
     });
     const found: string[] = [];
     let afterUrn: string | undefined;
@@ -514,7 +619,13 @@ describe('memory adapter: search documents and property values', () => {
     document.removed = true;
     const gold = { kind: 'property', propertyUrn: P, definitionKey: 'v1', valueKind: 'string' } as const;
     const scope = { entityTypes: [] as string[], includeRemoved: false };
-    const found = await adapter.search({ ...scope, filter: [[{ field: gold, operator: 'EQUAL', values: ['gold'], negated: false }]], text: 'revenue', order: 'urn', limit: 10 });
+    const found = await adapter.search({
+      ...scope,
+      filter: [[{ field: gold, operator: 'EQUAL', values: ['gold'], negated: false }]],
+      text: 'revenue',
+      order: 'urn',
+      limit: 10,
+    });
     expect(found.hits.map((h) => h.urn)).toEqual([a]);
     found.hits[0]!.urn = 'changed';
     const [facet] = await adapter.aggregate({ ...scope, filter: [], facets: [gold], maxValues: 10 });
@@ -532,8 +643,30 @@ describe('memory adapter: jobs', () => {
     await adapter.commit({ jobs: [{ type: 'b', payload: {}, runAt: 10_000 }] });
     const jobs = await adapter.listJobs();
     expect(jobs).toEqual([
-      { id: jobs[0]?.id, type: 'a', payload: { x: 1 }, attempts: 0, runAt: 500, createdAt: 500, lockedBy: null, lockedUntil: null, lastError: null, state: 'pending' },
-      { id: jobs[1]?.id, type: 'b', payload: {}, attempts: 0, runAt: 10_000, createdAt: 600, lockedBy: null, lockedUntil: null, lastError: null, state: 'pending' },
+      {
+        id: jobs[0]?.id,
+        type: 'a',
+        payload: { x: 1 },
+        attempts: 0,
+        runAt: 500,
+        createdAt: 500,
+        lockedBy: null,
+        lockedUntil: null,
+        lastError: null,
+        state: 'pending',
+      },
+      {
+        id: jobs[1]?.id,
+        type: 'b',
+        payload: {},
+        attempts: 0,
+        runAt: 10_000,
+        createdAt: 600,
+        lockedBy: null,
+        lockedUntil: null,
+        lastError: null,
+        state: 'pending',
+      },
     ]);
     expect(typeof jobs[0]?.id).toBe('string');
     expect(Number(jobs[1]?.id)).toBeGreaterThan(Number(jobs[0]?.id));
@@ -594,7 +727,11 @@ describe('memory adapter: jobs', () => {
     const [job] = await adapter.claimJobs({ workerId: 'w1', now: 0, leaseMs: 100, limit: 1 });
     const urn = datasetUrn('a');
     const code = await rejectionCode(
-      adapter.commit({ entities: [create(urn)], jobs: [{ type: 'next', payload: {} }], completeJobs: [{ id: job?.id ?? '', workerId: 'intruder' }] }),
+      adapter.commit({
+        entities: [create(urn)],
+        jobs: [{ type: 'next', payload: {} }],
+        completeJobs: [{ id: job?.id ?? '', workerId: 'intruder' }],
+      }),
     );
     expect(code).toBe('CONFLICT');
     expect(await adapter.readEntities([urn])).toEqual([]);
@@ -608,7 +745,15 @@ describe('memory adapter: jobs', () => {
     const id = job?.id ?? '';
 
     await adapter.releaseJob(id, 'w1', { error: 'boom', retryAt: 1_000 });
-    expect((await adapter.listJobs())[0]).toMatchObject({ id, state: 'pending', lockedBy: null, lockedUntil: null, lastError: 'boom', runAt: 1_000, attempts: 1 });
+    expect((await adapter.listJobs())[0]).toMatchObject({
+      id,
+      state: 'pending',
+      lockedBy: null,
+      lockedUntil: null,
+      lastError: 'boom',
+      runAt: 1_000,
+      attempts: 1,
+    });
     expect(await adapter.claimJobs({ workerId: 'w1', now: 999, leaseMs: 100, limit: 1 })).toEqual([]);
 
     const [again] = await adapter.claimJobs({ workerId: 'w1', now: 1_000, leaseMs: 100, limit: 1 });
@@ -645,7 +790,10 @@ describe('memory adapter: jobs', () => {
     expect(await adapter.listJobs()).toHaveLength(4);
 
     // A job completing itself may queue its follow-up under the same key in the same batch.
-    await adapter.commit({ completeJobs: [{ id: claimed?.id ?? '', workerId: 'w1' }], jobs: [{ type: 'cleanup', payload: { n: 5 }, dedupeKey: 'cleanup:p' }] });
+    await adapter.commit({
+      completeJobs: [{ id: claimed?.id ?? '', workerId: 'w1' }],
+      jobs: [{ type: 'cleanup', payload: { n: 5 }, dedupeKey: 'cleanup:p' }],
+    });
     expect((await adapter.listJobs()).map((j) => j.payload)).toEqual([{ n: 3 }, {}, {}, { n: 5 }]);
 
     // A dead job does not block its key.
@@ -668,8 +816,12 @@ describe('memory adapter: timeseries', () => {
 
     expect((await allRows(adapter, PROFILE)).map((r) => r.value.n)).toEqual([4, 1, 3, 5, 2]);
     expect((await adapter.queryTimeseries({ ...PROFILE, urn: a, limit: 10 })).rows.map((r) => r.value.n)).toEqual([1, 5, 2]);
-    expect((await adapter.queryTimeseries({ ...PROFILE, startTimeMillis: 150, endTimeMillis: 200, limit: 10 })).rows.map((r) => r.value.n)).toEqual([3, 5]);
-    expect((await adapter.queryTimeseries({ ...PROFILE, urn: b, endTimeMillis: 299, limit: 10 })).rows).toEqual([{ urn: b, timestampMillis: 200, value: { n: 3 } }]);
+    expect(
+      (await adapter.queryTimeseries({ ...PROFILE, startTimeMillis: 150, endTimeMillis: 200, limit: 10 })).rows.map((r) => r.value.n),
+    ).toEqual([3, 5]);
+    expect((await adapter.queryTimeseries({ ...PROFILE, urn: b, endTimeMillis: 299, limit: 10 })).rows).toEqual([
+      { urn: b, timestampMillis: 200, value: { n: 3 } },
+    ]);
     expect(await adapter.queryTimeseries({ ...USAGE, limit: 10 })).toEqual({ rows: [] });
   });
 
@@ -746,7 +898,11 @@ describe('memory adapter: timeseries', () => {
     expect(await adapter.rebuildTimeseriesIndex(PROFILE, 45)).toBe(1);
     expect(await allRows(adapter, PROFILE)).toEqual([row(b, 50)]);
     const [size] = await adapter.timeseriesIndexSizes();
-    expect(size).toMatchObject({ indexName: PROFILE.indexName, rows: 1, bytes: Buffer.byteLength(JSON.stringify({ timestampMillis: 50 })) + Buffer.byteLength(b) + 16 });
+    expect(size).toMatchObject({
+      indexName: PROFILE.indexName,
+      rows: 1,
+      bytes: Buffer.byteLength(JSON.stringify({ timestampMillis: 50 })) + Buffer.byteLength(b) + 16,
+    });
     expect(await adapter.rebuildTimeseriesIndex(PROFILE, 0)).toBe(0);
     expect(await adapter.rebuildTimeseriesIndex(USAGE, 100)).toBe(0);
     expect(await adapter.deleteTimeseriesBatch(USAGE, 100, 10)).toBe(0);
@@ -764,7 +920,10 @@ describe('memory adapter: stored state cannot be changed from outside', () => {
     const document = searchDocument(urn, [{ propertyUrn: property, definitionKey: 'k1', values: ['gold'] }]);
     const payload: JsonObject = { list: [1] };
     const tsValue: JsonObject = { nested: { count: 1 } };
-    await adapter.commit({ entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [put], searchDocument: document }], jobs: [{ type: 'j', payload }] });
+    await adapter.commit({
+      entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [put], searchDocument: document }],
+      jobs: [{ type: 'j', payload }],
+    });
     await adapter.appendTimeseries(PROFILE, [{ urn, timestampMillis: 1, value: tsValue }]);
 
     // Mutate what went in.
@@ -839,7 +998,8 @@ describe('memory adapter: entities with values of a structured property (the cle
         ),
       })),
     });
-    const carrying = (keys: string[]) => urns.filter((_, i) => (keys.includes('k1') && i % 2 === 0) || (keys.includes('k2') && i % 3 === 0)).sort();
+    const carrying = (keys: string[]) =>
+      urns.filter((_, i) => (keys.includes('k1') && i % 2 === 0) || (keys.includes('k2') && i % 3 === 0)).sort();
     expect(await adapter.countEntitiesWithPropertyValues(property, 'k1')).toBe(15);
     expect(await adapter.countEntitiesWithPropertyValues(property, 'k2')).toBe(10);
     expect(await adapter.countEntitiesWithPropertyValues(property, 'k3')).toBe(0);
@@ -850,7 +1010,12 @@ describe('memory adapter: entities with values of a structured property (the cle
       const out: string[] = [];
       let afterUrn: string | undefined;
       for (;;) {
-        const page = await adapter.findEntitiesWithPropertyValues({ propertyUrn: property, ...(keep ? { keepDefinitionKey: keep } : {}), ...(afterUrn ? { afterUrn } : {}), limit: 4 });
+        const page = await adapter.findEntitiesWithPropertyValues({
+          propertyUrn: property,
+          ...(keep ? { keepDefinitionKey: keep } : {}),
+          ...(afterUrn ? { afterUrn } : {}),
+          limit: 4,
+        });
         out.push(...page);
         if (page.length < 4) return out;
         afterUrn = page[page.length - 1];
@@ -860,13 +1025,25 @@ describe('memory adapter: entities with values of a structured property (the cle
     expect(await pages('k1')).toEqual(carrying(['k2']));
     expect(await pages('k2')).toEqual(carrying(['k1']));
     // A cursor that is no stored URN starts after it all the same.
-    expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: property, afterUrn: datasetUrn('p10x'), limit: 100 })).toEqual(carrying(['k1', 'k2']).filter((u) => u > datasetUrn('p10x')));
+    expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: property, afterUrn: datasetUrn('p10x'), limit: 100 })).toEqual(
+      carrying(['k1', 'k2']).filter((u) => u > datasetUrn('p10x')),
+    );
     expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: property, limit: 0 })).toEqual([]);
 
     // Values moved off k1 (a clean-up), then an entity deleted: the answers follow.
     const k1Only = urns.filter((_, i) => i % 2 === 0 && i % 3 !== 0);
-    await adapter.commit({ entities: k1Only.map((urn) => ({ urn, entityType: 'dataset', expectVersion: 1, put: [aspect('status', { removed: false })], searchDocument: searchDocument(urn) })) });
-    await adapter.commit({ entities: [{ urn: urns[0]!, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null }] });
+    await adapter.commit({
+      entities: k1Only.map((urn) => ({
+        urn,
+        entityType: 'dataset',
+        expectVersion: 1,
+        put: [aspect('status', { removed: false })],
+        searchDocument: searchDocument(urn),
+      })),
+    });
+    await adapter.commit({
+      entities: [{ urn: urns[0]!, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null }],
+    });
     const left = urns.filter((_, i) => i % 3 === 0 && i !== 0).sort();
     expect(await pages(undefined)).toEqual(left);
     expect(await adapter.countEntitiesWithPropertyValues(property, 'k1')).toBe(urns.filter((_, i) => i % 6 === 0 && i !== 0).length);
@@ -891,7 +1068,7 @@ describe('memory adapter: the bounded change feed', () => {
     const urn = datasetUrn('feed');
     let version = 0;
     // One event a commit, then batches: the oldest go first, across the list's compactions.
-    for (let i = 1; i <= 4_000; ) {
+    for (let i = 1; i <= 4_000;) {
       const count = i <= 2_000 ? 1 : 250;
       await adapter.commit({
         entities: [{ urn, entityType: 'dataset', expectVersion: version, put: [aspect('datasetProperties', { n: i }, version + 1)] }],
@@ -916,7 +1093,11 @@ describe('memory adapter: the bounded change feed', () => {
     const [first] = (await adapter.readChanges!({ limit: 1 })).events;
     expect(first).toEqual({ id: '2501', ...event(urn, 2_501) });
     // Filters and a prune by time still see only what is kept.
-    expect((await adapter.readChanges!({ limit: 5_000, aspects: ['status'] })).events.every((e) => e.aspectName === 'status' && Number(e.id) > 2_500)).toBe(true);
+    expect(
+      (await adapter.readChanges!({ limit: 5_000, aspects: ['status'] })).events.every(
+        (e) => e.aspectName === 'status' && Number(e.id) > 2_500,
+      ),
+    ).toBe(true);
     expect(await adapter.pruneChanges!({ eventsBefore: 10_000 + 3_001, limit: 10_000 })).toEqual({ events: 500, versions: 0 });
     expect((await adapter.readChanges!({ limit: 1 })).events[0]?.id).toBe('3001');
   });

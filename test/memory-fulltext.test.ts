@@ -10,40 +10,159 @@ interface Doc {
   urnKey?: string;
 }
 
-const urn = (platform: string, name: string): string =>
-  `urn:li:dataset:(urn:li:dataPlatform:${platform},${name},PROD)`;
+const urn = (platform: string, name: string): string => `urn:li:dataset:(urn:li:dataPlatform:${platform},${name},PROD)`;
 
 const CORPUS: readonly Doc[] = [
-  { id: 'ds-01', name: 'customer orders', description: 'All orders placed by a customer, one row per order line.', urnKey: urn('hive', 'sales.customer_orders') },
-  { id: 'ds-02', name: 'customers', description: 'The customer master table with addresses and segments.', urnKey: urn('hive', 'crm.customers') },
-  { id: 'ds-03', name: 'order items', description: 'Items of each order; joins to the orders table.', urnKey: urn('hive', 'sales.order_items') },
-  { id: 'ds-04', name: 'daily revenue', description: 'Revenue aggregated per day and per region — refreshed nightly.', urnKey: urn('snowflake', 'finance.daily_revenue') },
-  { id: 'ds-05', name: 'monthly revenue', description: 'Revenue per month, derived from the daily revenue table.', urnKey: urn('snowflake', 'finance.monthly_revenue') },
-  { id: 'ds-06', name: 'customer segments', description: 'Marketing segments computed from customer behaviour.', urnKey: urn('bigquery', 'marketing.customer_segments') },
-  { id: 'ds-07', name: 'custody accounts', description: 'Accounts held in custody for institutional clients.', urnKey: urn('postgres', 'bank.custody_accounts') },
-  { id: 'ds-08', name: 'web sessions', description: 'Click-stream sessions from the web tracker.', urnKey: urn('kafka', 'events.web_sessions') },
-  { id: 'ds-09', name: 'page views', description: 'Page views, one event per view, partitioned by day.', urnKey: urn('kafka', 'events.page_views') },
-  { id: 'ds-10', name: 'inventory levels', description: 'Stock levels per warehouse and product, updated hourly.', urnKey: urn('postgres', 'ops.inventory_levels') },
+  {
+    id: 'ds-01',
+    name: 'customer orders',
+    description: 'All orders placed by a customer, one row per order line.',
+    urnKey: urn('hive', 'sales.customer_orders'),
+  },
+  {
+    id: 'ds-02',
+    name: 'customers',
+    description: 'The customer master table with addresses and segments.',
+    urnKey: urn('hive', 'crm.customers'),
+  },
+  {
+    id: 'ds-03',
+    name: 'order items',
+    description: 'Items of each order; joins to the orders table.',
+    urnKey: urn('hive', 'sales.order_items'),
+  },
+  {
+    id: 'ds-04',
+    name: 'daily revenue',
+    description: 'Revenue aggregated per day and per region — refreshed nightly.',
+    urnKey: urn('snowflake', 'finance.daily_revenue'),
+  },
+  {
+    id: 'ds-05',
+    name: 'monthly revenue',
+    description: 'Revenue per month, derived from the daily revenue table.',
+    urnKey: urn('snowflake', 'finance.monthly_revenue'),
+  },
+  {
+    id: 'ds-06',
+    name: 'customer segments',
+    description: 'Marketing segments computed from customer behaviour.',
+    urnKey: urn('bigquery', 'marketing.customer_segments'),
+  },
+  {
+    id: 'ds-07',
+    name: 'custody accounts',
+    description: 'Accounts held in custody for institutional clients.',
+    urnKey: urn('postgres', 'bank.custody_accounts'),
+  },
+  {
+    id: 'ds-08',
+    name: 'web sessions',
+    description: 'Click-stream sessions from the web tracker.',
+    urnKey: urn('kafka', 'events.web_sessions'),
+  },
+  {
+    id: 'ds-09',
+    name: 'page views',
+    description: 'Page views, one event per view, partitioned by day.',
+    urnKey: urn('kafka', 'events.page_views'),
+  },
+  {
+    id: 'ds-10',
+    name: 'inventory levels',
+    description: 'Stock levels per warehouse and product, updated hourly.',
+    urnKey: urn('postgres', 'ops.inventory_levels'),
+  },
   { id: 'ds-11', name: 'products', description: 'Product catalogue: names, prices, categories.', urnKey: urn('postgres', 'ops.products') },
-  { id: 'ds-12', name: 'product categories', description: 'A small lookup table of product categories.', urnKey: urn('postgres', 'ops.product_categories') },
-  { id: 'ds-13', name: 'suppliers', description: 'Suppliers of products, with contracts and contacts.', urnKey: urn('mysql', 'procurement.suppliers') },
-  { id: 'ds-14', name: 'purchase orders', description: 'Orders sent to suppliers; not customer orders.', urnKey: urn('mysql', 'procurement.purchase_orders') },
-  { id: 'ds-15', name: 'shipments', description: 'Shipments of customer orders from warehouses.', urnKey: urn('hive', 'logistics.shipments') },
+  {
+    id: 'ds-12',
+    name: 'product categories',
+    description: 'A small lookup table of product categories.',
+    urnKey: urn('postgres', 'ops.product_categories'),
+  },
+  {
+    id: 'ds-13',
+    name: 'suppliers',
+    description: 'Suppliers of products, with contracts and contacts.',
+    urnKey: urn('mysql', 'procurement.suppliers'),
+  },
+  {
+    id: 'ds-14',
+    name: 'purchase orders',
+    description: 'Orders sent to suppliers; not customer orders.',
+    urnKey: urn('mysql', 'procurement.purchase_orders'),
+  },
+  {
+    id: 'ds-15',
+    name: 'shipments',
+    description: 'Shipments of customer orders from warehouses.',
+    urnKey: urn('hive', 'logistics.shipments'),
+  },
   { id: 'ds-16', name: 'returns', description: 'Returned order lines and refund amounts.', urnKey: urn('hive', 'logistics.returns') },
-  { id: 'ds-17', name: 'employees', description: 'Employee directory; personal data, restricted table.', urnKey: urn('postgres', 'hr.employees') },
+  {
+    id: 'ds-17',
+    name: 'employees',
+    description: 'Employee directory; personal data, restricted table.',
+    urnKey: urn('postgres', 'hr.employees'),
+  },
   { id: 'ds-18', name: 'payroll', description: 'Monthly payroll per employee.', urnKey: urn('postgres', 'hr.payroll') },
-  { id: 'ds-19', name: 'tables inventory', description: 'Inventory of all tables in the warehouse, with owners.', urnKey: urn('hive', 'meta.tables_inventory') },
+  {
+    id: 'ds-19',
+    name: 'tables inventory',
+    description: 'Inventory of all tables in the warehouse, with owners.',
+    urnKey: urn('hive', 'meta.tables_inventory'),
+  },
   { id: 'ds-20', name: 'table usage', description: 'Query counts per table and per user.', urnKey: urn('hive', 'meta.table_usage') },
-  { id: 'ds-21', name: 'customer support tickets', description: 'Tickets opened by customers with the support team.', urnKey: urn('postgres', 'support.tickets') },
+  {
+    id: 'ds-21',
+    name: 'customer support tickets',
+    description: 'Tickets opened by customers with the support team.',
+    urnKey: urn('postgres', 'support.tickets'),
+  },
   { id: 'ds-22', name: 'ticket comments', description: 'Comments on support tickets.', urnKey: urn('postgres', 'support.ticket_comments') },
-  { id: 'ds-23', name: 'ad campaigns', description: 'Advertising campaigns, budgets and spend.', urnKey: urn('bigquery', 'marketing.campaigns') },
-  { id: 'ds-24', name: 'campaign clicks', description: 'Clicks attributed to campaigns, per customer and day.', urnKey: urn('bigquery', 'marketing.campaign_clicks') },
-  { id: 'ds-25', name: 'exchange rates', description: 'Daily exchange rates for revenue conversion.', urnKey: urn('snowflake', 'finance.fx_rates') },
-  { id: 'ds-26', name: 'general ledger', description: 'Ledger entries ( debits / credits ) per account.', urnKey: urn('snowflake', 'finance.ledger') },
-  { id: 'ds-27', name: 'churn model features', description: 'Feature table for the customer churn model.', urnKey: urn('s3', 'ml.churn_features') },
-  { id: 'ds-28', name: 'churn predictions', description: 'Predicted churn probability per customer, per week.', urnKey: urn('s3', 'ml.churn_predictions') },
+  {
+    id: 'ds-23',
+    name: 'ad campaigns',
+    description: 'Advertising campaigns, budgets and spend.',
+    urnKey: urn('bigquery', 'marketing.campaigns'),
+  },
+  {
+    id: 'ds-24',
+    name: 'campaign clicks',
+    description: 'Clicks attributed to campaigns, per customer and day.',
+    urnKey: urn('bigquery', 'marketing.campaign_clicks'),
+  },
+  {
+    id: 'ds-25',
+    name: 'exchange rates',
+    description: 'Daily exchange rates for revenue conversion.',
+    urnKey: urn('snowflake', 'finance.fx_rates'),
+  },
+  {
+    id: 'ds-26',
+    name: 'general ledger',
+    description: 'Ledger entries ( debits / credits ) per account.',
+    urnKey: urn('snowflake', 'finance.ledger'),
+  },
+  {
+    id: 'ds-27',
+    name: 'churn model features',
+    description: 'Feature table for the customer churn model.',
+    urnKey: urn('s3', 'ml.churn_features'),
+  },
+  {
+    id: 'ds-28',
+    name: 'churn predictions',
+    description: 'Predicted churn probability per customer, per week.',
+    urnKey: urn('s3', 'ml.churn_predictions'),
+  },
   { id: 'ds-29', name: 'empty description' },
-  { id: 'ds-30', name: 'custom events', description: 'Custom tracking events defined by product teams.', urnKey: urn('kafka', 'events.custom') },
+  {
+    id: 'ds-30',
+    name: 'custom events',
+    description: 'Custom tracking events defined by product teams.',
+    urnKey: urn('kafka', 'events.custom'),
+  },
 ];
 
 const FIELDS: readonly FullTextFieldConfig[] = [{ name: 'name' }, { name: 'description' }, { name: 'urnKey' }];
@@ -186,10 +305,29 @@ describe('createFullTextIndex incremental updates', () => {
 
   it('after a long seeded-random sequence of operations scores equal a fresh build', () => {
     const random = seededRandom(42);
-    const words = ['customer', 'customers', 'order', 'orders', 'table', 'tables', 'revenue', 'churn', 'model', 'support',
-      'tickets', 'the', 'and', 'zebra', 'custody', 'custom', 'daily', 'of', '—', 'model-v2'];
-    const sentence = (length: number): string =>
-      Array.from({ length }, () => words[Math.floor(random() * words.length)]).join(' ');
+    const words = [
+      'customer',
+      'customers',
+      'order',
+      'orders',
+      'table',
+      'tables',
+      'revenue',
+      'churn',
+      'model',
+      'support',
+      'tickets',
+      'the',
+      'and',
+      'zebra',
+      'custody',
+      'custom',
+      'daily',
+      'of',
+      '—',
+      'model-v2',
+    ];
+    const sentence = (length: number): string => Array.from({ length }, () => words[Math.floor(random() * words.length)]).join(' ');
     const index = createFullTextIndex(FIELDS);
     const finalDocs = new Map<string, Doc>();
     for (let step = 0; step < 500; step += 1) {
@@ -198,7 +336,11 @@ describe('createFullTextIndex incremental updates', () => {
         index.remove(id);
         finalDocs.delete(id);
       } else {
-        const doc: Doc = { id, name: sentence(1 + Math.floor(random() * 3)), description: random() < 0.2 ? undefined : sentence(Math.floor(random() * 12)) };
+        const doc: Doc = {
+          id,
+          name: sentence(1 + Math.floor(random() * 3)),
+          description: random() < 0.2 ? undefined : sentence(Math.floor(random() * 12)),
+        };
         index.upsert(id, fieldsOf(doc));
         finalDocs.set(id, doc);
       }
@@ -278,4 +420,3 @@ describe('createFullTextIndex query edge cases', () => {
     expect(() => createFullTextIndex([{ name: 'name', boost: Number.NaN }])).toThrow(RangeError);
   });
 });
-

@@ -103,7 +103,12 @@ describe('SortedValueSlots and topK', () => {
     }
     for (const [value, slot] of pairs.filter((_, i) => i % 3 === 0)) expect(sorted.delete(value, slot)).toBe(true);
     const kept = pairs.filter((_, i) => i % 3 !== 0);
-    for (const [low, high] of [[3, 10], [0, 0], [24.75, 30], [-1, 2.5]] as const) {
+    for (const [low, high] of [
+      [3, 10],
+      [0, 0],
+      [24.75, 30],
+      [-1, 2.5],
+    ] as const) {
       const visited: number[] = [];
       sorted.forEachInRange({ value: low, inclusive: true }, { value: high, inclusive: false }, (slot) => visited.push(slot));
       const expected = kept.filter(([v]) => v >= low && v < high).map(([, slot]) => slot);

@@ -11,14 +11,20 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, string | { types: string; import: string }>;
   bin: Record<string, string>;
 };
-const entries = Object.entries(pkg.exports).filter(([sub]) => sub !== './package.json') as Array<[string, { types: string; import: string }]>;
+const entries = Object.entries(pkg.exports).filter(([sub]) => sub !== './package.json') as Array<
+  [string, { types: string; import: string }]
+>;
 const registerForbid = pathToFileURL(join(root, 'test/fixtures/register-forbid.mjs')).href;
 
 function importInChild(target: string): { status: number | null; stderr: string } {
-  const child = spawnSync(process.execPath, ['--import', registerForbid, '--input-type=module', '-e', `await import(${JSON.stringify(target)})`], {
-    cwd: root,
-    encoding: 'utf8',
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', registerForbid, '--input-type=module', '-e', `await import(${JSON.stringify(target)})`],
+    {
+      cwd: root,
+      encoding: 'utf8',
+    },
+  );
   return { status: child.status, stderr: child.stderr };
 }
 
@@ -26,11 +32,15 @@ const registerHidePeers = fileURLToPath(new URL('./fixtures/register-hide-peers.
 
 /** Imports `target` in a child process where the named peers look uninstalled; its exit status and stderr. */
 function importWithoutPeers(target: string, peers: readonly string[]): { status: number | null; stderr: string } {
-  const child = spawnSync(process.execPath, ['--import', registerHidePeers, '--input-type=module', '-e', `await import(${JSON.stringify(target)})`], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, METACATALOG_HIDDEN_PEERS: peers.join(',') },
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', registerHidePeers, '--input-type=module', '-e', `await import(${JSON.stringify(target)})`],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, METACATALOG_HIDDEN_PEERS: peers.join(',') },
+    },
+  );
   return { status: child.status, stderr: child.stderr };
 }
 
@@ -43,7 +53,9 @@ describe('a missing optional peer', () => {
   ])('%s without %s names the package and the install command', (entry, peer) => {
     const result = importWithoutPeers(entry, [peer]);
     expect(result.status).not.toBe(0);
-    expect(result.stderr).toContain(`${entry} needs the package ${peer}, an optional peer dependency that is not installed: npm install ${peer}`);
+    expect(result.stderr).toContain(
+      `${entry} needs the package ${peer}, an optional peer dependency that is not installed: npm install ${peer}`,
+    );
   });
 
   it('the root entry needs none of them', () => {
@@ -76,11 +88,40 @@ describe('package exports', () => {
     const mod = (await import(pathToFileURL(join(root, 'dist/index.js')).href)) as Record<string, unknown>;
     expect(Object.keys(mod).sort()).toEqual(
       [
-        'ACCESS_TOKEN_DURATIONS', 'ACCESS_TOKEN_DURATION_MS', 'ACCESS_TOKEN_TYPES', 'CatalogError', 'DATA_TYPE_URN_PREFIX',
-        'DEFAULT_SCROLL_COUNT', 'ENTITY_TYPE_URN_PREFIX', 'ERROR_CODES', 'FILTER_OPERATORS', 'PRIVILEGES', 'PRIVILEGE_DESCRIPTIONS',
-        'READ_ONLY', 'VALUE_TYPE_NAMES', 'analyzeText', 'createCatalog', 'decodeUrnFromPath', 'encodeUrnForPath', 'entityTypeOf',
-        'formatFacetNumber', 'formatUrn', 'invalidInput', 'isCatalogError', 'isPrivilege', 'isUrn', 'parseTextQuery', 'parseUrn',
-        'parseYamlDefinitions', 'timeseriesIndexName', 'toGraphqlInput', 'toReadBack', 'toRestInput', 'toYamlEntry', 'urnKey', 'urnProblem',
+        'ACCESS_TOKEN_DURATIONS',
+        'ACCESS_TOKEN_DURATION_MS',
+        'ACCESS_TOKEN_TYPES',
+        'CatalogError',
+        'DATA_TYPE_URN_PREFIX',
+        'DEFAULT_SCROLL_COUNT',
+        'ENTITY_TYPE_URN_PREFIX',
+        'ERROR_CODES',
+        'FILTER_OPERATORS',
+        'PRIVILEGES',
+        'PRIVILEGE_DESCRIPTIONS',
+        'READ_ONLY',
+        'VALUE_TYPE_NAMES',
+        'analyzeText',
+        'createCatalog',
+        'decodeUrnFromPath',
+        'encodeUrnForPath',
+        'entityTypeOf',
+        'formatFacetNumber',
+        'formatUrn',
+        'invalidInput',
+        'isCatalogError',
+        'isPrivilege',
+        'isUrn',
+        'parseTextQuery',
+        'parseUrn',
+        'parseYamlDefinitions',
+        'timeseriesIndexName',
+        'toGraphqlInput',
+        'toReadBack',
+        'toRestInput',
+        'toYamlEntry',
+        'urnKey',
+        'urnProblem',
       ].sort(),
     );
   });

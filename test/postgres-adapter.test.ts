@@ -34,7 +34,15 @@ const create = (urn: string) => ({
       urn,
       entityType: 'dataset',
       expectVersion: 0,
-      put: [{ name: 'info', value: { n: 1 }, version: 1, created: { time: T0, actor: 'urn:li:corpuser:a' }, lastModified: { time: T0, actor: 'urn:li:corpuser:a' } }],
+      put: [
+        {
+          name: 'info',
+          value: { n: 1 },
+          version: 1,
+          created: { time: T0, actor: 'urn:li:corpuser:a' },
+          lastModified: { time: T0, actor: 'urn:li:corpuser:a' },
+        },
+      ],
     },
   ],
 });
@@ -157,19 +165,32 @@ await withPostgresServer('test/postgres-adapter.test.ts', 'postgres adapter', ()
       adapters.push(adapter);
       await adapter.open();
       await adapter.commit(create(URN_A));
-      const never = { kind: 'property' as const, propertyUrn: 'urn:li:structuredProperty:never', definitionKey: 'k', valueKind: 'string' as const };
+      const never = {
+        kind: 'property' as const,
+        propertyUrn: 'urn:li:structuredProperty:never',
+        definitionKey: 'k',
+        valueKind: 'string' as const,
+      };
       const scope = { entityTypes: ['dataset'], includeRemoved: false, filter: [] };
       expect(await adapter.aggregate({ ...scope, facets: [never], maxValues: 5 })).toEqual([{ field: never, buckets: [] }]);
       const condition = { field: never, operator: 'EQUAL' as const, values: ['a'], negated: false };
       expect(await adapter.search({ ...scope, filter: [[condition]], order: 'urn', limit: 5 })).toEqual({ total: 0, hits: [] });
-      expect(await adapter.search({ ...scope, filter: [[condition], [{ ...condition, negated: true }]], order: 'urn', limit: 5 })).toEqual({ total: 0, hits: [] });
+      expect(await adapter.search({ ...scope, filter: [[condition], [{ ...condition, negated: true }]], order: 'urn', limit: 5 })).toEqual({
+        total: 0,
+        hits: [],
+      });
     });
 
     it('stores aspect values exactly, including characters JSON escapes', async () => {
       const adapter = schemas.adapter({ schema: schemas.freshSchema() });
       adapters.push(adapter);
       await adapter.open();
-      const value = { text: 'nul \u0000, quote \', backslash \\, emoji 😀, lone \ud800', big: 2 ** 53 - 1, small: 1e-300, nested: { list: [null, true, -0.5] } };
+      const value = {
+        text: "nul \u0000, quote ', backslash \\, emoji 😀, lone \ud800",
+        big: 2 ** 53 - 1,
+        small: 1e-300,
+        nested: { list: [null, true, -0.5] },
+      };
       await adapter.commit({ entities: [{ ...create(URN_A).entities[0]!, put: [{ ...create(URN_A).entities[0]!.put[0]!, value }] }] });
       const [entity] = await adapter.readEntities([URN_A]);
       expect(entity?.aspects.info?.value).toEqual(JSON.parse(JSON.stringify(value)));

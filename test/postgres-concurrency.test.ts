@@ -138,18 +138,26 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
     it('a structured property defined by one process is seen by the other at once, and values flow both ways', async () => {
       const schema = schemas.freshSchema();
       const [a, b] = [await startCatalog(schema), await startCatalog(schema)];
-      const created = await a.catalog.properties.create(ADMIN, { qualifiedName: 'io.test.retention', valueType: 'number', entityTypes: ['dataset'] });
+      const created = await a.catalog.properties.create(ADMIN, {
+        qualifiedName: 'io.test.retention',
+        valueType: 'number',
+        entityTypes: ['dataset'],
+      });
       expect(created.urn).toBe(RETENTION);
       const seen = await b.catalog.properties.get(ADMIN, RETENTION);
       expect(seen).toEqual(created);
       await b.catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: RETENTION, values: [{ double: 30 }] }] });
       expect(await a.catalog.properties.getValues(ADMIN, DATASET)).toEqual(await b.catalog.properties.getValues(ADMIN, DATASET));
-      expect((await a.catalog.properties.getValues(ADMIN, DATASET)).map((v) => [v.propertyUrn, v.values])).toEqual([[RETENTION, [{ double: 30 }]]]);
+      expect((await a.catalog.properties.getValues(ADMIN, DATASET)).map((v) => [v.propertyUrn, v.values])).toEqual([
+        [RETENTION, [{ double: 30 }]],
+      ]);
       // A change of the definition by b is what a validates against next.
       await b.catalog.properties.softDelete(ADMIN, RETENTION);
-      expect(await codeOf(a.catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: RETENTION, values: [{ double: 31 }] }] }))).toBe(
-        'INVALID_INPUT',
-      );
+      expect(
+        await codeOf(
+          a.catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: RETENTION, values: [{ double: 31 }] }] }),
+        ),
+      ).toBe('INVALID_INPUT');
       expect(await a.catalog.properties.getValues(ADMIN, DATASET)).toEqual([]);
       await a.catalog.properties.restore(ADMIN, RETENTION);
       expect((await b.catalog.properties.getValues(ADMIN, DATASET)).map((v) => v.values)).toEqual([[{ double: 30 }]]);
@@ -201,7 +209,11 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
             await p.ctx.writer.write(ADMIN, [DATASET], (current) => {
               const value = current.get(DATASET)?.aspects.datasetProperties?.value ?? { name: 'orders' };
               const custom = (value.customProperties ?? {}) as JsonObject;
-              return { entities: [{ urn: DATASET, put: { datasetProperties: { value: { ...value, customProperties: { ...custom, [key]: 'yes' } } } } }] };
+              return {
+                entities: [
+                  { urn: DATASET, put: { datasetProperties: { value: { ...value, customProperties: { ...custom, [key]: 'yes' } } } } },
+                ],
+              };
             });
             return key;
           } catch (error) {
@@ -230,7 +242,26 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
         p.ctx.jobs.register('test.touch', async (job) => {
           runs.push(job.id);
           const urn = String(job.payload.urn);
-          return { commit: { entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [{ name: 'status', value: { removed: false }, version: 1, created: { time: T0, actor: ADMIN }, lastModified: { time: T0, actor: ADMIN } }] }] } };
+          return {
+            commit: {
+              entities: [
+                {
+                  urn,
+                  entityType: 'dataset',
+                  expectVersion: 0,
+                  put: [
+                    {
+                      name: 'status',
+                      value: { removed: false },
+                      version: 1,
+                      created: { time: T0, actor: ADMIN },
+                      lastModified: { time: T0, actor: ADMIN },
+                    },
+                  ],
+                },
+              ],
+            },
+          };
         });
       }
       await a.adapter.commit({ jobs: [{ type: 'test.touch', payload: { urn: DATASET }, runAt: T0 }] });
@@ -260,7 +291,13 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
       const urns = Array.from({ length: 2 * CLEANUP_BATCH_SIZE + 200 }, (_, i) => datasetUrn(`t${String(i).padStart(5, '0')}`));
       await a.catalog.properties.upsertValuesMany(
         ADMIN,
-        urns.map((urn, i) => ({ urn, properties: [{ propertyUrn: RETENTION, values: [{ double: i }] }, { propertyUrn: TIER, values: [{ string: 'gold' }] }] })),
+        urns.map((urn, i) => ({
+          urn,
+          properties: [
+            { propertyUrn: RETENTION, values: [{ double: i }] },
+            { propertyUrn: TIER, values: [{ string: 'gold' }] },
+          ],
+        })),
       );
       expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(urns.length);
 
@@ -286,7 +323,9 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
       expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(0);
       expect(await b.adapter.listJobs({ includeDead: true })).toEqual([]);
       const stored = await b.adapter.readEntities(urns, ['structuredProperties']);
-      const propertyUrns = stored.map((e) => (e.aspects.structuredProperties?.value.properties as Array<{ propertyUrn: string }>).map((p) => p.propertyUrn));
+      const propertyUrns = stored.map((e) =>
+        (e.aspects.structuredProperties?.value.properties as Array<{ propertyUrn: string }>).map((p) => p.propertyUrn),
+      );
       expect(propertyUrns.filter((list) => list.join() !== TIER)).toEqual([]);
       expect(stored).toHaveLength(urns.length);
     });
@@ -298,10 +337,16 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
       const index = { indexName: 'dataset_datasetprofileaspect_v1', entityType: 'dataset', aspect: 'datasetProfile' };
       const row = (t: number) => ({ urn: DATASET, timestampMillis: t, value: { timestampMillis: t } });
       // 100 old rows (to be truncated), then 40 batches of 5 new rows appended while b rebuilds 5 times.
-      await a.adapter.appendTimeseries(index, Array.from({ length: 100 }, (_, i) => row(T0 + i)));
+      await a.adapter.appendTimeseries(
+        index,
+        Array.from({ length: 100 }, (_, i) => row(T0 + i)),
+      );
       const appends = (async () => {
         for (let batch = 0; batch < 40; batch++) {
-          await a.adapter.appendTimeseries(index, Array.from({ length: 5 }, (_, i) => row(T0 + 1_000 + batch * 5 + i)));
+          await a.adapter.appendTimeseries(
+            index,
+            Array.from({ length: 5 }, (_, i) => row(T0 + 1_000 + batch * 5 + i)),
+          );
         }
       })();
       const removed: number[] = [];

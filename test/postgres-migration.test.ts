@@ -55,7 +55,11 @@ describe('packed documents and stored lower-casing (no server needed)', () => {
     expect(unpack(packed)).toBe(text);
     // Repetitive documents shrink (the preset dictionary helps small ones too).
     const repetitive = JSON.stringify({
-      properties: Array.from({ length: 5 }, (_, i) => ({ propertyUrn: `urn:li:structuredProperty:p${i}`, values: [{ string: 'x' }], created: { time: T0, actor: ACTOR } })),
+      properties: Array.from({ length: 5 }, (_, i) => ({
+        propertyUrn: `urn:li:structuredProperty:p${i}`,
+        values: [{ string: 'x' }],
+        created: { time: T0, actor: ACTOR },
+      })),
     });
     expect(pack(repetitive).length).toBeLessThan(repetitive.length / 3);
   });
@@ -90,7 +94,10 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       const h = createHandle(pool, schema);
       await migrate(h, 2);
       const s = h.s;
-      const [entity] = await h.query<{ id: string }>(`INSERT INTO ${s}.entities (urn, entity_type, version) VALUES ($1, 'dataset', 2) RETURNING id`, [OLD_URN]);
+      const [entity] = await h.query<{ id: string }>(
+        `INSERT INTO ${s}.entities (urn, entity_type, version) VALUES ($1, 'dataset', 2) RETURNING id`,
+        [OLD_URN],
+      );
       const id = entity!.id;
       await h.execute(
         `INSERT INTO ${s}.aspects (entity_id, name, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
@@ -110,7 +117,10 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
          ('platform', 'urn:li:dataPlatform:hive', $1, 'urn:li:dataplatform:hive', 'dataset', false, true)`,
         [id],
       );
-      const [key] = await h.query<{ id: number }>(`INSERT INTO ${s}.property_keys (property, def_key) VALUES ($1, $2) RETURNING id`, [PROPERTY, KEY]);
+      const [key] = await h.query<{ id: number }>(`INSERT INTO ${s}.property_keys (property, def_key) VALUES ($1, $2) RETURNING id`, [
+        PROPERTY,
+        KEY,
+      ]);
       await h.execute(
         `INSERT INTO ${s}.property_values (key_id, str_value, num_value, entity_id, str_lower, entity_type, removed, first_of_key)
          VALUES ($1, 'Gold', NULL, $2, 'gold', 'dataset', false, true)`,
@@ -139,7 +149,9 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       const adapter = schemas.adapter({ schema });
       adapters.push(adapter);
       await adapter.open();
-      expect(await schemas.query<{ version: number }>(`SELECT version FROM "${schema}".metacatalog_schema_version`)).toEqual([{ version: SCHEMA_VERSION }]);
+      expect(await schemas.query<{ version: number }>(`SELECT version FROM "${schema}".metacatalog_schema_version`)).toEqual([
+        { version: SCHEMA_VERSION },
+      ]);
 
       const [entity] = await adapter.readEntities([OLD_URN]);
       expect(entity).toEqual({
@@ -175,7 +187,9 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
           systemMetadata: { runId: 'r-1' },
         },
       ]);
-      expect((await adapter.readAspectVersions!({ urn: OLD_URN, aspectName: 'datasetProperties', limit: 5 })).map((v) => [v.version, v.value])).toEqual([[1, { name: 'old' }]]);
+      expect(
+        (await adapter.readAspectVersions!({ urn: OLD_URN, aspectName: 'datasetProperties', limit: 5 })).map((v) => [v.version, v.value]),
+      ).toEqual([[1, { name: 'old' }]]);
 
       // Written again: the new value replaces the old row (packed now), the document moves with it.
       const put = {
@@ -187,18 +201,32 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       };
       await adapter.commit({
         entities: [{ urn: OLD_URN, entityType: 'dataset', expectVersion: 2, put: [put], searchDocument: doc(OLD_URN, 'Silver') }],
-        events: [{ entityUrn: OLD_URN, entityType: 'dataset', aspectName: 'datasetProperties', changeType: 'UPSERT', aspect: put.value, previousAspectValue: { name: 'orders' }, created: { time: T0 + 9, actor: ACTOR } }],
+        events: [
+          {
+            entityUrn: OLD_URN,
+            entityType: 'dataset',
+            aspectName: 'datasetProperties',
+            changeType: 'UPSERT',
+            aspect: put.value,
+            previousAspectValue: { name: 'orders' },
+            created: { time: T0 + 9, actor: ACTOR },
+          },
+        ],
       });
       const [again] = await adapter.readEntities([OLD_URN]);
       expect(again?.version).toBe(3);
       expect(again?.aspects.datasetProperties).toEqual({ ...put, lastModified: { time: T0 + 9, actor: ACTOR } });
       expect((await adapter.search(search([[tierIs('Gold')]]))).total).toBe(0);
       expect((await adapter.search(search([[tierIs('Silver')]]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
-      expect((await adapter.readChanges!({ after: '1', limit: 10 })).events.map((e) => [e.id, e.aspect, e.previousAspectValue])).toEqual([['2', { name: 'orders v3' }, { name: 'orders' }]]);
+      expect((await adapter.readChanges!({ after: '1', limit: 10 })).events.map((e) => [e.id, e.aspect, e.previousAspectValue])).toEqual([
+        ['2', { name: 'orders v3' }, { name: 'orders' }],
+      ]);
       const rows = await schemas.query<{ value: string | null; packed: Buffer | null; modified_actor: string | null }>(
         `SELECT value, packed, modified_actor FROM "${schema}".aspects`,
       );
-      expect(rows.map((r) => [r.value, r.packed === null ? null : unpack(r.packed), r.modified_actor])).toEqual([[null, JSON.stringify(put.value), null]]);
+      expect(rows.map((r) => [r.value, r.packed === null ? null : unpack(r.packed), r.modified_actor])).toEqual([
+        [null, JSON.stringify(put.value), null],
+      ]);
       expect(await schemas.query(`SELECT entity_id FROM "${schema}".search_docs`)).toHaveLength(1);
     });
   });
@@ -225,7 +253,15 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
               urn,
               entityType: 'dataset',
               expectVersion: 0,
-              put: [{ name: 'info', value: { n: 1 }, version: 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+              put: [
+                {
+                  name: 'info',
+                  value: { n: 1 },
+                  version: 1,
+                  created: { time: T0, actor: ACTOR },
+                  lastModified: { time: T0, actor: ACTOR },
+                },
+              ],
               searchDocument: doc(urn, 'Gold'),
             },
           ],
@@ -251,7 +287,15 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
         urn,
         entityType: 'dataset',
         expectVersion,
-        put: [{ name: 'info', value: { n: expectVersion }, version: expectVersion + 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+        put: [
+          {
+            name: 'info',
+            value: { n: expectVersion },
+            version: expectVersion + 1,
+            created: { time: T0, actor: ACTOR },
+            lastModified: { time: T0, actor: ACTOR },
+          },
+        ],
         searchDocument,
       });
       await adapter.commit({ entities: [write(OLD_URN, 0, doc(OLD_URN, 'Gold')), write(UMLAUT_URN, 0, doc(UMLAUT_URN, 'Gold'))] });
@@ -269,7 +313,9 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
 
       // A document dropped (null) leaves the entity without one: no longer searched, still read.
       await adapter.commit({ entities: [write(UMLAUT_URN, 1, null)] });
-      expect(await schemas.query(`SELECT urn, removed FROM "${schema}".entities WHERE urn = $1`, [UMLAUT_URN])).toEqual([{ urn: UMLAUT_URN, removed: null }]);
+      expect(await schemas.query(`SELECT urn, removed FROM "${schema}".entities WHERE urn = $1`, [UMLAUT_URN])).toEqual([
+        { urn: UMLAUT_URN, removed: null },
+      ]);
       expect((await adapter.search(search([]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
       expect((await adapter.search(search([[tierIs('Gold')]]))).total).toBe(1);
       expect((await adapter.readEntities([UMLAUT_URN]))[0]?.version).toBe(2);

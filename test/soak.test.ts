@@ -62,37 +62,66 @@ async function soak(adapter: StorageAdapter): Promise<{ growth: number; dataByte
   const round = async (i: number) => {
     // GraphQL value upsert, REST aspect POST, PATCH of structured properties.
     await call('POST', '/api/graphql', {
-      query: 'mutation($input: UpsertStructuredPropertiesInput!) { upsertStructuredProperties(input: $input) { properties { structuredProperty { urn } } } }',
-      variables: { input: { assetUrn: DATASET, structuredPropertyInputParams: [{ structuredPropertyUrn: TIER, values: [{ stringValue: `v${i % 7}` }] }] } },
+      query:
+        'mutation($input: UpsertStructuredPropertiesInput!) { upsertStructuredProperties(input: $input) { properties { structuredProperty { urn } } } }',
+      variables: {
+        input: {
+          assetUrn: DATASET,
+          structuredPropertyInputParams: [{ structuredPropertyUrn: TIER, values: [{ stringValue: `v${i % 7}` }] }],
+        },
+      },
     });
     await call('POST', `/openapi/v2/entity/dataset/${encoded}/datasetProperties`, { name: 'orders', description: `round ${i % 5}` });
-    await call('PATCH', `/openapi/v2/entity/dataset/${encoded}/structuredProperties`, { patch: [{ op: 'add', path: `/properties/${TIER}`, value: { propertyUrn: TIER, values: [{ string: 'gold' }] } }] }, 'application/json-patch+json');
+    await call(
+      'PATCH',
+      `/openapi/v2/entity/dataset/${encoded}/structuredProperties`,
+      { patch: [{ op: 'add', path: `/properties/${TIER}`, value: { propertyUrn: TIER, values: [{ string: 'gold' }] } }] },
+      'application/json-patch+json',
+    );
     // Token create and verify (and revoke, so that stored tokens do not pile up).
     const created = await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'soak' });
     await catalog.tokens.verify(created.accessToken);
     await catalog.tokens.revoke(ADMIN, created.metadata.id);
     // Search and aggregate, with a structured property filter.
     await call('POST', '/api/graphql', {
-      query: 'query($f: String!) { searchAcrossEntities(input: { query: "*", count: 10, orFilters: [{ and: [{ field: "structuredProperties.soak.tier", values: [$f] }] }] }) { total } }',
+      query:
+        'query($f: String!) { searchAcrossEntities(input: { query: "*", count: 10, orFilters: [{ and: [{ field: "structuredProperties.soak.tier", values: [$f] }] }] }) { total } }',
       variables: { f: 'gold' },
     });
-    await call('POST', '/api/graphql', { query: '{ aggregateAcrossEntities(input: { query: "*", facets: ["structuredProperties.soak.tier"] }) { facets { field } } }' });
+    await call('POST', '/api/graphql', {
+      query: '{ aggregateAcrossEntities(input: { query: "*", facets: ["structuredProperties.soak.tier"] }) { facets { field } } }',
+    });
     // Change proposals as DataHub's SDK sends them (an upsert and a remove-then-add patch), and a Rest.li read.
     await call('POST', '/aspects?action=ingestProposalBatch', {
       proposals: [
-        { entityUrn: DATASET, changeType: 'UPSERT', aspectName: 'status', aspect: { value: '{"removed":false}', contentType: 'application/json' }, systemMetadata: { runId: `run-${i % 3}` } },
+        {
+          entityUrn: DATASET,
+          changeType: 'UPSERT',
+          aspectName: 'status',
+          aspect: { value: '{"removed":false}', contentType: 'application/json' },
+          systemMetadata: { runId: `run-${i % 3}` },
+        },
         {
           entityUrn: DATASET,
           changeType: 'PATCH',
           aspectName: 'structuredProperties',
-          aspect: { value: JSON.stringify([{ op: 'remove', path: `/properties/${TIER}`, value: {} }, { op: 'add', path: `/properties/${TIER}`, value: { propertyUrn: TIER, values: [{ string: 'gold' }] } }]), contentType: 'application/json-patch+json' },
+          aspect: {
+            value: JSON.stringify([
+              { op: 'remove', path: `/properties/${TIER}`, value: {} },
+              { op: 'add', path: `/properties/${TIER}`, value: { propertyUrn: TIER, values: [{ string: 'gold' }] } },
+            ]),
+            contentType: 'application/json-patch+json',
+          },
         },
       ],
       async: 'false',
     });
     await call('GET', `/entitiesV2/${encoded.replace(/\(/g, '%28').replace(/\)/g, '%29')}?aspects=List(status,datasetKey)`);
     // Timeseries append (rows are data: their size is taken out of the growth below).
-    await call('POST', `/openapi/v2/entity/dataset/${encoded}/operation`, { timestampMillis: 1_700_000_000_000 + i, operationType: 'INSERT' });
+    await call('POST', `/openapi/v2/entity/dataset/${encoded}/operation`, {
+      timestampMillis: 1_700_000_000_000 + i,
+      operationType: 'INSERT',
+    });
     timeseriesRows++;
   };
   for (let i = 0; i < WARM_UP; i++) await round(i);
@@ -122,15 +151,11 @@ const ADAPTERS: Record<'memory' | 'sqlite', () => StorageAdapter> = {
 };
 
 describe.each(Object.keys(ADAPTERS))('memory stays flat under load (%s)', (kind) => {
-  it(
-    `${ROUNDS} rounds of ten calls (GraphQL, REST, PATCH, change proposals, Rest.li reads, tokens, search, aggregate, timeseries) grow the heap by less than ${ALLOWED_GROWTH / 1024 / 1024} MB beyond the data`,
-    async () => {
-      expect(gc, 'the test runs with --expose-gc (vitest.config.ts execArgv)').toBeTypeOf('function');
-      const { growth, dataBytes } = await soak(ADAPTERS[kind as keyof typeof ADAPTERS]());
-      console.log(`soak ${kind}: heap grew ${(growth / 1024 / 1024).toFixed(2)} MB, stored data ${(dataBytes / 1024 / 1024).toFixed(2)} MB`);
-      // The memory adapter's estimate of its rows is bytes of JSON; its objects take about three times that.
-      expect(growth - 3 * dataBytes).toBeLessThan(ALLOWED_GROWTH);
-    },
-    180_000,
-  );
+  it(`${ROUNDS} rounds of ten calls (GraphQL, REST, PATCH, change proposals, Rest.li reads, tokens, search, aggregate, timeseries) grow the heap by less than ${ALLOWED_GROWTH / 1024 / 1024} MB beyond the data`, async () => {
+    expect(gc, 'the test runs with --expose-gc (vitest.config.ts execArgv)').toBeTypeOf('function');
+    const { growth, dataBytes } = await soak(ADAPTERS[kind as keyof typeof ADAPTERS]());
+    console.log(`soak ${kind}: heap grew ${(growth / 1024 / 1024).toFixed(2)} MB, stored data ${(dataBytes / 1024 / 1024).toFixed(2)} MB`);
+    // The memory adapter's estimate of its rows is bytes of JSON; its objects take about three times that.
+    expect(growth - 3 * dataBytes).toBeLessThan(ALLOWED_GROWTH);
+  }, 180_000);
 });

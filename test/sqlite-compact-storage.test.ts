@@ -45,7 +45,12 @@ describe('packed JSON (the compact SQLite layout)', () => {
       {
         properties: [
           { propertyUrn: 'urn:li:structuredProperty:a', values: [{ string: 'x' }, { double: -0 }], created, lastModified: stamp },
-          { propertyUrn: 'urn:li:structuredProperty:b', values: [{ string: '\x7f!' }], created: stamp, lastModified: { actor: stamp.actor, time: stamp.time } },
+          {
+            propertyUrn: 'urn:li:structuredProperty:b',
+            values: [{ string: '\x7f!' }],
+            created: stamp,
+            lastModified: { actor: stamp.actor, time: stamp.time },
+          },
         ],
       },
       { '\x7f': '\x7f', "\x7f'": "\x7f'x", '\x7f1': ['\x7f*', '\x7f!'], 'with space': 'urn:li:corpuser:x', '': null, '12': true, ab: 1.5 },
@@ -68,7 +73,12 @@ describe('packed JSON (the compact SQLite layout)', () => {
 
   it('writes repeated URNs, keys and the row stamps once, and leaves free text alone', () => {
     const dict = symbols();
-    const assignment = (n: number): JsonObject => ({ propertyUrn: `urn:li:structuredProperty:p${n % 3}`, values: [{ string: `free text ${n}` }], created: stamp, lastModified: stamp });
+    const assignment = (n: number): JsonObject => ({
+      propertyUrn: `urn:li:structuredProperty:p${n % 3}`,
+      values: [{ string: `free text ${n}` }],
+      created: stamp,
+      lastModified: stamp,
+    });
     const value: JsonObject = { properties: Array.from({ length: 30 }, (_, n) => assignment(n)) };
     const text = pack(value, { modified: stamp }, dict);
     expect(text.length).toBeLessThan(JSON.stringify(value).length / 3);
@@ -76,7 +86,12 @@ describe('packed JSON (the compact SQLite layout)', () => {
     expect(text).not.toContain('urn:li:');
     // properties, propertyUrn, values, string, created, lastModified, three URNs and the shape of an assignment.
     expect(dict.size()).toBe(10);
-    const metadata = pack({ propertyKeys: { 'urn:li:structuredProperty:p0': '5dad3fa0-cb87-4ba2-b1bf-788566de5df1:20240101000000' }, salt: 'c2VjcmV0' }, {}, dict, internMetadata);
+    const metadata = pack(
+      { propertyKeys: { 'urn:li:structuredProperty:p0': '5dad3fa0-cb87-4ba2-b1bf-788566de5df1:20240101000000' }, salt: 'c2VjcmV0' },
+      {},
+      dict,
+      internMetadata,
+    );
     expect(metadata).not.toContain('5dad3fa0');
     expect(metadata).toContain('c2VjcmV0');
   });
@@ -102,7 +117,8 @@ describe('change events of the compact SQLite layout', () => {
       const filename = tempFile();
       const catalog = open(filename, { history });
       try {
-        for (const description of ['one', 'two', 'three']) await catalog.entities.upsertAspect(ADMIN, URN, 'datasetProperties', { name: 'orders', description });
+        for (const description of ['one', 'two', 'three'])
+          await catalog.entities.upsertAspect(ADMIN, URN, 'datasetProperties', { name: 'orders', description });
         await catalog.entities.upsertAspect(ADMIN, URN, 'status', { removed: false });
         // Only the last event takes its value from the aspect row; the others hold a copy.
         const raw = new Database(filename, { readonly: true });
@@ -117,7 +133,12 @@ describe('change events of the compact SQLite layout', () => {
           ['DELETE', 'status', null, undefined],
         ];
         const shape = (events: Awaited<ReturnType<Catalog['changes']['read']>>['events']) =>
-          events.map((e) => [e.changeType, e.aspectName, e.aspect === null ? null : e.aspect.description, e.previousAspectValue === null ? null : e.previousAspectValue.description]);
+          events.map((e) => [
+            e.changeType,
+            e.aspectName,
+            e.aspect === null ? null : e.aspect.description,
+            e.previousAspectValue === null ? null : e.previousAspectValue.description,
+          ]);
         expect(shape((await catalog.changes.read(ADMIN, { limit: 100 })).events)).toEqual(expected);
         await catalog.entities.delete(ADMIN, URN);
         const after = (await catalog.changes.read(ADMIN, { limit: 100 })).events;
@@ -148,16 +169,24 @@ describe('change events of the compact SQLite layout', () => {
     });
     const catalog = createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false } });
     try {
-      await expect(catalog.entities.upsertAspect(ADMIN, URN, 'datasetProperties', { name: 'a', customProperties: { brandNewKey: 'x' } })).rejects.toThrow('injected');
+      await expect(
+        catalog.entities.upsertAspect(ADMIN, URN, 'datasetProperties', { name: 'a', customProperties: { brandNewKey: 'x' } }),
+      ).rejects.toThrow('injected');
       fail = false;
       await catalog.entities.upsertAspect(ADMIN, URN, 'datasetProperties', { name: 'a', customProperties: { brandNewKey: 'x' } });
-      expect((await catalog.entities.get(ADMIN, URN))?.aspects.datasetProperties?.value).toEqual({ name: 'a', customProperties: { brandNewKey: 'x' } });
+      expect((await catalog.entities.get(ADMIN, URN))?.aspects.datasetProperties?.value).toEqual({
+        name: 'a',
+        customProperties: { brandNewKey: 'x' },
+      });
     } finally {
       await catalog.close();
     }
     const reopened = open(filename);
     try {
-      expect((await reopened.entities.get(ADMIN, URN))?.aspects.datasetProperties?.value).toEqual({ name: 'a', customProperties: { brandNewKey: 'x' } });
+      expect((await reopened.entities.get(ADMIN, URN))?.aspects.datasetProperties?.value).toEqual({
+        name: 'a',
+        customProperties: { brandNewKey: 'x' },
+      });
     } finally {
       await reopened.close();
     }

@@ -22,7 +22,10 @@ import {
 
 /** A file written by release 0.1.0 (test/fixtures/make-sqlite-0.1.0.ts), opened by this release. */
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'sqlite-0.1.0.db');
-const TOKENS = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'sqlite-0.1.0.tokens.json'), 'utf8')) as Record<'kept' | 'revoked', { accessToken: string; id: string }>;
+const TOKENS = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'sqlite-0.1.0.tokens.json'), 'utf8')) as Record<
+  'kept' | 'revoked',
+  { accessToken: string; id: string }
+>;
 
 const directories: string[] = [];
 afterAll(() => {
@@ -47,7 +50,12 @@ function open(file: string): Catalog {
   });
 }
 
-const gold = { types: ['DATASET' as const], query: '*', count: 100, orFilters: [{ and: [{ field: 'structuredProperties.fixture.tier', values: ['gold'] }] }] };
+const gold = {
+  types: ['DATASET' as const],
+  query: '*',
+  count: 100,
+  orFilters: [{ and: [{ field: 'structuredProperties.fixture.tier', values: ['gold'] }] }],
+};
 
 /** Everything the fixture holds, read back through the catalog. */
 async function expectFixtureContent(catalog: Catalog): Promise<void> {
@@ -68,18 +76,32 @@ async function expectFixtureContent(catalog: Catalog): Promise<void> {
     ]);
     expect(values[0]!.lastModified).toEqual({ time: FIXTURE_TIME + 120_000, actor: FIXTURE_EDITOR });
     const entity = await catalog.entities.get(FIXTURE_ADMIN, d.urn);
-    expect(entity?.aspects.datasetProperties?.value).toEqual({ name: d.name, description: d.description, customProperties: { origin: 'fixture' } });
+    expect(entity?.aspects.datasetProperties?.value).toEqual({
+      name: d.name,
+      description: d.description,
+      customProperties: { origin: 'fixture' },
+    });
   }
   // Search: filters, full text, the soft-deleted dataset left out.
-  const golds = FIXTURE_DATASETS.filter((d) => d.tier === 'gold' && d.urn !== REMOVED_DATASET).map((d) => d.urn).sort();
+  const golds = FIXTURE_DATASETS.filter((d) => d.tier === 'gold' && d.urn !== REMOVED_DATASET)
+    .map((d) => d.urn)
+    .sort();
   const found = await catalog.search.scroll(FIXTURE_ADMIN, gold);
   expect(found.searchResults.map((r) => r.entity.urn)).toEqual(golds);
   expect(found.total).toBe(golds.length);
   const text = await catalog.search.scroll(FIXTURE_ADMIN, { types: ['DATASET'], query: 'invoices', count: 100 });
-  expect(text.searchResults.map((r) => r.entity.urn).sort()).toEqual(FIXTURE_DATASETS.filter((d) => d.name.startsWith('invoices')).map((d) => d.urn).sort());
+  expect(text.searchResults.map((r) => r.entity.urn).sort()).toEqual(
+    FIXTURE_DATASETS.filter((d) => d.name.startsWith('invoices'))
+      .map((d) => d.urn)
+      .sort(),
+  );
   const all = await catalog.search.scroll(FIXTURE_ADMIN, { types: ['DATASET'], query: '*', count: 100 });
   expect(all.total).toBe(FIXTURE_DATASETS.length - 1);
-  const facets = await catalog.search.aggregate(FIXTURE_ADMIN, { types: ['DATASET'], query: '*', facets: ['structuredProperties.fixture.score'] });
+  const facets = await catalog.search.aggregate(FIXTURE_ADMIN, {
+    types: ['DATASET'],
+    query: '*',
+    facets: ['structuredProperties.fixture.score'],
+  });
   expect(facets.facets[0]!.aggregations.find((a) => a.value === '3.0')?.count).toBe(1);
   // Tokens: the kept one verifies, the revoked one does not.
   expect((await catalog.tokens.verify(TOKENS.kept.accessToken)).actorUrn).toBe(FIXTURE_ADMIN);
@@ -97,7 +119,9 @@ async function expectFixtureContent(catalog: Catalog): Promise<void> {
   expect(valueHistory.map((c) => [c.values, c.setBy.actor, c.current])).toEqual([[[{ string: 'gold' }], FIXTURE_EDITOR, true]]);
   // The change feed: every event of the file, in order, with its values.
   const feed = await catalog.changes.read(FIXTURE_ADMIN, { limit: 1000 });
-  const rewrite = feed.events.find((e) => e.entityUrn === FIXTURE_DATASETS[0]!.urn && e.aspectName === 'datasetProperties' && e.previousAspectValue !== null);
+  const rewrite = feed.events.find(
+    (e) => e.entityUrn === FIXTURE_DATASETS[0]!.urn && e.aspectName === 'datasetProperties' && e.previousAspectValue !== null,
+  );
   expect(rewrite?.previousAspectValue).toEqual({ name: FIXTURE_DATASETS[0]!.name, description: firstDescription(FIXTURE_DATASETS[0]!) });
   expect(rewrite?.aspect?.description).toBe(FIXTURE_DATASETS[0]!.description);
   expect(rewrite?.created).toEqual({ time: FIXTURE_TIME + 120_000, actor: FIXTURE_EDITOR });
@@ -144,9 +168,13 @@ describe('a SQLite file written by release 0.1.0', () => {
     }
     const second = open(file);
     try {
-      expect((await second.properties.getValues(FIXTURE_ADMIN, target.urn)).map((a) => a.propertyUrn)).toEqual([propertyUrnOf('fixture.tier')]);
+      expect((await second.properties.getValues(FIXTURE_ADMIN, target.urn)).map((a) => a.propertyUrn)).toEqual([
+        propertyUrnOf('fixture.tier'),
+      ]);
       const legacy = await second.properties.getValues(FIXTURE_ADMIN, FIXTURE_DATASETS[2]!.urn);
-      expect(legacy.find((a) => a.propertyUrn === propertyUrnOf('fixture.legacy'))?.values).toEqual([{ string: FIXTURE_DATASETS[2]!.legacy }]);
+      expect(legacy.find((a) => a.propertyUrn === propertyUrnOf('fixture.legacy'))?.values).toEqual([
+        { string: FIXTURE_DATASETS[2]!.legacy },
+      ]);
       const found = await second.search.scroll(FIXTURE_ADMIN, gold);
       expect(found.searchResults.map((r) => r.entity.urn)).toContain(target.urn);
       const history = await second.properties.valueHistory(FIXTURE_ADMIN, target.urn, propertyUrnOf('fixture.tier'));

@@ -44,7 +44,11 @@ describe('SQLite search tables', () => {
       const random = seededRandom(77);
       await catalog.put(randomCatalog(91, 200));
       const urns = catalog.list.map((d) => d.urn);
-      await catalog.put(urns.filter(() => random() < 0.3).map((urn, i) => ({ ...randomDocument(random, 5000 + i), urn, entityType: catalog.documents.get(urn)!.entityType })));
+      await catalog.put(
+        urns
+          .filter(() => random() < 0.3)
+          .map((urn, i) => ({ ...randomDocument(random, 5000 + i), urn, entityType: catalog.documents.get(urn)!.entityType })),
+      );
       await catalog.deleteEntities(urns.filter(() => random() < 0.1).filter((u) => catalog.documents.has(u)));
       await catalog.dropDocuments(catalog.list.map((d) => d.urn).filter(() => random() < 0.05));
     } finally {
@@ -64,13 +68,25 @@ describe('SQLite search tables', () => {
       expect(kept.length).toBeGreaterThan(5);
       expectKeyTypesAgree(db);
       // Every document lists exactly the keys it has rows under.
-      const docs = db.prepare('SELECT entity_id, key_ids FROM entities WHERE removed IS NOT NULL').all() as Array<{ entity_id: number; key_ids: string }>;
+      const docs = db.prepare('SELECT entity_id, key_ids FROM entities WHERE removed IS NOT NULL').all() as Array<{
+        entity_id: number;
+        key_ids: string;
+      }>;
       const rows = db.prepare('SELECT DISTINCT key_id FROM search_values WHERE entity_id = ? ORDER BY key_id').pluck();
       for (const doc of docs) {
-        const listed = doc.key_ids.split(' ').filter((k) => k !== '').map((k) => Number(k.replace('*', ''))).sort((a, b) => a - b);
+        const listed = doc.key_ids
+          .split(' ')
+          .filter((k) => k !== '')
+          .map((k) => Number(k.replace('*', '')))
+          .sort((a, b) => a - b);
         expect(listed).toEqual(rows.all(doc.entity_id));
       }
-      expect(db.prepare('SELECT COUNT(*) FROM search_values WHERE entity_id NOT IN (SELECT entity_id FROM entities WHERE removed IS NOT NULL)').pluck().get()).toBe(0);
+      expect(
+        db
+          .prepare('SELECT COUNT(*) FROM search_values WHERE entity_id NOT IN (SELECT entity_id FROM entities WHERE removed IS NOT NULL)')
+          .pluck()
+          .get(),
+      ).toBe(0);
     } finally {
       db.close();
     }
@@ -159,7 +175,16 @@ describe('SQLite search tables', () => {
       (
         await adapter.search({
           entityTypes: ['dataset'],
-          filter: [[{ field: { kind: 'property', propertyUrn: team, definitionKey: 'k1', valueKind: 'string' }, operator: 'EQUAL', values: ['a'], negated: false }]],
+          filter: [
+            [
+              {
+                field: { kind: 'property', propertyUrn: team, definitionKey: 'k1', valueKind: 'string' },
+                operator: 'EQUAL',
+                values: ['a'],
+                negated: false,
+              },
+            ],
+          ],
           includeRemoved: false,
           order: 'urn',
           limit: 10,
@@ -182,7 +207,9 @@ describe('SQLite search tables', () => {
       await other.put([doc('chart', 6, 'a')]);
       expect(await datasetsWithA(reader)).toEqual([d(5)]);
       const facet = { kind: 'property' as const, propertyUrn: team, definitionKey: 'k1', valueKind: 'string' as const };
-      expect(await reader.aggregate({ entityTypes: ['dataset'], filter: [], includeRemoved: false, facets: [facet], maxValues: 10 })).toEqual([{ field: facet, buckets: [{ value: 'a', count: 1 }] }]);
+      expect(
+        await reader.aggregate({ entityTypes: ['dataset'], filter: [], includeRemoved: false, facets: [facet], maxValues: 10 }),
+      ).toEqual([{ field: facet, buckets: [{ value: 'a', count: 1 }] }]);
     } finally {
       await reader.close();
       await writer.close();
@@ -210,7 +237,13 @@ describe('SQLite search tables', () => {
         await expectSearchLikeReference(expect, adapter, documents, request);
         // And keyset pages after a URN in the middle of the matches.
         const all = referenceSearch(documents, { ...request, afterUrn: undefined, offset: 0, limit: 3_000 }).urns;
-        if (all.length > 2) await expectSearchLikeReference(expect, adapter, documents, { ...request, afterUrn: all[Math.floor(all.length / 2)]!, offset: 0, limit: 5 });
+        if (all.length > 2)
+          await expectSearchLikeReference(expect, adapter, documents, {
+            ...request,
+            afterUrn: all[Math.floor(all.length / 2)]!,
+            offset: 0,
+            limit: 5,
+          });
       }
       expect(small).toBeGreaterThan(20);
       expect(large).toBeGreaterThan(20);

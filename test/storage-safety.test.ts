@@ -62,10 +62,15 @@ describe('health while the storage refuses writes', () => {
       expect(await health()).toEqual({ status: 200, body: { status: 'ok' } });
       diskFull = true;
       await expect(catalog.entities.upsertAspect(ADMIN, dataset('a'), 'datasetProperties', { name: 'a' })).rejects.toThrow(/disk is full/);
-      expect(await health()).toEqual({ status: 503, body: { status: 'failing', storage: { error: 'database or disk is full', since: expect.any(Number) } } });
+      expect(await health()).toEqual({
+        status: 503,
+        body: { status: 'failing', storage: { error: 'database or disk is full', since: expect.any(Number) } },
+      });
       // A refusal of bad input is not a storage fault.
       diskFull = false;
-      await expect(catalog.entities.upsertAspect(ADMIN, 'not-a-urn', 'datasetProperties', { name: 'a' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      await expect(catalog.entities.upsertAspect(ADMIN, 'not-a-urn', 'datasetProperties', { name: 'a' })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+      });
       expect((await health()).status).toBe(503);
       await catalog.entities.upsertAspect(ADMIN, dataset('a'), 'datasetProperties', { name: 'a' });
       expect(await health()).toEqual({ status: 200, body: { status: 'ok' } });
@@ -89,12 +94,18 @@ describe("node:http's own refusals carry the JSON error body", () => {
   }
 
   it('a URL over 16 KB is 431 and a negative Content-Length 400, both with { error: { code, message } }', async () => {
-    const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: ':memory:' }), superUsers: [ADMIN], jobs: { background: false } });
+    const catalog = createCatalog({
+      adapter: createSqliteAdapter({ filename: ':memory:' }),
+      superUsers: [ADMIN],
+      jobs: { background: false },
+    });
     const server = await startServer(catalog, { port: 0 });
     try {
       const long = await raw(server.url, `GET /health?${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
       expect(long).toMatch(/^HTTP\/1\.1 431 /);
-      expect(JSON.parse(long.slice(long.indexOf('\r\n\r\n') + 4))).toEqual({ error: { code: 'INVALID_INPUT', message: expect.stringMatching(/larger than 16 KB/) } });
+      expect(JSON.parse(long.slice(long.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: { code: 'INVALID_INPUT', message: expect.stringMatching(/larger than 16 KB/) },
+      });
       const negative = await raw(server.url, 'POST /api/graphql HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n');
       expect(negative).toMatch(/^HTTP\/1\.1 400 /);
       expect(JSON.parse(negative.slice(negative.indexOf('\r\n\r\n') + 4)).error.code).toBe('INVALID_INPUT');
@@ -109,7 +120,9 @@ describe('metacatalog serve --trust-actor-header', () => {
   it('takes the actor from X-Service-Actor, warning at the start that only a trusted front may set it', async () => {
     const served = await spawnServe(['--db', join(fresh(), 'catalog.db'), '--quiet', '--trust-actor-header', '--durability', 'normal']);
     try {
-      const response = await fetch(`${served.url.replace(/\/$/, '')}/openapi/v2/me`, { headers: { 'X-Service-Actor': 'urn:li:corpuser:ana' } });
+      const response = await fetch(`${served.url.replace(/\/$/, '')}/openapi/v2/me`, {
+        headers: { 'X-Service-Actor': 'urn:li:corpuser:ana' },
+      });
       expect(await response.json()).toEqual({ urn: 'urn:li:corpuser:ana' });
       expect(served.output()).toContain('WARNING: --trust-actor-header');
     } finally {

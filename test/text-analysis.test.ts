@@ -25,7 +25,16 @@ describe('text analysis shared by the adapters', () => {
   });
 
   it('takes a number as its own term, as both stemmers do (numbers skip the stemmer and its cache)', () => {
-    const numbers = ['0', '7', '00', '42', '2024', '000123', '18446744073709551616', ...Array.from({ length: 2000 }, (_, i) => String(i * 7919))];
+    const numbers = [
+      '0',
+      '7',
+      '00',
+      '42',
+      '2024',
+      '000123',
+      '18446744073709551616',
+      ...Array.from({ length: 2000 }, (_, i) => String(i * 7919)),
+    ];
     for (const n of numbers) {
       expect(stemTerm(n)).toBe(n);
       expect(lunr.stemmer(new lunr.Token(n, {})).toString()).toBe(n);
@@ -40,7 +49,16 @@ describe('text analysis shared by the adapters', () => {
   });
 
   it('tokenizes on anything but letters and digits, lower-cased and accent-folded, ASCII or not', () => {
-    expect(tokenize('(urn:li:dataPlatform:hive,DB.Customer_Orders,PROD)')).toEqual(['urn', 'li', 'dataplatform', 'hive', 'db', 'customer', 'orders', 'prod']);
+    expect(tokenize('(urn:li:dataPlatform:hive,DB.Customer_Orders,PROD)')).toEqual([
+      'urn',
+      'li',
+      'dataplatform',
+      'hive',
+      'db',
+      'customer',
+      'orders',
+      'prod',
+    ]);
     expect(tokenize('  Café  Été—naïve x2 ')).toEqual(['cafe', 'ete', 'naive', 'x2']);
     expect(tokenize('数据 仓库 Ünïcode')).toEqual(['数据', '仓库', 'unicode']);
     expect(tokenize('')).toEqual([]);

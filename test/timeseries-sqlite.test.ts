@@ -8,7 +8,11 @@ import type { StorageAdapter, TimeseriesIndexRef, TimeseriesRow } from '../src/a
 
 const T0 = 1_700_000_000_000;
 const PROFILE: TimeseriesIndexRef = { indexName: 'dataset_datasetprofileaspect_v1', entityType: 'dataset', aspect: 'datasetProfile' };
-const USAGE: TimeseriesIndexRef = { indexName: 'dataset_datasetusagestatisticsaspect_v1', entityType: 'dataset', aspect: 'datasetUsageStatistics' };
+const USAGE: TimeseriesIndexRef = {
+  indexName: 'dataset_datasetusagestatisticsaspect_v1',
+  entityType: 'dataset',
+  aspect: 'datasetUsageStatistics',
+};
 const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,t${i % 7},PROD)`;
 
 function rows(from: number, count: number, padding: number): TimeseriesRow[] {
@@ -66,8 +70,27 @@ describe('SQLite timeseries index sizes', () => {
       expect(await adapter.deleteTimeseriesBatch(PROFILE, T0 + 1_000, 400)).toBe(400);
       expect(await adapter.deleteTimeseriesBatch(PROFILE, T0 + 3_010, 5_000)).toBe(2_611);
       await check();
-      await adapter.commit({ entities: [{ urn: urnOf(3), entityType: 'dataset', expectVersion: 0, put: [{ name: 'status', value: { removed: false }, version: 1, created: { time: T0, actor: 'urn:li:corpuser:t' }, lastModified: { time: T0, actor: 'urn:li:corpuser:t' } }] }] });
-      await adapter.commit({ entities: [{ urn: urnOf(3), entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null }] });
+      await adapter.commit({
+        entities: [
+          {
+            urn: urnOf(3),
+            entityType: 'dataset',
+            expectVersion: 0,
+            put: [
+              {
+                name: 'status',
+                value: { removed: false },
+                version: 1,
+                created: { time: T0, actor: 'urn:li:corpuser:t' },
+                lastModified: { time: T0, actor: 'urn:li:corpuser:t' },
+              },
+            ],
+          },
+        ],
+      });
+      await adapter.commit({
+        entities: [{ urn: urnOf(3), entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null }],
+      });
       await check();
       await adapter.appendTimeseries(PROFILE, rows(4_000, 500, 100));
       expect(await adapter.rebuildTimeseriesIndex(PROFILE, T0 + 4_100)).toBeGreaterThan(0);

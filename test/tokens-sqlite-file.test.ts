@@ -14,11 +14,20 @@ const ADMIN = 'urn:li:corpuser:admin';
 const KEY = 'file-test-signing-key-0123456789abcdef-xyz';
 
 function open(filename: string, now: () => number): Catalog {
-  return createCatalog({ adapter: createSqliteAdapter({ filename }), tokenSigningKey: KEY, superUsers: [ADMIN], clock: now, jobs: { background: false } });
+  return createCatalog({
+    adapter: createSqliteAdapter({ filename }),
+    tokenSigningKey: KEY,
+    superUsers: [ADMIN],
+    clock: now,
+    jobs: { background: false },
+  });
 }
 
 function bytesOnDisk(filename: string): string {
-  return [filename, `${filename}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f).toString('latin1')).join('');
+  return [filename, `${filename}-wal`]
+    .filter((f) => existsSync(f))
+    .map((f) => readFileSync(f).toString('latin1'))
+    .join('');
 }
 
 describe('access tokens in a SQLite file', () => {

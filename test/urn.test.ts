@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogError } from '../src/errors';
-import { decodeUrnFromPath, encodeUrnForPath, entityTypeOf, formatUrn, isUrn, knownUrnProblem, parseUrn, urnKey, urnProblem } from '../src/core/urn';
+import {
+  decodeUrnFromPath,
+  encodeUrnForPath,
+  entityTypeOf,
+  formatUrn,
+  isUrn,
+  knownUrnProblem,
+  parseUrn,
+  urnKey,
+  urnProblem,
+} from '../src/core/urn';
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.table,PROD)';
 
@@ -86,7 +96,16 @@ describe('URNs', () => {
   });
 
   it('knownUrnProblem answers like urnProblem, on first and later calls, for good and bad URNs', () => {
-    const cases: unknown[] = [DATASET, 'urn:li:corpuser:datahub', 'urn:li:corpuser:', 'not-a-urn', '', 42, undefined, 'urn:li:corpuser:a b'];
+    const cases: unknown[] = [
+      DATASET,
+      'urn:li:corpuser:datahub',
+      'urn:li:corpuser:',
+      'not-a-urn',
+      '',
+      42,
+      undefined,
+      'urn:li:corpuser:a b',
+    ];
     for (let round = 0; round < 3; round++) {
       for (const text of cases) expect(knownUrnProblem(text)).toBe(urnProblem(text));
     }

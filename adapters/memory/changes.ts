@@ -1,4 +1,12 @@
-import type { AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, JsonValue, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
+import type {
+  AspectVersionPut,
+  ChangeEvent,
+  ChangePage,
+  ChangeQuery,
+  JsonValue,
+  NewChangeEvent,
+  StoredAspect,
+} from '../../src/adapter/types';
 import { parseChangeId } from '../../src/adapter/change-signal';
 import { copyJson, toJsonText } from './json-copy';
 import type { UndoLog } from './undo-log';
@@ -44,7 +52,13 @@ export class ChangeStore {
     const lastId = this.lastId;
     for (const event of events) {
       const id = ++this.lastId;
-      this.events.push({ id, entityType: event.entityType, aspectName: event.aspectName, time: event.created.time, json: toJsonText({ id: String(id), ...event } as unknown as JsonValue) });
+      this.events.push({
+        id,
+        entityType: event.entityType,
+        aspectName: event.aspectName,
+        time: event.created.time,
+        json: toJsonText({ id: String(id), ...event } as unknown as JsonValue),
+      });
     }
     log.record(() => {
       this.events.length = before;
@@ -113,7 +127,12 @@ export class ChangeStore {
       out.push(JSON.parse(e.json) as ChangeEvent);
     }
     if (out.length < query.limit && BigInt(this.lastId) > scanned) scanned = BigInt(this.lastId);
-    return { events: out, oldestId: this.events[this.head] === undefined ? undefined : String(this.events[this.head]!.id), lastId: this.lastId ? String(this.lastId) : undefined, scannedId: String(scanned) };
+    return {
+      events: out,
+      oldestId: this.events[this.head] === undefined ? undefined : String(this.events[this.head]!.id),
+      lastId: this.lastId ? String(this.lastId) : undefined,
+      scannedId: String(scanned),
+    };
   }
 
   readVersions(request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {

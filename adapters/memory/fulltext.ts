@@ -252,7 +252,9 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     if (requireAll) {
       // A repeated query term counts twice in the query vector (as in lunr) but once as a requirement.
       const distinct = new Map<string, string[]>();
-      terms.forEach((term: QueryTerm, index: number) => distinct.set('exact' in term ? `=${term.exact}` : `*${term.prefix}`, expansions[index]!));
+      terms.forEach((term: QueryTerm, index: number) =>
+        distinct.set('exact' in term ? `=${term.exact}` : `*${term.prefix}`, expansions[index]!),
+      );
       const termHits = new Uint16Array(idBySlot.length);
       const lastTerm = new Int32Array(idBySlot.length);
       let termNumber = 0;

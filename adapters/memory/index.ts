@@ -146,5 +146,12 @@ function createState(now: () => number, options: MemoryAdapterOptions): MemorySt
   const documents = new SearchDocumentStore((urn, document) => engine.search?.documentChanged(urn, document));
   const search = createMemorySearch(documents.documents);
   engine.search = search;
-  return { entities: new EntityStore(), documents, jobs: new JobQueue(now), timeseries: new TimeseriesStore(), search, changes: new ChangeStore(options.maxChangeEvents, options.maxAspectVersions) };
+  return {
+    entities: new EntityStore(),
+    documents,
+    jobs: new JobQueue(now),
+    timeseries: new TimeseriesStore(),
+    search,
+    changes: new ChangeStore(options.maxChangeEvents, options.maxAspectVersions),
+  };
 }

@@ -72,7 +72,8 @@ function copy(value: unknown, path: string): JsonValue {
         if (item === undefined) continue;
         const copied = copy(item, `${path}/${key}`);
         // A plain assignment of `__proto__` would set the prototype instead of adding a key.
-        if (key === '__proto__') Object.defineProperty(object, key, { value: copied, enumerable: true, writable: true, configurable: true });
+        if (key === '__proto__')
+          Object.defineProperty(object, key, { value: copied, enumerable: true, writable: true, configurable: true });
         else object[key] = copied;
       }
       return object;

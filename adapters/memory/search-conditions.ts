@@ -72,13 +72,16 @@ export function compileCondition(state: SearchState, condition: SearchCondition)
   const matches = valueTest(operator, condition.values);
   const { table } = state;
   if (field.kind === 'entityType' || field.kind === 'urn') {
-    const read = field.kind === 'entityType' ? (slot: number) => table.typeNames[table.typeId[slot]!]! : (slot: number) => table.docs[slot]!.urn;
+    const read =
+      field.kind === 'entityType' ? (slot: number) => table.typeNames[table.typeId[slot]!]! : (slot: number) => table.docs[slot]!.urn;
     const test = (slot: number): boolean => matches(read(slot)) !== negated;
     if (negated) return { test };
     return { test, ...(field.kind === 'entityType' ? typeCandidates(state, matches) : urnCandidates(state, condition)) };
   }
 
-  const index = state.fields.get(field.kind === 'field' ? `f\u0000${field.name}` : `p\u0000${field.propertyUrn}\u0000${field.definitionKey}`);
+  const index = state.fields.get(
+    field.kind === 'field' ? `f\u0000${field.name}` : `p\u0000${field.propertyUrn}\u0000${field.definitionKey}`,
+  );
   const exists = operator === 'EXISTS';
   const test =
     index === undefined
@@ -110,7 +113,11 @@ export function compileCondition(state: SearchState, condition: SearchCondition)
 }
 
 /** Any-of over range bounds is the loosest bound: the smallest for "greater", the largest for "less". */
-function rangeCandidates(index: FieldIndex, operator: SearchCondition['operator'], wanted: readonly IndexedValue[]): Required<Omit<CompiledCondition, 'test'>> {
+function rangeCandidates(
+  index: FieldIndex,
+  operator: SearchCondition['operator'],
+  wanted: readonly IndexedValue[],
+): Required<Omit<CompiledCondition, 'test'>> {
   const greater = operator === 'GREATER_THAN' || operator === 'GREATER_THAN_OR_EQUAL_TO';
   const inclusive = operator === 'GREATER_THAN_OR_EQUAL_TO' || operator === 'LESS_THAN_OR_EQUAL_TO';
   const numbers = wanted.filter((w): w is number => typeof w === 'number');
@@ -118,11 +125,17 @@ function rangeCandidates(index: FieldIndex, operator: SearchCondition['operator'
   const parts: Array<{ sorted: SortedValueSlots<IndexedValue>; lower?: RangeBound<IndexedValue>; upper?: RangeBound<IndexedValue> }> = [];
   if (numbers.length) {
     const value = greater ? Math.min(...numbers) : Math.max(...numbers);
-    parts.push({ sorted: index.numbers as SortedValueSlots<IndexedValue>, ...(greater ? { lower: { value, inclusive } } : { upper: { value, inclusive } }) });
+    parts.push({
+      sorted: index.numbers as SortedValueSlots<IndexedValue>,
+      ...(greater ? { lower: { value, inclusive } } : { upper: { value, inclusive } }),
+    });
   }
   if (strings.length) {
     const value = strings.reduce((a, b) => ((greater ? b < a : b > a) ? b : a));
-    parts.push({ sorted: index.strings as SortedValueSlots<IndexedValue>, ...(greater ? { lower: { value, inclusive } } : { upper: { value, inclusive } }) });
+    parts.push({
+      sorted: index.strings as SortedValueSlots<IndexedValue>,
+      ...(greater ? { lower: { value, inclusive } } : { upper: { value, inclusive } }),
+    });
   }
   let estimate = 0;
   for (const part of parts) estimate += part.sorted.countInRange(part.lower, part.upper);

@@ -144,7 +144,12 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     return slots;
   }
 
-  function findEntitiesWithPropertyValues(request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number }): string[] {
+  function findEntitiesWithPropertyValues(request: {
+    propertyUrn: string;
+    keepDefinitionKey?: string;
+    afterUrn?: string;
+    limit: number;
+  }): string[] {
     if (request.limit <= 0) return [];
     const after = request.afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(request.afterUrn);
     const slots = propertySlots(request.propertyUrn, request.keepDefinitionKey, after);
@@ -162,7 +167,9 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
 
   /** The entity types a request covers (all known when it names none). */
   function typesOf(scope: SearchScope): string[] {
-    return scope.entityTypes.length > 0 ? [...new Set(scope.entityTypes)] : table.typeNames.filter((_, id) => table.typeSlots[id]!.size > 0);
+    return scope.entityTypes.length > 0
+      ? [...new Set(scope.entityTypes)]
+      : table.typeNames.filter((_, id) => table.typeSlots[id]!.size > 0);
   }
 
   /** The scope keys a request covers. */
@@ -262,7 +269,9 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   function hit(slot: number, scores: Map<string, number> | undefined): SearchHit {
     const document = table.docs[slot]!;
     const score = scores?.get(document.urn);
-    return score === undefined ? { urn: document.urn, entityType: document.entityType } : { urn: document.urn, entityType: document.entityType, score };
+    return score === undefined
+      ? { urn: document.urn, entityType: document.entityType }
+      : { urn: document.urn, entityType: document.entityType, score };
   }
 
   /**
@@ -311,7 +320,12 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     return request.facets.map((field) => ({ field, buckets: facetBuckets(field, evaluation, request, maxValues) }));
   }
 
-  function facetBuckets(field: SearchField, evaluation: Evaluation & { mark: number }, scope: SearchScope, maxValues: number): FacetBucket[] {
+  function facetBuckets(
+    field: SearchField,
+    evaluation: Evaluation & { mark: number },
+    scope: SearchScope,
+    maxValues: number,
+  ): FacetBucket[] {
     if (maxValues === 0) return [];
     if (field.kind === 'urn') {
       const slots = evaluation.scopeOnly
@@ -323,7 +337,8 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     if (field.kind === 'entityType') {
       if (evaluation.scopeOnly) {
         for (const type of typesOf(scope)) {
-          const count = (scopeCounts.get(scopeKey(type, false)) ?? 0) + (scope.includeRemoved ? (scopeCounts.get(scopeKey(type, true)) ?? 0) : 0);
+          const count =
+            (scopeCounts.get(scopeKey(type, false)) ?? 0) + (scope.includeRemoved ? (scopeCounts.get(scopeKey(type, true)) ?? 0) : 0);
           if (count) buckets.push({ value: type, count });
         }
       } else {
@@ -338,7 +353,8 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       if (!index) return [];
       if (evaluation.scopeOnly) {
         const counts = new Map<IndexedValue, number>();
-        for (const key of scopeKeys(scope)) for (const [value, count] of index.countsIn(key) ?? []) counts.set(value, (counts.get(value) ?? 0) + count);
+        for (const key of scopeKeys(scope))
+          for (const [value, count] of index.countsIn(key) ?? []) counts.set(value, (counts.get(value) ?? 0) + count);
         for (const [value, count] of counts) buckets.push({ value, count });
       } else {
         const counts = new Int32Array(index.idLimit);

@@ -127,7 +127,10 @@ export class TimeseriesStore {
     for (const index of this.indexes.values()) {
       if (index.ref.entityType !== entityType || !index.rowCountByUrn.has(urn)) continue;
       const before = { rows: index.rows, bytes: index.bytes, rowCountByUrn: index.rowCountByUrn };
-      this.keep(index, index.rows.filter((row) => row.urn !== urn));
+      this.keep(
+        index,
+        index.rows.filter((row) => row.urn !== urn),
+      );
       log.record(() => Object.assign(index, before));
     }
   }

@@ -10,20 +10,29 @@ export async function aggregate(h: PgHandle, keys: PropertyKeys, request: Aggreg
   const keyOf = await keys.lookup(propertyPairs(request, request.facets));
   const p = new Params();
   const max = p.add(request.maxValues, 'bigint');
-  const filtered = textQuery(request.text) !== undefined || (request.filter.length > 0 && !request.filter.some((group) => group.length === 0));
+  const filtered =
+    textQuery(request.text) !== undefined || (request.filter.length > 0 && !request.filter.some((group) => group.length === 0));
   let sql: string;
   if (!filtered) {
     // The scope is a set of types (and removed or not): each facet reads its own table alone, with
     // the type and removed flag the value rows carry.
     const scopeOf = rowScopeOf(p, request);
-    sql = request.facets.map((field, i) => `(SELECT ${i} AS facet, b.str, b.num, b.n FROM (${facetSql(h.s, p, keyOf, field, max, scopeOf)}) b)`).join('\nUNION ALL\n');
+    sql = request.facets
+      .map((field, i) => `(SELECT ${i} AS facet, b.str, b.num, b.n FROM (${facetSql(h.s, p, keyOf, field, max, scopeOf)}) b)`)
+      .join('\nUNION ALL\n');
   } else {
     const scope = scopeSql(h.s, p, keyOf, request);
     // One facet: the scope inline, so the planner can join it the best way; several: computed once.
     const materialized = request.facets.length > 1 ? 'MATERIALIZED' : 'NOT MATERIALIZED';
     // Only the columns the facets read: a narrower scope is cheaper to materialize and to hash.
-    const columns = ['d.entity_id', ...(request.facets.some((f) => f.kind === 'urn') ? ['d.urn'] : []), ...(request.facets.some((f) => f.kind === 'entityType') ? ['d.entity_type'] : [])];
-    const selects = request.facets.map((field, i) => `(SELECT ${i} AS facet, b.str, b.num, b.n FROM (${facetSql(h.s, p, keyOf, field, max)}) b)`);
+    const columns = [
+      'd.entity_id',
+      ...(request.facets.some((f) => f.kind === 'urn') ? ['d.urn'] : []),
+      ...(request.facets.some((f) => f.kind === 'entityType') ? ['d.entity_type'] : []),
+    ];
+    const selects = request.facets.map(
+      (field, i) => `(SELECT ${i} AS facet, b.str, b.num, b.n FROM (${facetSql(h.s, p, keyOf, field, max)}) b)`,
+    );
     sql = `WITH scope AS ${materialized} (SELECT ${columns.join(', ')} FROM ${scope.from} WHERE ${scope.where})\n${selects.join('\nUNION ALL\n')}`;
   }
   const rows = await h.queryPlannedEachTime<{ facet: number; str: string | null; num: number | null; n: string }>(sql, p.values);
@@ -39,7 +48,9 @@ export async function aggregate(h: PgHandle, keys: PropertyKeys, request: Aggreg
 function facetSql(s: string, p: Params, keyOf: KeyOf, field: SearchField, max: string, typesOnly?: (alias: string) => string): string {
   // With `typesOnly`, the scope is tested on the rows themselves; otherwise they join the `scope` CTE.
   const scoped = (alias: string): { join: string; where: string } =>
-    typesOnly ? { join: '', where: ` AND ${typesOnly(alias)}` } : { join: ` JOIN scope sc ON sc.entity_id = ${alias}.entity_id`, where: '' };
+    typesOnly
+      ? { join: '', where: ` AND ${typesOnly(alias)}` }
+      : { join: ` JOIN scope sc ON sc.entity_id = ${alias}.entity_id`, where: '' };
   switch (field.kind) {
     case 'entityType':
     case 'urn': {

@@ -139,7 +139,12 @@ export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<Chan
             WHERE id > $1::bigint AND ($2::text[] IS NULL OR entity_type = ANY($2::text[])) AND ($3::text[] IS NULL OR aspect_name = ANY($3::text[]))
             ORDER BY id LIMIT $4)
      SELECT page.*, bounds.oldest, bounds.last_id FROM bounds LEFT JOIN page ON true ORDER BY page.id`,
-    [query.after ?? '0', query.entityTypes?.length ? [...query.entityTypes] : null, query.aspects?.length ? [...query.aspects] : null, query.limit],
+    [
+      query.after ?? '0',
+      query.entityTypes?.length ? [...query.entityTypes] : null,
+      query.aspects?.length ? [...query.aspects] : null,
+      query.limit,
+    ],
   );
   const bounds = rows[0]!;
   const events: ChangeEvent[] = rows
@@ -181,7 +186,10 @@ interface VersionRow {
 
 const withMetadata = <T>(metadata: T | null): { systemMetadata?: T } => (metadata ? { systemMetadata: metadata } : {});
 
-export async function readAspectVersions(h: PgHandle, request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): Promise<StoredAspect[]> {
+export async function readAspectVersions(
+  h: PgHandle,
+  request: { urn: string; aspectName: string; beforeVersion?: number; limit: number },
+): Promise<StoredAspect[]> {
   const rows = await h.query<VersionRow>(
     `SELECT name, version, value, packed, created_time, created_actor, COALESCE(modified_time, created_time) AS modified_time,
             COALESCE(modified_actor, created_actor) AS modified_actor, system_metadata, packed_metadata
@@ -213,7 +221,10 @@ export async function pruneChanges(
   );
   let events = 0;
   if (cut?.cut !== null && BigInt(cut!.cut!) > 0n) {
-    events = await h.execute(`DELETE FROM ${s}.change_events WHERE id IN (SELECT id FROM ${s}.change_events WHERE id <= $1 ORDER BY id LIMIT $2)`, [cut!.cut, request.limit]);
+    events = await h.execute(
+      `DELETE FROM ${s}.change_events WHERE id IN (SELECT id FROM ${s}.change_events WHERE id <= $1 ORDER BY id LIMIT $2)`,
+      [cut!.cut, request.limit],
+    );
   }
   let versions = 0;
   if (request.versionsBefore !== undefined) {

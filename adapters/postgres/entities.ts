@@ -20,7 +20,9 @@ type AspectRow = EntityAspectRow & { packed: Buffer | null; packed_metadata: Buf
 /** The rows as `entitiesFromRows` reads them: packed documents unpacked. */
 function unpacked(rows: readonly AspectRow[]): EntityAspectRow[] {
   return rows.map(({ packed, packed_metadata, ...row }) =>
-    packed || packed_metadata ? { ...row, value: storedJson(packed, row.value), system_metadata: storedJson(packed_metadata, row.system_metadata) } : row,
+    packed || packed_metadata
+      ? { ...row, value: storedJson(packed, row.value), system_metadata: storedJson(packed_metadata, row.system_metadata) }
+      : row,
   );
 }
 
@@ -52,7 +54,13 @@ export async function scanEntities(
      FROM page e
      LEFT JOIN ${h.s}.aspects a ON a.entity_id = e.id AND ($5::text[] IS NULL OR a.name = ANY($5::text[]))
      ORDER BY e.urn, a.name`,
-    [request.entityType ?? null, request.afterUrn ?? '', request.requireAspect ?? null, request.limit, request.aspectNames ? [...request.aspectNames] : null],
+    [
+      request.entityType ?? null,
+      request.afterUrn ?? '',
+      request.requireAspect ?? null,
+      request.limit,
+      request.aspectNames ? [...request.aspectNames] : null,
+    ],
   );
   return entitiesFromRows(
     rows.map((r) => r.urn),
@@ -134,7 +142,9 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer
   statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: existingId(w)!, names: w.delete ?? [] })));
   statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => existingId(w)!));
   statement.writeSearchDocuments(
-    kept.filter((w) => w.searchDocument).map((w) => ({ urn: w.urn, entityId: idOf(w), isNew: !existing.has(w.urn), doc: w.searchDocument! })),
+    kept
+      .filter((w) => w.searchDocument)
+      .map((w) => ({ urn: w.urn, entityId: idOf(w), isNew: !existing.has(w.urn), doc: w.searchDocument! })),
     (property, definitionKey) => keys.get(property, definitionKey),
   );
 
@@ -153,7 +163,12 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer
  * follow-up under the same dedupe key must not have the follow-up dropped as a duplicate of itself),
  * then new jobs.
  */
-export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): Promise<void> {
+export async function commit(
+  h: PgHandle,
+  stores: Stores,
+  batch: WriteBatch,
+  faultInjector: FaultInjectionOptions['faultInjector'],
+): Promise<void> {
   const entities = batch.entities ?? [];
   if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length && !batch.events?.length) return;
   const now = batch.now ?? Date.now();
@@ -168,6 +183,7 @@ export async function commit(h: PgHandle, stores: Stores, batch: WriteBatch, fau
     if (batch.completeJobs?.length) await jobs.completeJobs(tx, h.s, batch.completeJobs);
     if (batch.jobs?.length) await jobs.insertJobs(tx, h.s, batch.jobs, now);
     // Change feed (docs/changes.md): last, so the counter lock is held only until COMMIT.
-    if (batch.events?.length || batch.aspectVersions?.length || entities.some((w) => w.deleteEntity)) await changes.writeChanges(tx, h, batch, packer);
+    if (batch.events?.length || batch.aspectVersions?.length || entities.some((w) => w.deleteEntity))
+      await changes.writeChanges(tx, h, batch, packer);
   });
 }

@@ -3,7 +3,6 @@ import { CatalogError } from '../../src/errors';
 import { JOB_COLUMNS, jobOfRow, type JobRow } from '../../src/adapter/job-rows';
 import type { PgHandle, Queryable } from './database';
 
-
 /** Job ids are the decimal text of a bigint; anything else names no job. */
 function jobId(id: string): string | undefined {
   return /^[1-9][0-9]{0,18}$/.test(id) ? id : undefined;
@@ -20,7 +19,13 @@ export async function insertJobs(tx: Queryable, s: string, jobs: readonly NewJob
      FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) WITH ORDINALITY AS j(type, payload, run_at, dedupe_key, n)
      ORDER BY j.n
      ON CONFLICT DO NOTHING`,
-    [jobs.map((j) => j.type), jobs.map((j) => JSON.stringify(j.payload)), jobs.map((j) => j.runAt ?? now), jobs.map((j) => j.dedupeKey ?? null), now],
+    [
+      jobs.map((j) => j.type),
+      jobs.map((j) => JSON.stringify(j.payload)),
+      jobs.map((j) => j.runAt ?? now),
+      jobs.map((j) => j.dedupeKey ?? null),
+      now,
+    ],
   );
 }
 
@@ -73,7 +78,12 @@ function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-export async function releaseJob(h: PgHandle, id: string, workerId: string, outcome: { error: string; retryAt: number | null }): Promise<void> {
+export async function releaseJob(
+  h: PgHandle,
+  id: string,
+  workerId: string,
+  outcome: { error: string; retryAt: number | null },
+): Promise<void> {
   const key = jobId(id);
   if (key === undefined) return;
   if (outcome.retryAt === null) {

@@ -25,7 +25,8 @@ export class PropertyKeys {
     // (the commit fails) is harmless. A pair that another process inserted after this statement's
     // snapshot began is not in its result; the next round's new snapshot sees it.
     for (let round = 0; missing.size > 0; round++) {
-      if (round === 5) throw new Error(`could not register structured property keys: ${[...missing.values()].map((m) => m.property).join(', ')}`);
+      if (round === 5)
+        throw new Error(`could not register structured property keys: ${[...missing.values()].map((m) => m.property).join(', ')}`);
       const list = [...missing.values()];
       const rows = await this.h.query<{ id: number; property: string; def_key: string }>(
         `WITH wanted AS (SELECT * FROM unnest($1::text[], $2::text[]) AS w(property, def_key)),
@@ -51,7 +52,9 @@ export class PropertyKeys {
    * The ids of the pairs that exist (for queries): cached ones at once, the others with one statement.
    * A pair that does not exist is left out (no value was ever written under it).
    */
-  async lookup(pairs: ReadonlyArray<{ property: string; definitionKey: string }>): Promise<(property: string, definitionKey: string) => number | undefined> {
+  async lookup(
+    pairs: ReadonlyArray<{ property: string; definitionKey: string }>,
+  ): Promise<(property: string, definitionKey: string) => number | undefined> {
     const unknown = pairs.filter((p) => !this.ids.has(pairKey(p.property, p.definitionKey)));
     if (unknown.length > 0) {
       const rows = await this.h.query<{ id: number; property: string; def_key: string }>(

@@ -150,7 +150,9 @@ async function lockAndReadVersion(tx: Queryable, h: PgHandle): Promise<number> {
   );
   if (!state?.has_schema) await tx.script(`CREATE SCHEMA ${h.s}`);
   if (!state?.has_table) {
-    await tx.script(`CREATE TABLE ${h.s}.metacatalog_schema_version (version integer NOT NULL); INSERT INTO ${h.s}.metacatalog_schema_version (version) VALUES (0)`);
+    await tx.script(
+      `CREATE TABLE ${h.s}.metacatalog_schema_version (version integer NOT NULL); INSERT INTO ${h.s}.metacatalog_schema_version (version) VALUES (0)`,
+    );
     return 0;
   }
   const rows = await tx.query<{ version: number }>(`SELECT version FROM ${h.s}.metacatalog_schema_version`);
@@ -166,7 +168,9 @@ export async function migrate(h: PgHandle, target: number = MIGRATIONS.length): 
     const done = await h.transaction(async (tx) => {
       const current = await lockAndReadVersion(tx, h);
       if (current > MIGRATIONS.length) {
-        throw new Error(`the PostgreSQL schema ${h.schemaName} has metacatalog schema version ${current}, newer than this release supports (${MIGRATIONS.length})`);
+        throw new Error(
+          `the PostgreSQL schema ${h.schemaName} has metacatalog schema version ${current}, newer than this release supports (${MIGRATIONS.length})`,
+        );
       }
       if (current >= target) return true;
       // One multi-statement script, sent with the simple query protocol, inside the transaction.

@@ -44,7 +44,8 @@ function valueTest(
   };
   const anyString = (predicate: (w: string) => string): void => {
     if (strings.length === 1) tests.push(predicate(p.add(strings[0], 'text')));
-    else if (strings.length > 1) tests.push(`EXISTS (SELECT 1 FROM unnest(${p.add(strings, 'text[]')}) AS w(value) WHERE ${predicate('w.value')})`);
+    else if (strings.length > 1)
+      tests.push(`EXISTS (SELECT 1 FROM unnest(${p.add(strings, 'text[]')}) AS w(value) WHERE ${predicate('w.value')})`);
   };
   switch (operator) {
     case 'EQUAL':
@@ -94,7 +95,13 @@ function valueTest(
 }
 
 /** The entity ids whose document satisfies a condition (not negated), as a SELECT; FALSE when none can. */
-export function conditionIds(s: string, p: Params, keyOf: KeyOf, condition: SearchCondition, rowScope?: (alias: string) => string): string | 'FALSE' {
+export function conditionIds(
+  s: string,
+  p: Params,
+  keyOf: KeyOf,
+  condition: SearchCondition,
+  rowScope?: (alias: string) => string,
+): string | 'FALSE' {
   const { field, operator, values } = condition;
   const scoped = (alias: string): string => (rowScope ? ` AND ${rowScope(alias)}` : '');
   // With a row scope (the count path), EXISTS reads each document's first row only: one per document.
@@ -157,7 +164,9 @@ function filterIds(s: string, p: Params, keyOf: KeyOf, filter: SearchCondition[]
     // The first condition's ids, semi-joined with the others' (so a multi-valued field cannot multiply
     // rows), less the negated ones' (NOT IN: each hashed once).
     const from = positive.length > 0 ? `(${positive[0]}) c0` : `${s}.search_docs c0`;
-    const where = [...positive.slice(1).map((q) => `c0.entity_id IN (${q})`), ...negative.map((q) => `c0.entity_id NOT IN (${q})`)].join(' AND ');
+    const where = [...positive.slice(1).map((q) => `c0.entity_id IN (${q})`), ...negative.map((q) => `c0.entity_id NOT IN (${q})`)].join(
+      ' AND ',
+    );
     groups.push(`SELECT c0.entity_id FROM ${from}${where ? ` WHERE ${where}` : ''}`);
   }
   return groups.length === 0 ? 'FALSE' : groups.join(' UNION ');
@@ -223,6 +232,8 @@ export function rowScopeOf(p: Params, scope: SearchScope): (alias: string) => st
   return (alias) =>
     [
       ...(scope.includeRemoved ? [] : [`NOT ${alias}.removed`]),
-      ...(types.length === 0 ? [] : [types.length === 1 ? `${alias}.entity_type = ${typesParam()}` : `${alias}.entity_type = ANY(${typesParam()})`]),
+      ...(types.length === 0
+        ? []
+        : [types.length === 1 ? `${alias}.entity_type = ${typesParam()}` : `${alias}.entity_type = ANY(${typesParam()})`]),
     ].join(' AND ') || 'TRUE';
 }

@@ -29,7 +29,11 @@ export async function search(h: PgHandle, keys: PropertyKeys, request: SearchReq
               ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}) x) AS hits`,
     p.values,
   );
-  const hits: SearchHit[] = (row?.hits ?? []).map(([urn, entityType, s]) => ({ urn, entityType, ...(ranked && s !== null ? { score: s } : {}) }));
+  const hits: SearchHit[] = (row?.hits ?? []).map(([urn, entityType, s]) => ({
+    urn,
+    entityType,
+    ...(ranked && s !== null ? { score: s } : {}),
+  }));
   return { total: Number(row?.total ?? 0), hits };
 }
 
@@ -47,11 +51,14 @@ function countFromValues(s: string, p: Params, keyOf: KeyOf, scope: SearchScope)
   if (group.length === 0 || group.some((c) => c.negated || c.field.kind === 'urn' || c.field.kind === 'entityType')) return undefined;
   // Decided on scratch parameters, so that no parameter is left unused when this path is not taken.
   if (group.some((c) => conditionIds(s, new Params(), keyOf, c) === 'FALSE')) return undefined;
-  const onePerDocument = (c: SearchCondition): boolean => ((c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1) || c.operator === 'EXISTS';
+  const onePerDocument = (c: SearchCondition): boolean =>
+    ((c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1) || c.operator === 'EXISTS';
   const driver = group.find(onePerDocument) ?? group[0]!;
   const rowScope = rowScopeOf(p, scope);
   const first = conditionIds(s, p, keyOf, driver, rowScope) as string;
   const others = group.filter((c) => c !== driver).map((c) => `c0.entity_id IN (${conditionIds(s, p, keyOf, c) as string})`);
   const rows = `SELECT c0.entity_id FROM (${first}) c0${others.length > 0 ? ` WHERE ${others.join(' AND ')}` : ''}`;
-  return onePerDocument(driver) ? `SELECT count(*) FROM (${rows}) r` : `SELECT count(*) FROM (SELECT DISTINCT r.entity_id FROM (${rows}) r) u`;
+  return onePerDocument(driver)
+    ? `SELECT count(*) FROM (${rows}) r`
+    : `SELECT count(*) FROM (SELECT DISTINCT r.entity_id FROM (${rows}) r) u`;
 }

@@ -62,11 +62,10 @@ export class TimeseriesStore {
       if (!existed) {
         await this.lock(tx, index.indexName);
         await this.createTable(tx, index.indexName);
-        await tx.execute(`INSERT INTO ${this.h.s}.timeseries_indexes (index_name, entity_type, aspect) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
-          index.indexName,
-          index.entityType,
-          index.aspect,
-        ]);
+        await tx.execute(
+          `INSERT INTO ${this.h.s}.timeseries_indexes (index_name, entity_type, aspect) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+          [index.indexName, index.entityType, index.aspect],
+        );
       }
       if (rows.length === 0) return;
       // Ids follow the order of `rows`: equal times read back newest appended first.
@@ -88,7 +87,14 @@ export class TimeseriesStore {
        WHERE ($1::text IS NULL OR urn = $1) AND ($2::bigint IS NULL OR ts >= $2) AND ($3::bigint IS NULL OR ts <= $3)
          AND ($4::bigint IS NULL OR ts < $4 OR (ts = $4 AND id < $5::bigint))
        ORDER BY ts DESC, id DESC LIMIT $6`,
-      [query.urn ?? null, query.startTimeMillis ?? null, query.endTimeMillis ?? null, cursor?.ts ?? null, cursor?.id ?? null, query.limit + 1],
+      [
+        query.urn ?? null,
+        query.startTimeMillis ?? null,
+        query.endTimeMillis ?? null,
+        cursor?.ts ?? null,
+        cursor?.id ?? null,
+        query.limit + 1,
+      ],
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -143,7 +149,10 @@ export class TimeseriesStore {
   async deleteBatch(index: TimeseriesIndexRef, endTimeMillis: number, limit: number): Promise<number> {
     if (!(await this.exists(index))) return 0;
     const t = this.table(index.indexName);
-    return this.h.execute(`DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE ts <= $1 ORDER BY ts, id LIMIT $2)`, [endTimeMillis, limit]);
+    return this.h.execute(`DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE ts <= $1 ORDER BY ts, id LIMIT $2)`, [
+      endTimeMillis,
+      limit,
+    ]);
   }
 
   /**
@@ -162,7 +171,9 @@ export class TimeseriesStore {
       await tx.script(`LOCK TABLE ${t} IN EXCLUSIVE MODE`);
       const [before] = await tx.query<{ n: string; max_id: string | null }>(`SELECT count(*) AS n, max(id) AS max_id FROM ${t}`);
       await tx.script(`DROP TABLE IF EXISTS ${fresh}; ${tableDefinition(this.h.s, freshName, false)}`);
-      const kept = await tx.execute(`INSERT INTO ${fresh} (id, urn, ts, value) SELECT id, urn, ts, value FROM ${t} WHERE ts > $1`, [endTimeMillis]);
+      const kept = await tx.execute(`INSERT INTO ${fresh} (id, urn, ts, value) SELECT id, urn, ts, value FROM ${t} WHERE ts > $1`, [
+        endTimeMillis,
+      ]);
       // New rows must keep getting larger ids than every old one (ties in time read newest first).
       if (before?.max_id !== null && before?.max_id !== undefined) {
         await tx.query(`SELECT setval(pg_get_serial_sequence($1, 'id'), $2::bigint)`, [`${this.h.s}.${ident(freshName)}`, before.max_id]);
@@ -214,4 +225,3 @@ function relationName(base: string, suffix: string): string {
   const hash = createHash('sha1').update(base).digest('hex').slice(0, 8);
   return `${base.slice(0, 63 - suffix.length - 9)}_${hash}${suffix}`;
 }
-

@@ -56,9 +56,18 @@ export class WriteStatement {
     const ctes: string[] = [];
     // The search document's own columns live on the entity's row (`search_docs` is a view of it).
     const docColumns = (docs: ReadonlyArray<SearchDocument | null | undefined>) => [
-      this.param(docs.map((d) => (d ? d.removed : null)), 'boolean[]'),
-      this.param(docs.map((d) => (d ? storedLower(d.urn) : null)), 'text[]'),
-      this.param(docs.map((d) => (d ? storedLower(d.entityType) : null)), 'text[]'),
+      this.param(
+        docs.map((d) => (d ? d.removed : null)),
+        'boolean[]',
+      ),
+      this.param(
+        docs.map((d) => (d ? storedLower(d.urn) : null)),
+        'text[]',
+      ),
+      this.param(
+        docs.map((d) => (d ? storedLower(d.entityType) : null)),
+        'text[]',
+      ),
     ];
     if (this.toCreate.length > 0) {
       const items = this.toCreate;
@@ -66,9 +75,18 @@ export class WriteStatement {
       INSERT INTO ${this.s}.entities (id, urn, entity_type, version, removed, urn_lower, entity_type_lower) OVERRIDING SYSTEM VALUE
       SELECT n.id, n.urn, n.entity_type, 1, n.removed, n.urn_lower, n.entity_type_lower
       FROM unnest(${[
-        this.param(items.map((c) => c.id), 'bigint[]'),
-        this.param(items.map((c) => c.write.urn), 'text[]'),
-        this.param(items.map((c) => c.write.entityType), 'text[]'),
+        this.param(
+          items.map((c) => c.id),
+          'bigint[]',
+        ),
+        this.param(
+          items.map((c) => c.write.urn),
+          'text[]',
+        ),
+        this.param(
+          items.map((c) => c.write.entityType),
+          'text[]',
+        ),
         ...docColumns(items.map((c) => this.newDocs.get(c.write.urn))),
       ].join(', ')}) WITH ORDINALITY AS n(id, urn, entity_type, removed, urn_lower, entity_type_lower, i)
       ORDER BY n.i
@@ -84,9 +102,18 @@ export class WriteStatement {
         urn_lower = CASE WHEN b.set_doc THEN b.urn_lower ELSE e.urn_lower END,
         entity_type_lower = CASE WHEN b.set_doc THEN b.entity_type_lower ELSE e.entity_type_lower END
       FROM unnest(${[
-        this.param(changes.map(([id]) => id), 'bigint[]'),
-        this.param(changes.map(([, c]) => c.bump), 'boolean[]'),
-        this.param(changes.map(([, c]) => c.doc !== undefined), 'boolean[]'),
+        this.param(
+          changes.map(([id]) => id),
+          'bigint[]',
+        ),
+        this.param(
+          changes.map(([, c]) => c.bump),
+          'boolean[]',
+        ),
+        this.param(
+          changes.map(([, c]) => c.doc !== undefined),
+          'boolean[]',
+        ),
         ...docColumns(changes.map(([, c]) => c.doc)),
       ].join(', ')}) AS b(id, bump, set_doc, removed, urn_lower, entity_type_lower)
       WHERE e.id = b.id)`);
@@ -119,15 +146,42 @@ export class WriteStatement {
       INSERT INTO ${this.s}.aspects (entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
       SELECT a.entity_id, a.name, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.packed, a.packed_metadata
       FROM unnest(${[
-        this.param(list.map((r) => r.entityId), 'bigint[]'),
-        this.param(list.map((r) => r.put.name), 'text[]'),
-        this.param(list.map((r) => r.put.version), 'integer[]'),
-        this.param(list.map((r) => r.put.created.time), 'bigint[]'),
-        this.param(list.map((r) => r.put.created.actor), 'text[]'),
-        this.param(list.map((r) => (r.put.lastModified.time === r.put.created.time ? null : r.put.lastModified.time)), 'bigint[]'),
-        this.param(list.map((r) => (r.put.lastModified.actor === r.put.created.actor ? null : r.put.lastModified.actor)), 'text[]'),
-        this.param(list.map((r) => this.packer.json(r.put.value)), 'bytea[]'),
-        this.param(list.map((r) => this.packer.json(r.put.systemMetadata)), 'bytea[]'),
+        this.param(
+          list.map((r) => r.entityId),
+          'bigint[]',
+        ),
+        this.param(
+          list.map((r) => r.put.name),
+          'text[]',
+        ),
+        this.param(
+          list.map((r) => r.put.version),
+          'integer[]',
+        ),
+        this.param(
+          list.map((r) => r.put.created.time),
+          'bigint[]',
+        ),
+        this.param(
+          list.map((r) => r.put.created.actor),
+          'text[]',
+        ),
+        this.param(
+          list.map((r) => (r.put.lastModified.time === r.put.created.time ? null : r.put.lastModified.time)),
+          'bigint[]',
+        ),
+        this.param(
+          list.map((r) => (r.put.lastModified.actor === r.put.created.actor ? null : r.put.lastModified.actor)),
+          'text[]',
+        ),
+        this.param(
+          list.map((r) => this.packer.json(r.put.value)),
+          'bytea[]',
+        ),
+        this.param(
+          list.map((r) => this.packer.json(r.put.systemMetadata)),
+          'bytea[]',
+        ),
       ].join(', ')})
         AS a(entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
       ON CONFLICT (entity_id, name) DO UPDATE SET
@@ -142,7 +196,13 @@ export class WriteStatement {
     if (pairs.length === 0) return;
     this.ctes.push(`deleted_aspects AS (
       DELETE FROM ${this.s}.aspects a
-      USING unnest(${this.param(pairs.map((p) => p[0]), 'bigint[]')}, ${this.param(pairs.map((p) => p[1]), 'text[]')}) AS d(entity_id, name)
+      USING unnest(${this.param(
+        pairs.map((p) => p[0]),
+        'bigint[]',
+      )}, ${this.param(
+        pairs.map((p) => p[1]),
+        'text[]',
+      )}) AS d(entity_id, name)
       WHERE a.entity_id = d.entity_id AND a.name = d.name)`);
   }
 
@@ -207,13 +267,34 @@ export class WriteStatement {
         INSERT INTO ${this.s}.search_fields (entity_id, field, value, value_lower, entity_type, removed, first_of_field)
         SELECT f.entity_id, f.field, f.value, f.value_lower, f.entity_type, f.removed, f.first
         FROM unnest(${[
-          this.param(fields.map((r) => r.entityId), 'bigint[]'),
-          this.param(fields.map((r) => r.field), 'text[]'),
-          this.param(fields.map((r) => r.value), 'text[]'),
-          this.param(fields.map((r) => storedLower(r.value)), 'text[]'),
-          this.param(fields.map((r) => r.doc.entityType), 'text[]'),
-          this.param(fields.map((r) => r.doc.removed), 'boolean[]'),
-          this.param(fields.map((r) => r.first), 'boolean[]'),
+          this.param(
+            fields.map((r) => r.entityId),
+            'bigint[]',
+          ),
+          this.param(
+            fields.map((r) => r.field),
+            'text[]',
+          ),
+          this.param(
+            fields.map((r) => r.value),
+            'text[]',
+          ),
+          this.param(
+            fields.map((r) => storedLower(r.value)),
+            'text[]',
+          ),
+          this.param(
+            fields.map((r) => r.doc.entityType),
+            'text[]',
+          ),
+          this.param(
+            fields.map((r) => r.doc.removed),
+            'boolean[]',
+          ),
+          this.param(
+            fields.map((r) => r.first),
+            'boolean[]',
+          ),
         ].join(', ')}) AS f(entity_id, field, value, value_lower, entity_type, removed, first))`);
     }
     if (values.length > 0) {
@@ -221,14 +302,38 @@ export class WriteStatement {
         INSERT INTO ${this.s}.property_values (entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first_of_key)
         SELECT v.entity_id, v.key_id, v.str_value, v.num_value, v.str_lower, v.entity_type, v.removed, v.first
         FROM unnest(${[
-          this.param(values.map((r) => r.entityId), 'bigint[]'),
-          this.param(values.map((r) => r.keyId), 'integer[]'),
-          this.param(values.map((r) => (typeof r.value === 'string' ? r.value : null)), 'text[]'),
-          this.param(values.map((r) => (typeof r.value === 'number' ? r.value : null)), 'float8[]'),
-          this.param(values.map((r) => (typeof r.value === 'string' ? storedLower(r.value) : null)), 'text[]'),
-          this.param(values.map((r) => r.doc.entityType), 'text[]'),
-          this.param(values.map((r) => r.doc.removed), 'boolean[]'),
-          this.param(values.map((r) => r.first), 'boolean[]'),
+          this.param(
+            values.map((r) => r.entityId),
+            'bigint[]',
+          ),
+          this.param(
+            values.map((r) => r.keyId),
+            'integer[]',
+          ),
+          this.param(
+            values.map((r) => (typeof r.value === 'string' ? r.value : null)),
+            'text[]',
+          ),
+          this.param(
+            values.map((r) => (typeof r.value === 'number' ? r.value : null)),
+            'float8[]',
+          ),
+          this.param(
+            values.map((r) => (typeof r.value === 'string' ? storedLower(r.value) : null)),
+            'text[]',
+          ),
+          this.param(
+            values.map((r) => r.doc.entityType),
+            'text[]',
+          ),
+          this.param(
+            values.map((r) => r.doc.removed),
+            'boolean[]',
+          ),
+          this.param(
+            values.map((r) => r.first),
+            'boolean[]',
+          ),
         ].join(', ')}) AS v(entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first))`);
     }
   }
@@ -246,7 +351,10 @@ export class WriteStatement {
     }
     this.ctes.unshift(...this.entityCtes());
     if (this.ctes.length === 0) return [];
-    const result = this.toCreate.length > 0 ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created` : `SELECT '{}'::text[] AS created`;
+    const result =
+      this.toCreate.length > 0
+        ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created`
+        : `SELECT '{}'::text[] AS created`;
     const [row] = await tx.query<{ created: string[] }>(`WITH ${this.ctes.join(',\n')}\n${result}`, this.values);
     return row?.created ?? [];
   }

@@ -21,10 +21,16 @@ export interface AspectRow {
   system_metadata: string | null;
 }
 
-export function rowContext(row: Pick<AspectRow, 'created_time' | 'created_actor' | 'modified_time' | 'modified_actor'>, d: Dictionary): PackContext {
+export function rowContext(
+  row: Pick<AspectRow, 'created_time' | 'created_actor' | 'modified_time' | 'modified_actor'>,
+  d: Dictionary,
+): PackContext {
   const modified = { time: row.modified_time, actor: d.textOf(row.modified_actor) };
   return {
-    created: row.created_time === null || row.created_actor === null ? { ...modified } : { time: row.created_time, actor: d.textOf(row.created_actor) },
+    created:
+      row.created_time === null || row.created_actor === null
+        ? { ...modified }
+        : { time: row.created_time, actor: d.textOf(row.created_actor) },
     modified,
   };
 }
@@ -42,7 +48,10 @@ export function toStoredAspect(row: AspectRow, d: Dictionary): StoredAspect {
 }
 
 /** The row's columns for an aspect (the dictionary ids added inside the caller's write transaction). */
-export function aspectColumns(d: Dictionary, a: { name: string; value: JsonObject; version: number; created: AuditStamp; lastModified: AuditStamp; systemMetadata?: JsonObject }): AspectRow {
+export function aspectColumns(
+  d: Dictionary,
+  a: { name: string; value: JsonObject; version: number; created: AuditStamp; lastModified: AuditStamp; systemMetadata?: JsonObject },
+): AspectRow {
   const ctx: PackContext = { modified: a.lastModified, created: a.created };
   const sameStamps = a.created.time === a.lastModified.time && a.created.actor === a.lastModified.actor;
   return {
@@ -69,7 +78,8 @@ export function putAspect(h: SqliteHandle, entityId: number, a: AspectPut): void
   ).run({ entity_id: entityId, ...row });
 }
 
-const ASPECT_COLUMNS = 'a.name_id, a.version, a.value, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata';
+const ASPECT_COLUMNS =
+  'a.name_id, a.version, a.value, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.system_metadata';
 
 interface JoinedRow extends AspectRow {
   id: number;

@@ -1,5 +1,14 @@
 import type { Database } from 'better-sqlite3';
-import type { AspectPut, AspectVersionPut, ChangeEvent, ChangePage, ChangeQuery, JsonObject, NewChangeEvent, StoredAspect } from '../../src/adapter/types';
+import type {
+  AspectPut,
+  AspectVersionPut,
+  ChangeEvent,
+  ChangePage,
+  ChangeQuery,
+  JsonObject,
+  NewChangeEvent,
+  StoredAspect,
+} from '../../src/adapter/types';
 import { aspectColumns, rowContext, toStoredAspect, type AspectRow } from './aspects';
 import { dictionaryOf, type Dictionary } from './dictionary';
 import { internMetadata, pack, unpack, type PackContext } from './packing';
@@ -69,9 +78,15 @@ export function putKey(urn: string, aspectName: string): string {
 }
 
 /** Inside the commit transaction: after the entity writes. */
-export function writeChanges(h: SqliteHandle, events: readonly NewChangeEvent[] | undefined, versions: readonly AspectVersionPut[] | undefined, puts: PutIndex): void {
+export function writeChanges(
+  h: SqliteHandle,
+  events: readonly NewChangeEvent[] | undefined,
+  versions: readonly AspectVersionPut[] | undefined,
+  puts: PutIndex,
+): void {
   const d = dictionaryOf(h);
-  const entityId = (urn: string): number | undefined => (h.stmt('SELECT entity_id FROM entities WHERE urn = ?').pluck().get(urn) as number | undefined);
+  const entityId = (urn: string): number | undefined =>
+    h.stmt('SELECT entity_id FROM entities WHERE urn = ?').pluck().get(urn) as number | undefined;
   if (versions?.length) {
     const put = h.stmt(
       `INSERT OR REPLACE INTO aspect_versions (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
@@ -125,19 +140,27 @@ interface ReferringEvent {
  */
 export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: number, rowVersion?: number): void {
   // Only the event that wrote the row's version can refer to it: one index seek, however long the history.
-  const version = rowVersion ?? (h.stmt('SELECT version FROM aspects WHERE entity_id = ? AND name_id = ?').pluck().get(entityId, nameId) as number | undefined);
+  const version =
+    rowVersion ??
+    (h.stmt('SELECT version FROM aspects WHERE entity_id = ? AND name_id = ?').pluck().get(entityId, nameId) as number | undefined);
   if (version === undefined) return;
   const refs = h
-    .stmt('SELECT id, flags, created_time, actor_id FROM change_events WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1')
+    .stmt(
+      'SELECT id, flags, created_time, actor_id FROM change_events WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1',
+    )
     .all(entityId, nameId, version) as ReferringEvent[];
   if (refs.length === 0) return;
   const d = dictionaryOf(h);
   const row = h
-    .stmt('SELECT name_id, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM aspects WHERE entity_id = ? AND name_id = ?')
+    .stmt(
+      'SELECT name_id, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM aspects WHERE entity_id = ? AND name_id = ?',
+    )
     .get(entityId, nameId) as AspectRow | undefined;
   if (!row || row.version !== version) throw new Error('internal: a change event refers to an aspect row that is gone');
   const aspect = toStoredAspect(row, d);
-  const update = h.stmt('UPDATE change_events SET aspect = ?, system_metadata = CASE WHEN flags & 2 = 2 THEN ? ELSE system_metadata END, flags = 0 WHERE id = ?');
+  const update = h.stmt(
+    'UPDATE change_events SET aspect = ?, system_metadata = CASE WHEN flags & 2 = 2 THEN ? ELSE system_metadata END, flags = 0 WHERE id = ?',
+  );
   for (const ref of refs) {
     const ctx = eventContext(ref.created_time, d.textOf(ref.actor_id));
     const metadata = ref.flags & METADATA_IN_ROW && aspect.systemMetadata ? pack(aspect.systemMetadata, ctx, d, internMetadata) : null;
@@ -181,9 +204,15 @@ function toEvent(r: EventRow, d: Dictionary): ChangeEvent {
   let aspect: JsonObject | null = r.aspect === null ? null : unpack(r.aspect, ctx, d);
   let systemMetadata = r.system_metadata === null ? undefined : unpack(r.system_metadata, ctx, d);
   if (r.flags & ASPECT_IN_ROW) {
-    if (r.row_value === null || r.row_version !== r.version) throw new Error(`internal: change event ${r.id} lost the aspect row it refers to`);
+    if (r.row_value === null || r.row_version !== r.version)
+      throw new Error(`internal: change event ${r.id} lost the aspect row it refers to`);
     const rowCtx = rowContext(
-      { created_time: r.row_created_time, created_actor: r.row_created_actor, modified_time: r.row_modified_time!, modified_actor: r.row_modified_actor! },
+      {
+        created_time: r.row_created_time,
+        created_actor: r.row_created_actor,
+        modified_time: r.row_modified_time!,
+        modified_actor: r.row_modified_actor!,
+      },
       d,
     );
     aspect = unpack(r.row_value, rowCtx, d);
@@ -230,7 +259,10 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
          WHERE ${conditions.join(' AND ')} ORDER BY c.id LIMIT @limit`,
       )
       .all(params) as EventRow[];
-    const bounds = h.stmt('SELECT MIN(id) AS oldest, MAX(id) AS newest FROM change_events').get() as { oldest: number | null; newest: number | null };
+    const bounds = h.stmt('SELECT MIN(id) AS oldest, MAX(id) AS newest FROM change_events').get() as {
+      oldest: number | null;
+      newest: number | null;
+    };
     const events = rows.map((r) => toEvent(r, d));
     const lastId = bounds.newest ?? undefined;
     const scanned = events.length === query.limit ? Number(events.at(-1)!.id) : Math.max(after, bounds.newest ?? 0);
@@ -243,7 +275,10 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
   })();
 }
 
-export function readAspectVersions(h: SqliteHandle, request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
+export function readAspectVersions(
+  h: SqliteHandle,
+  request: { urn: string; aspectName: string; beforeVersion?: number; limit: number },
+): StoredAspect[] {
   const d = dictionaryOf(h);
   const nameId = d.find(request.aspectName);
   if (nameId === undefined) return [];
@@ -279,7 +314,9 @@ export function pruneChanges(
       // The newest event always stays: it keeps the next rowid above every id ever given.
       cutId = Math.min(cutId, newest - 1);
       if (cutId > 0) {
-        events = h.stmt('DELETE FROM change_events WHERE id IN (SELECT id FROM change_events WHERE id <= ? ORDER BY id LIMIT ?)').run(cutId, request.limit).changes;
+        events = h
+          .stmt('DELETE FROM change_events WHERE id IN (SELECT id FROM change_events WHERE id <= ? ORDER BY id LIMIT ?)')
+          .run(cutId, request.limit).changes;
       }
       let versions = 0;
       if (request.versionsBefore !== undefined) {

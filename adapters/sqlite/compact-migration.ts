@@ -145,7 +145,7 @@ export function compactMigration(db: Database): void {
 
   const insertAspect = db.prepare(`INSERT INTO aspects_compact (${columns}) VALUES (${values})`);
   const aspectPage = db.prepare('SELECT * FROM aspects WHERE (entity_id, name) > (?, ?) ORDER BY entity_id, name LIMIT ?');
-  for (let last: [number, string] = [-1, '']; ; ) {
+  for (let last: [number, string] = [-1, '']; ;) {
     const rows = aspectPage.all(last[0], last[1], PAGE) as OldAspect[];
     for (const row of rows) insertAspect.run({ entity_id: row.entity_id, ...aspectColumns(d, stored(row)) });
     if (rows.length < PAGE) break;
@@ -153,9 +153,13 @@ export function compactMigration(db: Database): void {
   }
 
   // Versions of entities that no longer exist cannot be read any more: they are not copied.
-  const insertVersion = db.prepare(`INSERT INTO aspect_versions_compact (${columns}) SELECT e.id, ${values.replace('@entity_id, ', '')} FROM entities e WHERE e.urn = @urn`);
-  const versionPage = db.prepare('SELECT * FROM aspect_versions WHERE (urn, name, version) > (?, ?, ?) ORDER BY urn, name, version LIMIT ?');
-  for (let last: [string, string, number] = ['', '', -1]; ; ) {
+  const insertVersion = db.prepare(
+    `INSERT INTO aspect_versions_compact (${columns}) SELECT e.id, ${values.replace('@entity_id, ', '')} FROM entities e WHERE e.urn = @urn`,
+  );
+  const versionPage = db.prepare(
+    'SELECT * FROM aspect_versions WHERE (urn, name, version) > (?, ?, ?) ORDER BY urn, name, version LIMIT ?',
+  );
+  for (let last: [string, string, number] = ['', '', -1]; ;) {
     const rows = versionPage.all(last[0], last[1], last[2], PAGE) as OldVersion[];
     for (const row of rows) insertVersion.run({ urn: row.urn, ...aspectColumns(d, stored(row)) });
     if (rows.length < PAGE) break;
@@ -168,11 +172,12 @@ export function compactMigration(db: Database): void {
      VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, 0)`,
   );
   const eventPage = db.prepare('SELECT * FROM change_events WHERE id > ? ORDER BY id LIMIT ?');
-  for (let last = 0; ; ) {
+  for (let last = 0; ;) {
     const rows = eventPage.all(last, PAGE) as OldEvent[];
     for (const row of rows) {
       const ctx = { modified: { time: row.created_time, actor: row.created_actor } };
-      const repack = (text: string | null, metadata = false) => (text === null ? null : pack(JSON.parse(text) as JsonObject, ctx, d, metadata ? internMetadata : undefined));
+      const repack = (text: string | null, metadata = false) =>
+        text === null ? null : pack(JSON.parse(text) as JsonObject, ctx, d, metadata ? internMetadata : undefined);
       const id = entityId.get(row.entity_urn) as number | undefined;
       insertEvent.run(
         row.id,

@@ -71,7 +71,12 @@ export class Dictionary {
   }
 
   private remember(text: string, id: number): void {
-    if (this.ids.size >= MAX_CACHED || this.keys.size >= MAX_CACHED || this.shapes.size >= MAX_CACHED || this.shapeKeys.size >= MAX_CACHED) {
+    if (
+      this.ids.size >= MAX_CACHED ||
+      this.keys.size >= MAX_CACHED ||
+      this.shapes.size >= MAX_CACHED ||
+      this.shapeKeys.size >= MAX_CACHED
+    ) {
       this.ids.clear();
       this.texts.clear();
       this.clearPacking();

@@ -79,9 +79,13 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   }
   const durability = options.durability ?? 'full';
   if (durability !== 'full' && durability !== 'normal') {
-    throw new CatalogError('INVALID_INPUT', `createSqliteAdapter: durability must be "full" or "normal", got ${JSON.stringify(durability)}`, {
-      details: [{ path: 'durability', message: 'must be "full" or "normal"' }],
-    });
+    throw new CatalogError(
+      'INVALID_INPUT',
+      `createSqliteAdapter: durability must be "full" or "normal", got ${JSON.stringify(durability)}`,
+      {
+        details: [{ path: 'durability', message: 'must be "full" or "normal"' }],
+      },
+    );
   }
   let handle: SqliteHandle | undefined;
   let closed = false;
@@ -109,7 +113,10 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     const values = { after: request.afterUrn ?? '', limit: request.limit, ...(aspectId !== undefined ? { aspect: aspectId } : {}) };
     let page: string[];
     if (request.entityType === undefined) {
-      page = db.stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`).pluck().all(values) as string[];
+      page = db
+        .stmt(`SELECT e.urn FROM entities e WHERE ${conditions.join(' AND ')} ORDER BY e.urn LIMIT @limit`)
+        .pluck()
+        .all(values) as string[];
     } else {
       // entities_by_scope is (removed, entity_type, urn): with each removed state (no search document,
       // 0, 1) the type's entities are a URN-ordered range. A page is the first `limit` of the three.
@@ -117,7 +124,12 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       for (const removed of ['e.removed IS NULL', 'e.removed = 0', 'e.removed = 1']) {
         const sql = `SELECT e.urn FROM entities e INDEXED BY entities_by_scope WHERE ${removed} AND e.entity_type = @entityType AND ${conditions.join(' AND ')}
           ORDER BY e.urn LIMIT @limit`;
-        page.push(...(db.stmt(sql).pluck().all({ ...values, entityType: request.entityType }) as string[]));
+        page.push(
+          ...(db
+            .stmt(sql)
+            .pluck()
+            .all({ ...values, entityType: request.entityType }) as string[]),
+        );
       }
       page = page.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).slice(0, request.limit);
     }
@@ -138,8 +150,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
           if (directText) searchStore.movePendingText(db);
           (batch.entities ?? []).forEach((write, entityIndex) => {
             const existing = db.stmt('SELECT entity_id AS id, version FROM entities WHERE urn = ?').get(write.urn) as
-              | { id: number; version: number }
-              | undefined;
+              { id: number; version: number } | undefined;
             const found = existing?.version ?? 0;
             if (found !== write.expectVersion) {
               throw new CatalogError('CONFLICT', `${write.urn}: expected version ${write.expectVersion}, found ${found}`);
@@ -180,7 +191,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
                 db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
               }
               if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId, directText);
-              else if (write.searchDocument) searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined, directText, prepared);
+              else if (write.searchDocument)
+                searchStore.writeSearchDocument(db, entityId, write.searchDocument, existing !== undefined, directText, prepared);
             }
             options.faultInjector?.({ entityIndex, urn: write.urn });
           });

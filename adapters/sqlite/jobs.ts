@@ -58,7 +58,10 @@ export function releaseJob(h: SqliteHandle, id: string, workerId: string, outcom
 }
 
 export function renewJobLease(h: SqliteHandle, id: string, workerId: string, lockedUntil: number): boolean {
-  return h.stmt("UPDATE jobs SET locked_until = ? WHERE id = ? AND locked_by = ? AND state = 'pending'").run(lockedUntil, Number(id), workerId).changes === 1;
+  return (
+    h.stmt("UPDATE jobs SET locked_until = ? WHERE id = ? AND locked_by = ? AND state = 'pending'").run(lockedUntil, Number(id), workerId)
+      .changes === 1
+  );
 }
 
 export function listJobs(h: SqliteHandle, request: { includeDead?: boolean; limit?: number } = {}): Job[] {

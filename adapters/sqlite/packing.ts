@@ -85,7 +85,8 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
       return undefined; // undefined, functions, symbols: left out of objects, null in arrays (as JSON.stringify does)
   }
   if (value === null) return 'null';
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return packValue((value as { toJSON(): unknown }).toJSON(), ctx, symbols, intern);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return packValue((value as { toJSON(): unknown }).toJSON(), ctx, symbols, intern);
   if (Array.isArray(value)) {
     let out = '[';
     for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (packValue(value[i], ctx, symbols, intern) ?? 'null');
@@ -160,7 +161,8 @@ function unpackValue(value: JsonValue, ctx: PackContext, symbols: Symbols): Json
       const out: JsonObject = {};
       for (let i = 0; i < keys.length; i++) {
         const unpacked = unpackValue(value[i + 1]!, ctx, symbols);
-        if (keys[i] === '__proto__') Object.defineProperty(out, '__proto__', { value: unpacked, enumerable: true, writable: true, configurable: true });
+        if (keys[i] === '__proto__')
+          Object.defineProperty(out, '__proto__', { value: unpacked, enumerable: true, writable: true, configurable: true });
         else out[keys[i]!] = unpacked;
       }
       return out;

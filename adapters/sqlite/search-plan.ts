@@ -108,7 +108,16 @@ function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[], scope:
       return undefined;
     }
     const stats = keyStats(h, keyId, snapshot);
-    out.push({ kind: 'values', keyId, entities: stats.entities, single: stats.multi === 0, typeImplied: typeImplied(stats, scope), operator, values, negated });
+    out.push({
+      kind: 'values',
+      keyId,
+      entities: stats.entities,
+      single: stats.multi === 0,
+      typeImplied: typeImplied(stats, scope),
+      operator,
+      values,
+      negated,
+    });
   }
   return out;
 }
@@ -138,7 +147,10 @@ export function andOf(parts: readonly Fragment[]): Fragment {
 
 /** Every group as tests of the entities row `d`, ORed. */
 export function orOfProbes(groups: readonly Resolved[][]): Fragment {
-  return join(groups.map((group) => andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))), ' OR ');
+  return join(
+    groups.map((group) => andOf(group.map((c) => probe(c, 'd.entity_id', 'd')))),
+    ' OR ',
+  );
 }
 
 /**
@@ -150,7 +162,10 @@ export function orOfProbes(groups: readonly Resolved[][]): Fragment {
  */
 function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: number): { size: number; bound: boolean } {
   if (c.kind === 'text') {
-    const counted = count(h, sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${fragment('?', limit)})`);
+    const counted = count(
+      h,
+      sql`SELECT COUNT(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH ${fragment('?', c.match)} LIMIT ${fragment('?', limit)})`,
+    );
     return { size: counted, bound: counted < limit };
   }
   if (c.kind !== 'values' || c.negated) return { size: Number.POSITIVE_INFINITY, bound: false };
@@ -174,7 +189,13 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
   // Likely-small first (one wanted value, then ranges, then the rest), so that the running best
   // bounds how far each later estimate counts.
   const guess = (c: Resolved): number =>
-    c.kind !== 'values' ? 3 : (c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1 ? 0 : c.operator === 'EXISTS' ? 2 : 1;
+    c.kind !== 'values'
+      ? 3
+      : (c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1
+        ? 0
+        : c.operator === 'EXISTS'
+          ? 2
+          : 1;
   const candidates = group.filter((c) => c.kind === 'text' || (c.kind === 'values' && !c.negated)).sort((a, b) => guess(a) - guess(b));
   const sizes = new Map<Resolved, number>();
   /** Candidates whose size is an upper bound of the entities they match. */
@@ -209,7 +230,13 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
     // A key no document has several values under needs no de-duplication at all.
     const unique = driver.single ? fragment('1') : oneRowPerEntity('v', driver.operator, driver.values);
     const atMost = bounds.has(driver) ? sizes.get(driver) : undefined;
-    return groupQueryOf(from, where, { joinsDoc, entity: 'v.entity_id', unique, driven: true, ...(atMost !== undefined ? { atMost } : {}) });
+    return groupQueryOf(from, where, {
+      joinsDoc,
+      entity: 'v.entity_id',
+      unique,
+      driven: true,
+      ...(atMost !== undefined ? { atMost } : {}),
+    });
   }
   if (driver?.kind === 'text') {
     const from = fragment('search_text CROSS JOIN entities d ON d.entity_id = search_text.rowid');
@@ -222,13 +249,23 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
 }
 
 /** The count of a plan's matches as `n`; `also` adds columns to the same row (one statement fewer). */
-export function countQuery(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope, also = fragment('')): Fragment {
+export function countQuery(
+  queries: readonly GroupQuery[],
+  groups: readonly Resolved[][],
+  scope: SearchScope,
+  also = fragment(''),
+): Fragment {
   if (queries.length === 1) {
     const q = queries[0]!;
-    return q.unique ? sql`SELECT COUNT(*) AS n ${also} ${q.body} AND ${q.unique}` : sql`SELECT COUNT(DISTINCT ${fragment(q.entity)}) AS n ${also} ${q.body}`;
+    return q.unique
+      ? sql`SELECT COUNT(*) AS n ${also} ${q.body} AND ${q.unique}`
+      : sql`SELECT COUNT(DISTINCT ${fragment(q.entity)}) AS n ${also} ${q.body}`;
   }
   if (queries.every((q) => q.driven)) {
-    return sql`SELECT COUNT(*) AS n ${also} FROM (${join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ')})`;
+    return sql`SELECT COUNT(*) AS n ${also} FROM (${join(
+      queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`),
+      ' UNION ',
+    )})`;
   }
   // Some group has nothing to start from (only negations or URN tests): one pass over the scope.
   return sql`SELECT COUNT(*) AS n ${also} FROM entities d ${scopeIndex(scope, true)} WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
@@ -236,7 +273,11 @@ export function countQuery(queries: readonly GroupQuery[], groups: readonly Reso
 
 /** A query of the matching entity ids (duplicates possible). */
 export function matchingSet(queries: readonly GroupQuery[], groups: readonly Resolved[][], scope: SearchScope): Fragment {
-  if (queries.every((q) => q.driven)) return join(queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`), ' UNION ALL ');
+  if (queries.every((q) => q.driven))
+    return join(
+      queries.map((q) => sql`SELECT ${fragment(q.entity)} ${q.body}`),
+      ' UNION ALL ',
+    );
   return sql`SELECT d.entity_id FROM entities d WHERE ${docScope(scope)} AND (${orOfProbes(groups)})`;
 }
 

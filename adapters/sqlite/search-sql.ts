@@ -159,5 +159,7 @@ export function valueScope(alias: string, scope: SearchScope, typeImplied = fals
 
 function typeTest(column: string, types: readonly string[]): Fragment {
   const only = oneType(types);
-  return only !== undefined ? fragment(`${column} = ?`, only) : fragment(`${column} IN (SELECT value FROM json_each(?))`, json([...new Set(types)]));
+  return only !== undefined
+    ? fragment(`${column} = ?`, only)
+    : fragment(`${column} IN (SELECT value FROM json_each(?))`, json([...new Set(types)]));
 }

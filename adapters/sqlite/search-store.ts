@@ -26,7 +26,8 @@ export function findKeyId(h: SqliteHandle, kind: KeyKind, name: string, defKey: 
   const cache = cacheOf(h, kind);
   let id = cache.get(name)?.get(defKey);
   if (id === undefined) {
-    const row = h.stmt('SELECT id FROM search_keys WHERE kind = ? AND name = ? AND def_key = ?').get(kind, name, defKey) as { id: number } | undefined;
+    const row = h.stmt('SELECT id FROM search_keys WHERE kind = ? AND name = ? AND def_key = ?').get(kind, name, defKey) as
+      { id: number } | undefined;
     if (row) {
       id = row.id;
       let byKey = cache.get(name);
@@ -158,7 +159,10 @@ export function removeSearchDocument(h: SqliteHandle, entityId: number, directTe
   // Nothing is gained, so the entity type is not needed.
   recount(h, '', clearValues(h, entityId), new Map());
   if (directText) h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
-  else h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)').run(entityId);
+  else
+    h.stmt(
+      'INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, NULL, NULL, NULL, 1)',
+    ).run(entityId);
   h.stmt("UPDATE entities SET removed = NULL, key_ids = '' WHERE entity_id = ?").run(entityId);
 }
 
@@ -222,11 +226,17 @@ export function writeSearchDocument(
     for (const [value, flags] of flagged) insert.run(id, entityId, value, document.removed, doc.entityType, flags);
   }
   // The document is the entity's row itself (removed, key_ids): its URN and type are there already.
-  if (!prepared) h.stmt('UPDATE entities SET removed = ?, key_ids = ? WHERE entity_id = ?').run(document.removed, document.keyIds, entityId);
+  if (!prepared)
+    h.stmt('UPDATE entities SET removed = ?, key_ids = ? WHERE entity_id = ?').run(document.removed, document.keyIds, entityId);
   recount(h, doc.entityType, previous, now);
   if (directText) {
     if (existed) h.stmt('DELETE FROM search_text WHERE rowid = ?').run(entityId);
-    h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)').run(entityId, terms(doc.text.name ?? ''), terms(doc.text.description ?? ''), terms(doc.text.urnKey));
+    h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)').run(
+      entityId,
+      terms(doc.text.name ?? ''),
+      terms(doc.text.description ?? ''),
+      terms(doc.text.urnKey),
+    );
     return;
   }
   h.stmt('INSERT OR REPLACE INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)').run(

@@ -1,5 +1,19 @@
 import type { AggregateRequest, FacetResult, SearchHit, SearchRequest, SearchResponse } from '../../src/adapter/types';
-import { andOf, count, countQuery, groupQuery, keyOf, matchingSet, orOfProbes, probe, resolve, scopeIndex, SMALL_DRIVER, typeImplied, type GroupQuery } from './search-plan';
+import {
+  andOf,
+  count,
+  countQuery,
+  groupQuery,
+  keyOf,
+  matchingSet,
+  orOfProbes,
+  probe,
+  resolve,
+  scopeIndex,
+  SMALL_DRIVER,
+  typeImplied,
+  type GroupQuery,
+} from './search-plan';
 import { docScope, fragment, join, oneType, sql, valueScope, type Fragment } from './search-sql';
 import { flushSearchText, keyStats, snapshotOf, type Snapshot } from './search-store';
 import type { SqliteHandle } from './statements';
@@ -33,7 +47,9 @@ interface PageColumns {
 
 function pageColumns(request: SearchRequest): PageColumns {
   const only = oneType(request.entityTypes);
-  return only !== undefined ? { select: fragment('d.urn AS urn'), entityType: only } : { select: fragment('d.urn AS urn, d.entity_type AS entityType'), entityType: undefined };
+  return only !== undefined
+    ? { select: fragment('d.urn AS urn'), entityType: only }
+    : { select: fragment('d.urn AS urn, d.entity_type AS entityType'), entityType: undefined };
 }
 
 /** bm25() column weights (name, description, URN key); the memory adapter boosts the same way. */
@@ -95,12 +111,18 @@ function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): Se
     return smallSet(h, single, single.unique, columns, afterUrn, offset, limit);
   }
   // The size of the document table comes with the count: the page strategy below needs both.
-  const counted = one<{ n: number; size: number | null }>(h, countQuery(queries, plan.groups, request, fragment(', (SELECT MAX(entity_id) FROM entities) AS size')));
+  const counted = one<{ n: number; size: number | null }>(
+    h,
+    countQuery(queries, plan.groups, request, fragment(', (SELECT MAX(entity_id) FROM entities) AS size')),
+  );
   const total = counted.n;
   if (total === 0 || limit === 0) return { total, hits: [] };
 
   if (request.order === 'relevance' && plan.match !== undefined) {
-    const others = join(plan.groups.map((group) => andOf(group.filter((c) => c.kind !== 'text').map((c) => probe(c, 'd.entity_id', 'd')))), ' OR ');
+    const others = join(
+      plan.groups.map((group) => andOf(group.filter((c) => c.kind !== 'text').map((c) => probe(c, 'd.entity_id', 'd')))),
+      ' OR ',
+    );
     const page = sql`SELECT d.urn AS urn, d.entity_type AS entityType, ${fragment(BM25)} AS rank
       FROM search_text JOIN entities d ON d.entity_id = search_text.rowid
       WHERE search_text MATCH ${fragment('?', plan.match)} AND ${docScope(request)} AND (${others})
@@ -140,7 +162,15 @@ function withDocs(single: GroupQuery): Fragment {
  * A group that planning found matches at most SMALL_DRIVER entities: every match, sorted, in one
  * statement, so that the probes run once (not once for the count and again for the page).
  */
-function smallSet(h: SqliteHandle, single: GroupQuery, unique: Fragment, columns: PageColumns, afterUrn: string | undefined, offset: number, limit: number): SearchResponse {
+function smallSet(
+  h: SqliteHandle,
+  single: GroupQuery,
+  unique: Fragment,
+  columns: PageColumns,
+  afterUrn: string | undefined,
+  offset: number,
+  limit: number,
+): SearchResponse {
   const query = sql`SELECT ${columns.select} FROM ${withDocs(single)} WHERE ${single.where} AND ${unique} ORDER BY d.urn`;
   const all = pageRows(h, query, columns);
   let start = 0;

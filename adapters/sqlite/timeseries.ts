@@ -44,8 +44,7 @@ interface IndexRow {
 
 function registered(h: SqliteHandle, indexName: string): IndexRow | undefined {
   return h.stmt('SELECT index_name, entity_type, aspect, pages, row_count FROM timeseries_indexes WHERE index_name = ?').get(indexName) as
-    | IndexRow
-    | undefined;
+    IndexRow | undefined;
 }
 
 interface FileShape {
@@ -101,7 +100,11 @@ function tracked(h: SqliteHandle, indexName: string, work: () => number): void {
   const before = btreePages(h);
   const rowDelta = work();
   const after = btreePages(h);
-  h.stmt('UPDATE timeseries_indexes SET pages = pages + ?, row_count = row_count + ? WHERE index_name = ?').run(after - before, rowDelta, indexName);
+  h.stmt('UPDATE timeseries_indexes SET pages = pages + ?, row_count = row_count + ? WHERE index_name = ?').run(
+    after - before,
+    rowDelta,
+    indexName,
+  );
 }
 
 export function appendTimeseries(h: SqliteHandle, index: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): void {
@@ -169,7 +172,8 @@ export function queryTimeseries(h: SqliteHandle, query: TimeseriesQuery): Timese
  * writer slips in between the measurement and its record.
  */
 export function timeseriesIndexSizes(h: SqliteHandle): TimeseriesIndexSize[] {
-  const list = () => h.stmt('SELECT index_name, entity_type, aspect, pages, row_count FROM timeseries_indexes ORDER BY index_name').all() as IndexRow[];
+  const list = () =>
+    h.stmt('SELECT index_name, entity_type, aspect, pages, row_count FROM timeseries_indexes ORDER BY index_name').all() as IndexRow[];
   let indexes = list();
   if (indexes.some((i) => i.pages === null || i.row_count === null)) {
     h.db
@@ -232,7 +236,9 @@ export function rebuildTimeseriesIndex(h: SqliteHandle, index: TimeseriesIndexRe
       h.db.exec(`DROP TABLE IF EXISTS ${ident(fresh)}`);
       h.db.exec(`CREATE TABLE ${ident(fresh)} (id INTEGER PRIMARY KEY, urn TEXT NOT NULL, ts INTEGER NOT NULL, value TEXT NOT NULL)`);
       // In id order: appends into the fresh table's b-tree stay sequential.
-      h.db.prepare(`INSERT INTO ${ident(fresh)} (id, urn, ts, value) SELECT id, urn, ts, value FROM ${ident(table)} WHERE ts > ? ORDER BY id`).run(endTimeMillis);
+      h.db
+        .prepare(`INSERT INTO ${ident(fresh)} (id, urn, ts, value) SELECT id, urn, ts, value FROM ${ident(table)} WHERE ts > ? ORDER BY id`)
+        .run(endTimeMillis);
       const kept = (h.db.prepare(`SELECT COUNT(*) AS n FROM ${ident(fresh)}`).get() as { n: number }).n;
       h.db.exec(`DROP TABLE ${ident(table)}`);
       h.db.exec(`ALTER TABLE ${ident(fresh)} RENAME TO ${ident(table)}`);
@@ -250,10 +256,13 @@ export function rebuildTimeseriesIndex(h: SqliteHandle, index: TimeseriesIndexRe
 
 /** Inside the caller's transaction: the rows of a deleted entity. */
 export function deleteEntityTimeseries(h: SqliteHandle, entityType: string, urn: string): void {
-  const indexes = h.stmt('SELECT index_name FROM timeseries_indexes WHERE entity_type = ?').all(entityType) as Array<{ index_name: string }>;
+  const indexes = h.stmt('SELECT index_name FROM timeseries_indexes WHERE entity_type = ?').all(entityType) as Array<{
+    index_name: string;
+  }>;
   for (const i of indexes) {
     const removed = h.stmt(`DELETE FROM ${ident(i.index_name)} WHERE urn = ?`).run(urn).changes;
     // Other b-trees change in the same transaction: the size is measured again on the next read.
-    if (removed > 0) h.stmt('UPDATE timeseries_indexes SET pages = NULL, row_count = row_count - ? WHERE index_name = ?').run(removed, i.index_name);
+    if (removed > 0)
+      h.stmt('UPDATE timeseries_indexes SET pages = NULL, row_count = row_count - ? WHERE index_name = ?').run(removed, i.index_name);
   }
 }

@@ -39,7 +39,9 @@ describe('onboarding tables (memory adapter)', () => {
   });
 
   it("refuses the application's own rule before touching the catalog", async () => {
-    await expect(onboardTable(catalog, STEWARD, { platform: 'hive', name: 'tmp', description: 'x' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(onboardTable(catalog, STEWARD, { platform: 'hive', name: 'tmp', description: 'x' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
     expect(await catalog.entities.list(VISITOR, { entityType: 'dataset' })).toEqual([]);
   });
 

@@ -22,7 +22,10 @@ export function decodeCursor<T>(cursor: string, read: (state: Record<string, unk
 }
 
 /** The refusal of a cursor that is not one this catalog gave out for that listing. */
-export function malformedCursor(path: string, message = 'is not a cursor this catalog gave out (pass back the one of the previous page)'): CatalogError {
+export function malformedCursor(
+  path: string,
+  message = 'is not a cursor this catalog gave out (pass back the one of the previous page)',
+): CatalogError {
   return new CatalogError('INVALID_INPUT', `${path.replace(/^\//, '')} ${message}`, { details: [{ path, message }] });
 }
 

@@ -11,9 +11,13 @@ export async function loadWithPeer<T>(entry: string, peer: string, load: () => P
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e?.code === 'ERR_MODULE_NOT_FOUND' && typeof e.message === 'string' && e.message.includes(`'${peer}'`)) {
-      throw new CatalogError('UNSUPPORTED', `${entry} needs the package ${peer}, an optional peer dependency that is not installed: npm install ${peer}`, {
-        cause: error,
-      });
+      throw new CatalogError(
+        'UNSUPPORTED',
+        `${entry} needs the package ${peer}, an optional peer dependency that is not installed: npm install ${peer}`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }

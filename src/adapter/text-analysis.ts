@@ -181,7 +181,8 @@ const re21b2 = /(at|bl|iz)$/;
 const re31b2 = /([^aeiouylsz])\1$/;
 const re41b2 = new RegExp(`^${C}${v}[^aeiouwxy]$`);
 const re1c = /^(.+?[^aeiou])y$/;
-const re2 = /^(.+?)(ational|tional|enci|anci|izer|bli|alli|entli|eli|ousli|ization|ation|ator|alism|iveness|fulness|ousness|aliti|iviti|biliti|logi)$/;
+const re2 =
+  /^(.+?)(ational|tional|enci|anci|izer|bli|alli|entli|eli|ousli|ization|ation|ator|alism|iveness|fulness|ousness|aliti|iviti|biliti|logi)$/;
 const re3 = /^(.+?)(icate|ative|alize|iciti|ical|ful|ness)$/;
 const re4 = /^(.+?)(al|ance|ence|er|ic|able|ible|ant|ement|ment|ent|ou|ism|ate|iti|ous|ive|ize)$/;
 const re24 = /^(.+?)(s|t)(ion)$/;

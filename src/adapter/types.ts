@@ -465,7 +465,13 @@ export interface StorageAdapter {
    * `keepEvents`; aspect versions older than `versionsBefore` and beyond the `keepVersions` newest
    * kept per aspect. At most `limit` rows per kind per call; answers how many went.
    */
-  pruneChanges?(request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number }): Promise<{ events: number; versions: number }>;
+  pruneChanges?(request: {
+    eventsBefore?: number;
+    keepEvents?: number;
+    versionsBefore?: number;
+    keepVersions?: number;
+    limit: number;
+  }): Promise<{ events: number; versions: number }>;
   /**
    * Optional: resolves when a commit (of this process or, where the adapter can tell, another one)
    * may have added events, or after `timeoutMs`, or when `signal` aborts; always resolves, never

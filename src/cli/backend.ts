@@ -51,7 +51,10 @@ export interface CliBackend {
   /** The catalog's answer: `Delete N out of M rows (P%). ...`. */
   /** `onProgress`: rows deleted so far of the rows to delete, where the work runs in this process (embedded). */
   /** `message` as the catalog words it (a real run ends `Task id: <id>.`); `taskId` for a real run. */
-  truncateTimeseries(input: TruncateInput, onProgress?: (deleted: number, total: number) => void): Promise<{ message: string; taskId?: string }>;
+  truncateTimeseries(
+    input: TruncateInput,
+    onProgress?: (deleted: number, total: number) => void,
+  ): Promise<{ message: string; taskId?: string }>;
   /** Rebuilds every search document; `onProgress` is called where the work runs in this process (embedded). */
   reindex(onProgress?: (progress: ReindexProgress) => void): Promise<ReindexProgress>;
   /** A page of the change feed (`{ events, next }`), after a cursor. */

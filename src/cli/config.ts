@@ -28,13 +28,17 @@ export function readConfig(file: string): CliConfig {
   try {
     parsed = parseYaml(text);
   } catch (error) {
-    throw new CommandError(`the configuration file ${file} is not valid YAML: ${((error as Error).message.split('\n')[0] ?? '').replace(/:\s*$/, '')}`);
+    throw new CommandError(
+      `the configuration file ${file} is not valid YAML: ${((error as Error).message.split('\n')[0] ?? '').replace(/:\s*$/, '')}`,
+    );
   }
   if (parsed === null || parsed === undefined) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new CommandError(`the configuration file ${file} must be a mapping with server and token`);
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new CommandError(`the configuration file ${file} must be a mapping with server and token`);
   const config: CliConfig = {};
   for (const [key, value] of Object.entries(parsed)) {
-    if (key !== 'server' && key !== 'token') throw new CommandError(`the configuration file ${file} has an unknown key "${key}" (known: server, token)`);
+    if (key !== 'server' && key !== 'token')
+      throw new CommandError(`the configuration file ${file} has an unknown key "${key}" (known: server, token)`);
     if (typeof value !== 'string') throw new CommandError(`the configuration file ${file}: ${key} must be a string`);
     config[key] = value;
   }

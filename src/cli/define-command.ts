@@ -41,7 +41,12 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 function errorBody(error: unknown): { code: string; message: string; details?: unknown; reason?: string } {
   if (error instanceof UsageError) return { code: 'USAGE', message: error.message };
   if (isCatalogError(error)) {
-    return { code: error.code, message: error.message, ...(error.details.length ? { details: error.details } : {}), ...(error.reason ? { reason: error.reason } : {}) };
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.details.length ? { details: error.details } : {}),
+      ...(error.reason ? { reason: error.reason } : {}),
+    };
   }
   if (error instanceof CommandError) return { code: 'FAILED', message: error.message };
   return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
@@ -67,7 +72,9 @@ export function reportError(name: string, error: unknown, io: CommandIo, json: b
  * on the backend and the printing of their answers.
  */
 export function defineCommand<T extends OptionTable>(spec: CommandSpec<T>): Command {
-  const table = { ...spec.options, ...OUTPUT_OPTIONS, ...(spec.connects ? CONNECTION_OPTIONS : {}) } as T & typeof OUTPUT_OPTIONS & typeof CONNECTION_OPTIONS;
+  const table = { ...spec.options, ...OUTPUT_OPTIONS, ...(spec.connects ? CONNECTION_OPTIONS : {}) } as T &
+    typeof OUTPUT_OPTIONS &
+    typeof CONNECTION_OPTIONS;
   return {
     name: spec.name,
     summary: spec.summary,
@@ -150,7 +157,11 @@ metacatalog ${name} <command> --help shows a command's options.
       }
       const sub = subcommands.find((c) => c.name === `${name} ${first}`);
       if (!sub) {
-        const error = new UsageError(first === undefined || first.startsWith('-') ? `a command is needed: ${subcommands.map((c) => c.name.slice(name.length + 1)).join(', ')}` : `unknown command "${first}"`);
+        const error = new UsageError(
+          first === undefined || first.startsWith('-')
+            ? `a command is needed: ${subcommands.map((c) => c.name.slice(name.length + 1)).join(', ')}`
+            : `unknown command "${first}"`,
+        );
         return reportError(name, error, io, wantsJson(argv));
       }
       return sub.run(rest, io);

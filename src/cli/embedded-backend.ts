@@ -19,7 +19,8 @@ const PAGE = 1000;
 export async function openEmbeddedBackend(db: string, actor: string, requirements: OpenRequirements, io: CommandIo): Promise<CliBackend> {
   const inMemory = db === ':memory:';
   if (!inMemory && !existsSync(db)) {
-    if (!requirements.create) throw new CommandError(`there is no database at ${db} (check --db; properties upsert and tokens create make a new one)`);
+    if (!requirements.create)
+      throw new CommandError(`there is no database at ${db} (check --db; properties upsert and tokens create make a new one)`);
     mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
   }
   let signingKey: string | undefined;
@@ -27,11 +28,21 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
   if (!inMemory && (requirements.signingKey || existsSync(keyFile))) {
     const loaded = loadOrCreateSigningKey(keyFile);
     signingKey = loaded.key;
-    if (loaded.created) io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
+    if (loaded.created)
+      io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
   }
 
   // Background work runs in close(), after the command's own work, not alongside it.
-  const catalog = await openCatalog({ store: { sqlite: db }, superUser: actor, ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}), backgroundJobs: false, label: db }, io);
+  const catalog = await openCatalog(
+    {
+      store: { sqlite: db },
+      superUser: actor,
+      ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}),
+      backgroundJobs: false,
+      label: db,
+    },
+    io,
+  );
 
   const toRecord = (view: { urn: string; removed: boolean; definition: PropertyRecord['definition'] }): PropertyRecord => ({
     urn: view.urn,
@@ -43,7 +54,10 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     where: `SQLite file ${db}`,
     actor: async () => actor,
     async upsertProperties(entries) {
-      const results = await catalog.properties.upsertYamlEntries(actor, entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1]);
+      const results = await catalog.properties.upsertYamlEntries(
+        actor,
+        entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1],
+      );
       return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
     },
     async getProperty(urn) {
@@ -54,7 +68,11 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
       const records: PropertyRecord[] = [];
       let afterUrn: string | undefined;
       do {
-        const page = await catalog.properties.list(actor, { includeRemoved: true, limit: PAGE, ...(afterUrn !== undefined ? { afterUrn } : {}) });
+        const page = await catalog.properties.list(actor, {
+          includeRemoved: true,
+          limit: PAGE,
+          ...(afterUrn !== undefined ? { afterUrn } : {}),
+        });
         records.push(...page.properties.map(toRecord));
         afterUrn = page.nextAfterUrn;
       } while (afterUrn !== undefined);
@@ -74,7 +92,11 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     readChanges: (options) => catalog.changes.read(actor, options),
     followChanges: (options) => catalog.changes.follow(actor, options),
     async truncateTimeseries(input, onProgress) {
-      const { message, taskId } = await catalog.timeseries.truncate(actor, input, onProgress ? { onProgress: (status) => onProgress(status.rowsDeleted, status.rowsToDelete) } : {});
+      const { message, taskId } = await catalog.timeseries.truncate(
+        actor,
+        input,
+        onProgress ? { onProgress: (status) => onProgress(status.rowsDeleted, status.rowsToDelete) } : {},
+      );
       // The background work of a real run, here and now, so that its progress is drawn while it runs.
       if (input.dryRun === false) await catalog.settle();
       return { message, ...(taskId !== undefined ? { taskId } : {}) };

@@ -56,7 +56,10 @@ export class GmsClient {
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new CatalogError(response.ok ? 'INTERNAL' : (STATUS_CODES[response.status] ?? 'INTERNAL'), `${this.server} answered ${response.status} with a body that is not JSON`);
+      throw new CatalogError(
+        response.ok ? 'INTERNAL' : (STATUS_CODES[response.status] ?? 'INTERNAL'),
+        `${this.server} answered ${response.status} with a body that is not JSON`,
+      );
     }
   }
 
@@ -90,15 +93,22 @@ export class GmsClient {
     const first = errors[0];
     if (first) {
       const extensions = isRecord(first.extensions) ? first.extensions : {};
-      throw new CatalogError(codeOf(extensions.code, STATUS_CODES[response.status] ?? 'INTERNAL'), String(first.message ?? 'GraphQL error'), {
-        details: detailsOf(extensions.details),
-        ...(typeof extensions.reason === 'string' ? { reason: extensions.reason } : {}),
-      });
+      throw new CatalogError(
+        codeOf(extensions.code, STATUS_CODES[response.status] ?? 'INTERNAL'),
+        String(first.message ?? 'GraphQL error'),
+        {
+          details: detailsOf(extensions.details),
+          ...(typeof extensions.reason === 'string' ? { reason: extensions.reason } : {}),
+        },
+      );
     }
     if (!response.ok || !isRecord(payload) || !isRecord(payload.data)) {
       const rest = isRecord(payload) && isRecord(payload.error) ? payload.error : undefined;
       if (rest) throw new CatalogError(codeOf(rest.code, STATUS_CODES[response.status] ?? 'INTERNAL'), String(rest.message));
-      throw new CatalogError(STATUS_CODES[response.status] ?? 'INTERNAL', `${this.server}/api/graphql answered ${response.status} without data`);
+      throw new CatalogError(
+        STATUS_CODES[response.status] ?? 'INTERNAL',
+        `${this.server}/api/graphql answered ${response.status} without data`,
+      );
     }
     return payload.data;
   }
@@ -107,7 +117,12 @@ export class GmsClient {
    * Server-sent events of a streaming route, reconnecting with `Last-Event-ID` when the stream ends;
    * each `data:` parsed as JSON. Ends when `signal` aborts.
    */
-  async *eventStream(path: string, query: Record<string, QueryValue>, lastEventId: string | undefined, signal?: AbortSignal): AsyncGenerator<unknown> {
+  async *eventStream(
+    path: string,
+    query: Record<string, QueryValue>,
+    lastEventId: string | undefined,
+    signal?: AbortSignal,
+  ): AsyncGenerator<unknown> {
     while (!signal?.aborted) {
       const url = new URL(`${this.server}${path}`);
       for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));

@@ -38,18 +38,27 @@ export function readIngestLine(text: string, line: number): IngestLine {
   }
   if (typeof value.urn === 'string' && isObject(value.aspects)) {
     const extra = Object.keys(value).filter((k) => k !== 'urn' && k !== 'aspects');
-    if (extra.length) return { line, problem: `unknown member ${extra.map((k) => JSON.stringify(k)).join(', ')}: an entity line is { urn, aspects }` };
+    if (extra.length)
+      return { line, problem: `unknown member ${extra.map((k) => JSON.stringify(k)).join(', ')}: an entity line is { urn, aspects }` };
     const names = Object.keys(value.aspects);
     if (names.length === 0) return { line, problem: 'aspects names no aspect' };
     const urn = value.urn;
-    const proposals = names.map((aspectName) => ({ entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: { json: (value.aspects as Record<string, unknown>)[aspectName] } }));
+    const proposals = names.map((aspectName) => ({
+      entityUrn: urn,
+      changeType: 'UPSERT',
+      aspectName,
+      aspect: { json: (value.aspects as Record<string, unknown>)[aspectName] },
+    }));
     return { line, proposals, urns: [urn], entity: true };
   }
   return { line, problem: 'is neither { urn, aspects } nor a change proposal { entityUrn, changeType, aspectName, aspect }' };
 }
 
 /** The non-blank lines of a file (or standard input for `-`), numbered from 1. */
-export async function* numberedLines(source: string, stdin: Readable = process.stdin): AsyncGenerator<{ line: number; text: string; bytes: number }> {
+export async function* numberedLines(
+  source: string,
+  stdin: Readable = process.stdin,
+): AsyncGenerator<{ line: number; text: string; bytes: number }> {
   const input = source === '-' ? stdin : createReadStream(source);
   const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;

@@ -25,8 +25,14 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
   try {
     const adapter =
       'sqlite' in store
-        ? (await import('../../adapters/sqlite/index')).createSqliteAdapter({ filename: store.sqlite, ...(store.durability !== undefined ? { durability: store.durability } : {}) })
-        : (await import('../../adapters/postgres/index')).createPostgresAdapter({ connectionString: store.postgres }, store.schema !== undefined ? { schema: store.schema } : {});
+        ? (await import('../../adapters/sqlite/index')).createSqliteAdapter({
+            filename: store.sqlite,
+            ...(store.durability !== undefined ? { durability: store.durability } : {}),
+          })
+        : (await import('../../adapters/postgres/index')).createPostgresAdapter(
+            { connectionString: store.postgres },
+            store.schema !== undefined ? { schema: store.schema } : {},
+          );
     const catalog = createCatalog({
       adapter,
       ...(options.tokenSigningKey !== undefined ? { tokenSigningKey: options.tokenSigningKey } : {}),

@@ -33,7 +33,11 @@ export const OUTPUT_HELP = `  --json               JSON on stdout for scripts; e
 export type OptionValues<T extends OptionTable> = { [K in keyof T]?: T[K] extends { type: 'boolean' } ? boolean : string };
 
 /** Parses a command's arguments; anything `parseArgs` refuses is a usage error (exit code 2). */
-export function parseOptions<T extends OptionTable>(argv: readonly string[], options: T, allowPositionals = false): { values: OptionValues<T>; positionals: string[] } {
+export function parseOptions<T extends OptionTable>(
+  argv: readonly string[],
+  options: T,
+  allowPositionals = false,
+): { values: OptionValues<T>; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals });
     return { values: parsed.values as OptionValues<T>, positionals: parsed.positionals };

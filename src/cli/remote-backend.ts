@@ -32,7 +32,14 @@ type GraphqlTokenMetadata = Omit<AccessTokenMetadata, 'type'> & { tokenType: Acc
 /** GraphQL names the token kind `tokenType` (its `type` is the entity type); the library calls it `type`. */
 function metadataOf(fields: GraphqlTokenMetadata): AccessTokenMetadata {
   const { tokenType, ...rest } = fields;
-  return { ...rest, type: tokenType, description: rest.description ?? null, expiresAt: rest.expiresAt ?? null, lastUsedAt: rest.lastUsedAt ?? null, privileges: rest.privileges ?? null };
+  return {
+    ...rest,
+    type: tokenType,
+    description: rest.description ?? null,
+    expiresAt: rest.expiresAt ?? null,
+    lastUsedAt: rest.lastUsedAt ?? null,
+    privileges: rest.privileges ?? null,
+  };
 }
 
 interface EntityAnswer {
@@ -102,7 +109,8 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
     async restoreEntity(urn) {
       parseUrn(urn);
       // Restoring is writing the status aspect (the REST family's way); a write would create a missing entity.
-      if ((await client.rest('GET', entityPath(urn), { notFound: 'undefined' })) === undefined) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
+      if ((await client.rest('GET', entityPath(urn), { notFound: 'undefined' })) === undefined)
+        throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
       await client.rest('POST', `${entityPath(urn)}/status`, { body: { removed: false } });
     },
     async createToken(input) {
@@ -120,7 +128,10 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
       return data.revokeAccessToken === true;
     },
     async readChanges(options) {
-      return (await client.rest('GET', '/openapi/v2/changes', { query: { after: options.after, limit: options.limit } })) as { events: ChangeEvent[]; next: string };
+      return (await client.rest('GET', '/openapi/v2/changes', { query: { after: options.after, limit: options.limit } })) as {
+        events: ChangeEvent[];
+        next: string;
+      };
     },
     followChanges(options) {
       return client.eventStream('/openapi/v2/changes', {}, options.after, options.signal) as AsyncIterable<ChangeEvent>;
@@ -134,11 +145,15 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
       return JSON.parse(answer.value) as TimeseriesIndexSizeRecord[];
     },
     async truncateTimeseries(input) {
-      const answer = (await client.rest('POST', '/operations', { query: { action: 'truncateTimeseriesAspect' }, body: input })) as { value: string };
+      const answer = (await client.rest('POST', '/operations', { query: { action: 'truncateTimeseriesAspect' }, body: input })) as {
+        value: string;
+      };
       if (input.dryRun !== false) return { message: answer.value };
       // A real run answers its task id alone; the status it is recorded under holds the counts it answered.
       const taskId = answer.value;
-      const status = (await client.rest('POST', '/operations', { query: { action: 'getEsTaskStatus' }, body: { task: taskId } })) as { value: string };
+      const status = (await client.rest('POST', '/operations', { query: { action: 'getEsTaskStatus' }, body: { task: taskId } })) as {
+        value: string;
+      };
       const { status: recorded } = JSON.parse(status.value) as { status?: { summary?: string } };
       return { message: `${recorded?.summary ?? ''}Task id: ${taskId}.`, taskId };
     },

@@ -26,7 +26,8 @@ export function loadOrCreateSigningKey(file: string): SigningKeyFile {
   try {
     mode = statSync(file).mode;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CommandError(`cannot read the signing key ${file}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new CommandError(`cannot read the signing key ${file}: ${(error as Error).message}`);
   }
   if (mode === undefined) {
     const key = randomBytes(KEY_BYTES).toString('base64url');
@@ -51,7 +52,9 @@ export function loadOrCreateSigningKey(file: string): SigningKeyFile {
   }
   const key = readFileSync(file, 'utf8').trim();
   if (Buffer.byteLength(key) < KEY_BYTES) {
-    throw new CommandError(`the signing key ${file} is shorter than ${KEY_BYTES} bytes; remove it to have a new one generated (existing tokens stop working)`);
+    throw new CommandError(
+      `the signing key ${file} is shorter than ${KEY_BYTES} bytes; remove it to have a new one generated (existing tokens stop working)`,
+    );
   }
   return { key, file, created: false };
 }

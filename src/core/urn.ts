@@ -41,7 +41,8 @@ export function urnProblem(text: unknown): string | undefined {
   if (typeof text !== 'string') return `expected a URN string, got ${typeof text}`;
   if (text.length === 0) return 'URN is empty';
   if (text.length > 2048) return 'URN is longer than 2048 characters';
-  if (!isWellFormedText(text)) return `"${text.replace(/[\uD800-\uDFFF]/g, "\uFFFD")}" is not well-formed Unicode (it holds a lone surrogate)`;
+  if (!isWellFormedText(text))
+    return `"${text.replace(/[\uD800-\uDFFF]/g, '\uFFFD')}" is not well-formed Unicode (it holds a lone surrogate)`;
   if (!text.startsWith('urn:')) return `"${text}" is not a URN: it must start with "urn:"`;
   const rest = text.slice(4);
   const nsEnd = rest.indexOf(':');

@@ -29,7 +29,12 @@ function pathOf(info: GraphQLResolveInfo | undefined): string {
  * The result carries no `originalError`, so host servers that mask unexpected errors (graphql-yoga)
  * pass it on as it is.
  */
-export function toGraphQLError(error: unknown, info: GraphQLResolveInfo | undefined, onError: GraphQLErrorHook | undefined, reported: WeakSet<object>): GraphQLError {
+export function toGraphQLError(
+  error: unknown,
+  info: GraphQLResolveInfo | undefined,
+  onError: GraphQLErrorHook | undefined,
+  reported: WeakSet<object>,
+): GraphQLError {
   if (error instanceof GraphQLError) return error;
   if (isCatalogError(error)) {
     const { details, omittedDetails } = error.toJSON();
@@ -54,4 +59,3 @@ export function toGraphQLError(error: unknown, info: GraphQLResolveInfo | undefi
   }
   return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
 }
-

@@ -62,12 +62,18 @@ function resolveLimits(limits: QueryLimits = {}): Required<QueryLimits> {
 
 function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const out = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) out.set(definition.name.value, definition);
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) out.set(definition.name.value, definition);
   return out;
 }
 
 /** Depth of a selection set with fragments expanded; stops counting past `limit`. */
-function depthOf(selectionSet: SelectionSetNode | undefined, fragments: ReadonlyMap<string, FragmentDefinitionNode>, limit: number, expanding: Set<string>): number {
+function depthOf(
+  selectionSet: SelectionSetNode | undefined,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  limit: number,
+  expanding: Set<string>,
+): number {
   if (!selectionSet) return 0;
   let deepest = 0;
   for (const selection of selectionSet.selections) {
@@ -101,7 +107,12 @@ function argumentValue(node: FieldNode, name: string, variables: Readonly<Record
  * `defaultListSize`. An object with a size argument (a page: `scrollAcrossEntities(input: { count })`)
  * counts once and hands that size to its lists (`searchResults`), so a page is not counted twice.
  */
-function itemsOf(node: FieldNode, field: GraphQLField<unknown, unknown> | undefined, walk: CostWalk, handed: number | undefined): { items: number; hand?: number } {
+function itemsOf(
+  node: FieldNode,
+  field: GraphQLField<unknown, unknown> | undefined,
+  walk: CostWalk,
+  handed: number | undefined,
+): { items: number; hand?: number } {
   const input = argumentValue(node, 'input', walk.variables);
   const isList = field ? isListType(getNullableType(field.type)) : false;
   for (const name of SIZE_ARGUMENTS) {
@@ -158,7 +169,12 @@ function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLCompositeT
 }
 
 function rootTypeOf(schema: GraphQLSchema, operation: OperationDefinitionNode): GraphQLCompositeType | undefined {
-  const type = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const type =
+    operation.operation === 'query'
+      ? schema.getQueryType()
+      : operation.operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   return type ?? undefined;
 }
 
@@ -166,7 +182,11 @@ function limitError(message: string, node?: OperationDefinitionNode): GraphQLErr
   return new GraphQLError(message, { ...(node ? { nodes: [node] } : {}), extensions: { code: 'INVALID_INPUT' } });
 }
 
-function depthProblem(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, limits: Required<QueryLimits>): GraphQLError | undefined {
+function depthProblem(
+  operation: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  limits: Required<QueryLimits>,
+): GraphQLError | undefined {
   const depth = depthOf(operation.selectionSet, fragments, limits.maxDepth, new Set());
   return depth > limits.maxDepth
     ? limitError(`the document nests fields more than ${limits.maxDepth} deep (fragments expanded); ask for less at a time`, operation)
@@ -205,7 +225,8 @@ export function checkQueryLimits(
   for (const definition of document.definitions) {
     if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
     if (request.operationName && definition.name?.value !== request.operationName) continue;
-    const problem = depthProblem(definition, fragments, limits) ?? costProblem(schema, definition, fragments, request.variables ?? {}, limits);
+    const problem =
+      depthProblem(definition, fragments, limits) ?? costProblem(schema, definition, fragments, request.variables ?? {}, limits);
     if (problem) throw problem;
   }
 }

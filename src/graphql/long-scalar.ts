@@ -8,7 +8,9 @@ function toLong(value: unknown): number | undefined {
 }
 
 function refuse(value: unknown): never {
-  throw new GraphQLError(`Long must be an integer of at most 2^53 - 1 (a number or a decimal string), got ${JSON.stringify(value) ?? String(value)}`);
+  throw new GraphQLError(
+    `Long must be an integer of at most 2^53 - 1 (a number or a decimal string), got ${JSON.stringify(value) ?? String(value)}`,
+  );
 }
 
 /** `Long`: epoch milliseconds and counts; a JSON number on output, a number or a decimal string on input. */

@@ -44,7 +44,10 @@ async function definitionOf(catalog: Catalog, ref: PropertyRef, state: RequestSt
 }
 
 /** Structured property definitions and values: each operation is one call of `catalog.properties`. */
-export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) => RequestState): Record<string, Record<string, ResolverFunction>> {
+export function propertyResolvers(
+  catalog: Catalog,
+  stateOf: (context: unknown) => RequestState,
+): Record<string, Record<string, ResolverFunction>> {
   const entityTypeEntity = (urn: string) => ({ urn });
   return {
     Query: {
@@ -69,12 +72,21 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
         context: unknown,
       ) => {
         const { assetUrn, structuredPropertyInputParams } = args.input;
-        const assignments = await catalog.properties.upsertValues(stateOf(context).actor, assetUrn, structuredPropertyInputParams, { shape: 'graphql' });
+        const assignments = await catalog.properties.upsertValues(stateOf(context).actor, assetUrn, structuredPropertyInputParams, {
+          shape: 'graphql',
+        });
         return toStructuredProperties(assetUrn, assignments);
       },
-      removeStructuredProperties: async (_parent: unknown, args: { input: { assetUrn: string; structuredPropertyUrns: string[] } }, context: unknown) => {
+      removeStructuredProperties: async (
+        _parent: unknown,
+        args: { input: { assetUrn: string; structuredPropertyUrns: string[] } },
+        context: unknown,
+      ) => {
         const { assetUrn, structuredPropertyUrns } = args.input;
-        return toStructuredProperties(assetUrn, await catalog.properties.removeValues(stateOf(context).actor, assetUrn, structuredPropertyUrns));
+        return toStructuredProperties(
+          assetUrn,
+          await catalog.properties.removeValues(stateOf(context).actor, assetUrn, structuredPropertyUrns),
+        );
       },
     },
     // Merged over the fields every entity type shares (entity-resolvers.ts).
@@ -108,7 +120,8 @@ export function propertyResolvers(catalog: Catalog, stateOf: (context: unknown) 
       typeQualifier: (definition: StructuredPropertyDefinition) =>
         definition.typeQualifier ? { allowedTypes: definition.typeQualifier.allowedTypes.map(entityTypeEntity) } : null,
       allowedValues: (definition: StructuredPropertyDefinition) =>
-        definition.allowedValues?.map((allowed) => ({ value: toGraphQLValue(allowed.value), description: allowed.description ?? null })) ?? null,
+        definition.allowedValues?.map((allowed) => ({ value: toGraphQLValue(allowed.value), description: allowed.description ?? null })) ??
+        null,
       immutable: (definition: StructuredPropertyDefinition) => definition.immutable === true,
       created: (definition: StructuredPropertyDefinition) => definition.created ?? null,
       lastModified: (definition: StructuredPropertyDefinition) => definition.lastModified ?? null,

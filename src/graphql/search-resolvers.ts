@@ -9,7 +9,9 @@ import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';
 
 /** GraphQL `SearchFlags`: the catalog's, and `skipAggregates`, which only says whether to compute `facets` here. */
-type GraphQLSearchScope = SearchScopeInput & { searchFlags?: (SearchScopeInput['searchFlags'] & { skipAggregates?: boolean | null }) | null };
+type GraphQLSearchScope = SearchScopeInput & {
+  searchFlags?: (SearchScopeInput['searchFlags'] & { skipAggregates?: boolean | null }) | null;
+};
 
 /** The parent of `ScrollResults` / `SearchResults` fields: the page, and what `facets` needs to be computed. */
 interface SearchPage {
@@ -26,9 +28,14 @@ function scopeOf({ types, query, orFilters, filters, searchFlags }: GraphQLSearc
  * Search and aggregation: each operation is one call of `catalog.search`. Results carry entity
  * references only; the fields a client selects on them load in batches (the request's loader).
  */
-export function searchResolvers(catalog: Catalog, stateOf: (context: unknown) => RequestState): Record<string, Record<string, ResolverFunction>> {
+export function searchResolvers(
+  catalog: Catalog,
+  stateOf: (context: unknown) => RequestState,
+): Record<string, Record<string, ResolverFunction>> {
   const page =
-    <I extends GraphQLSearchScope, R extends { searchResults: SearchResultEntry[] }>(run: (actor: Actor, input: I) => Promise<R>): ResolverFunction =>
+    <I extends GraphQLSearchScope, R extends { searchResults: SearchResultEntry[] }>(
+      run: (actor: Actor, input: I) => Promise<R>,
+    ): ResolverFunction =>
     async (_parent: unknown, args: { input: I }, context: unknown): Promise<Omit<R, 'searchResults'> & SearchPage> => {
       const { actor } = stateOf(context);
       const result = await run(actor, args.input);

@@ -43,7 +43,8 @@ const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 function coerce(value: unknown, type: GraphQLInputType, depth: number): unknown {
   if (value === null || value === undefined || depth > 32) return value;
   const nullable = getNullableType(type);
-  if (isListType(nullable)) return Array.isArray(value) ? value.map((item) => coerce(item, nullable.ofType, depth + 1)) : coerce(value, nullable.ofType, depth + 1);
+  if (isListType(nullable))
+    return Array.isArray(value) ? value.map((item) => coerce(item, nullable.ofType, depth + 1)) : coerce(value, nullable.ofType, depth + 1);
   if (isInputObjectType(nullable)) {
     if (typeof value !== 'object' || Array.isArray(value)) return value;
     const fields = nullable.getFields();

@@ -66,7 +66,8 @@ export function errorAnswer(
   if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = wwwAuthenticate(error.reason);
   const allowed = allowedMethods.get(error);
   if (allowed) headers.allow = allowed.join(', ');
-  const status = restli?.invalidInputStatus !== undefined && error.code === 'INVALID_INPUT' ? restli.invalidInputStatus : STATUS_OF_CODE[error.code];
+  const status =
+    restli?.invalidInputStatus !== undefined && error.code === 'INVALID_INPUT' ? restli.invalidInputStatus : STATUS_OF_CODE[error.code];
   // `message` also at the top level: the platform's clients print the reason from there (and Rest.li's read `status`).
   const body = { error: error.toJSON(), message: error.message, ...(restli ? { status } : {}) };
   return { answer: jsonAnswer(status, body, headers), code: error.code };

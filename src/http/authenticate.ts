@@ -10,7 +10,11 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
  * and only when the host trusts its front (`trustActorHeader`), does `X-Service-Actor` name the actor.
  * Nothing else authenticates: no credentials is UNAUTHENTICATED (`missing`).
  */
-export async function authenticate(catalog: Catalog, header: (name: string) => string | undefined, trustActorHeader: boolean): Promise<Actor> {
+export async function authenticate(
+  catalog: Catalog,
+  header: (name: string) => string | undefined,
+  trustActorHeader: boolean,
+): Promise<Actor> {
   const authorization = header('authorization');
   if (authorization !== undefined) {
     const token = BEARER.exec(authorization)?.[1];
@@ -23,9 +27,13 @@ export async function authenticate(catalog: Catalog, header: (name: string) => s
   const actorHeader = header('x-service-actor');
   if (actorHeader !== undefined) {
     if (!trustActorHeader) {
-      throw new CatalogError('UNAUTHENTICATED', 'this server does not take the actor from X-Service-Actor; send "Authorization: Bearer <access token>"', {
-        reason: 'missing',
-      });
+      throw new CatalogError(
+        'UNAUTHENTICATED',
+        'this server does not take the actor from X-Service-Actor; send "Authorization: Bearer <access token>"',
+        {
+          reason: 'missing',
+        },
+      );
     }
     return requireActor(actorHeader.trim());
   }

@@ -88,7 +88,8 @@ export function createFetchHandler(catalog: Catalog, options: HttpOptions = {}):
     const { answer } = handled;
     const headers = new Headers(answer.headers);
     if (handled.closeConnection) headers.set('connection', 'close');
-    if (answer.stream && !handled.clientGone) return streamedResponse(answer.stream, answer.status, headers, request.signal, handled.logSent);
+    if (answer.stream && !handled.clientGone)
+      return streamedResponse(answer.stream, answer.status, headers, request.signal, handled.logSent);
     const response = new BufferedResponse(answer.body, { status: handled.clientGone ? 499 : answer.status, headers });
     handled.logSent(handled.clientGone ? 499 : answer.status, handled.clientGone ? 0 : Buffer.byteLength(answer.body));
     return response;

@@ -31,7 +31,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 function defaultOnError(error: unknown, report: HttpErrorReport): void {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`metacatalog http: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${text}\n`);
+  process.stderr.write(
+    `metacatalog http: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${text}\n`,
+  );
 }
 
 function checkOptions(options: HttpOptions): void {
@@ -51,7 +53,11 @@ function checkOptions(options: HttpOptions): void {
  * The server-independent core of `createFetchHandler` and `createNodeListener`: routes the request,
  * authenticates it, reads its body, calls the route and turns every failure into an error answer.
  */
-export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}, routeSpecs: readonly RouteSpec[] = allRoutes(catalog, options)): RequestHandler {
+export function createRequestHandler(
+  catalog: Catalog,
+  options: HttpOptions = {},
+  routeSpecs: readonly RouteSpec[] = allRoutes(catalog, options),
+): RequestHandler {
   checkOptions(options);
   const routes = compileRoutes(routeSpecs);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -87,7 +93,12 @@ export function createRequestHandler(catalog: Catalog, options: HttpOptions = {}
         const message = 'this route needs a JSON body';
         throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'body', message }] });
       }
-      const accepted = kind === 'json-patch' ? ['application/json-patch+json'] : kind === 'json-or-json-patch' ? ['application/json-patch+json', 'application/json'] : ['application/json'];
+      const accepted =
+        kind === 'json-patch'
+          ? ['application/json-patch+json']
+          : kind === 'json-or-json-patch'
+            ? ['application/json-patch+json', 'application/json']
+            : ['application/json'];
       checkContentType(exchange.header('content-type'), accepted);
       let bytes: Uint8Array;
       try {

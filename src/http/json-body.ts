@@ -50,7 +50,10 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
   }
   // What JSON.parse lets through but no input may hold: lone surrogates (`"\ud800"`) and 1e309 (Infinity).
   const problems = jsonValueProblems(value);
-  if (problems.length) throw new CatalogError('INVALID_INPUT', `the body holds ${problems.length === 1 ? 'a value' : 'values'} no input may hold`, { details: problems });
+  if (problems.length)
+    throw new CatalogError('INVALID_INPUT', `the body holds ${problems.length === 1 ? 'a value' : 'values'} no input may hold`, {
+      details: problems,
+    });
   return value;
 }
 

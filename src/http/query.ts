@@ -15,7 +15,10 @@ export class QueryReader {
   }
 
   strings(name: string): string[] {
-    return this.query.getAll(name).flatMap((v) => v.split(',')).filter((v) => v !== '');
+    return this.query
+      .getAll(name)
+      .flatMap((v) => v.split(','))
+      .filter((v) => v !== '');
   }
 
   /** A decimal integer (epoch milliseconds, counts). */

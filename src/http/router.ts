@@ -139,7 +139,11 @@ function matchMethod(routes: readonly CompiledRoute[], method: string, segments:
     }
   }
   if (best) return best;
-  if (allowed.size > 0) throw methodNotAllowed(asked, HTTP_METHODS.filter((m) => allowed.has(m)));
+  if (allowed.size > 0)
+    throw methodNotAllowed(
+      asked,
+      HTTP_METHODS.filter((m) => allowed.has(m)),
+    );
   const message = `no route for ${method} /${segments.join('/').slice(0, 200)}; the routes are listed at /openapi/v2/api-docs`;
   throw new CatalogError('NOT_FOUND', message);
 }

@@ -58,7 +58,8 @@ export async function startServer(catalog: Catalog, options: ServerOptions = {})
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8080;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new CatalogError('INVALID_INPUT', `port must be an integer from 0 to 65535, got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new CatalogError('INVALID_INPUT', `port must be an integer from 0 to 65535, got ${String(port)}`);
   let closing: Promise<void> | undefined;
   let inFlight = 0;
   let server: Server | undefined = undefined;

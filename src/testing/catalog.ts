@@ -58,7 +58,8 @@ export function registerCatalogTests(harness: ConformanceHarness): void {
         await catalog.properties.hardDelete(ADMIN, 'urn:li:structuredProperty:conformance.clock');
         const jobs = await adapter.listJobs();
         expect(jobs.length).toBeGreaterThan(0);
-        for (const job of jobs) expect({ createdAt: job.createdAt, runAt: job.runAt }).toEqual({ createdAt: T0 + 5_000, runAt: T0 + 5_000 });
+        for (const job of jobs)
+          expect({ createdAt: job.createdAt, runAt: job.runAt }).toEqual({ createdAt: T0 + 5_000, runAt: T0 + 5_000 });
       });
     });
 
@@ -86,7 +87,10 @@ export function registerCatalogTests(harness: ConformanceHarness): void {
         await catalog.entities.upsertAspect(EDITOR, URN.a, 'status', { removed: false });
         const [stored] = await adapter.readEntities([URN.a]);
         expect(stored?.version).toBe(3);
-        expect([stored?.aspects.datasetProperties?.version, stored?.aspects.datasetProperties?.lastModified]).toEqual([2, { time: T0 + 60_000, actor: EDITOR }]);
+        expect([stored?.aspects.datasetProperties?.version, stored?.aspects.datasetProperties?.lastModified]).toEqual([
+          2,
+          { time: T0 + 60_000, actor: EDITOR },
+        ]);
         expect([stored?.aspects.status?.version, stored?.aspects.status?.created]).toEqual([1, { time: T0 + 120_000, actor: EDITOR }]);
         if (inspect) expect(await inspect.countAspects(adapter)).toBe(2);
       });
@@ -94,7 +98,10 @@ export function registerCatalogTests(harness: ConformanceHarness): void {
 
     it('upsertAspects writes several aspects in one commit', async () => {
       await withCatalog(async ({ catalog, adapter }) => {
-        const view = await catalog.entities.upsertAspects(ADMIN, URN.a, { datasetProperties: properties('orders'), status: { removed: false } });
+        const view = await catalog.entities.upsertAspects(ADMIN, URN.a, {
+          datasetProperties: properties('orders'),
+          status: { removed: false },
+        });
         expect(Object.keys(view.aspects).sort()).toEqual(['datasetProperties', 'status']);
         const [stored] = await adapter.readEntities([URN.a]);
         expect([stored?.version, stored?.aspects.datasetProperties?.version, stored?.aspects.status?.version]).toEqual([1, 1, 1]);

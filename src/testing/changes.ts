@@ -36,11 +36,23 @@ export function registerChangeTests(harness: ConformanceHarness): void {
     it('stores the events of a commit with it, ids increasing in commit order; a failed commit leaves none', async () => {
       await withAdapter(harness, async (adapter) => {
         const event = (urn: string, name: string) => ({
-          entityUrn: urn, entityType: 'dataset', aspectName: name, changeType: 'UPSERT' as const,
-          aspect: { name }, previousAspectValue: null, created: { time: T0, actor: 'urn:li:corpuser:x' },
+          entityUrn: urn,
+          entityType: 'dataset',
+          aspectName: name,
+          changeType: 'UPSERT' as const,
+          aspect: { name },
+          previousAspectValue: null,
+          created: { time: T0, actor: 'urn:li:corpuser:x' },
         });
-        await adapter.commit({ entities: [createWrite(URN.a, [aspect('info', { name: 'a' })])], events: [event(URN.a, 'info'), event(URN.a, 'status')] });
-        await expectCode(expect, adapter.commit({ entities: [createWrite(URN.a, [aspect('info', { name: 'again' })])], events: [event(URN.a, 'lost')] }), 'CONFLICT');
+        await adapter.commit({
+          entities: [createWrite(URN.a, [aspect('info', { name: 'a' })])],
+          events: [event(URN.a, 'info'), event(URN.a, 'status')],
+        });
+        await expectCode(
+          expect,
+          adapter.commit({ entities: [createWrite(URN.a, [aspect('info', { name: 'again' })])], events: [event(URN.a, 'lost')] }),
+          'CONFLICT',
+        );
         await adapter.commit({ entities: [createWrite(URN.b, [aspect('info', { name: 'b' })])], events: [event(URN.b, 'info')] });
         const page = await adapter.readChanges!({ limit: 10 });
         expect(page.events.map((e) => `${e.entityUrn}/${e.aspectName}`)).toEqual([`${URN.a}/info`, `${URN.a}/status`, `${URN.b}/info`]);
@@ -52,7 +64,9 @@ export function registerChangeTests(harness: ConformanceHarness): void {
         const filtered = await adapter.readChanges!({ limit: 10, aspects: ['status'] });
         expect(filtered.events.map((e) => e.aspectName)).toEqual(['status']);
         expect(filtered.scannedId).toBe(page.events[2]!.id);
-        expect((await adapter.readChanges!({ after: page.events[1]!.id, limit: 10 })).events.map((e) => e.id)).toEqual([page.events[2]!.id]);
+        expect((await adapter.readChanges!({ after: page.events[1]!.id, limit: 10 })).events.map((e) => e.id)).toEqual([
+          page.events[2]!.id,
+        ]);
       });
     });
 
@@ -61,12 +75,22 @@ export function registerChangeTests(harness: ConformanceHarness): void {
       await withAdapter(
         harness,
         async (adapter) => {
-            fault.arm();
+          fault.arm();
           await expectRejects(
             expect,
             adapter.commit({
               entities: [createWrite(URN.a, [aspect('info', { name: 'a' })])],
-              events: [{ entityUrn: URN.a, entityType: 'dataset', aspectName: 'info', changeType: 'UPSERT', aspect: { name: 'a' }, previousAspectValue: null, created: { time: T0, actor: 'x' } }],
+              events: [
+                {
+                  entityUrn: URN.a,
+                  entityType: 'dataset',
+                  aspectName: 'info',
+                  changeType: 'UPSERT',
+                  aspect: { name: 'a' },
+                  previousAspectValue: null,
+                  created: { time: T0, actor: 'x' },
+                },
+              ],
               aspectVersions: [{ urn: URN.a, entityType: 'dataset', aspect: aspect('info', { name: 'old' }) }],
             }),
           );
@@ -88,7 +112,13 @@ export function registerChangeTests(harness: ConformanceHarness): void {
         clock.advance(1000);
         await catalog.entities.upsertAspect(ADMIN, urn, 'datasetProperties', { name: 'three' });
         const { events, next } = await catalog.changes.read(ADMIN, { aspects: ['datasetProperties'] });
-        expect(events.map((e) => [e.changeType, (e.aspect as { name: string }).name, (e.previousAspectValue as { name: string } | null)?.name ?? null])).toEqual([
+        expect(
+          events.map((e) => [
+            e.changeType,
+            (e.aspect as { name: string }).name,
+            (e.previousAspectValue as { name: string } | null)?.name ?? null,
+          ]),
+        ).toEqual([
           ['UPSERT', 'one', null],
           ['UPSERT', 'two', 'one'],
           ['UPSERT', 'three', 'two'],
@@ -96,9 +126,15 @@ export function registerChangeTests(harness: ConformanceHarness): void {
         expect(events[2]!.created).toEqual({ time: T0 + 2000, actor: ADMIN });
         expect(next).toBe(events[2]!.id);
         const history = await catalog.entities.history(ADMIN, urn, 'datasetProperties', { limit: 5 });
-        expect(history.map((v) => [v.version, (v.value as { name: string }).name])).toEqual([[3, 'three'], [2, 'two'], [1, 'one']]);
+        expect(history.map((v) => [v.version, (v.value as { name: string }).name])).toEqual([
+          [3, 'three'],
+          [2, 'two'],
+          [1, 'one'],
+        ]);
         expect(history[1]!.lastModified).toEqual({ time: T0 + 1000, actor: ADMIN });
-        expect((await catalog.entities.history(ADMIN, urn, 'datasetProperties', { before: 3, limit: 1 })).map((v) => v.version)).toEqual([2]);
+        expect((await catalog.entities.history(ADMIN, urn, 'datasetProperties', { before: 3, limit: 1 })).map((v) => v.version)).toEqual([
+          2,
+        ]);
         expect((await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 0))?.value).toEqual({ name: 'three' });
         // DataHub's numbering: 0 the latest, N >= 1 the N-th value written.
         expect((await catalog.entities.aspectVersion(ADMIN, urn, 'datasetProperties', 1))?.value).toEqual({ name: 'one' });
@@ -118,7 +154,8 @@ export function registerChangeTests(harness: ConformanceHarness): void {
     it('needs VIEW_CHANGE_FEED; refuses malformed cursors; never carries a token secret or hash', async () => {
       await withCatalog(harness, async ({ catalog }) => {
         await expectCode(expect, catalog.changes.read(CAROL, {}), 'FORBIDDEN');
-        for (const bad of ['abc', '-1', '1.5', '01']) await expectCode(expect, catalog.changes.read(ADMIN, { after: bad }), 'INVALID_INPUT');
+        for (const bad of ['abc', '-1', '1.5', '01'])
+          await expectCode(expect, catalog.changes.read(ADMIN, { after: bad }), 'INVALID_INPUT');
         const created = await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_DAY', name: 'feed' });
         const { events } = await catalog.changes.read(ADMIN, {});
         const text = JSON.stringify(events);
@@ -165,7 +202,10 @@ export function registerChangeTests(harness: ConformanceHarness): void {
         await catalog.entities.upsertAspect(ADMIN, DS(2), 'datasetProperties', { name: 'during' });
         await catalog.entities.upsertAspect(ADMIN, DS(3), 'datasetProperties', { name: 'later' });
         // A generous bound: proves the follower is woken, not that it is fast.
-        await Promise.race([following, new Promise((_, reject) => setTimeout(() => reject(new Error('follow did not deliver within 10 s')), 10_000))]);
+        await Promise.race([
+          following,
+          new Promise((_, reject) => setTimeout(() => reject(new Error('follow did not deliver within 10 s')), 10_000)),
+        ]);
         expect(got.map((e) => (e.aspect as { name: string }).name)).toEqual(['before', 'during', 'later']);
         // An aborted follower ends even while it waits for events.
         const idle = new AbortController();
@@ -197,8 +237,12 @@ export function registerChangeTests(harness: ConformanceHarness): void {
 
     it('structured property value history: each value, who set it, when, under which definition version', async () => {
       await withCatalog(harness, async ({ catalog, clock }) => {
-        const tier = (await catalog.properties.create(ADMIN, { qualifiedName: 'changes.tier', valueType: 'string', entityTypes: ['dataset'] })).urn;
-        const team = (await catalog.properties.create(ADMIN, { qualifiedName: 'changes.team', valueType: 'string', entityTypes: ['dataset'] })).urn;
+        const tier = (
+          await catalog.properties.create(ADMIN, { qualifiedName: 'changes.tier', valueType: 'string', entityTypes: ['dataset'] })
+        ).urn;
+        const team = (
+          await catalog.properties.create(ADMIN, { qualifiedName: 'changes.team', valueType: 'string', entityTypes: ['dataset'] })
+        ).urn;
         const urn = DS(7);
         await catalog.properties.upsertValues(ADMIN, urn, { properties: [{ propertyUrn: tier, values: [{ string: 'gold' }] }] });
         clock.advance(1000);
@@ -235,7 +279,11 @@ export function registerChangeTests(harness: ConformanceHarness): void {
         const { events } = await catalog.changes.read(ADMIN, { after: before.next });
         const truncations = events.filter((e) => e.changeType === 'TRUNCATE');
         expect(truncations).toHaveLength(1);
-        expect([truncations[0]!.entityType, truncations[0]!.aspectName, (truncations[0]!.aspect as { rowsDeleted: number }).rowsDeleted]).toEqual(['dataset', 'datasetProfile', 5]);
+        expect([
+          truncations[0]!.entityType,
+          truncations[0]!.aspectName,
+          (truncations[0]!.aspect as { rowsDeleted: number }).rowsDeleted,
+        ]).toEqual(['dataset', 'datasetProfile', 5]);
         expect(truncations[0]!.created.actor).toBe(ADMIN);
       });
     });
@@ -246,7 +294,8 @@ export function registerChangeTests(harness: ConformanceHarness): void {
         async ({ catalog }) => {
           for (let i = 0; i < 5; i++) await catalog.entities.upsertAspect(ADMIN, DS(2), 'datasetProperties', { name: `v${i}` });
           // The job is queued by a timer every intervalMs; settle() runs it.
-          for (let i = 0; i < 100 && !(await catalog.listJobs()).some((j) => j.type === 'changes.retention'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+          for (let i = 0; i < 100 && !(await catalog.listJobs()).some((j) => j.type === 'changes.retention'); i++)
+            await new Promise((resolve) => setTimeout(resolve, 10));
           await catalog.settle();
           expect((await catalog.changes.read(ADMIN, {})).events).toHaveLength(2);
           expect((await catalog.entities.history(ADMIN, DS(2), 'datasetProperties')).map((v) => v.version)).toEqual([5, 4]);
@@ -281,7 +330,15 @@ export function registerChangeTests(harness: ConformanceHarness): void {
               const urn = DS(100 + w * 100 + i);
               await adapter.commit({
                 entities: [createWrite(urn, [aspect('info', { name: urn })])],
-                events: [0, 1].map((k) => ({ entityUrn: urn, entityType: 'dataset', aspectName: `a${k}`, changeType: 'UPSERT' as const, aspect: { k }, previousAspectValue: null, created: { time: T0, actor: `w${w}` } })),
+                events: [0, 1].map((k) => ({
+                  entityUrn: urn,
+                  entityType: 'dataset',
+                  aspectName: `a${k}`,
+                  changeType: 'UPSERT' as const,
+                  aspect: { k },
+                  previousAspectValue: null,
+                  created: { time: T0, actor: `w${w}` },
+                })),
               });
             }
           });

@@ -53,7 +53,9 @@ export function registerCommitTests(harness: ConformanceHarness): void {
         // A conflicting batch changes nothing, but a token that moves anyway only costs a re-read.
         await expectCode(expect, adapter.commit({ entities: [createWrite(URN.a, [aspect('info', { name: 'again' })])] }), 'CONFLICT');
         const third = await changeToken();
-        await adapter.commit({ entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 1, put: [aspect('info', { name: 'v2' }, 2)] }] });
+        await adapter.commit({
+          entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 1, put: [aspect('info', { name: 'v2' }, 2)] }],
+        });
         expect(await changeToken()).not.toBe(third);
         expect(typeof first).toBe('string');
       });
@@ -111,7 +113,9 @@ export function registerCommitTests(harness: ConformanceHarness): void {
         const before = await snapshot(adapter);
         await expectCode(
           expect,
-          adapter.commit({ entities: [createWrite(URN.b, [aspect('info', { name: 'b' })]), createWrite(URN.a, [aspect('info', { name: 'again' })])] }),
+          adapter.commit({
+            entities: [createWrite(URN.b, [aspect('info', { name: 'b' })]), createWrite(URN.a, [aspect('info', { name: 'again' })])],
+          }),
           'CONFLICT',
         );
         expect(await adapter.readEntities([URN.b])).toEqual([]);
@@ -157,7 +161,9 @@ export function registerCommitTests(harness: ConformanceHarness): void {
         harness,
         async (adapter) => {
           fault.arm();
-          await adapter.commit({ entities: [createWrite(URN.a, [aspect('info', { name: 'a' })]), createWrite(URN.b, [aspect('info', { name: 'b' })])] });
+          await adapter.commit({
+            entities: [createWrite(URN.a, [aspect('info', { name: 'a' })]), createWrite(URN.b, [aspect('info', { name: 'b' })])],
+          });
           expect(fault.steps).toEqual([
             { entityIndex: 0, urn: URN.a },
             { entityIndex: 1, urn: URN.b },
@@ -180,7 +186,11 @@ export function registerCommitTests(harness: ConformanceHarness): void {
           expect(await adapter.readEntities([URN.b, URN.c])).toEqual([]);
           expect(await adapter.listJobs({ includeDead: true })).toEqual([]);
           const [a] = await adapter.readEntities([URN.a]);
-          expect([a?.version, a?.aspects.info?.value, Object.keys(a?.aspects ?? {}).sort()]).toEqual([1, { name: `info of ${URN.a}` }, ['info', 'status']]);
+          expect([a?.version, a?.aspects.info?.value, Object.keys(a?.aspects ?? {}).sort()]).toEqual([
+            1,
+            { name: `info of ${URN.a}` },
+            ['info', 'status'],
+          ]);
           expect(await snapshot(adapter)).toEqual(before);
           if (inspect) {
             expect(await inspect.countAspects(adapter)).toBe(2);

@@ -20,7 +20,11 @@ export function registerDurabilityTests(harness: ConformanceHarness, reopen: Reo
   const { describe, it, expect, inspect } = harness;
 
   /** Runs `before` on a catalog over a fresh adapter, closes it, reopens the store and runs `after` on a new catalog. */
-  async function acrossReopen(before: (env: Env) => Promise<void>, after: (env: Env) => Promise<void>, faultInjector?: FaultInjector): Promise<void> {
+  async function acrossReopen(
+    before: (env: Env) => Promise<void>,
+    after: (env: Env) => Promise<void>,
+    faultInjector?: FaultInjector,
+  ): Promise<void> {
     const clock: TestClock = { now: T0 };
     const first = await harness.createAdapter(faultInjector ? { faultInjector } : {});
     const firstCatalog = createCatalog(catalogOptions(first, clock));

@@ -102,8 +102,14 @@ export function registerEntityTests(harness: ConformanceHarness): void {
     it('bumps the entity version by one on every commit that touches it', async () => {
       await withAdapter(harness, async (adapter) => {
         await seedEntities(adapter, [URN.a, URN.b]);
-        await adapter.commit({ entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 1, put: [aspect('info', { name: 'v2' }, 2)] }] });
-        await adapter.commit({ entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 2, delete: ['info', 'absent'], put: [aspect('status', { removed: true })] }] });
+        await adapter.commit({
+          entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 1, put: [aspect('info', { name: 'v2' }, 2)] }],
+        });
+        await adapter.commit({
+          entities: [
+            { urn: URN.a, entityType: 'dataset', expectVersion: 2, delete: ['info', 'absent'], put: [aspect('status', { removed: true })] },
+          ],
+        });
         const [a, b] = await adapter.readEntities([URN.a, URN.b]);
         expect(a?.version).toBe(3);
         expect(Object.keys(a?.aspects ?? {})).toEqual(['status']);
@@ -152,7 +158,12 @@ export function registerEntityTests(harness: ConformanceHarness): void {
         expect(urnsOf(await adapter.scanEntities({ requireAspect: 'policy', limit: 100 }))).toEqual(byCodeUnits([URN.c, URN.bob]));
         expect(urnsOf(await adapter.scanEntities({ entityType: 'dataset', requireAspect: 'policy', limit: 100 }))).toEqual([URN.c]);
         expect(urnsOf(await adapter.scanEntities({ entityType: 'dataset', afterUrn: URN.a, limit: 1 }))).toEqual([URN.b]);
-        const [onlyPolicy] = await adapter.scanEntities({ entityType: 'corpuser', requireAspect: 'policy', aspectNames: ['policy'], limit: 100 });
+        const [onlyPolicy] = await adapter.scanEntities({
+          entityType: 'corpuser',
+          requireAspect: 'policy',
+          aspectNames: ['policy'],
+          limit: 100,
+        });
         expect(Object.keys(onlyPolicy?.aspects ?? {})).toEqual(['policy']);
         expect(await adapter.scanEntities({ entityType: 'chart', limit: 100 })).toEqual([]);
       });
@@ -167,7 +178,9 @@ export function registerEntityTests(harness: ConformanceHarness): void {
         await adapter.appendTimeseries(PROFILE_INDEX, [row(URN.a, T0 + 1), row(URN.b, T0 + 2), row(URN.a, T0 + 3)]);
         const before = await harness.inspect?.countAspects(adapter);
 
-        await adapter.commit({ entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null }] });
+        await adapter.commit({
+          entities: [{ urn: URN.a, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null }],
+        });
 
         expect(urnsOf(await adapter.readEntities([URN.a, URN.b]))).toEqual([URN.b]);
         expect(urnsOf(await adapter.scanEntities({ limit: 100 }))).toEqual([URN.b]);

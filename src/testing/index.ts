@@ -57,6 +57,9 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
     registerTimeseriesOperationsTests(harness);
     registerChangeTests(harness);
     if (harness.capabilities.durable && harness.reopen) registerDurabilityTests(harness, harness.reopen);
-    else harness.describe('durability (close and reopen)', () => harness.skip('the adapter does not declare capabilities.durable', () => undefined));
+    else
+      harness.describe('durability (close and reopen)', () =>
+        harness.skip('the adapter does not declare capabilities.durable', () => undefined),
+      );
   });
 }

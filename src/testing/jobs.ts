@@ -11,7 +11,12 @@ export function registerJobTests(harness: ConformanceHarness): void {
   async function enqueue(adapter: StorageAdapter, ...jobs: NewJob[]): Promise<void> {
     await adapter.commit({ jobs });
   }
-  const job = (type: string, runAt = T0, extra: Partial<NewJob> = {}): NewJob => ({ type, payload: { type, nested: { n: 1 } }, runAt, ...extra });
+  const job = (type: string, runAt = T0, extra: Partial<NewJob> = {}): NewJob => ({
+    type,
+    payload: { type, nested: { n: 1 } },
+    runAt,
+    ...extra,
+  });
   const claim = (adapter: StorageAdapter, workerId: string, now: number, limit = 10, ignoreRunAt = false): Promise<Job[]> =>
     adapter.claimJobs({ workerId, now, leaseMs: LEASE, limit, ignoreRunAt });
   const types = (jobs: readonly Job[]): string[] => jobs.map((j) => j.type);
@@ -19,11 +24,43 @@ export function registerJobTests(harness: ConformanceHarness): void {
   describe('jobs', () => {
     it('enqueues through commit, together with entity writes, as pending and unclaimed', async () => {
       await withAdapter(harness, async (adapter) => {
-        await adapter.commit({ entities: [createWrite(URN.a, [aspect('info', { name: 'a' })])], jobs: [job('first'), job('second', T0 + 5)] });
+        await adapter.commit({
+          entities: [createWrite(URN.a, [aspect('info', { name: 'a' })])],
+          jobs: [job('first'), job('second', T0 + 5)],
+        });
         const jobs = await adapter.listJobs();
-        expect(jobs.map(({ type, payload, attempts, runAt, lockedBy, lockedUntil, lastError, state }) => ({ type, payload, attempts, runAt, lockedBy, lockedUntil, lastError, state }))).toEqual([
-          { type: 'first', payload: { type: 'first', nested: { n: 1 } }, attempts: 0, runAt: T0, lockedBy: null, lockedUntil: null, lastError: null, state: 'pending' },
-          { type: 'second', payload: { type: 'second', nested: { n: 1 } }, attempts: 0, runAt: T0 + 5, lockedBy: null, lockedUntil: null, lastError: null, state: 'pending' },
+        expect(
+          jobs.map(({ type, payload, attempts, runAt, lockedBy, lockedUntil, lastError, state }) => ({
+            type,
+            payload,
+            attempts,
+            runAt,
+            lockedBy,
+            lockedUntil,
+            lastError,
+            state,
+          })),
+        ).toEqual([
+          {
+            type: 'first',
+            payload: { type: 'first', nested: { n: 1 } },
+            attempts: 0,
+            runAt: T0,
+            lockedBy: null,
+            lockedUntil: null,
+            lastError: null,
+            state: 'pending',
+          },
+          {
+            type: 'second',
+            payload: { type: 'second', nested: { n: 1 } },
+            attempts: 0,
+            runAt: T0 + 5,
+            lockedBy: null,
+            lockedUntil: null,
+            lastError: null,
+            state: 'pending',
+          },
         ]);
         expect(typeof jobs[0]?.id).toBe('string');
         expect(jobs[0]?.id).not.toBe(jobs[1]?.id);
@@ -97,14 +134,14 @@ export function registerJobTests(harness: ConformanceHarness): void {
         const [held] = await claim(adapter, 'w', T0);
         await adapter.releaseJob(held!.id, 'w', { error: 'boom', retryAt: T0 + 5_000 });
         const [released] = await adapter.listJobs();
-        expect([released?.state, released?.lockedBy, released?.lockedUntil, released?.lastError, released?.runAt, released?.attempts]).toEqual([
-          'pending',
-          null,
-          null,
-          'boom',
-          T0 + 5_000,
-          1,
-        ]);
+        expect([
+          released?.state,
+          released?.lockedBy,
+          released?.lockedUntil,
+          released?.lastError,
+          released?.runAt,
+          released?.attempts,
+        ]).toEqual(['pending', null, null, 'boom', T0 + 5_000, 1]);
         expect(await claim(adapter, 'w', T0 + 4_999)).toEqual([]);
         const [again] = await claim(adapter, 'w', T0 + 5_000);
         expect([again?.id, again?.attempts, again?.lastError]).toEqual([held!.id, 2, 'boom']);

@@ -33,7 +33,11 @@ export function registerPolicyTests(harness: ConformanceHarness): void {
         expect([inactive.state, inactive.name, inactive.description]).toEqual(['INACTIVE', 'token managers', 'may manage every token']);
         expect(await failure(catalog.tokens.list(CAROL, everyone))).toEqual({ code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' });
 
-        await catalog.policies.update(ADMIN, policy.urn, { state: 'ACTIVE', actors: { allUsers: true }, privileges: ['GENERATE_PERSONAL_ACCESS_TOKENS'] });
+        await catalog.policies.update(ADMIN, policy.urn, {
+          state: 'ACTIVE',
+          actors: { allUsers: true },
+          privileges: ['GENERATE_PERSONAL_ACCESS_TOKENS'],
+        });
         expect(await catalog.privilegesOf(CAROL)).toEqual(['GENERATE_PERSONAL_ACCESS_TOKENS']);
         const own = await catalog.tokens.create(CAROL, { type: 'PERSONAL', actorUrn: CAROL, duration: 'ONE_DAY', name: 'c' });
         expect(own.metadata.ownerUrn).toBe(CAROL);
@@ -53,13 +57,26 @@ export function registerPolicyTests(harness: ConformanceHarness): void {
       await withCatalog(harness, async (fixture) => {
         const other = await secondCatalog(fixture, {});
         try {
-          const policy = await fixture.catalog.policies.create(ADMIN, { id: 'editors', name: 'editors', privileges: ['EDIT_ENTITY'], actors: { users: [BOB] } });
+          const policy = await fixture.catalog.policies.create(ADMIN, {
+            id: 'editors',
+            name: 'editors',
+            privileges: ['EDIT_ENTITY'],
+            actors: { users: [BOB] },
+          });
           expect(policy.urn).toBe('urn:li:policy:editors');
           expect((await other.privilegesOf(BOB)).includes('EDIT_ENTITY')).toBe(true);
           await fixture.catalog.policies.remove(ADMIN, policy.urn);
           expect((await other.privilegesOf(BOB)).includes('EDIT_ENTITY')).toBe(false);
-          expect(await failure(fixture.catalog.policies.create(ADMIN, { id: 'editors', name: 'again', privileges: ['EDIT_ENTITY'], actors: {} }))).toEqual({ code: 'none' });
-          expect(await failure(fixture.catalog.policies.create(ADMIN, { id: 'editors', name: 'twice', privileges: ['EDIT_ENTITY'], actors: {} }))).toEqual({ code: 'CONFLICT' });
+          expect(
+            await failure(
+              fixture.catalog.policies.create(ADMIN, { id: 'editors', name: 'again', privileges: ['EDIT_ENTITY'], actors: {} }),
+            ),
+          ).toEqual({ code: 'none' });
+          expect(
+            await failure(
+              fixture.catalog.policies.create(ADMIN, { id: 'editors', name: 'twice', privileges: ['EDIT_ENTITY'], actors: {} }),
+            ),
+          ).toEqual({ code: 'CONFLICT' });
         } finally {
           await other.close();
         }
@@ -69,7 +86,12 @@ export function registerPolicyTests(harness: ConformanceHarness): void {
     it('are listed, read and managed only with MANAGE_POLICIES', async () => {
       await withCatalog(harness, async ({ catalog }) => {
         const b = await catalog.policies.create(ADMIN, { name: 'b', privileges: ['EDIT_ENTITY'], actors: { users: [ALICE] } });
-        const a = await catalog.policies.create(ADMIN, { name: 'a', state: 'INACTIVE', privileges: ['MANAGE_POLICIES'], actors: { users: [MANAGER] } });
+        const a = await catalog.policies.create(ADMIN, {
+          name: 'a',
+          state: 'INACTIVE',
+          privileges: ['MANAGE_POLICIES'],
+          actors: { users: [MANAGER] },
+        });
         const listed = await catalog.policies.list(ADMIN);
         expect([listed.start, listed.count, listed.total]).toEqual([0, 2, 2]);
         expect(listed.policies.map((p) => p.name)).toEqual(['a', 'b']);
@@ -84,7 +106,9 @@ export function registerPolicyTests(harness: ConformanceHarness): void {
         const refused = { code: 'FORBIDDEN', reason: 'MANAGE_POLICIES' };
         expect(await failure(catalog.policies.list(ALICE))).toEqual(refused);
         expect(await failure(catalog.policies.get(ALICE, a.urn))).toEqual(refused);
-        expect(await failure(catalog.policies.create(ALICE, { name: 'mine', privileges: ['MANAGE_POLICIES'], actors: { users: [ALICE] } }))).toEqual(refused);
+        expect(
+          await failure(catalog.policies.create(ALICE, { name: 'mine', privileges: ['MANAGE_POLICIES'], actors: { users: [ALICE] } })),
+        ).toEqual(refused);
         expect(await failure(catalog.policies.update(MANAGER, a.urn, { state: 'ACTIVE' }))).toEqual(refused);
         expect(await failure(catalog.policies.remove(ALICE, b.urn))).toEqual(refused);
         // Policies are not reachable through the generic entity API, except that a delete is routed here.
@@ -99,8 +123,17 @@ export function registerPolicyTests(harness: ConformanceHarness): void {
       await withCatalog(harness, async ({ catalog }) => {
         const bad = { name: '', privileges: ['FLY', 'FLY'], actors: { users: ['alice'], groups: [] }, state: 'ON' } as never;
         expect(await failure(catalog.policies.create(ADMIN, bad))).toEqual({ code: 'INVALID_INPUT' });
-        expect((await failurePaths(catalog.policies.create(ADMIN, bad))).sort()).toEqual(['/actors/groups', '/name', '/privileges', '/privileges/0', '/privileges/1', '/state']);
-        expect(await failurePaths(catalog.policies.create(ADMIN, { name: 'n', privileges: ['EDIT_ENTITY'], actors: { users: ['alice'] } }))).toEqual(['/actors/users/0']);
+        expect((await failurePaths(catalog.policies.create(ADMIN, bad))).sort()).toEqual([
+          '/actors/groups',
+          '/name',
+          '/privileges',
+          '/privileges/0',
+          '/privileges/1',
+          '/state',
+        ]);
+        expect(
+          await failurePaths(catalog.policies.create(ADMIN, { name: 'n', privileges: ['EDIT_ENTITY'], actors: { users: ['alice'] } })),
+        ).toEqual(['/actors/users/0']);
         expect(await failurePaths(catalog.policies.create(ADMIN, { name: 'n', privileges: [], actors: {} }))).toEqual(['/privileges']);
         expect(await failure(catalog.policies.update(ADMIN, 'urn:li:dataset:x', { name: 'n' }))).toEqual({ code: 'INVALID_INPUT' });
         expect(await failure(catalog.policies.list(ADMIN, { count: -1 }))).toEqual({ code: 'INVALID_INPUT' });

@@ -19,12 +19,18 @@ export function registerPropertyValueTests(harness: ConformanceHarness): void {
     const info = [aspect('info', { name: 'x' })];
     await adapter.commit({
       entities: [
-        createWrite(URN.a, info, { searchDocument: searchDocument(URN.a, [{ propertyUrn: PROP, definitionKey: KEY_V1, values: ['gold'] }]) }),
-        createWrite(URN.b, info, { searchDocument: searchDocument(URN.b, [{ propertyUrn: PROP, definitionKey: KEY_V2, values: [1, 2.5] }]) }),
+        createWrite(URN.a, info, {
+          searchDocument: searchDocument(URN.a, [{ propertyUrn: PROP, definitionKey: KEY_V1, values: ['gold'] }]),
+        }),
+        createWrite(URN.b, info, {
+          searchDocument: searchDocument(URN.b, [{ propertyUrn: PROP, definitionKey: KEY_V2, values: [1, 2.5] }]),
+        }),
         createWrite(URN.c, info, {
           searchDocument: searchDocument(URN.c, [{ propertyUrn: PROP, definitionKey: KEY_V1, values: ['silver'] }], true),
         }),
-        createWrite(URN.alice, info, { searchDocument: searchDocument(URN.alice, [{ propertyUrn: OTHER, definitionKey: 'owner#1', values: ['x'] }]) }),
+        createWrite(URN.alice, info, {
+          searchDocument: searchDocument(URN.alice, [{ propertyUrn: OTHER, definitionKey: 'owner#1', values: ['x'] }]),
+        }),
         createWrite(URN.bob, info),
       ],
     });
@@ -44,11 +50,20 @@ export function registerPropertyValueTests(harness: ConformanceHarness): void {
       await withAdapter(harness, async (adapter) => {
         await seed(adapter);
         expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V1, limit: 100 })).toEqual([URN.b]);
-        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V2, limit: 100 })).toEqual([URN.a, URN.c]);
-        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: 'tier#9', limit: 100 })).toEqual([URN.a, URN.b, URN.c]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V2, limit: 100 })).toEqual([
+          URN.a,
+          URN.c,
+        ]);
+        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: 'tier#9', limit: 100 })).toEqual([
+          URN.a,
+          URN.b,
+          URN.c,
+        ]);
         expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, limit: 2 })).toEqual([URN.a, URN.b]);
         expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, afterUrn: URN.a, limit: 1 })).toEqual([URN.b]);
-        expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V2, afterUrn: URN.a, limit: 10 })).toEqual([URN.c]);
+        expect(
+          await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, keepDefinitionKey: KEY_V2, afterUrn: URN.a, limit: 10 }),
+        ).toEqual([URN.c]);
       });
     });
 
@@ -79,7 +94,9 @@ export function registerPropertyValueTests(harness: ConformanceHarness): void {
         expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, limit: 100 })).toEqual([URN.b]);
         expect(await adapter.countEntitiesWithPropertyValues(PROP)).toBe(1);
 
-        await adapter.commit({ entities: [{ urn: URN.b, entityType: 'dataset', expectVersion: 2, deleteEntity: true, searchDocument: null }] });
+        await adapter.commit({
+          entities: [{ urn: URN.b, entityType: 'dataset', expectVersion: 2, deleteEntity: true, searchDocument: null }],
+        });
         expect(await adapter.countEntitiesWithPropertyValues(PROP)).toBe(0);
         expect(await adapter.findEntitiesWithPropertyValues({ propertyUrn: PROP, limit: 100 })).toEqual([]);
       });

@@ -26,7 +26,13 @@ async function withCatalog(harness: ConformanceHarness, test: (catalog: Catalog)
 
 /** a (45 days, gold), b (7, silver), c (45.5, gold, soft-deleted), d (no values), e (120, bronze, snowflake), a data flow (45). */
 async function seed(catalog: Catalog): Promise<void> {
-  await catalog.properties.create(ADMIN, { qualifiedName: 'io.search.retention', displayName: 'Retention (days)', valueType: 'number', cardinality: 'MULTIPLE', entityTypes: ['dataset', 'dataFlow'] });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'io.search.retention',
+    displayName: 'Retention (days)',
+    valueType: 'number',
+    cardinality: 'MULTIPLE',
+    entityTypes: ['dataset', 'dataFlow'],
+  });
   await catalog.properties.create(ADMIN, { qualifiedName: 'io.search.tier', valueType: 'string', entityTypes: ['dataset'] });
   await catalog.properties.create(ADMIN, { qualifiedName: 'io.search.reviewed', valueType: 'date', entityTypes: ['dataset'] });
   await catalog.entities.upsertMany(ADMIN, [
@@ -52,7 +58,12 @@ async function seed(catalog: Catalog): Promise<void> {
   await catalog.entities.upsertAspect(ADMIN, ds('c'), 'status', { removed: true });
 }
 
-const filter = (field: string, values: string[] | undefined, condition?: FacetFilterInput['condition'], negated?: boolean): FacetFilterInput => ({
+const filter = (
+  field: string,
+  values: string[] | undefined,
+  condition?: FacetFilterInput['condition'],
+  negated?: boolean,
+): FacetFilterInput => ({
   field,
   ...(values ? { values } : {}),
   ...(condition ? { condition } : {}),
@@ -79,16 +90,34 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         await seed(catalog);
         const retention = 'structuredProperties.io.search.retention';
         expect(await urnsOf(catalog, { query: '*', orFilters: [{ and: [filter(retention, ['45.0'])] }] })).toEqual([FLOW, ds('a')]);
-        expect(await urnsOf(catalog, { types: ['DATASET'], query: '', orFilters: [{ and: [filter(retention, ['45'])] }] })).toEqual([ds('a')]);
-        expect(await urnsOf(catalog, { orFilters: [{ and: [filter(retention, ['40'], 'GREATER_THAN')] }] })).toEqual([FLOW, ds('a'), ds('e', 'snowflake')]);
+        expect(await urnsOf(catalog, { types: ['DATASET'], query: '', orFilters: [{ and: [filter(retention, ['45'])] }] })).toEqual([
+          ds('a'),
+        ]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter(retention, ['40'], 'GREATER_THAN')] }] })).toEqual([
+          FLOW,
+          ds('a'),
+          ds('e', 'snowflake'),
+        ]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter(retention, ['8'], 'LESS_THAN')] }] })).toEqual([ds('b')]);
-        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('structuredProperties.io.search.reviewed', ['2024-01-01'], 'GREATER_THAN_OR_EQUAL_TO')] }] })).toEqual([ds('a'), ds('b')]);
         expect(
           await urnsOf(catalog, {
-            orFilters: [{ and: [filter('structuredProperties.io.search.tier', ['gold']), filter(retention, ['100'], 'LESS_THAN')] }, { and: [filter('platform', ['urn:li:dataPlatform:snowflake'])] }],
+            orFilters: [{ and: [filter('structuredProperties.io.search.reviewed', ['2024-01-01'], 'GREATER_THAN_OR_EQUAL_TO')] }],
+          }),
+        ).toEqual([ds('a'), ds('b')]);
+        expect(
+          await urnsOf(catalog, {
+            orFilters: [
+              { and: [filter('structuredProperties.io.search.tier', ['gold']), filter(retention, ['100'], 'LESS_THAN')] },
+              { and: [filter('platform', ['urn:li:dataPlatform:snowflake'])] },
+            ],
           }),
         ).toEqual([ds('a'), ds('e', 'snowflake')]);
-        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('structuredProperties.io.search.tier', undefined, 'EXISTS', true)] }], types: ['DATASET'] })).toEqual([ds('d')]);
+        expect(
+          await urnsOf(catalog, {
+            orFilters: [{ and: [filter('structuredProperties.io.search.tier', undefined, 'EXISTS', true)] }],
+            types: ['DATASET'],
+          }),
+        ).toEqual([ds('d')]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter('_entityType', ['DATA_FLOW'])] }] })).toEqual([FLOW]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [{ field: '_entityType', value: 'dataFlow' }] }] })).toEqual([FLOW]);
         expect(await urnsOf(catalog, { filters: [filter('urn', ['urn:li:dataFlow:'], 'START_WITH')] })).toEqual([FLOW]);
@@ -111,41 +140,88 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         const types = ['DATASET'] as const;
         // The condition the established platform's SDK sends by default: negated removed = true.
         const notRemoved = { field: 'removed', condition: 'EQUAL' as const, values: ['true'], negated: true };
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [notRemoved] }] })).toEqual(datasets.filter((u) => u !== ds('c')));
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true'])] }] })).toEqual([ds('c')]);
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed.keyword', ['TRUE'])] }] })).toEqual([ds('c')]);
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['false'])] }] })).toEqual(datasets.filter((u) => u !== ds('c')));
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true', 'false'], 'IN')] }] })).toEqual(datasets);
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', undefined, 'EXISTS')] }] })).toEqual(datasets);
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', undefined, 'EXISTS', true)] }] })).toEqual([]);
-        // Named in one group, it decides for the whole filter (as in DataHub): the hive group finds soft-deleted c too.
-        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true'])] }, { and: [filter('platform', ['urn:li:dataPlatform:hive'])] }] })).toEqual(
-          datasets.filter((u) => u !== ds('e', 'snowflake')),
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [notRemoved] }] })).toEqual(
+          datasets.filter((u) => u !== ds('c')),
         );
-        const facet = await catalog.search.aggregate(READER, { types: [...types], facets: ['removed'], searchFlags: { includeSoftDeleted: true } });
-        expect(facet.facets).toEqual([{ field: 'removed', displayName: 'Removed', aggregations: [{ value: 'false', count: 4 }, { value: 'true', count: 1 }] }]);
-        expect((await catalog.search.aggregate(READER, { types: [...types], facets: ['removed'] })).facets[0]!.aggregations).toEqual([{ value: 'false', count: 4 }]);
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true'])] }] })).toEqual([ds('c')]);
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed.keyword', ['TRUE'])] }] })).toEqual([
+          ds('c'),
+        ]);
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['false'])] }] })).toEqual(
+          datasets.filter((u) => u !== ds('c')),
+        );
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true', 'false'], 'IN')] }] })).toEqual(
+          datasets,
+        );
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', undefined, 'EXISTS')] }] })).toEqual(
+          datasets,
+        );
+        expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', undefined, 'EXISTS', true)] }] })).toEqual(
+          [],
+        );
+        // Named in one group, it decides for the whole filter (as in DataHub): the hive group finds soft-deleted c too.
+        expect(
+          await urnsOf(catalog, {
+            types: [...types],
+            orFilters: [{ and: [filter('removed', ['true'])] }, { and: [filter('platform', ['urn:li:dataPlatform:hive'])] }],
+          }),
+        ).toEqual(datasets.filter((u) => u !== ds('e', 'snowflake')));
+        const facet = await catalog.search.aggregate(READER, {
+          types: [...types],
+          facets: ['removed'],
+          searchFlags: { includeSoftDeleted: true },
+        });
+        expect(facet.facets).toEqual([
+          {
+            field: 'removed',
+            displayName: 'Removed',
+            aggregations: [
+              { value: 'false', count: 4 },
+              { value: 'true', count: 1 },
+            ],
+          },
+        ]);
+        expect((await catalog.search.aggregate(READER, { types: [...types], facets: ['removed'] })).facets[0]!.aggregations).toEqual([
+          { value: 'false', count: 4 },
+        ]);
         // A flag written again clears it.
         await catalog.entities.upsertAspect(ADMIN, ds('c'), 'status', { removed: false });
         expect(await urnsOf(catalog, { types: [...types], orFilters: [{ and: [filter('removed', ['true'])] }] })).toEqual([]);
 
         await catalog.entities.upsertMany(ADMIN, [
-          { urn: ds('q'), aspects: { datasetProperties: { name: 'q', qualifiedName: 'db.sales.q', customProperties: { team: 'sales', tier: 'x=y' } } } },
+          {
+            urn: ds('q'),
+            aspects: { datasetProperties: { name: 'q', qualifiedName: 'db.sales.q', customProperties: { team: 'sales', tier: 'x=y' } } },
+          },
           { urn: 'urn:li:container:c1', aspects: { containerProperties: { name: 'c1', env: 'PROD', description: '' } } },
         ]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter('customProperties', ['team=sales'])] }] })).toEqual([ds('q')]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter('customProperties', ['tier=x=y'])] }] })).toEqual([ds('q')]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter('qualifiedName.keyword', ['db.sales.q'])] }] })).toEqual([ds('q')]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter('id', ['q'])] }] })).toEqual([ds('q')]);
-        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('platform.keyword', ['urn:li:dataPlatform:snowflake'])] }] })).toEqual([ds('e', 'snowflake')]);
+        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('platform.keyword', ['urn:li:dataPlatform:snowflake'])] }] })).toEqual([
+          ds('e', 'snowflake'),
+        ]);
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter('env', ['PROD'])] }] })).toEqual(['urn:li:container:c1']);
-        expect(await urnsOf(catalog, { types: ['DATASET', 'CONTAINER'], orFilters: [{ and: [filter('hasDescription', ['false'])] }] })).toEqual(['urn:li:container:c1', ds('q')]);
+        expect(
+          await urnsOf(catalog, { types: ['DATASET', 'CONTAINER'], orFilters: [{ and: [filter('hasDescription', ['false'])] }] }),
+        ).toEqual(['urn:li:container:c1', ds('q')]);
         const hasDescription = await catalog.search.aggregate(READER, { types: ['DATASET', 'CONTAINER'], facets: ['hasDescription'] });
-        expect(hasDescription.facets[0]!.aggregations).toEqual([{ value: 'true', count: 5 }, { value: 'false', count: 2 }]);
+        expect(hasDescription.facets[0]!.aggregations).toEqual([
+          { value: 'true', count: 5 },
+          { value: 'false', count: 2 },
+        ]);
         // Refusals: a value that is not true/false, an operator that does not apply.
-        const at = async (orFilters: Array<{ and: FacetFilterInput[] }>) => rejectionDetails(catalog.search.search(READER, { query: '*', orFilters }));
-        expect(await at([{ and: [filter('removed', ['yes'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/values/0'] });
-        expect(await at([{ and: [filter('removed', ['t'], 'START_WITH')] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/condition'] });
+        const at = async (orFilters: Array<{ and: FacetFilterInput[] }>) =>
+          rejectionDetails(catalog.search.search(READER, { query: '*', orFilters }));
+        expect(await at([{ and: [filter('removed', ['yes'])] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0/values/0'],
+        });
+        expect(await at([{ and: [filter('removed', ['t'], 'START_WITH')] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0/condition'],
+        });
         // The description is matched by the full-text query; it is not an exact-value field.
         expect((await at([{ and: [filter('description', ['Click'], 'START_WITH')] }])).code).toBe('INVALID_INPUT');
       });
@@ -170,17 +246,35 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
     it('refuses unknown fields, soft-deleted properties, names no property can have and malformed values with INVALID_INPUT at their path', async () => {
       await withCatalog(harness, async (catalog) => {
         await seed(catalog);
-        const at = async (orFilters: Array<{ and: FacetFilterInput[] }>) => rejectionDetails(catalog.search.search(READER, { query: '*', orFilters }));
-        expect(await at([{ and: [filter('structuredProperties.io search', ['1'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
+        const at = async (orFilters: Array<{ and: FacetFilterInput[] }>) =>
+          rejectionDetails(catalog.search.search(READER, { query: '*', orFilters }));
+        expect(await at([{ and: [filter('structuredProperties.io search', ['1'])] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0/field'],
+        });
         expect(await at([{ and: [filter('owner', ['x'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
-        expect(await at([{ and: [filter('platform', ['x'])] }, { and: [filter('structuredProperties.io.search.retention', ['4x5', '7'])] }])).toEqual({
+        expect(
+          await at([{ and: [filter('platform', ['x'])] }, { and: [filter('structuredProperties.io.search.retention', ['4x5', '7'])] }]),
+        ).toEqual({
           code: 'INVALID_INPUT',
           paths: ['/orFilters/1/and/0/values/0'],
         });
-        expect(await at([{ and: [filter('structuredProperties.io.search.retention', ['4'], 'CONTAIN')] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/condition'] });
-        expect(await at([{ and: [filter('structuredProperties.io.search.reviewed', ['2024-02-30'], 'LESS_THAN')] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/values/0'] });
-        expect(await at([{ and: [filter('_entityType', ['TABLE'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/values/0'] });
-        expect(await at([{ and: [{ field: 'platform', condition: 'EQUAL' }] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0'] });
+        expect(await at([{ and: [filter('structuredProperties.io.search.retention', ['4'], 'CONTAIN')] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0/condition'],
+        });
+        expect(await at([{ and: [filter('structuredProperties.io.search.reviewed', ['2024-02-30'], 'LESS_THAN')] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0/values/0'],
+        });
+        expect(await at([{ and: [filter('_entityType', ['TABLE'])] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0/values/0'],
+        });
+        expect(await at([{ and: [{ field: 'platform', condition: 'EQUAL' }] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0'],
+        });
         expect((await rejectionDetails(catalog.search.search(READER, { types: ['TABLE'] as never }))).paths).toEqual(['/types/0']);
         expect((await rejectionDetails(catalog.search.scroll(READER, { scrollId: 'not-a-cursor' }))).paths).toEqual(['/scrollId']);
         expect(await outcomeCode(catalog.search.search(READER, { count: -1 }))).toBe('INVALID_INPUT');
@@ -191,12 +285,22 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         // One malformed property name in `filters` and in two groups: refused at each place, in input order.
         const nope = 'structuredProperties.io.(search';
         expect(
-          await rejectionDetails(catalog.search.scroll(READER, { filters: [filter(nope, ['1'])], orFilters: [{ and: [filter(nope, ['2'])] }, { and: [filter('platform', ['x']), filter(nope, ['3'])] }] })),
+          await rejectionDetails(
+            catalog.search.scroll(READER, {
+              filters: [filter(nope, ['1'])],
+              orFilters: [{ and: [filter(nope, ['2'])] }, { and: [filter('platform', ['x']), filter(nope, ['3'])] }],
+            }),
+          ),
         ).toEqual({ code: 'INVALID_INPUT', paths: ['/filters/0/field', '/orFilters/0/and/0/field', '/orFilters/1/and/1/field'] });
 
         await catalog.properties.softDelete(ADMIN, TIER);
-        expect(await at([{ and: [filter('structuredProperties.io.search.tier', ['gold'])] }])).toEqual({ code: 'INVALID_INPUT', paths: ['/orFilters/0/and/0/field'] });
-        expect(await outcomeCode(catalog.search.aggregate(READER, { facets: ['structuredProperties.io.search.tier'] }))).toBe('INVALID_INPUT');
+        expect(await at([{ and: [filter('structuredProperties.io.search.tier', ['gold'])] }])).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/orFilters/0/and/0/field'],
+        });
+        expect(await outcomeCode(catalog.search.aggregate(READER, { facets: ['structuredProperties.io.search.tier'] }))).toBe(
+          'INVALID_INPUT',
+        );
       });
     });
 
@@ -213,9 +317,14 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
           if (phase === 'after clean-up') expect((await catalog.settle()).failed).toEqual([]);
           expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, undefined, 'EXISTS')] }] })).toEqual([]);
           expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, ['gold'])] }] })).toEqual([]);
-          expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, ['gold'], 'EQUAL', true)] }] })).toEqual(everything.filter((u) => u !== TIER));
+          expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, ['gold'], 'EQUAL', true)] }] })).toEqual(
+            everything.filter((u) => u !== TIER),
+          );
           const facets = await catalog.search.aggregate(READER, { facets: [tier, '_entityType'] });
-          expect(facets.facets.map((f) => [f.field, f.aggregations.length > 0])).toEqual([[tier, false], ['_entityType', true]]);
+          expect(facets.facets.map((f) => [f.field, f.aggregations.length > 0])).toEqual([
+            [tier, false],
+            ['_entityType', true],
+          ]);
         }
         // Never created: the same answers; values are not typed (the value type is unknown).
         const never = 'structuredProperties.io.search.neverCreated';
@@ -225,7 +334,9 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         ]);
         // Created afterwards, the name resolves to the new definition.
         await catalog.properties.create(ADMIN, { qualifiedName: 'io.search.neverCreated', valueType: 'string', entityTypes: ['dataset'] });
-        await catalog.properties.upsertValues(ADMIN, ds('d'), { properties: [{ propertyUrn: 'urn:li:structuredProperty:io.search.neverCreated', values: [{ string: 'x' }] }] });
+        await catalog.properties.upsertValues(ADMIN, ds('d'), {
+          properties: [{ propertyUrn: 'urn:li:structuredProperty:io.search.neverCreated', values: [{ string: 'x' }] }],
+        });
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter(never, ['x'])] }] })).toEqual([ds('d')]);
       });
     });
@@ -240,9 +351,17 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         await catalog.properties.upsertValues(ADMIN, ds('d'), { properties: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }] });
         expect(await urnsOf(catalog, { orFilters: [{ and: [filter(tier, ['gold'])] }] })).toEqual([ds('d')]);
 
-        const body = { qualifiedName: 'io.search.retention', valueType: 'number', cardinality: 'SINGLE' as const, entityTypes: ['dataset', 'dataFlow'], version: '20240101000000' };
+        const body = {
+          qualifiedName: 'io.search.retention',
+          valueType: 'number',
+          cardinality: 'SINGLE' as const,
+          entityTypes: ['dataset', 'dataFlow'],
+          version: '20240101000000',
+        };
         await catalog.properties.upsert(ADMIN, body, { shape: 'rest' });
-        expect(await urnsOf(catalog, { orFilters: [{ and: [filter('structuredProperties.io.search.retention', ['0'], 'GREATER_THAN')] }] })).toEqual([]);
+        expect(
+          await urnsOf(catalog, { orFilters: [{ and: [filter('structuredProperties.io.search.retention', ['0'], 'GREATER_THAN')] }] }),
+        ).toEqual([]);
         const facets = await catalog.search.aggregate(READER, { facets: ['structuredProperties.io.search.retention'] });
         expect(facets.facets[0]!.aggregations).toEqual([]);
         expect((await catalog.settle()).failed).toEqual([]);
@@ -279,11 +398,24 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
         });
         expect(filtered.facets).toEqual([
           // The entity behind a property facet, and behind a value that is a URN.
-          { field: 'structuredProperties.io.search.tier', displayName: 'io.search.tier', entity: TIER, aggregations: [{ value: 'gold', count: 1 }] },
-          { field: 'platform', displayName: 'Platform', aggregations: [{ value: 'urn:li:dataPlatform:hive', count: 2, entity: 'urn:li:dataPlatform:hive' }] },
+          {
+            field: 'structuredProperties.io.search.tier',
+            displayName: 'io.search.tier',
+            entity: TIER,
+            aggregations: [{ value: 'gold', count: 1 }],
+          },
+          {
+            field: 'platform',
+            displayName: 'Platform',
+            aggregations: [{ value: 'urn:li:dataPlatform:hive', count: 2, entity: 'urn:li:dataPlatform:hive' }],
+          },
           { field: '_entityType', displayName: 'Type', aggregations: [{ value: 'DATASET', count: 2 }] },
         ]);
-        const half = await catalog.search.aggregate(READER, { facets: ['structuredProperties.io.search.retention'], searchFlags: { includeSoftDeleted: true }, orFilters: [{ and: [filter('urn', ['c,PROD)'], 'END_WITH')] }] });
+        const half = await catalog.search.aggregate(READER, {
+          facets: ['structuredProperties.io.search.retention'],
+          searchFlags: { includeSoftDeleted: true },
+          orFilters: [{ and: [filter('urn', ['c,PROD)'], 'END_WITH')] }],
+        });
         expect(half.facets[0]!.aggregations).toEqual([{ value: '45.5', count: 1 }]);
       });
     });
@@ -291,7 +423,10 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
     it('scrolls in URN order with an opaque scroll id, with neither duplicates nor gaps while writes happen', async () => {
       await withCatalog(harness, async (catalog) => {
         const names = Array.from({ length: 30 }, (_, i) => `t${String(i * 2).padStart(3, '0')}`);
-        await catalog.entities.upsertMany(ADMIN, names.map((n) => ({ urn: ds(n), aspects: { datasetProperties: { name: n } } })));
+        await catalog.entities.upsertMany(
+          ADMIN,
+          names.map((n) => ({ urn: ds(n), aspects: { datasetProperties: { name: n } } })),
+        );
         const seen: string[] = [];
         let scrollId: string | null | undefined;
         let pages = 0;

@@ -48,9 +48,42 @@ const TAGS = ['pii', 'PII', 'finance', 'core', 'deprecated', 'raw', 'curated', '
 const COST_CENTERS = ['cc-1', 'cc-2', 'cc-10', 'cc-20', 'CC-1'];
 /** Inflections, stop words, diacritics and case, so that analysis differences would show. */
 export const RANDOM_WORDS = [
-  'customer', 'customers', 'order', 'orders', 'ordering', 'revenue', 'daily', 'monthly', 'sales', 'event', 'events',
-  'pipeline', 'pipelines', 'table', 'tables', 'running', 'runs', 'sky', 'skies', 'quality', 'analysis', 'analyses',
-  'café', 'Cafe', 'ÉTÉ', 'summer', 'the', 'of', 'and', 'with', 'data', 'hourly', 'agreed', 'relational', 'x2', '42',
+  'customer',
+  'customers',
+  'order',
+  'orders',
+  'ordering',
+  'revenue',
+  'daily',
+  'monthly',
+  'sales',
+  'event',
+  'events',
+  'pipeline',
+  'pipelines',
+  'table',
+  'tables',
+  'running',
+  'runs',
+  'sky',
+  'skies',
+  'quality',
+  'analysis',
+  'analyses',
+  'café',
+  'Cafe',
+  'ÉTÉ',
+  'summer',
+  'the',
+  'of',
+  'and',
+  'with',
+  'data',
+  'hourly',
+  'agreed',
+  'relational',
+  'x2',
+  '42',
 ];
 
 function weighted<T>(random: Random, values: readonly T[], weights: readonly number[]): T {
@@ -81,7 +114,8 @@ function words(random: Random, low: number, high: number, separator: string): st
 function urnFor(random: Random, entityType: string, i: number, name: string): { urn: string; key: string } {
   const id = `${name.replace(/[^A-Za-z0-9_]/g, '_') || 'x'}_${i}`;
   let key: string;
-  if (entityType === 'dataset') key = `(urn:li:dataPlatform:${pick(random, PLATFORMS)},db.${chance(random, 0.2) ? id.toUpperCase() : id},${pick(random, ['PROD', 'DEV'])})`;
+  if (entityType === 'dataset')
+    key = `(urn:li:dataPlatform:${pick(random, PLATFORMS)},db.${chance(random, 0.2) ? id.toUpperCase() : id},${pick(random, ['PROD', 'DEV'])})`;
   else if (entityType === 'dataFlow') key = `(airflow,flow_${id},PROD)`;
   else key = `(looker,${id})`;
   return { urn: `urn:li:${entityType}:${key}`, key };
@@ -135,7 +169,12 @@ const STANDARD_FIELDS = ['platform', 'name', 'origin', 'unknownField'];
 
 function propertyField(random: Random, name: PropertyName): SearchField {
   const spec = RANDOM_PROPERTIES[name];
-  return { kind: 'property', propertyUrn: spec.urn, definitionKey: chance(random, 0.1) ? spec.staleKey : spec.key, valueKind: spec.valueKind };
+  return {
+    kind: 'property',
+    propertyUrn: spec.urn,
+    definitionKey: chance(random, 0.1) ? spec.staleKey : spec.key,
+    valueKind: spec.valueKind,
+  };
 }
 
 function randomField(random: Random): SearchField {
@@ -177,17 +216,50 @@ export function randomCondition(random: Random, documents: readonly SearchDocume
   const field = randomField(random);
   const operator = pick(random, FILTER_OPERATORS);
   const pool = valuePool(documents, field);
-  const values = operator === 'EXISTS' ? [] : Array.from({ length: between(random, chance(random, 0.03) ? 0 : 1, 3) }, () => variant(random, pick(random, pool), operator));
+  const values =
+    operator === 'EXISTS'
+      ? []
+      : Array.from({ length: between(random, chance(random, 0.03) ? 0 : 1, 3) }, () => variant(random, pick(random, pool), operator));
   return { field, operator, values, negated: chance(random, 0.25) };
 }
 
-const TEXT_QUERIES = ['customer', 'customers', 'order*', 'the', 'the orders', 'cafe', 'CAFÉ', 'ete', 'sky', 'skies', 'analysis',
-  'relational agreed', 'cust*', 'db', 'hive', 'prod', 'x2', '42', 'tables pipeline', 'sale*', 'run*', 'monthly-revenue', 'data.quality',
-  'nothingmatches', '*', '   ', 'urn:li:dataset', 'airflow flow*', 'gold'];
+const TEXT_QUERIES = [
+  'customer',
+  'customers',
+  'order*',
+  'the',
+  'the orders',
+  'cafe',
+  'CAFÉ',
+  'ete',
+  'sky',
+  'skies',
+  'analysis',
+  'relational agreed',
+  'cust*',
+  'db',
+  'hive',
+  'prod',
+  'x2',
+  '42',
+  'tables pipeline',
+  'sale*',
+  'run*',
+  'monthly-revenue',
+  'data.quality',
+  'nothingmatches',
+  '*',
+  '   ',
+  'urn:li:dataset',
+  'airflow flow*',
+  'gold',
+];
 
 export function randomScope(random: Random, documents: readonly SearchDocument[]): SearchScope {
   const groups = chance(random, 0.15) ? 0 : between(random, 1, 3);
-  const filter = Array.from({ length: groups }, () => Array.from({ length: between(random, chance(random, 0.05) ? 0 : 1, 3) }, () => randomCondition(random, documents)));
+  const filter = Array.from({ length: groups }, () =>
+    Array.from({ length: between(random, chance(random, 0.05) ? 0 : 1, 3) }, () => randomCondition(random, documents)),
+  );
   const entityTypes = chance(random, 0.6) ? [] : [...new Set(pickSome(random, [...ENTITY_TYPES, 'corpuser'], 1, 2))];
   const text = chance(random, 0.7) ? undefined : pick(random, TEXT_QUERIES);
   return { entityTypes, filter, includeRemoved: chance(random, 0.3), ...(text !== undefined ? { text } : {}) };
@@ -198,7 +270,8 @@ export function randomSearchRequest(random: Random, documents: readonly SearchDo
   const order = chance(random, 0.5) ? 'urn' : 'relevance';
   const urns = documents.map((d) => d.urn);
   const request: SearchRequest = { ...scope, order, limit: pick(random, [1, 3, 10, 25, 1000]) };
-  if (order === 'urn' && chance(random, 0.4)) request.afterUrn = chance(random, 0.8) ? pick(random, urns) : 'urn:li:dataset:(urn:li:dataPlatform:hive,db.m';
+  if (order === 'urn' && chance(random, 0.4))
+    request.afterUrn = chance(random, 0.8) ? pick(random, urns) : 'urn:li:dataset:(urn:li:dataPlatform:hive,db.m';
   if (chance(random, 0.3)) request.offset = between(random, 0, 30);
   return request;
 }

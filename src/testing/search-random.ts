@@ -1,5 +1,13 @@
 import type { AggregateRequest, SearchDocument, SearchRequest, StorageAdapter } from '../adapter/types';
-import { randomAggregateRequest, randomCatalog, randomDocument, randomScope, randomSearchRequest, seededRandom, type Random } from './search-catalog';
+import {
+  randomAggregateRequest,
+  randomCatalog,
+  randomDocument,
+  randomScope,
+  randomSearchRequest,
+  seededRandom,
+  type Random,
+} from './search-catalog';
 import { compareCodeUnits, referenceAggregate, referenceSearch } from './search-reference';
 import { aspect, faultAt, INJECTED_FAULT, withAdapter } from './support';
 import type { ConformanceExpect, ConformanceHarness } from './types';
@@ -42,7 +50,12 @@ export class WrittenCatalog {
   /** Deletes the entities (and so their documents). */
   async deleteEntities(urns: readonly string[]): Promise<void> {
     await this.adapter.commit({
-      entities: urns.map((urn) => ({ urn, entityType: this.documents.get(urn)!.entityType, expectVersion: this.versions.get(urn)!, deleteEntity: true })),
+      entities: urns.map((urn) => ({
+        urn,
+        entityType: this.documents.get(urn)!.entityType,
+        expectVersion: this.versions.get(urn)!,
+        deleteEntity: true,
+      })),
     });
     for (const urn of urns) {
       this.documents.delete(urn);
@@ -69,13 +82,23 @@ export class WrittenCatalog {
 }
 
 /** Compares one search with the reference; a failure shows the request next to the difference. */
-export async function expectSearchLikeReference(expect: ConformanceExpect, adapter: StorageAdapter, documents: readonly SearchDocument[], request: SearchRequest): Promise<void> {
+export async function expectSearchLikeReference(
+  expect: ConformanceExpect,
+  adapter: StorageAdapter,
+  documents: readonly SearchDocument[],
+  request: SearchRequest,
+): Promise<void> {
   const actual = await adapter.search(request);
   const expected = referenceSearch(documents, request);
   const typeOf = new Map(documents.map((d) => [d.urn, d.entityType]));
-  for (const hit of actual.hits) expect({ request, hit, entityType: typeOf.get(hit.urn) }).toEqual({ request, hit, entityType: hit.entityType });
+  for (const hit of actual.hits)
+    expect({ request, hit, entityType: typeOf.get(hit.urn) }).toEqual({ request, hit, entityType: hit.entityType });
   if (!expected.ranked) {
-    expect({ request, total: actual.total, urns: actual.hits.map((h) => h.urn) }).toEqual({ request, total: expected.total, urns: expected.urns });
+    expect({ request, total: actual.total, urns: actual.hits.map((h) => h.urn) }).toEqual({
+      request,
+      total: expected.total,
+      urns: expected.urns,
+    });
     return;
   }
   // Ranked by full-text score: the same matches, best first by the adapter's own scores, and pages
@@ -93,15 +116,28 @@ export async function expectSearchLikeReference(expect: ConformanceExpect, adapt
   });
   expect({ request, outOfOrder }).toEqual({ request, outOfOrder: -1 });
   const offset = request.offset ?? 0;
-  expect({ request, page: actual.hits.map((h) => h.urn) }).toEqual({ request, page: all.hits.slice(offset, offset + request.limit).map((h) => h.urn) });
+  expect({ request, page: actual.hits.map((h) => h.urn) }).toEqual({
+    request,
+    page: all.hits.slice(offset, offset + request.limit).map((h) => h.urn),
+  });
 }
 
-export async function expectAggregateLikeReference(expect: ConformanceExpect, adapter: StorageAdapter, documents: readonly SearchDocument[], request: AggregateRequest): Promise<void> {
+export async function expectAggregateLikeReference(
+  expect: ConformanceExpect,
+  adapter: StorageAdapter,
+  documents: readonly SearchDocument[],
+  request: AggregateRequest,
+): Promise<void> {
   const actual = await adapter.aggregate(request);
   expect({ request, facets: actual }).toEqual({ request, facets: referenceAggregate(documents, request) });
 }
 
-async function compareMany(expect: ConformanceExpect, adapter: StorageAdapter, documents: readonly SearchDocument[], random: Random): Promise<void> {
+async function compareMany(
+  expect: ConformanceExpect,
+  adapter: StorageAdapter,
+  documents: readonly SearchDocument[],
+  random: Random,
+): Promise<void> {
   let some = 0;
   let notAll = 0;
   for (let i = 0; i < SEARCHES; i++) {
@@ -149,7 +185,9 @@ export function registerRandomSearchTests(harness: ConformanceHarness): void {
           await catalog.put(randomCatalog(31337, CATALOG_SIZE));
           const urns = catalog.list.map((d) => d.urn);
           // Replace a fifth of the documents with new random content under the same URN.
-          const replaced = urns.filter(() => random() < 0.2).map((urn, i) => ({ ...randomDocument(random, 10_000 + i), urn, entityType: catalog.documents.get(urn)!.entityType }));
+          const replaced = urns
+            .filter(() => random() < 0.2)
+            .map((urn, i) => ({ ...randomDocument(random, 10_000 + i), urn, entityType: catalog.documents.get(urn)!.entityType }));
           await catalog.put(replaced, 7);
           await catalog.deleteEntities(urns.filter(() => random() < 0.06));
           await catalog.dropDocuments(catalog.list.map((d) => d.urn).filter(() => random() < 0.03));
@@ -164,7 +202,9 @@ export function registerRandomSearchTests(harness: ConformanceHarness): void {
                 urn: d.urn,
                 entityType: d.entityType,
                 expectVersion: catalog.versions.get(d.urn)!,
-                ...(i % 2 === 0 ? { searchDocument: { ...randomDocument(random, 30_000 + i), urn: d.urn, entityType: d.entityType } } : { deleteEntity: true }),
+                ...(i % 2 === 0
+                  ? { searchDocument: { ...randomDocument(random, 30_000 + i), urn: d.urn, entityType: d.entityType } }
+                  : { deleteEntity: true }),
               })),
             });
           } catch (error) {

@@ -99,7 +99,11 @@ export function referenceTextMatches(document: SearchDocument, text: string | un
   const terms = parseTextQuery(text);
   if (terms === undefined) return true;
   if (terms.length === 0) return false;
-  const indexed = new Set([...analyzeText(document.text.name), ...analyzeText(document.text.description), ...analyzeText(document.text.urnKey)]);
+  const indexed = new Set([
+    ...analyzeText(document.text.name),
+    ...analyzeText(document.text.description),
+    ...analyzeText(document.text.urnKey),
+  ]);
   return terms.every(({ term, prefix }) => (prefix ? [...indexed].some((t) => t.startsWith(term)) : indexed.has(term)));
 }
 

@@ -32,8 +32,18 @@ function doc(urn: string, options: DocOptions = {}): SearchDocument {
   };
 }
 
-const property = (propertyUrn: string, definitionKey: string, valueKind: 'string' | 'number' = 'string'): SearchField => ({ kind: 'property', propertyUrn, definitionKey, valueKind });
-const when = (field: SearchField, operator: FilterOperator, values: Array<string | number>, negated = false): SearchCondition => ({ field, operator, values, negated });
+const property = (propertyUrn: string, definitionKey: string, valueKind: 'string' | 'number' = 'string'): SearchField => ({
+  kind: 'property',
+  propertyUrn,
+  definitionKey,
+  valueKind,
+});
+const when = (field: SearchField, operator: FilterOperator, values: Array<string | number>, negated = false): SearchCondition => ({
+  field,
+  operator,
+  values,
+  negated,
+});
 
 function request(scope: Partial<SearchRequest> = {}): SearchRequest {
   return { entityTypes: [], filter: [], includeRemoved: false, order: 'urn', limit: 100, ...scope };
@@ -75,7 +85,9 @@ export function registerSearchSemanticsTests(harness: ConformanceHarness): void 
       async (adapter) => {
         expect(await urns(adapter, {})).toEqual([ds('a')]);
         expect(await urns(adapter, { includeRemoved: true })).toEqual([ds('a'), ds('b')]);
-        expect((await adapter.search(request({ includeRemoved: true, filter: [[when(property(TIER, 'k'), 'EQUAL', ['x'])]] }))).total).toBe(1);
+        expect((await adapter.search(request({ includeRemoved: true, filter: [[when(property(TIER, 'k'), 'EQUAL', ['x'])]] }))).total).toBe(
+          1,
+        );
         expect((await adapter.search(request({ filter: [[when(property(TIER, 'k'), 'EQUAL', ['x'])]] }))).total).toBe(0);
         const [facet] = await adapter.aggregate({ ...request(), facets: [{ kind: 'entityType' }], maxValues: 10 });
         expect(facet!.buckets).toEqual([{ value: 'dataset', count: 1 }]);
@@ -85,9 +97,24 @@ export function registerSearchSemanticsTests(harness: ConformanceHarness): void 
     run(
       'compares number values as numbers and string values as strings',
       [
-        doc(ds('n9'), { properties: [[SCORE, 'k', [9]], [CODE, 'k', ['9']]] }),
-        doc(ds('n10'), { properties: [[SCORE, 'k', [10]], [CODE, 'k', ['10']]] }),
-        doc(ds('n45'), { properties: [[SCORE, 'k', [45]], [CODE, 'k', ['45']]] }),
+        doc(ds('n9'), {
+          properties: [
+            [SCORE, 'k', [9]],
+            [CODE, 'k', ['9']],
+          ],
+        }),
+        doc(ds('n10'), {
+          properties: [
+            [SCORE, 'k', [10]],
+            [CODE, 'k', ['10']],
+          ],
+        }),
+        doc(ds('n45'), {
+          properties: [
+            [SCORE, 'k', [45]],
+            [CODE, 'k', ['45']],
+          ],
+        }),
       ],
       async (adapter) => {
         const score = property(SCORE, 'k', 'number');
@@ -107,12 +134,31 @@ export function registerSearchSemanticsTests(harness: ConformanceHarness): void 
     run(
       'orders facet buckets by count, then by value (numbers numerically, strings by code units), at most maxValues',
       [
-        doc(ds('a'), { properties: [[SCORE, 'k', [10, 2]], [CODE, 'k', ['b', 'B', 'a']]] }),
-        doc(ds('b'), { properties: [[SCORE, 'k', [10]], [CODE, 'k', ['b']]] }),
-        doc(ds('c'), { properties: [[SCORE, 'k', [2, 2, 0.5]], [CODE, 'k', ['a']]] }),
+        doc(ds('a'), {
+          properties: [
+            [SCORE, 'k', [10, 2]],
+            [CODE, 'k', ['b', 'B', 'a']],
+          ],
+        }),
+        doc(ds('b'), {
+          properties: [
+            [SCORE, 'k', [10]],
+            [CODE, 'k', ['b']],
+          ],
+        }),
+        doc(ds('c'), {
+          properties: [
+            [SCORE, 'k', [2, 2, 0.5]],
+            [CODE, 'k', ['a']],
+          ],
+        }),
       ],
       async (adapter) => {
-        const facets = await adapter.aggregate({ ...request(), facets: [property(SCORE, 'k', 'number'), property(CODE, 'k')], maxValues: 20 });
+        const facets = await adapter.aggregate({
+          ...request(),
+          facets: [property(SCORE, 'k', 'number'), property(CODE, 'k')],
+          maxValues: 20,
+        });
         expect(facets[0]!.buckets).toEqual([
           { value: 2, count: 2 },
           { value: 10, count: 2 },
@@ -125,7 +171,11 @@ export function registerSearchSemanticsTests(harness: ConformanceHarness): void 
         ]);
         const [limited] = await adapter.aggregate({ ...request(), facets: [property(CODE, 'k')], maxValues: 1 });
         expect(limited!.buckets).toEqual([{ value: 'a', count: 2 }]);
-        const [filtered] = await adapter.aggregate({ ...request({ filter: [[when(property(CODE, 'k'), 'EQUAL', ['B'])]] }), facets: [property(SCORE, 'k', 'number')], maxValues: 5 });
+        const [filtered] = await adapter.aggregate({
+          ...request({ filter: [[when(property(CODE, 'k'), 'EQUAL', ['B'])]] }),
+          facets: [property(SCORE, 'k', 'number')],
+          maxValues: 5,
+        });
         expect(filtered!.buckets).toEqual([
           { value: 2, count: 1 },
           { value: 10, count: 1 },
@@ -153,9 +203,14 @@ export function registerSearchSemanticsTests(harness: ConformanceHarness): void 
       async (adapter) => {
         const tier = property(TIER, 'k');
         expect(await urns(adapter, { filter: [[when(tier, 'EQUAL', ['gold'], true)]] })).toEqual([ds('b'), ds('c')]);
-        expect(await urns(adapter, { filter: [[when(tier, 'EQUAL', ['gold'])], [when(tier, 'EXISTS', [], true)]] })).toEqual([ds('a'), ds('c')]);
+        expect(await urns(adapter, { filter: [[when(tier, 'EQUAL', ['gold'])], [when(tier, 'EXISTS', [], true)]] })).toEqual([
+          ds('a'),
+          ds('c'),
+        ]);
         expect(await urns(adapter, { filter: [[when(tier, 'EQUAL', ['gold'])], []] })).toEqual([ds('a'), ds('b'), ds('c')]);
-        expect(await urns(adapter, { filter: [[when(tier, 'IN', ['gold', 'silver']), when(tier, 'EQUAL', ['silver'], true)]] })).toEqual([ds('a')]);
+        expect(await urns(adapter, { filter: [[when(tier, 'IN', ['gold', 'silver']), when(tier, 'EQUAL', ['silver'], true)]] })).toEqual([
+          ds('a'),
+        ]);
         expect(await urns(adapter, { filter: [[when(tier, 'EQUAL', [])]] })).toEqual([]);
         expect(await urns(adapter, { filter: [[when(tier, 'EQUAL', [], true)]] })).toEqual([ds('a'), ds('b'), ds('c')]);
       },
@@ -175,8 +230,13 @@ export function registerSearchSemanticsTests(harness: ConformanceHarness): void 
         expect(await urns(adapter, { filter: [[when(name, 'CONTAIN', ['O'])]] })).toEqual([ds('a')]);
         expect(await urns(adapter, { filter: [[when(name, 'END_WITH', ['orders'])]] })).toEqual(['urn:li:chart:(looker,sales)']);
         expect(await urns(adapter, { filter: [[when({ kind: 'urn' }, 'START_WITH', ['urn:li:dataset:'])]] })).toEqual([ds('a')]);
-        expect(await urns(adapter, { filter: [[when({ kind: 'urn' }, 'EQUAL', ['urn:li:dataFlow:(airflow,daily,PROD)'])]] })).toEqual(['urn:li:dataFlow:(airflow,daily,PROD)']);
-        expect(await urns(adapter, { filter: [[when({ kind: 'entityType' }, 'IN', ['chart', 'dataFlow'])]] })).toEqual(['urn:li:chart:(looker,sales)', 'urn:li:dataFlow:(airflow,daily,PROD)']);
+        expect(await urns(adapter, { filter: [[when({ kind: 'urn' }, 'EQUAL', ['urn:li:dataFlow:(airflow,daily,PROD)'])]] })).toEqual([
+          'urn:li:dataFlow:(airflow,daily,PROD)',
+        ]);
+        expect(await urns(adapter, { filter: [[when({ kind: 'entityType' }, 'IN', ['chart', 'dataFlow'])]] })).toEqual([
+          'urn:li:chart:(looker,sales)',
+          'urn:li:dataFlow:(airflow,daily,PROD)',
+        ]);
         expect(await urns(adapter, { entityTypes: ['chart', 'dataset'] })).toEqual(['urn:li:chart:(looker,sales)', ds('a')]);
         expect(await urns(adapter, { filter: [[when({ kind: 'field', name: 'platform' }, 'EXISTS', [])]] })).toEqual([ds('a')]);
       },
@@ -208,7 +268,10 @@ export function registerSearchSemanticsTests(harness: ConformanceHarness): void 
 
     run(
       'ranks a match in the name above a match in the description',
-      [doc(ds('b_first'), { name: 'misc', description: 'holds some revenue figures and more words' }), doc(ds('z_last'), { name: 'revenue', description: 'figures' })],
+      [
+        doc(ds('b_first'), { name: 'misc', description: 'holds some revenue figures and more words' }),
+        doc(ds('z_last'), { name: 'revenue', description: 'figures' }),
+      ],
       async (adapter) => {
         const result = await adapter.search(request({ text: 'revenue', order: 'relevance' }));
         expect(result.hits.map((h) => h.urn)).toEqual([ds('z_last'), ds('b_first')]);

@@ -19,7 +19,10 @@ interface Clock {
 }
 
 /** A catalog over a fresh adapter of the harness; background jobs off so that `settle()` is the only runner. */
-async function withCatalog(harness: ConformanceHarness, test: (catalog: Catalog, adapter: StorageAdapter, clock: Clock) => Promise<void>): Promise<void> {
+async function withCatalog(
+  harness: ConformanceHarness,
+  test: (catalog: Catalog, adapter: StorageAdapter, clock: Clock) => Promise<void>,
+): Promise<void> {
   const adapter = await harness.createAdapter({});
   const clock: Clock = { now: T0 };
   const catalog = createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false }, clock: () => clock.now });
@@ -32,7 +35,12 @@ async function withCatalog(harness: ConformanceHarness, test: (catalog: Catalog,
 }
 
 async function defineProperties(catalog: Catalog): Promise<void> {
-  await catalog.properties.create(ADMIN, { qualifiedName: 'io.conformance.retention', valueType: 'number', cardinality: 'MULTIPLE', entityTypes: ['dataset'] });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'io.conformance.retention',
+    valueType: 'number',
+    cardinality: 'MULTIPLE',
+    entityTypes: ['dataset'],
+  });
   await catalog.properties.create(ADMIN, { qualifiedName: 'io.conformance.tier', valueType: 'string', entityTypes: ['dataset'] });
 }
 
@@ -56,10 +64,21 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
     it('soft delete hides values and refuses updates, assignments and filters; restore brings every value back', async () => {
       await withCatalog(harness, async (catalog, adapter) => {
         await defineProperties(catalog);
-        for (const [urn, n] of [[A, 1], [B, 2], [C, 3]] as const) {
-          await catalog.properties.upsertValues(ADMIN, urn, { properties: [{ propertyUrn: P, values: [{ double: n }, { double: n * 10 }] }] });
+        for (const [urn, n] of [
+          [A, 1],
+          [B, 2],
+          [C, 3],
+        ] as const) {
+          await catalog.properties.upsertValues(ADMIN, urn, {
+            properties: [{ propertyUrn: P, values: [{ double: n }, { double: n * 10 }] }],
+          });
         }
-        await catalog.properties.upsertValues(ADMIN, A, { properties: [{ propertyUrn: P, values: [{ double: 1 }, { double: 10 }] }, { propertyUrn: Q, values: [{ string: 'gold' }] }] });
+        await catalog.properties.upsertValues(ADMIN, A, {
+          properties: [
+            { propertyUrn: P, values: [{ double: 1 }, { double: 10 }] },
+            { propertyUrn: Q, values: [{ string: 'gold' }] },
+          ],
+        });
         const before = await Promise.all([A, B, C].map((u) => catalog.properties.getValues(ADMIN, u)));
 
         await catalog.properties.softDelete(ADMIN, P);
@@ -68,7 +87,9 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
         const entity = await catalog.entities.get(ADMIN, C);
         expect(entity?.aspects.structuredProperties?.value.properties).toEqual([]);
         expect(await outcomeCode(catalog.properties.update(ADMIN, { urn: P, displayName: 'x' }))).toBe('INVALID_INPUT');
-        expect(await outcomeCode(catalog.properties.upsertValues(ADMIN, D, { properties: [{ propertyUrn: P, values: [{ double: 4 }] }] }))).toBe('INVALID_INPUT');
+        expect(
+          await outcomeCode(catalog.properties.upsertValues(ADMIN, D, { properties: [{ propertyUrn: P, values: [{ double: 4 }] }] })),
+        ).toBe('INVALID_INPUT');
         expect(await outcomeCode(catalog.properties.resolveFilterField(ADMIN, 'io.conformance.retention'))).toBe('INVALID_INPUT');
         expect(await outcomeCode(catalog.properties.removeValues(ADMIN, B, [P]))).toBe('INVALID_INPUT');
         // Writing other properties keeps the hidden values; nothing is lost.
@@ -78,7 +99,10 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
 
         await catalog.properties.restore(ADMIN, P);
         const after = await Promise.all([A, B, C].map((u) => catalog.properties.getValues(ADMIN, u)));
-        expect(values(after[0]!)).toEqual([[Q, [{ string: 'silver' }]], [P, [{ double: 1 }, { double: 10 }]]]);
+        expect(values(after[0]!)).toEqual([
+          [Q, [{ string: 'silver' }]],
+          [P, [{ double: 1 }, { double: 10 }]],
+        ]);
         expect(after.slice(1)).toEqual(before.slice(1));
         expect((await catalog.properties.resolveFilterField(ADMIN, 'io.conformance.retention')).propertyUrn).toBe(P);
       });
@@ -87,7 +111,13 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
     it('hard delete: the definition and its values go at once; the same name can be created again at once; the clean-up leaves no value behind', async () => {
       await withCatalog(harness, async (catalog, adapter) => {
         await defineProperties(catalog);
-        for (const urn of [A, B, C]) await catalog.properties.upsertValues(ADMIN, urn, { properties: [{ propertyUrn: P, values: [{ double: 7 }] }, { propertyUrn: Q, values: [{ string: 'x' }] }] });
+        for (const urn of [A, B, C])
+          await catalog.properties.upsertValues(ADMIN, urn, {
+            properties: [
+              { propertyUrn: P, values: [{ double: 7 }] },
+              { propertyUrn: Q, values: [{ string: 'x' }] },
+            ],
+          });
         // A soft-deleted entity is cleaned too.
         await catalog.entities.upsertAspect(ADMIN, C, 'status', { removed: true });
         const oldKey = (await catalog.properties.get(ADMIN, P))!.definitionKey;
@@ -101,7 +131,11 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
         expect(await adapter.countEntitiesWithPropertyValues(P, oldKey)).toBe(3);
 
         // Created again before the clean-up ran: no stale value resurfaces.
-        const again = await catalog.properties.create(ADMIN, { qualifiedName: 'io.conformance.retention', valueType: 'string', entityTypes: ['dataset'] });
+        const again = await catalog.properties.create(ADMIN, {
+          qualifiedName: 'io.conformance.retention',
+          valueType: 'string',
+          entityTypes: ['dataset'],
+        });
         expect(again.definitionKey).not.toBe(oldKey);
         expect(values(await catalog.properties.getValues(ADMIN, B))).toEqual([[Q, [{ string: 'x' }]]]);
         expect((await catalog.properties.resolveFilterField(ADMIN, 'io.conformance.retention')).definitionKey).toBe(again.definitionKey);
@@ -134,9 +168,19 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
       await withCatalog(harness, async (catalog, adapter) => {
         await defineProperties(catalog);
         await catalog.properties.upsertValues(ADMIN, A, { properties: [{ propertyUrn: P, values: [{ double: 1 }, { double: 2 }] }] });
-        await catalog.properties.upsertValues(ADMIN, B, { properties: [{ propertyUrn: P, values: [{ double: 3 }] }, { propertyUrn: Q, values: [{ string: 'kept' }] }] });
+        await catalog.properties.upsertValues(ADMIN, B, {
+          properties: [
+            { propertyUrn: P, values: [{ double: 3 }] },
+            { propertyUrn: Q, values: [{ string: 'kept' }] },
+          ],
+        });
         const oldKey = (await catalog.properties.get(ADMIN, P))!.definitionKey;
-        const body = { qualifiedName: 'io.conformance.retention', valueType: 'number', cardinality: 'SINGLE' as const, entityTypes: ['dataset'] };
+        const body = {
+          qualifiedName: 'io.conformance.retention',
+          valueType: 'number',
+          cardinality: 'SINGLE' as const,
+          entityTypes: ['dataset'],
+        };
         expect(await outcomeCode(catalog.properties.upsert(ADMIN, body, { shape: 'rest' }))).toBe('CONFLICT');
         const bumped = await catalog.properties.upsert(ADMIN, { ...body, version: '20240614080000' }, { shape: 'rest' });
         expect(bumped.outcome).toBe('updated');
@@ -158,7 +202,10 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
     it('the clean-up runs in batches of 500, each completing its job and queuing the next in one commit', async () => {
       await withCatalog(harness, async (catalog, adapter) => {
         await defineProperties(catalog);
-        const items = Array.from({ length: 1001 }, (_, i) => ({ urn: dataset(`bulk${String(i).padStart(4, '0')}`), properties: [{ propertyUrn: P, values: [{ double: i }] }] }));
+        const items = Array.from({ length: 1001 }, (_, i) => ({
+          urn: dataset(`bulk${String(i).padStart(4, '0')}`),
+          properties: [{ propertyUrn: P, values: [{ double: i }] }],
+        }));
         await catalog.properties.upsertValuesMany(ADMIN, items);
         expect((await catalog.properties.hardDelete(ADMIN, P)).entitiesToClean).toBe(1001);
         const report = await catalog.settle();
@@ -188,10 +235,13 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
       await withCatalog(harness, async (catalog, adapter) => {
         await defineProperties(catalog);
         const urns = Array.from({ length: 7 }, (_, i) => dataset(`r${i}`));
-        for (const urn of urns) await catalog.properties.upsertValues(ADMIN, urn, { properties: [{ propertyUrn: Q, values: [{ string: 'v' }] }] });
+        for (const urn of urns)
+          await catalog.properties.upsertValues(ADMIN, urn, { properties: [{ propertyUrn: Q, values: [{ string: 'v' }] }] });
         // Lose the index of every dataset, as if it had never been built.
         const stored = await adapter.readEntities(urns);
-        await adapter.commit({ entities: stored.map((e) => ({ urn: e.urn, entityType: e.entityType, expectVersion: e.version, searchDocument: null })) });
+        await adapter.commit({
+          entities: stored.map((e) => ({ urn: e.urn, entityType: e.entityType, expectVersion: e.version, searchDocument: null })),
+        });
         expect(await adapter.countEntitiesWithPropertyValues(Q)).toBe(0);
 
         const seen: Array<[number, boolean]> = [];

@@ -57,9 +57,20 @@ export function createWrite(urn: string, aspects: AspectPut[], extra: Partial<En
 }
 
 /** Creates entities, one commit each, with a `datasetProperties`-like aspect named after the URN. */
-export async function seedEntities(adapter: StorageAdapter, urns: readonly string[], aspectNames: readonly string[] = ['info']): Promise<void> {
+export async function seedEntities(
+  adapter: StorageAdapter,
+  urns: readonly string[],
+  aspectNames: readonly string[] = ['info'],
+): Promise<void> {
   for (const urn of urns) {
-    await adapter.commit({ entities: [createWrite(urn, aspectNames.map((name) => aspect(name, { name: `${name} of ${urn}` })))] });
+    await adapter.commit({
+      entities: [
+        createWrite(
+          urn,
+          aspectNames.map((name) => aspect(name, { name: `${name} of ${urn}` })),
+        ),
+      ],
+    });
   }
 }
 

@@ -36,24 +36,52 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
     it('appends rows (never overwriting, equal times kept) and reads them newest first', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
         const one = await catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', profileRow(10));
-        expect(one).toEqual({ urn: DATASET.a, aspect: 'datasetProfile', indexName: PROFILE_INDEX_NAME, rows: [{ urn: DATASET.a, timestampMillis: T0 + 10, value: profileRow(10) }] });
-        await catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', [profileRow(30), profileRow(20), profileRow(10, { rowCount: 99 })]);
+        expect(one).toEqual({
+          urn: DATASET.a,
+          aspect: 'datasetProfile',
+          indexName: PROFILE_INDEX_NAME,
+          rows: [{ urn: DATASET.a, timestampMillis: T0 + 10, value: profileRow(10) }],
+        });
+        await catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', [
+          profileRow(30),
+          profileRow(20),
+          profileRow(10, { rowCount: 99 }),
+        ]);
         await catalog.timeseries.append(ACTORS.writer, DATASET.b, 'datasetProfile', [profileRow(25)]);
         const page = await catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, aspect: 'datasetProfile', count: 100 });
-        expect(page.results.map((r) => [r.timestampMillis - T0, r.value.rowCount])).toEqual([[30, 30], [20, 20], [10, 99], [10, 10]]);
+        expect(page.results.map((r) => [r.timestampMillis - T0, r.value.rowCount])).toEqual([
+          [30, 30],
+          [20, 20],
+          [10, 99],
+          [10, 10],
+        ]);
         expect(page.results[0]).toEqual({ urn: DATASET.a, timestampMillis: T0 + 30, value: profileRow(30) });
         expect(page.scrollId).toBeUndefined();
         const all = await catalog.timeseries.query(ACTORS.reader, { entityType: 'dataset', aspect: 'datasetProfile', count: 100 });
         expect(all.results.map((r) => r.timestampMillis - T0)).toEqual([30, 25, 20, 10, 10]);
-        const byUrnType = await catalog.timeseries.query(ACTORS.reader, { entityType: 'urn:li:entityType:datahub.dataset', aspect: 'datasetProfile' });
+        const byUrnType = await catalog.timeseries.query(ACTORS.reader, {
+          entityType: 'urn:li:entityType:datahub.dataset',
+          aspect: 'datasetProfile',
+        });
         expect(byUrnType.results).toHaveLength(5);
       });
     });
 
     it('filters by inclusive time range and pages with scrollId', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
-        await catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', [1, 2, 3, 4, 5, 6, 7].map((i) => profileRow(i * 10)));
-        const ranged = await catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, aspect: 'datasetProfile', startTimeMillis: T0 + 20, endTimeMillis: T0 + 50, count: 10 });
+        await catalog.timeseries.append(
+          ACTORS.writer,
+          DATASET.a,
+          'datasetProfile',
+          [1, 2, 3, 4, 5, 6, 7].map((i) => profileRow(i * 10)),
+        );
+        const ranged = await catalog.timeseries.query(ACTORS.reader, {
+          urn: DATASET.a,
+          aspect: 'datasetProfile',
+          startTimeMillis: T0 + 20,
+          endTimeMillis: T0 + 50,
+          count: 10,
+        });
         expect(ranged.results.map((r) => r.timestampMillis - T0)).toEqual([50, 40, 30, 20]);
         expect(await offsetsOf(catalog, DATASET.a, 'datasetProfile', 3)).toEqual([70, 60, 50, 40, 30, 20, 10]);
         const first = await catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, aspect: 'datasetProfile', count: 2 });
@@ -62,42 +90,78 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
         const defaults = await catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, aspect: 'datasetProfile' });
         expect(defaults.results).toHaveLength(7);
         // A scroll id only continues the query it came from.
-        await expectCode(expect, catalog.timeseries.query(ACTORS.reader, { urn: DATASET.b, aspect: 'datasetProfile', scrollId: first.scrollId }), 'INVALID_INPUT');
-        await expectCode(expect, catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, aspect: 'datasetProfile', scrollId: 'garbage' }), 'INVALID_INPUT');
-        expect(await catalog.timeseries.query(ACTORS.reader, { entityType: 'chart', aspect: 'chartUsageStatistics' })).toEqual({ results: [] });
+        await expectCode(
+          expect,
+          catalog.timeseries.query(ACTORS.reader, { urn: DATASET.b, aspect: 'datasetProfile', scrollId: first.scrollId }),
+          'INVALID_INPUT',
+        );
+        await expectCode(
+          expect,
+          catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, aspect: 'datasetProfile', scrollId: 'garbage' }),
+          'INVALID_INPUT',
+        );
+        expect(await catalog.timeseries.query(ACTORS.reader, { entityType: 'chart', aspect: 'chartUsageStatistics' })).toEqual({
+          results: [],
+        });
       });
     });
 
     it('refuses bad rows with every violation and its path, and stores none of them', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog, adapter }) => {
-        const bad = [profileRow(1), { rowCount: 3 }, { timestampMillis: -5 }, { timestampMillis: 1.5 }, { timestampMillis: T0, rowCount: 'many' }];
+        const bad = [
+          profileRow(1),
+          { rowCount: 3 },
+          { timestampMillis: -5 },
+          { timestampMillis: 1.5 },
+          { timestampMillis: T0, rowCount: 'many' },
+        ];
         const rejected = await rejectionDetails(catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', bad));
         expect(rejected.code).toBe('INVALID_INPUT');
         expect(rejected.paths).toEqual(['/1/timestampMillis', '/2/timestampMillis', '/3/timestampMillis', '/4/rowCount']);
-        expect((await rejectionDetails(catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', { rowCount: 1 }))).paths).toEqual(['/timestampMillis']);
-        expect((await rejectionDetails(catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', []))).paths).toEqual(['/rows']);
+        expect(
+          (await rejectionDetails(catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', { rowCount: 1 }))).paths,
+        ).toEqual(['/timestampMillis']);
+        expect((await rejectionDetails(catalog.timeseries.append(ACTORS.writer, DATASET.a, 'datasetProfile', []))).paths).toEqual([
+          '/rows',
+        ]);
         expect(await rowCounts(adapter, T0 + 1_000)).toEqual({ total: 0, matching: 0 });
       });
     });
 
     it('refuses unknown and non-timeseries aspects, aspects of another entity type and bad URNs', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
-        const paths = async (urn: string, aspect: string) => rejectionDetails(catalog.timeseries.append(ACTORS.writer, urn, aspect, profileRow(1)));
+        const paths = async (urn: string, aspect: string) =>
+          rejectionDetails(catalog.timeseries.append(ACTORS.writer, urn, aspect, profileRow(1)));
         expect(await paths(DATASET.a, 'datasetProperties')).toEqual({ code: 'INVALID_INPUT', paths: ['/aspect'] });
         expect(await paths(DATASET.a, 'noSuchAspect')).toEqual({ code: 'INVALID_INPUT', paths: ['/aspect'] });
         expect(await paths(DATASET.a, 'chartUsageStatistics')).toEqual({ code: 'INVALID_INPUT', paths: ['/aspect'] });
         expect(await paths('urn:li:spaceship:x', 'datasetProfile')).toEqual({ code: 'INVALID_INPUT', paths: ['/urn'] });
         expect(await paths('not-a-urn', 'datasetProfile')).toEqual({ code: 'INVALID_INPUT', paths: ['/urn'] });
         await catalog.timeseries.append(ACTORS.writer, CHART, 'chartUsageStatistics', { timestampMillis: T0, viewsCount: 3 });
-        const q = (input: Parameters<typeof catalog.timeseries.query>[1]) => rejectionDetails(catalog.timeseries.query(ACTORS.reader, input));
+        const q = (input: Parameters<typeof catalog.timeseries.query>[1]) =>
+          rejectionDetails(catalog.timeseries.query(ACTORS.reader, input));
         expect(await q({ aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
-        expect(await q({ urn: DATASET.a, entityType: 'chart', aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
-        expect(await q({ urn: DATASET.a, entityType: 'spaceship', aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
+        expect(await q({ urn: DATASET.a, entityType: 'chart', aspect: 'datasetProfile' })).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/entityType'],
+        });
+        expect(await q({ urn: DATASET.a, entityType: 'spaceship', aspect: 'datasetProfile' })).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/entityType'],
+        });
         expect(await q({ entityType: 'spaceship', aspect: 'datasetProfile' })).toEqual({ code: 'INVALID_INPUT', paths: ['/entityType'] });
-        expect((await catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, entityType: 'dataset', aspect: 'datasetProfile' })).results).toEqual([]);
+        expect(
+          (await catalog.timeseries.query(ACTORS.reader, { urn: DATASET.a, entityType: 'dataset', aspect: 'datasetProfile' })).results,
+        ).toEqual([]);
         expect(await q({ entityType: 'dataset', aspect: 'status' })).toEqual({ code: 'INVALID_INPUT', paths: ['/aspect'] });
-        expect(await q({ entityType: 'dataset', aspect: 'datasetProfile', count: 0, startTimeMillis: -1 })).toEqual({ code: 'INVALID_INPUT', paths: ['/startTimeMillis', '/count'] });
-        expect(await q({ entityType: 'dataset', aspect: 'datasetProfile', startTimeMillis: 5, endTimeMillis: 4 })).toEqual({ code: 'INVALID_INPUT', paths: ['/endTimeMillis'] });
+        expect(await q({ entityType: 'dataset', aspect: 'datasetProfile', count: 0, startTimeMillis: -1 })).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/startTimeMillis', '/count'],
+        });
+        expect(await q({ entityType: 'dataset', aspect: 'datasetProfile', startTimeMillis: 5, endTimeMillis: 4 })).toEqual({
+          code: 'INVALID_INPUT',
+          paths: ['/endTimeMillis'],
+        });
       });
     });
 
@@ -121,15 +185,24 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
         );
         expect(refused).toEqual({ code: 'INVALID_INPUT', paths: ['/0/value/timestampMillis', '/1/urn', '/2/urn'] });
         expect((await rejectionDetails(catalog.timeseries.appendMany(ACTORS.writer, 'datasetProfile', []))).code).toBe('INVALID_INPUT');
-        expect((await rejectionDetails(catalog.timeseries.appendMany(ACTORS.writer, 'status', [{ urn: DATASET.a, value: profileRow(8) }]))).paths).toEqual(['/aspect']);
-        await expectCode(expect, catalog.timeseries.appendMany(ACTORS.reader, 'datasetProfile', [{ urn: DATASET.a, value: profileRow(9) }]), 'FORBIDDEN');
+        expect(
+          (await rejectionDetails(catalog.timeseries.appendMany(ACTORS.writer, 'status', [{ urn: DATASET.a, value: profileRow(8) }])))
+            .paths,
+        ).toEqual(['/aspect']);
+        await expectCode(
+          expect,
+          catalog.timeseries.appendMany(ACTORS.reader, 'datasetProfile', [{ urn: DATASET.a, value: profileRow(9) }]),
+          'FORBIDDEN',
+        );
         expect(await rowCounts(adapter, T0 + 1_000)).toEqual({ total: 3, matching: 3 });
       });
     });
 
     it('keeps the generic entity write path closed to timeseries aspects', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
-        const refused = await rejectionDetails(catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', profileRow(1) as never));
+        const refused = await rejectionDetails(
+          catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', profileRow(1) as never),
+        );
         expect(refused).toEqual({ code: 'INVALID_INPUT', paths: ['/aspects/datasetProfile'] });
         expect(await offsetsOf(catalog, DATASET.a)).toEqual([]);
       });
@@ -192,10 +265,16 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
           expect(record?.indexName).toBe('sensorboard_sensorreadingsaspect_v1');
           expect(record?.aspectName).toBe('sensorreadings');
           // The names as reported are accepted by a truncation.
-          const counted = await catalog.timeseries.truncate(ACTORS.admin, { entityType: record!.entityName, aspect: record!.aspectName, endTimeMillis: T0 });
+          const counted = await catalog.timeseries.truncate(ACTORS.admin, {
+            entityType: record!.entityName,
+            aspect: record!.aspectName,
+            endTimeMillis: T0,
+          });
           expect(counted.message.startsWith('Delete 1 out of 1 rows')).toBe(true);
           expect(record?.sizeMb ?? 0).toBeGreaterThan(0);
-          const bad = await rejectionDetails(catalog.timeseries.append(ACTORS.writer, 'urn:li:sensorBoard:b1', 'sensorReadings', { timestampMillis: T0, celsius: 'warm' }));
+          const bad = await rejectionDetails(
+            catalog.timeseries.append(ACTORS.writer, 'urn:li:sensorBoard:b1', 'sensorReadings', { timestampMillis: T0, celsius: 'warm' }),
+          );
           expect(bad).toEqual({ code: 'INVALID_INPUT', paths: ['/celsius'] });
         },
         {
@@ -207,7 +286,8 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
 
     it('needs GET_TIMESERIES_INDEX_SIZES', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
-        for (const actor of [ACTORS.reader, ACTORS.writer, ACTORS.truncater]) await expectCode(expect, catalog.timeseries.getIndexSizes(actor), 'FORBIDDEN');
+        for (const actor of [ACTORS.reader, ACTORS.writer, ACTORS.truncater])
+          await expectCode(expect, catalog.timeseries.getIndexSizes(actor), 'FORBIDDEN');
         await expectCode(expect, catalog.timeseries.getIndexSizes(''), 'UNAUTHENTICATED');
         expect(await catalog.timeseries.getIndexSizes(ACTORS.admin)).toHaveLength(BUILT_IN_INDEXES.length);
       });

@@ -58,7 +58,9 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
         expect(await answer(6)).toBe(`Delete 6 out of 10 rows (60.00%). ${REINDEX}${DRY}`);
         expect(await answer(10, { dryRun: null })).toBe(`Delete 10 out of 10 rows (100.00%). ${REINDEX}${DRY}`);
         expect(await answer(4, { forceReindex: true })).toBe(`Delete 4 out of 10 rows (40.00%). ${REINDEX}${DRY}`);
-        expect(await answer(6, { forceDeleteByQuery: true, forceReindex: false })).toBe(`Delete 6 out of 10 rows (60.00%). ${BY_QUERY}${DRY}`);
+        expect(await answer(6, { forceDeleteByQuery: true, forceReindex: false })).toBe(
+          `Delete 6 out of 10 rows (60.00%). ${BY_QUERY}${DRY}`,
+        );
         expect(await answer(6, { forceReindex: false })).toBe(`Delete 6 out of 10 rows (60.00%). ${REINDEX}${DRY}`);
         expect(await answer(0)).toBe(`Delete 0 out of 10 rows (0.00%). ${BY_QUERY}${DRY}`);
         const result = await catalog.timeseries.truncate(ACTORS.truncater, profileTruncation(7));
@@ -77,10 +79,20 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
           { timestampMillis: T0 + 3 },
         ]);
         const usage = async (endOffset: number) =>
-          (await catalog.timeseries.truncate(ACTORS.truncater, { entityType: 'dataset', aspect: 'datasetUsageStatistics', endTimeMillis: T0 + endOffset })).message;
+          (
+            await catalog.timeseries.truncate(ACTORS.truncater, {
+              entityType: 'dataset',
+              aspect: 'datasetUsageStatistics',
+              endTimeMillis: T0 + endOffset,
+            })
+          ).message;
         expect(await usage(1)).toBe(`Delete 1 out of 3 rows (33.33%). ${BY_QUERY}${DRY}`);
         expect(await usage(2)).toBe(`Delete 2 out of 3 rows (66.67%). ${REINDEX}${DRY}`);
-        const empty = await catalog.timeseries.truncate(ACTORS.truncater, { entityType: 'dataJob', aspect: 'operation', endTimeMillis: T0 });
+        const empty = await catalog.timeseries.truncate(ACTORS.truncater, {
+          entityType: 'dataJob',
+          aspect: 'operation',
+          endTimeMillis: T0,
+        });
         expect(empty.message).toBe(`Delete 0 out of 0 rows (0.00%). ${BY_QUERY}${DRY}`);
         expect(await rowCounts(adapter, T0 + 100)).toEqual({ total: 10, matching: 10 });
         expect(await catalog.listJobs({ includeDead: true })).toEqual([]);
@@ -92,11 +104,15 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
         await appendProfiles(catalog, 10);
         for (const value of [true, false]) {
           const refused = await rejectionDetails(
-            catalog.timeseries.truncate(ACTORS.truncater, profileTruncation(6, { dryRun: false, forceReindex: value, forceDeleteByQuery: value })),
+            catalog.timeseries.truncate(
+              ACTORS.truncater,
+              profileTruncation(6, { dryRun: false, forceReindex: value, forceDeleteByQuery: value }),
+            ),
           );
           expect(refused).toEqual({ code: 'INVALID_INPUT', paths: ['/forceReindex'] });
         }
-        const method = async (extra: Partial<TruncateInput>) => (await catalog.timeseries.truncate(ACTORS.truncater, profileTruncation(6, extra))).method;
+        const method = async (extra: Partial<TruncateInput>) =>
+          (await catalog.timeseries.truncate(ACTORS.truncater, profileTruncation(6, extra))).method;
         expect(await method({ forceReindex: true, forceDeleteByQuery: false })).toBe('reindex');
         expect(await method({ forceReindex: false, forceDeleteByQuery: true })).toBe('deleteByQuery');
         expect(await method({ forceReindex: null, forceDeleteByQuery: true })).toBe('deleteByQuery');
@@ -110,7 +126,9 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
       await withTimeseriesCatalog(harness, async ({ catalog, adapter }) => {
         await appendProfiles(catalog, 10);
         const paths = async (input: Record<string, unknown>) =>
-          rejectionDetails(catalog.timeseries.truncate(ACTORS.truncater, { ...profileTruncation(6), dryRun: false, ...input } as unknown as TruncateInput));
+          rejectionDetails(
+            catalog.timeseries.truncate(ACTORS.truncater, { ...profileTruncation(6), dryRun: false, ...input } as unknown as TruncateInput),
+          );
         const cases: Array<[Record<string, unknown>, string[]]> = [
           [{ entityType: 'spaceship' }, ['/entityType']],
           [{ aspect: 'noSuchAspect' }, ['/aspect']],
@@ -126,7 +144,8 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
           [{ dryrun: false }, ['/dryrun']],
           [{ entityType: 'spaceship', aspect: 'noSuchAspect', endTimeMillis: -1 }, ['/endTimeMillis', '/entityType', '/aspect']],
         ];
-        for (const [input, expected] of cases) expect([JSON.stringify(input), await paths(input)]).toEqual([JSON.stringify(input), { code: 'INVALID_INPUT', paths: expected }]);
+        for (const [input, expected] of cases)
+          expect([JSON.stringify(input), await paths(input)]).toEqual([JSON.stringify(input), { code: 'INVALID_INPUT', paths: expected }]);
         await expectCode(expect, catalog.timeseries.truncate(ACTORS.truncater, null as unknown as TruncateInput), 'INVALID_INPUT');
         expect(await rowCounts(adapter, T0 + 100)).toEqual({ total: 10, matching: 10 });
         expect(await catalog.listJobs({ includeDead: true })).toEqual([]);
@@ -161,20 +180,32 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
         expect(started.message).toBe(`Delete 700 out of 1000 rows (70.00%). ${REINDEX}Task id: ${started.taskId}.`);
         expect([started.dryRun, started.method, started.rowsToDelete, started.totalRows]).toEqual([false, 'reindex', 700, 1_000]);
         const queued = await status(catalog, started.taskId);
-        expect([queued?.state, queued?.rowsDeleted, queued?.requestedBy, queued?.sizeMbBefore]).toEqual(['queued', 0, ACTORS.truncater, sizeBefore]);
+        expect([queued?.state, queued?.rowsDeleted, queued?.requestedBy, queued?.sizeMbBefore]).toEqual([
+          'queued',
+          0,
+          ACTORS.truncater,
+          sizeBefore,
+        ]);
         expect(await rowCounts(adapter, T0 + 700)).toEqual({ total: 1_000, matching: 700 });
 
         await catalog.settle();
         const done = await status(catalog, started.taskId);
         expect([done?.state, done?.method, done?.rowsDeleted, done?.batches, done?.error]).toEqual(['completed', 'reindex', 700, 1, null]);
         expect(await rowCounts(adapter, T0 + 1_000)).toEqual({ total: 300, matching: 300 });
-        expect([...(await offsetsOf(catalog, 'urn:li:dataset:(urn:li:dataPlatform:hive,ts.a,PROD)')), ...(await offsetsOf(catalog, 'urn:li:dataset:(urn:li:dataPlatform:hive,ts.b,PROD)'))].sort((x, y) => y - x)).toEqual(descending(1_000, 701));
+        expect(
+          [
+            ...(await offsetsOf(catalog, 'urn:li:dataset:(urn:li:dataPlatform:hive,ts.a,PROD)')),
+            ...(await offsetsOf(catalog, 'urn:li:dataset:(urn:li:dataPlatform:hive,ts.b,PROD)')),
+          ].sort((x, y) => y - x),
+        ).toEqual(descending(1_000, 701));
         const sizeAfter = await sizeMbOf(catalog, PROFILE_INDEX_NAME);
         expect(sizeAfter).toBeLessThan(sizeBefore * 0.5);
         expect(sizeAfter).toBeGreaterThan(0);
         expect(done?.sizeMbAfter).toBe(sizeAfter);
         expect(await catalog.listJobs({ includeDead: true })).toEqual([]);
-        await catalog.timeseries.append(ACTORS.writer, 'urn:li:dataset:(urn:li:dataPlatform:hive,ts.a,PROD)', 'datasetProfile', { timestampMillis: T0 + 5_000 });
+        await catalog.timeseries.append(ACTORS.writer, 'urn:li:dataset:(urn:li:dataPlatform:hive,ts.a,PROD)', 'datasetProfile', {
+          timestampMillis: T0 + 5_000,
+        });
         expect(await rowCounts(adapter, T0 + 10_000)).toEqual({ total: 301, matching: 301 });
       });
     });
@@ -200,7 +231,13 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
           ['completed', 400, 5],
         ]);
         const done = await status(catalog, started.taskId);
-        expect([done?.state, done?.method, done?.rowsDeleted, done?.rowsToDelete, done?.totalRows]).toEqual(['completed', 'deleteByQuery', 400, 400, 1_000]);
+        expect([done?.state, done?.method, done?.rowsDeleted, done?.rowsToDelete, done?.totalRows]).toEqual([
+          'completed',
+          'deleteByQuery',
+          400,
+          400,
+          1_000,
+        ]);
         expect(await rowCounts(adapter, T0 + 1_000)).toEqual({ total: 600, matching: 600 });
         const sizeAfter = await sizeMbOf(catalog, PROFILE_INDEX_NAME);
         expect(sizeAfter).toBeLessThan(sizeBefore * 0.8);
@@ -212,7 +249,10 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
     it('follows the force flags: batches for most rows, a reindex for few', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog, adapter }) => {
         await appendProfiles(catalog, 100);
-        const batched = await catalog.timeseries.truncate(ACTORS.truncater, profileTruncation(80, { dryRun: false, batchSize: 30, forceDeleteByQuery: true }));
+        const batched = await catalog.timeseries.truncate(
+          ACTORS.truncater,
+          profileTruncation(80, { dryRun: false, batchSize: 30, forceDeleteByQuery: true }),
+        );
         await catalog.settle();
         const first = await status(catalog, batched.taskId);
         expect([first?.method, first?.state, first?.rowsDeleted, first?.batches]).toEqual(['deleteByQuery', 'completed', 80, 3]);
@@ -298,7 +338,10 @@ export function registerTruncationOperationTests(harness: ConformanceHarness): v
       const clockA = manualClock();
       const first = createCatalog({ ...common, adapter: dying, clock: clockA.read, jobs: { background: false, leaseMs: 60_000 } });
       await appendProfiles(first, 1_000, ACTORS.admin);
-      const started = await first.timeseries.truncate(ACTORS.admin, profileTruncation(500, { dryRun: false, batchSize: 100, forceDeleteByQuery: true }));
+      const started = await first.timeseries.truncate(
+        ACTORS.admin,
+        profileTruncation(500, { dryRun: false, batchSize: 100, forceDeleteByQuery: true }),
+      );
       void first.settle();
       await stuck;
       expect(await rowCounts(adapter, T0 + 500)).toEqual({ total: 800, matching: 300 });

@@ -45,14 +45,19 @@ export function registerTimeseriesTests(harness: ConformanceHarness): void {
         const page = await adapter.queryTimeseries({ ...PROFILE_INDEX, limit: 100 });
         expect(page.rows.map(label)).toEqual(['a@50', 'b@40', 'a@30#second', 'a@30', 'b@20', 'a@10']);
         expect(page.nextCursor).toBeUndefined();
-        expect(page.rows[2]).toEqual({ urn: URN.a, timestampMillis: T0 + 30, value: { timestampMillis: T0 + 30, rowCount: 30, tag: 'second' } });
+        expect(page.rows[2]).toEqual({
+          urn: URN.a,
+          timestampMillis: T0 + 30,
+          value: { timestampMillis: T0 + 30, rowCount: 30, tag: 'second' },
+        });
       });
     });
 
     it('filters by URN and by inclusive start and end times', async () => {
       await withAdapter(harness, async (adapter) => {
         await seed(adapter);
-        const q = (extra: Partial<TimeseriesQuery>) => adapter.queryTimeseries({ ...PROFILE_INDEX, limit: 100, ...extra }).then((p) => p.rows.map(label));
+        const q = (extra: Partial<TimeseriesQuery>) =>
+          adapter.queryTimeseries({ ...PROFILE_INDEX, limit: 100, ...extra }).then((p) => p.rows.map(label));
         expect(await q({ urn: URN.a })).toEqual(['a@50', 'a@30#second', 'a@30', 'a@10']);
         expect(await q({ startTimeMillis: T0 + 20, endTimeMillis: T0 + 40 })).toEqual(['b@40', 'a@30#second', 'a@30', 'b@20']);
         expect(await q({ urn: URN.b, startTimeMillis: T0 + 21 })).toEqual(['b@40']);
@@ -64,14 +69,23 @@ export function registerTimeseriesTests(harness: ConformanceHarness): void {
     it('pages with the cursor, also through rows with equal times, and with filters', async () => {
       await withAdapter(harness, async (adapter) => {
         await seed(adapter);
-        await adapter.appendTimeseries(PROFILE_INDEX, ['x', 'y', 'z'].map((tag) => row(URN.a, 30, { tag })));
+        await adapter.appendTimeseries(
+          PROFILE_INDEX,
+          ['x', 'y', 'z'].map((tag) => row(URN.a, 30, { tag })),
+        );
         const everything = ['a@50', 'b@40', 'a@30#z', 'a@30#y', 'a@30#x', 'a@30#second', 'a@30', 'b@20', 'a@10'];
         for (const limit of [1, 2, 4]) {
           const { labels, pages } = await queryAll(adapter, { ...PROFILE_INDEX, limit });
           expect(labels).toEqual(everything);
           expect(pages).toBe(Math.ceil(everything.length / limit));
         }
-        const filtered = await queryAll(adapter, { ...PROFILE_INDEX, urn: URN.a, startTimeMillis: T0 + 30, endTimeMillis: T0 + 30, limit: 2 });
+        const filtered = await queryAll(adapter, {
+          ...PROFILE_INDEX,
+          urn: URN.a,
+          startTimeMillis: T0 + 30,
+          endTimeMillis: T0 + 30,
+          limit: 2,
+        });
         expect(filtered.labels).toEqual(['a@30#z', 'a@30#y', 'a@30#x', 'a@30#second', 'a@30']);
       });
     });
@@ -81,7 +95,11 @@ export function registerTimeseriesTests(harness: ConformanceHarness): void {
         await seed(adapter);
         await adapter.appendTimeseries(OPERATION_INDEX, [row(URN.a, 99)]);
         expect((await adapter.queryTimeseries({ ...OPERATION_INDEX, limit: 100 })).rows.map(label)).toEqual(['a@99']);
-        const never: TimeseriesIndexRef = { indexName: 'chart_chartusagestatisticsaspect_v1', entityType: 'chart', aspect: 'chartUsageStatistics' };
+        const never: TimeseriesIndexRef = {
+          indexName: 'chart_chartusagestatisticsaspect_v1',
+          entityType: 'chart',
+          aspect: 'chartUsageStatistics',
+        };
         expect((await adapter.queryTimeseries({ ...never, limit: 100 })).rows).toEqual([]);
         expect(await adapter.countTimeseries(never, T0 + 1_000)).toEqual({ total: 0, matching: 0 });
       });

@@ -31,9 +31,13 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
         expect((await failurePaths(catalog.tokens.create(MANAGER, bad))).sort()).toEqual(['/duration', '/extra', '/name', '/type']);
         const notAUser = { type: 'PERSONAL', actorUrn: 'urn:li:dataset:x', duration: 'ONE_DAY', name: 'n' } as const;
         expect(await failurePaths(catalog.tokens.create(MANAGER, notAUser))).toEqual(['/actorUrn']);
-        expect(await failurePaths(catalog.tokens.create(MANAGER, { type: 'PERSONAL', actorUrn: MANAGER, duration: 'ONE_DAY' } as never))).toEqual(['/name']);
+        expect(
+          await failurePaths(catalog.tokens.create(MANAGER, { type: 'PERSONAL', actorUrn: MANAGER, duration: 'ONE_DAY' } as never)),
+        ).toEqual(['/name']);
         expect(await failure(catalog.tokens.revoke(MANAGER, 'no spaces allowed'))).toEqual({ code: 'INVALID_INPUT' });
-        expect(await failure(catalog.tokens.revoke(MANAGER, 'urn:li:accessToken:00000000-0000-0000-0000-000000000000'))).toEqual({ code: 'NOT_FOUND' });
+        expect(await failure(catalog.tokens.revoke(MANAGER, 'urn:li:accessToken:00000000-0000-0000-0000-000000000000'))).toEqual({
+          code: 'NOT_FOUND',
+        });
         expect(await failure(catalog.tokens.create('', { type: 'PERSONAL', actorUrn: MANAGER, duration: 'ONE_DAY', name: 'n' }))).toEqual({
           code: 'UNAUTHENTICATED',
           reason: 'missing',
@@ -53,9 +57,17 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
           const forever = await allowing.tokens.create(ALICE, request);
           expect(forever.metadata.expiresAt).toBe(null);
           fixture.clock.advance(10 * 365 * DAY);
-          expect(await allowing.tokens.verify(forever.accessToken)).toEqual({ actorUrn: ALICE, tokenId: forever.metadata.id, type: 'PERSONAL', expiresAt: null, privileges: null });
+          expect(await allowing.tokens.verify(forever.accessToken)).toEqual({
+            actorUrn: ALICE,
+            tokenId: forever.metadata.id,
+            type: 'PERSONAL',
+            expiresAt: null,
+            privileges: null,
+          });
           expect(await failure(allowing.tokens.verify(year.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'expired' });
-          expect((await allowing.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE }] })).tokens.map((t) => t.name)).toEqual(['forever', 'year']);
+          expect((await allowing.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE }] })).tokens.map((t) => t.name)).toEqual(
+            ['forever', 'year'],
+          );
         } finally {
           await allowing.close();
         }
@@ -67,7 +79,9 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
         const created = await fixture.catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_DAY', name: 'n' });
         const keyless = await secondCatalog(fixture, { tokenSigningKey: undefined });
         try {
-          expect(await failure(keyless.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_DAY', name: 'n' }))).toEqual({ code: 'UNSUPPORTED' });
+          expect(
+            await failure(keyless.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_DAY', name: 'n' })),
+          ).toEqual({ code: 'UNSUPPORTED' });
           expect(await failure(keyless.tokens.verify(created.accessToken))).toEqual({ code: 'UNSUPPORTED' });
           expect(await failure(keyless.tokens.issueBootstrapToken({ actorUrn: ADMIN }))).toEqual({ code: 'UNSUPPORTED' });
           expect((await keyless.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE }] })).total).toBe(1);
@@ -92,7 +106,14 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
         const [record] = await adapter.readEntities([created.metadata.urn]);
         const meta = record?.aspects.ServiceAccessTokenInfo?.systemMetadata ?? {};
         expect([typeof meta.tokenHash, typeof meta.tokenSalt]).toEqual(['string', 'string']);
-        expect(Object.keys(record?.aspects.ServiceAccessTokenInfo?.value ?? {}).sort()).toEqual(['actorUrn', 'createdAt', 'expiresAt', 'name', 'ownerUrn', 'type']);
+        expect(Object.keys(record?.aspects.ServiceAccessTokenInfo?.value ?? {}).sort()).toEqual([
+          'actorUrn',
+          'createdAt',
+          'expiresAt',
+          'name',
+          'ownerUrn',
+          'type',
+        ]);
 
         await catalog.tokens.revoke(ALICE, created.metadata.id);
         const tampered = `${secret.slice(0, -2)}AA`;
@@ -111,8 +132,13 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
         const created = await catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_DAY', name: 'n' });
         expect(await catalog.entities.get(ADMIN, created.metadata.urn)).toBeUndefined();
         expect(await catalog.entities.list(ADMIN, { entityType: 'accessToken' })).toEqual([]);
-        expect(await failure(catalog.entities.upsertAspect(ADMIN, created.metadata.urn, 'ServiceAccessTokenInfo', { name: 'x' }))).toEqual({ code: 'INVALID_INPUT' });
-        expect(await failure(catalog.entities.delete(BOB, created.metadata.urn))).toEqual({ code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' });
+        expect(await failure(catalog.entities.upsertAspect(ADMIN, created.metadata.urn, 'ServiceAccessTokenInfo', { name: 'x' }))).toEqual({
+          code: 'INVALID_INPUT',
+        });
+        expect(await failure(catalog.entities.delete(BOB, created.metadata.urn))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'MANAGE_ACCESS_TOKENS',
+        });
         expect(await catalog.entities.delete(ALICE, created.metadata.urn)).toBe(true);
         expect(await failure(catalog.tokens.verify(created.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'revoked' });
       });
@@ -143,24 +169,40 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
     it('issues a bootstrap token only for a configured super user', async () => {
       await withCatalog(harness, async ({ catalog }) => {
         const boot = await catalog.tokens.issueBootstrapToken({ actorUrn: ADMIN });
-        expect([boot.metadata.name, boot.metadata.actorUrn, boot.metadata.ownerUrn, boot.metadata.expiresAt]).toEqual(['bootstrap', ADMIN, ADMIN, T0 + DAY]);
+        expect([boot.metadata.name, boot.metadata.actorUrn, boot.metadata.ownerUrn, boot.metadata.expiresAt]).toEqual([
+          'bootstrap',
+          ADMIN,
+          ADMIN,
+          T0 + DAY,
+        ]);
         const verified = await catalog.tokens.verify(boot.accessToken);
         expect(verified.actorUrn).toBe(ADMIN);
         // The token is a full admin credential: it can create tokens for others.
-        const forBob = await catalog.tokens.create(verified.actorUrn, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_HOUR', name: 'bob' });
+        const forBob = await catalog.tokens.create(verified.actorUrn, {
+          type: 'PERSONAL',
+          actorUrn: BOB,
+          duration: 'ONE_HOUR',
+          name: 'bob',
+        });
         expect(forBob.metadata.ownerUrn).toBe(ADMIN);
         const named = await catalog.tokens.issueBootstrapToken({ actorUrn: ADMIN, name: 'ops', duration: 'ONE_WEEK' });
         expect([named.metadata.name, named.metadata.expiresAt]).toEqual(['ops', T0 + 7 * DAY]);
-        expect(await failure(catalog.tokens.issueBootstrapToken({ actorUrn: MANAGER }))).toEqual({ code: 'FORBIDDEN', reason: 'superUsers' });
+        expect(await failure(catalog.tokens.issueBootstrapToken({ actorUrn: MANAGER }))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'superUsers',
+        });
         expect(await failure(catalog.tokens.issueBootstrapToken({ actorUrn: 'nobody' }))).toEqual({ code: 'INVALID_INPUT' });
-        expect(await failure(catalog.tokens.issueBootstrapToken({ actorUrn: ADMIN, duration: 'NO_EXPIRY' }))).toEqual({ code: 'INVALID_INPUT' });
+        expect(await failure(catalog.tokens.issueBootstrapToken({ actorUrn: ADMIN, duration: 'NO_EXPIRY' }))).toEqual({
+          code: 'INVALID_INPUT',
+        });
       });
     });
 
     it('records lastUsedAt on verification at most once a minute, and lists it', async () => {
       await withCatalog(harness, async ({ catalog, clock, adapter }) => {
         const created = await catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_DAY', name: 'n' });
-        const lastUsed = async () => (await catalog.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE }] })).tokens[0]?.lastUsedAt;
+        const lastUsed = async () =>
+          (await catalog.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE }] })).tokens[0]?.lastUsedAt;
         const version = async () => (await adapter.readEntities([created.metadata.urn]))[0]?.version;
         expect(created.metadata.lastUsedAt).toBe(null);
         expect(await lastUsed()).toBe(null);
@@ -192,12 +234,24 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
 
     it('gives managers the metadata of a token; an invalid token is INVALID_INPUT with its reason', async () => {
       await withCatalog(harness, async ({ catalog, clock }) => {
-        const created = await catalog.tokens.create(BOB, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_HOUR', name: 'n', description: 'd' });
+        const created = await catalog.tokens.create(BOB, {
+          type: 'PERSONAL',
+          actorUrn: BOB,
+          duration: 'ONE_HOUR',
+          name: 'n',
+          description: 'd',
+        });
         expect(await catalog.tokens.getMetadata(MANAGER, created.accessToken)).toEqual(created.metadata);
-        expect(await failure(catalog.tokens.getMetadata(BOB, created.accessToken))).toEqual({ code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' });
+        expect(await failure(catalog.tokens.getMetadata(BOB, created.accessToken))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'MANAGE_ACCESS_TOKENS',
+        });
         expect(await failure(catalog.tokens.getMetadata(MANAGER, 'x.y'))).toEqual({ code: 'INVALID_INPUT', reason: 'malformed' });
         clock.advance(HOUR);
-        expect(await failure(catalog.tokens.getMetadata(MANAGER, created.accessToken))).toEqual({ code: 'INVALID_INPUT', reason: 'expired' });
+        expect(await failure(catalog.tokens.getMetadata(MANAGER, created.accessToken))).toEqual({
+          code: 'INVALID_INPUT',
+          reason: 'expired',
+        });
       });
     });
 
@@ -216,7 +270,12 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
         expect(await names([{ field: 'expiresAt', values: [now], condition: 'GREATER_THAN' }])).toEqual(['ci-weekly', 'Laptop']);
         expect(await names([{ field: 'name', value: 'ci-', condition: 'START_WITH' }])).toEqual(['ci-weekly', 'ci-hourly']);
         expect(await names([{ field: 'name', value: 'laptop', condition: 'IEQUAL' }])).toEqual(['Laptop']);
-        expect(await names([{ field: 'ownerUrn', value: ALICE }, { field: 'name', value: 'weekly', condition: 'CONTAIN', negated: true }])).toEqual(['ci-hourly']);
+        expect(
+          await names([
+            { field: 'ownerUrn', value: ALICE },
+            { field: 'name', value: 'weekly', condition: 'CONTAIN', negated: true },
+          ]),
+        ).toEqual(['ci-hourly']);
         expect(await names([{ field: 'description', condition: 'EXISTS' }])).toEqual([]);
         expect(await names([{ field: 'actorUrn', values: [ALICE, BOB], condition: 'IN' }])).toEqual(['ci-weekly', 'Laptop', 'ci-hourly']);
         const page = await catalog.tokens.list(MANAGER, { start: 1, count: 1, filters: [] });
@@ -225,14 +284,20 @@ export function registerTokenRuleTests(harness: ConformanceHarness): void {
 
         const invalid = catalog.tokens.list(MANAGER, {
           count: 5000,
-          filters: [{ field: 'secret', value: 'x' }, { field: 'expiresAt', value: 'soon', condition: 'LESS_THAN' }, { field: 'name', condition: 'EQUAL' }],
+          filters: [
+            { field: 'secret', value: 'x' },
+            { field: 'expiresAt', value: 'soon', condition: 'LESS_THAN' },
+            { field: 'name', condition: 'EQUAL' },
+          ],
         });
         expect((await failurePaths(invalid)).sort()).toEqual(['/count', '/filters/0/field', '/filters/1/values/0', '/filters/2']);
-        expect(await failure(catalog.tokens.list(MANAGER, { filters: [{ field: 'name', value: 'x', condition: 'LIKE' as never }] }))).toEqual({ code: 'INVALID_INPUT' });
+        expect(
+          await failure(catalog.tokens.list(MANAGER, { filters: [{ field: 'name', value: 'x', condition: 'LIKE' as never }] })),
+        ).toEqual({ code: 'INVALID_INPUT' });
       });
     });
 
-    it('removes expired tokens\' records on demand and by the background job', async () => {
+    it("removes expired tokens' records on demand and by the background job", async () => {
       await withCatalog(harness, async (fixture) => {
         const { catalog, clock } = fixture;
         const hour = await catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'hour' });

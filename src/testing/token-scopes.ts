@@ -23,13 +23,22 @@ export function registerTokenScopeTests(harness: ConformanceHarness): void {
   describe('scoped access tokens', () => {
     it('a scoped token allows what its scopes name and the user holds, nothing else; listed and verified with its scopes', async () => {
       await withEditor(async ({ catalog }) => {
-        const created = await catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_DAY', name: 'ci', privileges: ['EDIT_ENTITY_PROPERTIES'] });
+        const created = await catalog.tokens.create(ALICE, {
+          type: 'PERSONAL',
+          actorUrn: ALICE,
+          duration: 'ONE_DAY',
+          name: 'ci',
+          privileges: ['EDIT_ENTITY_PROPERTIES'],
+        });
         expect(created.metadata.privileges).toEqual(['EDIT_ENTITY_PROPERTIES']);
         const verified = await catalog.tokens.verify(created.accessToken);
         expect(verified.privileges).toEqual(['EDIT_ENTITY_PROPERTIES']);
         const actor = { urn: verified.actorUrn, scopes: verified.privileges ?? [] };
         await catalog.properties.upsertValues(actor, DATASET, { properties: values });
-        expect(await failure(catalog.entities.upsertAspect(actor, DATASET, 'datasetProperties', { name: 'orders' }))).toEqual({ code: 'FORBIDDEN', reason: 'EDIT_ENTITY' });
+        expect(await failure(catalog.entities.upsertAspect(actor, DATASET, 'datasetProperties', { name: 'orders' }))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'EDIT_ENTITY',
+        });
         expect(await catalog.privilegesOf(actor)).toEqual(['EDIT_ENTITY_PROPERTIES']);
         const listed = await catalog.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE }] });
         expect(listed.tokens.map((t) => t.privileges)).toEqual([['EDIT_ENTITY_PROPERTIES']]);
@@ -42,17 +51,33 @@ export function registerTokenScopeTests(harness: ConformanceHarness): void {
         await catalog.properties.upsertValues(actor, DATASET, { properties: values });
         const [policy] = (await catalog.policies.list(ADMIN)).policies;
         await catalog.policies.update(ADMIN, policy!.urn, { privileges: ['EDIT_ENTITY'] });
-        expect(await failure(catalog.properties.upsertValues(actor, DATASET, { properties: values }))).toEqual({ code: 'FORBIDDEN', reason: 'EDIT_ENTITY_PROPERTIES' });
+        expect(await failure(catalog.properties.upsertValues(actor, DATASET, { properties: values }))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'EDIT_ENTITY_PROPERTIES',
+        });
       });
     });
 
     it('READ_ONLY reads and writes nothing', async () => {
       await withEditor(async ({ catalog }) => {
-        const created = await catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'reader', privileges: ['READ_ONLY'] });
+        const created = await catalog.tokens.create(ALICE, {
+          type: 'PERSONAL',
+          actorUrn: ALICE,
+          duration: 'ONE_HOUR',
+          name: 'reader',
+          privileges: ['READ_ONLY'],
+        });
         const actor = { urn: ALICE, scopes: created.metadata.privileges ?? [] };
         expect(await catalog.entities.get(actor, DATASET)).toBeUndefined();
-        expect(await failure(catalog.properties.upsertValues(actor, DATASET, { properties: values }))).toEqual({ code: 'FORBIDDEN', reason: 'EDIT_ENTITY_PROPERTIES' });
-        expect(await failure(catalog.tokens.create(actor, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x', privileges: ['READ_ONLY'] }))).toEqual({
+        expect(await failure(catalog.properties.upsertValues(actor, DATASET, { properties: values }))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'EDIT_ENTITY_PROPERTIES',
+        });
+        expect(
+          await failure(
+            catalog.tokens.create(actor, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x', privileges: ['READ_ONLY'] }),
+          ),
+        ).toEqual({
           code: 'FORBIDDEN',
           reason: 'GENERATE_PERSONAL_ACCESS_TOKENS',
         });
@@ -61,20 +86,58 @@ export function registerTokenScopeTests(harness: ConformanceHarness): void {
 
     it('scopes must be held by the user, and a scoped token cannot mint a wider (or unscoped) one; nothing is created', async () => {
       await withEditor(async ({ catalog }) => {
-        expect(await failure(catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x', privileges: ['MANAGE_POLICIES'] }))).toEqual({
+        expect(
+          await failure(
+            catalog.tokens.create(ALICE, {
+              type: 'PERSONAL',
+              actorUrn: ALICE,
+              duration: 'ONE_HOUR',
+              name: 'x',
+              privileges: ['MANAGE_POLICIES'],
+            }),
+          ),
+        ).toEqual({
           code: 'INVALID_INPUT',
         });
-        expect(await failure(catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x', privileges: ['NOT_A_PRIVILEGE'] }))).toEqual({
+        expect(
+          await failure(
+            catalog.tokens.create(ALICE, {
+              type: 'PERSONAL',
+              actorUrn: ALICE,
+              duration: 'ONE_HOUR',
+              name: 'x',
+              privileges: ['NOT_A_PRIVILEGE'],
+            }),
+          ),
+        ).toEqual({
           code: 'INVALID_INPUT',
         });
         const minter = { urn: ALICE, scopes: ['GENERATE_PERSONAL_ACCESS_TOKENS', 'EDIT_ENTITY_PROPERTIES'] };
-        expect(await failure(catalog.tokens.create(minter, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x', privileges: ['EDIT_ENTITY'] }))).toEqual({
+        expect(
+          await failure(
+            catalog.tokens.create(minter, {
+              type: 'PERSONAL',
+              actorUrn: ALICE,
+              duration: 'ONE_HOUR',
+              name: 'x',
+              privileges: ['EDIT_ENTITY'],
+            }),
+          ),
+        ).toEqual({
           code: 'FORBIDDEN',
           reason: 'scopes',
         });
-        expect(await failure(catalog.tokens.create(minter, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x' }))).toEqual({ code: 'FORBIDDEN', reason: 'scopes' });
+        expect(
+          await failure(catalog.tokens.create(minter, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x' })),
+        ).toEqual({ code: 'FORBIDDEN', reason: 'scopes' });
         expect((await catalog.tokens.list(ADMIN, {})).total).toBe(0);
-        const narrower = await catalog.tokens.create(minter, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'x', privileges: ['EDIT_ENTITY_PROPERTIES'] });
+        const narrower = await catalog.tokens.create(minter, {
+          type: 'PERSONAL',
+          actorUrn: ALICE,
+          duration: 'ONE_HOUR',
+          name: 'x',
+          privileges: ['EDIT_ENTITY_PROPERTIES'],
+        });
         expect(narrower.metadata.privileges).toEqual(['EDIT_ENTITY_PROPERTIES']);
       });
     });

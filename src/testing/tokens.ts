@@ -1,17 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import {
-  ALICE,
-  BOB,
-  CAROL,
-  DAY,
-  failure,
-  HOUR,
-  KEY_A,
-  KEY_B,
-  MANAGER,
-  secondCatalog,
-  withCatalog,
-} from './catalog-support';
+import { ALICE, BOB, CAROL, DAY, failure, HOUR, KEY_A, KEY_B, MANAGER, secondCatalog, withCatalog } from './catalog-support';
 import { registerPolicyTests } from './policies';
 import { registerTokenRuleTests } from './token-rules';
 import { registerTokenScopeTests } from './token-scopes';
@@ -49,7 +37,13 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
     it('a manager creates, lists and revokes its own tokens', async () => {
       await withCatalog(harness, async ({ catalog }) => {
         const day = await catalog.tokens.create(MANAGER, { type: 'PERSONAL', actorUrn: MANAGER, duration: 'ONE_DAY', name: 'day' });
-        const week = await catalog.tokens.create(MANAGER, { type: 'PERSONAL', actorUrn: MANAGER, duration: 'ONE_WEEK', name: 'week', description: 'ci' });
+        const week = await catalog.tokens.create(MANAGER, {
+          type: 'PERSONAL',
+          actorUrn: MANAGER,
+          duration: 'ONE_WEEK',
+          name: 'week',
+          description: 'ci',
+        });
         expect(day.metadata.ownerUrn).toBe(MANAGER);
         expect(day.metadata.actorUrn).toBe(MANAGER);
         expect(week.metadata.description).toBe('ci');
@@ -71,14 +65,28 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
 
     it('a manager creates a token for another user (actor = the user, owner = the manager) and revokes it', async () => {
       await withCatalog(harness, async ({ catalog }) => {
-        const created = await catalog.tokens.create(MANAGER, { type: 'PERSONAL', actorUrn: ALICE, duration: 'ONE_HOUR', name: 'for alice' });
+        const created = await catalog.tokens.create(MANAGER, {
+          type: 'PERSONAL',
+          actorUrn: ALICE,
+          duration: 'ONE_HOUR',
+          name: 'for alice',
+        });
         expect([created.metadata.actorUrn, created.metadata.ownerUrn]).toEqual([ALICE, MANAGER]);
         const verified = await catalog.tokens.verify(created.accessToken);
-        expect(verified).toEqual({ actorUrn: ALICE, tokenId: created.metadata.id, type: 'PERSONAL', expiresAt: created.metadata.expiresAt, privileges: null });
+        expect(verified).toEqual({
+          actorUrn: ALICE,
+          tokenId: created.metadata.id,
+          type: 'PERSONAL',
+          expiresAt: created.metadata.expiresAt,
+          privileges: null,
+        });
         // Alice sees the token that acts as her; it is not hers to revoke (the owner or a manager is).
         const hers = await catalog.tokens.list(ALICE, { filters: [{ field: 'actorUrn', value: ALICE }] });
         expect(hers.tokens.map((t) => t.id)).toEqual([created.metadata.id]);
-        expect(await failure(catalog.tokens.revoke(ALICE, created.metadata.id))).toEqual({ code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' });
+        expect(await failure(catalog.tokens.revoke(ALICE, created.metadata.id))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'MANAGE_ACCESS_TOKENS',
+        });
 
         expect(await catalog.tokens.revoke(MANAGER, created.metadata.id)).toBe(true);
         expect(await failure(catalog.tokens.verify(created.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'revoked' });
@@ -119,12 +127,18 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
     it("a user cannot create a token for someone else, list without the self filter, or revoke another's token", async () => {
       await withCatalog(harness, async ({ catalog }) => {
         const forbidden = { code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' };
-        expect(await failure(catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_DAY', name: 'x' }))).toEqual(forbidden);
+        expect(await failure(catalog.tokens.create(ALICE, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_DAY', name: 'x' }))).toEqual(
+          forbidden,
+        );
         expect(await failure(catalog.tokens.list(ALICE, { filters: [] }))).toEqual(forbidden);
         expect(await failure(catalog.tokens.list(ALICE))).toEqual(forbidden);
         expect(await failure(catalog.tokens.list(ALICE, { filters: mine(BOB) }))).toEqual(forbidden);
-        expect(await failure(catalog.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', values: [ALICE, BOB], condition: 'IN' }] }))).toEqual(forbidden);
-        expect(await failure(catalog.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE, negated: true }] }))).toEqual(forbidden);
+        expect(
+          await failure(catalog.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', values: [ALICE, BOB], condition: 'IN' }] })),
+        ).toEqual(forbidden);
+        expect(await failure(catalog.tokens.list(ALICE, { filters: [{ field: 'ownerUrn', value: ALICE, negated: true }] }))).toEqual(
+          forbidden,
+        );
         expect(await failure(catalog.tokens.list(ALICE, { filters: [{ field: 'name', value: 'bob' }] }))).toEqual(forbidden);
 
         const bobs = await catalog.tokens.create(BOB, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_DAY', name: 'bob' });
@@ -139,12 +153,17 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
       await withCatalog(harness, async ({ catalog }) => {
         const forbidden = { code: 'FORBIDDEN', reason: 'GENERATE_PERSONAL_ACCESS_TOKENS' };
         const bobs = await catalog.tokens.create(BOB, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_DAY', name: 'bob' });
-        expect(await failure(catalog.tokens.create(CAROL, { type: 'PERSONAL', actorUrn: CAROL, duration: 'ONE_DAY', name: 'c' }))).toEqual(forbidden);
+        expect(await failure(catalog.tokens.create(CAROL, { type: 'PERSONAL', actorUrn: CAROL, duration: 'ONE_DAY', name: 'c' }))).toEqual(
+          forbidden,
+        );
         expect(await failure(catalog.tokens.list(CAROL, { filters: mine(CAROL) }))).toEqual(forbidden);
         expect(await failure(catalog.tokens.revoke(CAROL, bobs.metadata.id))).toEqual(forbidden);
         // Managing others' tokens needs even more.
         expect(await failure(catalog.tokens.list(CAROL, { filters: [] }))).toEqual({ code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' });
-        expect(await failure(catalog.tokens.getMetadata(CAROL, bobs.accessToken))).toEqual({ code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' });
+        expect(await failure(catalog.tokens.getMetadata(CAROL, bobs.accessToken))).toEqual({
+          code: 'FORBIDDEN',
+          reason: 'MANAGE_ACCESS_TOKENS',
+        });
         expect(await failure(catalog.tokens.removeExpired(CAROL))).toEqual({ code: 'FORBIDDEN', reason: 'MANAGE_ACCESS_TOKENS' });
         expect((await catalog.tokens.list(MANAGER)).total).toBe(1);
       });
@@ -170,7 +189,10 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
         expect(await failure(catalog.tokens.verify(foreign))).toEqual({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
         expect(await failure(catalog.tokens.verify(tampered))).toEqual({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
         expect(await failure(catalog.tokens.verify('not a token'))).toEqual({ code: 'UNAUTHENTICATED', reason: 'malformed' });
-        expect(await failure(catalog.tokens.verify(`${header}.e30.${signature}`))).toEqual({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
+        expect(await failure(catalog.tokens.verify(`${header}.e30.${signature}`))).toEqual({
+          code: 'UNAUTHENTICATED',
+          reason: 'bad_signature',
+        });
 
         expect((await catalog.tokens.verify(short.accessToken)).actorUrn).toBe(ALICE);
         clock.advance(HOUR);
@@ -195,7 +217,10 @@ export function registerTokenScenarioTests(harness: ConformanceHarness): void {
           expect((await onlyNew.tokens.verify(fresh.accessToken)).actorUrn).toBe(ALICE);
           // Once the old key is dropped, tokens it signed stop working; the old catalog cannot verify new ones.
           expect(await failure(onlyNew.tokens.verify(old.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
-          expect(await failure(fixture.catalog.tokens.verify(fresh.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
+          expect(await failure(fixture.catalog.tokens.verify(fresh.accessToken))).toEqual({
+            code: 'UNAUTHENTICATED',
+            reason: 'bad_signature',
+          });
           // Revocation is seen at once by every catalog on the store.
           await rotated.tokens.revoke(ALICE, old.metadata.id);
           expect(await failure(fixture.catalog.tokens.verify(old.accessToken))).toEqual({ code: 'UNAUTHENTICATED', reason: 'revoked' });

@@ -6,7 +6,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { createSqliteAdapter } from '../../adapters/sqlite/index';
 import { createCatalog } from '../../src/index';
-import { ADMIN, cliEnv, EXAMPLE_YAML, HAS_SCRIPT, removeTempDirs, requireBuiltCli, runCli, runCliOnTerminal, startServe, tempDir } from './helpers';
+import {
+  ADMIN,
+  cliEnv,
+  EXAMPLE_YAML,
+  HAS_SCRIPT,
+  removeTempDirs,
+  requireBuiltCli,
+  runCli,
+  runCliOnTerminal,
+  startServe,
+  tempDir,
+} from './helpers';
 
 // Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
 vi.setConfig({ testTimeout: 180_000 });
@@ -50,16 +61,43 @@ describe('help and usage errors', () => {
 
   it('usage errors exit 2 with one line on stderr (JSON with --json)', async () => {
     const cases: Array<[string[], string]> = [
-      [['properties', 'upsert', '--db', 'x.db'], 'metacatalog properties upsert: -f <file.yaml> is required (see metacatalog properties upsert --help)\n'],
+      [
+        ['properties', 'upsert', '--db', 'x.db'],
+        'metacatalog properties upsert: -f <file.yaml> is required (see metacatalog properties upsert --help)\n',
+      ],
       [['properties', 'get'], 'metacatalog properties get: --urn is required (see metacatalog properties get --help)\n'],
-      [['properties', 'list'], 'metacatalog properties list: no catalog given: pass --db <file> or --server <url> (or set METACATALOG_SERVER, or run metacatalog init) (see metacatalog properties list --help)\n'],
-      [['properties', 'list', '--db', 'a.db', '--server', 'http://localhost:1/gms'], 'metacatalog properties list: give either --db or --server, not both (see metacatalog properties list --help)\n'],
-      [['properties', 'list', '--server', 'http://localhost:1/gms'], 'metacatalog properties list: no access token for http://localhost:1/gms: pass --token, set METACATALOG_TOKEN, or run metacatalog init (see metacatalog properties list --help)\n'],
-      [['properties', 'list', '--server', 'localhost:8080'], 'metacatalog properties list: --server must be an http(s) address without query such as http://localhost:8080/gms, got "localhost:8080" (see metacatalog properties list --help)\n'],
-      [['properties', 'list', '--db', 'a.db', '--token', 't'], 'metacatalog properties list: --token is for --server; with --db the command acts as --actor (see metacatalog properties list --help)\n'],
-      [['delete', '--urn', 'not a name', '--db', 'a.db'], 'metacatalog delete: --urn must be a structured property URN (urn:li:structuredProperty:<name>) or its name, got "not a name" (see metacatalog delete --help)\n'],
-      [['restore', '--urn', 'urn:li:', '--db', 'a.db'], 'metacatalog restore: --urn must be a URN (urn:li:<type>:<key>) or a structured property name, got "urn:li:" (see metacatalog restore --help)\n'],
-      [['properties', 'get', '--urn', 'urn:li:dataset:x', '--db', 'a.db'], 'metacatalog properties get: --urn must be a structured property URN (urn:li:structuredProperty:<name>) or its name, got "urn:li:dataset:x" (see metacatalog properties get --help)\n'],
+      [
+        ['properties', 'list'],
+        'metacatalog properties list: no catalog given: pass --db <file> or --server <url> (or set METACATALOG_SERVER, or run metacatalog init) (see metacatalog properties list --help)\n',
+      ],
+      [
+        ['properties', 'list', '--db', 'a.db', '--server', 'http://localhost:1/gms'],
+        'metacatalog properties list: give either --db or --server, not both (see metacatalog properties list --help)\n',
+      ],
+      [
+        ['properties', 'list', '--server', 'http://localhost:1/gms'],
+        'metacatalog properties list: no access token for http://localhost:1/gms: pass --token, set METACATALOG_TOKEN, or run metacatalog init (see metacatalog properties list --help)\n',
+      ],
+      [
+        ['properties', 'list', '--server', 'localhost:8080'],
+        'metacatalog properties list: --server must be an http(s) address without query such as http://localhost:8080/gms, got "localhost:8080" (see metacatalog properties list --help)\n',
+      ],
+      [
+        ['properties', 'list', '--db', 'a.db', '--token', 't'],
+        'metacatalog properties list: --token is for --server; with --db the command acts as --actor (see metacatalog properties list --help)\n',
+      ],
+      [
+        ['delete', '--urn', 'not a name', '--db', 'a.db'],
+        'metacatalog delete: --urn must be a structured property URN (urn:li:structuredProperty:<name>) or its name, got "not a name" (see metacatalog delete --help)\n',
+      ],
+      [
+        ['restore', '--urn', 'urn:li:', '--db', 'a.db'],
+        'metacatalog restore: --urn must be a URN (urn:li:<type>:<key>) or a structured property name, got "urn:li:" (see metacatalog restore --help)\n',
+      ],
+      [
+        ['properties', 'get', '--urn', 'urn:li:dataset:x', '--db', 'a.db'],
+        'metacatalog properties get: --urn must be a structured property URN (urn:li:structuredProperty:<name>) or its name, got "urn:li:dataset:x" (see metacatalog properties get --help)\n',
+      ],
       [['properties', 'frobnicate'], 'metacatalog properties: unknown command "frobnicate" (see metacatalog properties --help)\n'],
       [['tokens'], 'metacatalog tokens: a command is needed: create, list, revoke (see metacatalog tokens --help)\n'],
     ];
@@ -69,7 +107,9 @@ describe('help and usage errors', () => {
     }
     const unknown = await runCli(['properties', 'list', '--colour', 'red', '--db', 'a.db']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^metacatalog properties list: Unknown option '--colour'.*\(see metacatalog properties list --help\)\n$/);
+    expect(unknown.stderr).toMatch(
+      /^metacatalog properties list: Unknown option '--colour'.*\(see metacatalog properties list --help\)\n$/,
+    );
     const json = await runCli(['properties', 'get', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stderr)).toEqual({ error: { code: 'USAGE', message: '--urn is required', exitCode: 2 } });
@@ -78,7 +118,10 @@ describe('help and usage errors', () => {
   it('a missing database file is an error for commands that only read (exit 1), and is created by upsert', async () => {
     const db = join(tempDir(), 'new', 'catalog.db');
     const read = await runCli(['properties', 'list', '--db', db], { spawn: true });
-    expect(read).toMatchObject({ code: 1, stderr: `metacatalog properties list: there is no database at ${db} (check --db; properties upsert and tokens create make a new one)\n` });
+    expect(read).toMatchObject({
+      code: 1,
+      stderr: `metacatalog properties list: there is no database at ${db} (check --db; properties upsert and tokens create make a new one)\n`,
+    });
     expect((await runCli(['properties', 'upsert', '-f', EXAMPLE_YAML, '--db', db], { spawn: true })).code).toBe(0);
     expect((await runCli(['properties', 'list', '--db', db], { spawn: true })).stdout.split('\n').filter(Boolean)).toHaveLength(3);
   });
@@ -96,7 +139,10 @@ describe('reaching a server', () => {
       const configEnv = cliEnv();
       const config = configEnv.METACATALOG_CONFIG!;
       const offTerminal = await runCli(['init', '--server', server.url], { env: configEnv });
-      expect(offTerminal).toMatchObject({ code: 2, stderr: 'metacatalog init: --token is required when not on a terminal (see metacatalog init --help)\n' });
+      expect(offTerminal).toMatchObject({
+        code: 2,
+        stderr: 'metacatalog init: --token is required when not on a terminal (see metacatalog init --help)\n',
+      });
       const init = await runCli(['init', '--server', `${server.url}/`, '--token', server.token], { env: configEnv });
       expect(init).toMatchObject({ code: 0, stdout: `Wrote ${config} (server ${server.url})\n` });
       expect(statSync(config).mode & 0o777).toBe(0o600);
@@ -155,10 +201,16 @@ describe.runIf(HAS_SCRIPT)('on a terminal', () => {
 
     const confirmed = await runCliOnTerminal(['delete', '--urn', RETENTION, '--hard', '--db', db], 'y', env);
     expect(confirmed.code).toBe(0);
-    expect(confirmed.stdout).toContain(`Hard-deleted structured property ${RETENTION}; the background clean-up will remove its values from 0 entities`);
+    expect(confirmed.stdout).toContain(
+      `Hard-deleted structured property ${RETENTION}; the background clean-up will remove its values from 0 entities`,
+    );
     expect((await runCli(['properties', 'get', '--urn', RETENTION, '--db', db])).code).toBe(1);
 
-    const truncate = await runCliOnTerminal(['truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'operation', '--older-than', '2w', '--db', db], 'n', env);
+    const truncate = await runCliOnTerminal(
+      ['truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'operation', '--older-than', '2w', '--db', db],
+      'n',
+      env,
+    );
     expect(truncate.code).toBe(1);
     expect(truncate.stdout).toContain('Delete 0 out of 0 rows (0.00%).');
     expect(truncate.stdout).toContain('Delete these rows? This cannot be undone. [y/N]');
@@ -168,9 +220,18 @@ describe.runIf(HAS_SCRIPT)('on a terminal', () => {
     const db = join(tempDir(), 'truncate.db');
     const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } });
     const old = Date.now() - 10 * 86_400_000;
-    await catalog.timeseries.append(ADMIN, 'urn:li:dataset:(urn:li:dataPlatform:hive,tty.t,PROD)', 'operation', Array.from({ length: 10 }, (_, i) => ({ timestampMillis: old + i, operationType: 'INSERT' })));
+    await catalog.timeseries.append(
+      ADMIN,
+      'urn:li:dataset:(urn:li:dataPlatform:hive,tty.t,PROD)',
+      'operation',
+      Array.from({ length: 10 }, (_, i) => ({ timestampMillis: old + i, operationType: 'INSERT' })),
+    );
     await catalog.close();
-    const result = await runCliOnTerminal(['truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'operation', '--older-than', '1d', '--batch-size', '3', '--db', db], 'y', cliEnv());
+    const result = await runCliOnTerminal(
+      ['truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'operation', '--older-than', '1d', '--batch-size', '3', '--db', db],
+      'y',
+      cliEnv(),
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Deleting rows \[#{30}\] 100% 10\/10/);
   });

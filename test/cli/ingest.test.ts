@@ -18,15 +18,30 @@ const FLOW = 'urn:li:dataFlow:(airflow,nightly,prod)';
  * MetadataChangeProposalWrapper.to_obj(simplified_structure=True), the aspect as `{ "json": ... }`).
  */
 const fileSinkLine = (entityUrn: string, aspectName: string, json: unknown) =>
-  JSON.stringify({ entityType: entityUrn.split(':')[2], entityUrn, changeType: 'UPSERT', aspectName, aspect: { json }, systemMetadata: { lastObserved: 1700000000000, runId: 'file-1' } });
+  JSON.stringify({
+    entityType: entityUrn.split(':')[2],
+    entityUrn,
+    changeType: 'UPSERT',
+    aspectName,
+    aspect: { json },
+    systemMetadata: { lastObserved: 1700000000000, runId: 'file-1' },
+  });
 /** A change proposal as DatahubRestEmitter.emit_mcp sends it (metadata-ingestion/src/datahub/emitter/rest_emitter.py): the aspect as JSON text. */
 const emitterLine = (entityUrn: string, aspectName: string, value: unknown) =>
-  JSON.stringify({ entityType: entityUrn.split(':')[2], entityUrn, changeType: 'UPSERT', aspectName, aspect: { value: JSON.stringify(value), contentType: 'application/json' } });
+  JSON.stringify({
+    entityType: entityUrn.split(':')[2],
+    entityUrn,
+    changeType: 'UPSERT',
+    aspectName,
+    aspect: { value: JSON.stringify(value), contentType: 'application/json' },
+  });
 const entityLine = (urn: string, aspects: Record<string, unknown>) => JSON.stringify({ urn, aspects });
 
 async function aspectsOf(mc: ModeCatalog, urn: string): Promise<Record<string, unknown> | undefined> {
   if (mc.server) {
-    const response = await fetch(`${mc.server.url}/openapi/v2/entity/${urn.split(':')[2]}/${encodeURIComponent(urn)}`, { headers: { authorization: `Bearer ${mc.server.token}` } });
+    const response = await fetch(`${mc.server.url}/openapi/v2/entity/${urn.split(':')[2]}/${encodeURIComponent(urn)}`, {
+      headers: { authorization: `Bearer ${mc.server.token}` },
+    });
     if (response.status === 404) return undefined;
     const body = (await response.json()) as { aspects: Record<string, { value: unknown }> };
     return Object.fromEntries(Object.entries(body.aspects).map(([k, v]) => [k, v.value]));
@@ -58,7 +73,10 @@ describe.each(MODES)('metacatalog ingest ($name)', (mode) => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Ingested 3 entities \(4 aspects\) in 1 chunk in \d+\.\d\d s\n$/);
-      expect(await aspectsOf(mc, ORDERS)).toEqual({ datasetProperties: { name: 'orders', description: 'All orders' }, status: { removed: false } });
+      expect(await aspectsOf(mc, ORDERS)).toEqual({
+        datasetProperties: { name: 'orders', description: 'All orders' },
+        status: { removed: false },
+      });
       expect(await aspectsOf(mc, CUSTOMERS)).toEqual({ datasetProperties: { name: 'customers' } });
       expect(await aspectsOf(mc, FLOW)).toEqual({ dataFlowInfo: { name: 'nightly' } });
 

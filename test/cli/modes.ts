@@ -39,7 +39,10 @@ export const MODES: readonly Mode[] = [
 ];
 
 /** Runs `work` against a fresh catalog of the mode, with a `cli(...)` that names it; closes it after. */
-export async function withMode(mode: Mode, work: (mc: ModeCatalog, cli: (...args: string[]) => ReturnType<typeof runCli>) => Promise<void>): Promise<void> {
+export async function withMode(
+  mode: Mode,
+  work: (mc: ModeCatalog, cli: (...args: string[]) => ReturnType<typeof runCli>) => Promise<void>,
+): Promise<void> {
   const mc = await mode.open();
   try {
     await work(mc, (...args) => runCli([...args, ...mc.args], { env: mc.env }));

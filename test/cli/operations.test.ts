@@ -14,7 +14,9 @@ afterAll(removeTempDirs);
 /** 6 rows 40 to 45 days old and 4 rows of the last days. */
 async function appendProfiles(mc: ModeCatalog): Promise<void> {
   const now = Date.now();
-  const rows = [...[40, 41, 42, 43, 44, 45].map((d) => now - d * DAY), ...[1, 2, 3, 4].map((d) => now - d * DAY)].map((timestampMillis, i) => ({ timestampMillis, rowCount: i }));
+  const rows = [...[40, 41, 42, 43, 44, 45].map((d) => now - d * DAY), ...[1, 2, 3, 4].map((d) => now - d * DAY)].map(
+    (timestampMillis, i) => ({ timestampMillis, rowCount: i }),
+  );
   if (mc.server) {
     for (const row of rows) {
       const response = await fetch(`${mc.server.url}/openapi/v2/entity/dataset/${encodeURIComponent(DATASET)}/datasetProfile`, {
@@ -39,12 +41,17 @@ describe.each(MODES)('operations ($name)', (mode) => {
       expect(created.code).toBe(0);
       const token = created.stdout.trim();
       expect(token.split('.')).toHaveLength(3);
-      const id = /^Created access token (\S+) "ci" for urn:li:corpuser:admin, expires \S+; it is shown only now:$/m.exec(created.stderr)?.[1];
+      const id = /^Created access token (\S+) "ci" for urn:li:corpuser:admin, expires \S+; it is shown only now:$/m.exec(
+        created.stderr,
+      )?.[1];
       expect(id).toBeTruthy();
 
       const listed = await cli('tokens', 'list', '--json');
       expect(listed.code).toBe(0);
-      const list = JSON.parse(listed.stdout) as { total: number; tokens: Array<{ id: string; name: string; type: string; ownerUrn: string }> };
+      const list = JSON.parse(listed.stdout) as {
+        total: number;
+        tokens: Array<{ id: string; name: string; type: string; ownerUrn: string }>;
+      };
       expect(list.tokens.find((t) => t.id === id)).toMatchObject({ name: 'ci', type: 'PERSONAL', ownerUrn: ADMIN });
       expect((await cli('tokens', 'list')).stdout).toContain(`${id}  "ci"  for ${ADMIN}  by ${ADMIN}  expires `);
 
@@ -70,7 +77,12 @@ describe.each(MODES)('operations ($name)', (mode) => {
       expect(text.code).toBe(0);
       expect(text.stdout.split('\n')[0]).toMatch(/^index\s+entity\s+aspect\s+size \(MB\)$/);
       expect(text.stdout).toMatch(/^dataset_datasetprofileaspect_v1\s+dataset\s+datasetprofile\s+\d+\.\d{6}$/m);
-      const json = JSON.parse((await cli('index-sizes', '--json')).stdout) as Array<{ indexName: string; entityName: string; aspectName: string; sizeMb: number }>;
+      const json = JSON.parse((await cli('index-sizes', '--json')).stdout) as Array<{
+        indexName: string;
+        entityName: string;
+        aspectName: string;
+        sizeMb: number;
+      }>;
       const profile = json.find((r) => r.indexName === 'dataset_datasetprofileaspect_v1');
       expect(profile).toMatchObject({ entityName: 'dataset', aspectName: 'datasetprofile' });
       expect(profile!.sizeMb).toBeGreaterThan(0);
@@ -84,7 +96,9 @@ describe.each(MODES)('operations ($name)', (mode) => {
       const args = ['truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'datasetProfile', '--older-than', '30d'];
       const dry = await cli(...args, '--dry-run');
       expect(dry).toMatchObject({ code: 0, stderr: '' });
-      expect(dry.stdout).toBe('Delete 6 out of 10 rows (60.00%). Reindexing the aspect without the deleted records. This was a dry run: run it again without --dry-run to delete them.\n');
+      expect(dry.stdout).toBe(
+        'Delete 6 out of 10 rows (60.00%). Reindexing the aspect without the deleted records. This was a dry run: run it again without --dry-run to delete them.\n',
+      );
 
       const refused = await cli(...args);
       expect(refused.code).toBe(2);
@@ -92,10 +106,22 @@ describe.each(MODES)('operations ($name)', (mode) => {
         'metacatalog truncate-timeseries: a truncation deletes rows for good: run it on a terminal to confirm, pass --force, or count with --dry-run (see metacatalog truncate-timeseries --help)\n',
       );
       // The aspect as index-sizes prints it (lower case) is accepted.
-      const real = await cli('truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'datasetprofile', '--older-than', '30d', '--force', '--json');
+      const real = await cli(
+        'truncate-timeseries',
+        '--entity-type',
+        'dataset',
+        '--aspect',
+        'datasetprofile',
+        '--older-than',
+        '30d',
+        '--force',
+        '--json',
+      );
       expect(real.code).toBe(0);
       const answer = JSON.parse(real.stdout) as { message: string; taskId: string };
-      expect(answer.message).toBe(`Delete 6 out of 10 rows (60.00%). Reindexing the aspect without the deleted records. Task id: ${answer.taskId}.`);
+      expect(answer.message).toBe(
+        `Delete 6 out of 10 rows (60.00%). Reindexing the aspect without the deleted records. Task id: ${answer.taskId}.`,
+      );
 
       // Embedded: done before the command exited; remote: background work of the server.
       const deadline = Date.now() + 10_000;
@@ -110,7 +136,16 @@ describe.each(MODES)('operations ($name)', (mode) => {
       expect(badAge.stderr).toBe(
         'metacatalog truncate-timeseries: --older-than must be a number followed by s, m, h, d or w (e.g. 30d), got "30 days" (see metacatalog truncate-timeseries --help)\n',
       );
-      const badAspect = await cli('truncate-timeseries', '--entity-type', 'dataset', '--aspect', 'datasetProperties', '--older-than', '1w', '--dry-run');
+      const badAspect = await cli(
+        'truncate-timeseries',
+        '--entity-type',
+        'dataset',
+        '--aspect',
+        'datasetProperties',
+        '--older-than',
+        '1w',
+        '--dry-run',
+      );
       expect(badAspect.code).toBe(1);
       expect(badAspect.stderr).toMatch(/^metacatalog truncate-timeseries: invalid truncation request: \/aspect: .*datasetProperties.*\n$/);
     });
@@ -122,11 +157,18 @@ describe.each(MODES)('operations ($name)', (mode) => {
       const text = await cli('system-update', '--reindex');
       expect(text.code).toBe(0);
       expect(text.stdout).toMatch(/^Rebuilt the search documents of \d+ entities\n$/);
-      const json = JSON.parse((await cli('system-update', '--reindex', '--json')).stdout) as { processed: number; skipped: number; done: boolean };
+      const json = JSON.parse((await cli('system-update', '--reindex', '--json')).stdout) as {
+        processed: number;
+        skipped: number;
+        done: boolean;
+      };
       expect(json).toMatchObject({ skipped: 0, done: true });
       expect(json.processed).toBeGreaterThanOrEqual(3);
       const nothing = await cli('system-update');
-      expect(nothing).toMatchObject({ code: 2, stderr: 'metacatalog system-update: nothing to do: pass --reindex (see metacatalog system-update --help)\n' });
+      expect(nothing).toMatchObject({
+        code: 2,
+        stderr: 'metacatalog system-update: nothing to do: pass --reindex (see metacatalog system-update --help)\n',
+      });
     });
   });
 });
@@ -147,7 +189,17 @@ describe('tokens across the two modes', () => {
       const refused = await runCli(['index-sizes', '--server', server.url, '--token', reader.stdout.trim()]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/^metacatalog index-sizes: .*GET_TIMESERIES_INDEX_SIZES.*\n$/);
-      const forbiddenUpsert = await runCli(['properties', 'upsert', '-f', EXAMPLE_YAML, '--server', server.url, '--token', reader.stdout.trim(), '--json']);
+      const forbiddenUpsert = await runCli([
+        'properties',
+        'upsert',
+        '-f',
+        EXAMPLE_YAML,
+        '--server',
+        server.url,
+        '--token',
+        reader.stdout.trim(),
+        '--json',
+      ]);
       expect(forbiddenUpsert.code).toBe(1);
       expect(JSON.parse(forbiddenUpsert.stderr).error.code).toBe('FORBIDDEN');
     } finally {

@@ -63,7 +63,9 @@ describe.each(MODES)('properties ($name)', (mode) => {
       const created = await cli('properties', 'upsert', '-f', EXAMPLE_YAML);
       expect(created).toMatchObject({ code: 0, stderr: '' });
       expect(created.stdout).toBe(
-        [`Created structured property ${RETENTION}`, `Created structured property ${SLA}`, `Created structured property ${ENUM}`, ''].join('\n'),
+        [`Created structured property ${RETENTION}`, `Created structured property ${SLA}`, `Created structured property ${ENUM}`, ''].join(
+          '\n',
+        ),
       );
 
       const again = await cli('properties', 'upsert', '-f', EXAMPLE_YAML);
@@ -85,7 +87,9 @@ describe.each(MODES)('properties ($name)', (mode) => {
         allowed_values: [{ value: 'foo' }, { value: 'bar' }],
       });
 
-      const changed = yamlFile(readFileSync(EXAMPLE_YAML, 'utf8').replace('display_name: Replication SLA', 'display_name: Replication SLA (hours)'));
+      const changed = yamlFile(
+        readFileSync(EXAMPLE_YAML, 'utf8').replace('display_name: Replication SLA', 'display_name: Replication SLA (hours)'),
+      );
       const updated = await cli('properties', 'upsert', '-f', changed, '--json');
       expect(updated.code).toBe(0);
       expect(JSON.parse(updated.stdout)).toEqual([
@@ -156,7 +160,9 @@ describe.each(MODES)('properties ($name)', (mode) => {
       const result = await cli('properties', 'upsert', '-f', file);
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(new RegExp(`^metacatalog properties upsert: ${file}: the YAML file cannot be read: .+ at line \\d+, column \\d+\\n$`));
+      expect(result.stderr).toMatch(
+        new RegExp(`^metacatalog properties upsert: ${file}: the YAML file cannot be read: .+ at line \\d+, column \\d+\\n$`),
+      );
       expect((await cli('properties', 'list')).stdout).toBe('');
     });
   });
@@ -213,11 +219,16 @@ describe.each(MODES)('properties ($name)', (mode) => {
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain('entry 0 (io.acryl.privacy.retentionTime), field cardinality:');
       expect(JSON.parse((await cli('properties', 'get', '--urn', RETENTION)).stdout).cardinality).toBe('MULTIPLE');
-      const versioned = yamlFile(readFileSync(single, 'utf8').replace('cardinality: SINGLE', 'cardinality: SINGLE\n  version: "20240614080000"'));
+      const versioned = yamlFile(
+        readFileSync(single, 'utf8').replace('cardinality: SINGLE', 'cardinality: SINGLE\n  version: "20240614080000"'),
+      );
       const applied = await cli('properties', 'upsert', '-f', versioned);
       expect(applied.code).toBe(0);
       expect(applied.stdout).toContain(`Updated structured property ${RETENTION}`);
-      expect(JSON.parse((await cli('properties', 'get', '--urn', RETENTION)).stdout)).toMatchObject({ cardinality: 'SINGLE', version: '20240614080000' });
+      expect(JSON.parse((await cli('properties', 'get', '--urn', RETENTION)).stdout)).toMatchObject({
+        cardinality: 'SINGLE',
+        version: '20240614080000',
+      });
     });
   });
 
@@ -225,7 +236,11 @@ describe.each(MODES)('properties ($name)', (mode) => {
     await withMode(async (_mc, cli) => {
       await cli('properties', 'upsert', '-f', EXAMPLE_YAML);
       const missing = await cli('properties', 'get', '--urn', 'io.nope');
-      expect(missing).toMatchObject({ code: 1, stdout: '', stderr: 'metacatalog properties get: structured property urn:li:structuredProperty:io.nope does not exist\n' });
+      expect(missing).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: 'metacatalog properties get: structured property urn:li:structuredProperty:io.nope does not exist\n',
+      });
       const json = await cli('properties', 'get', '--urn', 'io.nope', '--json');
       expect(json.code).toBe(1);
       expect(JSON.parse(json.stderr)).toEqual({
@@ -241,13 +256,19 @@ describe.each(MODES)('properties ($name)', (mode) => {
 
       const dry = await cli('delete', '--urn', RETENTION, '--dry-run');
       expect(dry).toMatchObject({ code: 0, stderr: '' });
-      expect(dry.stdout).toBe(`Dry run: would soft-delete structured property ${RETENTION}; its values on 2 entities would be hidden, not removed (they come back when it is restored)\n`);
+      expect(dry.stdout).toBe(
+        `Dry run: would soft-delete structured property ${RETENTION}; its values on 2 entities would be hidden, not removed (they come back when it is restored)\n`,
+      );
       expect(JSON.parse((await cli('properties', 'list', '--json')).stdout)).toContainEqual({ urn: RETENTION, removed: false });
 
       const soft = await cli('delete', '--urn', RETENTION);
       expect(soft.code).toBe(0);
-      expect(soft.stdout).toBe(`Soft-deleted structured property ${RETENTION}; its values on 2 entities are hidden, not removed (they come back when it is restored)\n`);
-      expect((await cli('delete', '--urn', RETENTION)).stdout).toBe(`structured property ${RETENTION} is soft-deleted already; nothing changed\n`);
+      expect(soft.stdout).toBe(
+        `Soft-deleted structured property ${RETENTION}; its values on 2 entities are hidden, not removed (they come back when it is restored)\n`,
+      );
+      expect((await cli('delete', '--urn', RETENTION)).stdout).toBe(
+        `structured property ${RETENTION} is soft-deleted already; nothing changed\n`,
+      );
       // Restored, it comes back with its values; and delete takes the bare name, as get does.
       expect(await cli('restore', '--urn', 'io.acryl.privacy.retentionTime')).toMatchObject({ code: 0, stdout: `Restored ${RETENTION}\n` });
       expect(JSON.parse((await cli('properties', 'list', '--json')).stdout)).toContainEqual({ urn: RETENTION, removed: false });
@@ -258,14 +279,24 @@ describe.each(MODES)('properties ($name)', (mode) => {
       expect(refused).toMatchObject({
         code: 2,
         stdout: '',
-        stderr: 'metacatalog delete: a hard delete cannot be undone: run it on a terminal to confirm, or pass --force (see metacatalog delete --help)\n',
+        stderr:
+          'metacatalog delete: a hard delete cannot be undone: run it on a terminal to confirm, or pass --force (see metacatalog delete --help)\n',
       });
       const hardDry = await cli('delete', '--urn', RETENTION, '--hard', '--dry-run', '--json');
-      expect(JSON.parse(hardDry.stdout)).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'hard', dryRun: true, changed: true, entitiesWithValues: 2 });
+      expect(JSON.parse(hardDry.stdout)).toEqual({
+        urn: RETENTION,
+        entityType: 'structuredProperty',
+        mode: 'hard',
+        dryRun: true,
+        changed: true,
+        entitiesWithValues: 2,
+      });
 
       const hard = await cli('delete', '--urn', RETENTION, '--hard', '--force');
       expect(hard.code).toBe(0);
-      expect(hard.stdout).toBe(`Hard-deleted structured property ${RETENTION}; the background clean-up will remove its values from 2 entities\n`);
+      expect(hard.stdout).toBe(
+        `Hard-deleted structured property ${RETENTION}; the background clean-up will remove its values from 2 entities\n`,
+      );
       expect((await cli('properties', 'get', '--urn', RETENTION)).code).toBe(1);
       const again = await cli('delete', '--urn', RETENTION, '--hard', '--force');
       expect(again).toMatchObject({ code: 1, stderr: `metacatalog delete: structured property ${RETENTION} does not exist\n` });

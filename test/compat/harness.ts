@@ -43,7 +43,9 @@ export async function openHarness(kind: (typeof ADAPTERS)[number]): Promise<Comp
   const request = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: JsonAnswer }> => {
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await handler(new Request(`http://localhost/gms${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }));
+    const response = await handler(
+      new Request(`http://localhost/gms${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }),
+    );
     const text = await response.text();
     return { status: response.status, json: text === '' ? undefined : (JSON.parse(text) as JsonAnswer) };
   };
@@ -53,7 +55,11 @@ export async function openHarness(kind: (typeof ADAPTERS)[number]): Promise<Comp
     token,
     request,
     async graphql(query, variables, operationName) {
-      const { json } = await request('POST', '/api/graphql', { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) });
+      const { json } = await request('POST', '/api/graphql', {
+        query,
+        ...(variables ? { variables } : {}),
+        ...(operationName ? { operationName } : {}),
+      });
       return json as GraphQLAnswer;
     },
     async close() {

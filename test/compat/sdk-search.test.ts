@@ -48,9 +48,17 @@ const dataset = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:snowflake
 const NAMESPACE = 'io.acryl.privacy';
 
 /** get_urns_by_filter: every page, as `_scroll_across_entities` follows nextScrollId. */
-async function getUrnsByFilter(h: CompatHarness, options: { entityTypes?: string[]; extraFilters?: object[]; status?: object | null; batchSize?: number }): Promise<string[]> {
+async function getUrnsByFilter(
+  h: CompatHarness,
+  options: { entityTypes?: string[]; extraFilters?: object[]; status?: object | null; batchSize?: number },
+): Promise<string[]> {
   const and = [...(options.status === null ? [] : [options.status ?? NOT_SOFT_DELETED]), ...(options.extraFilters ?? [])];
-  const variables: Record<string, unknown> = { types: options.entityTypes ?? null, query: '*', orFilters: [{ and }], batchSize: options.batchSize ?? 10000 };
+  const variables: Record<string, unknown> = {
+    types: options.entityTypes ?? null,
+    query: '*',
+    orFilters: [{ and }],
+    batchSize: options.batchSize ?? 10000,
+  };
   const urns: string[] = [];
   let scrollId: string | null = null;
   let first = true;
@@ -81,7 +89,9 @@ async function createProperty(h: CompatHarness, name: string): Promise<string> {
 }
 
 async function assign(h: CompatHarness, urn: string, propertyUrn: string, value: string): Promise<void> {
-  const answer = await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/structuredProperties`, { properties: [{ propertyUrn, values: [{ string: value }] }] });
+  const answer = await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/structuredProperties`, {
+    properties: [{ propertyUrn, values: [{ string: value }] }],
+  });
   expect(answer.status).toBe(200);
 }
 
@@ -94,7 +104,9 @@ describe.each(ADAPTERS)('DataHub SDK searches (%s)', (kind) => {
 
   it('get_urns_by_filter with its default status filter (negated removed = true) is answered, soft-deleted entities left out', async () => {
     for (const name of ['a', 'b', 'c']) {
-      expect((await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset(name))}/datasetProperties`, { name })).status).toBe(200);
+      expect(
+        (await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset(name))}/datasetProperties`, { name })).status,
+      ).toBe(200);
     }
     await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('c'))}/status`, { removed: true });
     expect(await getUrnsByFilter(h, { entityTypes: ['DATASET'] })).toEqual([dataset('a'), dataset('b')]);
@@ -116,9 +128,17 @@ describe.each(ADAPTERS)('DataHub SDK searches (%s)', (kind) => {
       { field: 'customProperties', value: `instance=${env}` },
       { field: 'env', value: env },
     ];
-    await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('prod_table'))}/datasetProperties`, { name: 'prod_table' });
-    await h.request('POST', `/openapi/v2/entity/container/${encodeURIComponent('urn:li:container:db1')}/containerProperties`, { name: 'db1', customProperties: { env: 'DEV' } });
-    await h.request('POST', `/openapi/v2/entity/dataFlow/${encodeURIComponent('urn:li:dataFlow:(airflow,nightly,prod)')}/dataFlowInfo`, { name: 'nightly', env: 'DEV' });
+    await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('prod_table'))}/datasetProperties`, {
+      name: 'prod_table',
+    });
+    await h.request('POST', `/openapi/v2/entity/container/${encodeURIComponent('urn:li:container:db1')}/containerProperties`, {
+      name: 'db1',
+      customProperties: { env: 'DEV' },
+    });
+    await h.request('POST', `/openapi/v2/entity/dataFlow/${encodeURIComponent('urn:li:dataFlow:(airflow,nightly,prod)')}/dataFlowInfo`, {
+      name: 'nightly',
+      env: 'DEV',
+    });
     const scroll = async (env: string) => {
       const answer = await h.graphql(SCROLL_URNS_WITH_FILTERS, {
         types: null,
@@ -135,7 +155,9 @@ describe.each(ADAPTERS)('DataHub SDK searches (%s)', (kind) => {
   });
 
   it('test_dataset_structured_property_delete: after a hard delete the EXISTS search answers [] and the other property still matches', async () => {
-    await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('table_foo_1'))}/datasetProperties`, { name: 'table_foo_1' });
+    await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('table_foo_1'))}/datasetProperties`, {
+      name: 'table_foo_1',
+    });
     const property1 = await createProperty(h, 'hardDeleteTest1Property');
     const property2 = await createProperty(h, 'hardDeleteTest2Property');
     await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('table_foo_1'))}/structuredProperties`, {
@@ -158,10 +180,14 @@ describe.each(ADAPTERS)('DataHub SDK searches (%s)', (kind) => {
   });
 
   it('test_dataset_structured_property_soft_delete_search_filter_validation: a soft-deleted property is still refused', async () => {
-    await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('table_foo_2'))}/datasetProperties`, { name: 'table_foo_2' });
+    await h.request('POST', `/openapi/v2/entity/dataset/${encodeURIComponent(dataset('table_foo_2'))}/datasetProperties`, {
+      name: 'table_foo_2',
+    });
     const property = await createProperty(h, 'softDeleteSearchFilter1');
     await assign(h, dataset('table_foo_2'), property, 'x');
-    expect(await getUrnsByFilter(h, { extraFilters: [existsRule(`${NAMESPACE}.softDeleteSearchFilter1`)] })).toEqual([dataset('table_foo_2')]);
+    expect(await getUrnsByFilter(h, { extraFilters: [existsRule(`${NAMESPACE}.softDeleteSearchFilter1`)] })).toEqual([
+      dataset('table_foo_2'),
+    ]);
     await h.request('POST', `/openapi/v2/entity/structuredProperty/${encodeURIComponent(property)}/status`, { removed: true });
     const answer = await h.graphql(SCROLL_URNS_WITH_FILTERS, {
       types: null,

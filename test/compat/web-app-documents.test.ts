@@ -262,7 +262,7 @@ const DOCUMENT = `${OPERATIONS}\n${FRAGMENTS}`;
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,sales.orders,PROD)';
 const OWNER = 'urn:li:corpuser:alice';
 
-describe.each(ADAPTERS)("DataHub web app documents (%s)", (kind) => {
+describe.each(ADAPTERS)('DataHub web app documents (%s)', (kind) => {
   let h: CompatHarness;
   beforeEach(async () => {
     h = await openHarness(kind);
@@ -292,7 +292,13 @@ describe.each(ADAPTERS)("DataHub web app documents (%s)", (kind) => {
         cardinality: 'SINGLE',
         entityTypes: ['urn:li:entityType:datahub.dataset'],
         allowedValues: [{ stringValue: '30d', description: 'a month' }, { stringValue: '1y' }],
-        settings: { isHidden: false, showInSearchFilters: true, showAsAssetBadge: false, showInAssetSummary: true, showInColumnsTable: false },
+        settings: {
+          isHidden: false,
+          showInSearchFilters: true,
+          showAsAssetBadge: false,
+          showInAssetSummary: true,
+          showInColumnsTable: false,
+        },
       },
     });
     const property = created.createStructuredProperty;
@@ -301,10 +307,22 @@ describe.each(ADAPTERS)("DataHub web app documents (%s)", (kind) => {
       type: 'STRUCTURED_PROPERTY',
       exists: true,
       definition: { qualifiedName: 'io.acryl.privacy.retention', filterStatus: 'ENABLED', valueType: { info: { type: 'STRING' } } },
-      settings: { isHidden: false, showInSearchFilters: true, showAsAssetBadge: false, showInAssetSummary: true, showInColumnsTable: false },
+      settings: {
+        isHidden: false,
+        showInSearchFilters: true,
+        showAsAssetBadge: false,
+        showInAssetSummary: true,
+        showInColumnsTable: false,
+      },
     });
     const updated = await run('updateStructuredProperty', { input: { urn: property.urn, settings: { showAsAssetBadge: true } } });
-    expect(updated.updateStructuredProperty.settings).toEqual({ isHidden: false, showInSearchFilters: true, showAsAssetBadge: true, showInAssetSummary: true, showInColumnsTable: false });
+    expect(updated.updateStructuredProperty.settings).toEqual({
+      isHidden: false,
+      showInSearchFilters: true,
+      showAsAssetBadge: true,
+      showInAssetSummary: true,
+      showInColumnsTable: false,
+    });
 
     // DataHub's rules: a hidden property is shown nowhere; one property at most is a badge.
     const hidden = await h.graphql(DOCUMENT, { input: { urn: property.urn, settings: { isHidden: true } } }, 'updateStructuredProperty');
@@ -317,11 +335,17 @@ describe.each(ADAPTERS)("DataHub web app documents (%s)", (kind) => {
     );
     expect(second.errors?.[0]?.extensions?.code).toBe('INVALID_INPUT');
     const fine = await run('updateStructuredProperty', {
-      input: { urn: property.urn, settings: { isHidden: true, showInSearchFilters: false, showAsAssetBadge: false, showInAssetSummary: false } },
+      input: {
+        urn: property.urn,
+        settings: { isHidden: true, showInSearchFilters: false, showAsAssetBadge: false, showInAssetSummary: false },
+      },
     });
     expect(fine.updateStructuredProperty.settings.isHidden).toBe(true);
     // The flags are true/false search fields of the property (the web app filters its list on them).
-    const hiddenOnes = await h.catalog.search.scroll(ADMIN, { types: ['STRUCTURED_PROPERTY'], orFilters: [{ and: [{ field: 'isHidden', values: ['true'] }] }] });
+    const hiddenOnes = await h.catalog.search.scroll(ADMIN, {
+      types: ['STRUCTURED_PROPERTY'],
+      orFilters: [{ and: [{ field: 'isHidden', values: ['true'] }] }],
+    });
     expect(hiddenOnes.searchResults.map((r) => r.entity.urn)).toEqual([property.urn]);
 
     const read = await run('getStructuredProperty', { urn: property.urn });
@@ -351,32 +375,55 @@ describe.each(ADAPTERS)("DataHub web app documents (%s)", (kind) => {
         ],
       },
     });
-    const steward = upserted.upsertStructuredProperties.properties.find((p: { structuredProperty: { urn: string } }) => p.structuredProperty.urn.endsWith('steward'));
+    const steward = upserted.upsertStructuredProperties.properties.find((p: { structuredProperty: { urn: string } }) =>
+      p.structuredProperty.urn.endsWith('steward'),
+    );
     expect(steward.valueEntities).toEqual([{ urn: OWNER, type: 'CORP_USER', username: 'alice' }]);
     expect(steward.structuredProperty.exists).toBe(true);
 
     // The default facets: the entity type and every property with values.
-    const search = () => run('getSearchResultsForMultiple', { input: { types: ['DATASET'], query: '*', start: 0, count: 10 } }).then((d) => d.searchAcrossEntities);
+    const search = () =>
+      run('getSearchResultsForMultiple', { input: { types: ['DATASET'], query: '*', start: 0, count: 10 } }).then(
+        (d) => d.searchAcrossEntities,
+      );
     const page = await search();
     expect(page.searchResults.map((r: { entity: { urn: string } }) => r.entity.urn)).toEqual([DATASET]);
     const facetsByField = Object.fromEntries(page.facets.map((f: { field: string }) => [f.field, f]));
     const tier = facetsByField['structuredProperties.io.acryl.tier'];
-    expect(tier.entity).toMatchObject({ urn: 'urn:li:structuredProperty:io.acryl.tier', type: 'STRUCTURED_PROPERTY', exists: true, definition: { filterStatus: 'ENABLED' } });
+    expect(tier.entity).toMatchObject({
+      urn: 'urn:li:structuredProperty:io.acryl.tier',
+      type: 'STRUCTURED_PROPERTY',
+      exists: true,
+      definition: { filterStatus: 'ENABLED' },
+    });
     expect(tier.aggregations).toEqual([{ value: 'gold', count: 1, entity: null }]);
     // A value that is an entity URN brings its entity.
-    expect(facetsByField['structuredProperties.io.acryl.steward'].aggregations).toEqual([{ value: OWNER, count: 1, entity: { urn: OWNER, type: 'CORP_USER', username: 'alice' } }]);
+    expect(facetsByField['structuredProperties.io.acryl.steward'].aggregations).toEqual([
+      { value: OWNER, count: 1, entity: { urn: OWNER, type: 'CORP_USER', username: 'alice' } },
+    ]);
 
     // Soft-deleted: reads say DISABLED (a filter or facet on it is refused).
     await h.catalog.properties.softDelete(ADMIN, 'urn:li:structuredProperty:io.acryl.tier');
-    const disabled = await h.graphql('query { structuredProperty(urn: "urn:li:structuredProperty:io.acryl.tier") { exists definition { filterStatus } } }');
+    const disabled = await h.graphql(
+      'query { structuredProperty(urn: "urn:li:structuredProperty:io.acryl.tier") { exists definition { filterStatus } } }',
+    );
     expect(disabled.data.structuredProperty).toEqual({ exists: true, definition: { filterStatus: 'DISABLED' } });
     // Hard-deleted (the web app's delete sends only the urn): the facet comes back empty, with no entity.
     await run('deleteStructuredProperty', { input: { urn: 'urn:li:structuredProperty:io.acryl.tier' } });
-    expect((await search()).facets.map((f: { field: string }) => f.field)).toEqual(['_entityType', 'structuredProperties.io.acryl.steward']);
-    const asked = await h.graphql('query { aggregateAcrossEntities(input: { query: "*", facets: ["structuredProperties.io.acryl.tier"] }) { facets { field entity { urn } aggregations { value } } } }');
-    expect(asked.data.aggregateAcrossEntities.facets).toEqual([{ field: 'structuredProperties.io.acryl.tier', entity: null, aggregations: [] }]);
+    expect((await search()).facets.map((f: { field: string }) => f.field)).toEqual([
+      '_entityType',
+      'structuredProperties.io.acryl.steward',
+    ]);
+    const asked = await h.graphql(
+      'query { aggregateAcrossEntities(input: { query: "*", facets: ["structuredProperties.io.acryl.tier"] }) { facets { field entity { urn } aggregations { value } } } }',
+    );
+    expect(asked.data.aggregateAcrossEntities.facets).toEqual([
+      { field: 'structuredProperties.io.acryl.tier', entity: null, aggregations: [] },
+    ]);
 
-    const removed = await run('removeStructuredProperties', { input: { assetUrn: DATASET, structuredPropertyUrns: ['urn:li:structuredProperty:io.acryl.steward'] } });
+    const removed = await run('removeStructuredProperties', {
+      input: { assetUrn: DATASET, structuredPropertyUrns: ['urn:li:structuredProperty:io.acryl.steward'] },
+    });
     expect(removed.removeStructuredProperties.properties).toEqual([]);
   });
 });

@@ -17,14 +17,18 @@ describe('catalog.tokens.ensureBootstrapToken: when a start hands out a first ad
     expect((await c.tokens.verify(first!.accessToken)).actorUrn).toBe(ADMIN);
     expect(await c.tokens.ensureBootstrapToken({ actorUrn: ADMIN })).toBeUndefined();
     expect(await c.tokens.ensureBootstrapToken({ actorUrn: ADMIN, fresh: true })).toBeDefined();
-    expect(await c.tokens.ensureBootstrapToken({ actorUrn: ADMIN, force: true, name: 'lost' })).toMatchObject({ metadata: { name: 'lost' } });
+    expect(await c.tokens.ensureBootstrapToken({ actorUrn: ADMIN, force: true, name: 'lost' })).toMatchObject({
+      metadata: { name: 'lost' },
+    });
     expect((await c.tokens.list(ADMIN, {})).total).toBe(3);
     await c.close();
   });
 
   it('refuses an actor that is not a super user, issuing nothing', async () => {
     const c = catalog();
-    await expect(c.tokens.ensureBootstrapToken({ actorUrn: 'urn:li:corpuser:mallory', force: true })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(c.tokens.ensureBootstrapToken({ actorUrn: 'urn:li:corpuser:mallory', force: true })).rejects.toMatchObject({
+      code: 'FORBIDDEN',
+    });
     expect((await c.tokens.list(ADMIN, {})).total).toBe(0);
     await c.close();
   });

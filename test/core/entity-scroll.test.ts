@@ -8,7 +8,10 @@ const dataset = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,t${Stri
 describe('catalog.entities.scroll: pages of one entity type with an opaque scroll id', () => {
   it('pages in URN order with the default count, and refuses a scroll id it did not give out', async () => {
     const c = createCatalog({ adapter: createMemoryAdapter(), superUsers: [ADMIN], jobs: { background: false } });
-    await c.entities.upsertMany(ADMIN, Array.from({ length: 25 }, (_, i) => ({ urn: dataset(i), aspects: { datasetProperties: { name: `t${i}` } } })));
+    await c.entities.upsertMany(
+      ADMIN,
+      Array.from({ length: 25 }, (_, i) => ({ urn: dataset(i), aspects: { datasetProperties: { name: `t${i}` } } })),
+    );
     const seen: string[] = [];
     let page = await c.entities.scroll(ADMIN, { entityType: 'dataset' });
     expect(page.entities).toHaveLength(DEFAULT_SCROLL_COUNT);

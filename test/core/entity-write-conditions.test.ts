@@ -23,13 +23,20 @@ afterEach(async () => {
 
 for (const [kind, adapter] of Object.entries(adapters)) {
   describe(`entity write conditions and system metadata (${kind})`, () => {
-    const open = () => (catalog = createCatalog({ adapter: adapter(), superUsers: [ADMIN], tokenSigningKey: KEY, jobs: { background: false } }));
+    const open = () =>
+      (catalog = createCatalog({ adapter: adapter(), superUsers: [ADMIN], tokenSigningKey: KEY, jobs: { background: false } }));
 
     it('keeps the system metadata a writer sends and reads it back only when asked, with version and stamps', async () => {
       const c = open();
       const [written] = await c.entities.upsertMany(
         ADMIN,
-        [{ urn: A, aspects: { datasetProperties: { name: 'a' } }, systemMetadata: { datasetProperties: { runId: 'r1', lastObserved: 5, properties: { k: 'v' }, version: '99' } } }],
+        [
+          {
+            urn: A,
+            aspects: { datasetProperties: { name: 'a' } },
+            systemMetadata: { datasetProperties: { runId: 'r1', lastObserved: 5, properties: { k: 'v' }, version: '99' } },
+          },
+        ],
         { systemMetadata: true },
       );
       expect(written?.aspects.datasetProperties?.systemMetadata).toEqual({
@@ -42,10 +49,15 @@ for (const [kind, adapter] of Object.entries(adapters)) {
         aspectModified: written?.aspects.datasetProperties?.lastModified,
       });
       expect((await c.entities.get(READER, A))?.aspects.datasetProperties?.systemMetadata).toBeUndefined();
-      expect((await c.entities.getMany(READER, [A], { systemMetadata: true }))[0]?.aspects.datasetProperties?.systemMetadata?.runId).toBe('r1');
+      expect((await c.entities.getMany(READER, [A], { systemMetadata: true }))[0]?.aspects.datasetProperties?.systemMetadata?.runId).toBe(
+        'r1',
+      );
       // The next write without system metadata replaces it.
       await c.entities.upsertAspect(ADMIN, A, 'datasetProperties', { name: 'a2' });
-      expect((await c.entities.get(READER, A, { systemMetadata: true }))?.aspects.datasetProperties?.systemMetadata).toMatchObject({ runId: 'no-run-id-provided', version: '2' });
+      expect((await c.entities.get(READER, A, { systemMetadata: true }))?.aspects.datasetProperties?.systemMetadata).toMatchObject({
+        runId: 'no-run-id-provided',
+        version: '2',
+      });
     });
 
     it('refuses unknown or mistyped system metadata fields, and metadata for an aspect the write lacks, writing nothing', async () => {
@@ -53,11 +65,19 @@ for (const [kind, adapter] of Object.entries(adapters)) {
       const refused = await errorOf(
         c.entities.upsertMany(ADMIN, [
           { urn: A, aspects: { status: { removed: false } } },
-          { urn: B, aspects: { status: { removed: false } }, systemMetadata: { status: { tokenHash: 'x', runId: 3 }, datasetProperties: { runId: 'r' } } },
+          {
+            urn: B,
+            aspects: { status: { removed: false } },
+            systemMetadata: { status: { tokenHash: 'x', runId: 3 }, datasetProperties: { runId: 'r' } },
+          },
         ]),
       );
       expect(refused.code).toBe('INVALID_INPUT');
-      expect(refused.details.map((d) => d.path).sort()).toEqual(['/1/systemMetadata/datasetProperties', '/1/systemMetadata/status/runId', '/1/systemMetadata/status/tokenHash']);
+      expect(refused.details.map((d) => d.path).sort()).toEqual([
+        '/1/systemMetadata/datasetProperties',
+        '/1/systemMetadata/status/runId',
+        '/1/systemMetadata/status/tokenHash',
+      ]);
       expect(await c.entities.getMany(READER, [A, B])).toEqual([]);
     });
 
@@ -67,17 +87,41 @@ for (const [kind, adapter] of Object.entries(adapters)) {
       // Token records (with their salted hash) are not entities a generic read returns at all.
       expect(await c.entities.get(ADMIN, token.metadata.urn, { systemMetadata: true })).toBeUndefined();
 
-      await c.properties.create(ADMIN, { qualifiedName: 'io.conditions.tier', valueType: 'urn:li:dataType:datahub.string', entityTypes: ['urn:li:entityType:datahub.dataset'] });
+      await c.properties.create(ADMIN, {
+        qualifiedName: 'io.conditions.tier',
+        valueType: 'urn:li:dataType:datahub.string',
+        entityTypes: ['urn:li:entityType:datahub.dataset'],
+      });
       const [view] = await c.entities.upsertMany(
         ADMIN,
-        [{ urn: A, aspects: { structuredProperties: { properties: [{ propertyUrn: 'urn:li:structuredProperty:io.conditions.tier', values: [{ string: 'gold' }] }] } }, systemMetadata: { structuredProperties: { runId: 'sp' } } }],
+        [
+          {
+            urn: A,
+            aspects: {
+              structuredProperties: {
+                properties: [{ propertyUrn: 'urn:li:structuredProperty:io.conditions.tier', values: [{ string: 'gold' }] }],
+              },
+            },
+            systemMetadata: { structuredProperties: { runId: 'sp' } },
+          },
+        ],
         { systemMetadata: true },
       );
-      expect(Object.keys(view?.aspects.structuredProperties?.systemMetadata ?? {}).sort()).toEqual(['aspectCreated', 'aspectModified', 'lastObserved', 'lastRunId', 'runId', 'version']);
+      expect(Object.keys(view?.aspects.structuredProperties?.systemMetadata ?? {}).sort()).toEqual([
+        'aspectCreated',
+        'aspectModified',
+        'lastObserved',
+        'lastRunId',
+        'runId',
+        'version',
+      ]);
       expect(view?.aspects.structuredProperties?.systemMetadata?.runId).toBe('sp');
       expect((await c.entities.get(READER, A, { systemMetadata: true }))?.aspects.structuredProperties?.systemMetadata?.runId).toBe('sp');
       // The value keys are still kept beside it: search still finds the value.
-      const found = await c.search.scroll(READER, { query: '*', orFilters: [{ and: [{ field: 'structuredProperties.io.conditions.tier', values: ['gold'] }] }] });
+      const found = await c.search.scroll(READER, {
+        query: '*',
+        orFilters: [{ and: [{ field: 'structuredProperties.io.conditions.tier', values: ['gold'] }] }],
+      });
       expect(found.searchResults.map((r) => r.entity.urn)).toEqual([A]);
     });
 
@@ -95,15 +139,23 @@ for (const [kind, adapter] of Object.entries(adapters)) {
 
       const created = await c.entities.upsertAspect(ADMIN, A, 'datasetProperties', { name: 'a' }, { onlyIfAbsent: 'aspect' });
       expect(created.aspects.datasetProperties?.value).toEqual({ name: 'a' });
-      expect((await errorOf(c.entities.upsertAspect(ADMIN, A, 'status', { removed: true }, { onlyIfAbsent: 'entity' }))).code).toBe('CONFLICT');
+      expect((await errorOf(c.entities.upsertAspect(ADMIN, A, 'status', { removed: true }, { onlyIfAbsent: 'entity' }))).code).toBe(
+        'CONFLICT',
+      );
       expect((await c.entities.get(READER, A))?.aspects.status?.value).toEqual({ removed: false });
       const fresh = await c.entities.upsertAspect(ADMIN, B, 'status', { removed: false }, { onlyIfAbsent: 'entity' });
       expect(fresh.urn).toBe(B);
       // An aspect owned by a service (a property definition) is checked before the service writes.
-      const definition = { qualifiedName: 'io.conditions.once', valueType: 'urn:li:dataType:datahub.string', entityTypes: ['urn:li:entityType:datahub.dataset'] };
+      const definition = {
+        qualifiedName: 'io.conditions.once',
+        valueType: 'urn:li:dataType:datahub.string',
+        entityTypes: ['urn:li:entityType:datahub.dataset'],
+      };
       const urn = 'urn:li:structuredProperty:io.conditions.once';
       await c.entities.upsertAspect(ADMIN, urn, 'propertyDefinition', definition, { onlyIfAbsent: 'aspect' });
-      expect((await errorOf(c.entities.upsertAspect(ADMIN, urn, 'propertyDefinition', definition, { onlyIfAbsent: 'aspect' }))).code).toBe('CONFLICT');
+      expect((await errorOf(c.entities.upsertAspect(ADMIN, urn, 'propertyDefinition', definition, { onlyIfAbsent: 'aspect' }))).code).toBe(
+        'CONFLICT',
+      );
     });
 
     it('exists: entity or aspect, soft-deleted ones only when asked', async () => {
@@ -153,7 +205,12 @@ for (const [kind, adapter] of Object.entries(adapters)) {
         ]),
       );
       expect(failed).toMatchObject({ code: 'INVALID_INPUT', details: [{ path: '/1/patch/0' }] });
-      const refused = await errorOf(c.entities.patchMany(ADMIN, [{ urn: A, aspect: 'structuredProperties', patch: [] }, { urn: A, aspect: 'datasetProfile', patch: [] }]));
+      const refused = await errorOf(
+        c.entities.patchMany(ADMIN, [
+          { urn: A, aspect: 'structuredProperties', patch: [] },
+          { urn: A, aspect: 'datasetProfile', patch: [] },
+        ]),
+      );
       expect(refused.details.map((d) => d.path)).toEqual(['/0/aspect', '/1/aspect']);
       expect((await errorOf(c.entities.patchMany(READER, [{ urn: A, aspect: 'status', patch: [] }]))).code).toBe('FORBIDDEN');
       expect((await c.entities.get(READER, A))?.aspects.datasetProperties?.value).toEqual({ name: 'a', description: 'two' });

@@ -52,10 +52,18 @@ for (const [kind, adapter] of Object.entries(adapters)) {
         { entityUrn: OTHER, changeType: 'DELETE', aspectName: 'status' },
         proposal(OTHER, 'datasetProperties', { name: 'customers' }, 'CREATE_ENTITY'),
       ]);
-      expect(outcomes.map((o) => [o.changeType, o.changed])).toEqual([['UPSERT', true], ['PATCH', true], ['UPSERT', true], ['DELETE', true], ['CREATE_ENTITY', true]]);
+      expect(outcomes.map((o) => [o.changeType, o.changed])).toEqual([
+        ['UPSERT', true],
+        ['PATCH', true],
+        ['UPSERT', true],
+        ['DELETE', true],
+        ['CREATE_ENTITY', true],
+      ]);
       const orders = await c.entities.get(ADMIN, DATASET);
       expect(orders?.aspects.datasetProperties?.value).toEqual({ name: 'orders', description: 'All orders' });
-      expect((await c.entities.get(ADMIN, OTHER))?.aspects).toEqual({ datasetProperties: expect.objectContaining({ value: { name: 'customers' } }) });
+      expect((await c.entities.get(ADMIN, OTHER))?.aspects).toEqual({
+        datasetProperties: expect.objectContaining({ value: { name: 'customers' } }),
+      });
 
       await c.entities.applyProposals(EDITOR, [proposal(DATASET, 'status', { removed: false }, 'UPSERT', metadata)]);
       expect((await c.entities.getAspect(ADMIN, DATASET, 'status', { systemMetadata: true }))?.systemMetadata).toMatchObject(metadata);
@@ -66,15 +74,21 @@ for (const [kind, adapter] of Object.entries(adapters)) {
     it('checks every proposal first: every problem listed by index, nothing written (a patch that cannot apply included)', async () => {
       const c = open();
       await c.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders' });
-      const error = await errorOf(c.entities.applyProposals(EDITOR, [
-        proposal(OTHER, 'datasetProperties', { name: 'customers' }),
-        proposal(DATASET, 'datasetProperties', [{ op: 'replace', path: '/description', value: 'x' }], 'PATCH'),
-        { ...proposal(DATASET, 'status', { removed: false }), changeType: 'MERGE' },
-        proposal('urn:li:nope:x', 'status', { removed: false }),
-        proposal(DATASET, 'datasetProperties', { name: 'orders' }, 'CREATE'),
-        { ...proposal(DATASET, 'status', {}), aspect: { value: '{"removed": tru', contentType: 'application/json' } },
-        proposal(DATASET, 'datasetKey', {}, 'PATCH'),
-      ], { prefix: '/proposals' }));
+      const error = await errorOf(
+        c.entities.applyProposals(
+          EDITOR,
+          [
+            proposal(OTHER, 'datasetProperties', { name: 'customers' }),
+            proposal(DATASET, 'datasetProperties', [{ op: 'replace', path: '/description', value: 'x' }], 'PATCH'),
+            { ...proposal(DATASET, 'status', { removed: false }), changeType: 'MERGE' },
+            proposal('urn:li:nope:x', 'status', { removed: false }),
+            proposal(DATASET, 'datasetProperties', { name: 'orders' }, 'CREATE'),
+            { ...proposal(DATASET, 'status', {}), aspect: { value: '{"removed": tru', contentType: 'application/json' } },
+            proposal(DATASET, 'datasetKey', {}, 'PATCH'),
+          ],
+          { prefix: '/proposals' },
+        ),
+      );
       expect(error.code).toBe('INVALID_INPUT');
       expect(error.details.map((d) => d.path)).toEqual([
         '/proposals/2/changeType',
@@ -90,32 +104,59 @@ for (const [kind, adapter] of Object.entries(adapters)) {
 
     it('privileges are checked before any write; owned aspects go through their service', async () => {
       const c = open();
-      const refused = await errorOf(c.entities.applyProposals(EDITOR, [proposal(RETENTION, 'propertyDefinition', { qualifiedName: 'io.acryl.privacy.retentionTime', valueType: 'urn:li:dataType:datahub.number', entityTypes: ['urn:li:entityType:datahub.dataset'] })]));
+      const refused = await errorOf(
+        c.entities.applyProposals(EDITOR, [
+          proposal(RETENTION, 'propertyDefinition', {
+            qualifiedName: 'io.acryl.privacy.retentionTime',
+            valueType: 'urn:li:dataType:datahub.number',
+            entityTypes: ['urn:li:entityType:datahub.dataset'],
+          }),
+        ]),
+      );
       expect(refused.code).toBe('FORBIDDEN');
       expect(refused.message).toContain('MANAGE_STRUCTURED_PROPERTIES');
       // Refused before the first write, wherever the proposal needing more stands in the batch.
-      const late = await errorOf(c.entities.applyProposals(EDITOR, [
-        proposal(OTHER, 'datasetProperties', { name: 'customers' }),
-        proposal(RETENTION, 'status', { removed: true }),
-      ]));
+      const late = await errorOf(
+        c.entities.applyProposals(EDITOR, [
+          proposal(OTHER, 'datasetProperties', { name: 'customers' }),
+          proposal(RETENTION, 'status', { removed: true }),
+        ]),
+      );
       expect(late.code).toBe('FORBIDDEN');
       expect(await c.entities.get(ADMIN, OTHER)).toBeUndefined();
       await c.entities.applyProposals(ADMIN, [
-        proposal(RETENTION, 'propertyDefinition', { qualifiedName: 'io.acryl.privacy.retentionTime', valueType: 'urn:li:dataType:datahub.number', entityTypes: ['urn:li:entityType:datahub.dataset'], cardinality: 'MULTIPLE' }),
+        proposal(RETENTION, 'propertyDefinition', {
+          qualifiedName: 'io.acryl.privacy.retentionTime',
+          valueType: 'urn:li:dataType:datahub.number',
+          entityTypes: ['urn:li:entityType:datahub.dataset'],
+          cardinality: 'MULTIPLE',
+        }),
       ]);
       const metadata = { runId: 'props' };
       await c.entities.applyProposals(EDITOR, [
         proposal(DATASET, 'datasetProperties', { name: 'orders' }),
-        proposal(DATASET, 'structuredProperties', { properties: [{ propertyUrn: RETENTION, values: [{ double: 30 }] }] }, 'UPSERT', metadata),
+        proposal(
+          DATASET,
+          'structuredProperties',
+          { properties: [{ propertyUrn: RETENTION, values: [{ double: 30 }] }] },
+          'UPSERT',
+          metadata,
+        ),
       ]);
       const values = await c.entities.getAspect(ADMIN, DATASET, 'structuredProperties', { systemMetadata: true });
       expect(values?.value.properties).toEqual([expect.objectContaining({ propertyUrn: RETENTION, values: [{ double: 30 }] })]);
       expect(values?.systemMetadata).toMatchObject(metadata);
       // A value the definition refuses: named at the proposal, nothing written.
-      const bad = await errorOf(c.entities.applyProposals(EDITOR, [
-        proposal(OTHER, 'datasetProperties', { name: 'customers' }),
-        proposal(OTHER, 'structuredProperties', { properties: [{ propertyUrn: RETENTION, values: [{ string: 'thirty' }] }] }),
-      ], { prefix: '/proposals' }));
+      const bad = await errorOf(
+        c.entities.applyProposals(
+          EDITOR,
+          [
+            proposal(OTHER, 'datasetProperties', { name: 'customers' }),
+            proposal(OTHER, 'structuredProperties', { properties: [{ propertyUrn: RETENTION, values: [{ string: 'thirty' }] }] }),
+          ],
+          { prefix: '/proposals' },
+        ),
+      );
       expect(bad.code).toBe('INVALID_INPUT');
       expect(bad.details[0]?.path).toMatch(/^\/proposals\/1\/aspect\/value/);
       expect(await c.entities.get(ADMIN, OTHER)).toBeUndefined();

@@ -10,7 +10,12 @@ const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,cutoff,PROD)';
 describe('truncation by age: the catalog counts back from its own clock', () => {
   it('olderThanMillis removes the rows at or before clock() minus the age, and the answer names the cutoff', async () => {
     const c = createCatalog({ adapter: createMemoryAdapter(), superUsers: [ADMIN], clock: () => NOW, jobs: { background: false } });
-    await c.timeseries.append(ADMIN, DATASET, 'datasetProfile', [1, 2, 3, 4, 5].map((d) => ({ timestampMillis: NOW - d * DAY })));
+    await c.timeseries.append(
+      ADMIN,
+      DATASET,
+      'datasetProfile',
+      [1, 2, 3, 4, 5].map((d) => ({ timestampMillis: NOW - d * DAY })),
+    );
     const answer = await c.timeseries.truncate(ADMIN, { entityType: 'dataset', aspect: 'datasetProfile', olderThanMillis: 3 * DAY });
     expect(answer).toMatchObject({ dryRun: true, rowsToDelete: 3, totalRows: 5, endTimeMillis: NOW - 3 * DAY });
     await c.close();

@@ -11,7 +11,12 @@ describe('the validation module', () => {
   });
 
   it('reports every violation with its path and prefix', () => {
-    const check = compileSchema({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'string' } }, required: ['c'], additionalProperties: false });
+    const check = compileSchema({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'string' } },
+      required: ['c'],
+      additionalProperties: false,
+    });
     const found = check({ a: 'x', b: 1, d: true }, '/input');
     expect(found).toEqual(
       expect.arrayContaining([

@@ -68,7 +68,10 @@ describe.each(ADAPTERS)('GraphQL entity reads (%s)', (kind) => {
       urns.map((urn) => ({ urn, aspects: { status: { removed: false } } })),
     );
     counted.reset();
-    const fields = urns.map((urn, i) => `e${i}: entity(urn: "${urn}") { urn ... on Dataset { status { removed } structuredProperties { properties { associatedUrn } } } }`);
+    const fields = urns.map(
+      (urn, i) =>
+        `e${i}: entity(urn: "${urn}") { urn ... on Dataset { status { removed } structuredProperties { properties { associatedUrn } } } }`,
+    );
     const again = urns.slice(0, 10).map((urn, i) => `again${i}: dataset(urn: "${urn}") { urn }`);
     const data = dataOf<Record<string, { urn: string } | null>>(await h.run(`{ ${[...fields, ...again].join('\n')} }`));
     expect(Object.values(data).filter(Boolean)).toHaveLength(60);

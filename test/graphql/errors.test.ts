@@ -43,11 +43,15 @@ describe.each(ADAPTERS)('GraphQL errors (%s)', (kind) => {
         return Reflect.get(target, property, receiver) as unknown;
       },
     });
-    h = createHarness(broken, {}, {
-      onError: () => {
-        throw new Error('logger down');
+    h = createHarness(
+      broken,
+      {},
+      {
+        onError: () => {
+          throw new Error('logger down');
+        },
       },
-    });
+    );
     const result = await h.run(ENTITY, { urn: DATASET });
     expect(codesOf(result)).toEqual(['INTERNAL']);
   });
@@ -71,13 +75,33 @@ describe.each(ADAPTERS)('GraphQL errors (%s)', (kind) => {
 
   describe('bad input is refused by GraphQL validation before any resolver runs', () => {
     const cases: Array<[string, string, Record<string, unknown> | undefined]> = [
-      ['an unknown enum value', 'mutation { createAccessToken(input: { type: SHARED, actorUrn: "urn:li:corpuser:admin", duration: ONE_HOUR, name: "x" }) { accessToken } }', undefined],
-      ['an unknown enum value in a variable', 'mutation m($i: CreateAccessTokenInput!) { createAccessToken(input: $i) { accessToken } }', { i: { type: 'PERSONAL', actorUrn: ADMIN, duration: 'FOREVER', name: 'x' } }],
-      ['a missing required input field', 'mutation { createAccessToken(input: { type: PERSONAL, actorUrn: "urn:li:corpuser:admin", name: "x" }) { accessToken } }', undefined],
+      [
+        'an unknown enum value',
+        'mutation { createAccessToken(input: { type: SHARED, actorUrn: "urn:li:corpuser:admin", duration: ONE_HOUR, name: "x" }) { accessToken } }',
+        undefined,
+      ],
+      [
+        'an unknown enum value in a variable',
+        'mutation m($i: CreateAccessTokenInput!) { createAccessToken(input: $i) { accessToken } }',
+        { i: { type: 'PERSONAL', actorUrn: ADMIN, duration: 'FOREVER', name: 'x' } },
+      ],
+      [
+        'a missing required input field',
+        'mutation { createAccessToken(input: { type: PERSONAL, actorUrn: "urn:li:corpuser:admin", name: "x" }) { accessToken } }',
+        undefined,
+      ],
       ['a missing required argument', 'mutation { revokeAccessToken }', undefined],
       ['a wrong scalar type', 'query { listAccessTokens(input: { start: "zero" }) { total } }', undefined],
-      ['a wrong scalar type in a variable', 'query l($i: ListAccessTokenInput!) { listAccessTokens(input: $i) { total } }', { i: { count: 2.5 } }],
-      ['an unknown input field', 'mutation { deleteStructuredProperty(input: { urn: "urn:li:structuredProperty:x", soft: true }) }', undefined],
+      [
+        'a wrong scalar type in a variable',
+        'query l($i: ListAccessTokenInput!) { listAccessTokens(input: $i) { total } }',
+        { i: { count: 2.5 } },
+      ],
+      [
+        'an unknown input field',
+        'mutation { deleteStructuredProperty(input: { urn: "urn:li:structuredProperty:x", soft: true }) }',
+        undefined,
+      ],
       ['an unknown field', '{ entity(urn: "urn:li:corpuser:x") { colour } }', undefined],
     ];
     it.each(cases)('%s', async (_name, source, variables) => {

@@ -24,7 +24,11 @@ describe('entity types a host registers', () => {
   it('extend EntityType and resolve as GenericEntity in createGraphQLSchema', async () => {
     const schema = createGraphQLSchema(catalog);
     expect((schema.getType('EntityType') as GraphQLEnumType).getValue('ML_MODEL')).toBeDefined();
-    const result = await graphql({ schema, source: `{ entity(urn: "${MODEL}") { __typename urn type } }`, contextValue: { actorUrn: ADMIN } });
+    const result = await graphql({
+      schema,
+      source: `{ entity(urn: "${MODEL}") { __typename urn type } }`,
+      contextValue: { actorUrn: ADMIN },
+    });
     expect(result).toEqual({ data: { entity: { __typename: 'GenericEntity', urn: MODEL, type: 'ML_MODEL' } } });
   });
 
@@ -48,7 +52,15 @@ describe('entity types a host registers', () => {
       contextValue: { actorUrn: ADMIN },
     });
     expect(result).toEqual({
-      data: { entity: { __typename: 'MLModel', type: 'ML_MODEL', framework: 'xgboost', status: { removed: false }, structuredProperties: { properties: [] } } },
+      data: {
+        entity: {
+          __typename: 'MLModel',
+          type: 'ML_MODEL',
+          framework: 'xgboost',
+          status: { removed: false },
+          structuredProperties: { properties: [] },
+        },
+      },
     });
   });
 });

@@ -8,7 +8,11 @@ const schema = new GraphQLSchema({
     name: 'Query',
     fields: {
       echo: { type: LongScalar, args: { value: { type: LongScalar } }, resolve: (_p, args: { value: unknown }) => args.value },
-      raw: { type: LongScalar, args: { text: { type: GraphQLString } }, resolve: (_p, args: { text: string }) => JSON.parse(args.text) as unknown },
+      raw: {
+        type: LongScalar,
+        args: { text: { type: GraphQLString } },
+        resolve: (_p, args: { text: string }) => JSON.parse(args.text) as unknown,
+      },
     },
   }),
 });
@@ -18,8 +22,12 @@ describe('Long scalar', () => {
     const big = 1_795_361_237_923;
     expect((await graphql({ schema, source: `{ echo(value: ${big}) }` })).data).toEqual({ echo: big });
     expect((await graphql({ schema, source: `{ echo(value: "${big}") }` })).data).toEqual({ echo: big });
-    expect((await graphql({ schema, source: 'query q($v: Long) { echo(value: $v) }', variableValues: { v: big } })).data).toEqual({ echo: big });
-    expect((await graphql({ schema, source: 'query q($v: Long) { echo(value: $v) }', variableValues: { v: String(big) } })).data).toEqual({ echo: big });
+    expect((await graphql({ schema, source: 'query q($v: Long) { echo(value: $v) }', variableValues: { v: big } })).data).toEqual({
+      echo: big,
+    });
+    expect((await graphql({ schema, source: 'query q($v: Long) { echo(value: $v) }', variableValues: { v: String(big) } })).data).toEqual({
+      echo: big,
+    });
   });
 
   it('refuses fractions, unsafe integers and other kinds', async () => {

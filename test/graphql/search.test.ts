@@ -37,7 +37,10 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
     await h.catalog.properties.create(ADMIN, { id: 'team', displayName: 'Team', valueType: 'string', entityTypes: ['dataset'] });
     await h.catalog.entities.upsertMany(
       ADMIN,
-      Array.from({ length: 120 }, (_, i) => ({ urn: datasetUrn(i), aspects: { datasetProperties: { name: `table ${i}`, description: i % 2 ? 'orders of the shop' : 'customers' } } })),
+      Array.from({ length: 120 }, (_, i) => ({
+        urn: datasetUrn(i),
+        aspects: { datasetProperties: { name: `table ${i}`, description: i % 2 ? 'orders of the shop' : 'customers' } },
+      })),
     );
     await h.catalog.properties.upsertValuesMany(
       ADMIN,
@@ -72,30 +75,54 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
 
   it('filters on structured properties: GREATER_THAN with decimal strings, EXISTS, EQUAL, OR of ANDs', async () => {
     const run = async (orFilters: unknown) =>
-      dataOf<{ scrollAcrossEntities: Page }>(await h.run(SCROLL, { input: { query: '*', count: 200, orFilters } })).scrollAcrossEntities.total;
-    expect(await run([{ and: [{ field: 'structuredProperties.io.acryl.privacy.retentionTime', condition: 'GREATER_THAN', values: ['45.0'] }] }])).toBe(20);
+      dataOf<{ scrollAcrossEntities: Page }>(await h.run(SCROLL, { input: { query: '*', count: 200, orFilters } })).scrollAcrossEntities
+        .total;
+    expect(
+      await run([{ and: [{ field: 'structuredProperties.io.acryl.privacy.retentionTime', condition: 'GREATER_THAN', values: ['45.0'] }] }]),
+    ).toBe(20);
     expect(await run([{ and: [{ field: 'structuredProperties.team', condition: 'EXISTS' }] }])).toBe(120);
     expect(await run([{ and: [{ field: 'structuredProperties.team', condition: 'EQUAL', values: ['sales'] }] }])).toBe(40);
     expect(
       await run([
-        { and: [{ field: 'structuredProperties.team', values: ['sales'] }, { field: 'structuredProperties.io.acryl.privacy.retentionTime', values: ['90'] }] },
+        {
+          and: [
+            { field: 'structuredProperties.team', values: ['sales'] },
+            { field: 'structuredProperties.io.acryl.privacy.retentionTime', values: ['90'] },
+          ],
+        },
         { and: [{ field: '_entityType', values: ['DATA_FLOW'] }] },
       ]),
     ).toBe(6 + 1); // tables 102, 105, ..., 117 and the data flow
   });
 
   it('searchAcrossEntities pages with offsets over full-text matches', async () => {
-    const first = dataOf<{ searchAcrossEntities: Page & { start: number } }>(await h.run(SEARCH, { input: { types: ['DATASET'], query: 'orders', start: 0, count: 10 } }));
+    const first = dataOf<{ searchAcrossEntities: Page & { start: number } }>(
+      await h.run(SEARCH, { input: { types: ['DATASET'], query: 'orders', start: 0, count: 10 } }),
+    );
     expect(first.searchAcrossEntities).toMatchObject({ start: 0, count: 10, total: 60 });
-    const second = dataOf<{ searchAcrossEntities: Page & { start: number } }>(await h.run(SEARCH, { input: { types: ['DATASET'], query: 'orders', start: 55, count: 10 } }));
+    const second = dataOf<{ searchAcrossEntities: Page & { start: number } }>(
+      await h.run(SEARCH, { input: { types: ['DATASET'], query: 'orders', start: 55, count: 10 } }),
+    );
     expect(second.searchAcrossEntities).toMatchObject({ start: 55, count: 5, total: 60 });
-    expect(first.searchAcrossEntities.searchResults[0]).toEqual({ entity: expect.objectContaining({ type: 'DATASET' }), matchedFields: [] });
+    expect(first.searchAcrossEntities.searchResults[0]).toEqual({
+      entity: expect.objectContaining({ type: 'DATASET' }),
+      matchedFields: [],
+    });
   });
 
   it('aggregateAcrossEntities counts values per facet; numbers come back as decimal strings', async () => {
-    const data = dataOf<{ aggregateAcrossEntities: { facets: Array<{ field: string; displayName: string; aggregations: Array<{ value: string; count: number }> }> } }>(
+    const data = dataOf<{
+      aggregateAcrossEntities: {
+        facets: Array<{ field: string; displayName: string; aggregations: Array<{ value: string; count: number }> }>;
+      };
+    }>(
       await h.run(AGGREGATE, {
-        input: { types: [], query: '*', facets: ['structuredProperties.io.acryl.privacy.retentionTime', 'structuredProperties.team'], searchFlags: { maxAggValues: 10 } },
+        input: {
+          types: [],
+          query: '*',
+          facets: ['structuredProperties.io.acryl.privacy.retentionTime', 'structuredProperties.team'],
+          searchFlags: { maxAggValues: 10 },
+        },
       }),
     );
     expect(data.aggregateAcrossEntities.facets).toEqual([
@@ -107,16 +134,28 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
           { value: '90.0', count: 20 },
         ],
       },
-      { field: 'structuredProperties.team', displayName: 'Team', aggregations: [{ value: 'finance', count: 80 }, { value: 'sales', count: 40 }] },
+      {
+        field: 'structuredProperties.team',
+        displayName: 'Team',
+        aggregations: [
+          { value: 'finance', count: 80 },
+          { value: 'sales', count: 40 },
+        ],
+      },
     ]);
   });
 
   it('search results carry their facets when asked for', async () => {
-    const data = dataOf<{ searchAcrossEntities: { facets: Array<{ field: string; aggregations: Array<{ value: string; count: number }> }> } }>(
-      await h.run(`{ searchAcrossEntities(input: { query: "*", count: 0 }) { total facets { field aggregations { value count } } } }`),
-    );
+    const data = dataOf<{
+      searchAcrossEntities: { facets: Array<{ field: string; aggregations: Array<{ value: string; count: number }> }> };
+    }>(await h.run(`{ searchAcrossEntities(input: { query: "*", count: 0 }) { total facets { field aggregations { value count } } } }`));
     const entityTypes = data.searchAcrossEntities.facets.find((f) => f.field === '_entityType');
-    expect(entityTypes?.aggregations).toEqual(expect.arrayContaining([{ value: 'DATASET', count: 120 }, { value: 'DATA_FLOW', count: 1 }]));
+    expect(entityTypes?.aggregations).toEqual(
+      expect.arrayContaining([
+        { value: 'DATASET', count: 120 },
+        { value: 'DATA_FLOW', count: 1 },
+      ]),
+    );
   });
 
   it('documents written for the established platform run: keepAlive, flags without effect, deprecated filters, skipAggregates', async () => {
@@ -139,21 +178,28 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
   it('includeSoftDeleted brings soft-deleted entities back into the results', async () => {
     await h.catalog.entities.upsertAspect(ADMIN, datasetUrn(0), 'status', { removed: true });
     const count = async (includeSoftDeleted: boolean) =>
-      dataOf<{ scrollAcrossEntities: Page }>(await h.run(SCROLL, { input: { types: ['DATASET'], query: '*', count: 0, searchFlags: { includeSoftDeleted } } }))
-        .scrollAcrossEntities.total;
+      dataOf<{ scrollAcrossEntities: Page }>(
+        await h.run(SCROLL, { input: { types: ['DATASET'], query: '*', count: 0, searchFlags: { includeSoftDeleted } } }),
+      ).scrollAcrossEntities.total;
     expect(await count(false)).toBe(119);
     expect(await count(true)).toBe(120);
   });
 
   it('refusals: unknown standard fields and soft-deleted properties are INVALID_INPUT; no actor is UNAUTHENTICATED', async () => {
     // A property that never existed matches nothing, as in DataHub.
-    const never = await h.run(SCROLL, { input: { query: '*', orFilters: [{ and: [{ field: 'structuredProperties.nothing', values: ['x'] }] }] } });
+    const never = await h.run(SCROLL, {
+      input: { query: '*', orFilters: [{ and: [{ field: 'structuredProperties.nothing', values: ['x'] }] }] },
+    });
     expect(dataOf<{ scrollAcrossEntities: Page }>(never).scrollAcrossEntities.total).toBe(0);
     const unknown = await h.run(SCROLL, { input: { query: '*', orFilters: [{ and: [{ field: 'nothing', values: ['x'] }] }] } });
     expect(codesOf(unknown)).toEqual(['INVALID_INPUT']);
-    expect(unknown.errors?.[0]?.extensions.details).toEqual([expect.objectContaining({ path: expect.stringContaining('/orFilters/0/and/0') })]);
+    expect(unknown.errors?.[0]?.extensions.details).toEqual([
+      expect.objectContaining({ path: expect.stringContaining('/orFilters/0/and/0') }),
+    ]);
     await h.catalog.properties.softDelete(ADMIN, TEAM);
-    const softDeleted = await h.run(SCROLL, { input: { query: '*', orFilters: [{ and: [{ field: 'structuredProperties.team', values: ['sales'] }] }] } });
+    const softDeleted = await h.run(SCROLL, {
+      input: { query: '*', orFilters: [{ and: [{ field: 'structuredProperties.team', values: ['sales'] }] }] },
+    });
     expect(codesOf(softDeleted)).toEqual(['INVALID_INPUT']);
     expect(codesOf(await h.run(AGGREGATE, { input: { query: '*', facets: ['structuredProperties.team'] } }))).toEqual(['INVALID_INPUT']);
     expect(codesOf(await h.run(SCROLL, { input: { query: '*' } }, null))).toEqual(['UNAUTHENTICATED']);
@@ -163,7 +209,14 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
   });
 
   it('a filtered scroll costs one adapter call once definitions are cached, and sees a new version of the property at once', async () => {
-    const input = { input: { types: ['DATASET'], query: '*', count: 5, orFilters: [{ and: [{ field: 'structuredProperties.team', values: ['sales'] }] }] } };
+    const input = {
+      input: {
+        types: ['DATASET'],
+        query: '*',
+        count: 5,
+        orFilters: [{ and: [{ field: 'structuredProperties.team', values: ['sales'] }] }],
+      },
+    };
     const total = async () => dataOf<{ scrollAcrossEntities: Page }>(await h.run(SCROLL, input)).scrollAcrossEntities.total;
     expect(await total()).toBe(40);
     counted.reset();
@@ -189,7 +242,9 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
   it('100 results with their structured properties and definitions cost a constant number of storage reads', async () => {
     const page = async (count: number) => {
       counted.reset();
-      const data = dataOf<{ scrollAcrossEntities: { searchResults: Array<{ entity: { structuredProperties: { properties: unknown[] } } }> } }>(
+      const data = dataOf<{
+        scrollAcrossEntities: { searchResults: Array<{ entity: { structuredProperties: { properties: unknown[] } } }> };
+      }>(
         await h.run(`{
           scrollAcrossEntities(input: { types: [DATASET], query: "*", count: ${count} }) {
             searchResults { entity { urn type ... on Dataset { status { removed } }

@@ -24,7 +24,8 @@ const UPDATE = `mutation update($input: UpdateStructuredPropertyInput!) {
   updateStructuredProperty(input: $input) { urn definition { displayName description cardinality version allowedValues { value { ... on NumberValue { numberValue } } } entityTypes { urn } } }
 }`;
 const DELETE = 'mutation del($input: DeleteStructuredPropertyInput!) { deleteStructuredProperty(input: $input) }';
-const GET = 'query get($urn: String!) { structuredProperty(urn: $urn) { urn status { removed } definition { qualifiedName displayName } } }';
+const GET =
+  'query get($urn: String!) { structuredProperty(urn: $urn) { urn status { removed } definition { qualifiedName displayName } } }';
 const VALUES = `structuredProperties { properties {
   associatedUrn
   structuredProperty { urn definition { qualifiedName valueType { urn } } }
@@ -63,7 +64,16 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
 
   const createRetention = async () => dataOf(await h.run(CREATE, { input: retentionInput }));
   const createOwnerTeam = async () =>
-    dataOf(await h.run(CREATE, { input: { id: 'ownerTeam', valueType: 'string', entityTypes: ['dataset'], allowedValues: [{ stringValue: 'sales' }, { stringValue: 'finance' }] } }));
+    dataOf(
+      await h.run(CREATE, {
+        input: {
+          id: 'ownerTeam',
+          valueType: 'string',
+          entityTypes: ['dataset'],
+          allowedValues: [{ stringValue: 'sales' }, { stringValue: 'finance' }],
+        },
+      }),
+    );
 
   it('createStructuredProperty returns the entity with its full definition', async () => {
     const data = await createRetention();
@@ -79,10 +89,18 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
           cardinality: 'MULTIPLE',
           immutable: false,
           version: null,
-          valueType: { urn: 'urn:li:dataType:datahub.number', type: 'DATA_TYPE', info: { type: 'NUMBER', qualifiedName: 'datahub.number' } },
+          valueType: {
+            urn: 'urn:li:dataType:datahub.number',
+            type: 'DATA_TYPE',
+            info: { type: 'NUMBER', qualifiedName: 'datahub.number' },
+          },
           entityTypes: [
             { urn: 'urn:li:entityType:datahub.dataset', type: 'ENTITY_TYPE', info: { type: 'DATASET', qualifiedName: 'datahub.dataset' } },
-            { urn: 'urn:li:entityType:datahub.dataFlow', type: 'ENTITY_TYPE', info: { type: 'DATA_FLOW', qualifiedName: 'datahub.dataFlow' } },
+            {
+              urn: 'urn:li:entityType:datahub.dataFlow',
+              type: 'ENTITY_TYPE',
+              info: { type: 'DATA_FLOW', qualifiedName: 'datahub.dataFlow' },
+            },
           ],
           typeQualifier: null,
           allowedValues: [
@@ -98,21 +116,42 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
   it('a URN-typed property shows its type qualifier; values resolve to their entities', async () => {
     await h.catalog.entities.upsertAspect(ADMIN, ANA, 'corpUserInfo', { displayName: 'Ana' });
     const created = dataOf<{ createStructuredProperty: { definition: { typeQualifier: unknown } } }>(
-      await h.run(CREATE, { input: { id: 'steward', valueType: 'urn', typeQualifier: { allowedTypes: ['corpuser'] }, cardinality: 'MULTIPLE', entityTypes: ['dataset'] } }),
+      await h.run(CREATE, {
+        input: {
+          id: 'steward',
+          valueType: 'urn',
+          typeQualifier: { allowedTypes: ['corpuser'] },
+          cardinality: 'MULTIPLE',
+          entityTypes: ['dataset'],
+        },
+      }),
     );
-    expect(created.createStructuredProperty.definition.typeQualifier).toEqual({ allowedTypes: [{ urn: 'urn:li:entityType:datahub.corpuser', info: { type: 'CORP_USER' } }] });
+    expect(created.createStructuredProperty.definition.typeQualifier).toEqual({
+      allowedTypes: [{ urn: 'urn:li:entityType:datahub.corpuser', info: { type: 'CORP_USER' } }],
+    });
     dataOf(
       await h.run(
         UPSERT,
-        { input: { assetUrn: ORDERS, structuredPropertyInputParams: [{ structuredPropertyUrn: 'urn:li:structuredProperty:steward', values: [{ stringValue: ANA }, { stringValue: BOB }] }] } },
+        {
+          input: {
+            assetUrn: ORDERS,
+            structuredPropertyInputParams: [
+              { structuredPropertyUrn: 'urn:li:structuredProperty:steward', values: [{ stringValue: ANA }, { stringValue: BOB }] },
+            ],
+          },
+        },
         ANA,
       ),
     );
     const read = dataOf(
-      await h.run(`{ dataset(urn: "${ORDERS}") { structuredProperties { properties { valueEntities { __typename urn ... on CorpUser { username } } } } } }`),
+      await h.run(
+        `{ dataset(urn: "${ORDERS}") { structuredProperties { properties { valueEntities { __typename urn ... on CorpUser { username } } } } } }`,
+      ),
     );
     // Bob has no aspects: no entity.
-    expect(read).toEqual({ dataset: { structuredProperties: { properties: [{ valueEntities: [{ __typename: 'CorpUser', urn: ANA, username: 'ana' }, null] }] } } });
+    expect(read).toEqual({
+      dataset: { structuredProperties: { properties: [{ valueEntities: [{ __typename: 'CorpUser', urn: ANA, username: 'ana' }, null] }] } },
+    });
   });
 
   it('createStructuredProperty refusals: privilege, existing URN, invalid input with every violation, no actor', async () => {
@@ -134,7 +173,12 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
     await createRetention();
     const updated = dataOf(
       await h.run(UPDATE, {
-        input: { urn: RETENTION, displayName: 'Retention', newAllowedValues: [{ numberValue: 365, description: 'a year' }], newEntityTypes: ['dataJob'] },
+        input: {
+          urn: RETENTION,
+          displayName: 'Retention',
+          newAllowedValues: [{ numberValue: 365, description: 'a year' }],
+          newEntityTypes: ['dataJob'],
+        },
       }),
     );
     expect(updated).toEqual({
@@ -146,7 +190,11 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
           cardinality: 'MULTIPLE',
           version: null,
           allowedValues: [{ value: { numberValue: 30 } }, { value: { numberValue: 90 } }, { value: { numberValue: 365 } }],
-          entityTypes: [{ urn: 'urn:li:entityType:datahub.dataset' }, { urn: 'urn:li:entityType:datahub.dataFlow' }, { urn: 'urn:li:entityType:datahub.dataJob' }],
+          entityTypes: [
+            { urn: 'urn:li:entityType:datahub.dataset' },
+            { urn: 'urn:li:entityType:datahub.dataFlow' },
+            { urn: 'urn:li:entityType:datahub.dataJob' },
+          ],
         },
       },
     });
@@ -160,8 +208,12 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
     dataOf(await h.run(CREATE, { input: { id: 'tier', valueType: 'string', entityTypes: ['dataset'] } }));
     const breaking = await h.run(UPDATE, { input: { urn: 'urn:li:structuredProperty:tier', newAllowedValues: [{ stringValue: 'gold' }] } });
     expect(codesOf(breaking)).toEqual(['CONFLICT']);
-    const bumped = await h.run(UPDATE, { input: { urn: 'urn:li:structuredProperty:tier', newAllowedValues: [{ stringValue: 'gold' }], version: '20260301000000' } });
-    expect(dataOf<{ updateStructuredProperty: { definition: { version: string } } }>(bumped).updateStructuredProperty.definition.version).toBe('20260301000000');
+    const bumped = await h.run(UPDATE, {
+      input: { urn: 'urn:li:structuredProperty:tier', newAllowedValues: [{ stringValue: 'gold' }], version: '20260301000000' },
+    });
+    expect(
+      dataOf<{ updateStructuredProperty: { definition: { version: string } } }>(bumped).updateStructuredProperty.definition.version,
+    ).toBe('20260301000000');
 
     expect(codesOf(await h.run(UPDATE, { input: { urn: 'urn:li:structuredProperty:nothing', displayName: 'x' } }))).toEqual(['NOT_FOUND']);
     expect(codesOf(await h.run(UPDATE, { input: { urn: RETENTION, displayName: 'x' } }, ANA))).toEqual(['FORBIDDEN']);
@@ -170,7 +222,11 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
   it('structuredProperty(urn) reads a definition; null when absent', async () => {
     await createRetention();
     expect(dataOf(await h.run(GET, { urn: RETENTION }, BOB))).toEqual({
-      structuredProperty: { urn: RETENTION, status: { removed: false }, definition: { qualifiedName: 'io.acryl.privacy.retentionTime', displayName: 'Retention Time' } },
+      structuredProperty: {
+        urn: RETENTION,
+        status: { removed: false },
+        definition: { qualifiedName: 'io.acryl.privacy.retentionTime', displayName: 'Retention Time' },
+      },
     });
     expect(dataOf(await h.run(GET, { urn: 'urn:li:structuredProperty:nothing' }))).toEqual({ structuredProperty: null });
     expect(codesOf(await h.run(GET, { urn: RETENTION }, null))).toEqual(['UNAUTHENTICATED']);
@@ -207,12 +263,18 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
           properties: [
             {
               associatedUrn: ORDERS,
-              structuredProperty: { urn: RETENTION, definition: { qualifiedName: 'io.acryl.privacy.retentionTime', valueType: { urn: 'urn:li:dataType:datahub.number' } } },
+              structuredProperty: {
+                urn: RETENTION,
+                definition: { qualifiedName: 'io.acryl.privacy.retentionTime', valueType: { urn: 'urn:li:dataType:datahub.number' } },
+              },
               values: [{ numberValue: 30 }, { numberValue: 90 }],
             },
             {
               associatedUrn: ORDERS,
-              structuredProperty: { urn: OWNER_TEAM, definition: { qualifiedName: 'ownerTeam', valueType: { urn: 'urn:li:dataType:datahub.string' } } },
+              structuredProperty: {
+                urn: OWNER_TEAM,
+                definition: { qualifiedName: 'ownerTeam', valueType: { urn: 'urn:li:dataType:datahub.string' } },
+              },
               values: [{ stringValue: 'sales' }],
             },
           ],
@@ -221,19 +283,37 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
     });
 
     const replaced = dataOf<{ upsertStructuredProperties: { properties: Entries } }>(
-      await h.run(UPSERT, { input: { assetUrn: FLOW, structuredPropertyInputParams: [{ structuredPropertyUrn: RETENTION, values: [{ numberValue: 90 }] }] } }, ANA),
+      await h.run(
+        UPSERT,
+        { input: { assetUrn: FLOW, structuredPropertyInputParams: [{ structuredPropertyUrn: RETENTION, values: [{ numberValue: 90 }] }] } },
+        ANA,
+      ),
     );
     expect(replaced.upsertStructuredProperties.properties).toHaveLength(1);
     const again = dataOf<{ upsertStructuredProperties: { properties: Entries } }>(
-      await h.run(UPSERT, { input: { assetUrn: ORDERS, structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'finance' }] }] } }, ANA),
+      await h.run(
+        UPSERT,
+        {
+          input: {
+            assetUrn: ORDERS,
+            structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'finance' }] }],
+          },
+        },
+        ANA,
+      ),
     );
-    expect(again.upsertStructuredProperties.properties).toEqual([{ associatedUrn: ORDERS, structuredProperty: { urn: OWNER_TEAM }, values: [{ stringValue: 'finance' }] }]);
+    expect(again.upsertStructuredProperties.properties).toEqual([
+      { associatedUrn: ORDERS, structuredProperty: { urn: OWNER_TEAM }, values: [{ stringValue: 'finance' }] },
+    ]);
   });
 
   it('upsertStructuredProperties refusals: privilege, values against the definition (every violation), unknown property', async () => {
     await createRetention();
     await createOwnerTeam();
-    const input = { assetUrn: ORDERS, structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'sales' }] }] };
+    const input = {
+      assetUrn: ORDERS,
+      structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'sales' }] }],
+    };
     expect(codesOf(await h.run(UPSERT, { input }, BOB))).toEqual(['FORBIDDEN']);
     const invalid = await h.run(
       UPSERT,
@@ -289,7 +369,10 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
   it('deleteStructuredProperty: soft hides values and refuses writes, nothing is lost; hard removes the definition and its values', async () => {
     await createRetention();
     await createOwnerTeam();
-    const assign = { assetUrn: ORDERS, structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'sales' }] }] };
+    const assign = {
+      assetUrn: ORDERS,
+      structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'sales' }] }],
+    };
     dataOf(await h.run(UPSERT, { input: assign }, ANA));
 
     expect(codesOf(await h.run(DELETE, { input: { urn: OWNER_TEAM, hard: false } }, ANA))).toEqual(['FORBIDDEN']);
@@ -317,14 +400,22 @@ describe.each(ADAPTERS)('GraphQL structured properties (%s)', (kind) => {
 
   it('later mutations of one document read afresh what earlier ones loaded', async () => {
     await createOwnerTeam();
-    const result = dataOf<{ first: { properties: Array<{ structuredProperty: { definition: { displayName: string | null } } }> }; last: { properties: Array<{ structuredProperty: { definition: { displayName: string | null } } }> } }>(
+    const result = dataOf<{
+      first: { properties: Array<{ structuredProperty: { definition: { displayName: string | null } } }> };
+      last: { properties: Array<{ structuredProperty: { definition: { displayName: string | null } } }> };
+    }>(
       await h.run(
         `mutation m($assign: UpsertStructuredPropertiesInput!) {
           first: upsertStructuredProperties(input: $assign) { properties { structuredProperty { definition { displayName } } } }
           rename: updateStructuredProperty(input: { urn: "${OWNER_TEAM}", displayName: "Owning team" }) { urn }
           last: upsertStructuredProperties(input: $assign) { properties { structuredProperty { definition { displayName } } } }
         }`,
-        { assign: { assetUrn: ORDERS, structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'sales' }] }] } },
+        {
+          assign: {
+            assetUrn: ORDERS,
+            structuredPropertyInputParams: [{ structuredPropertyUrn: OWNER_TEAM, values: [{ stringValue: 'sales' }] }],
+          },
+        },
       ),
     );
     expect(result.first.properties[0]?.structuredProperty.definition.displayName).toBeNull();

@@ -11,7 +11,20 @@ const REVOKE = 'mutation revoke($id: String!) { revokeAccessToken(tokenId: $id) 
 const METADATA = 'query meta($token: String!) { getAccessTokenMetadata(token: $token) { id name actorUrn ownerUrn } }';
 
 interface Created {
-  createAccessToken: { accessToken: string; metadata: { urn: string; id: string; type: string; tokenType: string; name: string; actorUrn: string; ownerUrn: string; createdAt: number; expiresAt: number | null } };
+  createAccessToken: {
+    accessToken: string;
+    metadata: {
+      urn: string;
+      id: string;
+      type: string;
+      tokenType: string;
+      name: string;
+      actorUrn: string;
+      ownerUrn: string;
+      createdAt: number;
+      expiresAt: number | null;
+    };
+  };
 }
 
 const HOUR = 3_600_000;
@@ -28,9 +41,19 @@ describe.each(ADAPTERS)('GraphQL access tokens (%s)', (kind) => {
   const create = (actor: string, input: Record<string, unknown>) => h.run(CREATE, { input }, actor);
 
   it('createAccessToken returns the secret once and the metadata; the token verifies as its actor', async () => {
-    const data = dataOf<Created>(await create(ANA, { type: 'PERSONAL', actorUrn: ANA, duration: 'ONE_HOUR', name: 'ci', description: 'for CI' }));
+    const data = dataOf<Created>(
+      await create(ANA, { type: 'PERSONAL', actorUrn: ANA, duration: 'ONE_HOUR', name: 'ci', description: 'for CI' }),
+    );
     const { accessToken, metadata } = data.createAccessToken;
-    expect(metadata).toMatchObject({ type: 'ACCESS_TOKEN', tokenType: 'PERSONAL', name: 'ci', actorUrn: ANA, ownerUrn: ANA, createdAt: now, expiresAt: now + HOUR });
+    expect(metadata).toMatchObject({
+      type: 'ACCESS_TOKEN',
+      tokenType: 'PERSONAL',
+      name: 'ci',
+      actorUrn: ANA,
+      ownerUrn: ANA,
+      createdAt: now,
+      expiresAt: now + HOUR,
+    });
     expect(metadata.urn).toBe(`urn:li:accessToken:${metadata.id}`);
     await expect(h.catalog.tokens.verify(accessToken)).resolves.toMatchObject({ actorUrn: ANA, tokenId: metadata.id });
   });
@@ -75,7 +98,9 @@ describe.each(ADAPTERS)('GraphQL access tokens (%s)', (kind) => {
 
     const all = dataOf<{ listAccessTokens: { total: number } }>(await h.run(LIST, { input: { filters: [] } }, ADMIN));
     expect(all.listAccessTokens.total).toBe(3);
-    const page = dataOf<{ listAccessTokens: { start: number; count: number; total: number } }>(await h.run(LIST, { input: { start: 1, count: 1 } }, ADMIN));
+    const page = dataOf<{ listAccessTokens: { start: number; count: number; total: number } }>(
+      await h.run(LIST, { input: { start: 1, count: 1 } }, ADMIN),
+    );
     expect(page.listAccessTokens).toEqual(expect.objectContaining({ start: 1, count: 1, total: 3 }));
   });
 
@@ -85,18 +110,38 @@ describe.each(ADAPTERS)('GraphQL access tokens (%s)', (kind) => {
     const expiringSoon = dataOf<{ listAccessTokens: { tokens: Array<{ name: string }> } }>(
       await h.run(
         LIST,
-        { input: { filters: [{ field: 'ownerUrn', values: [ANA] }, { field: 'expiresAt', values: [String(now + 2 * HOUR)], condition: 'LESS_THAN' }] } },
+        {
+          input: {
+            filters: [
+              { field: 'ownerUrn', values: [ANA] },
+              { field: 'expiresAt', values: [String(now + 2 * HOUR)], condition: 'LESS_THAN' },
+            ],
+          },
+        },
         ANA,
       ),
     );
     expect(expiringSoon.listAccessTokens.tokens.map((t) => t.name)).toEqual(['short']);
-    const unknown = await h.run(LIST, { input: { filters: [{ field: 'ownerUrn', values: [ANA] }, { field: 'colour', values: ['red'] }] } }, ANA);
+    const unknown = await h.run(
+      LIST,
+      {
+        input: {
+          filters: [
+            { field: 'ownerUrn', values: [ANA] },
+            { field: 'colour', values: ['red'] },
+          ],
+        },
+      },
+      ANA,
+    );
     expect(codesOf(unknown)).toEqual(['INVALID_INPUT']);
     expect((unknown.errors?.[0]?.extensions.details as Array<{ path: string }>).map((d) => d.path)).toEqual(['/filters/1/field']);
   });
 
   it('revokeAccessToken: the owner revokes, the token fails at once; others are refused; unknown ids are NOT_FOUND', async () => {
-    const { accessToken, metadata } = dataOf<Created>(await create(ANA, { type: 'PERSONAL', actorUrn: ANA, duration: 'ONE_DAY', name: 'x' })).createAccessToken;
+    const { accessToken, metadata } = dataOf<Created>(
+      await create(ANA, { type: 'PERSONAL', actorUrn: ANA, duration: 'ONE_DAY', name: 'x' }),
+    ).createAccessToken;
     expect(codesOf(await h.run(REVOKE, { id: metadata.id }, BOB))).toEqual(['FORBIDDEN']);
     expect(dataOf(await h.run(REVOKE, { id: metadata.id }, ANA))).toEqual({ revokeAccessToken: true });
     await expect(h.catalog.tokens.verify(accessToken)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', reason: 'revoked' });
@@ -106,12 +151,16 @@ describe.each(ADAPTERS)('GraphQL access tokens (%s)', (kind) => {
   });
 
   it('a manager revokes anyone’s token', async () => {
-    const { metadata } = dataOf<Created>(await create(BOB, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_DAY', name: 'x' })).createAccessToken;
+    const { metadata } = dataOf<Created>(
+      await create(BOB, { type: 'PERSONAL', actorUrn: BOB, duration: 'ONE_DAY', name: 'x' }),
+    ).createAccessToken;
     expect(dataOf(await h.run(REVOKE, { id: metadata.id }, ADMIN))).toEqual({ revokeAccessToken: true });
   });
 
   it('getAccessTokenMetadata: managers only; a token that does not verify is INVALID_INPUT', async () => {
-    const { accessToken, metadata } = dataOf<Created>(await create(ANA, { type: 'PERSONAL', actorUrn: ANA, duration: 'ONE_DAY', name: 'mine' })).createAccessToken;
+    const { accessToken, metadata } = dataOf<Created>(
+      await create(ANA, { type: 'PERSONAL', actorUrn: ANA, duration: 'ONE_DAY', name: 'mine' }),
+    ).createAccessToken;
     expect(dataOf(await h.run(METADATA, { token: accessToken }, ADMIN))).toEqual({
       getAccessTokenMetadata: { id: metadata.id, name: 'mine', actorUrn: ANA, ownerUrn: ANA },
     });

@@ -63,7 +63,11 @@ describe('authentication', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     await expectUnauthenticated(`${header}.${b64({ ...claims, sub: ADMIN })}.${signature}`, 'bad_signature');
 
-    const other = createCatalog({ adapter: createMemoryAdapter(), tokenSigningKey: 'another-signing-key-0123456789abcdef-0123', superUsers: [ADMIN] });
+    const other = createCatalog({
+      adapter: createMemoryAdapter(),
+      tokenSigningKey: 'another-signing-key-0123456789abcdef-0123',
+      superUsers: [ADMIN],
+    });
     const foreign = (await other.tokens.issueBootstrapToken({ actorUrn: ADMIN })).accessToken;
     await other.close();
     await expectUnauthenticated(foreign, 'bad_signature');
@@ -113,7 +117,11 @@ describe('authentication', () => {
     expect(asReader.json.error.message).toContain('EDIT_ENTITY');
 
     const readerToken = await trusting.tokenFor(READER);
-    const tokenWins = await call(trusting.url, 'POST', WRITE, { token: readerToken, headers: { 'x-service-actor': ADMIN }, body: { name: 'refused' } });
+    const tokenWins = await call(trusting.url, 'POST', WRITE, {
+      token: readerToken,
+      headers: { 'x-service-actor': ADMIN },
+      body: { name: 'refused' },
+    });
     expect(tokenWins.status).toBe(403);
 
     const badActor = await call(trusting.url, 'GET', ENTITY, { headers: { 'x-service-actor': 'admin' } });
@@ -158,13 +166,19 @@ describe('scoped tokens over HTTP and GraphQL', () => {
     // Through GraphQL the same token is held to the same scopes.
     const viaGraphql = await call(t.url, 'POST', '/api/graphql', {
       token: scoped,
-      body: { query: `mutation { createAccessToken(input: { type: PERSONAL, actorUrn: "${EDITOR}", duration: ONE_HOUR, name: "wider", privileges: ["EDIT_ENTITY"] }) { accessToken } }` },
+      body: {
+        query: `mutation { createAccessToken(input: { type: PERSONAL, actorUrn: "${EDITOR}", duration: ONE_HOUR, name: "wider", privileges: ["EDIT_ENTITY"] }) { accessToken } }`,
+      },
     });
     expect(viaGraphql.json.errors[0].extensions.code).toBe('FORBIDDEN');
     const listed = await call(t.url, 'POST', '/api/graphql', {
       token: editor,
-      body: { query: `{ listAccessTokens(input: { filters: [{ field: "ownerUrn", value: "${EDITOR}" }] }) { tokens { name privileges } } }` },
+      body: {
+        query: `{ listAccessTokens(input: { filters: [{ field: "ownerUrn", value: "${EDITOR}" }] }) { tokens { name privileges } } }`,
+      },
     });
-    expect(listed.json.data.listAccessTokens.tokens).toEqual(expect.arrayContaining([{ name: 'ci', privileges: ['EDIT_ENTITY_PROPERTIES'] }]));
+    expect(listed.json.data.listAccessTokens.tokens).toEqual(
+      expect.arrayContaining([{ name: 'ci', privileges: ['EDIT_ENTITY_PROPERTIES'] }]),
+    );
   });
 });

@@ -15,7 +15,10 @@ afterAll(async () => {
 });
 
 /** Reads server-sent events from a streamed response until `count` events arrived. */
-async function readEvents(response: Response, count: number): Promise<Array<{ id: string; data: { id: string; aspect: { name: string } } }>> {
+async function readEvents(
+  response: Response,
+  count: number,
+): Promise<Array<{ id: string; data: { id: string; aspect: { name: string } } }>> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -83,7 +86,11 @@ describe('GET /openapi/v2/changes', () => {
     expect(events.map((e) => e.id)).toEqual(events.map((e) => e.data.id));
     controller.abort();
     // The server notices the disconnect and logs the stream as finished.
-    for (let i = 0; i < 100 && !t.accessLog.some((e) => e.path.startsWith('/openapi/v2/changes') && e.status === 200 && e.responseBytes > 0); i++) {
+    for (
+      let i = 0;
+      i < 100 && !t.accessLog.some((e) => e.path.startsWith('/openapi/v2/changes') && e.status === 200 && e.responseBytes > 0);
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(t.accessLog.some((e) => e.path.startsWith('/openapi/v2/changes') && e.responseBytes > 0)).toBe(true);
@@ -94,7 +101,9 @@ describe('GET /openapi/v2/changes', () => {
     try {
       const handler = createFetchHandler(catalog, { trustActorHeader: true });
       await catalog.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'x' });
-      const response = await handler(new Request('http://localhost/openapi/v2/changes', { headers: { 'x-service-actor': ADMIN, accept: 'text/event-stream' } }));
+      const response = await handler(
+        new Request('http://localhost/openapi/v2/changes', { headers: { 'x-service-actor': ADMIN, accept: 'text/event-stream' } }),
+      );
       const events = await readEvents(response, 1);
       expect(events[0]!.data.aspect.name).toBe('x');
     } finally {

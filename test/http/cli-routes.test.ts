@@ -5,7 +5,13 @@ import { call, DATASET, EDITOR, enc, READER, startTestServer, type TestServer } 
 
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 const ENTRIES = [
-  { id: 'io.acryl.privacy.retentionTime', type: 'number', cardinality: 'MULTIPLE', entity_types: ['dataset'], allowed_values: [{ value: 30 }, { value: 90 }] },
+  {
+    id: 'io.acryl.privacy.retentionTime',
+    type: 'number',
+    cardinality: 'MULTIPLE',
+    entity_types: ['dataset'],
+    allowed_values: [{ value: 30 }, { value: 90 }],
+  },
   { urn: 'urn:li:structuredProperty:io.acryl.tier', qualified_name: 'io.acryl.tier', type: 'string', entity_types: ['dataset'] },
 ];
 
@@ -34,7 +40,10 @@ describe('POST /operations?action=upsertStructuredPropertyDefinitions', () => {
         { urn: 'urn:li:structuredProperty:io.acryl.tier', outcome: 'created' },
       ],
     });
-    const again = await call(t.url, 'POST', path, { token: admin, body: { entries: [{ ...ENTRIES[0], display_name: 'Retention' }, ENTRIES[1]] } });
+    const again = await call(t.url, 'POST', path, {
+      token: admin,
+      body: { entries: [{ ...ENTRIES[0], display_name: 'Retention' }, ENTRIES[1]] },
+    });
     expect(again.json.value.map((r: { outcome: string }) => r.outcome)).toEqual(['updated', 'unchanged']);
   });
 
@@ -42,16 +51,25 @@ describe('POST /operations?action=upsertStructuredPropertyDefinitions', () => {
     const path = '/operations?action=upsertStructuredPropertyDefinitions';
     const bad = await call(t.url, 'POST', path, {
       token: admin,
-      body: { entries: [{ id: 'io.fresh', type: 'string', entity_types: ['dataset'] }, { id: 'io.bad', type: 'numbr', entity_types: ['dataset'], colour: 1 }] },
+      body: {
+        entries: [
+          { id: 'io.fresh', type: 'string', entity_types: ['dataset'] },
+          { id: 'io.bad', type: 'numbr', entity_types: ['dataset'], colour: 1 },
+        ],
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('INVALID_INPUT');
     expect(bad.json.error.details.map((d: { path: string }) => d.path)).toEqual(['/1/colour']);
-    expect((await call(t.url, 'GET', entityPath('structuredProperty', 'urn:li:structuredProperty:io.fresh'), { token: reader })).status).toBe(404);
+    expect(
+      (await call(t.url, 'GET', entityPath('structuredProperty', 'urn:li:structuredProperty:io.fresh'), { token: reader })).status,
+    ).toBe(404);
 
     const shape = await call(t.url, 'POST', path, { token: admin, body: [ENTRIES[0]] });
     expect(shape.status).toBe(400);
-    expect(shape.json.error.details).toEqual([{ path: 'body', message: 'upsertStructuredPropertyDefinitions needs a JSON body { entries: [<definitions of the YAML file>] }' }]);
+    expect(shape.json.error.details).toEqual([
+      { path: 'body', message: 'upsertStructuredPropertyDefinitions needs a JSON body { entries: [<definitions of the YAML file>] }' },
+    ]);
     const refused = await call(t.url, 'POST', path, { token: editor, body: { entries: ENTRIES } });
     expect(refused.status).toBe(403);
     expect(refused.json.error.message).toContain('MANAGE_STRUCTURED_PROPERTIES');
@@ -69,11 +87,25 @@ describe('DELETE /openapi/v2/entity/{entityName}/{urn} with a report', () => {
 
     const dry = await call(t.url, 'DELETE', `/gms${entityPath('structuredProperty', RETENTION)}?hard=true&dryRun=true`, { token: admin });
     expect(dry.status).toBe(200);
-    expect(dry.json).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'hard', dryRun: true, changed: true, entitiesWithValues: 1 });
+    expect(dry.json).toEqual({
+      urn: RETENTION,
+      entityType: 'structuredProperty',
+      mode: 'hard',
+      dryRun: true,
+      changed: true,
+      entitiesWithValues: 1,
+    });
     expect((await call(t.url, 'GET', entityPath('structuredProperty', RETENTION), { token: reader })).status).toBe(200);
 
     const soft = await call(t.url, 'DELETE', `${entityPath('structuredProperty', RETENTION)}?hard=false`, { token: admin });
-    expect(soft.json).toEqual({ urn: RETENTION, entityType: 'structuredProperty', mode: 'soft', dryRun: false, changed: true, entitiesWithValues: 1 });
+    expect(soft.json).toEqual({
+      urn: RETENTION,
+      entityType: 'structuredProperty',
+      mode: 'soft',
+      dryRun: false,
+      changed: true,
+      entitiesWithValues: 1,
+    });
 
     const dataset = await call(t.url, 'DELETE', `${entityPath('dataset', DATASET)}?hard=false`, { token: editor });
     expect(dataset.json).toEqual({ urn: DATASET, entityType: 'dataset', mode: 'soft', dryRun: false, changed: true });
@@ -105,7 +137,7 @@ describe('POST /operations?action=reindex', () => {
 });
 
 describe('GET /openapi/v2/me', () => {
-  it("answers whom the token acts as, and 401 without one", async () => {
+  it('answers whom the token acts as, and 401 without one', async () => {
     expect(await call(t.url, 'GET', '/gms/openapi/v2/me', { token: editor })).toMatchObject({ status: 200, json: { urn: EDITOR } });
     expect((await call(t.url, 'GET', '/openapi/v2/me', {})).status).toBe(401);
   });

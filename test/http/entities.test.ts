@@ -40,7 +40,10 @@ afterAll(() => t.close());
 
 describe('structured property definitions over REST', () => {
   it('POST .../structuredProperty/{urn}/propertyDefinition creates, GET reads it back (root and /gms)', async () => {
-    const created = await call(t.url, 'POST', entityPath('structuredProperty', PROP, 'propertyDefinition'), { token: admin, body: retention });
+    const created = await call(t.url, 'POST', entityPath('structuredProperty', PROP, 'propertyDefinition'), {
+      token: admin,
+      body: retention,
+    });
     expect(created.status).toBe(200);
     expect(created.json.urn).toBe(PROP);
     expect(created.json.aspects.propertyDefinition.value).toMatchObject({ ...retention, created: { actor: ADMIN } });
@@ -50,12 +53,18 @@ describe('structured property definitions over REST', () => {
     expect(read.json.value.qualifiedName).toBe('io.acryl.privacy.retentionTime');
     expect(read.json.value.allowedValues).toEqual(retention.allowedValues);
 
-    const tierCreated = await call(t.url, 'POST', `/gms${entityPath('structuredproperty', TIER, 'propertyDefinition')}`, { token: admin, body: tier });
+    const tierCreated = await call(t.url, 'POST', `/gms${entityPath('structuredproperty', TIER, 'propertyDefinition')}`, {
+      token: admin,
+      body: tier,
+    });
     expect(tierCreated.status).toBe(200);
   });
 
   it('a definition without the privilege is 403 naming it; an invalid one is 400 listing every violation', async () => {
-    const refused = await call(t.url, 'POST', entityPath('structuredProperty', 'urn:li:structuredProperty:x.y', 'propertyDefinition'), { token: editor, body: { ...tier, qualifiedName: 'x.y' } });
+    const refused = await call(t.url, 'POST', entityPath('structuredProperty', 'urn:li:structuredProperty:x.y', 'propertyDefinition'), {
+      token: editor,
+      body: { ...tier, qualifiedName: 'x.y' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.json.error.code).toBe('FORBIDDEN');
     expect(refused.json.error.message).toContain('MANAGE_STRUCTURED_PROPERTIES');
@@ -92,7 +101,10 @@ describe('structured property values over REST', () => {
     });
     expect(written.status).toBe(200);
     expect(written.json.urn).toBe(DATASET);
-    expect(written.json.aspects.structuredProperties.value.properties.map((p: { propertyUrn: string }) => p.propertyUrn)).toEqual([PROP, TIER]);
+    expect(written.json.aspects.structuredProperties.value.properties.map((p: { propertyUrn: string }) => p.propertyUrn)).toEqual([
+      PROP,
+      TIER,
+    ]);
 
     const patched = await call(t.url, 'PATCH', entityPath('dataset', DATASET, 'structuredProperties'), {
       token: editor,
@@ -102,7 +114,11 @@ describe('structured property values over REST', () => {
     expect(patched.status).toBe(200);
     expect(patched.json).toEqual({
       urn: DATASET,
-      aspects: { structuredProperties: { value: { properties: [expect.objectContaining({ propertyUrn: PROP, values: [{ double: 30 }, { double: 90 }] })] } } },
+      aspects: {
+        structuredProperties: {
+          value: { properties: [expect.objectContaining({ propertyUrn: PROP, values: [{ double: 30 }, { double: 90 }] })] },
+        },
+      },
     });
 
     const added = await call(t.url, 'PATCH', `/gms${entityPath('dataset', DATASET, 'structuredProperties')}`, {
@@ -111,7 +127,10 @@ describe('structured property values over REST', () => {
       body: { patch: [{ op: 'add', path: `/properties/${TIER}`, value: { values: [{ string: 'silver' }] } }] },
     });
     expect(added.status).toBe(200);
-    expect(added.json.aspects.structuredProperties.value.properties.map((p: { propertyUrn: string }) => p.propertyUrn)).toEqual([PROP, TIER]);
+    expect(added.json.aspects.structuredProperties.value.properties.map((p: { propertyUrn: string }) => p.propertyUrn)).toEqual([
+      PROP,
+      TIER,
+    ]);
 
     const read = await call(t.url, 'GET', entityPath('dataset', DATASET, 'structuredProperties'), { token: reader });
     expect(read.status).toBe(200);
@@ -153,7 +172,10 @@ describe('structured property values over REST', () => {
   });
 
   it('writing values without EDIT_ENTITY_PROPERTIES is 403', async () => {
-    const r = await call(t.url, 'POST', entityPath('dataset', DATASET, 'structuredProperties'), { token: reader, body: { properties: [] } });
+    const r = await call(t.url, 'POST', entityPath('dataset', DATASET, 'structuredProperties'), {
+      token: reader,
+      body: { properties: [] },
+    });
     expect(r.status).toBe(403);
     expect(r.json.error.message).toContain('EDIT_ENTITY_PROPERTIES');
   });
@@ -172,7 +194,10 @@ describe('status: soft delete and restore', () => {
     });
     expect(assign.status).toBe(400);
 
-    const restored = await call(t.url, 'POST', `/gms${entityPath('structuredProperty', TIER, 'status')}`, { token: admin, body: { removed: false } });
+    const restored = await call(t.url, 'POST', `/gms${entityPath('structuredProperty', TIER, 'status')}`, {
+      token: admin,
+      body: { removed: false },
+    });
     expect(restored.status).toBe(200);
     const back = await call(t.url, 'GET', entityPath('dataset', DATASET, 'structuredProperties'), { token: reader });
     expect(back.json.value.properties.map((p: { propertyUrn: string }) => p.propertyUrn)).toEqual([PROP, TIER]);
@@ -186,7 +211,10 @@ describe('generic entities and aspects', () => {
       body: { name: 'customers', description: 'Customers.' },
     });
     expect(written.status).toBe(200);
-    expect(written.json).toEqual({ urn: DATASET_2, aspects: { datasetProperties: { value: { name: 'customers', description: 'Customers.' } } } });
+    expect(written.json).toEqual({
+      urn: DATASET_2,
+      aspects: { datasetProperties: { value: { name: 'customers', description: 'Customers.' } } },
+    });
 
     const entity = await call(t.url, 'GET', entityPath('dataset', DATASET_2), { token: reader });
     expect(entity.status).toBe(200);
@@ -199,7 +227,9 @@ describe('generic entities and aspects', () => {
     const absent = await call(t.url, 'GET', entityPath('dataset', DATASET, 'datasetProperties'), { token: reader });
     expect(absent.status).toBe(404);
     expect(absent.json.error.code).toBe('NOT_FOUND');
-    const noEntity = await call(t.url, 'GET', entityPath('dataset', 'urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)'), { token: reader });
+    const noEntity = await call(t.url, 'GET', entityPath('dataset', 'urn:li:dataset:(urn:li:dataPlatform:hive,none,PROD)'), {
+      token: reader,
+    });
     expect(noEntity.status).toBe(404);
   });
 
@@ -210,7 +240,10 @@ describe('generic entities and aspects', () => {
     const badUrn = await call(t.url, 'GET', entityPath('dataset', 'not-a-urn'), { token: reader });
     expect(badUrn.status).toBe(400);
     expect(badUrn.json.error.details[0].path).toBe('urn');
-    const invalidAspect = await call(t.url, 'POST', entityPath('dataset', DATASET_2, 'datasetProperties'), { token: editor, body: { name: 42 } });
+    const invalidAspect = await call(t.url, 'POST', entityPath('dataset', DATASET_2, 'datasetProperties'), {
+      token: editor,
+      body: { name: 42 },
+    });
     expect(invalidAspect.status).toBe(400);
     expect(invalidAspect.json.error.details).toEqual([{ path: '/aspects/datasetProperties/name', message: 'must be string' }]);
   });

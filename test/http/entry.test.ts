@@ -14,7 +14,11 @@ function run(args: string[]): { status: number | null; stdout: string; stderr: s
 
 describe('loading', () => {
   it("import 'metacatalog/http' loads neither graphql nor a native module (graphql comes with the first GraphQL request)", () => {
-    const result = run(['--input-type=module', '-e', "const m = await import('metacatalog/http'); console.log(Object.keys(m).sort().join(' '))"]);
+    const result = run([
+      '--input-type=module',
+      '-e',
+      "const m = await import('metacatalog/http'); console.log(Object.keys(m).sort().join(' '))",
+    ]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('createFetchHandler createNodeListener');

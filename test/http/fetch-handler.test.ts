@@ -54,22 +54,29 @@ describe('createFetchHandler', () => {
   });
 
   it('the answer may be read more than once (text, then json), and its body streamed', async () => {
-    const response = await handler(new Request(`http://localhost/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers: { authorization: `Bearer ${token}` } }));
+    const response = await handler(
+      new Request(`http://localhost/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers: { authorization: `Bearer ${token}` } }),
+    );
     const text = await response.text();
     expect(await response.json()).toEqual(JSON.parse(text));
     expect(new TextDecoder().decode(await response.arrayBuffer())).toBe(text);
-    const streamed = await handler(new Request(`http://localhost/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers: { authorization: `Bearer ${token}` } }));
+    const streamed = await handler(
+      new Request(`http://localhost/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers: { authorization: `Bearer ${token}` } }),
+    );
     expect(await new Response(streamed.body).text()).toBe(text);
   });
 
   it('a streamed body over the limit → 413 without reading the rest, nothing written', async () => {
     const response = await handler(
-      new Request(`http://localhost/openapi/v2/entity/dataset/${enc('urn:li:dataset:(urn:li:dataPlatform:hive,streamed,PROD)')}/datasetProperties`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: streamOf(['{"name":"streamed","description":"', 'x'.repeat(600), 'x'.repeat(600), '"}']),
-        duplex: 'half',
-      } as RequestInit),
+      new Request(
+        `http://localhost/openapi/v2/entity/dataset/${enc('urn:li:dataset:(urn:li:dataPlatform:hive,streamed,PROD)')}/datasetProperties`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: streamOf(['{"name":"streamed","description":"', 'x'.repeat(600), 'x'.repeat(600), '"}']),
+          duplex: 'half',
+        } as RequestInit,
+      ),
     );
     expect(response.status).toBe(413);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
@@ -93,8 +100,12 @@ describe('createFetchHandler', () => {
 
   it('serves the routes under basePath (and basePath/gms) only', async () => {
     const headers = { authorization: `Bearer ${token}` };
-    expect((await mounted(new Request(`http://localhost/catalog/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers }))).status).toBe(200);
-    expect((await mounted(new Request(`http://localhost/catalog/gms/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers }))).status).toBe(200);
+    expect((await mounted(new Request(`http://localhost/catalog/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers }))).status).toBe(
+      200,
+    );
+    expect((await mounted(new Request(`http://localhost/catalog/gms/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers }))).status).toBe(
+      200,
+    );
     const outside = await mounted(new Request(`http://localhost/openapi/v2/entity/dataset/${enc(DATASET)}`, { headers }));
     expect(outside.status).toBe(404);
     expect(() => createFetchHandler(catalog, { basePath: 'catalog/' })).toThrow(/basePath/);

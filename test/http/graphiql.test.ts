@@ -25,7 +25,12 @@ describe('a page for a person', () => {
   it('GET /graphiql loads GraphiQL and React from this server only (no CDN), and the files are served', async () => {
     const page = await (await fetch(`${t.url}/graphiql`)).text();
     const sources = [...page.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-    expect(sources).toEqual(['/graphiql/graphiql.min.css', '/graphiql/react.production.min.js', '/graphiql/react-dom.production.min.js', '/graphiql/graphiql.min.js']);
+    expect(sources).toEqual([
+      '/graphiql/graphiql.min.css',
+      '/graphiql/react.production.min.js',
+      '/graphiql/react-dom.production.min.js',
+      '/graphiql/graphiql.min.js',
+    ]);
     for (const source of sources) {
       const asset = await fetch(`${t.url}${source}`);
       expect(asset.status, source).toBe(200);

@@ -27,7 +27,11 @@ function setup(limits: GraphQLHttpLimits = {}) {
         body: JSON.stringify({ query, variables }),
       }),
     );
-    return { status: response.status, json: (await response.json()) as { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> }, ms: performance.now() - started };
+    return {
+      status: response.status,
+      json: (await response.json()) as { data?: unknown; errors?: Array<{ message: string; extensions?: { code?: string } }> },
+      ms: performance.now() - started,
+    };
   };
   return { catalog, post, searches: () => searches };
 }
@@ -46,7 +50,10 @@ function fragmentBomb(levels: number): string {
 }
 
 function aliasBomb(aliases: number, count: string): string {
-  const fields = Array.from({ length: aliases }, (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: ${count} }) { searchResults { entity { urn } } }`);
+  const fields = Array.from(
+    { length: aliases },
+    (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: ${count} }) { searchResults { entity { urn } } }`,
+  );
   return `query${count.startsWith('$') ? '($n: Int)' : ''} { ${fields.join('\n')} }`;
 }
 
@@ -78,7 +85,9 @@ describe('GraphQL limits at the HTTP endpoint', () => {
 
   it('runs ordinary documents, fragments and a large page included', async () => {
     const t = setup();
-    const answer = await t.post('query { a: searchAcrossEntities(input: { query: "*", count: 1000 }) { total searchResults { entity { urn type } } } }');
+    const answer = await t.post(
+      'query { a: searchAcrossEntities(input: { query: "*", count: 1000 }) { total searchResults { entity { urn type } } } }',
+    );
     expect(answer.status).toBe(200);
     expect(answer.json.data).toEqual({ a: { total: 0, searchResults: [] } });
     expect(t.searches()).toBe(1);
@@ -87,7 +96,10 @@ describe('GraphQL limits at the HTTP endpoint', () => {
 
   it('refuses a document nested 3,000 deep with 400 (not a stack overflow)', async () => {
     const t = setup();
-    for (const query of [`{ ${'entity(urn: "x") { ... on Dataset { '.repeat(1500)}urn${' } }'.repeat(1500)} }`, `{ entity(urn: ${'['.repeat(3000)}"x"${']'.repeat(3000)}) { urn } }`]) {
+    for (const query of [
+      `{ ${'entity(urn: "x") { ... on Dataset { '.repeat(1500)}urn${' } }'.repeat(1500)} }`,
+      `{ entity(urn: ${'['.repeat(3000)}"x"${']'.repeat(3000)}) { urn } }`,
+    ]) {
       const answer = await t.post(query);
       expect(answer.status).toBe(400);
       expect(answer.json.errors?.[0]?.message).toMatch(/more than 100 deep/);
@@ -99,7 +111,10 @@ describe('GraphQL limits at the HTTP endpoint', () => {
     const big = setup({ maxResponseBytes: 200 });
     await big.catalog.entities.upsertMany(
       ADMIN,
-      Array.from({ length: 20 }, (_, i) => ({ urn: `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`, aspects: { datasetProperties: { name: `t${i}` } } })),
+      Array.from({ length: 20 }, (_, i) => ({
+        urn: `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`,
+        aspects: { datasetProperties: { name: `t${i}` } },
+      })),
     );
     const answer = await big.post('{ searchAcrossEntities(input: { query: "*", count: 20 }) { searchResults { entity { urn } } } }');
     expect(answer.status).toBe(413);
@@ -114,7 +129,9 @@ describe('GraphQL limits at the HTTP endpoint', () => {
 });
 
 describe('the limits for a host server', () => {
-  const schema = buildSchema(`type Query { items(count: Int): [Item!]! node: Item }  type Item { id: ID! children(first: Int): [Item!]! parent: Item }`);
+  const schema = buildSchema(
+    `type Query { items(count: Int): [Item!]! node: Item }  type Item { id: ID! children(first: Int): [Item!]! parent: Item }`,
+  );
 
   it('as validation rules (depth and cost; a size from a variable counts as the default list size)', () => {
     const rules = [...specifiedRules, ...createQueryLimitRules({ maxDepth: 4, maxCost: 1_000 })];
@@ -134,7 +151,7 @@ describe('the limits for a host server', () => {
   });
 });
 
-describe('variables as the platform\'s clients send them', () => {
+describe("variables as the platform's clients send them", () => {
   it('numeric strings for Int and "true"/"false" for Boolean are taken in variables (datahub-project/datahub smoke-test sends "0" and "20")', async () => {
     const t = setup();
     const query = 'query($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { start count total } }';
@@ -149,7 +166,10 @@ describe('variables as the platform\'s clients send them', () => {
 
   it('a count given as a string still counts against the cost budget', async () => {
     const t = setup();
-    const fields = Array.from({ length: 400 }, (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: $n }) { searchResults { entity { urn } } }`);
+    const fields = Array.from(
+      { length: 400 },
+      (_, i) => `s${i}: searchAcrossEntities(input: { query: "*", count: $n }) { searchResults { entity { urn } } }`,
+    );
     const answer = await t.post(`query($n: Int) { ${fields.join('\n')} }`, { n: '10000' });
     expect(answer.status).toBe(400);
     expect(answer.json.errors?.[0]?.message).toMatch(/cost budget/);

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const gql = (token: string | undefined, body: unknown, prefix = '') => call(t.url, 'POST', `${prefix}/api/graphql`, { ...(token ? { token } : {}), body });
+const gql = (token: string | undefined, body: unknown, prefix = '') =>
+  call(t.url, 'POST', `${prefix}/api/graphql`, { ...(token ? { token } : {}), body });
 
 describe('POST /api/graphql', () => {
   it('answers a query at the root and under /gms', async () => {
@@ -31,7 +32,10 @@ describe('POST /api/graphql', () => {
     expect(r.json.errors).toBeUndefined();
     expect(r.json.data.createAccessToken.metadata).toEqual({ actorUrn: EDITOR, ownerUrn: ADMIN, name: 'made over http' });
     const token = r.json.data.createAccessToken.accessToken as string;
-    const written = await call(t.url, 'POST', `/openapi/v2/entity/dataset/${enc(DATASET)}/datasetProperties`, { token, body: { name: 'orders' } });
+    const written = await call(t.url, 'POST', `/openapi/v2/entity/dataset/${enc(DATASET)}/datasetProperties`, {
+      token,
+      body: { name: 'orders' },
+    });
     expect(written.status).toBe(200);
     const read = await gql(reader, { query: `{ entity(urn: "${DATASET}") { urn type } }` });
     expect(read.json).toEqual({ data: { entity: { urn: DATASET, type: 'DATASET' } }, extensions: {} });
@@ -69,7 +73,14 @@ describe('POST /api/graphql', () => {
     expect(invalid.status).toBe(400);
     expect(invalid.json.errors[0].message).toContain('noSuchField');
 
-    for (const body of [{}, { query: '' }, { query: 42 }, { query: '{ __typename }', variables: [1] }, { query: '{ __typename }', operationName: 7 }, ['not', 'an', 'object']]) {
+    for (const body of [
+      {},
+      { query: '' },
+      { query: 42 },
+      { query: '{ __typename }', variables: [1] },
+      { query: '{ __typename }', operationName: 7 },
+      ['not', 'an', 'object'],
+    ]) {
       const r = await gql(reader, body);
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.json.errors[0].extensions.code).toBe('INVALID_INPUT');
@@ -86,7 +97,11 @@ describe('POST /api/graphql', () => {
     const malformed = await call(t.url, 'POST', '/api/graphql', { token: reader, rawBody: '{"query": ' });
     expect(malformed.status).toBe(400);
     expect(malformed.json.error.code).toBe('INVALID_INPUT');
-    const graphqlType = await call(t.url, 'POST', '/api/graphql', { token: reader, rawBody: '{ __typename }', contentType: 'application/graphql' });
+    const graphqlType = await call(t.url, 'POST', '/api/graphql', {
+      token: reader,
+      rawBody: '{ __typename }',
+      contentType: 'application/graphql',
+    });
     expect(graphqlType.status).toBe(415);
     const get = await call(t.url, 'GET', '/api/graphql?query=%7B__typename%7D', { token: reader });
     expect(get.status).toBe(405);
@@ -100,7 +115,10 @@ describe('POST /api/graphql', () => {
     const broken = await startTestServer({ http: { trustActorHeader: true } });
     await broken.catalog.close();
     try {
-      const r = await call(broken.url, 'POST', '/api/graphql', { headers: { 'x-service-actor': ADMIN }, body: { query: `{ entity(urn: "${DATASET}") { urn } }` } });
+      const r = await call(broken.url, 'POST', '/api/graphql', {
+        headers: { 'x-service-actor': ADMIN },
+        body: { query: `{ entity(urn: "${DATASET}") { urn } }` },
+      });
       expect(r.status).toBe(200);
       expect(r.json.errors).toEqual([expect.objectContaining({ message: 'Internal error', extensions: { code: 'INTERNAL' } })]);
       expect(r.text).not.toMatch(/sqlite|database| at /i);

@@ -34,7 +34,9 @@ export async function startTestServer(options: { http?: ServerOptions; catalog?:
     adapter: createSqliteAdapter({ filename: join(dir, 'catalog.db') }),
     tokenSigningKey: SIGNING_KEY,
     superUsers: [ADMIN],
-    policies: [{ name: 'editors', actors: [EDITOR], privileges: ['EDIT_ENTITY', 'EDIT_ENTITY_PROPERTIES', 'GENERATE_PERSONAL_ACCESS_TOKENS'] }],
+    policies: [
+      { name: 'editors', actors: [EDITOR], privileges: ['EDIT_ENTITY', 'EDIT_ENTITY_PROPERTIES', 'GENERATE_PERSONAL_ACCESS_TOKENS'] },
+    ],
     clock: () => Date.now() + offset,
     jobs: { background: false },
     ...options.catalog,
@@ -57,7 +59,12 @@ export async function startTestServer(options: { http?: ServerOptions; catalog?:
     errors,
     adminToken,
     async tokenFor(actor) {
-      const created = await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: actor, duration: 'ONE_HOUR', name: `test ${actor}` });
+      const created = await catalog.tokens.create(ADMIN, {
+        type: 'PERSONAL',
+        actorUrn: actor,
+        duration: 'ONE_HOUR',
+        name: `test ${actor}`,
+      });
       return created.accessToken;
     },
     advance(ms) {

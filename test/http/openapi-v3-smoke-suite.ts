@@ -53,8 +53,16 @@ const keyed = { properties: ['propertyUrn'] };
 
 const STEPS: Step[] = [
   { url: DATASET_PATH, description: 'Remove test dataset', method: 'delete' },
-  { url: '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.v3.retentionTime', description: 'Remove test structured property', method: 'delete' },
-  { url: '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.v3.retentionTime02', description: 'Remove test structured property #2', method: 'delete' },
+  {
+    url: '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.v3.retentionTime',
+    description: 'Remove test structured property',
+    method: 'delete',
+  },
+  {
+    url: '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.v3.retentionTime02',
+    description: 'Remove test structured property #2',
+    method: 'delete',
+  },
   {
     url: '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.v3.retentionTime/propertyDefinition',
     description: 'Create structured property definition',
@@ -85,7 +93,10 @@ const STEPS: Step[] = [
     url: `${DATASET_PATH}/structuredProperties`,
     description: 'Patch ADD structured property',
     method: 'patch',
-    json: { patch: [{ op: 'add', path: `/properties/${P2}`, value: { propertyUrn: P2, values: [{ string: 'bar2' }] } }], arrayPrimaryKeys: keyed },
+    json: {
+      patch: [{ op: 'add', path: `/properties/${P2}`, value: { propertyUrn: P2, values: [{ string: 'bar2' }] } }],
+      arrayPrimaryKeys: keyed,
+    },
     response: {
       urn: DATASET,
       structuredProperties: {
@@ -131,7 +142,9 @@ function sameIgnoringOrder(a: unknown, b: unknown): boolean {
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     const ka = Object.keys(a).sort();
     const kb = Object.keys(b).sort();
-    return isDeepStrictEqual(ka, kb) && ka.every((k) => sameIgnoringOrder((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      isDeepStrictEqual(ka, kb) && ka.every((k) => sameIgnoringOrder((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    );
   }
   return isDeepStrictEqual(a, b);
 }
@@ -153,7 +166,8 @@ export function smokeSuite(kind: string, adapter?: () => StorageAdapter): void {
           const method = (step.method ?? 'post').toUpperCase();
           const r = await call(t.url, method, url, { token: t.adminToken, ...(step.json !== undefined ? { body: step.json } : {}) });
           expect([200, 202, 204], `${step.description}: ${r.text}`).toContain(r.status);
-          if (step.response !== undefined) expect(sameIgnoringOrder(withoutStamps(r.json), step.response), `${step.description}: ${r.text}`).toBe(true);
+          if (step.response !== undefined)
+            expect(sameIgnoringOrder(withoutStamps(r.json), step.response), `${step.description}: ${r.text}`).toBe(true);
         }
         await t.catalog.settle();
       }

@@ -12,7 +12,8 @@ import { ADMIN, call, startTestServer, type TestServer } from './helpers';
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 const RETENTION_02 = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime02';
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)';
-const DATASET_PATH = '/openapi/v3/entity/dataset/urn%3Ali%3Adataset%3A%28urn%3Ali%3AdataPlatform%3Ahive%2CSampleHiveDataset%2CPROD%29/structuredProperties';
+const DATASET_PATH =
+  '/openapi/v3/entity/dataset/urn%3Ali%3Adataset%3A%28urn%3Ali%3AdataPlatform%3Ahive%2CSampleHiveDataset%2CPROD%29/structuredProperties';
 
 // "Create Structured Properties", OpenAPI v3.
 const CREATE_RETENTION = `{
@@ -192,19 +193,31 @@ export function tutorialSuite(kind: string, adapter?: () => StorageAdapter): voi
     let t: TestServer;
     let admin: string;
     const send = (method: string, path: string, body?: string, headers = json) =>
-      call(t.url, method, path, { token: admin, ...(body !== undefined ? { rawBody: body, contentType: null } : {}), headers: body !== undefined ? headers : { accept: 'application/json' } });
+      call(t.url, method, path, {
+        token: admin,
+        ...(body !== undefined ? { rawBody: body, contentType: null } : {}),
+        headers: body !== undefined ? headers : { accept: 'application/json' },
+      });
 
     beforeAll(async () => {
       t = await startTestServer(adapter ? { catalog: { adapter: adapter() } } : {});
       admin = t.adminToken;
       // The tutorial's dataset comes from the sample data; here it is written first, through the v3 batch POST.
-      const seeded = await send('POST', '/openapi/v3/entity/dataset', JSON.stringify([{ urn: DATASET, datasetProperties: { value: { name: 'SampleHiveDataset' } } }]));
+      const seeded = await send(
+        'POST',
+        '/openapi/v3/entity/dataset',
+        JSON.stringify([{ urn: DATASET, datasetProperties: { value: { name: 'SampleHiveDataset' } } }]),
+      );
       expect(seeded.status).toBe(200);
     });
     afterAll(() => t.close());
 
     it('creates a property, lists it, reads it back', async () => {
-      const created = await send('POST', '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime/propertyDefinition', CREATE_RETENTION);
+      const created = await send(
+        'POST',
+        '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime/propertyDefinition',
+        CREATE_RETENTION,
+      );
       expect(created.status).toBe(200);
       expect(created.json.urn).toBe(RETENTION);
       expect(created.json.propertyDefinition.value).toMatchObject({
@@ -224,7 +237,10 @@ export function tutorialSuite(kind: string, adapter?: () => StorageAdapter): voi
       expect(listed.json.entities[0].propertyDefinition.value.qualifiedName).toBe('io.acryl.privacy.retentionTime');
       expect(listed.json.entities[0].propertyDefinition.systemMetadata).toBeUndefined();
 
-      const read = await send('GET', '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime/propertyDefinition');
+      const read = await send(
+        'GET',
+        '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime/propertyDefinition',
+      );
       expect(read.status).toBe(200);
       expect(read.json.value.displayName).toBe('Retention Time');
     });
@@ -232,9 +248,16 @@ export function tutorialSuite(kind: string, adapter?: () => StorageAdapter): voi
     it('sets a value on the dataset, adds a second property, patches values away and back', async () => {
       const set = await send('POST', DATASET_PATH, SET_RETENTION);
       expect(set.status).toBe(200);
-      expect(set.json).toMatchObject({ urn: DATASET, structuredProperties: { value: { properties: [{ propertyUrn: RETENTION, values: [{ double: 60 }] }] } } });
+      expect(set.json).toMatchObject({
+        urn: DATASET,
+        structuredProperties: { value: { properties: [{ propertyUrn: RETENTION, values: [{ double: 60 }] }] } },
+      });
 
-      const second = await send('POST', '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime02/propertyDefinition', CREATE_RETENTION_02);
+      const second = await send(
+        'POST',
+        '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime02/propertyDefinition',
+        CREATE_RETENTION_02,
+      );
       expect(second.status).toBe(200);
       const both = await send('POST', `${DATASET_PATH}?createIfNotExists=false`, SET_BOTH);
       expect(both.status).toBe(200);
@@ -245,7 +268,10 @@ export function tutorialSuite(kind: string, adapter?: () => StorageAdapter): voi
 
       const removed = await send('PATCH', DATASET_PATH, PATCH_REMOVE, jsonPatch);
       expect(removed.status).toBe(200);
-      expect(removed.json).toMatchObject({ urn: DATASET, structuredProperties: { value: { properties: [{ propertyUrn: RETENTION_02, values: [{ string: 'bar2' }] }] } } });
+      expect(removed.json).toMatchObject({
+        urn: DATASET,
+        structuredProperties: { value: { properties: [{ propertyUrn: RETENTION_02, values: [{ string: 'bar2' }] }] } },
+      });
 
       const added = await send('PATCH', DATASET_PATH, PATCH_ADD, jsonPatch);
       expect(added.status).toBe(200);
@@ -265,7 +291,11 @@ export function tutorialSuite(kind: string, adapter?: () => StorageAdapter): voi
     });
 
     it('soft-deletes the property through its status aspect, and writes status again with createIfNotExists=false', async () => {
-      const soft = await send('POST', '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime/status?systemMetadata=false', SOFT_DELETE);
+      const soft = await send(
+        'POST',
+        '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime/status?systemMetadata=false',
+        SOFT_DELETE,
+      );
       expect(soft.status).toBe(200);
       expect(soft.json).toEqual({ urn: RETENTION, status: { value: { removed: true } } });
       // Values of a soft-deleted property are not returned.
@@ -290,15 +320,25 @@ export function tutorialSuite(kind: string, adapter?: () => StorageAdapter): voi
     });
 
     it('hard-deletes the property (200, no body): the definition and its values are gone', async () => {
-      const deleted = await send('DELETE', '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime');
+      const deleted = await send(
+        'DELETE',
+        '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime',
+      );
       expect(deleted.status).toBe(200);
       expect(deleted.text).toBe('');
-      const head = await send('HEAD', '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime');
+      const head = await send(
+        'HEAD',
+        '/openapi/v3/entity/structuredProperty/urn%3Ali%3AstructuredProperty%3Aio.acryl.privacy.retentionTime',
+      );
       expect(head.status).toBe(404);
-      expect((await send('GET', DATASET_PATH)).json.value.properties.map((p: { propertyUrn: string }) => p.propertyUrn)).toEqual([RETENTION_02]);
+      expect((await send('GET', DATASET_PATH)).json.value.properties.map((p: { propertyUrn: string }) => p.propertyUrn)).toEqual([
+        RETENTION_02,
+      ]);
       await t.catalog.settle();
       const stored = await t.catalog.entities.get(ADMIN, DATASET, { aspects: ['structuredProperties'] });
-      expect(stored?.aspects.structuredProperties?.value).toMatchObject({ properties: [{ propertyUrn: RETENTION_02, values: [{ string: 'bar2' }] }] });
+      expect(stored?.aspects.structuredProperties?.value).toMatchObject({
+        properties: [{ propertyUrn: RETENTION_02, values: [{ string: 'bar2' }] }],
+      });
     });
 
     it('writes the breaking change with createIfNotExists=false (the property is created anew after its hard delete)', async () => {

@@ -27,7 +27,10 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
     admin = t.adminToken;
     editor = await t.tokenFor(EDITOR);
     reader = await t.tokenFor(READER);
-    const created = await call(t.url, 'POST', entityPath('structuredProperty', TIER, 'propertyDefinition'), { token: admin, body: { value: tierDefinition } });
+    const created = await call(t.url, 'POST', entityPath('structuredProperty', TIER, 'propertyDefinition'), {
+      token: admin,
+      body: { value: tierDefinition },
+    });
     expect(created.status).toBe(200);
   });
   afterAll(() => t.close());
@@ -35,20 +38,37 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
   describe('batch POST /openapi/v3/entity/{entityName}', () => {
     it('writes every entity, structured properties beside other aspects, and answers the aspects written', async () => {
       const body = [
-        { urn: ds('a'), datasetProperties: { value: { name: 'a', description: 'First.' } }, structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }] } } },
-        { urn: ds('b'), datasetProperties: { value: { name: 'b' }, systemMetadata: { runId: 'nightly-7', lastObserved: 1700000000000, properties: { source: 'test' } } } },
+        {
+          urn: ds('a'),
+          datasetProperties: { value: { name: 'a', description: 'First.' } },
+          structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }] } },
+        },
+        {
+          urn: ds('b'),
+          datasetProperties: {
+            value: { name: 'b' },
+            systemMetadata: { runId: 'nightly-7', lastObserved: 1700000000000, properties: { source: 'test' } },
+          },
+        },
       ];
       const written = await call(t.url, 'POST', `${V3}/dataset?async=false`, { token: editor, body });
       expect(written.status).toBe(200);
       expect(written.json).toMatchObject([
-        { urn: ds('a'), datasetProperties: { value: { name: 'a', description: 'First.' } }, structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }] } } },
+        {
+          urn: ds('a'),
+          datasetProperties: { value: { name: 'a', description: 'First.' } },
+          structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }] } },
+        },
         { urn: ds('b'), datasetProperties: { value: { name: 'b' } } },
       ]);
       expect(Object.keys(written.json[1]).sort()).toEqual(['datasetProperties', 'urn']);
       expect(written.json[1].datasetProperties.systemMetadata).toBeUndefined();
 
       // async=true is accepted: the write is done when the answer comes, so it is 200 too.
-      const again = await call(t.url, 'POST', `/gms${V3}/dataset?async=true&systemMetadata=true`, { token: editor, body: [{ urn: ds('c'), status: { value: { removed: false } } }] });
+      const again = await call(t.url, 'POST', `/gms${V3}/dataset?async=true&systemMetadata=true`, {
+        token: editor,
+        body: [{ urn: ds('c'), status: { value: { removed: false } } }],
+      });
       expect(again.status).toBe(200);
       expect(again.json[0].status.systemMetadata).toMatchObject({ runId: 'no-run-id-provided', version: '1' });
       expect(again.json[0].status.auditStamp.actor).toBe(EDITOR);
@@ -64,10 +84,13 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       expect(refused.status).toBe(400);
       expect(refused.json.error.code).toBe('INVALID_INPUT');
       const paths = refused.json.error.details.map((d: { path: string }) => d.path);
-      expect(paths).toEqual(expect.arrayContaining([expect.stringMatching(/^\/1\/datasetProperties\/value\/name/), '/2/status/systemMetadata/runId']));
+      expect(paths).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^\/1\/datasetProperties\/value\/name/), '/2/status/systemMetadata/runId']),
+      );
       expect(paths.some((p: string) => p.startsWith('/0'))).toBe(false);
       expect(refused.json.message).toBe(refused.json.error.message);
-      for (const name of ['atomic-1', 'atomic-2', 'atomic-3']) expect((await call(t.url, 'HEAD', entityPath('dataset', ds(name)), { token: reader })).status).toBe(404);
+      for (const name of ['atomic-1', 'atomic-2', 'atomic-3'])
+        expect((await call(t.url, 'HEAD', entityPath('dataset', ds(name)), { token: reader })).status).toBe(404);
     });
 
     it('a one-item batch names index 0; a URN of another type, a missing value, a non-list body are refused with their places', async () => {
@@ -75,7 +98,13 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       expect(one.status).toBe(400);
       expect(one.json.error.details[0].path).toBe('/0/unknownAspect/value');
 
-      const mixed = await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body: [{ urn: 'urn:li:chart:(looker,1)', chartInfo: { value: { title: 'x' } } }, { urn: ds('x'), datasetProperties: {} }] });
+      const mixed = await call(t.url, 'POST', `${V3}/dataset`, {
+        token: editor,
+        body: [
+          { urn: 'urn:li:chart:(looker,1)', chartInfo: { value: { title: 'x' } } },
+          { urn: ds('x'), datasetProperties: {} },
+        ],
+      });
       expect(mixed.status).toBe(400);
       expect(mixed.json.error.details.map((d: { path: string }) => d.path)).toEqual(['/0/urn', '/1/datasetProperties/value']);
 
@@ -85,9 +114,17 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
     });
 
     it('needs the privileges of what it writes (403), and a structured property value that is not allowed is 400', async () => {
-      const refused = await call(t.url, 'POST', `${V3}/dataset`, { token: reader, body: [{ urn: ds('r'), datasetProperties: { value: { name: 'r' } } }] });
+      const refused = await call(t.url, 'POST', `${V3}/dataset`, {
+        token: reader,
+        body: [{ urn: ds('r'), datasetProperties: { value: { name: 'r' } } }],
+      });
       expect(refused.status).toBe(403);
-      const bad = await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body: [{ urn: ds('bad'), structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'bronze' }] }] } } }] });
+      const bad = await call(t.url, 'POST', `${V3}/dataset`, {
+        token: editor,
+        body: [
+          { urn: ds('bad'), structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'bronze' }] }] } } },
+        ],
+      });
       expect(bad.status).toBe(400);
       expect(bad.json.error.details[0].path).toMatch(/^\/0\/structuredProperties\/value/);
     });
@@ -95,13 +132,22 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
 
   describe('scroll GET /openapi/v3/entity/{entityName}', () => {
     it('pages through a type in URN order with scrollId, the total, and the asked aspects', async () => {
-      const body = ['p1', 'p2', 'p3', 'p4', 'p5'].map((n) => ({ urn: ds(`scroll.${n}`), datasetProperties: { value: { name: `scroll ${n}` } }, status: { value: { removed: false } } }));
+      const body = ['p1', 'p2', 'p3', 'p4', 'p5'].map((n) => ({
+        urn: ds(`scroll.${n}`),
+        datasetProperties: { value: { name: `scroll ${n}` } },
+        status: { value: { removed: false } },
+      }));
       expect((await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body })).status).toBe(200);
       const seen: string[] = [];
       let scrollId: string | undefined;
       let pages = 0;
       do {
-        const page = await call(t.url, 'GET', `${V3}/dataset?query=scroll&count=2&aspects=datasetProperties${scrollId ? `&scrollId=${enc(scrollId)}` : ''}`, { token: reader });
+        const page = await call(
+          t.url,
+          'GET',
+          `${V3}/dataset?query=scroll&count=2&aspects=datasetProperties${scrollId ? `&scrollId=${enc(scrollId)}` : ''}`,
+          { token: reader },
+        );
         expect(page.status).toBe(200);
         expect(page.json.totalCount).toBe(5);
         expect(page.json.entities.length).toBeLessThanOrEqual(2);
@@ -117,10 +163,19 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
     });
 
     it('leaves soft-deleted entities out unless includeSoftDelete=true; answers system metadata when asked', async () => {
-      expect((await call(t.url, 'POST', `${entityPath('dataset', ds('scroll.p5'), 'status')}?createIfNotExists=false`, { token: editor, body: { value: { removed: true } } })).status).toBe(200);
+      expect(
+        (
+          await call(t.url, 'POST', `${entityPath('dataset', ds('scroll.p5'), 'status')}?createIfNotExists=false`, {
+            token: editor,
+            body: { value: { removed: true } },
+          })
+        ).status,
+      ).toBe(200);
       const live = await call(t.url, 'GET', `${V3}/dataset?query=scroll&count=10`, { token: reader });
       expect(live.json.entities.map((e: { urn: string }) => e.urn)).not.toContain(ds('scroll.p5'));
-      const all = await call(t.url, 'GET', `${V3}/dataset?query=scroll&count=10&includeSoftDelete=true&systemMetadata=true`, { token: reader });
+      const all = await call(t.url, 'GET', `${V3}/dataset?query=scroll&count=10&includeSoftDelete=true&systemMetadata=true`, {
+        token: reader,
+      });
       expect(all.json.entities.map((e: { urn: string }) => e.urn)).toContain(ds('scroll.p5'));
       expect(all.json.entities[0].datasetProperties.systemMetadata).toMatchObject({ version: '1', runId: 'no-run-id-provided' });
       expect(all.json.scrollId).toBeUndefined();
@@ -154,7 +209,17 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       const removed = await call(t.url, 'PATCH', `${V3}/dataset`, {
         token: editor,
         body: [
-          { urn, datasetProperties: { value: { patch: [{ op: 'remove', path: '/description' }, { op: 'add', path: '/name', value: 'patched' }] } } },
+          {
+            urn,
+            datasetProperties: {
+              value: {
+                patch: [
+                  { op: 'remove', path: '/description' },
+                  { op: 'add', path: '/name', value: 'patched' },
+                ],
+              },
+            },
+          },
           { urn: ds('patch.other'), status: { value: { patch: [{ op: 'add', path: '/removed', value: false }] } } },
         ],
         contentType: 'application/json-patch+json',
@@ -182,39 +247,70 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       expect(failedTest.json.error.details[0].path).toBe('/1/status/value/patch/0');
       const owned = await call(t.url, 'PATCH', `${V3}/dataset`, {
         token: editor,
-        body: [body[0], { urn, structuredProperties: { value: { patch: [{ op: 'remove', path: `/properties/${TIER}` }], arrayPrimaryKeys: { properties: ['propertyUrn'] } } } }],
+        body: [
+          body[0],
+          {
+            urn,
+            structuredProperties: {
+              value: { patch: [{ op: 'remove', path: `/properties/${TIER}` }], arrayPrimaryKeys: { properties: ['propertyUrn'] } },
+            },
+          },
+        ],
       });
       expect(owned.status).toBe(400);
       expect(owned.json.error.details[0].path).toBe('/1/structuredProperties');
-      const noPatch = await call(t.url, 'PATCH', `${V3}/dataset`, { token: editor, body: [{ urn, datasetProperties: { value: { name: 'x' } } }] });
+      const noPatch = await call(t.url, 'PATCH', `${V3}/dataset`, {
+        token: editor,
+        body: [{ urn, datasetProperties: { value: { name: 'x' } } }],
+      });
       expect(noPatch.status).toBe(400);
       expect(noPatch.json.error.details[0].path).toBe('/0/datasetProperties/value/patch');
       expect((await call(t.url, 'PATCH', `${V3}/dataset`, { token: reader, body: [body[0]] })).status).toBe(403);
-      expect((await call(t.url, 'GET', entityPath('dataset', urn, 'datasetProperties'), { token: reader })).json.value).toEqual({ name: 'patched' });
+      expect((await call(t.url, 'GET', entityPath('dataset', urn, 'datasetProperties'), { token: reader })).json.value).toEqual({
+        name: 'patched',
+      });
     });
   });
 
   describe('POST /openapi/v3/entity/scroll and POST .../{entityName}/batchGet', () => {
     it('scrolls across types with a filter (OR of ANDs, the platform condition names) and the asked aspects', async () => {
       const body = [
-        { urn: ds('across.one'), datasetProperties: { value: { name: 'across one' } }, structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'silver' }] }] } } },
+        {
+          urn: ds('across.one'),
+          datasetProperties: { value: { name: 'across one' } },
+          structuredProperties: { value: { properties: [{ propertyUrn: TIER, values: [{ string: 'silver' }] }] } },
+        },
         { urn: ds('across.two'), datasetProperties: { value: { name: 'across two' } } },
       ];
       expect((await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body })).status).toBe(200);
       const filtered = await call(t.url, 'POST', `${V3}/scroll?count=5&sortCriteria=urn`, {
         token: reader,
-        body: { entities: ['dataset', 'chart'], aspects: ['datasetProperties'], filter: { and: [{ criteria: [{ field: 'structuredProperties.io.v3.tier', values: ['silver'], condition: 'EQUAL' }] }] } },
+        body: {
+          entities: ['dataset', 'chart'],
+          aspects: ['datasetProperties'],
+          filter: { and: [{ criteria: [{ field: 'structuredProperties.io.v3.tier', values: ['silver'], condition: 'EQUAL' }] }] },
+        },
       });
       expect(filtered.status).toBe(200);
-      expect(filtered.json).toEqual({ entities: [{ urn: ds('across.one'), datasetProperties: { value: { name: 'across one' } } }], totalCount: 1 });
+      expect(filtered.json).toEqual({
+        entities: [{ urn: ds('across.one'), datasetProperties: { value: { name: 'across one' } } }],
+        totalCount: 1,
+      });
 
       const startsWith = await call(t.url, 'POST', `${V3}/scroll`, {
         token: reader,
-        body: { entities: ['dataset'], aspects: ['datasetProperties'], filter: { and: [{ criteria: [{ field: 'name', values: ['across t'], condition: 'STARTS_WITH' }] }] } },
+        body: {
+          entities: ['dataset'],
+          aspects: ['datasetProperties'],
+          filter: { and: [{ criteria: [{ field: 'name', values: ['across t'], condition: 'STARTS_WITH' }] }] },
+        },
       });
       expect(startsWith.json.entities.map((e: { urn: string }) => e.urn)).toEqual([ds('across.two')]);
 
-      const sorted = await call(t.url, 'POST', `${V3}/scroll`, { token: reader, body: { sortCriteria: [{ field: 'name', order: 'ASCENDING' }] } });
+      const sorted = await call(t.url, 'POST', `${V3}/scroll`, {
+        token: reader,
+        body: { sortCriteria: [{ field: 'name', order: 'ASCENDING' }] },
+      });
       expect(sorted.status).toBe(501);
       const bad = await call(t.url, 'POST', `${V3}/scroll`, { token: reader, body: { entities: ['nope'], filter: { or: [] } } });
       expect(bad.status).toBe(400);
@@ -240,7 +336,10 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:s3,bucket/path/to/file.csv?x=1&y=%2,PROD)';
 
     it('reads an entity whose URN needs percent-encoding (slash, ?, &, %), at the root and under /gms', async () => {
-      const written = await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body: [{ urn, datasetProperties: { value: { name: 'file.csv' } }, status: { value: { removed: false } } }] });
+      const written = await call(t.url, 'POST', `${V3}/dataset`, {
+        token: editor,
+        body: [{ urn, datasetProperties: { value: { name: 'file.csv' } }, status: { value: { removed: false } } }],
+      });
       expect(written.status).toBe(200);
       for (const prefix of ['', '/gms']) {
         const read = await call(t.url, 'GET', `${prefix}${entityPath('dataset', urn)}`, { token: reader });
@@ -264,7 +363,10 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       expect((await call(t.url, 'HEAD', entityPath('dataset', urn, 'status'), { token: reader })).status).toBe(204);
       expect((await call(t.url, 'HEAD', entityPath('dataset', urn, 'structuredProperties'), { token: reader })).status).toBe(404);
 
-      await call(t.url, 'POST', `${entityPath('dataset', urn, 'status')}?createIfNotExists=false`, { token: editor, body: { value: { removed: true } } });
+      await call(t.url, 'POST', `${entityPath('dataset', urn, 'status')}?createIfNotExists=false`, {
+        token: editor,
+        body: { value: { removed: true } },
+      });
       expect((await call(t.url, 'HEAD', entityPath('dataset', urn), { token: reader })).status).toBe(404);
       expect((await call(t.url, 'HEAD', `${entityPath('dataset', urn)}?includeSoftDelete=true`, { token: reader })).status).toBe(204);
       const unauthenticated = await call(t.url, 'HEAD', entityPath('dataset', urn));
@@ -274,10 +376,16 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
 
     it('DELETE is hard (200, no body), needs EDIT_ENTITY, and is idempotent; aspects=... deletes only those', async () => {
       const other = ds('delete.partly');
-      await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body: [{ urn: other, datasetProperties: { value: { name: 'p' } }, status: { value: { removed: false } } }] });
+      await call(t.url, 'POST', `${V3}/dataset`, {
+        token: editor,
+        body: [{ urn: other, datasetProperties: { value: { name: 'p' } }, status: { value: { removed: false } } }],
+      });
       const partly = await call(t.url, 'DELETE', `${entityPath('dataset', other)}?aspects=status`, { token: editor });
       expect(partly.status).toBe(200);
-      expect((await call(t.url, 'GET', entityPath('dataset', other), { token: reader })).json).toEqual({ urn: other, datasetProperties: { value: { name: 'p' } } });
+      expect((await call(t.url, 'GET', entityPath('dataset', other), { token: reader })).json).toEqual({
+        urn: other,
+        datasetProperties: { value: { name: 'p' } },
+      });
 
       expect((await call(t.url, 'DELETE', entityPath('dataset', urn), { token: reader })).status).toBe(403);
       const deleted = await call(t.url, 'DELETE', entityPath('dataset', urn), { token: editor });
@@ -293,8 +401,14 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
     it('hard-deletes a structured property as v2 does: the definition at once, its values after the clean-up', async () => {
       const prop = 'urn:li:structuredProperty:io.v3.doomed';
       const target = ds('doomed.target');
-      await call(t.url, 'POST', entityPath('structuredProperty', prop, 'propertyDefinition'), { token: admin, body: { value: { ...tierDefinition, qualifiedName: 'io.v3.doomed' } } });
-      const set = await call(t.url, 'POST', `${V3}/dataset`, { token: editor, body: [{ urn: target, structuredProperties: { value: { properties: [{ propertyUrn: prop, values: [{ string: 'gold' }] }] } } }] });
+      await call(t.url, 'POST', entityPath('structuredProperty', prop, 'propertyDefinition'), {
+        token: admin,
+        body: { value: { ...tierDefinition, qualifiedName: 'io.v3.doomed' } },
+      });
+      const set = await call(t.url, 'POST', `${V3}/dataset`, {
+        token: editor,
+        body: [{ urn: target, structuredProperties: { value: { properties: [{ propertyUrn: prop, values: [{ string: 'gold' }] }] } } }],
+      });
       expect(set.status).toBe(200);
       expect((await call(t.url, 'DELETE', entityPath('structuredProperty', prop), { token: editor })).status).toBe(403);
       expect((await call(t.url, 'DELETE', entityPath('structuredProperty', prop), { token: admin })).status).toBe(200);
@@ -314,17 +428,30 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       const path = entityPath('dataset', urn, 'datasetProperties');
       const created = await call(t.url, 'POST', `${path}?systemMetadata=true`, {
         token: editor,
-        body: { value: { name: 'aspects', description: 'One.' }, systemMetadata: { runId: 'run-1', pipelineName: 'p', properties: { k: 'v' } }, headers: { 'If-Version-Match': '0' } },
+        body: {
+          value: { name: 'aspects', description: 'One.' },
+          systemMetadata: { runId: 'run-1', pipelineName: 'p', properties: { k: 'v' } },
+          headers: { 'If-Version-Match': '0' },
+        },
       });
       expect(created.status).toBe(200);
-      expect(created.json).toMatchObject({ urn, datasetProperties: { value: { name: 'aspects', description: 'One.' }, systemMetadata: { runId: 'run-1', pipelineName: 'p', properties: { k: 'v' }, version: '1' } } });
+      expect(created.json).toMatchObject({
+        urn,
+        datasetProperties: {
+          value: { name: 'aspects', description: 'One.' },
+          systemMetadata: { runId: 'run-1', pipelineName: 'p', properties: { k: 'v' }, version: '1' },
+        },
+      });
 
       const twice = await call(t.url, 'POST', path, { token: editor, body: { value: { name: 'other' } } });
       expect(twice.status).toBe(409);
       expect(twice.json.error.code).toBe('CONFLICT');
       expect(twice.json.message).toMatch(/datasetProperties/);
 
-      const replaced = await call(t.url, 'POST', `${path}?createIfNotExists=false`, { token: editor, body: { value: { name: 'aspects', description: 'Two.' } } });
+      const replaced = await call(t.url, 'POST', `${path}?createIfNotExists=false`, {
+        token: editor,
+        body: { value: { name: 'aspects', description: 'Two.' } },
+      });
       expect(replaced.status).toBe(200);
       expect(replaced.json).toEqual({ urn, datasetProperties: { value: { name: 'aspects', description: 'Two.' } } });
 
@@ -338,9 +465,15 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       const first = await call(t.url, 'GET', `${path}?version=1`, { token: reader });
       expect(first.json.value).toEqual({ name: 'aspects', description: 'One.' });
 
-      const entityOnly = await call(t.url, 'POST', `${entityPath('dataset', urn, 'status')}?createEntityIfNotExists=true`, { token: editor, body: { value: { removed: false } } });
+      const entityOnly = await call(t.url, 'POST', `${entityPath('dataset', urn, 'status')}?createEntityIfNotExists=true`, {
+        token: editor,
+        body: { value: { removed: false } },
+      });
       expect(entityOnly.status).toBe(409);
-      const badMetadata = await call(t.url, 'POST', `${path}?createIfNotExists=false`, { token: editor, body: { value: { name: 'x' }, systemMetadata: { secret: 1 } } });
+      const badMetadata = await call(t.url, 'POST', `${path}?createIfNotExists=false`, {
+        token: editor,
+        body: { value: { name: 'x' }, systemMetadata: { secret: 1 } },
+      });
       expect(badMetadata.status).toBe(400);
       expect(badMetadata.json.error.details[0].path).toMatch(/systemMetadata\/secret$/);
       const noValue = await call(t.url, 'POST', path, { token: editor, body: { name: 'bare' } });
@@ -351,18 +484,37 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
       const path = entityPath('dataset', urn, 'datasetProperties');
       const patched = await call(t.url, 'PATCH', path, {
         token: editor,
-        body: { patch: [{ op: 'replace', path: '/description', value: 'Three.' }, { op: 'add', path: '/customProperties', value: { team: 'core' } }] },
+        body: {
+          patch: [
+            { op: 'replace', path: '/description', value: 'Three.' },
+            { op: 'add', path: '/customProperties', value: { team: 'core' } },
+          ],
+        },
         contentType: 'application/json-patch+json',
       });
       expect(patched.status).toBe(200);
-      expect(patched.json).toEqual({ urn, datasetProperties: { value: { name: 'aspects', description: 'Three.', customProperties: { team: 'core' } } } });
+      expect(patched.json).toEqual({
+        urn,
+        datasetProperties: { value: { name: 'aspects', description: 'Three.', customProperties: { team: 'core' } } },
+      });
 
-      const asJson = await call(t.url, 'PATCH', `${path}?systemMetadata=true`, { token: editor, body: { patch: [{ op: 'remove', path: '/customProperties' }] } });
+      const asJson = await call(t.url, 'PATCH', `${path}?systemMetadata=true`, {
+        token: editor,
+        body: { patch: [{ op: 'remove', path: '/customProperties' }] },
+      });
       expect(asJson.status).toBe(200);
       expect(asJson.json.datasetProperties.value).toEqual({ name: 'aspects', description: 'Three.' });
       expect(asJson.json.datasetProperties.systemMetadata.version).toBe('4');
 
-      const failed = await call(t.url, 'PATCH', path, { token: editor, body: { patch: [{ op: 'test', path: '/description', value: 'Nope.' }, { op: 'remove', path: '/description' }] } });
+      const failed = await call(t.url, 'PATCH', path, {
+        token: editor,
+        body: {
+          patch: [
+            { op: 'test', path: '/description', value: 'Nope.' },
+            { op: 'remove', path: '/description' },
+          ],
+        },
+      });
       expect(failed.status).toBe(409);
       const bare = await call(t.url, 'PATCH', path, { token: editor, body: [{ op: 'remove', path: '/description' }] });
       expect(bare.status).toBe(400);

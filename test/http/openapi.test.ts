@@ -10,7 +10,19 @@ import { call, startTestServer, type TestServer } from './helpers';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const doc = JSON.parse(readFileSync(join(root, 'src/http/openapi.json'), 'utf8')) as {
   openapi: string;
-  paths: Record<string, Record<string, { security?: unknown[]; parameters?: Array<{ name: string; in: string }>; responses: Record<string, unknown>; requestBody?: unknown; operationId?: string }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        security?: unknown[];
+        parameters?: Array<{ name: string; in: string }>;
+        responses: Record<string, unknown>;
+        requestBody?: unknown;
+        operationId?: string;
+      }
+    >
+  >;
 };
 const routes = allRoutes(createCatalog({ adapter: createMemoryAdapter() }), {});
 
@@ -61,7 +73,10 @@ describe('the OpenAPI document (src/http/openapi.json)', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       const inTemplate = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
       for (const [method, op] of Object.entries(ops)) {
-        const declared = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort();
+        const declared = (op.parameters ?? [])
+          .filter((p) => p.in === 'path')
+          .map((p) => p.name)
+          .sort();
         expect(declared, `${method} ${path}`).toEqual(inTemplate);
         expect(op.operationId).toBeTruthy();
         expect(ids.has(op.operationId!)).toBe(false);

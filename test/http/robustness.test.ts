@@ -62,9 +62,17 @@ describe('request bodies', () => {
     expect(text.json.error.message).toContain('"application/json"');
     const none = await call(t.url, 'POST', WRITE, { token: editor, rawBody: new TextEncoder().encode('{"name":"x"}'), contentType: null });
     expect(none.status).toBe(415);
-    const latin1 = await call(t.url, 'POST', WRITE, { token: editor, rawBody: '{"name":"x"}', contentType: 'application/json; charset=iso-8859-1' });
+    const latin1 = await call(t.url, 'POST', WRITE, {
+      token: editor,
+      rawBody: '{"name":"x"}',
+      contentType: 'application/json; charset=iso-8859-1',
+    });
     expect(latin1.status).toBe(415);
-    const utf8 = await call(t.url, 'POST', WRITE, { token: editor, body: { name: 'utf8' }, contentType: 'application/json; charset=UTF-8' });
+    const utf8 = await call(t.url, 'POST', WRITE, {
+      token: editor,
+      body: { name: 'utf8' },
+      contentType: 'application/json; charset=UTF-8',
+    });
     expect(utf8.status).toBe(200);
   });
 
@@ -91,7 +99,9 @@ describe('request bodies', () => {
       expect(deep.json.error.message).toBe('the body nests arrays and objects more than 64 levels deep');
       const unclosed = await call(big.url, 'POST', WRITE, { token, rawBody: '['.repeat(1_000_000) });
       expect(unclosed.status).toBe(400);
-      expect(unclosed.json.error.message).toMatch(/^malformed JSON at line 1, column \d+ \(position \d+\): expected at most 64 levels of nesting/);
+      expect(unclosed.json.error.message).toMatch(
+        /^malformed JSON at line 1, column \d+ \(position \d+\): expected at most 64 levels of nesting/,
+      );
       const fine = await call(big.url, 'POST', WRITE, { token, body: { name: 'x', customProperties: { a: 'b' } } });
       expect(fine.status).toBe(200);
     } finally {
@@ -228,9 +238,14 @@ describe('values JSON lets through but no input may hold', () => {
     expect(infinite.status).toBe(400);
     expect(infinite.json.error.details).toEqual([{ path: '/rowCount', message: 'must be a finite number, not Infinity' }]);
     const fresh = 'urn:li:dataset:(urn:li:dataPlatform:hive,hygiene.fresh,PROD)';
-    const lone = await call(t.url, 'POST', `/openapi/v2/entity/dataset/${enc(fresh)}/datasetProperties`, { token: t.adminToken, rawBody: '{"name": "a\\ud800b"}' });
+    const lone = await call(t.url, 'POST', `/openapi/v2/entity/dataset/${enc(fresh)}/datasetProperties`, {
+      token: t.adminToken,
+      rawBody: '{"name": "a\\ud800b"}',
+    });
     expect(lone.status).toBe(400);
     expect(lone.json.error.details).toEqual([{ path: '/name', message: 'is not well-formed Unicode (it holds a lone surrogate)' }]);
-    expect((await call(t.url, 'GET', `/openapi/v2/entity/dataset/${enc(fresh)}/datasetProperties`, { token: t.adminToken })).status).toBe(404);
+    expect((await call(t.url, 'GET', `/openapi/v2/entity/dataset/${enc(fresh)}/datasetProperties`, { token: t.adminToken })).status).toBe(
+      404,
+    );
   });
 });

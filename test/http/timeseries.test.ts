@@ -58,14 +58,21 @@ describe('timeseries aspects over REST', () => {
     }
     expect(seen).toEqual([301, 300, 200, 100]);
 
-    const window = await call(t.url, 'GET', `/gms/openapi/v2/timeseries/dataset/datasetProfile?startTimeMillis=${T0 + 15}&endTimeMillis=${T0 + 40}&count=10`, { token: reader });
+    const window = await call(
+      t.url,
+      'GET',
+      `/gms/openapi/v2/timeseries/dataset/datasetProfile?startTimeMillis=${T0 + 15}&endTimeMillis=${T0 + 40}&count=10`,
+      { token: reader },
+    );
     expect(window.json.results.map((row: { urn: string; timestampMillis: number }) => [row.urn, row.timestampMillis - T0])).toEqual([
       [OTHER, 40],
       [DATASET, 30],
       [DATASET, 30],
       [DATASET, 20],
     ]);
-    const badNumber = await call(t.url, 'GET', '/openapi/v2/timeseries/dataset/datasetProfile?startTimeMillis=yesterday', { token: reader });
+    const badNumber = await call(t.url, 'GET', '/openapi/v2/timeseries/dataset/datasetProfile?startTimeMillis=yesterday', {
+      token: reader,
+    });
     expect(badNumber.status).toBe(400);
     expect(badNumber.json.error.details).toEqual([{ path: 'startTimeMillis', message: 'must be an integer, got "yesterday"' }]);
     const notTimeseries = await call(t.url, 'GET', '/openapi/v2/timeseries/dataset/datasetProperties', { token: reader });
@@ -100,14 +107,21 @@ describe('POST /operations', () => {
     const dry = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', { token: admin, body });
     expect(dry.status).toBe(200);
     expect(dry.json.value).toMatch(/^Delete 2 out of 5 rows \(40(\.0+)?%\)\. /);
-    const real = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', { token: admin, body: { ...body, dryRun: false } });
+    const real = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', {
+      token: admin,
+      body: { ...body, dryRun: false },
+    });
     expect(real.status).toBe(200);
     // A real run answers the task id alone; getEsTaskStatus reads its state back.
     expect(real.json.value).toMatch(/^[\w-]+$/);
     await t.catalog.settle();
     const status = await call(t.url, 'POST', '/gms/operations?action=getEsTaskStatus', { token: admin, body: { task: real.json.value } });
     expect(status.status).toBe(200);
-    expect(JSON.parse(status.json.value)).toMatchObject({ completed: true, taskId: real.json.value, status: { state: 'completed', rowsDeleted: 2 } });
+    expect(JSON.parse(status.json.value)).toMatchObject({
+      completed: true,
+      taskId: real.json.value,
+      status: { state: 'completed', rowsDeleted: 2 },
+    });
     await t.catalog.settle();
     const left = await call(t.url, 'GET', `/openapi/v2/timeseries/dataset/datasetProfile?count=10`, { token: admin });
     expect(left.json.results).toHaveLength(3);
@@ -118,10 +132,17 @@ describe('POST /operations', () => {
     expect((await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', { token: editor, body })).status).toBe(403);
     const noBody = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', { token: admin });
     expect(noBody.status).toBe(400);
-    const bad = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', { token: admin, body: { entityType: 'dataset', aspect: 'nope' } });
+    const bad = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', {
+      token: admin,
+      body: { entityType: 'dataset', aspect: 'nope' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBe('INVALID_INPUT');
-    const form = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', { token: admin, rawBody: 'a=b', contentType: 'application/x-www-form-urlencoded' });
+    const form = await call(t.url, 'POST', '/gms/operations?action=truncateTimeseriesAspect', {
+      token: admin,
+      rawBody: 'a=b',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(415);
   });
 

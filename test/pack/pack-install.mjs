@@ -24,10 +24,14 @@ const check = (name, fn) => {
     console.log(`FAIL ${name}: ${String(error?.stderr || error?.stdout || error?.message || error).slice(0, 2000)}`);
   }
 };
-const run = (command, args, options = {}) => execFileSync(command, args, { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
+const run = (command, args, options = {}) =>
+  execFileSync(command, args, { cwd: app, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...options });
 
 try {
-  const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', app], { cwd: root, encoding: 'utf8' }).trim().split('\n').pop();
+  const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', app], { cwd: root, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   const tarball = join(app, packed);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'host-app', version: '1.0.0', type: 'module', private: true }, null, 2));
 

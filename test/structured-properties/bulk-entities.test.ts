@@ -15,7 +15,12 @@ async function open(kind: string) {
     policies: [{ name: 'taggers', actors: [TAGGER], privileges: ['EDIT_ENTITY_PROPERTIES'] }],
     jobs: { background: false },
   });
-  await catalog.properties.create(ADMIN, { qualifiedName: 'bulk.tier', valueType: 'string', entityTypes: ['dataset'], allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }] });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'bulk.tier',
+    valueType: 'string',
+    entityTypes: ['dataset'],
+    allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }],
+  });
   return catalog;
 }
 
@@ -24,10 +29,21 @@ const tier = (value: string) => ({ properties: [{ propertyUrn: TIER, values: [{ 
 describe.each(Object.keys(ADAPTERS))('upsertMany of whole entities, structured properties included (%s)', (kind) => {
   it('writes other aspects and structured properties together, readable and searchable at once', async () => {
     const catalog = await open(kind);
-    await catalog.entities.upsertMany(ADMIN, [0, 1, 2].map((i) => ({ urn: dataset(i), aspects: { datasetProperties: { name: `t${i}` }, structuredProperties: tier(i === 1 ? 'silver' : 'gold') } })));
-    expect(await catalog.properties.getValues(ADMIN, dataset(1))).toEqual([expect.objectContaining({ propertyUrn: TIER, values: [{ string: 'silver' }] })]);
+    await catalog.entities.upsertMany(
+      ADMIN,
+      [0, 1, 2].map((i) => ({
+        urn: dataset(i),
+        aspects: { datasetProperties: { name: `t${i}` }, structuredProperties: tier(i === 1 ? 'silver' : 'gold') },
+      })),
+    );
+    expect(await catalog.properties.getValues(ADMIN, dataset(1))).toEqual([
+      expect.objectContaining({ propertyUrn: TIER, values: [{ string: 'silver' }] }),
+    ]);
     expect((await catalog.entities.get(ADMIN, dataset(2)))?.aspects.datasetProperties?.value).toEqual({ name: 't2' });
-    const found = await catalog.search.scroll(ADMIN, { types: ['DATASET'], orFilters: [{ and: [{ field: 'structuredProperties.bulk.tier', values: ['gold'] }] }] });
+    const found = await catalog.search.scroll(ADMIN, {
+      types: ['DATASET'],
+      orFilters: [{ and: [{ field: 'structuredProperties.bulk.tier', values: ['gold'] }] }],
+    });
     expect(found.searchResults.map((r) => r.entity.urn).sort()).toEqual([dataset(0), dataset(2)]);
     await catalog.close();
   });
@@ -49,12 +65,20 @@ describe.each(Object.keys(ADAPTERS))('upsertMany of whole entities, structured p
   it('structured properties alone need EDIT_ENTITY_PROPERTIES; other aspects beside them need EDIT_ENTITY too', async () => {
     const catalog = await open(kind);
     await catalog.entities.upsertMany(TAGGER, [{ urn: dataset(0), aspects: { structuredProperties: tier('gold') } }]);
-    expect(await catalog.properties.getValues(ADMIN, dataset(0))).toEqual([expect.objectContaining({ propertyUrn: TIER, values: [{ string: 'gold' }] })]);
-    await expect(catalog.entities.upsertMany(TAGGER, [{ urn: dataset(1), aspects: { datasetProperties: { name: 'x' }, structuredProperties: tier('gold') } }])).rejects.toMatchObject({
+    expect(await catalog.properties.getValues(ADMIN, dataset(0))).toEqual([
+      expect.objectContaining({ propertyUrn: TIER, values: [{ string: 'gold' }] }),
+    ]);
+    await expect(
+      catalog.entities.upsertMany(TAGGER, [
+        { urn: dataset(1), aspects: { datasetProperties: { name: 'x' }, structuredProperties: tier('gold') } },
+      ]),
+    ).rejects.toMatchObject({
       code: 'FORBIDDEN',
       reason: 'EDIT_ENTITY',
     });
-    await expect(catalog.entities.upsertMany('urn:li:corpuser:nobody', [{ urn: dataset(1), aspects: { structuredProperties: tier('gold') } }])).rejects.toMatchObject({
+    await expect(
+      catalog.entities.upsertMany('urn:li:corpuser:nobody', [{ urn: dataset(1), aspects: { structuredProperties: tier('gold') } }]),
+    ).rejects.toMatchObject({
       code: 'FORBIDDEN',
       reason: 'EDIT_ENTITY_PROPERTIES',
     });

@@ -111,20 +111,43 @@ describe('definition input shapes', () => {
     const graphql = await errorOf(catalog.properties.create(ADMIN, { ...graphqlRetention, colour: 'red' } as never));
     expect(graphql.code).toBe('INVALID_INPUT');
     expect(graphql.details.map((d) => d.path)).toEqual(['/colour']);
-    const rest = await errorOf(catalog.properties.create(ADMIN, { valueType: 'string', entityTypes: ['dataset'], qualifiedName: 'a', allowedValues: [{ value: { string: 'x', double: 1 } }] } as never, { shape: 'rest' }));
+    const rest = await errorOf(
+      catalog.properties.create(
+        ADMIN,
+        {
+          valueType: 'string',
+          entityTypes: ['dataset'],
+          qualifiedName: 'a',
+          allowedValues: [{ value: { string: 'x', double: 1 } }],
+        } as never,
+        { shape: 'rest' },
+      ),
+    );
     expect(rest.details.map((d) => d.path)).toEqual(['/allowedValues/0/value']);
-    const yaml = await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: a\n  type: string\n  entity_types: [dataset]\n  displayName: A\n'));
+    const yaml = await errorOf(
+      catalog.properties.upsertYaml(ADMIN, '- id: a\n  type: string\n  entity_types: [dataset]\n  displayName: A\n'),
+    );
     expect(yaml.details.map((d) => d.path)).toEqual(['/0/displayName']);
-    const both = await errorOf(catalog.properties.create(ADMIN, { ...graphqlRetention, allowedValues: [{ numberValue: 1, stringValue: 'x' }, {}] }));
+    const both = await errorOf(
+      catalog.properties.create(ADMIN, { ...graphqlRetention, allowedValues: [{ numberValue: 1, stringValue: 'x' }, {}] }),
+    );
     expect(both.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/1']);
     expect((await catalog.properties.list(READER)).properties).toEqual([]);
   });
 
-  it('takes YAML types in capitals, as files written for DataHub\'s CLI have them (datahub-project/datahub metadata-ingestion/examples/structured_properties)', async () => {
+  it("takes YAML types in capitals, as files written for DataHub's CLI have them (datahub-project/datahub metadata-ingestion/examples/structured_properties)", async () => {
     const { catalog } = open();
-    const [first, second] = await catalog.properties.upsertYaml(ADMIN, '- id: io.acryl.caps.s\n  type: STRING\n  entity_types: [dataset]\n- id: io.acryl.caps.d\n  type: DATE\n  entity_types: [dataset]\n');
-    expect([first?.property.definition.valueType, second?.property.definition.valueType]).toEqual(['urn:li:dataType:datahub.string', 'urn:li:dataType:datahub.date']);
-    expect((await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: io.acryl.caps.x\n  type: STRNG\n  entity_types: [dataset]\n'))).code).toBe('INVALID_INPUT');
+    const [first, second] = await catalog.properties.upsertYaml(
+      ADMIN,
+      '- id: io.acryl.caps.s\n  type: STRING\n  entity_types: [dataset]\n- id: io.acryl.caps.d\n  type: DATE\n  entity_types: [dataset]\n',
+    );
+    expect([first?.property.definition.valueType, second?.property.definition.valueType]).toEqual([
+      'urn:li:dataType:datahub.string',
+      'urn:li:dataType:datahub.date',
+    ]);
+    expect(
+      (await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: io.acryl.caps.x\n  type: STRNG\n  entity_types: [dataset]\n'))).code,
+    ).toBe('INVALID_INPUT');
   });
 
   it('names the line and column of a YAML syntax error, in one line', async () => {
@@ -178,7 +201,9 @@ describe('identity: id, qualified name and URN', () => {
     const { catalog } = open();
     const base = { valueType: 'string', entityTypes: ['dataset'] } as const;
     expect((await catalog.properties.create(ADMIN, { ...base, id: 'only.id' })).urn).toBe('urn:li:structuredProperty:only.id');
-    expect((await catalog.properties.create(ADMIN, { ...base, qualifiedName: 'only.name' })).urn).toBe('urn:li:structuredProperty:only.name');
+    expect((await catalog.properties.create(ADMIN, { ...base, qualifiedName: 'only.name' })).urn).toBe(
+      'urn:li:structuredProperty:only.name',
+    );
     expect((await catalog.properties.create(ADMIN, { ...base, id: 'same', qualifiedName: 'same' })).definition.qualifiedName).toBe('same');
     const mismatch = await errorOf(catalog.properties.create(ADMIN, { ...base, id: 'one', qualifiedName: 'two' }));
     expect(mismatch.code).toBe('INVALID_INPUT');
@@ -198,10 +223,15 @@ describe('identity: id, qualified name and URN', () => {
     const { qualifiedName: _q, ...withoutName } = body;
     const derived = await catalog.properties.upsert(ADMIN, withoutName, { shape: 'rest', urn: 'urn:li:structuredProperty:io.c' });
     expect(derived.property.definition.qualifiedName).toBe('io.c');
-    const yaml = await errorOf(catalog.properties.upsertYaml(ADMIN, '- urn: urn:li:structuredProperty:io.d\n  type: string\n  entity_types: [dataset]\n'));
+    const yaml = await errorOf(
+      catalog.properties.upsertYaml(ADMIN, '- urn: urn:li:structuredProperty:io.d\n  type: string\n  entity_types: [dataset]\n'),
+    );
     expect(yaml.details.map((d) => d.path)).toEqual(['/0/qualified_name']);
     const yamlMismatch = await errorOf(
-      catalog.properties.upsertYaml(ADMIN, '- urn: urn:li:structuredProperty:io.d\n  qualified_name: io.e\n  type: string\n  entity_types: [dataset]\n'),
+      catalog.properties.upsertYaml(
+        ADMIN,
+        '- urn: urn:li:structuredProperty:io.d\n  qualified_name: io.e\n  type: string\n  entity_types: [dataset]\n',
+      ),
     );
     expect(yamlMismatch.details.map((d) => d.path)).toEqual(['/0/qualified_name']);
   });
@@ -231,35 +261,78 @@ describe('value types, entity types, allowed values, cardinality, version', () =
 
   it('accepts entity types as short names or datahub URNs; refuses urn:li:entityType:dataset listing the valid names', async () => {
     const { catalog } = open();
-    const view = await catalog.properties.create(ADMIN, { qualifiedName: 'p', valueType: 'string', entityTypes: ['dataset', 'dataFlow', 'urn:li:entityType:datahub.chart'] });
+    const view = await catalog.properties.create(ADMIN, {
+      qualifiedName: 'p',
+      valueType: 'string',
+      entityTypes: ['dataset', 'dataFlow', 'urn:li:entityType:datahub.chart'],
+    });
     expect(view.definition.entityTypes).toEqual([DS, FLOW, 'urn:li:entityType:datahub.chart']);
-    const bad = await errorOf(catalog.properties.create(ADMIN, { qualifiedName: 'q', valueType: 'string', entityTypes: ['urn:li:entityType:dataset', 'table'] as never }));
+    const bad = await errorOf(
+      catalog.properties.create(ADMIN, {
+        qualifiedName: 'q',
+        valueType: 'string',
+        entityTypes: ['urn:li:entityType:dataset', 'table'] as never,
+      }),
+    );
     expect(bad.details.map((d) => d.path)).toEqual(['/entityTypes/0', '/entityTypes/1']);
     // The refusal lists the valid names.
-    for (const name of ['dataset', 'dataFlow', 'dataJob', 'chart', 'dashboard', 'container', 'schemaField', 'glossaryTerm', 'corpuser', 'corpGroup']) {
+    for (const name of [
+      'dataset',
+      'dataFlow',
+      'dataJob',
+      'chart',
+      'dashboard',
+      'container',
+      'schemaField',
+      'glossaryTerm',
+      'corpuser',
+      'corpGroup',
+    ]) {
       expect(bad.details[0]!.message).toContain(name);
     }
     const none = await errorOf(catalog.properties.create(ADMIN, { qualifiedName: 'r', valueType: 'string', entityTypes: [] }));
     expect(none.details.map((d) => d.path)).toEqual(['/entityTypes']);
-    const twice = await errorOf(catalog.properties.create(ADMIN, { qualifiedName: 's', valueType: 'string', entityTypes: ['dataset', DS] }));
+    const twice = await errorOf(
+      catalog.properties.create(ADMIN, { qualifiedName: 's', valueType: 'string', entityTypes: ['dataset', DS] }),
+    );
     expect(twice.details.map((d) => d.path)).toEqual(['/entityTypes/1']);
   });
 
   it('restricts URN values with typeQualifier.allowedTypes (URN properties only)', async () => {
     const { catalog } = open();
-    const view = await catalog.properties.create(ADMIN, { ...base, valueType: 'urn', typeQualifier: { allowedTypes: ['corpuser', 'urn:li:entityType:datahub.corpGroup'] } });
-    expect(view.definition.typeQualifier).toEqual({ allowedTypes: ['urn:li:entityType:datahub.corpuser', 'urn:li:entityType:datahub.corpGroup'] });
-    const onString = await errorOf(catalog.properties.create(ADMIN, { ...base, qualifiedName: 'q', valueType: 'string', typeQualifier: { allowedTypes: ['corpuser'] } }));
+    const view = await catalog.properties.create(ADMIN, {
+      ...base,
+      valueType: 'urn',
+      typeQualifier: { allowedTypes: ['corpuser', 'urn:li:entityType:datahub.corpGroup'] },
+    });
+    expect(view.definition.typeQualifier).toEqual({
+      allowedTypes: ['urn:li:entityType:datahub.corpuser', 'urn:li:entityType:datahub.corpGroup'],
+    });
+    const onString = await errorOf(
+      catalog.properties.create(ADMIN, { ...base, qualifiedName: 'q', valueType: 'string', typeQualifier: { allowedTypes: ['corpuser'] } }),
+    );
     expect(onString.details.map((d) => d.path)).toEqual(['/typeQualifier/allowedTypes']);
   });
 
   it('types allowed values to the value type and refuses duplicates', async () => {
     const { catalog } = open();
-    const number = await errorOf(catalog.properties.create(ADMIN, { ...base, valueType: 'number', allowedValues: [{ stringValue: 'thirty' }, { numberValue: 30 }, { numberValue: 30 }] }));
+    const number = await errorOf(
+      catalog.properties.create(ADMIN, {
+        ...base,
+        valueType: 'number',
+        allowedValues: [{ stringValue: 'thirty' }, { numberValue: 30 }, { numberValue: 30 }],
+      }),
+    );
     expect(number.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/2']);
     const string = await errorOf(catalog.properties.create(ADMIN, { ...base, valueType: 'string', allowedValues: [{ numberValue: 1 }] }));
     expect(string.details.map((d) => d.path)).toEqual(['/allowedValues/0']);
-    const date = await errorOf(catalog.properties.create(ADMIN, { ...base, valueType: 'date', allowedValues: [{ stringValue: '2024-02-30' }, { stringValue: '2024-02-29' }, { stringValue: '24-1-1' }] }));
+    const date = await errorOf(
+      catalog.properties.create(ADMIN, {
+        ...base,
+        valueType: 'date',
+        allowedValues: [{ stringValue: '2024-02-30' }, { stringValue: '2024-02-29' }, { stringValue: '24-1-1' }],
+      }),
+    );
     expect(date.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/2']);
     const urn = await errorOf(
       catalog.properties.create(ADMIN, {
@@ -271,7 +344,11 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     );
     expect(urn.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/1']);
     const restPaths = await errorOf(
-      catalog.properties.create(ADMIN, { qualifiedName: 'p', valueType: 'number', entityTypes: ['dataset'], allowedValues: [{ value: { string: '1' } }] }, { shape: 'rest' }),
+      catalog.properties.create(
+        ADMIN,
+        { qualifiedName: 'p', valueType: 'number', entityTypes: ['dataset'], allowedValues: [{ value: { string: '1' } }] },
+        { shape: 'rest' },
+      ),
     );
     expect(restPaths.details.map((d) => d.path)).toEqual(['/allowedValues/0/value']);
   });
@@ -282,7 +359,13 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     expect(plain.definition.cardinality).toBe('SINGLE');
     expect(plain.definition.immutable).toBe(false);
     expect(plain.definition.version).toBeUndefined();
-    const versioned = await catalog.properties.create(ADMIN, { ...base, qualifiedName: 'v', valueType: 'string', immutable: true, version: '20240614080000' });
+    const versioned = await catalog.properties.create(ADMIN, {
+      ...base,
+      qualifiedName: 'v',
+      valueType: 'string',
+      immutable: true,
+      version: '20240614080000',
+    });
     expect(versioned.definition.version).toBe('20240614080000');
     expect(versioned.definition.immutable).toBe(true);
     for (const version of ['2024', '2024061408000a', '202406140800000']) {
@@ -313,13 +396,21 @@ describe('updates and breaking changes', () => {
     let now = 1_700_000_000_000;
     const { catalog } = open({ clock: () => now });
     await catalog.properties.create(ADMIN, { ...graphqlRetention });
-    await catalog.properties.create(ADMIN, { qualifiedName: 'owner', valueType: 'urn', entityTypes: ['dataset'], typeQualifier: { allowedTypes: ['corpuser'] } });
+    await catalog.properties.create(ADMIN, {
+      qualifiedName: 'owner',
+      valueType: 'urn',
+      entityTypes: ['dataset'],
+      typeQualifier: { allowedTypes: ['corpuser'] },
+    });
     now += 1000;
     const updated = await catalog.properties.update(ADMIN, {
       urn: 'urn:li:structuredProperty:retentionTime',
       displayName: 'Retention',
       description: null,
-      newAllowedValues: [{ numberValue: 730, description: 'two years' }, { numberValue: 30, description: '30 days!' }],
+      newAllowedValues: [
+        { numberValue: 730, description: 'two years' },
+        { numberValue: 30, description: '30 days!' },
+      ],
       setCardinalityAsMultiple: true,
       newEntityTypes: ['dataJob', 'dataset'],
     });
@@ -335,20 +426,34 @@ describe('updates and breaking changes', () => {
     expect(updated.definition.entityTypes).toEqual([DS, FLOW, 'urn:li:entityType:datahub.dataJob']);
     expect(updated.definition.created?.time).toBe(1_700_000_000_000);
     expect(updated.definition.lastModified?.time).toBe(1_700_000_001_000);
-    const owner = await catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:owner', typeQualifier: { newAllowedTypes: ['corpGroup'] } });
-    expect(owner.definition.typeQualifier?.allowedTypes).toEqual(['urn:li:entityType:datahub.corpuser', 'urn:li:entityType:datahub.corpGroup']);
+    const owner = await catalog.properties.update(ADMIN, {
+      urn: 'urn:li:structuredProperty:owner',
+      typeQualifier: { newAllowedTypes: ['corpGroup'] },
+    });
+    expect(owner.definition.typeQualifier?.allowedTypes).toEqual([
+      'urn:li:entityType:datahub.corpuser',
+      'urn:li:entityType:datahub.corpGroup',
+    ]);
   });
 
   it('refuses newly restricting allowed values or types unless a new version is given (absent → present counts as greater)', async () => {
     const { catalog } = open();
     await catalog.properties.create(ADMIN, { qualifiedName: 'free', valueType: 'string', entityTypes: ['dataset'] });
     await catalog.properties.create(ADMIN, { qualifiedName: 'who', valueType: 'urn', entityTypes: ['dataset'] });
-    const restrict = await errorOf(catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:free', newAllowedValues: [{ stringValue: 'a' }] }));
+    const restrict = await errorOf(
+      catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:free', newAllowedValues: [{ stringValue: 'a' }] }),
+    );
     expect(restrict.code).toBe('CONFLICT');
     expect(restrict.details.map((d) => d.path)).toEqual(['/newAllowedValues']);
-    const types = await errorOf(catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:who', typeQualifier: { newAllowedTypes: ['corpuser'] } }));
+    const types = await errorOf(
+      catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:who', typeQualifier: { newAllowedTypes: ['corpuser'] } }),
+    );
     expect(types.details.map((d) => d.path)).toEqual(['/typeQualifier/newAllowedTypes']);
-    const ok = await catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:free', newAllowedValues: [{ stringValue: 'a' }], version: '20240101000000' });
+    const ok = await catalog.properties.update(ADMIN, {
+      urn: 'urn:li:structuredProperty:free',
+      newAllowedValues: [{ stringValue: 'a' }],
+      version: '20240101000000',
+    });
     expect(ok.definition.version).toBe('20240101000000');
     expect(ok.definition.allowedValues).toEqual([{ value: { string: 'a' } }]);
   });
@@ -387,7 +492,9 @@ describe('updates and breaking changes', () => {
     const { catalog } = open();
     await catalog.properties.create(ADMIN, { qualifiedName: 'io.a', valueType: 'string', entityTypes: ['dataset'] });
     const body = { qualifiedName: 'io.b', valueType: 'string', entityTypes: ['dataset'], version: '20990101000000' };
-    expect(await codeOf(catalog.entities.upsertAspect(ADMIN, 'urn:li:structuredProperty:io.a', 'propertyDefinition', body))).toBe('INVALID_INPUT');
+    expect(await codeOf(catalog.entities.upsertAspect(ADMIN, 'urn:li:structuredProperty:io.a', 'propertyDefinition', body))).toBe(
+      'INVALID_INPUT',
+    );
     expect((await catalog.properties.get(READER, 'urn:li:structuredProperty:io.a'))?.definition.qualifiedName).toBe('io.a');
   });
 
@@ -408,7 +515,13 @@ describe('updates and breaking changes', () => {
     const refused = await errorOf(catalog.properties.update(ADMIN, { urn, displayName: 'x' }));
     expect(refused.code).toBe('INVALID_INPUT');
     expect(refused.message).toContain(urn);
-    const viaRest = await errorOf(catalog.properties.upsert(ADMIN, { qualifiedName: 'retentionTime', valueType: 'number', entityTypes: ['dataset'] }, { shape: 'rest' }));
+    const viaRest = await errorOf(
+      catalog.properties.upsert(
+        ADMIN,
+        { qualifiedName: 'retentionTime', valueType: 'number', entityTypes: ['dataset'] },
+        { shape: 'rest' },
+      ),
+    );
     expect(viaRest.message).toContain(urn);
   });
 
@@ -428,7 +541,8 @@ describe('updates and breaking changes', () => {
 
   it('lists definitions in URN order, pages, and leaves soft-deleted ones out unless asked', async () => {
     const { catalog } = open();
-    for (const name of ['c', 'a', 'b', 'd']) await catalog.properties.create(ADMIN, { qualifiedName: name, valueType: 'string', entityTypes: ['dataset'] });
+    for (const name of ['c', 'a', 'b', 'd'])
+      await catalog.properties.create(ADMIN, { qualifiedName: name, valueType: 'string', entityTypes: ['dataset'] });
     await catalog.properties.softDelete(ADMIN, 'urn:li:structuredProperty:b');
     const page1 = await catalog.properties.list(READER, { limit: 2 });
     expect(page1.properties.map((p) => p.definition.qualifiedName)).toEqual(['a', 'c']);

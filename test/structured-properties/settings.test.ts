@@ -49,10 +49,15 @@ describe.each(ADAPTERS)('the structuredPropertySettings aspect (%s)', (kind) => 
     // Writing the badge holder's own settings again is fine.
     expect((await h.request('POST', SETTINGS_PATH(P), { showAsAssetBadge: true, showInSearchFilters: true })).status).toBe(200);
 
-    const bulk = h.catalog.entities.upsertMany(ADMIN, [{ urn: Q, aspects: { structuredPropertySettings: { isHidden: true, showInAssetSummary: true } } }]);
+    const bulk = h.catalog.entities.upsertMany(ADMIN, [
+      { urn: Q, aspects: { structuredPropertySettings: { isHidden: true, showInAssetSummary: true } } },
+    ]);
     await expect(bulk).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await h.catalog.entities.upsertMany(ADMIN, [{ urn: Q, aspects: { structuredPropertySettings: { isHidden: true } } }]);
-    const hidden = await h.catalog.search.scroll(ADMIN, { types: ['STRUCTURED_PROPERTY'], orFilters: [{ and: [{ field: 'isHidden', values: ['true'] }] }] });
+    const hidden = await h.catalog.search.scroll(ADMIN, {
+      types: ['STRUCTURED_PROPERTY'],
+      orFilters: [{ and: [{ field: 'isHidden', values: ['true'] }] }],
+    });
     expect(hidden.searchResults.map((r) => r.entity.urn)).toEqual([Q]);
     const badges = await h.catalog.search.aggregate(ADMIN, { types: ['STRUCTURED_PROPERTY'], facets: ['showAsAssetBadge'] });
     expect(badges.facets[0]!.aggregations).toEqual([

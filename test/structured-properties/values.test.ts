@@ -21,11 +21,26 @@ async function setup(): Promise<Catalog> {
   now = 1_700_000_000_000;
   t = openCatalog({ clock: () => now });
   const { catalog } = t;
-  await catalog.properties.create(ADMIN, { qualifiedName: 'retention', valueType: 'number', entityTypes: ['dataset', 'dataFlow'], allowedValues: [{ numberValue: 30 }, { numberValue: 90 }] });
-  await catalog.properties.create(ADMIN, { qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'], allowedValues: [{ stringValue: 'foo' }, { stringValue: 'bar' }] });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'retention',
+    valueType: 'number',
+    entityTypes: ['dataset', 'dataFlow'],
+    allowedValues: [{ numberValue: 30 }, { numberValue: 90 }],
+  });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'tier',
+    valueType: 'string',
+    entityTypes: ['dataset'],
+    allowedValues: [{ stringValue: 'foo' }, { stringValue: 'bar' }],
+  });
   await catalog.properties.create(ADMIN, { qualifiedName: 'tags', valueType: 'string', cardinality: 'MULTIPLE', entityTypes: ['dataset'] });
   await catalog.properties.create(ADMIN, { qualifiedName: 'reviewed', valueType: 'date', entityTypes: ['dataset'] });
-  await catalog.properties.create(ADMIN, { qualifiedName: 'owner', valueType: 'urn', entityTypes: ['dataset'], typeQualifier: { allowedTypes: ['corpuser'] } });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'owner',
+    valueType: 'urn',
+    entityTypes: ['dataset'],
+    typeQualifier: { allowedTypes: ['corpuser'] },
+  });
   await catalog.properties.create(ADMIN, { qualifiedName: 'notes', valueType: 'rich_text', entityTypes: ['dataset'] });
   await catalog.properties.create(ADMIN, { qualifiedName: 'frozen', valueType: 'string', entityTypes: ['dataset'], immutable: true });
   return catalog;
@@ -104,9 +119,19 @@ describe('upsert and remove', () => {
 
   it('stamps created / lastModified per assignment and keeps them for values that did not change', async () => {
     const catalog = await setup();
-    await catalog.properties.upsertValues(ADMIN, DATASET, { properties: [{ propertyUrn: RETENTION, values: [d(30)] }, { propertyUrn: TIER, values: [s('foo')] }] });
+    await catalog.properties.upsertValues(ADMIN, DATASET, {
+      properties: [
+        { propertyUrn: RETENTION, values: [d(30)] },
+        { propertyUrn: TIER, values: [s('foo')] },
+      ],
+    });
     now += 5000;
-    const after = await catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: RETENTION, values: [d(30)] }, { propertyUrn: TIER, values: [s('bar')] }] });
+    const after = await catalog.properties.upsertValues(EDITOR, DATASET, {
+      properties: [
+        { propertyUrn: RETENTION, values: [d(30)] },
+        { propertyUrn: TIER, values: [s('bar')] },
+      ],
+    });
     const [retention, tier] = after;
     expect(retention?.created).toEqual({ time: 1_700_000_000_000, actor: ADMIN });
     expect(retention?.lastModified).toEqual({ time: 1_700_000_000_000, actor: ADMIN });
@@ -118,7 +143,11 @@ describe('upsert and remove', () => {
     const catalog = await setup();
     const def = await catalog.properties.get(READER, RETENTION);
     await catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: RETENTION, values: [d(30)] }] });
-    const adapterView = (catalog as unknown as { entities: { readVisible(urns: string[]): Promise<Array<{ aspects: Record<string, { systemMetadata?: unknown }> }>> } }).entities;
+    const adapterView = (
+      catalog as unknown as {
+        entities: { readVisible(urns: string[]): Promise<Array<{ aspects: Record<string, { systemMetadata?: unknown }> }>> };
+      }
+    ).entities;
     const [stored] = await adapterView.readVisible([DATASET]);
     expect(stored?.aspects.structuredProperties?.systemMetadata).toEqual({ propertyKeys: { [RETENTION]: def?.definitionKey } });
     expect(def?.definitionKey).toMatch(/^[0-9a-f-]{36}:$/);
@@ -128,10 +157,14 @@ describe('upsert and remove', () => {
 describe('every value is checked against its definition', () => {
   it('names the allowed values in its refusal', async () => {
     const catalog = await setup();
-    const error = await errorOf(catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: TIER, values: [s('baz')] }] }));
+    const error = await errorOf(
+      catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: TIER, values: [s('baz')] }] }),
+    );
     expect(error.code).toBe('INVALID_INPUT');
     expect(error.details).toEqual([{ path: '/properties/0/values/0', message: `value "baz" of ${TIER} should be one of ["foo","bar"]` }]);
-    const numbers = await errorOf(catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: RETENTION, values: [d(45)] }] }));
+    const numbers = await errorOf(
+      catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: RETENTION, values: [d(45)] }] }),
+    );
     expect(numbers.details).toEqual([{ path: '/properties/0/values/0', message: `value 45 of ${RETENTION} should be one of [30,90]` }]);
   });
 
@@ -183,13 +216,19 @@ describe('every value is checked against its definition', () => {
       ],
     });
     expect(left).toHaveLength(4);
-    expect(await codeOf(catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: OWNER, values: [s('alice')] }] }))).toBe('INVALID_INPUT');
+    expect(
+      await codeOf(catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: OWNER, values: [s('alice')] }] })),
+    ).toBe('INVALID_INPUT');
   });
 
   it('refuses a property on an entity type it is not defined for, and entity types without structured properties', async () => {
     const catalog = await setup();
-    expect(strip(await catalog.properties.upsertValues(EDITOR, FLOW, { properties: [{ propertyUrn: RETENTION, values: [d(30)] }] }))).toHaveLength(1);
-    const chart = await errorOf(catalog.properties.upsertValues(EDITOR, CHART, { properties: [{ propertyUrn: RETENTION, values: [d(30)] }] }));
+    expect(
+      strip(await catalog.properties.upsertValues(EDITOR, FLOW, { properties: [{ propertyUrn: RETENTION, values: [d(30)] }] })),
+    ).toHaveLength(1);
+    const chart = await errorOf(
+      catalog.properties.upsertValues(EDITOR, CHART, { properties: [{ propertyUrn: RETENTION, values: [d(30)] }] }),
+    );
     expect(chart.details.map((x) => x.path)).toEqual(['/properties/0/propertyUrn']);
     expect(await codeOf(catalog.properties.upsertValues(EDITOR, 'urn:li:policy:p', { properties: [] }))).toBe('INVALID_INPUT');
     expect(await codeOf(catalog.properties.upsertValues(EDITOR, 'not a urn', { properties: [] }))).toBe('INVALID_INPUT');
@@ -198,13 +237,19 @@ describe('every value is checked against its definition', () => {
   it('sets immutable values once: afterwards they are neither changed nor removed', async () => {
     const catalog = await setup();
     await catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: FROZEN, values: [s('v1')] }] });
-    const change = await errorOf(catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: FROZEN, values: [s('v2')] }] }));
+    const change = await errorOf(
+      catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: FROZEN, values: [s('v2')] }] }),
+    );
     expect(change.details.map((x) => x.path)).toEqual(['/properties/0/values']);
-    const omitted = await errorOf(catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: TIER, values: [s('foo')] }] }));
+    const omitted = await errorOf(
+      catalog.properties.upsertValues(EDITOR, DATASET, { properties: [{ propertyUrn: TIER, values: [s('foo')] }] }),
+    );
     expect(omitted.details.map((x) => x.path)).toEqual(['/properties']);
     const removed = await errorOf(catalog.properties.removeValues(EDITOR, DATASET, [TIER, FROZEN]));
     expect(removed.details.map((x) => x.path)).toEqual(['/structuredPropertyUrns/1']);
-    const patched = await errorOf(catalog.properties.patchValues(EDITOR, DATASET, { patch: [{ op: 'remove', path: `/properties/${FROZEN}` }] }));
+    const patched = await errorOf(
+      catalog.properties.patchValues(EDITOR, DATASET, { patch: [{ op: 'remove', path: `/properties/${FROZEN}` }] }),
+    );
     expect(patched.code).toBe('INVALID_INPUT');
     const same = await catalog.properties.upsertValues(EDITOR, DATASET, {
       properties: [
@@ -231,11 +276,25 @@ describe('every value is checked against its definition', () => {
 describe('generic entity routes', () => {
   it('routes the structuredProperties aspect through the same checks, in single and bulk aspect writes', async () => {
     const catalog = await setup();
-    const view = await catalog.entities.upsertAspect(EDITOR, DATASET, 'structuredProperties', { properties: [{ propertyUrn: TIER, values: [s('foo')] }] });
+    const view = await catalog.entities.upsertAspect(EDITOR, DATASET, 'structuredProperties', {
+      properties: [{ propertyUrn: TIER, values: [s('foo')] }],
+    });
     expect(strip(view.aspects.structuredProperties?.value.properties as never)).toEqual([{ propertyUrn: TIER, values: [s('foo')] }]);
-    expect(await codeOf(catalog.entities.upsertAspect(EDITOR, DATASET, 'structuredProperties', { properties: [{ propertyUrn: TIER, values: [s('no')] }] }))).toBe('INVALID_INPUT');
-    expect(await codeOf(catalog.entities.upsertMany(EDITOR, [{ urn: DATASET_2, aspects: { structuredProperties: { properties: [{ propertyUrn: TIER, values: [s('no')] }] } } }]))).toBe('INVALID_INPUT');
-    await catalog.entities.upsertMany(EDITOR, [{ urn: DATASET_2, aspects: { structuredProperties: { properties: [{ propertyUrn: TIER, values: [s('foo')] }] } } }]);
+    expect(
+      await codeOf(
+        catalog.entities.upsertAspect(EDITOR, DATASET, 'structuredProperties', { properties: [{ propertyUrn: TIER, values: [s('no')] }] }),
+      ),
+    ).toBe('INVALID_INPUT');
+    expect(
+      await codeOf(
+        catalog.entities.upsertMany(EDITOR, [
+          { urn: DATASET_2, aspects: { structuredProperties: { properties: [{ propertyUrn: TIER, values: [s('no')] }] } } },
+        ]),
+      ),
+    ).toBe('INVALID_INPUT');
+    await catalog.entities.upsertMany(EDITOR, [
+      { urn: DATASET_2, aspects: { structuredProperties: { properties: [{ propertyUrn: TIER, values: [s('foo')] }] } } },
+    ]);
     expect(strip(await catalog.properties.getValues(READER, DATASET_2))).toEqual([{ propertyUrn: TIER, values: [s('foo')] }]);
   });
 

@@ -1,5 +1,7 @@
 /** The error of a rejection (fails when it resolves): its code, message and every violation. */
-export async function errorOf(promise: Promise<unknown>): Promise<{ code: string; message: string; details: Array<{ path: string; message: string }> }> {
+export async function errorOf(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string; details: Array<{ path: string; message: string }> }> {
   try {
     await promise;
   } catch (error) {

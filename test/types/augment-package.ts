@@ -8,7 +8,10 @@ declare module 'metacatalog' {
 }
 declare const catalog: Catalog;
 export async function f(): Promise<void> {
-  await catalog.entities.upsertAspect('urn:li:corpuser:ana', 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)', 'ownership', { owners: ['x'] });
+  await catalog.entities.upsertAspect('urn:li:corpuser:ana', 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)', 'ownership', {
+    owners: ['x'],
+  });
+  const dataset = 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)';
   // @ts-expect-error owners is a list of strings
-  await catalog.entities.upsertAspect('urn:li:corpuser:ana', 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)', 'ownership', { owners: 1 });
+  await catalog.entities.upsertAspect('urn:li:corpuser:ana', dataset, 'ownership', { owners: 1 });
 }

@@ -26,9 +26,16 @@ export async function typos(): Promise<void> {
   await catalog.entities.upsertMany(actor, [{ urn, aspects: { datasetProperties: { name: 42 } } }]);
 
   // What is right compiles: short names, URNs, GraphQL and entity names.
-  await catalog.properties.create(actor, { qualifiedName: 'p', valueType: 'urn:li:dataType:datahub.number', entityTypes: ['urn:li:entityType:datahub.dataset', 'dataFlow'] });
+  await catalog.properties.create(actor, {
+    qualifiedName: 'p',
+    valueType: 'urn:li:dataType:datahub.number',
+    entityTypes: ['urn:li:entityType:datahub.dataset', 'dataFlow'],
+  });
   await catalog.search.scroll(actor, { types: ['DATASET', 'dataFlow'] });
-  await catalog.entities.upsertAspects(actor, urn, { datasetProperties: { name: 'orders', customProperties: { team: 'sales' } }, status: { removed: false } });
+  await catalog.entities.upsertAspects(actor, urn, {
+    datasetProperties: { name: 'orders', customProperties: { team: 'sales' } },
+    status: { removed: false },
+  });
 }
 
 // A host's own aspect and entity type, added by declaration merging, get the same checks.

@@ -30,7 +30,8 @@ export const changesCommand = defineCommand({
     const after = cli.values.after;
     if (after !== undefined && !/^\d+$/.test(after)) throw new UsageError(`--after must be an event id (digits), got "${after}"`);
     const limit = cli.values.limit === undefined ? 1000 : Number(cli.values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be an integer from 1 to 1000, got "${cli.values.limit}"`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new UsageError(`--limit must be an integer from 1 to 1000, got "${cli.values.limit}"`);
     const backend = await cli.backend();
     const show = (e: ChangeEvent): void => (cli.json ? cli.print(JSON.stringify(e)) : cli.print(line(e)));
     if (cli.values.follow === true) {

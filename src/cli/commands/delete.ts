@@ -32,11 +32,17 @@ function describe(d: EntityDeletion): string {
   if (d.mode === 'soft') {
     if (!d.changed) return `${what} is soft-deleted already; nothing changed`;
     const verb = d.dryRun ? 'Dry run: would soft-delete' : 'Soft-deleted';
-    const kept = values === undefined ? '' : `; its values on ${entities(values)} ${d.dryRun ? 'would be' : 'are'} hidden, not removed (they come back when it is restored)`;
+    const kept =
+      values === undefined
+        ? ''
+        : `; its values on ${entities(values)} ${d.dryRun ? 'would be' : 'are'} hidden, not removed (they come back when it is restored)`;
     return `${verb} ${what}${kept}`;
   }
   const verb = d.dryRun ? 'Dry run: would hard-delete' : 'Hard-deleted';
-  const cleanup = values === undefined ? '' : `; the background clean-up ${d.dryRun ? 'would remove' : 'will remove'} its values from ${entities(values)}`;
+  const cleanup =
+    values === undefined
+      ? ''
+      : `; the background clean-up ${d.dryRun ? 'would remove' : 'will remove'} its values from ${entities(values)}`;
   return `${verb} ${what}${cleanup}`;
 }
 

@@ -27,6 +27,7 @@ export const indexSizesCommand = defineCommand({
     }
     const width = Math.max(10, ...sizes.map((s) => s.indexName.length));
     cli.print(`${'index'.padEnd(width)}  ${'entity'.padEnd(12)}  ${'aspect'.padEnd(26)}  size (MB)`);
-    for (const s of sizes) cli.print(`${s.indexName.padEnd(width)}  ${s.entityName.padEnd(12)}  ${s.aspectName.padEnd(26)}  ${s.sizeMb.toFixed(6)}`);
+    for (const s of sizes)
+      cli.print(`${s.indexName.padEnd(width)}  ${s.entityName.padEnd(12)}  ${s.aspectName.padEnd(26)}  ${s.sizeMb.toFixed(6)}`);
   },
 });

@@ -96,8 +96,12 @@ export const ingestCommand = defineCommand({
     summary.seconds = Math.round((Date.now() - started) / 10) / 100;
     if (cli.json) cli.printJson({ ...summary, refused: refusals });
     else {
-      const refused = summary.badLines ? `; ${summary.badLines} line${summary.badLines === 1 ? '' : 's'} refused, their chunks not written` : '';
-      cli.print(`Ingested ${summary.entities} entities (${summary.aspects} aspects) in ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'} in ${summary.seconds.toFixed(2)} s${refused}`);
+      const refused = summary.badLines
+        ? `; ${summary.badLines} line${summary.badLines === 1 ? '' : 's'} refused, their chunks not written`
+        : '';
+      cli.print(
+        `Ingested ${summary.entities} entities (${summary.aspects} aspects) in ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'} in ${summary.seconds.toFixed(2)} s${refused}`,
+      );
     }
     return summary.badLines ? EXIT.failed : EXIT.ok;
   },
@@ -107,7 +111,10 @@ export const ingestCommand = defineCommand({
  * Writes one chunk unless a line of it is bad; returns the bad lines (by number, with why). A refusal
  * that names no line (no privilege, the server unreachable) stops the command.
  */
-async function writeChunk(chunk: IngestChunk, ingest: (proposals: readonly unknown[]) => Promise<void>): Promise<Array<{ line: number; message: string }>> {
+async function writeChunk(
+  chunk: IngestChunk,
+  ingest: (proposals: readonly unknown[]) => Promise<void>,
+): Promise<Array<{ line: number; message: string }>> {
   const unreadable = chunk.lines.flatMap((l) => ('problem' in l ? [{ line: l.line, message: l.problem }] : []));
   if (unreadable.length) return unreadable;
   try {

@@ -77,7 +77,9 @@ export const propertiesUpsertCommand = defineCommand({
     try {
       outcomes = await backend.upsertProperties(entries);
     } catch (error) {
-      throw isCatalogError(error) && error.code !== 'FORBIDDEN' && error.code !== 'UNAUTHENTICATED' ? inFileTerms(error, entries, file) : error;
+      throw isCatalogError(error) && error.code !== 'FORBIDDEN' && error.code !== 'UNAUTHENTICATED'
+        ? inFileTerms(error, entries, file)
+        : error;
     }
     if (cli.json) cli.printJson(outcomes);
     else for (const { urn, outcome } of outcomes) cli.print(`${VERBS[outcome]} structured property ${urn}`);

@@ -78,7 +78,16 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
     }
   }
 
-  const catalog = await openCatalog({ store: { sqlite: db, ...(options.durability !== undefined ? { durability: options.durability } : {}) }, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: db }, io);
+  const catalog = await openCatalog(
+    {
+      store: { sqlite: db, ...(options.durability !== undefined ? { durability: options.durability } : {}) },
+      superUser: admin,
+      tokenSigningKey: key,
+      backgroundJobs: true,
+      label: db,
+    },
+    io,
+  );
 
   return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db });
 }
@@ -108,12 +117,16 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
     key = loaded.key;
     keyCreated = loaded.created;
     if (loaded.created) {
-      io.stdout(`metacatalog: created the token signing key ${loaded.file} (mode 0600); give every instance on this database the same key, never share it otherwise\n`);
+      io.stdout(
+        `metacatalog: created the token signing key ${loaded.file} (mode 0600); give every instance on this database the same key, never share it otherwise\n`,
+      );
     }
   } else if (process.env.METACATALOG_SIGNING_KEY) {
     key = process.env.METACATALOG_SIGNING_KEY;
   } else {
-    throw new CommandError('--postgres needs the token signing key every instance shares: --signing-key-file <file> or the METACATALOG_SIGNING_KEY environment variable');
+    throw new CommandError(
+      '--postgres needs the token signing key every instance shares: --signing-key-file <file> or the METACATALOG_SIGNING_KEY environment variable',
+    );
   }
   const store = { postgres: url, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) };
   const catalog = await openCatalog({ store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redacted(url) }, io);
@@ -138,13 +151,19 @@ async function listen(
       ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
       ...(options.accessLog === false ? {} : { accessLog: (entry) => io.stdout(`${formatAccessLogLine(entry)}\n`) }),
       onError: (error, report) =>
-        io.stderr(`metacatalog: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+        io.stderr(
+          `metacatalog: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        ),
     });
   } catch (error) {
     await catalog.close();
     const code = (error as NodeJS.ErrnoException).code;
     const where = `${options.host ?? DEFAULT_HOST}:${options.port ?? DEFAULT_PORT}`;
-    throw new CommandError(code === 'EADDRINUSE' ? `cannot listen on ${where}: the port is in use (pick another with --port)` : `cannot listen on ${where}: ${(error as Error).message}`);
+    throw new CommandError(
+      code === 'EADDRINUSE'
+        ? `cannot listen on ${where}: the port is in use (pick another with --port)`
+        : `cannot listen on ${where}: ${(error as Error).message}`,
+    );
   }
 
   const bootstrap = await catalog.tokens.ensureBootstrapToken({
@@ -167,7 +186,9 @@ async function listen(
     );
   }
   if (options.trustActorHeader) {
-    io.stderr('metacatalog: WARNING: --trust-actor-header: any request without a token acts as the user its X-Service-Actor header names; only run this behind a front that authenticates users and sets that header itself\n');
+    io.stderr(
+      'metacatalog: WARNING: --trust-actor-header: any request without a token acts as the user its X-Service-Actor header names; only run this behind a front that authenticates users and sets that header itself\n',
+    );
   }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
 
@@ -259,7 +280,8 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   }
   const v = parsed.values;
   if (v.help) return 'help';
-  if (v.admin !== undefined && !/^urn:li:corpuser:\S+$/.test(v.admin)) throw new UsageError(`--admin must be a user URN (urn:li:corpuser:<id>), got "${v.admin}"`);
+  if (v.admin !== undefined && !/^urn:li:corpuser:\S+$/.test(v.admin))
+    throw new UsageError(`--admin must be a user URN (urn:li:corpuser:<id>), got "${v.admin}"`);
   if (v.db === '') throw new UsageError('--db needs a file name');
   if (v.postgres !== undefined && v.db !== undefined) throw new UsageError('--db and --postgres exclude each other');
   if (v.postgres === '') throw new UsageError('--postgres needs a connection URL');
@@ -268,8 +290,10 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   }
   if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
-  if (v.durability !== undefined && v.durability !== 'full' && v.durability !== 'normal') throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
-  if (v.durability !== undefined && v.postgres !== undefined) throw new UsageError('--durability is for the SQLite file (PostgreSQL keeps its own settings)');
+  if (v.durability !== undefined && v.durability !== 'full' && v.durability !== 'normal')
+    throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
+  if (v.durability !== undefined && v.postgres !== undefined)
+    throw new UsageError('--durability is for the SQLite file (PostgreSQL keeps its own settings)');
   return {
     ...(v.db !== undefined ? { db: v.db } : {}),
     ...(v.postgres !== undefined ? { postgres: v.postgres } : {}),

@@ -28,7 +28,13 @@ export const tokensCreateCommand = defineCommand({
   name: 'tokens create',
   summary: 'create an access token',
   usage: USAGE,
-  options: { name: { type: 'string' }, duration: { type: 'string' }, description: { type: 'string' }, for: { type: 'string' }, privileges: { type: 'string' } },
+  options: {
+    name: { type: 'string' },
+    duration: { type: 'string' },
+    description: { type: 'string' },
+    for: { type: 'string' },
+    privileges: { type: 'string' },
+  },
   connects: true,
   async run(cli) {
     const name = required(cli.values.name, '--name');
@@ -43,7 +49,14 @@ export const tokensCreateCommand = defineCommand({
       duration: duration as AccessTokenDuration,
       name,
       ...(cli.values.description !== undefined ? { description: cli.values.description } : {}),
-      ...(cli.values.privileges !== undefined ? { privileges: cli.values.privileges.split(',').map((p) => p.trim()).filter(Boolean) } : {}),
+      ...(cli.values.privileges !== undefined
+        ? {
+            privileges: cli.values.privileges
+              .split(',')
+              .map((p) => p.trim())
+              .filter(Boolean),
+          }
+        : {}),
     });
     if (cli.json) {
       cli.printJson(created);

@@ -29,7 +29,9 @@ export const tokensListCommand = defineCommand({
     const start = parseInteger(cli.values.start, '--start', 0, 1_000_000_000) ?? 0;
     const count = parseInteger(cli.values.count, '--count', 1, 1000) ?? 100;
     const backend = await cli.backend();
-    const filters: FacetFilterInput[] = cli.values.all ? [] : [{ field: 'ownerUrn', values: [cli.values.owner ?? (await backend.actor())] }];
+    const filters: FacetFilterInput[] = cli.values.all
+      ? []
+      : [{ field: 'ownerUrn', values: [cli.values.owner ?? (await backend.actor())] }];
     const list = await backend.listTokens({ start, count, filters });
     if (cli.json) {
       cli.printJson(list);

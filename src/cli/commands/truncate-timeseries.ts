@@ -76,7 +76,10 @@ export const truncateTimeseriesCommand = defineCommand({
       }
     }
     // A real run in this process (embedded) draws its progress on a terminal; a server's runs in the background.
-    const bar = !dryRun && !cli.json && cli.terminal.canDrawProgress && !backend.where.startsWith('http') ? cli.terminal.progress('Deleting rows') : undefined;
+    const bar =
+      !dryRun && !cli.json && cli.terminal.canDrawProgress && !backend.where.startsWith('http')
+        ? cli.terminal.progress('Deleting rows')
+        : undefined;
     let answer;
     try {
       answer = await backend.truncateTimeseries({ ...input, dryRun }, bar ? (deleted, total) => bar.update(deleted, total) : undefined);

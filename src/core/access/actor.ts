@@ -16,7 +16,12 @@ export type Actor = string | ScopedActor;
 export const READ_ONLY = 'READ_ONLY';
 
 export function isScopedActor(actor: unknown): actor is ScopedActor {
-  return typeof actor === 'object' && actor !== null && Array.isArray((actor as ScopedActor).scopes) && typeof (actor as ScopedActor).urn === 'string';
+  return (
+    typeof actor === 'object' &&
+    actor !== null &&
+    Array.isArray((actor as ScopedActor).scopes) &&
+    typeof (actor as ScopedActor).urn === 'string'
+  );
 }
 
 /** The user URN an actor acts as. */

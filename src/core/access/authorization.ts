@@ -44,7 +44,10 @@ export class Authorizer {
     for (const [i, policy] of staticPolicies.entries()) {
       for (const privilege of policy.privileges) {
         if (!isPrivilege(privilege)) {
-          throw new CatalogError('INVALID_INPUT', `policies[${i}].privileges: unknown privilege "${String(privilege)}"; known: ${PRIVILEGES.join(', ')}`);
+          throw new CatalogError(
+            'INVALID_INPUT',
+            `policies[${i}].privileges: unknown privilege "${String(privilege)}"; known: ${PRIVILEGES.join(', ')}`,
+          );
         }
       }
     }
@@ -90,9 +93,13 @@ export class Authorizer {
     if (await this.has(actor, privilege)) return;
     const what = action ?? PRIVILEGE_DESCRIPTIONS[privilege];
     if (isScopedActor(actor) && !actor.scopes.includes(privilege)) {
-      throw new CatalogError('FORBIDDEN', `the access token of ${actor.urn} is scoped to ${actor.scopes.join(', ') || 'nothing'}: it lacks the ${privilege} privilege, needed to ${what}`, {
-        reason: privilege,
-      });
+      throw new CatalogError(
+        'FORBIDDEN',
+        `the access token of ${actor.urn} is scoped to ${actor.scopes.join(', ') || 'nothing'}: it lacks the ${privilege} privilege, needed to ${what}`,
+        {
+          reason: privilege,
+        },
+      );
     }
     throw new CatalogError('FORBIDDEN', `${actorUrn(actor)} lacks the ${privilege} privilege, needed to ${what}`, { reason: privilege });
   }
@@ -102,7 +109,13 @@ export class Authorizer {
     const out: StoredPolicy[] = [];
     let afterUrn: string | undefined;
     for (;;) {
-      const page = await this.adapter.scanEntities({ entityType: POLICY_ENTITY, requireAspect: POLICY_ASPECT, aspectNames: [POLICY_ASPECT], afterUrn, limit: 500 });
+      const page = await this.adapter.scanEntities({
+        entityType: POLICY_ENTITY,
+        requireAspect: POLICY_ASPECT,
+        aspectNames: [POLICY_ASPECT],
+        afterUrn,
+        limit: 500,
+      });
       for (const entity of page) {
         const value = entity.aspects[POLICY_ASPECT]?.value;
         if (value) out.push({ ...(value as unknown as Omit<StoredPolicy, 'urn'>), urn: entity.urn });

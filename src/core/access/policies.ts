@@ -180,7 +180,8 @@ export class PolicyService implements Policies {
     const count = input?.count ?? 20;
     const violations: Violation[] = [];
     if (!Number.isInteger(start) || start < 0) violations.push({ path: '/start', message: 'must be an integer >= 0' });
-    if (!Number.isInteger(count) || count < 0 || count > MAX_PAGE) violations.push({ path: '/count', message: `must be an integer from 0 to ${MAX_PAGE}` });
+    if (!Number.isInteger(count) || count < 0 || count > MAX_PAGE)
+      violations.push({ path: '/count', message: `must be an integer from 0 to ${MAX_PAGE}` });
     throwIfViolations(violations, 'invalid policy listing');
     const all = await this.scanAll();
     all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
@@ -199,7 +200,13 @@ export class PolicyService implements Policies {
     const out: StoredPolicy[] = [];
     let afterUrn: string | undefined;
     for (;;) {
-      const page = await this.ctx.adapter.scanEntities({ entityType: POLICY_ENTITY, requireAspect: POLICY_ASPECT, aspectNames: [POLICY_ASPECT], afterUrn, limit: 500 });
+      const page = await this.ctx.adapter.scanEntities({
+        entityType: POLICY_ENTITY,
+        requireAspect: POLICY_ASPECT,
+        aspectNames: [POLICY_ASPECT],
+        afterUrn,
+        limit: 500,
+      });
       for (const entity of page) {
         const policy = toPolicy(entity);
         if (policy) out.push(policy);

@@ -40,7 +40,8 @@ const WAIT_MS = 1000;
 
 function checkStrings(value: unknown, path: string): readonly string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new CatalogError('INVALID_INPUT', `${path} must be an array of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new CatalogError('INVALID_INPUT', `${path} must be an array of strings`);
   return value as string[];
 }
 
@@ -48,7 +49,8 @@ export function createChangeFeed(deps: Deps): ChangeFeed {
   const { adapter } = deps;
 
   function requireFeed(): Required<Pick<StorageAdapter, 'readChanges'>> {
-    if (!adapter.capabilities.changeFeed || !adapter.readChanges) throw new CatalogError('UNSUPPORTED', `the ${adapter.name} adapter keeps no change feed`);
+    if (!adapter.capabilities.changeFeed || !adapter.readChanges)
+      throw new CatalogError('UNSUPPORTED', `the ${adapter.name} adapter keeps no change feed`);
     return adapter as Required<Pick<StorageAdapter, 'readChanges'>>;
   }
 
@@ -59,17 +61,23 @@ export function createChangeFeed(deps: Deps): ChangeFeed {
   /** Reads one page and checks the cursor against what retention kept. */
   async function page(options: ChangeReadOptions): Promise<{ events: ChangeEvent[]; next: string }> {
     const limit = options.limit ?? 100;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new CatalogError('INVALID_INPUT', `limit must be an integer from 1 to ${MAX_LIMIT}, got ${String(limit)}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      throw new CatalogError('INVALID_INPUT', `limit must be an integer from 1 to ${MAX_LIMIT}, got ${String(limit)}`);
     const entityTypes = checkStrings(options.entityTypes, 'entityTypes');
     const aspects = checkStrings(options.aspects, 'aspects');
     let after: bigint | undefined;
     if (options.after !== undefined && options.after !== '') {
       after = typeof options.after === 'string' ? parseChangeId(options.after) : undefined;
-      if (after === undefined) throw new CatalogError('INVALID_INPUT', `after: malformed change cursor ${JSON.stringify(options.after)} (a cursor is the id of an event, e.g. "42")`);
+      if (after === undefined)
+        throw new CatalogError(
+          'INVALID_INPUT',
+          `after: malformed change cursor ${JSON.stringify(options.after)} (a cursor is the id of an event, e.g. "42")`,
+        );
     }
     const result: ChangePage = await requireFeed().readChanges({ after: after?.toString(), limit, entityTypes, aspects });
     if (after !== undefined) {
-      const oldest = result.oldestId !== undefined ? BigInt(result.oldestId) : result.lastId !== undefined ? BigInt(result.lastId) + 1n : undefined;
+      const oldest =
+        result.oldestId !== undefined ? BigInt(result.oldestId) : result.lastId !== undefined ? BigInt(result.lastId) + 1n : undefined;
       if (oldest !== undefined && after < oldest - 1n) {
         throw new CatalogError(
           'INVALID_INPUT',
@@ -79,7 +87,8 @@ export function createChangeFeed(deps: Deps): ChangeFeed {
     }
     const last = result.events.at(-1);
     const scanned = result.scannedId !== undefined ? BigInt(result.scannedId) : undefined;
-    const next = scanned !== undefined && (after === undefined || scanned > after) ? scanned.toString() : last ? last.id : (after?.toString() ?? '0');
+    const next =
+      scanned !== undefined && (after === undefined || scanned > after) ? scanned.toString() : last ? last.id : (after?.toString() ?? '0');
     return { events: result.events, next };
   }
 

@@ -4,7 +4,15 @@ export type { ResolvedEntityAddress } from './paths';
 export { EntityRegistry } from './registry';
 export type { AspectSpec, EntityTypeSpec, SearchFieldSpec } from './registry';
 export { EntityService } from './service';
-export type { AspectView, AspectWriteOptions, EntityDeletion, EntityReadOptions, EntityScrollPage, EntityUpsert, EntityView } from './service';
+export type {
+  AspectView,
+  AspectWriteOptions,
+  EntityDeletion,
+  EntityReadOptions,
+  EntityScrollPage,
+  EntityUpsert,
+  EntityView,
+} from './service';
 export { DEFAULT_SCROLL_COUNT } from './service';
 export { CLIENT_SYSTEM_METADATA } from './system-metadata';
 export { EntityWriter } from './writer';

@@ -39,8 +39,10 @@ export function jsonPatchViolations(operations: unknown, prefix = '/patch'): Vio
       violations.push({ path: `${where}/op`, message: `must be one of ${OPS.join(', ')}` });
       return;
     }
-    if (typeof o.path !== 'string' || (o.path !== '' && !o.path.startsWith('/'))) violations.push({ path: `${where}/path`, message: 'must be a JSON pointer ("" or starting with /)' });
-    if ((o.op === 'add' || o.op === 'replace' || o.op === 'test') && !('value' in o)) violations.push({ path: `${where}/value`, message: `is required for ${o.op}` });
+    if (typeof o.path !== 'string' || (o.path !== '' && !o.path.startsWith('/')))
+      violations.push({ path: `${where}/path`, message: 'must be a JSON pointer ("" or starting with /)' });
+    if ((o.op === 'add' || o.op === 'replace' || o.op === 'test') && !('value' in o))
+      violations.push({ path: `${where}/value`, message: `is required for ${o.op}` });
     if ((o.op === 'move' || o.op === 'copy') && (typeof o.from !== 'string' || (o.from !== '' && !o.from.startsWith('/')))) {
       violations.push({ path: `${where}/from`, message: `is required for ${o.op} and must be a JSON pointer` });
     }
@@ -67,7 +69,11 @@ function toKeyed(document: JsonObject, primaryKeys: ArrayPrimaryKeys): Map<strin
     const map: JsonObject = {};
     const rest: JsonValue[] = [];
     for (const element of list) {
-      const key = keys.length ? keyOf(element, keys) : typeof element === 'string' || typeof element === 'number' ? String(element) : undefined;
+      const key = keys.length
+        ? keyOf(element, keys)
+        : typeof element === 'string' || typeof element === 'number'
+          ? String(element)
+          : undefined;
       if (key === undefined) rest.push(element);
       else map[key] = element;
     }
@@ -108,21 +114,34 @@ export function applyJsonPatch(
   const unkeyed = toKeyed(document, primaryKeys);
   const holder: { root: JsonValue } = { root: document };
   operations.forEach((operation, i) => {
-    const rooted = { ...operation, path: `/root${operation.path}`, ...(operation.from !== undefined ? { from: `/root${operation.from}` } : {}) };
+    const rooted = {
+      ...operation,
+      path: `/root${operation.path}`,
+      ...(operation.from !== undefined ? { from: `/root${operation.from}` } : {}),
+    };
     const [failure] = applyPatch(holder, [rooted as Operation]);
     if (!failure) return;
     if (failure.name === 'TestError') {
       const { actual, expected } = failure as { actual?: unknown; expected?: unknown };
       const message = `test failed at ${operation.path}: found ${JSON.stringify(actual ?? null)}, expected ${JSON.stringify(expected ?? null)}`;
-      throw new CatalogError('CONFLICT', `patch of ${options.describe} not applied: ${message}`, { details: [{ path: `${prefix}/${i}`, message }] });
+      throw new CatalogError('CONFLICT', `patch of ${options.describe} not applied: ${message}`, {
+        details: [{ path: `${prefix}/${i}`, message }],
+      });
     }
-    const message = failure.name === 'MissingError' ? `${operation.path} does not exist` : `operation ${operation.op} on ${operation.path} cannot be applied`;
-    throw new CatalogError('INVALID_INPUT', `patch of ${options.describe} not applied: ${message}`, { details: [{ path: `${prefix}/${i}`, message }] });
+    const message =
+      failure.name === 'MissingError'
+        ? `${operation.path} does not exist`
+        : `operation ${operation.op} on ${operation.path} cannot be applied`;
+    throw new CatalogError('INVALID_INPUT', `patch of ${options.describe} not applied: ${message}`, {
+      details: [{ path: `${prefix}/${i}`, message }],
+    });
   });
   const root = holder.root;
   if (!root || typeof root !== 'object' || Array.isArray(root)) {
     const message = 'the patched aspect must be a JSON object';
-    throw new CatalogError('INVALID_INPUT', `patch of ${options.describe} not applied: ${message}`, { details: [{ path: prefix, message }] });
+    throw new CatalogError('INVALID_INPUT', `patch of ${options.describe} not applied: ${message}`, {
+      details: [{ path: prefix, message }],
+    });
   }
   fromKeyed(root, primaryKeys, unkeyed);
   return root;

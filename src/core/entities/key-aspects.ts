@@ -20,7 +20,9 @@ function tuple(urn: ParsedUrn, names: readonly string[]): JsonObject | undefined
   return Object.fromEntries(names.map((name, i) => [name, urn.parts[i]!]));
 }
 
-const single = (member: string) => (urn: ParsedUrn): JsonObject => ({ [member]: urn.key });
+const single =
+  (member: string) =>
+  (urn: ParsedUrn): JsonObject => ({ [member]: urn.key });
 
 const KEY_SPECS: Readonly<Record<string, KeySpec>> = {
   dataset: {
@@ -69,6 +71,7 @@ export function builtInKeyAspect(registry: EntityRegistry, urn: ParsedUrn): { na
   if (!id.startsWith('datahub.')) return undefined;
   const name = id.slice('datahub.'.length);
   if (urn.entityType === 'entityType' && registry.hasEntityType(name)) return { name: 'entityTypeKey', value: { id } };
-  if (urn.entityType === 'dataType' && (VALUE_TYPE_NAMES as readonly string[]).includes(name)) return { name: 'dataTypeKey', value: { id } };
+  if (urn.entityType === 'dataType' && (VALUE_TYPE_NAMES as readonly string[]).includes(name))
+    return { name: 'dataTypeKey', value: { id } };
   return undefined;
 }

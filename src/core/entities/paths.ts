@@ -61,7 +61,10 @@ export function resolveEntityAddress(registry: EntityRegistry, input: EntityAddr
     } else if (entityType !== undefined) {
       const spec = registry.entityType(entityType);
       if (!spec.aspects.includes(input.aspect)) {
-        violations.push({ path: 'aspectName', message: `entity type "${entityType}" has no aspect "${input.aspect}"; its aspects: ${spec.aspects.join(', ')}` });
+        violations.push({
+          path: 'aspectName',
+          message: `entity type "${entityType}" has no aspect "${input.aspect}"; its aspects: ${spec.aspects.join(', ')}`,
+        });
       } else {
         aspectKind = registry.aspect(input.aspect).timeseries ? 'timeseries' : 'versioned';
       }

@@ -43,8 +43,27 @@ export type Ownership = 'generic' | 'bulk' | 'routed';
 
 /** A proposal checked and decoded. */
 export type Checked =
-  | { kind: 'upsert'; index: number; urn: string; entityType: string; aspect: string; value: JsonObject; create: 'aspect' | 'entity' | false; ownership: Ownership; systemMetadata?: JsonObject }
-  | { kind: 'patch'; index: number; urn: string; entityType: string; aspect: string; operations: JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys; ownership: Ownership }
+  | {
+      kind: 'upsert';
+      index: number;
+      urn: string;
+      entityType: string;
+      aspect: string;
+      value: JsonObject;
+      create: 'aspect' | 'entity' | false;
+      ownership: Ownership;
+      systemMetadata?: JsonObject;
+    }
+  | {
+      kind: 'patch';
+      index: number;
+      urn: string;
+      entityType: string;
+      aspect: string;
+      operations: JsonPatchOperation[];
+      arrayPrimaryKeys?: ArrayPrimaryKeys;
+      ownership: Ownership;
+    }
   | { kind: 'delete'; index: number; urn: string; entityType: string; aspect: string; key: boolean }
   | { kind: 'row'; index: number; urn: string; aspect: string; row: JsonObject }
   | { kind: 'key'; index: number; urn: string; aspect: string; changeType: ChangeType };
@@ -73,13 +92,23 @@ function decodeAspect(raw: unknown, changeType: ChangeType, at: string, violatio
   try {
     return JSON.parse(raw.value) as JsonValue;
   } catch (error) {
-    violations.push({ path: `${at}/aspect/value`, message: `is not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+    violations.push({
+      path: `${at}/aspect/value`,
+      message: `is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    });
     return undefined;
   }
 }
 
 /** Checks one proposal; returns it decoded, or undefined with its violations added. */
-export function checkProposal(ctx: CatalogContext, service: EntityService, raw: unknown, index: number, at: string, violations: Violation[]): Checked | undefined {
+export function checkProposal(
+  ctx: CatalogContext,
+  service: EntityService,
+  raw: unknown,
+  index: number,
+  at: string,
+  violations: Violation[],
+): Checked | undefined {
   const before = violations.length;
   if (!isObject(raw)) {
     violations.push({ path: at || '/', message: 'must be a change proposal { entityUrn, changeType, aspectName, aspect }' });
@@ -90,7 +119,8 @@ export function checkProposal(ctx: CatalogContext, service: EntityService, raw: 
   if (typeof raw.changeType !== 'string' || !(CHANGE_TYPES as readonly string[]).includes(raw.changeType)) {
     violations.push({ path: `${at}/changeType`, message: `must be one of ${CHANGE_TYPES.join(', ')}` });
   }
-  if (typeof raw.aspectName !== 'string' || raw.aspectName === '') violations.push({ path: `${at}/aspectName`, message: 'must name an aspect' });
+  if (typeof raw.aspectName !== 'string' || raw.aspectName === '')
+    violations.push({ path: `${at}/aspectName`, message: 'must name an aspect' });
   if (raw.systemMetadata !== undefined && raw.systemMetadata !== null && !isObject(raw.systemMetadata)) {
     violations.push({ path: `${at}/systemMetadata`, message: 'must be an object' });
   }
@@ -100,11 +130,17 @@ export function checkProposal(ctx: CatalogContext, service: EntityService, raw: 
   const aspect = raw.aspectName as string;
   const { entityType } = parseUrn(urn);
   if (raw.entityType !== undefined && raw.entityType !== entityType) {
-    violations.push({ path: `${at}/entityType`, message: `"${String(raw.entityType)}" differs from the entity type of ${urn} (${entityType})` });
+    violations.push({
+      path: `${at}/entityType`,
+      message: `"${String(raw.entityType)}" differs from the entity type of ${urn} (${entityType})`,
+    });
     return undefined;
   }
   if (!ctx.registry.hasEntityType(entityType)) {
-    violations.push({ path: `${at}/entityUrn`, message: `unknown entity type "${entityType}"; known types: ${ctx.registry.entityTypeNames().join(', ')}` });
+    violations.push({
+      path: `${at}/entityUrn`,
+      message: `unknown entity type "${entityType}"; known types: ${ctx.registry.entityTypeNames().join(', ')}`,
+    });
     return undefined;
   }
   if (isKeyAspectName(aspect)) {
@@ -116,17 +152,25 @@ export function checkProposal(ctx: CatalogContext, service: EntityService, raw: 
       violations.push({ path: `${at}/changeType`, message: 'a key aspect cannot be patched: it is derived from the URN' });
       return undefined;
     }
-    return changeType === 'DELETE' ? { kind: 'delete', index, urn, entityType, aspect, key: true } : { kind: 'key', index, urn, aspect, changeType };
+    return changeType === 'DELETE'
+      ? { kind: 'delete', index, urn, entityType, aspect, key: true }
+      : { kind: 'key', index, urn, aspect, changeType };
   }
   const spec = ctx.registry.entityType(entityType);
   if (!ctx.registry.hasAspect(aspect) || !spec.aspects.includes(aspect)) {
-    violations.push({ path: `${at}/aspectName`, message: `entity type "${entityType}" has no aspect "${aspect}"; its aspects: ${spec.aspects.join(', ')}` });
+    violations.push({
+      path: `${at}/aspectName`,
+      message: `entity type "${entityType}" has no aspect "${aspect}"; its aspects: ${spec.aspects.join(', ')}`,
+    });
     return undefined;
   }
   if (ctx.registry.aspect(aspect).timeseries) {
     // A timeseries aspect's proposal appends a row (rows are never replaced, patched or deleted one by one).
     if (changeType !== 'UPSERT' && changeType !== 'CREATE') {
-      violations.push({ path: `${at}/changeType`, message: `"${aspect}" is a timeseries aspect: its proposals append rows (UPSERT), never ${changeType}` });
+      violations.push({
+        path: `${at}/changeType`,
+        message: `"${aspect}" is a timeseries aspect: its proposals append rows (UPSERT), never ${changeType}`,
+      });
       return undefined;
     }
     const row = decodeAspect(raw.aspect, changeType, at, violations);
@@ -142,12 +186,18 @@ export function checkProposal(ctx: CatalogContext, service: EntityService, raw: 
   if (changeType === 'PATCH') {
     const body = Array.isArray(decoded) ? { patch: decoded } : isObject(decoded) ? decoded : undefined;
     if (!body || !Array.isArray(body.patch)) {
-      violations.push({ path: `${at}/aspect/value`, message: 'must be a JSON Patch: [{ op, path, value? }] or { patch: [...], arrayPrimaryKeys? }' });
+      violations.push({
+        path: `${at}/aspect/value`,
+        message: 'must be a JSON Patch: [{ op, path, value? }] or { patch: [...], arrayPrimaryKeys? }',
+      });
       return undefined;
     }
     const found = jsonPatchViolations(body.patch, `${at}/aspect/value${Array.isArray(decoded) ? '' : '/patch'}`);
     const keys = body.arrayPrimaryKeys;
-    if (keys !== undefined && (!isObject(keys) || Object.values(keys).some((v) => !Array.isArray(v) || v.some((k) => typeof k !== 'string')))) {
+    if (
+      keys !== undefined &&
+      (!isObject(keys) || Object.values(keys).some((v) => !Array.isArray(v) || v.some((k) => typeof k !== 'string')))
+    ) {
       found.push({ path: `${at}/aspect/value/arrayPrimaryKeys`, message: 'must map array fields to lists of member names' });
     }
     violations.push(...found);
@@ -183,7 +233,12 @@ export function checkProposal(ctx: CatalogContext, service: EntityService, raw: 
 }
 
 /** Tries generic patches on the current state (with the batch's earlier upserts and deletes), so that a failing one writes nothing. */
-export async function dryRunGenericPatches(service: EntityService, checked: readonly Checked[], at: (i: number) => string, violations: Violation[]): Promise<void> {
+export async function dryRunGenericPatches(
+  service: EntityService,
+  checked: readonly Checked[],
+  at: (i: number) => string,
+  violations: Violation[],
+): Promise<void> {
   const patched = checked.filter((c) => c.kind === 'patch' && c.ownership === 'generic');
   if (patched.length === 0) return;
   const urns = [...new Set(patched.map((c) => c.urn))];
@@ -199,7 +254,11 @@ export async function dryRunGenericPatches(service: EntityService, checked: read
     else if (c.kind === 'delete') state.set(slot, undefined);
     else if (c.ownership === 'generic' && !failed.has(slot)) {
       try {
-        const next = applyJsonPatch(state.get(slot), c.operations, { describe: `${c.aspect} of ${c.urn}`, prefix: `${at(c.index)}/aspect/value`, ...(c.arrayPrimaryKeys ? { arrayPrimaryKeys: c.arrayPrimaryKeys } : {}) });
+        const next = applyJsonPatch(state.get(slot), c.operations, {
+          describe: `${c.aspect} of ${c.urn}`,
+          prefix: `${at(c.index)}/aspect/value`,
+          ...(c.arrayPrimaryKeys ? { arrayPrimaryKeys: c.arrayPrimaryKeys } : {}),
+        });
         const found = service.validateAspectValue(c.aspect, next, `${at(c.index)}/aspect/value`);
         if (found.length) {
           violations.push(...found.map((v) => ({ path: v.path, message: `after the patch: ${v.message}` })));
@@ -215,13 +274,20 @@ export async function dryRunGenericPatches(service: EntityService, checked: read
 }
 
 /** CREATE refuses an aspect that exists, CREATE_ENTITY an entity that exists (as stored now). */
-export async function checkCreates(service: EntityService, checked: readonly Checked[], at: (i: number) => string, violations: Violation[]): Promise<void> {
+export async function checkCreates(
+  service: EntityService,
+  checked: readonly Checked[],
+  at: (i: number) => string,
+  violations: Violation[],
+): Promise<void> {
   const creates = checked.filter((c): c is Extract<Checked, { kind: 'upsert' }> => c.kind === 'upsert' && c.create !== false);
   if (creates.length === 0) return;
   const existing = new Map((await service.readVisible([...new Set(creates.map((c) => c.urn))])).map((e) => [e.urn, e]));
   for (const c of creates) {
     const entity = existing.get(c.urn);
-    if (c.create === 'entity' && entity) violations.push({ path: `${at(c.index)}/changeType`, message: `CREATE_ENTITY: ${c.urn} exists already` });
-    if (c.create === 'aspect' && entity?.aspects[c.aspect]) violations.push({ path: `${at(c.index)}/changeType`, message: `CREATE: ${c.aspect} of ${c.urn} exists already` });
+    if (c.create === 'entity' && entity)
+      violations.push({ path: `${at(c.index)}/changeType`, message: `CREATE_ENTITY: ${c.urn} exists already` });
+    if (c.create === 'aspect' && entity?.aspects[c.aspect])
+      violations.push({ path: `${at(c.index)}/changeType`, message: `CREATE: ${c.aspect} of ${c.urn} exists already` });
   }
 }

@@ -7,7 +7,12 @@ import { checkCreates, checkProposal, dryRunGenericPatches, type ChangeType, typ
 import type { EntityService, EntityUpsert } from './service';
 
 /** Re-roots the violations of a failed step at its proposal (`<at>/<i>/aspect/value...`), naming it in the message. */
-function atProposal(error: unknown, at: (index: number) => string, indices: readonly number[], aspectPrefix: (k: number) => string): unknown {
+function atProposal(
+  error: unknown,
+  at: (index: number) => string,
+  indices: readonly number[],
+  aspectPrefix: (k: number) => string,
+): unknown {
   if (!isCatalogError(error)) return error;
   const single = indices.length === 1;
   const details = error.details.map((d) => {
@@ -21,7 +26,11 @@ function atProposal(error: unknown, at: (index: number) => string, indices: read
     return { path: `${aspectPrefix(k)}${match[3] ?? ''}`, message: d.message };
   });
   const where = single ? `proposal ${indices[0]}` : `proposals ${indices[0]} to ${indices[indices.length - 1]}`;
-  return new CatalogError(error.code, `${where}: ${error.message}`, { details, cause: error, ...(error.reason ? { reason: error.reason } : {}) });
+  return new CatalogError(error.code, `${where}: ${error.message}`, {
+    details,
+    cause: error,
+    ...(error.reason ? { reason: error.reason } : {}),
+  });
 }
 
 /**
@@ -46,7 +55,8 @@ export async function applyProposals(
   const principal = await ctx.principal(actor);
   const prefix = options.prefix ?? '';
   const at = (i: number) => `${prefix}/${i}`;
-  if (!Array.isArray(proposals)) throw invalidInput([{ path: prefix || '/', message: 'must be a list of change proposals' }], 'invalid change proposals');
+  if (!Array.isArray(proposals))
+    throw invalidInput([{ path: prefix || '/', message: 'must be a list of change proposals' }], 'invalid change proposals');
   const violations: Violation[] = [];
   const checked: Checked[] = [];
   proposals.forEach((raw, i) => {
@@ -78,7 +88,7 @@ export async function applyProposals(
     const raw = proposals[c.index] as { changeType: ChangeType };
     return raw.changeType;
   };
-  for (let i = 0; i < checked.length; ) {
+  for (let i = 0; i < checked.length;) {
     const c = checked[i]!;
     if (c.kind === 'upsert' && c.ownership !== 'routed') {
       const run: Array<Extract<Checked, { kind: 'upsert' }>> = [];
@@ -96,7 +106,12 @@ export async function applyProposals(
       try {
         await service.upsertMany(actor, items);
       } catch (error) {
-        throw atProposal(error, at, run.map((u) => u.index), (k) => `${at(run[k]!.index)}/aspect/value`);
+        throw atProposal(
+          error,
+          at,
+          run.map((u) => u.index),
+          (k) => `${at(run[k]!.index)}/aspect/value`,
+        );
       }
       for (const u of run) outcomes.push({ urn: u.urn, aspectName: u.aspect, changeType: changeTypeOf(u), changed: true });
       continue;

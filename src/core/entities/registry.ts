@@ -125,7 +125,12 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
     graphqlType: 'DASHBOARD',
     aspects: [...COMMON_ASPECTS, 'dashboardInfo', 'dashboardUsageStatistics'],
     textAspect: 'dashboardInfo',
-    searchFields: [platformField, nameField('dashboardInfo'), pathField('title', 'dashboardInfo'), ...describedFields('dashboardInfo', false)],
+    searchFields: [
+      platformField,
+      nameField('dashboardInfo'),
+      pathField('title', 'dashboardInfo'),
+      ...describedFields('dashboardInfo', false),
+    ],
   },
   {
     name: 'container',

@@ -85,7 +85,12 @@ export interface AspectWriteOptions {
 /** Writes of an aspect that a domain service owns (e.g. `propertyDefinition`) go to that service. */
 export type AspectWriteRoute = (actor: Actor, urn: string, value: JsonObject) => Promise<unknown>;
 /** Patches of an aspect that a domain service owns (structured properties: keyed by property URN). */
-export type AspectPatchRoute = (actor: Actor, urn: string, operations: readonly JsonPatchOperation[], options: { arrayPrimaryKeys?: ArrayPrimaryKeys }) => Promise<unknown>;
+export type AspectPatchRoute = (
+  actor: Actor,
+  urn: string,
+  operations: readonly JsonPatchOperation[],
+  options: { arrayPrimaryKeys?: ArrayPrimaryKeys },
+) => Promise<unknown>;
 /** Appends one row of a timeseries aspect (the timeseries service). */
 export type TimeseriesAppendRoute = (actor: Actor, urn: string, aspect: string, row: JsonObject) => Promise<unknown>;
 /** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
@@ -132,10 +137,16 @@ export interface EntityDeletion {
 }
 
 /** Why a write that is only for absent aspects or entities is refused; undefined when it may go ahead. */
-function presenceConflict(urn: string, aspect: string, current: StoredEntity | undefined, onlyIfAbsent: 'aspect' | 'entity'): string | undefined {
+function presenceConflict(
+  urn: string,
+  aspect: string,
+  current: StoredEntity | undefined,
+  onlyIfAbsent: 'aspect' | 'entity',
+): string | undefined {
   if (!current) return undefined;
   if (onlyIfAbsent === 'entity') return `${urn} exists already (the write only creates an entity that does not exist)`;
-  if (current.aspects[aspect] !== undefined) return `${urn} has a "${aspect}" aspect already (the write only creates an aspect that does not exist)`;
+  if (current.aspects[aspect] !== undefined)
+    return `${urn} has a "${aspect}" aspect already (the write only creates an aspect that does not exist)`;
   return undefined;
 }
 
@@ -274,9 +285,11 @@ export class EntityService {
     const parsed = parseUrn(urn);
     this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
     const limit = options.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new CatalogError('INVALID_INPUT', `limit must be an integer from 1 to 1000, got ${String(limit)}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new CatalogError('INVALID_INPUT', `limit must be an integer from 1 to 1000, got ${String(limit)}`);
     const before = options.before;
-    if (before !== undefined && (!Number.isInteger(before) || before < 1)) throw new CatalogError('INVALID_INPUT', `before must be a positive integer version, got ${String(before)}`);
+    if (before !== undefined && (!Number.isInteger(before) || before < 1))
+      throw new CatalogError('INVALID_INPUT', `before must be a positive integer version, got ${String(before)}`);
     const [entity] = await this.readVisible([urn], [aspect]);
     if (!entity) return [];
     const out: AspectVersionView[] = [];
@@ -284,7 +297,12 @@ export class EntityService {
     if (current && (before === undefined || current.version < before)) out.push(toVersionView(current));
     if (out.length < limit && this.ctx.adapter.readAspectVersions) {
       const top = current ? current.version : Number.POSITIVE_INFINITY;
-      const kept = await this.ctx.adapter.readAspectVersions({ urn, aspectName: aspect, beforeVersion: Math.min(before ?? top, top), limit: limit - out.length });
+      const kept = await this.ctx.adapter.readAspectVersions({
+        urn,
+        aspectName: aspect,
+        beforeVersion: Math.min(before ?? top, top),
+        limit: limit - out.length,
+      });
       out.push(...kept.map(toVersionView));
     }
     return out;
@@ -296,13 +314,19 @@ export class EntityService {
    * `version` of that value here. Undefined when it is not kept (retention) or never existed.
    */
   async aspectVersion(actor: Actor, urn: string, aspect: AspectName, version: number): Promise<AspectVersionView | undefined> {
-    if (!Number.isInteger(version) || version < 0) throw new CatalogError('INVALID_INPUT', `version must be a non-negative integer (0 is the latest), got ${String(version)}`);
+    if (!Number.isInteger(version) || version < 0)
+      throw new CatalogError('INVALID_INPUT', `version must be a non-negative integer (0 is the latest), got ${String(version)}`);
     if (version === 0) return (await this.history(actor, urn, aspect, { limit: 1 }))[0];
     const [found] = await this.history(actor, urn, aspect, { before: version + 1, limit: 1 });
     return found?.version === version ? found : undefined;
   }
 
-  async getAspect(actor: Actor, urn: string, aspect: AspectName, options: Pick<EntityReadOptions, 'systemMetadata'> = {}): Promise<AspectView | undefined> {
+  async getAspect(
+    actor: Actor,
+    urn: string,
+    aspect: AspectName,
+    options: Pick<EntityReadOptions, 'systemMetadata'> = {},
+  ): Promise<AspectView | undefined> {
     const parsed = parseUrn(urn);
     this.ctx.registry.requireAspectOf(parsed.entityType, aspect);
     const entity = await this.get(actor, urn, { aspects: [aspect], ...options });
@@ -314,18 +338,31 @@ export class EntityService {
    * go through it; for those, `onlyIfAbsent` is checked just before the service writes, and
    * `systemMetadata` is not kept (the service keeps its own).
    */
-  async upsertAspect<K extends AspectName>(actor: Actor, urn: string, aspect: K, value: AspectMap[K], options: AspectWriteOptions = {}): Promise<EntityView> {
+  async upsertAspect<K extends AspectName>(
+    actor: Actor,
+    urn: string,
+    aspect: K,
+    value: AspectMap[K],
+    options: AspectWriteOptions = {},
+  ): Promise<EntityView> {
     await this.ctx.authenticate(actor);
     // Malformed URNs and unknown types or aspects are reported by the bulk validation below, with JSON paths.
     const entityType = urnProblem(urn) === undefined ? parseUrn(urn).entityType : undefined;
-    const owned = entityType !== undefined && this.ctx.registry.hasEntityType(entityType) && this.ctx.registry.entityType(entityType).aspects.includes(aspect);
+    const owned =
+      entityType !== undefined &&
+      this.ctx.registry.hasEntityType(entityType) &&
+      this.ctx.registry.entityType(entityType).aspects.includes(aspect);
     const route = owned ? (this.writeRoutes.get(`${entityType}.${aspect}`) ?? this.writeRoutes.get(aspect)) : undefined;
     if (route) {
-      if (options.systemMetadata !== undefined) throwIfViolations(systemMetadataProblems(options.systemMetadata, '/systemMetadata'), `invalid write to ${urn}`);
+      if (options.systemMetadata !== undefined)
+        throwIfViolations(systemMetadataProblems(options.systemMetadata, '/systemMetadata'), `invalid write to ${urn}`);
       if (options.onlyIfAbsent) {
         const [current] = await this.ctx.adapter.readEntities([urn], options.onlyIfAbsent === 'aspect' ? [aspect] : undefined);
         const problem = presenceConflict(urn, aspect, current, options.onlyIfAbsent);
-        if (problem) throw new CatalogError('CONFLICT', problem, { details: [{ path: options.onlyIfAbsent === 'aspect' ? `/aspects/${aspect}` : '/urn', message: problem }] });
+        if (problem)
+          throw new CatalogError('CONFLICT', problem, {
+            details: [{ path: options.onlyIfAbsent === 'aspect' ? `/aspects/${aspect}` : '/urn', message: problem }],
+          });
       }
       await route(actor, urn, value as unknown as JsonObject);
       const [entity] = await this.readVisible([urn]);
@@ -396,7 +433,10 @@ export class EntityService {
     items: ReadonlyArray<{ urn: string; aspect: string; patch: readonly JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys }>,
   ): Promise<EntityView[]> {
     const principal = await this.ctx.principal(actor);
-    if (!Array.isArray(items)) throw new CatalogError('INVALID_INPUT', 'the patches must be a list of { urn, aspect, patch }', { details: [{ path: '/', message: 'must be an array' }] });
+    if (!Array.isArray(items))
+      throw new CatalogError('INVALID_INPUT', 'the patches must be a list of { urn, aspect, patch }', {
+        details: [{ path: '/', message: 'must be an array' }],
+      });
     const violations: Violation[] = [];
     items.forEach((item, i) => {
       const problem = urnProblem(item?.urn);
@@ -405,10 +445,23 @@ export class EntityService {
       const spec = this.ctx.registry.hasEntityType(entityType) ? this.ctx.registry.entityType(entityType) : undefined;
       const path = `/${i}/aspect`;
       if (!spec) violations.push({ path: `/${i}/urn`, message: `unknown entity type "${entityType}"` });
-      else if (!spec.aspects.includes(item.aspect)) violations.push({ path, message: `entity type "${entityType}" has no aspect "${item.aspect}"; its aspects: ${spec.aspects.join(', ')}` });
-      else if (this.ctx.registry.aspect(item.aspect).timeseries) violations.push({ path, message: `"${item.aspect}" is a timeseries aspect: rows are appended, never patched` });
-      else if (this.bulkPlanners.has(item.aspect) || this.patchRoutes.has(item.aspect) || this.writeRoutes.has(`${entityType}.${item.aspect}`) || this.writeRoutes.has(item.aspect)) {
-        violations.push({ path, message: `"${item.aspect}" follows its own rules and is not patched in a batch: patch it alone (patchAspect)` });
+      else if (!spec.aspects.includes(item.aspect))
+        violations.push({
+          path,
+          message: `entity type "${entityType}" has no aspect "${item.aspect}"; its aspects: ${spec.aspects.join(', ')}`,
+        });
+      else if (this.ctx.registry.aspect(item.aspect).timeseries)
+        violations.push({ path, message: `"${item.aspect}" is a timeseries aspect: rows are appended, never patched` });
+      else if (
+        this.bulkPlanners.has(item.aspect) ||
+        this.patchRoutes.has(item.aspect) ||
+        this.writeRoutes.has(`${entityType}.${item.aspect}`) ||
+        this.writeRoutes.has(item.aspect)
+      ) {
+        violations.push({
+          path,
+          message: `"${item.aspect}" follows its own rules and is not patched in a batch: patch it alone (patchAspect)`,
+        });
       }
       violations.push(...jsonPatchViolations(item?.patch, `/${i}/patch`));
     });
@@ -421,12 +474,21 @@ export class EntityService {
       items.forEach((item, i) => {
         const ofEntity = patched.get(item.urn) ?? {};
         const base = ofEntity[item.aspect] ?? current.get(item.urn)?.aspects[item.aspect]?.value;
-        const value = applyJsonPatch(base, item.patch, { describe: `${item.aspect} of ${item.urn}`, prefix: `/${i}/patch`, ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}) });
+        const value = applyJsonPatch(base, item.patch, {
+          describe: `${item.aspect} of ${item.urn}`,
+          prefix: `/${i}/patch`,
+          ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
+        });
         problems.push(...this.ctx.registry.validateAspect(item.aspect, value, `/${i}/value`));
         patched.set(item.urn, { ...ofEntity, [item.aspect]: value });
       });
       throwIfViolations(problems, 'the patched aspects are not valid');
-      return { entities: [...patched].map(([urn, aspects]) => ({ urn, put: Object.fromEntries(Object.entries(aspects).map(([name, value]) => [name, { value }])) })) };
+      return {
+        entities: [...patched].map(([urn, aspects]) => ({
+          urn,
+          put: Object.fromEntries(Object.entries(aspects).map(([name, value]) => [name, { value }])),
+        })),
+      };
     });
     return urns.flatMap((urn) => {
       const entity = after.get(urn);
@@ -486,7 +548,10 @@ export class EntityService {
    */
   async upsertMany(actor: Actor, items: readonly EntityUpsert[], options: { systemMetadata?: boolean } = {}): Promise<EntityView[]> {
     const principal = await this.ctx.principal(actor);
-    if (!Array.isArray(items)) throw new CatalogError('INVALID_INPUT', 'the entities must be a list of { urn, aspects }', { details: [{ path: '/', message: 'must be an array' }] });
+    if (!Array.isArray(items))
+      throw new CatalogError('INVALID_INPUT', 'the entities must be a list of { urn, aspects }', {
+        details: [{ path: '/', message: 'must be an array' }],
+      });
     if (items.length > MAX_BULK_ITEMS) {
       throw new CatalogError('INVALID_INPUT', `a bulk write takes at most ${MAX_BULK_ITEMS} entities, got ${items.length}: split it`, {
         details: [{ path: '/', message: `must hold at most ${MAX_BULK_ITEMS} entities` }],
@@ -523,18 +588,28 @@ export class EntityService {
       const conditions: Array<{ index: number; urn: string; names: string[]; onlyIfAbsent: 'aspect' | 'entity' }> = [];
       chunk.forEach((item, i) => {
         byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
-        if (item.systemMetadata) for (const name of Object.keys(item.aspects)) metadataOf.set(`${item.urn}\n${name}`, keptSystemMetadata(item.systemMetadata[name]));
-        if (item.onlyIfAbsent) conditions.push({ index: start + i, urn: item.urn, names: Object.keys(item.aspects), onlyIfAbsent: item.onlyIfAbsent });
+        if (item.systemMetadata)
+          for (const name of Object.keys(item.aspects))
+            metadataOf.set(`${item.urn}\n${name}`, keptSystemMetadata(item.systemMetadata[name]));
+        if (item.onlyIfAbsent)
+          conditions.push({ index: start + i, urn: item.urn, names: Object.keys(item.aspects), onlyIfAbsent: item.onlyIfAbsent });
       });
       const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current, now) => {
         const problems: Violation[] = [];
         for (const c of conditions) {
           for (const name of c.onlyIfAbsent === 'aspect' ? c.names : [c.names[0]!]) {
             const problem = presenceConflict(c.urn, name, current.get(c.urn), c.onlyIfAbsent);
-            if (problem) problems.push({ path: c.onlyIfAbsent === 'aspect' ? `${prefix(c.index)}/aspects/${name}` : `${prefix(c.index)}/urn`, message: problem });
+            if (problem)
+              problems.push({
+                path: c.onlyIfAbsent === 'aspect' ? `${prefix(c.index)}/aspects/${name}` : `${prefix(c.index)}/urn`,
+                message: problem,
+              });
           }
         }
-        if (problems.length) throw new CatalogError('CONFLICT', problems.length === 1 ? problems[0]!.message : 'entities or aspects exist already', { details: problems });
+        if (problems.length)
+          throw new CatalogError('CONFLICT', problems.length === 1 ? problems[0]!.message : 'entities or aspects exist already', {
+            details: problems,
+          });
         const entities: EntityPlan[] = [];
         for (const [urn, aspects] of byUrn) {
           const put: Record<string, AspectChange> = {};
@@ -544,8 +619,7 @@ export class EntityService {
             if (!planner) {
               const systemMetadata = withKeptSystemMetadata(undefined, kept);
               put[name] = systemMetadata ? { value, systemMetadata } : { value };
-            }
-            else {
+            } else {
               const change = await planner(urn, current.get(urn), problems, now);
               if (change) {
                 const systemMetadata = withKeptSystemMetadata(change.systemMetadata, kept);
@@ -596,7 +670,11 @@ export class EntityService {
         violations.push({ path: `${prefix}/systemMetadata`, message: 'must be an object of aspect name to system metadata' });
       } else {
         for (const [name, metadata] of Object.entries(item.systemMetadata)) {
-          if (!names.includes(name)) violations.push({ path: `${prefix}/systemMetadata/${name}`, message: `names no aspect of this write; its aspects: ${names.join(', ')}` });
+          if (!names.includes(name))
+            violations.push({
+              path: `${prefix}/systemMetadata/${name}`,
+              message: `names no aspect of this write; its aspects: ${names.join(', ')}`,
+            });
           else violations.push(...systemMetadataProblems(metadata, `${prefix}/systemMetadata/${name}`));
         }
       }
@@ -651,7 +729,11 @@ export class EntityService {
       const path = aspects.length === 1 ? '/aspect' : `/aspects/${i}`;
       const spec = this.ctx.registry.hasEntityType(parsed.entityType) ? this.ctx.registry.entityType(parsed.entityType) : undefined;
       if (!spec) violations.push({ path: '/urn', message: `unknown entity type "${parsed.entityType}"` });
-      else if (!spec.aspects.includes(aspect)) violations.push({ path, message: `entity type "${parsed.entityType}" has no aspect "${aspect}"; its aspects: ${spec.aspects.join(', ')}` });
+      else if (!spec.aspects.includes(aspect))
+        violations.push({
+          path,
+          message: `entity type "${parsed.entityType}" has no aspect "${aspect}"; its aspects: ${spec.aspects.join(', ')}`,
+        });
       else if (this.writeRoutes.has(`${parsed.entityType}.${aspect}`) || this.writeRoutes.has(aspect)) {
         violations.push({ path, message: `"${aspect}" is managed by its own API and cannot be deleted directly` });
       }
@@ -708,7 +790,10 @@ export class EntityService {
     const legacy = this.deleteRoutes.get(entityType);
     if (legacy) {
       // Tokens and policies: their own service deletes them (revoke, remove), with no soft state to preview.
-      if (!hard) throw new CatalogError('INVALID_INPUT', `${entityType} entities cannot be soft-deleted; delete them hard`, { details: [{ path: '/hard', message: 'must be true' }] });
+      if (!hard)
+        throw new CatalogError('INVALID_INPUT', `${entityType} entities cannot be soft-deleted; delete them hard`, {
+          details: [{ path: '/hard', message: 'must be true' }],
+        });
       if (dryRun) throw new CatalogError('UNSUPPORTED', `a dry run of deleting ${entityType} entities is not available`);
       await legacy(actor, urn, { hard: true });
       return { urn, entityType, mode: 'hard', dryRun, changed: true };
@@ -753,10 +838,15 @@ export class EntityService {
     let afterUrn: string | undefined;
     if (request.scrollId !== undefined && request.scrollId !== '') {
       afterUrn = decodeCursor(request.scrollId, ({ after }) => (typeof after === 'string' ? after : undefined));
-      if (afterUrn === undefined) throw malformedCursor('scrollId', 'is not a scrollId of this listing (pass back the one of the previous page)');
+      if (afterUrn === undefined)
+        throw malformedCursor('scrollId', 'is not a scrollId of this listing (pass back the one of the previous page)');
     }
     const count = request.count ?? DEFAULT_SCROLL_COUNT;
-    const entities = await this.list(actor, { entityType: request.entityType, limit: count, ...(afterUrn !== undefined ? { afterUrn } : {}) });
+    const entities = await this.list(actor, {
+      entityType: request.entityType,
+      limit: count,
+      ...(afterUrn !== undefined ? { afterUrn } : {}),
+    });
     const last = entities[entities.length - 1];
     return { entities, ...(last && entities.length === count ? { scrollId: encodeCursor({ after: last.urn }) } : {}) };
   }

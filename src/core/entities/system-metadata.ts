@@ -29,9 +29,11 @@ export function systemMetadataProblems(value: unknown, path: string): Violation[
   for (const [key, field] of Object.entries(value as Record<string, unknown>)) {
     const at = `${path}/${key}`;
     if ((KEPT_STRINGS as readonly string[]).includes(key)) {
-      if (typeof field !== 'string' || field.length > 1000) problems.push({ path: at, message: 'must be a string of at most 1000 characters' });
+      if (typeof field !== 'string' || field.length > 1000)
+        problems.push({ path: at, message: 'must be a string of at most 1000 characters' });
     } else if (key === 'lastObserved') {
-      if (!Number.isSafeInteger(field) || (field as number) < 0) problems.push({ path: at, message: 'must be a non-negative integer (epoch milliseconds)' });
+      if (!Number.isSafeInteger(field) || (field as number) < 0)
+        problems.push({ path: at, message: 'must be a non-negative integer (epoch milliseconds)' });
     } else if (key === 'properties') {
       if (field === null || typeof field !== 'object' || Array.isArray(field) || Object.values(field).some((v) => typeof v !== 'string')) {
         problems.push({ path: at, message: 'must be an object of string values' });

@@ -157,7 +157,8 @@ export class EntityWriter {
       const deleted = (entityPlan.delete ?? []).filter((name) => aspects[name] !== undefined);
       if (existing && deleted.length) {
         if (recordEvents) pushDeletions(events, existing, deleted, actor, now);
-        if (recordVersions) for (const name of deleted) if (existing.aspects[name]) aspectVersions.push({ urn, entityType, aspect: existing.aspects[name] });
+        if (recordVersions)
+          for (const name of deleted) if (existing.aspects[name]) aspectVersions.push({ urn, entityType, aspect: existing.aspects[name] });
       }
       for (const name of deleted) delete aspects[name];
       if (!put.length && !deleted.length) continue;

@@ -99,7 +99,10 @@ export class JobRunner {
       return;
     }
     this.draining = this.drain(false)
-      .then(() => undefined, () => undefined)
+      .then(
+        () => undefined,
+        () => undefined,
+      )
       .finally(() => {
         this.draining = undefined;
         if (this.kicked) {

@@ -41,7 +41,12 @@ function readPayload(job: Job): { propertyUrn: string; incarnation: string; afte
 }
 
 /** The entity without the stale values of the property, or undefined when it has none. */
-function stripPlan(entity: StoredEntity | undefined, propertyUrn: string, incarnation: string, currentKey: string | undefined): EntityPlan | undefined {
+function stripPlan(
+  entity: StoredEntity | undefined,
+  propertyUrn: string,
+  incarnation: string,
+  currentKey: string | undefined,
+): EntityPlan | undefined {
   const aspect = entity?.aspects[VALUES_ASPECT];
   if (!entity || !aspect) return undefined;
   const keys = keysOf(aspect);

@@ -17,7 +17,12 @@ export function canonicalDefinition(d: StructuredPropertyDefinition): Structured
     valueType: d.valueType,
     ...(d.typeQualifier ? { typeQualifier: { allowedTypes: [...d.typeQualifier.allowedTypes] } } : {}),
     ...(d.allowedValues
-      ? { allowedValues: d.allowedValues.map((a) => ({ value: a.value, ...(a.description !== undefined ? { description: a.description } : {}) })) }
+      ? {
+          allowedValues: d.allowedValues.map((a) => ({
+            value: a.value,
+            ...(a.description !== undefined ? { description: a.description } : {}),
+          })),
+        }
       : {}),
     cardinality: d.cardinality,
     entityTypes: [...d.entityTypes],
@@ -82,7 +87,8 @@ export function breakingChanges(stored: StructuredPropertyDefinition, next: Stru
     }
   }
   const removedEntityTypes = stored.entityTypes.filter((t) => !next.entityTypes.includes(t));
-  if (removedEntityTypes.length) out.push({ path: paths.entityTypes, message: `removing the entity type(s) ${removedEntityTypes.join(', ')}` });
+  if (removedEntityTypes.length)
+    out.push({ path: paths.entityTypes, message: `removing the entity type(s) ${removedEntityTypes.join(', ')}` });
   return out;
 }
 

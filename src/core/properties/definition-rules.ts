@@ -114,7 +114,11 @@ export function isRealDate(text: string): boolean {
 }
 
 /** Why a value does not fit the value type (undefined when it does). */
-export function typedValueProblem(type: ValueTypeName, allowedTypes: readonly string[] | undefined, value: string | number): string | undefined {
+export function typedValueProblem(
+  type: ValueTypeName,
+  allowedTypes: readonly string[] | undefined,
+  value: string | number,
+): string | undefined {
   if (type === 'number') return typeof value === 'number' && Number.isFinite(value) ? undefined : 'should be a number';
   if (typeof value !== 'string') return `should be a string (the property's type is ${type})`;
   if (type === 'date' && !isRealDate(value)) return 'should be a real date written YYYY-MM-DD';
@@ -234,7 +238,13 @@ export function normalizeDraft(
       message: `unknown value type "${draft.valueType}"; use one of ${VALUE_TYPE_NAMES.join(', ')} (or ${DATA_TYPE_URN_PREFIX}<name>)`,
     });
   }
-  const entityTypes = normalizeEntityTypes(draft.entityTypes, paths.entityTypes, attachableEntityTypes(registry), violations, 'entity type');
+  const entityTypes = normalizeEntityTypes(
+    draft.entityTypes,
+    paths.entityTypes,
+    attachableEntityTypes(registry),
+    violations,
+    'entity type',
+  );
   if (draft.entityTypes.length === 0) violations.push({ path: paths.entityTypes, message: 'must name at least one entity type' });
 
   let allowedTypes: string[] | undefined;

@@ -23,7 +23,6 @@ import * as schemas from '../validation/schemas/structured-properties';
  * definition. Conversions are lossless: shape → stored → shape gives the same definition.
  */
 
-
 /** GraphQL passes `null` for fields set to null; they mean "not given". */
 export function dropNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(dropNulls);
@@ -35,7 +34,21 @@ export function dropNulls(value: unknown): unknown {
   return value;
 }
 
-function paths(prefix: string, names: { id: string; qualifiedName: string; valueType: string; allowedTypes: string; allowedValues: string; cardinality: string; entityTypes: string; version: string; urn: string }, valueSuffix: string): DraftPaths {
+function paths(
+  prefix: string,
+  names: {
+    id: string;
+    qualifiedName: string;
+    valueType: string;
+    allowedTypes: string;
+    allowedValues: string;
+    cardinality: string;
+    entityTypes: string;
+    version: string;
+    urn: string;
+  },
+  valueSuffix: string,
+): DraftPaths {
   return {
     urn: `${prefix}${names.urn}`,
     id: `${prefix}${names.id}`,
@@ -132,7 +145,12 @@ function fromRest(input: RestPropertyDefinitionInput, urn: string | undefined): 
     valueType: input.valueType,
     ...(input.typeQualifier ? { allowedTypes: input.typeQualifier.allowedTypes } : {}),
     ...(input.allowedValues
-      ? { allowedValues: input.allowedValues.map((a) => ({ value: fromPropertyValue(a.value), ...(a.description !== undefined ? { description: a.description } : {}) })) }
+      ? {
+          allowedValues: input.allowedValues.map((a) => ({
+            value: fromPropertyValue(a.value),
+            ...(a.description !== undefined ? { description: a.description } : {}),
+          })),
+        }
       : {}),
     ...(input.cardinality ? { cardinality: input.cardinality } : {}),
     entityTypes: input.entityTypes,

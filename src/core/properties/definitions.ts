@@ -6,13 +6,7 @@ import type { EntityDeletion } from '../entities/service';
 import type { EntityPlan } from '../entities/writer';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { cleanupJob } from './cleanup';
-import {
-  breakingChanges,
-  canonicalDefinition,
-  definitionContent,
-  refuseBreakingChanges,
-  resolveVersion,
-} from './definition-changes';
+import { breakingChanges, canonicalDefinition, definitionContent, refuseBreakingChanges, resolveVersion } from './definition-changes';
 import {
   attachableEntityTypes,
   checkVersionFormat,
@@ -73,7 +67,13 @@ const UPDATE_PATHS: DraftPaths = {
 };
 
 export function viewOf(info: DefinitionInfo): StructuredPropertyView {
-  return { urn: info.urn, definition: info.definition, removed: info.removed, definitionKey: info.key, ...(info.settings ? { settings: info.settings } : {}) };
+  return {
+    urn: info.urn,
+    definition: info.definition,
+    removed: info.removed,
+    definitionKey: info.key,
+    ...(info.settings ? { settings: info.settings } : {}),
+  };
 }
 
 /** Definitions of structured properties: create, update, upsert, read, soft delete, restore, hard delete. */
@@ -131,7 +131,8 @@ export class PropertyDefinitionService {
     inputs.forEach((input, i) => {
       const prefix = single ? '' : `/${i}`;
       const draft = readDefinitionInput(shape, input, violations, { prefix, urn: options.urns?.[i] });
-      const normalized = draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape, prefix), violations, { looseScalars: shape === 'yaml' });
+      const normalized =
+        draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape, prefix), violations, { looseScalars: shape === 'yaml' });
       if (!normalized) return;
       if (entries.some((e) => e.urn === normalized.urn)) {
         violations.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
@@ -162,7 +163,8 @@ export class PropertyDefinitionService {
           }
           const { version, bumped } = resolveVersion(stored.definition.version, definition.version, paths.version, conflicts);
           const next: StructuredPropertyDefinition = { ...definition, ...(version !== undefined ? { version } : {}) };
-          if (!bumped) conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, paths), stored.definition.version, urn));
+          if (!bumped)
+            conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, paths), stored.definition.version, urn));
           if (definitionContent(next) === definitionContent(stored.definition)) {
             outcomes.set(urn, 'unchanged');
             continue;
@@ -210,7 +212,8 @@ export class PropertyDefinitionService {
       if (settingsChanged) await this.requireBadgeFree(urn, mergedSettings, storedSettings, '/settings/showAsAssetBadge');
       const { version, bumped } = resolveVersion(stored.definition.version, value.version ?? undefined, '/version', conflicts);
       if (version !== undefined) next.version = version;
-      if (!bumped) conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
+      if (!bumped)
+        conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
       throwIfConflicts(conflicts, `refused update of ${urn}`);
       const definitionChanged = definitionContent(next) !== definitionContent(stored.definition);
       if (!definitionChanged && !settingsChanged) return { entities: [] };
@@ -228,7 +231,13 @@ export class PropertyDefinitionService {
     if (input.immutable != null) next.immutable = input.immutable;
     if (input.setCardinalityAsMultiple === true) next.cardinality = 'MULTIPLE';
     if (input.newEntityTypes) {
-      const added = normalizeEntityTypes(input.newEntityTypes, '/newEntityTypes', attachableEntityTypes(this.ctx.registry), violations, 'entity type');
+      const added = normalizeEntityTypes(
+        input.newEntityTypes,
+        '/newEntityTypes',
+        attachableEntityTypes(this.ctx.registry),
+        violations,
+        'entity type',
+      );
       next.entityTypes = [...next.entityTypes, ...added.filter((t) => !next.entityTypes.includes(t))];
     }
     const newTypes = input.typeQualifier?.newAllowedTypes;
@@ -236,14 +245,27 @@ export class PropertyDefinitionService {
       if (stored.valueType !== 'urn') {
         violations.push({ path: '/typeQualifier/newAllowedTypes', message: `applies only to urn properties, not to ${stored.valueType}` });
       } else {
-        const added = normalizeEntityTypes(newTypes, '/typeQualifier/newAllowedTypes', this.ctx.registry.entityTypeNames(), violations, 'entity type');
+        const added = normalizeEntityTypes(
+          newTypes,
+          '/typeQualifier/newAllowedTypes',
+          this.ctx.registry.entityTypeNames(),
+          violations,
+          'entity type',
+        );
         const existing = next.typeQualifier?.allowedTypes ?? [];
         next.typeQualifier = { allowedTypes: [...existing, ...added.filter((t) => !existing.includes(t))] };
       }
     }
     if (input.newAllowedValues?.length) {
       const scalars = graphqlScalars(input.newAllowedValues, (i) => `/newAllowedValues/${i}`, violations);
-      const added = normalizeAllowedValues(scalars, stored.valueType, next.typeQualifier?.allowedTypes, (i) => `/newAllowedValues/${i}`, violations, false);
+      const added = normalizeAllowedValues(
+        scalars,
+        stored.valueType,
+        next.typeQualifier?.allowedTypes,
+        (i) => `/newAllowedValues/${i}`,
+        violations,
+        false,
+      );
       const merged = [...(next.allowedValues ?? [])];
       for (const entry of added) {
         const same = merged.findIndex((m) => JSON.stringify(m.value) === JSON.stringify(entry.value));
@@ -262,7 +284,12 @@ export class PropertyDefinitionService {
   }
 
   /** INVALID_INPUT when these settings make the property an asset badge while another property is one. */
-  private async requireBadgeFree(urn: string, next: StructuredPropertySettings, stored: StructuredPropertySettings | undefined, path: string): Promise<void> {
+  private async requireBadgeFree(
+    urn: string,
+    next: StructuredPropertySettings,
+    stored: StructuredPropertySettings | undefined,
+    path: string,
+  ): Promise<void> {
     if (!next.showAsAssetBadge || stored?.showAsAssetBadge) return;
     const other = await otherBadgeHolder(this.ctx, urn);
     if (other === undefined) return;
@@ -325,7 +352,12 @@ export class PropertyDefinitionService {
     };
   }
 
-  private definitionPlan(actor: Actor, urn: string, definition: StructuredPropertyDefinition, stored: DefinitionInfo | undefined): EntityPlan {
+  private definitionPlan(
+    actor: Actor,
+    urn: string,
+    definition: StructuredPropertyDefinition,
+    stored: DefinitionInfo | undefined,
+  ): EntityPlan {
     const now = this.ctx.clock();
     const who = actorUrn(actor);
     const stamped: StructuredPropertyDefinition = {
@@ -471,7 +503,8 @@ export class PropertyDefinitionService {
     if (!entity || (!info && !options.hard)) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
     const base = { urn, entityType: STRUCTURED_PROPERTY_ENTITY, dryRun: options.dryRun };
     if (options.hard) {
-      if (options.dryRun) return { ...base, mode: 'hard', changed: true, entitiesWithValues: await this.ctx.adapter.countEntitiesWithPropertyValues(urn) };
+      if (options.dryRun)
+        return { ...base, mode: 'hard', changed: true, entitiesWithValues: await this.ctx.adapter.countEntitiesWithPropertyValues(urn) };
       const { entitiesToClean } = await this.hardDelete(who, urn);
       return { ...base, mode: 'hard', changed: true, entitiesWithValues: entitiesToClean };
     }
@@ -507,5 +540,10 @@ function absentFilterField(urn: string): ResolvedPropertyField {
 }
 
 function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {
-  return { propertyUrn: info.urn, definitionKey: info.key, valueKind: info.valueType === 'number' ? 'number' : 'string', valueType: info.valueType };
+  return {
+    propertyUrn: info.urn,
+    definitionKey: info.key,
+    valueKind: info.valueType === 'number' ? 'number' : 'string',
+    valueType: info.valueType,
+  };
 }

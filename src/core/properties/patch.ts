@@ -55,7 +55,11 @@ function readRequest(request: unknown, softDeleted: ReadonlySet<string>): Operat
   if (arrayPrimaryKeys !== undefined) {
     const keys = Object.entries(arrayPrimaryKeys);
     const expected = keys.length === 1 && keys[0]![0] === 'properties' && JSON.stringify(keys[0]![1]) === '["propertyUrn"]';
-    if (!expected) violations.push({ path: '/arrayPrimaryKeys', message: 'must be { "properties": ["propertyUrn"] } (the only key structured properties have)' });
+    if (!expected)
+      violations.push({
+        path: '/arrayPrimaryKeys',
+        message: 'must be { "properties": ["propertyUrn"] } (the only key structured properties have)',
+      });
   }
   patch.forEach((op, i) => {
     if (!(OPS as readonly string[]).includes(op.op)) {
@@ -71,32 +75,45 @@ function readRequest(request: unknown, softDeleted: ReadonlySet<string>): Operat
 }
 
 /** Applies the patch to the visible assignments; returns the wished-for list (checked by the caller against the definitions). */
-export function applyPropertyPatch(visible: readonly PropertyAssignment[], request: unknown, softDeleted: ReadonlySet<string>): AssignmentDraft[] {
+export function applyPropertyPatch(
+  visible: readonly PropertyAssignment[],
+  request: unknown,
+  softDeleted: ReadonlySet<string>,
+): AssignmentDraft[] {
   const operations = readRequest(request, softDeleted);
   const byUrn: Record<string, { propertyUrn: string; values: PropertyValue[] }> = {};
-  for (const a of visible) byUrn[a.propertyUrn] = { propertyUrn: a.propertyUrn, values: JSON.parse(JSON.stringify(a.values)) as PropertyValue[] };
+  for (const a of visible)
+    byUrn[a.propertyUrn] = { propertyUrn: a.propertyUrn, values: JSON.parse(JSON.stringify(a.values)) as PropertyValue[] };
   const document: { properties: Record<string, JsonValue> } = { properties: byUrn as unknown as Record<string, JsonValue> };
   operations.forEach((operation, i) => {
     // Removing a property the entity does not carry is a no-op: a client "sets" a property by removing
     // then adding it, whether or not it was set.
-    if (operation.op === 'remove' && isWholeProperty(operation.path) && !Object.hasOwn(document.properties, targetUrn(operation.path))) return;
+    if (operation.op === 'remove' && isWholeProperty(operation.path) && !Object.hasOwn(document.properties, targetUrn(operation.path)))
+      return;
     const [failure] = applyPatch(document, [operation]);
     if (!failure) return;
     if (failure.name === 'TestError') {
       const { actual, expected } = failure as { actual?: unknown; expected?: unknown };
       const message = `test failed at ${operation.path}: found ${JSON.stringify(actual ?? null)}, expected ${JSON.stringify(expected ?? null)}`;
-      throw new CatalogError('CONFLICT', `structured properties patch not applied: ${message}`, { details: [{ path: `/patch/${i}`, message }] });
+      throw new CatalogError('CONFLICT', `structured properties patch not applied: ${message}`, {
+        details: [{ path: `/patch/${i}`, message }],
+      });
     }
     const message =
-      failure.name === 'MissingError' ? `${operation.path} does not exist on the entity` : `operation ${operation.op} on ${operation.path} cannot be applied`;
-    throw new CatalogError('INVALID_INPUT', `structured properties patch not applied: ${message}`, { details: [{ path: `/patch/${i}`, message }] });
+      failure.name === 'MissingError'
+        ? `${operation.path} does not exist on the entity`
+        : `operation ${operation.op} on ${operation.path} cannot be applied`;
+    throw new CatalogError('INVALID_INPUT', `structured properties patch not applied: ${message}`, {
+      details: [{ path: `/patch/${i}`, message }],
+    });
   });
 
   const violations: Violation[] = [];
   const drafts: AssignmentDraft[] = [];
   for (const [urn, entry] of Object.entries(document.properties)) {
     const path = `${PREFIX}${escapeToken(urn)}`;
-    const candidate = entry && typeof entry === 'object' && !Array.isArray(entry) && !('propertyUrn' in entry) ? { ...entry, propertyUrn: urn } : entry;
+    const candidate =
+      entry && typeof entry === 'object' && !Array.isArray(entry) && !('propertyUrn' in entry) ? { ...entry, propertyUrn: urn } : entry;
     const found = checkSchema(restAssignmentSchema, candidate, path);
     if (found.length) {
       violations.push(...found);

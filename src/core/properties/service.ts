@@ -80,8 +80,18 @@ export interface StructuredPropertyService {
   /** The entity's visible structured properties. */
   getValues(actor: Actor, entityUrn: string): Promise<PropertyAssignment[]>;
   /** Replaces all of the entity's structured properties; returns those it has afterwards. */
-  upsertValues(actor: Actor, entityUrn: string, input: { properties: PropertyAssignment[] }, options?: { shape?: 'rest' }): Promise<PropertyAssignment[]>;
-  upsertValues(actor: Actor, entityUrn: string, input: GraphqlPropertyAssignmentInput[], options: { shape: 'graphql' }): Promise<PropertyAssignment[]>;
+  upsertValues(
+    actor: Actor,
+    entityUrn: string,
+    input: { properties: PropertyAssignment[] },
+    options?: { shape?: 'rest' },
+  ): Promise<PropertyAssignment[]>;
+  upsertValues(
+    actor: Actor,
+    entityUrn: string,
+    input: GraphqlPropertyAssignmentInput[],
+    options: { shape: 'graphql' },
+  ): Promise<PropertyAssignment[]>;
   /** Removes the named properties; returns the properties left. */
   removeValues(actor: Actor, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]>;
   /** JSON Patch with `/properties/<property urn>` paths, atomic; returns the properties left. */
@@ -125,24 +135,42 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
   const definitions = new PropertyDefinitionService(ctx, cache);
   const values = new PropertyValueService(ctx);
 
-  ctx.entities.routeAspectWrites(DEFINITION_ASPECT, (actor, urn, value) => definitions.upsertMany(actor, [value], 'rest', { urns: [urn] }), {
+  ctx.entities.routeAspectWrites(
+    DEFINITION_ASPECT,
+    (actor, urn, value) => definitions.upsertMany(actor, [value], 'rest', { urns: [urn] }),
+    {
+      privilege: 'MANAGE_STRUCTURED_PROPERTIES',
+    },
+  );
+  ctx.entities.routeAspectWrites(
+    `${STRUCTURED_PROPERTY_ENTITY}.status`,
+    async (actor, urn, value) => {
+      throwIfViolations(ctx.registry.validateAspect('status', value), `invalid status of ${urn}`);
+      return definitions.setRemoved(actor, urn, value.removed === true);
+    },
+    { privilege: 'MANAGE_STRUCTURED_PROPERTIES' },
+  );
+  ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'), {
+    privilege: 'EDIT_ENTITY_PROPERTIES',
+  });
+  ctx.entities.routeAspectWrites(SETTINGS_ASPECT, (actor, urn, value) => definitions.writeSettings(actor, urn, value), {
     privilege: 'MANAGE_STRUCTURED_PROPERTIES',
   });
-  ctx.entities.routeAspectWrites(`${STRUCTURED_PROPERTY_ENTITY}.status`, async (actor, urn, value) => {
-    throwIfViolations(ctx.registry.validateAspect('status', value), `invalid status of ${urn}`);
-    return definitions.setRemoved(actor, urn, value.removed === true);
-  }, { privilege: 'MANAGE_STRUCTURED_PROPERTIES' });
-  ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'), { privilege: 'EDIT_ENTITY_PROPERTIES' });
-  ctx.entities.routeAspectWrites(SETTINGS_ASPECT, (actor, urn, value) => definitions.writeSettings(actor, urn, value), { privilege: 'MANAGE_STRUCTURED_PROPERTIES' });
-  ctx.entities.routeBulkAspect(SETTINGS_ASPECT, { prepare: (actor, items, prefix, violations) => definitions.prepareSettingsBulk(actor, items, prefix, violations) });
+  ctx.entities.routeBulkAspect(SETTINGS_ASPECT, {
+    prepare: (actor, items, prefix, violations) => definitions.prepareSettingsBulk(actor, items, prefix, violations),
+  });
   ctx.entities.routeAspectPatches(VALUES_ASPECT, (actor, urn, operations, options) =>
     values.patch(actor, urn, { patch: operations, ...(options.arrayPrimaryKeys ? { arrayPrimaryKeys: options.arrayPrimaryKeys } : {}) }),
   );
-  ctx.entities.routeBulkAspect(VALUES_ASPECT, { prepare: (actor, items, prefix, violations) => values.prepareBulk(actor, items, prefix, violations) });
+  ctx.entities.routeBulkAspect(VALUES_ASPECT, {
+    prepare: (actor, items, prefix, violations) => values.prepareBulk(actor, items, prefix, violations),
+  });
   ctx.entities.routeEntityDeletes(STRUCTURED_PROPERTY_ENTITY, (actor, urn, { hard }) =>
     hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),
   );
-  ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), { softByDefault: false });
+  ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), {
+    softByDefault: false,
+  });
   ctx.entities.addReadTransform(visibilityTransform(cache));
   registerPropertyCleanup(ctx);
 

@@ -49,7 +49,10 @@ export function fillSettings(value: JsonObject): StructuredPropertySettings {
 }
 
 /** The input applied over the current settings (or over all-false ones); unchanged flags keep their value. */
-export function applySettingsInput(current: StructuredPropertySettings | undefined, input: StructuredPropertySettingsInput): StructuredPropertySettings {
+export function applySettingsInput(
+  current: StructuredPropertySettings | undefined,
+  input: StructuredPropertySettingsInput,
+): StructuredPropertySettings {
   const next = { ...(current ?? fillSettings({})) };
   for (const flag of SETTINGS_FLAGS) {
     const given = input[flag];
@@ -67,7 +70,9 @@ export function settingsViolations(settings: StructuredPropertySettings, path: s
   if (!settings.isHidden) return [];
   const shown = SHOWN_SOMEWHERE.filter((flag) => settings[flag]);
   if (shown.length === 0) return [];
-  return [{ path: `${path}/isHidden`, message: `a hidden property cannot also be shown; set ${shown.join(', ')} to false, or isHidden to false` }];
+  return [
+    { path: `${path}/isHidden`, message: `a hidden property cannot also be shown; set ${shown.join(', ')} to false, or isHidden to false` },
+  ];
 }
 
 /** The settings aspect as stored, stamped. */

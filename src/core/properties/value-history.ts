@@ -29,11 +29,19 @@ const MAX_VERSIONS = 1000;
  * property had, newest first, one entry per change (a version that left a property as it was adds none).
  * Needs what reading the entity needs; values of definitions deleted since are included.
  */
-export async function propertyValueHistory(ctx: CatalogContext, actor: Actor, entityUrn: string, propertyUrn?: string): Promise<PropertyValueChange[]> {
+export async function propertyValueHistory(
+  ctx: CatalogContext,
+  actor: Actor,
+  entityUrn: string,
+  propertyUrn?: string,
+): Promise<PropertyValueChange[]> {
   await ctx.authenticate(actor);
   parseUrn(entityUrn);
   if (propertyUrn !== undefined && (typeof propertyUrn !== 'string' || !propertyUrn.startsWith('urn:li:structuredProperty:'))) {
-    throw new CatalogError('INVALID_INPUT', `propertyUrn must be a structured property URN (urn:li:structuredProperty:...), got ${JSON.stringify(propertyUrn)}`);
+    throw new CatalogError(
+      'INVALID_INPUT',
+      `propertyUrn must be a structured property URN (urn:li:structuredProperty:...), got ${JSON.stringify(propertyUrn)}`,
+    );
   }
   // Visibility as for reading the entity (token and policy records are never readable this way).
   const [visible] = await ctx.entities.readVisible([entityUrn], [VALUES_ASPECT]);
@@ -41,7 +49,12 @@ export async function propertyValueHistory(ctx: CatalogContext, actor: Actor, en
   const [raw] = await ctx.adapter.readEntities([entityUrn], [VALUES_ASPECT]);
   const current = raw?.aspects[VALUES_ASPECT];
   const kept = ctx.adapter.readAspectVersions
-    ? await ctx.adapter.readAspectVersions({ urn: entityUrn, aspectName: VALUES_ASPECT, ...(current ? { beforeVersion: current.version } : {}), limit: MAX_VERSIONS })
+    ? await ctx.adapter.readAspectVersions({
+        urn: entityUrn,
+        aspectName: VALUES_ASPECT,
+        ...(current ? { beforeVersion: current.version } : {}),
+        limit: MAX_VERSIONS,
+      })
     : [];
   const versions: StoredAspect[] = [...(current ? [current] : []), ...kept]; // newest first
   const out: PropertyValueChange[] = [];

@@ -94,14 +94,20 @@ export function checkAssignments(
     const { definition } = info;
     if (!definition.entityTypes.includes(entityTypeUrn)) {
       const names = definition.entityTypes.map((t) => t.slice(ENTITY_TYPE_URN_PREFIX.length)).join(', ');
-      violations.push({ path: draft.urnPath, message: `${urn} cannot be set on ${entityTypeOf(entityUrn)} entities; its entity types are ${names}` });
+      violations.push({
+        path: draft.urnPath,
+        message: `${urn} cannot be set on ${entityTypeOf(entityUrn)} entities; its entity types are ${names}`,
+      });
     }
     if (draft.malformed) continue;
     if (draft.values.length === 0) {
       violations.push({ path: `${draft.path}/values`, message: `${urn} needs at least one value (remove the property to unset it)` });
     }
     if (definition.cardinality === 'SINGLE' && draft.values.length > 1) {
-      violations.push({ path: `${draft.path}/values`, message: `${urn} takes a single value (cardinality SINGLE), got ${draft.values.length}` });
+      violations.push({
+        path: `${draft.path}/values`,
+        message: `${urn} takes a single value (cardinality SINGLE), got ${draft.values.length}`,
+      });
     }
     const allowed = definition.allowedValues?.map((a) => fromPropertyValue(a.value));
     const values = new Set<string>();
@@ -135,9 +141,15 @@ export function checkImmutables(
     const draft = drafts.find((d) => d.propertyUrn === assignment.propertyUrn);
     const before = assignment.values.map(fromPropertyValue);
     if (!draft) {
-      violations.push({ path: removalPath(assignment.propertyUrn), message: `${assignment.propertyUrn} is immutable: once set, it cannot be removed` });
+      violations.push({
+        path: removalPath(assignment.propertyUrn),
+        message: `${assignment.propertyUrn} is immutable: once set, it cannot be removed`,
+      });
     } else if (!draft.malformed && sortedValues(draft.values) !== sortedValues(before)) {
-      violations.push({ path: `${draft.path}/values`, message: `${assignment.propertyUrn} is immutable: once set, its values cannot be changed` });
+      violations.push({
+        path: `${draft.path}/values`,
+        message: `${assignment.propertyUrn} is immutable: once set, its values cannot be changed`,
+      });
     }
   }
 }
@@ -158,7 +170,11 @@ export function composeValues(
     const before = stored.visible.find((a) => a.propertyUrn === draft.propertyUrn);
     const info = definitions.get(draft.propertyUrn);
     const same = before && sortedValues(before.values.map(fromPropertyValue)) === sortedValues(draft.values);
-    if (before && same && (info?.definition.immutable || JSON.stringify(before.values.map(fromPropertyValue)) === JSON.stringify(draft.values))) {
+    if (
+      before &&
+      same &&
+      (info?.definition.immutable || JSON.stringify(before.values.map(fromPropertyValue)) === JSON.stringify(draft.values))
+    ) {
       return before;
     }
     return {

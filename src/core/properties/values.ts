@@ -10,12 +10,7 @@ import { loadDefinitions, propertyUrnsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
 import { checkAssignments, checkImmutables, composeValues, storedValues, type AssignmentDraft, type StoredValues } from './value-rules';
-import {
-  VALUES_ASPECT,
-  type GraphqlPropertyAssignmentInput,
-  type PropertyAssignment,
-  type ValuesInputShape,
-} from './types';
+import { VALUES_ASPECT, type GraphqlPropertyAssignmentInput, type PropertyAssignment, type ValuesInputShape } from './types';
 import { graphqlAssignmentSchema, restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
 import { parseUrn } from '../urn';
 
@@ -51,7 +46,12 @@ export function readValuesInput(shape: ValuesInputShape, input: unknown, violati
       return;
     }
     if (!graphql) {
-      drafts.push({ propertyUrn: propertyUrn as string, values: (item as PropertyAssignment).values.map(fromPropertyValue), path, urnPath });
+      drafts.push({
+        propertyUrn: propertyUrn as string,
+        values: (item as PropertyAssignment).values.map(fromPropertyValue),
+        path,
+        urnPath,
+      });
       return;
     }
     const values: Array<string | number> = [];
@@ -94,7 +94,7 @@ export class PropertyValueService {
     await this.ctx.authenticate(actor);
     const urn = this.entityUrn(entityUrn, '/urn');
     const [entity] = await this.ctx.entities.readVisible([urn], [VALUES_ASPECT]);
-    return ((entity?.aspects[VALUES_ASPECT]?.value.properties ?? []) as unknown as PropertyAssignment[]);
+    return (entity?.aspects[VALUES_ASPECT]?.value.properties ?? []) as unknown as PropertyAssignment[];
   }
 
   /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
@@ -112,7 +112,8 @@ export class PropertyValueService {
     const who = await this.editor(actor);
     const urn = this.entityUrn(entityUrn, '/assetUrn');
     const violations: Violation[] = [];
-    if (!Array.isArray(propertyUrns)) violations.push({ path: '/structuredPropertyUrns', message: 'must be a list of structured property URNs' });
+    if (!Array.isArray(propertyUrns))
+      violations.push({ path: '/structuredPropertyUrns', message: 'must be a list of structured property URNs' });
     else
       propertyUrns.forEach((p, i) => {
         const problem = propertyUrnProblem(p);
@@ -128,7 +129,12 @@ export class PropertyValueService {
       }
       const drafts = stored.visible
         .filter((a) => !propertyUrns.includes(a.propertyUrn))
-        .map((a, i) => ({ propertyUrn: a.propertyUrn, values: a.values.map(fromPropertyValue), path: `/kept/${i}`, urnPath: `/kept/${i}` }));
+        .map((a, i) => ({
+          propertyUrn: a.propertyUrn,
+          values: a.values.map(fromPropertyValue),
+          path: `/kept/${i}`,
+          urnPath: `/kept/${i}`,
+        }));
       return { drafts, removalPath: pathOf };
     });
   }
@@ -171,13 +177,19 @@ export class PropertyValueService {
       const body = shape === 'graphql' ? item.properties : { properties: item.properties };
       wishes.push({ urn, drafts: readValuesInput(shape, body, violations, `/${i}`) });
     });
-    const definitions = await loadDefinitions(this.ctx.adapter, wishes.flatMap((w) => w.drafts.map((d) => d.propertyUrn)));
+    const definitions = await loadDefinitions(
+      this.ctx.adapter,
+      wishes.flatMap((w) => w.drafts.map((d) => d.propertyUrn)),
+    );
     for (const wish of wishes) checkAssignments(wish.urn, wish.drafts, definitions, violations);
     throwIfViolations(violations, 'invalid structured property values');
     // Immutable values depend on what is stored: check them all before the first chunk is written.
     for (let start = 0; start < wishes.length; start += BULK_CHUNK) {
       const chunk = wishes.slice(start, start + BULK_CHUNK);
-      const entities = await this.ctx.adapter.readEntities(chunk.map((w) => w.urn), [VALUES_ASPECT]);
+      const entities = await this.ctx.adapter.readEntities(
+        chunk.map((w) => w.urn),
+        [VALUES_ASPECT],
+      );
       await this.ensureDefinitions(definitions, propertyUrnsOf(entities));
       const byUrn = new Map(entities.map((e) => [e.urn, e] as const));
       for (const wish of chunk) {
@@ -198,7 +210,15 @@ export class PropertyValueService {
           const plans: EntityPlan[] = [];
           const problems: Violation[] = [];
           for (const wish of chunk) {
-            const plan = this.plan(who, wish.urn, current.get(wish.urn), definitions, () => ({ drafts: wish.drafts, removalPath: () => '/properties' }), problems, now);
+            const plan = this.plan(
+              who,
+              wish.urn,
+              current.get(wish.urn),
+              definitions,
+              () => ({ drafts: wish.drafts, removalPath: () => '/properties' }),
+              problems,
+              now,
+            );
             visible.set(wish.urn, plan.visible);
             if (plan.entity) plans.push(plan.entity);
           }
@@ -228,7 +248,10 @@ export class PropertyValueService {
     for (const { index, urn, value } of items) {
       wishes.set(urn, { drafts: readValuesInput('rest', value, violations, prefix(index)), path: `${prefix(index)}/properties` });
     }
-    const definitions = await loadDefinitions(this.ctx.adapter, [...wishes.values()].flatMap((w) => w.drafts.map((d) => d.propertyUrn)));
+    const definitions = await loadDefinitions(
+      this.ctx.adapter,
+      [...wishes.values()].flatMap((w) => w.drafts.map((d) => d.propertyUrn)),
+    );
     for (const [urn, wish] of wishes) checkAssignments(urn, wish.drafts, definitions, violations);
     const stored = await this.ctx.adapter.readEntities([...wishes.keys()], [VALUES_ASPECT]);
     await this.ensureDefinitions(definitions, propertyUrnsOf(stored));

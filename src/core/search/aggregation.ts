@@ -6,7 +6,13 @@ import type { FacetBucket } from '../../adapter/types';
 import { urnProblem } from '../urn';
 import type { StructuredPropertyView } from '../properties/types';
 import { aggregateInputSchema } from '../validation/schemas/search';
-import { ENTITY_TYPE_FIELD, PROPERTY_FIELD_PREFIX, type ResolvedSearchField, type SearchInputResolver, type SearchScopeInput } from './input';
+import {
+  ENTITY_TYPE_FIELD,
+  PROPERTY_FIELD_PREFIX,
+  type ResolvedSearchField,
+  type SearchInputResolver,
+  type SearchScopeInput,
+} from './input';
 import type { StructuredPropertyService } from '../properties/service';
 
 export interface AggregateAcrossEntitiesInput extends SearchScopeInput {
@@ -56,7 +62,11 @@ function displayNameOf(resolved: ResolvedSearchField, view: StructuredPropertyVi
 }
 
 /** Every active structured property that has values under its current definition. */
-async function propertiesWithValues(ctx: CatalogContext, properties: StructuredPropertyService, actor: Actor): Promise<StructuredPropertyView[]> {
+async function propertiesWithValues(
+  ctx: CatalogContext,
+  properties: StructuredPropertyService,
+  actor: Actor,
+): Promise<StructuredPropertyView[]> {
   const out: StructuredPropertyView[] = [];
   let afterUrn: string | undefined;
   for (;;) {
@@ -67,7 +77,9 @@ async function propertiesWithValues(ctx: CatalogContext, properties: StructuredP
     if (!page.nextAfterUrn) break;
     afterUrn = page.nextAfterUrn;
   }
-  return out.sort((a, b) => (a.definition.qualifiedName < b.definition.qualifiedName ? -1 : a.definition.qualifiedName > b.definition.qualifiedName ? 1 : 0));
+  return out.sort((a, b) =>
+    a.definition.qualifiedName < b.definition.qualifiedName ? -1 : a.definition.qualifiedName > b.definition.qualifiedName ? 1 : 0,
+  );
 }
 
 /** A value that names an entity (DataHub links such facet values to their entity). */
@@ -97,7 +109,9 @@ export async function aggregateAcrossEntities(
 ): Promise<AggregateAcrossEntitiesResult> {
   const who = await ctx.authenticate(actor);
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new CatalogError('INVALID_INPUT', 'aggregateAcrossEntities: the input must be an object', { details: [{ path: '/', message: 'must be an object' }] });
+    throw new CatalogError('INVALID_INPUT', 'aggregateAcrossEntities: the input must be an object', {
+      details: [{ path: '/', message: 'must be an object' }],
+    });
   }
   throwIfViolations(checkSchema(aggregateInputSchema, input), 'invalid aggregateAcrossEntities input');
   const violations: Violation[] = [];
@@ -132,7 +146,11 @@ export async function aggregateAcrossEntities(
   results.forEach((result, i) => {
     const { resolved, view } = fields[i]!;
     if (resolved.valueType === 'boolean') {
-      facets.push({ field: resolved.name, displayName: displayNameOf(resolved, view), aggregations: booleanBuckets(result.buckets, matches, maxValues) });
+      facets.push({
+        field: resolved.name,
+        displayName: displayNameOf(resolved, view),
+        aggregations: booleanBuckets(result.buckets, matches, maxValues),
+      });
       return;
     }
     const facetEntity = resolved.field.kind === 'property' ? { entity: resolved.field.propertyUrn } : {};

@@ -96,7 +96,10 @@ export function resolveRecordConditions(
   conditions.forEach((condition, i) => {
     const kind = fields[condition.field];
     if (kind === undefined) {
-      violations.push({ path: `${path}/${i}/field`, message: `unknown field "${condition.field}"; known fields: ${Object.keys(fields).join(', ')}` });
+      violations.push({
+        path: `${path}/${i}/field`,
+        message: `unknown field "${condition.field}"; known fields: ${Object.keys(fields).join(', ')}`,
+      });
       return;
     }
     if (kind === 'string') {
@@ -104,14 +107,21 @@ export function resolveRecordConditions(
       return;
     }
     if (['CONTAIN', 'START_WITH', 'END_WITH', 'IEQUAL'].includes(condition.operator)) {
-      violations.push({ path: `${path}/${i}/condition`, message: `${condition.operator} does not apply to the number field "${condition.field}"` });
+      violations.push({
+        path: `${path}/${i}/condition`,
+        message: `${condition.operator} does not apply to the number field "${condition.field}"`,
+      });
       return;
     }
     const numbers: number[] = [];
     condition.values.forEach((text, j) => {
       const n = text.trim() === '' ? Number.NaN : Number(text);
       if (Number.isFinite(n)) numbers.push(n);
-      else violations.push({ path: `${path}/${i}/values/${j}`, message: `"${text}" is not a number (field "${condition.field}" holds numbers)` });
+      else
+        violations.push({
+          path: `${path}/${i}/values/${j}`,
+          message: `"${text}" is not a number (field "${condition.field}" holds numbers)`,
+        });
     });
     out.push({ ...condition, values: numbers });
   });

@@ -5,4 +5,11 @@ export type { FacetCondition, FacetFilterInput } from './filters';
 export type { SearchFlags, SearchScopeInput } from './input';
 export { reindexSearchDocuments } from './reindex';
 export { createSearchService } from './service';
-export type { ScrollAcrossEntitiesInput, ScrollAcrossEntitiesResult, SearchAcrossEntitiesInput, SearchAcrossEntitiesResult, SearchResultEntry, SearchService } from './service';
+export type {
+  ScrollAcrossEntitiesInput,
+  ScrollAcrossEntitiesResult,
+  SearchAcrossEntitiesInput,
+  SearchAcrossEntitiesResult,
+  SearchResultEntry,
+  SearchService,
+} from './service';

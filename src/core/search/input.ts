@@ -86,7 +86,8 @@ export class SearchInputResolver {
   private standardFieldKinds(): Map<string, boolean> {
     const kinds = new Map<string, boolean>([[REMOVED_FIELD, true]]);
     for (const type of this.ctx.registry.entityTypeNames()) {
-      for (const f of this.ctx.registry.entityType(type).searchFields ?? []) kinds.set(f.name, kinds.get(f.name) === true || f.boolean === true);
+      for (const f of this.ctx.registry.entityType(type).searchFields ?? [])
+        kinds.set(f.name, kinds.get(f.name) === true || f.boolean === true);
     }
     return kinds;
   }
@@ -120,7 +121,9 @@ export class SearchInputResolver {
     if (name === ENTITY_TYPE_FIELD) return { name, field: { kind: 'entityType' }, valueType: 'entityType' };
     if (name === URN_FIELD) return { name, field: { kind: 'urn' }, valueType: 'urn' };
     if (name.startsWith(PROPERTY_FIELD_PREFIX)) {
-      return name.length === PROPERTY_FIELD_PREFIX.length ? `"${name}" names no structured property: use structuredProperties.<qualifiedName>` : undefined;
+      return name.length === PROPERTY_FIELD_PREFIX.length
+        ? `"${name}" names no structured property: use structuredProperties.<qualifiedName>`
+        : undefined;
     }
     const kinds = this.standardFieldKinds();
     const base = name.endsWith(KEYWORD_SUFFIX) ? name.slice(0, -KEYWORD_SUFFIX.length) : name;
@@ -143,7 +146,13 @@ export class SearchInputResolver {
   }
 
   /** Types the string values of one condition for its field. */
-  private typedValues(resolved: ResolvedSearchField, operator: FilterOperator, values: readonly string[], path: string, violations: Violation[]): Array<string | number> {
+  private typedValues(
+    resolved: ResolvedSearchField,
+    operator: FilterOperator,
+    values: readonly string[],
+    path: string,
+    violations: Violation[],
+  ): Array<string | number> {
     if (operator === 'EXISTS') return [];
     const { valueType, name } = resolved;
     if (valueType === 'number') {
@@ -153,19 +162,25 @@ export class SearchInputResolver {
       }
       return values.map((text, k) => {
         const n = text.trim() === '' ? Number.NaN : Number(text);
-        if (!Number.isFinite(n)) violations.push({ path: `${path}/values/${k}`, message: `"${text}" is not a number ("${name}" holds numbers)` });
+        if (!Number.isFinite(n))
+          violations.push({ path: `${path}/values/${k}`, message: `"${text}" is not a number ("${name}" holds numbers)` });
         return n === 0 ? 0 : n;
       });
     }
     if (valueType === 'date' && !STRING_ONLY.has(operator)) {
       values.forEach((text, k) => {
-        if (!isDate(text)) violations.push({ path: `${path}/values/${k}`, message: `"${text}" is not a date in the form YYYY-MM-DD ("${name}" holds dates)` });
+        if (!isDate(text))
+          violations.push({
+            path: `${path}/values/${k}`,
+            message: `"${text}" is not a date in the form YYYY-MM-DD ("${name}" holds dates)`,
+          });
       });
     }
     if (valueType === 'entityType' && (operator === 'EQUAL' || operator === 'IN' || operator === 'IEQUAL')) {
       return values.map((text, k) => {
         const entity = this.entityName(text) ?? this.entityName(text.toUpperCase());
-        if (entity === undefined) violations.push({ path: `${path}/values/${k}`, message: `unknown entity type "${text}"; known: ${this.knownTypes()}` });
+        if (entity === undefined)
+          violations.push({ path: `${path}/values/${k}`, message: `unknown entity type "${text}"; known: ${this.knownTypes()}` });
         return entity ?? text;
       });
     }
@@ -222,7 +237,8 @@ export class SearchInputResolver {
     for (let i = 0; i < types.length; i++) {
       const type = types[i]!;
       const name = this.entityName(type);
-      if (name === undefined) violations.push({ path: `/types/${i}`, message: `unknown entity type "${type}"; known: ${this.knownTypes()}` });
+      if (name === undefined)
+        violations.push({ path: `/types/${i}`, message: `unknown entity type "${type}"; known: ${this.knownTypes()}` });
       else if (!entityTypes.includes(name)) entityTypes.push(name);
     }
     const names = new Set<string>();
@@ -306,10 +322,18 @@ interface PreparedScope {
  * IEQUAL take `true` and `false` (any case); `false` is "not true". EXISTS holds for every document
  * (a true/false field always has a value). Other operators are refused.
  */
-function booleanCondition(resolved: ResolvedSearchField, condition: FacetCondition, path: string, violations: Violation[]): SearchCondition | undefined {
+function booleanCondition(
+  resolved: ResolvedSearchField,
+  condition: FacetCondition,
+  path: string,
+  violations: Violation[],
+): SearchCondition | undefined {
   const { operator, negated } = condition;
   if (!BOOLEAN_OPERATORS.has(operator)) {
-    violations.push({ path: `${path}/condition`, message: `${operator} does not apply to the true/false field "${resolved.name}"; use EQUAL, IN or EXISTS` });
+    violations.push({
+      path: `${path}/condition`,
+      message: `${operator} does not apply to the true/false field "${resolved.name}"; use EQUAL, IN or EXISTS`,
+    });
     return undefined;
   }
   if (operator === 'EXISTS') return { ...EVERY_DOCUMENT, negated };
@@ -319,7 +343,11 @@ function booleanCondition(resolved: ResolvedSearchField, condition: FacetConditi
     const value = text.trim().toLowerCase();
     if (value === 'true') wantTrue = true;
     else if (value === 'false') wantFalse = true;
-    else violations.push({ path: `${path}/values/${k}`, message: `"${text}" is not true or false ("${resolved.name}" is a true/false field)` });
+    else
+      violations.push({
+        path: `${path}/values/${k}`,
+        message: `"${text}" is not true or false ("${resolved.name}" is a true/false field)`,
+      });
   });
   if (wantTrue && wantFalse) return { ...EVERY_DOCUMENT, negated };
   if (!wantTrue && !wantFalse) return undefined;

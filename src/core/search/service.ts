@@ -78,7 +78,9 @@ export function decodeScrollId(scrollId: string, violations: Violation[]): strin
 
 function checkShape(schema: Parameters<typeof checkSchema>[0], input: unknown, operation: string): void {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new CatalogError('INVALID_INPUT', `${operation}: the input must be an object`, { details: [{ path: '/', message: 'must be an object' }] });
+    throw new CatalogError('INVALID_INPUT', `${operation}: the input must be an object`, {
+      details: [{ path: '/', message: 'must be an object' }],
+    });
   }
   throwIfViolations(checkSchema(schema, input), `invalid ${operation} input`);
 }
@@ -95,7 +97,11 @@ function sameScope(a: SearchScope, b: SearchScope): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-export function createSearchService(ctx: CatalogContext, properties: StructuredPropertyService, filterFields: FilterFieldSource): SearchService {
+export function createSearchService(
+  ctx: CatalogContext,
+  properties: StructuredPropertyService,
+  filterFields: FilterFieldSource,
+): SearchService {
   const resolver = new SearchInputResolver(ctx, filterFields);
   /** Whether the adapter's answers carry the change token they were read under (learnt from the first). */
   let answersCarryToken = false;
@@ -107,7 +113,13 @@ export function createSearchService(ctx: CatalogContext, properties: StructuredP
    * again at the current state and the search repeated only if that changed it. `pageProblems`: what
    * the caller found wrong with the rest of the input, reported after the scope's problems.
    */
-  const run = async (who: string, input: SearchScopeInput, operation: string, pageProblems: Violation[], page: PageRequest): Promise<SearchResponse> => {
+  const run = async (
+    who: string,
+    input: SearchScopeInput,
+    operation: string,
+    pageProblems: Violation[],
+    page: PageRequest,
+  ): Promise<SearchResponse> => {
     const cached = answersCarryToken ? resolver.cachedScope(input) : undefined;
     if (cached) {
       throwIfViolations(pageProblems, `invalid ${operation} input`);
@@ -168,7 +180,11 @@ export function createSearchService(ctx: CatalogContext, properties: StructuredP
       const who = await ctx.authenticate(actor);
       checkShape(searchInputSchema, input, 'searchAcrossEntities');
       const start = input.start ?? 0;
-      const result = await run(who, input, 'searchAcrossEntities', [], { order: 'relevance', offset: start, limit: input.count ?? DEFAULT_COUNT });
+      const result = await run(who, input, 'searchAcrossEntities', [], {
+        order: 'relevance',
+        offset: start,
+        limit: input.count ?? DEFAULT_COUNT,
+      });
       return { start, count: result.hits.length, total: result.total, searchResults: entries(result.hits, result.hits.length) };
     },
 

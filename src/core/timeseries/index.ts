@@ -2,6 +2,17 @@
 export { DRY_RUN_ENDING, timeseriesIndexName } from './input';
 export type { TruncationMethod } from './input';
 export { TimeseriesService } from './service';
-export type { TimeseriesAppendResult, TimeseriesBulkAppendResult, TimeseriesEntry, TimeseriesIndexSizeRecord, TimeseriesQueryInput, TimeseriesQueryResult, TimeseriesRecord, TruncateInput, TruncateOptions, TruncateResult } from './service';
+export type {
+  TimeseriesAppendResult,
+  TimeseriesBulkAppendResult,
+  TimeseriesEntry,
+  TimeseriesIndexSizeRecord,
+  TimeseriesQueryInput,
+  TimeseriesQueryResult,
+  TimeseriesRecord,
+  TruncateInput,
+  TruncateOptions,
+  TruncateResult,
+} from './service';
 export type { TruncationProgressListener, TruncationState, TruncationStatus } from './truncation';
 export { isFinal as isTruncationFinal } from './truncation';

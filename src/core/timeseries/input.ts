@@ -67,7 +67,11 @@ export function resolveTimeseriesIndex(
  * name that matches several (a host registered names differing only in case) is left as it is, so
  * the usual refusal names it.
  */
-export function canonicalTimeseriesNames(registry: EntityRegistry, entityType: string | undefined, aspect: string | undefined): { entityType?: string; aspect?: string } {
+export function canonicalTimeseriesNames(
+  registry: EntityRegistry,
+  entityType: string | undefined,
+  aspect: string | undefined,
+): { entityType?: string; aspect?: string } {
   const pick = (name: string, known: readonly string[]): string => {
     if (known.includes(name)) return name;
     const matches = known.filter((k) => k.toLowerCase() === name.toLowerCase());
@@ -130,7 +134,9 @@ export function truncateShapeViolations(input: unknown): Violation[] {
   if (given !== 1) {
     violations.push({
       path: '/endTimeMillis',
-      message: given ? 'give either endTimeMillis or olderThanMillis, not both' : 'is required (or olderThanMillis: an age the catalog counts back from its own clock)',
+      message: given
+        ? 'give either endTimeMillis or olderThanMillis, not both'
+        : 'is required (or olderThanMillis: an age the catalog counts back from its own clock)',
     });
   }
   const { forceReindex, forceDeleteByQuery } = input;

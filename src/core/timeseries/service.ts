@@ -146,7 +146,9 @@ export class TimeseriesService {
     const problem = urnProblem(urn);
     if (problem) violations.push({ path: '/urn', message: problem });
     const entityType = problem ? undefined : parseUrn(urn).entityType;
-    const index = problem ? undefined : resolveTimeseriesIndex(this.ctx.registry, entityType, aspect, violations, { entityType: '/urn', aspect: '/aspect' });
+    const index = problem
+      ? undefined
+      : resolveTimeseriesIndex(this.ctx.registry, entityType, aspect, violations, { entityType: '/urn', aspect: '/aspect' });
     const { rows, single } = asRows(rowOrRows);
     if (!Array.isArray(rowOrRows) && (rowOrRows === null || typeof rowOrRows !== 'object')) {
       violations.push({ path: '/rows', message: 'must be a row object or an array of row objects' });
@@ -156,7 +158,11 @@ export class TimeseriesService {
       rows.forEach((row, i) => violations.push(...rowViolations(this.ctx.registry, index.aspect, row, single ? '' : `/${i}`)));
     }
     throwIfViolations(violations, `invalid timeseries rows for ${String(urn)}`);
-    const stored: TimeseriesRow[] = (rows as JsonObject[]).map((value) => ({ urn, timestampMillis: value.timestampMillis as number, value }));
+    const stored: TimeseriesRow[] = (rows as JsonObject[]).map((value) => ({
+      urn,
+      timestampMillis: value.timestampMillis as number,
+      value,
+    }));
     await this.ctx.adapter.appendTimeseries(index!, stored);
     return { urn, aspect, indexName: index!.indexName, rows: stored };
   }
@@ -192,7 +198,10 @@ export class TimeseriesService {
         entityType = ofUrn;
         index = resolveTimeseriesIndex(this.ctx.registry, ofUrn, aspect, violations, { entityType: `/${i}/urn`, aspect: '/aspect' });
       } else if (ofUrn !== entityType) {
-        return violations.push({ path: `/${i}/urn`, message: `is of type "${ofUrn}"; every row of one call must be of type "${entityType}"` });
+        return violations.push({
+          path: `/${i}/urn`,
+          message: `is of type "${ofUrn}"; every row of one call must be of type "${entityType}"`,
+        });
       }
       if (!index) return;
       const rowProblems = rowViolations(this.ctx.registry, index.aspect, entry.value, `/${i}/value`);
@@ -217,7 +226,10 @@ export class TimeseriesService {
         const ofUrn = parseUrn(typed.urn).entityType;
         const named = entityType === undefined ? undefined : this.ctx.registry.entityNameFromInput(entityType);
         if (entityType !== undefined && named === undefined) {
-          violations.push({ path: '/entityType', message: `unknown entity type "${entityType}"; known types: ${this.ctx.registry.entityTypeNames().join(', ')}` });
+          violations.push({
+            path: '/entityType',
+            message: `unknown entity type "${entityType}"; known types: ${this.ctx.registry.entityTypeNames().join(', ')}`,
+          });
         } else if (named !== undefined && named !== ofUrn) {
           violations.push({ path: '/entityType', message: `is "${named}" but the urn is of type "${ofUrn}"` });
         }
@@ -227,7 +239,12 @@ export class TimeseriesService {
     } else if (typed.urn === undefined && typed.entityType === undefined) {
       violations.push({ path: '/entityType', message: 'is required when no urn is given' });
     }
-    const index = resolveTimeseriesIndex(this.ctx.registry, entityType, typeof typed.aspect === 'string' ? typed.aspect : undefined, violations);
+    const index = resolveTimeseriesIndex(
+      this.ctx.registry,
+      entityType,
+      typeof typed.aspect === 'string' ? typed.aspect : undefined,
+      violations,
+    );
     throwIfViolations(violations, 'invalid timeseries query');
     const ref = index!;
     const cursor = input.scrollId ? decodeScroll(input.scrollId, ref.indexName, input.urn) : undefined;
@@ -296,7 +313,14 @@ export class TimeseriesService {
     const counts = await this.ctx.adapter.countTimeseries(ref, endTimeMillis);
     const method = chooseTruncationMethod(counts.matching, counts.total, input);
     const summary = truncationSummary(counts.matching, counts.total, method);
-    const result = { dryRun: true, method, indexName: ref.indexName, totalRows: counts.total, rowsToDelete: counts.matching, endTimeMillis };
+    const result = {
+      dryRun: true,
+      method,
+      indexName: ref.indexName,
+      totalRows: counts.total,
+      rowsToDelete: counts.matching,
+      endTimeMillis,
+    };
     if (input.dryRun ?? true) return { ...result, message: `${summary}${DRY_RUN_ENDING}` };
     const taskId = await this.truncations.start(
       who,
@@ -310,9 +334,15 @@ export class TimeseriesService {
 
   /** The status of a real truncation by its task id; undefined when unknown. Needs TRUNCATE_TIMESERIES_INDEX. */
   async getTruncation(actor: Actor, taskId: string): Promise<TruncationStatus | undefined> {
-    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'TRUNCATE_TIMESERIES_INDEX', 'read the status of timeseries truncations');
+    await this.ctx.authorizer.require(
+      await this.ctx.principal(actor),
+      'TRUNCATE_TIMESERIES_INDEX',
+      'read the status of timeseries truncations',
+    );
     if (typeof taskId !== 'string' || !/^[A-Za-z0-9-]{1,100}$/.test(taskId)) {
-      throw new CatalogError('INVALID_INPUT', `taskId: "${String(taskId)}" is not a task id`, { details: [{ path: '/taskId', message: 'is not a task id' }] });
+      throw new CatalogError('INVALID_INPUT', `taskId: "${String(taskId)}" is not a task id`, {
+        details: [{ path: '/taskId', message: 'is not a task id' }],
+      });
     }
     return this.truncations.status(taskId);
   }

@@ -134,7 +134,11 @@ export class TruncationRunner {
     return { status: aspect.value as unknown as TruncationStatus, version: entity.version, aspectVersion: aspect.version };
   }
 
-  private statusWrite(status: TruncationStatus, actor: string, previous: { version: number; aspectVersion: number } | undefined): EntityWrite {
+  private statusWrite(
+    status: TruncationStatus,
+    actor: string,
+    previous: { version: number; aspectVersion: number } | undefined,
+  ): EntityWrite {
     const time = this.ctx.clock();
     return {
       urn: statusUrn(status.taskId),

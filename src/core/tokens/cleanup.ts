@@ -26,7 +26,12 @@ export class TokenCleanup {
     private readonly ctx: CatalogContext,
     intervalMs: number | undefined,
   ) {
-    this.schedule = new PeriodicJob(ctx, REMOVE_EXPIRED_TOKENS_JOB, intervalMs ?? DEFAULT_INTERVAL_MS, 'the removal of expired access tokens');
+    this.schedule = new PeriodicJob(
+      ctx,
+      REMOVE_EXPIRED_TOKENS_JOB,
+      intervalMs ?? DEFAULT_INTERVAL_MS,
+      'the removal of expired access tokens',
+    );
     ctx.jobs.register(REMOVE_EXPIRED_TOKENS_JOB, async (_job, context) => {
       await this.removeExpired(TOKEN_CLEANUP_ACTOR, () => context.renewLease());
       return { commit: {} };
@@ -55,7 +60,13 @@ export class TokenCleanup {
     const now = this.ctx.clock();
     let afterUrn: string | undefined;
     for (;;) {
-      const page = await this.ctx.adapter.scanEntities({ entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT], afterUrn, limit: BATCH });
+      const page = await this.ctx.adapter.scanEntities({
+        entityType: TOKEN_ENTITY,
+        requireAspect: TOKEN_ASPECT,
+        aspectNames: [TOKEN_ASPECT],
+        afterUrn,
+        limit: BATCH,
+      });
       if (page.some((e) => isExpired(toMetadata(e)?.expiresAt, now))) return true;
       if (page.length < BATCH) return false;
       afterUrn = page[page.length - 1]!.urn;
@@ -68,7 +79,13 @@ export class TokenCleanup {
     let removed = 0;
     let afterUrn: string | undefined;
     for (;;) {
-      const page = await this.ctx.adapter.scanEntities({ entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT], afterUrn, limit: BATCH });
+      const page = await this.ctx.adapter.scanEntities({
+        entityType: TOKEN_ENTITY,
+        requireAspect: TOKEN_ASPECT,
+        aspectNames: [TOKEN_ASPECT],
+        afterUrn,
+        limit: BATCH,
+      });
       const expired = page.filter((e) => isExpired(toMetadata(e)?.expiresAt, now)).map((e) => e.urn);
       if (expired.length) {
         let deleted = 0;

@@ -1,5 +1,18 @@
 // The public face of the tokens domain: what transports, the test kit and the package root use.
 export { REMOVE_EXPIRED_TOKENS_JOB } from './cleanup';
 export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './model';
-export type { AccessTokenDuration, AccessTokenList, AccessTokenMetadata, AccessTokenType, AccessTokens, BootstrapTokenInput, CreateAccessTokenInput, EnsureBootstrapTokenInput, CreatedAccessToken, ListAccessTokensInput, TokenOptions, VerifiedAccessToken } from './model';
+export type {
+  AccessTokenDuration,
+  AccessTokenList,
+  AccessTokenMetadata,
+  AccessTokenType,
+  AccessTokens,
+  BootstrapTokenInput,
+  CreateAccessTokenInput,
+  EnsureBootstrapTokenInput,
+  CreatedAccessToken,
+  ListAccessTokensInput,
+  TokenOptions,
+  VerifiedAccessToken,
+} from './model';
 export { TokenService, checkTokenOptions } from './service';

@@ -45,7 +45,13 @@ export async function scanTokenRecords(ctx: CatalogContext): Promise<AccessToken
   const out: AccessTokenMetadata[] = [];
   let afterUrn: string | undefined;
   for (;;) {
-    const page = await ctx.adapter.scanEntities({ entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT], afterUrn, limit: SCAN_PAGE });
+    const page = await ctx.adapter.scanEntities({
+      entityType: TOKEN_ENTITY,
+      requireAspect: TOKEN_ASPECT,
+      aspectNames: [TOKEN_ASPECT],
+      afterUrn,
+      limit: SCAN_PAGE,
+    });
     for (const entity of page) {
       const metadata = toMetadata(entity);
       if (metadata) out.push(metadata);

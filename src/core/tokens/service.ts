@@ -131,7 +131,13 @@ export class TokenService implements AccessTokens {
     await this.options.ready;
     const { entity, metadata } = await this.check(token);
     await this.recordUse(entity, metadata);
-    return { actorUrn: metadata.actorUrn, privileges: metadata.privileges, tokenId: metadata.id, type: metadata.type, expiresAt: metadata.expiresAt };
+    return {
+      actorUrn: metadata.actorUrn,
+      privileges: metadata.privileges,
+      tokenId: metadata.id,
+      type: metadata.type,
+      expiresAt: metadata.expiresAt,
+    };
   }
 
   async getMetadata(actor: Actor, token: string): Promise<AccessTokenMetadata> {
@@ -142,7 +148,10 @@ export class TokenService implements AccessTokens {
     } catch (error) {
       // The caller is authenticated; it is the token it passed that is bad.
       if (error instanceof CatalogError && error.code === 'UNAUTHENTICATED') {
-        throw new CatalogError('INVALID_INPUT', error.message, { reason: error.reason, details: [{ path: 'token', message: error.message }] });
+        throw new CatalogError('INVALID_INPUT', error.message, {
+          reason: error.reason,
+          details: [{ path: 'token', message: error.message }],
+        });
       }
       throw error;
     }
@@ -160,9 +169,13 @@ export class TokenService implements AccessTokens {
     checkUrn(actorUrn, 'actorUrn', violations);
     throwIfViolations(violations, 'invalid bootstrap token request');
     if (!this.ctx.authorizer.isSuperUser(actorUrn)) {
-      throw new CatalogError('FORBIDDEN', `${actorUrn} is not one of the catalog's superUsers; a bootstrap token is issued only for a super user`, {
-        reason: 'superUsers',
-      });
+      throw new CatalogError(
+        'FORBIDDEN',
+        `${actorUrn} is not one of the catalog's superUsers; a bootstrap token is issued only for a super user`,
+        {
+          reason: 'superUsers',
+        },
+      );
     }
     const request: CreateAccessTokenInput = {
       type: 'PERSONAL',
@@ -190,10 +203,16 @@ export class TokenService implements AccessTokens {
   private async checkScopes(caller: Actor, input: CreateAccessTokenInput): Promise<void> {
     if (input.privileges === undefined || input.privileges === null) {
       if (isScopedActor(caller)) {
-        throw new CatalogError('FORBIDDEN', `a scoped access token cannot create an unscoped one: give privileges within ${caller.scopes.join(', ') || 'READ_ONLY'}`, {
-          reason: 'scopes',
-          details: [{ path: '/privileges', message: `is required from a scoped token: a subset of ${caller.scopes.join(', ') || 'READ_ONLY'}` }],
-        });
+        throw new CatalogError(
+          'FORBIDDEN',
+          `a scoped access token cannot create an unscoped one: give privileges within ${caller.scopes.join(', ') || 'READ_ONLY'}`,
+          {
+            reason: 'scopes',
+            details: [
+              { path: '/privileges', message: `is required from a scoped token: a subset of ${caller.scopes.join(', ') || 'READ_ONLY'}` },
+            ],
+          },
+        );
       }
       return;
     }
@@ -201,16 +220,24 @@ export class TokenService implements AccessTokens {
     const held = await this.ctx.authorizer.privilegesOf(input.actorUrn);
     input.privileges.forEach((scope, i) => {
       if (scope === READ_ONLY) return;
-      if (!isPrivilege(scope)) violations.push({ path: `/privileges/${i}`, message: `unknown privilege "${scope}"; known: ${[...PRIVILEGES, READ_ONLY].join(', ')}` });
+      if (!isPrivilege(scope))
+        violations.push({
+          path: `/privileges/${i}`,
+          message: `unknown privilege "${scope}"; known: ${[...PRIVILEGES, READ_ONLY].join(', ')}`,
+        });
       else if (!held.has(scope)) violations.push({ path: `/privileges/${i}`, message: `${input.actorUrn} does not hold ${scope}` });
     });
     throwIfViolations(violations, 'invalid token scopes');
     if (isScopedActor(caller)) {
       const wider = input.privileges.filter((scope) => scope !== READ_ONLY && !caller.scopes.includes(scope));
       if (wider.length) {
-        throw new CatalogError('FORBIDDEN', `a scoped access token cannot create a token with wider scopes: ${wider.join(', ')} ${wider.length === 1 ? 'is' : 'are'} not among its own`, {
-          reason: 'scopes',
-        });
+        throw new CatalogError(
+          'FORBIDDEN',
+          `a scoped access token cannot create a token with wider scopes: ${wider.join(', ')} ${wider.length === 1 ? 'is' : 'are'} not among its own`,
+          {
+            reason: 'scopes',
+          },
+        );
       }
     }
   }
@@ -229,7 +256,10 @@ export class TokenService implements AccessTokens {
     else {
       checkUrn(input.actorUrn, '/actorUrn', violations, 'corpuser');
       if (input.duration === 'NO_EXPIRY' && !this.allowNoExpiry) {
-        violations.push({ path: '/duration', message: 'NO_EXPIRY is not allowed: the catalog is not configured with tokens.allowNoExpiry' });
+        violations.push({
+          path: '/duration',
+          message: 'NO_EXPIRY is not allowed: the catalog is not configured with tokens.allowNoExpiry',
+        });
       }
     }
     throwIfViolations(violations, 'invalid access token request');
@@ -265,7 +295,9 @@ export class TokenService implements AccessTokens {
     };
     await this.ctx.writer.write(owner, [urn], (current) => {
       if (current.has(urn)) throw new CatalogError('CONFLICT', `access token ${id} exists already`);
-      return { entities: [{ urn, put: { [TOKEN_ASPECT]: { value: toAspectValue(metadata), systemMetadata: hashNewToken(accessToken) } } }] };
+      return {
+        entities: [{ urn, put: { [TOKEN_ASPECT]: { value: toAspectValue(metadata), systemMetadata: hashNewToken(accessToken) } } }],
+      };
     });
     return { accessToken, metadata };
   }
@@ -300,10 +332,18 @@ export class TokenService implements AccessTokens {
           return { entities: [] };
         }
         const value = toAspectValue({ ...latest, lastUsedAt: now });
-        return { entities: [{ urn: entity.urn, put: { [TOKEN_ASPECT]: { value, ...(aspect.systemMetadata ? { systemMetadata: aspect.systemMetadata } : {}) } } }] };
+        return {
+          entities: [
+            {
+              urn: entity.urn,
+              put: { [TOKEN_ASPECT]: { value, ...(aspect.systemMetadata ? { systemMetadata: aspect.systemMetadata } : {}) } },
+            },
+          ],
+        };
       });
     } catch (error) {
-      if (!(error instanceof CatalogError && error.code === 'CONFLICT')) this.ctx.reportError(error, `recording the use of access token ${metadata.id}`);
+      if (!(error instanceof CatalogError && error.code === 'CONFLICT'))
+        this.ctx.reportError(error, `recording the use of access token ${metadata.id}`);
     }
   }
 }

@@ -157,7 +157,8 @@ export function jsonValueProblems(root: unknown, prefix = ''): Violation[] {
       const entries = Object.entries(value);
       for (let i = entries.length - 1; i >= 0; i--) {
         const [key, child] = entries[i]!;
-        if (!isWellFormedText(key)) out.push({ path: `${path}/${pointerKey(key)}`, message: 'is a key that is not well-formed Unicode (it holds a lone surrogate)' });
+        if (!isWellFormedText(key))
+          out.push({ path: `${path}/${pointerKey(key)}`, message: 'is a key that is not well-formed Unicode (it holds a lone surrogate)' });
         stack.push([child, `${path}/${pointerKey(key)}`]);
       }
     }

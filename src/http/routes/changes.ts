@@ -29,7 +29,10 @@ async function readChanges(ctx: RouteContext): Promise<RouteResult> {
     return {
       body: null,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
-      stream: { chunks: eventStream(ctx.catalog, ctx.actor, resume || undefined, filters, controller.signal), cancel: () => controller.abort() },
+      stream: {
+        chunks: eventStream(ctx.catalog, ctx.actor, resume || undefined, filters, controller.signal),
+        cancel: () => controller.abort(),
+      },
     };
   }
   const page = await ctx.catalog.changes.read(ctx.actor, {
@@ -41,7 +44,9 @@ async function readChanges(ctx: RouteContext): Promise<RouteResult> {
   return { body: page };
 }
 
-export const changeRoutes: readonly RouteSpec[] = [{ pattern: '/openapi/v2/changes', methods: { GET: { body: 'none', handle: readChanges } } }];
+export const changeRoutes: readonly RouteSpec[] = [
+  { pattern: '/openapi/v2/changes', methods: { GET: { body: 'none', handle: readChanges } } },
+];
 
 /** Server-sent events from `follow`, with heartbeats while nothing happens; ends when `signal` aborts. */
 async function* eventStream(

@@ -98,7 +98,10 @@ async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
   const hard = query.boolean('hard');
   const dryRun = query.boolean('dryRun');
   query.done();
-  const deletion = await ctx.catalog.entities.deleteEntity(ctx.actor, urn, { ...(hard !== undefined ? { hard } : {}), ...(dryRun !== undefined ? { dryRun } : {}) });
+  const deletion = await ctx.catalog.entities.deleteEntity(ctx.actor, urn, {
+    ...(hard !== undefined ? { hard } : {}),
+    ...(dryRun !== undefined ? { dryRun } : {}),
+  });
   return { body: deletion };
 }
 
@@ -108,7 +111,11 @@ async function listEntities(ctx: RouteContext): Promise<RouteResult> {
   const count = query.integer('count');
   const scrollId = query.string('scrollId');
   query.done();
-  const page = await ctx.catalog.entities.scroll(ctx.actor, { entityType, ...(count !== undefined ? { count } : {}), ...(scrollId !== undefined ? { scrollId } : {}) });
+  const page = await ctx.catalog.entities.scroll(ctx.actor, {
+    entityType,
+    ...(count !== undefined ? { count } : {}),
+    ...(scrollId !== undefined ? { scrollId } : {}),
+  });
   return {
     body: {
       entities: page.entities.map((view) => ({ urn: view.urn, aspects: aspectsOf(view) })),
@@ -142,8 +149,16 @@ export const entityRoutes: readonly RouteSpec[] = [
   {
     pattern: '/openapi/v2/entity/structuredProperty/{urn}/propertyDefinition',
     methods: {
-      GET: { body: 'none', handle: (ctx) => getAspect(withAspect({ ...ctx, params: { ...ctx.params, entityName: 'structuredProperty' } }, 'propertyDefinition')) },
-      POST: { body: 'json', handle: (ctx) => postAspect(withAspect({ ...ctx, params: { ...ctx.params, entityName: 'structuredProperty' } }, 'propertyDefinition')) },
+      GET: {
+        body: 'none',
+        handle: (ctx) =>
+          getAspect(withAspect({ ...ctx, params: { ...ctx.params, entityName: 'structuredProperty' } }, 'propertyDefinition')),
+      },
+      POST: {
+        body: 'json',
+        handle: (ctx) =>
+          postAspect(withAspect({ ...ctx, params: { ...ctx.params, entityName: 'structuredProperty' } }, 'propertyDefinition')),
+      },
     },
   },
 ];

@@ -137,29 +137,38 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
 
   async function handle(ctx: RouteContext): Promise<RouteResult> {
     const body = ctx.body;
-    if (!isPlainObject(body)) return requestError('the body must be a JSON object { "query": "...", "variables": {...}, "operationName": "..." }');
+    if (!isPlainObject(body))
+      return requestError('the body must be a JSON object { "query": "...", "variables": {...}, "operationName": "..." }');
     const { query, variables, operationName } = body;
     if (typeof query !== 'string' || query.trim() === '') return requestError('"query" must be a non-empty string');
     if (variables !== undefined && variables !== null && !isPlainObject(variables)) return requestError('"variables" must be an object');
-    if (operationName !== undefined && operationName !== null && typeof operationName !== 'string') return requestError('"operationName" must be a string');
+    if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+      return requestError('"operationName" must be a string');
 
     const { graphql, schema, checkLimits, coerce } = await load();
     let document = documents.get(query);
     if (!document) {
-      if (textNesting(query, MAX_TEXT_NESTING) > MAX_TEXT_NESTING) return requestError(`the document nests braces, parentheses or brackets more than ${MAX_TEXT_NESTING} deep`);
+      if (textNesting(query, MAX_TEXT_NESTING) > MAX_TEXT_NESTING)
+        return requestError(`the document nests braces, parentheses or brackets more than ${MAX_TEXT_NESTING} deep`);
       try {
         document = graphql.parse(query, { maxTokens: MAX_TOKENS });
       } catch (error) {
-        if (error instanceof graphql.GraphQLError) return { status: 400, body: { errors: [{ ...error.toJSON(), extensions: { code: 'INVALID_INPUT' } }] } };
+        if (error instanceof graphql.GraphQLError)
+          return { status: 400, body: { errors: [{ ...error.toJSON(), extensions: { code: 'INVALID_INPUT' } }] } };
         throw error;
       }
       const invalid = graphql.validate(schema, document);
-      if (invalid.length) return { status: 400, body: { errors: invalid.map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT' } })) } };
+      if (invalid.length)
+        return { status: 400, body: { errors: invalid.map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT' } })) } };
       documents.set(query, document);
     }
     const name = typeof operationName === 'string' ? operationName : undefined;
     if (!graphql.getOperationAST(document, name)) {
-      return requestError(name ? `the document has no operation named "${name}"` : 'the document has several operations: name the one to run in "operationName"');
+      return requestError(
+        name
+          ? `the document has no operation named "${name}"`
+          : 'the document has several operations: name the one to run in "operationName"',
+      );
     }
     // The platform's clients send "0", "20" and "false" for Int and Boolean variables (docs/graphql.md);
     // coerced first, so that the cost check sees the sizes the request will run with.
@@ -182,7 +191,10 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
     );
     // No `data` at all: the request could not start (e.g. variables that do not fit their types).
     if (!('data' in result) || result.data === undefined) {
-      return { status: 400, body: { errors: (result.errors ?? []).map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT', ...e.extensions } })) } };
+      return {
+        status: 400,
+        body: { errors: (result.errors ?? []).map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT', ...e.extensions } })) },
+      };
     }
     // `extensions` is always there, `{}` when nothing adds to it: DataHub's server answers so (its web app reads the member).
     const text = JSON.stringify({ ...result, extensions: result.extensions ?? {} });

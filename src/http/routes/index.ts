@@ -13,5 +13,15 @@ import { timeseriesRoutes } from './timeseries';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
-  return [...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)), ...entityRoutes, ...openapiV3Routes, ...timeseriesRoutes, ...operationRoutes, ...restliRoutes, ...metaRoutes, ...changeRoutes, ...graphiqlRoutes];
+  return [
+    ...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)),
+    ...entityRoutes,
+    ...openapiV3Routes,
+    ...timeseriesRoutes,
+    ...operationRoutes,
+    ...restliRoutes,
+    ...metaRoutes,
+    ...changeRoutes,
+    ...graphiqlRoutes,
+  ];
 }

@@ -43,11 +43,16 @@ async function scrollPage(ctx: RouteContext, request: ScrollRequest): Promise<Ro
   const sliced = query.integer('sliceId') !== undefined || query.integer('sliceMax') !== undefined;
   query.done();
   const unsupported = [
-    ...sortFields.filter((f) => f !== 'urn' && f !== 'urn:ASCENDING').map((f) => ({ path: 'sortCriteria', message: `cannot sort on "${f}"; entities scroll in ascending URN order (sortCriteria=urn)` })),
-    ...(sortOrder !== undefined && sortOrder !== '' && sortOrder.toUpperCase() !== 'ASCENDING' ? [{ path: 'sortOrder', message: `must be ASCENDING (entities scroll in ascending URN order), got "${sortOrder.slice(0, 40)}"` }] : []),
+    ...sortFields
+      .filter((f) => f !== 'urn' && f !== 'urn:ASCENDING')
+      .map((f) => ({ path: 'sortCriteria', message: `cannot sort on "${f}"; entities scroll in ascending URN order (sortCriteria=urn)` })),
+    ...(sortOrder !== undefined && sortOrder !== '' && sortOrder.toUpperCase() !== 'ASCENDING'
+      ? [{ path: 'sortOrder', message: `must be ASCENDING (entities scroll in ascending URN order), got "${sortOrder.slice(0, 40)}"` }]
+      : []),
     ...(sliced ? [{ path: 'sliceId', message: 'sliced scrolls are not available; scroll with one scrollId' }] : []),
   ];
-  if (unsupported.length) throw new CatalogError('UNSUPPORTED', unsupported.map((u) => `${u.path} ${u.message}`).join('; '), { details: unsupported });
+  if (unsupported.length)
+    throw new CatalogError('UNSUPPORTED', unsupported.map((u) => `${u.path} ${u.message}`).join('; '), { details: unsupported });
   const page = await ctx.catalog.search.scroll(ctx.actor, {
     // The registry resolved the names: registered types (also a host's own, beyond the built-in names).
     types: request.types as EntityTypeName[],
@@ -58,7 +63,9 @@ async function scrollPage(ctx: RouteContext, request: ScrollRequest): Promise<Ro
     searchFlags: { includeSoftDeleted },
   });
   const urns = page.searchResults.map((r) => r.entity.urn);
-  const views = urns.length ? await ctx.catalog.entities.getMany(ctx.actor, urns, { ...(aspects.length ? { aspects } : {}), systemMetadata: withSystemMetadata }) : [];
+  const views = urns.length
+    ? await ctx.catalog.entities.getMany(ctx.actor, urns, { ...(aspects.length ? { aspects } : {}), systemMetadata: withSystemMetadata })
+    : [];
   return {
     body: {
       ...(page.nextScrollId !== null ? { scrollId: page.nextScrollId } : {}),
@@ -93,7 +100,10 @@ export async function batchGet(ctx: RouteContext): Promise<RouteResult> {
   const wanted = batchGetRequest(ctx.body, entityType);
   const every = [...wanted.values()].some((names) => names.length === 0);
   const union = [...new Set([...wanted.values()].flat())];
-  const views = await ctx.catalog.entities.getMany(ctx.actor, [...wanted.keys()], { ...(every ? {} : { aspects: union }), systemMetadata: withSystemMetadata });
+  const views = await ctx.catalog.entities.getMany(ctx.actor, [...wanted.keys()], {
+    ...(every ? {} : { aspects: union }),
+    systemMetadata: withSystemMetadata,
+  });
   return {
     body: views
       .map((view) => {

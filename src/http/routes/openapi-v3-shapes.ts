@@ -33,7 +33,11 @@ export function entityV3(view: EntityView, withSystemMetadata: boolean, only?: R
 
 export function aspectV3(aspect: EntityView['aspects'][string], withSystemMetadata: boolean): AspectV3 {
   if (!withSystemMetadata) return { value: aspect.value };
-  return { value: aspect.value, ...(aspect.systemMetadata ? { systemMetadata: aspect.systemMetadata } : {}), auditStamp: aspect.lastModified };
+  return {
+    value: aspect.value,
+    ...(aspect.systemMetadata ? { systemMetadata: aspect.systemMetadata } : {}),
+    auditStamp: aspect.lastModified,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -41,7 +45,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** An aspect envelope `{ value, systemMetadata?, headers? }`: its problems at `path`, or its parts. */
-export function readEnvelope(envelope: unknown, path: string, violations: Violation[]): { value: JsonObject; systemMetadata?: JsonObject } | undefined {
+export function readEnvelope(
+  envelope: unknown,
+  path: string,
+  violations: Violation[],
+): { value: JsonObject; systemMetadata?: JsonObject } | undefined {
   if (!isObject(envelope)) {
     violations.push({ path, message: 'must be an aspect envelope { value, systemMetadata? }' });
     return undefined;
@@ -86,7 +94,10 @@ export function batchToUpserts(body: unknown, entityType: string): EntityUpsert[
     const problem = urnProblem(urn);
     if (problem !== undefined) violations.push({ path: `/${i}/urn`, message: problem });
     else if (entityTypeOf(urn as string) !== entityType) {
-      violations.push({ path: `/${i}/urn`, message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"` });
+      violations.push({
+        path: `/${i}/urn`,
+        message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"`,
+      });
     }
     const aspects: Record<string, JsonObject> = {};
     const systemMetadata: Record<string, JsonObject> = {};
@@ -99,7 +110,12 @@ export function batchToUpserts(body: unknown, entityType: string): EntityUpsert[
     }
     items.push({ urn: urn as string, aspects, ...(Object.keys(systemMetadata).length ? { systemMetadata } : {}) });
   });
-  throwIfViolations(violations, body.length === 1 ? 'invalid entity' : `invalid entities (${new Set(violations.map((v) => v.path.split('/')[1])).size} of ${body.length})`);
+  throwIfViolations(
+    violations,
+    body.length === 1
+      ? 'invalid entity'
+      : `invalid entities (${new Set(violations.map((v) => v.path.split('/')[1])).size} of ${body.length})`,
+  );
   return items;
 }
 
@@ -112,7 +128,11 @@ export function withV3Paths(error: unknown, items: number): unknown {
   if (!isCatalogError(error) || !error.details.length) return error;
   const details = error.details.map((d) => ({ path: v3Path(d.path, items === 1), message: d.message }));
   if (error.code === 'INVALID_INPUT') return invalidInput(details, items === 1 ? 'invalid entity' : 'invalid entities');
-  return new CatalogError(error.code, error.message, { details, cause: error, ...(error.reason !== undefined ? { reason: error.reason } : {}) });
+  return new CatalogError(error.code, error.message, {
+    details,
+    cause: error,
+    ...(error.reason !== undefined ? { reason: error.reason } : {}),
+  });
 }
 
 function v3Path(path: string, single: boolean): string {
@@ -138,7 +158,11 @@ export function withEnvelopePaths(error: unknown, aspect: string): unknown {
     return hit ? { path: hit[1] + d.path.slice(hit[0].length), message: d.message } : { path: d.path, message: d.message };
   });
   if (error.code === 'INVALID_INPUT') return invalidInput(details, 'invalid aspect');
-  return new CatalogError(error.code, error.message, { details, cause: error, ...(error.reason !== undefined ? { reason: error.reason } : {}) });
+  return new CatalogError(error.code, error.message, {
+    details,
+    cause: error,
+    ...(error.reason !== undefined ? { reason: error.reason } : {}),
+  });
 }
 
 /** The platform's condition names where they differ from the catalog's. */
@@ -149,11 +173,19 @@ const CONDITION_NAMES: Readonly<Record<string, string>> = { STARTS_WITH: 'START_
  * the entity types (resolved by `typeOf`, which throws for an unknown one), the aspects, the filter as
  * OR of ANDs, the sort fields (`field` or `field:ORDER`). Anything else is refused at its place.
  */
-export function readScrollBody(body: unknown, typeOf: (name: string) => string): { types: string[]; aspects: string[]; orFilters?: FacetFilterInput[][]; bodySort: string[] } {
+export function readScrollBody(
+  body: unknown,
+  typeOf: (name: string) => string,
+): { types: string[]; aspects: string[]; orFilters?: FacetFilterInput[][]; bodySort: string[] } {
   if (body === undefined || body === null) return { types: [], aspects: [], bodySort: [] };
   const violations: Violation[] = [];
-  if (!isObject(body)) throw new CatalogError('INVALID_INPUT', 'the body must be { entities?, aspects?, filter?, sortCriteria? }', { details: [{ path: '/', message: 'must be an object' }] });
-  for (const key of Object.keys(body)) if (!['entities', 'aspects', 'filter', 'sortCriteria'].includes(key)) violations.push({ path: `/${key}`, message: 'is not a member of a scroll body (entities, aspects, filter, sortCriteria)' });
+  if (!isObject(body))
+    throw new CatalogError('INVALID_INPUT', 'the body must be { entities?, aspects?, filter?, sortCriteria? }', {
+      details: [{ path: '/', message: 'must be an object' }],
+    });
+  for (const key of Object.keys(body))
+    if (!['entities', 'aspects', 'filter', 'sortCriteria'].includes(key))
+      violations.push({ path: `/${key}`, message: 'is not a member of a scroll body (entities, aspects, filter, sortCriteria)' });
   const strings = (value: unknown, path: string): string[] => {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
@@ -167,7 +199,8 @@ export function readScrollBody(body: unknown, typeOf: (name: string) => string):
   let orFilters: FacetFilterInput[][] | undefined;
   if (body.filter !== undefined && body.filter !== null) {
     const groups = isObject(body.filter) ? body.filter.and : undefined;
-    if (!Array.isArray(groups)) violations.push({ path: '/filter', message: 'must be { and: [{ criteria: [{ field, values, condition?, negated? }] }] }' });
+    if (!Array.isArray(groups))
+      violations.push({ path: '/filter', message: 'must be { and: [{ criteria: [{ field, values, condition?, negated? }] }] }' });
     else {
       orFilters = groups.map((group: unknown, g) => {
         const criteria = isObject(group) ? group.criteria : undefined;
@@ -196,7 +229,8 @@ export function readScrollBody(body: unknown, typeOf: (name: string) => string):
     if (!Array.isArray(body.sortCriteria)) violations.push({ path: '/sortCriteria', message: 'must be a list of { field, order }' });
     else
       body.sortCriteria.forEach((c: unknown, i) => {
-        if (!isObject(c) || typeof c.field !== 'string') violations.push({ path: `/sortCriteria/${i}`, message: 'must be { field, order }' });
+        if (!isObject(c) || typeof c.field !== 'string')
+          violations.push({ path: `/sortCriteria/${i}`, message: 'must be { field, order }' });
         else bodySort.push(c.order === undefined || c.order === 'ASCENDING' ? c.field : `${c.field}:${String(c.order)}`);
       });
   }
@@ -206,15 +240,25 @@ export function readScrollBody(body: unknown, typeOf: (name: string) => string):
 
 /** A batch read's body `[{ urn, <aspect name>?: ... }]`: each URN (of `entityType`) with the aspects it names. */
 export function batchGetRequest(body: unknown, entityType: string): Map<string, string[]> {
-  if (!Array.isArray(body)) throw new CatalogError('INVALID_INPUT', 'the body must be a list [{ urn, <aspect name>?: {} }]', { details: [{ path: '/', message: 'must be an array' }] });
+  if (!Array.isArray(body))
+    throw new CatalogError('INVALID_INPUT', 'the body must be a list [{ urn, <aspect name>?: {} }]', {
+      details: [{ path: '/', message: 'must be an array' }],
+    });
   const violations: Violation[] = [];
   const wanted = new Map<string, string[]>();
   body.forEach((item: unknown, i) => {
     const urn = isObject(item) ? item.urn : undefined;
     const problem = urnProblem(urn);
     if (problem !== undefined) violations.push({ path: `/${i}/urn`, message: problem });
-    else if (entityTypeOf(urn as string) !== entityType) violations.push({ path: `/${i}/urn`, message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"` });
-    else wanted.set(urn as string, [...new Set([...(wanted.get(urn as string) ?? []), ...Object.keys(item as object).filter((k) => k !== 'urn')])]);
+    else if (entityTypeOf(urn as string) !== entityType)
+      violations.push({
+        path: `/${i}/urn`,
+        message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"`,
+      });
+    else
+      wanted.set(urn as string, [
+        ...new Set([...(wanted.get(urn as string) ?? []), ...Object.keys(item as object).filter((k) => k !== 'urn')]),
+      ]);
   });
   throwIfViolations(violations, 'invalid batch read');
   return wanted;
@@ -241,11 +285,16 @@ export function batchToPatches(body: unknown, entityType: string): BatchPatchIte
   const violations: Violation[] = [];
   const items: BatchPatchItem[] = [];
   body.forEach((entity: unknown, i) => {
-    if (!isObject(entity)) return void violations.push({ path: `/${i}`, message: 'must be an entity { urn, <aspect name>: { value: { patch } } }' });
+    if (!isObject(entity))
+      return void violations.push({ path: `/${i}`, message: 'must be an entity { urn, <aspect name>: { value: { patch } } }' });
     const urn = entity.urn;
     const problem = urnProblem(urn);
     if (problem !== undefined) violations.push({ path: `/${i}/urn`, message: problem });
-    else if (entityTypeOf(urn as string) !== entityType) violations.push({ path: `/${i}/urn`, message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"` });
+    else if (entityTypeOf(urn as string) !== entityType)
+      violations.push({
+        path: `/${i}/urn`,
+        message: `"${String(urn)}" is a ${entityTypeOf(urn as string)} URN, but the address names entity type "${entityType}"`,
+      });
     const names = Object.keys(entity).filter((k) => k !== 'urn');
     if (names.length === 0) violations.push({ path: `/${i}`, message: 'names no aspect to patch' });
     for (const name of names) {
@@ -278,9 +327,20 @@ export function withPatchPaths(error: unknown, items: readonly BatchPatchItem[])
     if (!m || !item) return { path: d.path, message: d.message };
     const entityAt = item.at.split('/').slice(0, 2).join('/');
     const member = m[2] ?? '';
-    const path = member === '/urn' ? `${entityAt}/urn` : member === '/aspect' ? item.at.slice(0, -'/value'.length) : member === '/patch' ? `${item.at}/patch${m[3]}` : `${item.at}${m[3]}`;
+    const path =
+      member === '/urn'
+        ? `${entityAt}/urn`
+        : member === '/aspect'
+          ? item.at.slice(0, -'/value'.length)
+          : member === '/patch'
+            ? `${item.at}/patch${m[3]}`
+            : `${item.at}${m[3]}`;
     return { path, message: d.message };
   });
   if (error.code === 'INVALID_INPUT') return invalidInput(details, 'invalid patches');
-  return new CatalogError(error.code, error.message, { details, cause: error, ...(error.reason !== undefined ? { reason: error.reason } : {}) });
+  return new CatalogError(error.code, error.message, {
+    details,
+    cause: error,
+    ...(error.reason !== undefined ? { reason: error.reason } : {}),
+  });
 }

@@ -4,7 +4,16 @@ import { CatalogError } from '../../errors';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 import { aspectNames, batchGet, scrollAcrossTypes, scrollEntities } from './openapi-v3-listing';
-import { aspectV3, batchToPatches, batchToUpserts, entityV3, readEnvelope, withEnvelopePaths, withPatchPaths, withV3Paths } from './openapi-v3-shapes';
+import {
+  aspectV3,
+  batchToPatches,
+  batchToUpserts,
+  entityV3,
+  readEnvelope,
+  withEnvelopePaths,
+  withPatchPaths,
+  withV3Paths,
+} from './openapi-v3-shapes';
 import { appendTimeseriesAspect } from './timeseries';
 
 /**
@@ -66,11 +75,19 @@ async function patchEntities(ctx: RouteContext): Promise<RouteResult> {
   for (const item of items) patched.set(item.urn, new Set([...(patched.get(item.urn) ?? []), item.aspect]));
   let views;
   try {
-    views = await ctx.catalog.entities.patchMany(ctx.actor, items.map(({ urn, aspect, patch, arrayPrimaryKeys }) => ({ urn, aspect, patch, ...(arrayPrimaryKeys ? { arrayPrimaryKeys } : {}) })));
+    views = await ctx.catalog.entities.patchMany(
+      ctx.actor,
+      items.map(({ urn, aspect, patch, arrayPrimaryKeys }) => ({ urn, aspect, patch, ...(arrayPrimaryKeys ? { arrayPrimaryKeys } : {}) })),
+    );
   } catch (error) {
     throw withPatchPaths(error, items);
   }
-  if (withSystemMetadata) views = await ctx.catalog.entities.getMany(ctx.actor, views.map((v) => v.urn), { systemMetadata: true });
+  if (withSystemMetadata)
+    views = await ctx.catalog.entities.getMany(
+      ctx.actor,
+      views.map((v) => v.urn),
+      { systemMetadata: true },
+    );
   return { body: views.map((view) => entityV3(view, withSystemMetadata, patched.get(view.urn))) };
 }
 
@@ -80,8 +97,12 @@ async function getEntity(ctx: RouteContext): Promise<RouteResult> {
   const aspects = aspectNames(query);
   const withSystemMetadata = query.boolean('systemMetadata') === true;
   query.done();
-  const view = await ctx.catalog.entities.get(ctx.actor, urn, { ...(aspects.length ? { aspects } : {}), systemMetadata: withSystemMetadata });
-  if (!view || Object.keys(view.aspects).length === 0) throw notFound(aspects.length ? `${urn} with any of the aspects ${aspects.join(', ')}` : urn);
+  const view = await ctx.catalog.entities.get(ctx.actor, urn, {
+    ...(aspects.length ? { aspects } : {}),
+    systemMetadata: withSystemMetadata,
+  });
+  if (!view || Object.keys(view.aspects).length === 0)
+    throw notFound(aspects.length ? `${urn} with any of the aspects ${aspects.join(', ')}` : urn);
   return { body: entityV3(view, withSystemMetadata) };
 }
 
@@ -106,7 +127,8 @@ async function deleteEntity(ctx: RouteContext): Promise<RouteResult> {
   const clear = query.boolean('clear') === true;
   query.done();
   if (clear) {
-    const message = 'clear=true (remove every aspect but the key) is not available: entities have no key aspect here; delete the entity, or name the aspects';
+    const message =
+      'clear=true (remove every aspect but the key) is not available: entities have no key aspect here; delete the entity, or name the aspects';
     throw new CatalogError('UNSUPPORTED', message, { details: [{ path: 'clear', message }] });
   }
   if (aspects.length) await ctx.catalog.entities.deleteAspects(ctx.actor, urn, aspects);
@@ -149,7 +171,10 @@ async function headAspect(ctx: RouteContext): Promise<RouteResult> {
   const query = new QueryReader(ctx.query);
   const includeSoftDeleted = query.boolean('includeSoftDelete') === true;
   query.done();
-  return { status: (await ctx.catalog.entities.exists(ctx.actor, urn, { aspect: aspect!, includeSoftDeleted })) ? 204 : 404, body: undefined };
+  return {
+    status: (await ctx.catalog.entities.exists(ctx.actor, urn, { aspect: aspect!, includeSoftDeleted })) ? 204 : 404,
+    body: undefined,
+  };
 }
 
 /**
@@ -166,7 +191,10 @@ async function postAspect(ctx: RouteContext): Promise<RouteResult> {
   query.done();
   const violations: Array<{ path: string; message: string }> = [];
   const envelope = readEnvelope(ctx.body, '', violations);
-  if (!envelope) throw new CatalogError('INVALID_INPUT', `invalid aspect: ${violations.map((v) => `${v.path || '/'} ${v.message}`).join('; ')}`, { details: violations });
+  if (!envelope)
+    throw new CatalogError('INVALID_INPUT', `invalid aspect: ${violations.map((v) => `${v.path || '/'} ${v.message}`).join('; ')}`, {
+      details: violations,
+    });
   if (aspectKind === 'timeseries') {
     const value = await appendTimeseriesAspect(ctx.catalog, ctx.actor, urn, aspect!, envelope.value);
     return { body: { urn, [aspect!]: { value } } };
@@ -214,11 +242,19 @@ export const openapiV3Routes: readonly RouteSpec[] = [
   { pattern: `${BASE}/{entityName}/batchGet`, methods: { POST: { body: 'json', handle: batchGet } } },
   {
     pattern: `${BASE}/{entityName}`,
-    methods: { GET: { body: 'none', handle: scrollEntities }, POST: { body: 'json', handle: postEntities }, PATCH: { body: 'json-or-json-patch', handle: patchEntities } },
+    methods: {
+      GET: { body: 'none', handle: scrollEntities },
+      POST: { body: 'json', handle: postEntities },
+      PATCH: { body: 'json-or-json-patch', handle: patchEntities },
+    },
   },
   {
     pattern: `${BASE}/{entityName}/{urn}`,
-    methods: { GET: { body: 'none', handle: getEntity }, HEAD: { body: 'none', handle: headEntity }, DELETE: { body: 'none', handle: deleteEntity } },
+    methods: {
+      GET: { body: 'none', handle: getEntity },
+      HEAD: { body: 'none', handle: headEntity },
+      DELETE: { body: 'none', handle: deleteEntity },
+    },
   },
   {
     pattern: `${BASE}/{entityName}/{urn}/{aspectName}`,
@@ -231,4 +267,3 @@ export const openapiV3Routes: readonly RouteSpec[] = [
     },
   },
 ];
-

@@ -50,7 +50,10 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       const message = 'must be { entries: [...] }, the definitions of the YAML file';
       throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
     }
-    const results = await ctx.catalog.properties.upsertYamlEntries(ctx.actor, body.entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1]);
+    const results = await ctx.catalog.properties.upsertYamlEntries(
+      ctx.actor,
+      body.entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1],
+    );
     return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
   },
   reindex: async (ctx) => {
@@ -59,7 +62,10 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       const message = 'may hold only batchSize';
       throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
     }
-    const { lastUrn: _lastUrn, ...progress } = await ctx.catalog.reindexAs(ctx.actor, body.batchSize === undefined ? {} : { batchSize: body.batchSize as number });
+    const { lastUrn: _lastUrn, ...progress } = await ctx.catalog.reindexAs(
+      ctx.actor,
+      body.batchSize === undefined ? {} : { batchSize: body.batchSize as number },
+    );
     return progress;
   },
 };
@@ -74,4 +80,6 @@ async function runAction(ctx: RouteContext): Promise<RouteResult> {
   return { body: { value: await run(ctx) } };
 }
 
-export const operationRoutes: readonly RouteSpec[] = [{ pattern: '/operations', methods: { POST: { body: 'optional-json', handle: runAction } } }];
+export const operationRoutes: readonly RouteSpec[] = [
+  { pattern: '/operations', methods: { POST: { body: 'optional-json', handle: runAction } } },
+];

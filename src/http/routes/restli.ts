@@ -223,7 +223,10 @@ async function batchGetEntitiesV2(ctx: RouteContext): Promise<RouteResult> {
       return error instanceof CatalogError ? [...error.details] : [{ path: `ids/${i}`, message: String(error) }];
     }
   });
-  if (problems.length) throw new CatalogError('INVALID_INPUT', `invalid ids: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, { details: problems });
+  if (problems.length)
+    throw new CatalogError('INVALID_INPUT', `invalid ids: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, {
+      details: problems,
+    });
   const requested = aspectList(ctx.query);
   const results: Record<string, JsonObject> = {};
   for (const urn of new Set(ids)) {
