@@ -34,8 +34,11 @@ export interface AdapterParts {
   jobs?: JobQueue;
   /** The store itself (its commit deletes an entity's rows), or left out for rows kept in the store. */
   timeseries?: TimeseriesStore;
-  /** The store itself (its commit appends events and keeps versions), or left out for a log kept in the store. */
-  changes?: ChangeLog;
+  /**
+   * The store itself (its commit appends events and keeps versions), or left out for a log kept in the
+   * store. A whole adapter given here must have the change log's members.
+   */
+  changes?: ChangeLog | StorageAdapter;
 }
 
 const MEMBERS = {
