@@ -1,9 +1,9 @@
 // The adapter built from one part passes the whole conformance suite, durability included: a fresh
 // file per test, and `reopen` opens a new adapter over the same file.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StorageAdapter } from 'metacatalog';
+import type { AspectPut, StorageAdapter } from 'metacatalog';
 import { runConformanceSuite } from 'metacatalog/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createJsonFileAdapter } from './index';
@@ -30,4 +30,39 @@ runConformanceSuite({
   capabilities: { durable: true, changeToken: false, changeFeed: true },
   createAdapter: (options) => adapterOver(join(directory, `catalog-${++count}.jsonl`), options.faultInjector),
   reopen: (closed) => adapterOver(files.get(closed)!),
+});
+
+describe('the JSON-lines file', () => {
+  const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,orders,PROD)';
+  const info = (name: string, version: number): AspectPut => {
+    const stamp = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:ingest' };
+    return { name: 'info', value: { name }, version, created: stamp, lastModified: stamp };
+  };
+
+  it('survives a restart; a line cut short by a crash never committed, and the file goes on after it', async () => {
+    const filename = join(directory, 'restart.jsonl');
+    const first = createJsonFileAdapter({ filename });
+    await first.open();
+    await first.commit({
+      entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [info('orders', 1)] }],
+      jobs: [{ type: 'reindex', payload: {} }],
+    });
+    await first.close();
+    appendFileSync(filename, '[{"urn":"urn:li:dataset:(urn:li:dataPlatform:hive,torn,PROD)"'); // the process died mid-append
+
+    const second = createJsonFileAdapter({ filename });
+    await second.open();
+    expect((await second.scanEntities({ limit: 10 })).map((e) => [e.urn, e.version, e.aspects.info?.value])).toEqual([
+      [urn, 1, { name: 'orders' }],
+    ]);
+    expect((await second.listJobs()).map((j) => j.type)).toEqual(['reindex']);
+    await second.commit({ entities: [{ urn, entityType: 'dataset', expectVersion: 1, put: [info('orders v2', 2)] }] });
+    await second.close();
+    expect(readFileSync(filename, 'utf8')).not.toContain('torn');
+
+    const third = createJsonFileAdapter({ filename });
+    await third.open();
+    expect((await third.readEntities([urn])).map((e) => [e.version, e.aspects.info?.value])).toEqual([[2, { name: 'orders v2' }]]);
+    await third.close();
+  });
 });
