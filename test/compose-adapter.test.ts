@@ -146,6 +146,15 @@ describe('composeAdapter over an entity store alone', () => {
     expect((await first.readChanges!({ limit: 10 })).events).toHaveLength(4);
   });
 
+  it('refuses a batch member it does not know, writing nothing, rather than dropping it', async () => {
+    const store = createMemoryAdapter();
+    const adapter = composeAdapter({ entities: store });
+    await adapter.open();
+    const batch = { entities: [{ urn: A, entityType: 'dataset', expectVersion: 0, put: [aspect('info', {})] }], rows: [{ urn: A }] };
+    await expect(adapter.commit(batch)).rejects.toThrow('WriteBatch.rows is not handled by the composer');
+    expect(await store.scanEntities({ limit: 10 })).toEqual([]);
+  });
+
   it('passes each part the store serves itself straight through to it', async () => {
     const memory = createMemoryAdapter();
     const adapter = composeAdapter({ entities: memory, search: memory, jobs: memory, timeseries: memory, changes: memory });

@@ -98,6 +98,7 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
   const search = parts.search ?? createScanSearchIndex(store);
 
   async function commit(batch: WriteBatch): Promise<void> {
+    checkBatchMembers(batch);
     const domainWrites = (batch.entities ?? []).map((write) => (native.search ? write : withSearchRecord(write, batch.now ?? Date.now())));
     for (let attempt = 0; ; attempt++) {
       const writes = new RecordWrites(batch.now ?? Date.now());
@@ -168,6 +169,16 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
     ...bound(timeseries ?? parts.timeseries!, MEMBERS.timeseries),
     ...(capabilities.changeFeed ? bound(changeLog as ChangeLog, MEMBERS.changes) : {}),
   } as StorageAdapter;
+}
+
+/** The members of `WriteBatch` the composer knows how to hand on or keep as records. */
+const BATCH_MEMBERS = new Set(['entities', 'jobs', 'completeJobs', 'now', 'events', 'aspectVersions']);
+
+/** A batch member added to the contract later must be handled here before any of it is written, not dropped. */
+function checkBatchMembers(batch: WriteBatch): void {
+  for (const [key, value] of Object.entries(batch)) {
+    if (value !== undefined && !BATCH_MEMBERS.has(key)) throw new Error(`composeAdapter: WriteBatch.${key} is not handled by the composer`);
+  }
 }
 
 /** The domain's write with its search document turned into the reserved aspect. */
