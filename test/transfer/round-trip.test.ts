@@ -96,7 +96,7 @@ describe('moving a catalog between adapters (export, then ingest of the export)'
         expect(tier?.removed).toBe(true);
         await catalog.properties.restore(ADMIN, 'urn:li:structuredProperty:tier');
         expect(await catalog.properties.getValues(ADMIN, ds('b'))).toHaveLength(2);
-        const found = await catalog.search.searchAcrossEntities(ADMIN, {
+        const found = await catalog.search.search(ADMIN, {
           types: ['DATASET'],
           query: '*',
           orFilters: [{ and: [{ field: 'structuredProperties.retention', values: ['32'] }] }],
