@@ -29,14 +29,11 @@ export async function backupSqliteDatabase(
   const partial = `${destination}.partial`;
   rmSync(partial, { force: true });
   const db = new Database(source, { fileMustExist: true });
-  let pages = 0;
+  let pages: number;
   try {
     db.pragma('busy_timeout = 5000');
     const outcome = await db.backup(partial, {
-      progress: ({ totalPages }) => {
-        pages = totalPages;
-        return Math.max(totalPages, 1);
-      },
+      progress: ({ totalPages }) => Math.max(totalPages, 1),
     });
     pages = outcome.totalPages;
   } catch (error) {
