@@ -2,6 +2,7 @@ import { openCatalog } from './open-catalog';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Catalog } from '../index';
+import type { TokenSigningAlgorithm } from '../core/tokens';
 import type { CliBackend, OpenRequirements, PropertyRecord } from './backend';
 import { CommandError, type CommandIo } from './io';
 import { loadOrCreateSigningKey, signingKeyFileOf } from './signing-key';
@@ -24,10 +25,12 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
   }
   let signingKey: string | undefined;
+  let tokenAlgorithm: TokenSigningAlgorithm | undefined;
   const keyFile = signingKeyFileOf(db);
   if (!inMemory && (requirements.signingKey || existsSync(keyFile))) {
     const loaded = loadOrCreateSigningKey(keyFile);
     signingKey = loaded.key;
+    tokenAlgorithm = loaded.algorithm;
     if (loaded.created)
       io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
   }
@@ -37,7 +40,7 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
     {
       store: { sqlite: db },
       superUser: actor,
-      ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}),
+      ...(signingKey !== undefined ? { tokenSigningKey: signingKey, tokenAlgorithm } : {}),
       backgroundJobs: false,
       label: db,
     },

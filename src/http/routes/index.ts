@@ -10,6 +10,7 @@ import { openapiV3Routes } from './openapi-v3';
 import { operationRoutes } from './operations';
 import { restliRoutes } from './restli';
 import { timeseriesRoutes } from './timeseries';
+import { tokenRoutes } from './tokens';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
@@ -22,6 +23,7 @@ export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
     ...restliRoutes,
     ...metaRoutes,
     ...changeRoutes,
+    ...tokenRoutes,
     ...graphiqlRoutes,
   ];
 }
