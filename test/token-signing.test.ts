@@ -103,7 +103,10 @@ describe.each([
   it('takes JWK objects as well as PEM, and public keys that only verify', async () => {
     const signer = generate();
     const retired = generate();
-    const jwk = { ...(signer.privateKey.export({ format: 'jwk' }) as Record<string, string>), kid: 'signer-2026' } as TokenSigningOptions['keys'][number];
+    const jwk = {
+      ...(signer.privateKey.export({ format: 'jwk' }) as Record<string, string>),
+      kid: 'signer-2026',
+    } as TokenSigningOptions['keys'][number];
     const catalog = open({ tokenSigning: { algorithm, keys: [jwk, pem(retired.publicKey, 'spki')] } });
     const jwt = await token(catalog);
     expect(headerOf(jwt).kid).toBe('signer-2026');
@@ -214,7 +217,12 @@ describe('bad signing configuration is refused at createCatalog, naming the opti
     ['a P-256 key for EdDSA', { algorithm: 'EdDSA', keys: [pem(ec.privateKey, 'pkcs8')] }, 'tokenSigning.keys[0]', /ec \(prime256v1\)/],
     ['a P-384 key for ES256', { algorithm: 'ES256', keys: [pem(p384.privateKey, 'pkcs8')] }, 'tokenSigning.keys[0]', /secp384r1.*P-256/],
     ['an Ed25519 key for ES256', { algorithm: 'ES256', keys: [edPem] }, 'tokenSigning.keys[0]', /ed25519/],
-    ['a secret for EdDSA', { algorithm: 'EdDSA', keys: ['a-shared-secret-of-enough-length-0123456789'] }, 'tokenSigning.keys[0]', /not a PEM key/],
+    [
+      'a secret for EdDSA',
+      { algorithm: 'EdDSA', keys: ['a-shared-secret-of-enough-length-0123456789'] },
+      'tokenSigning.keys[0]',
+      /not a PEM key/,
+    ],
     ['a short HS256 secret', { algorithm: 'HS256', keys: ['short'] }, 'tokenSigning.keys[0]', /at least 32 bytes/],
     ['a short oct JWK', { algorithm: 'HS256', keys: [{ kty: 'oct', k: 'c2hvcnQ' }] }, 'tokenSigning.keys[0].k', /at least 32 bytes/],
     ['an oct JWK for EdDSA', { algorithm: 'EdDSA', keys: [{ kty: 'oct', k: 'x'.repeat(64) }] }, 'tokenSigning.keys[0]', /only HS256/],
@@ -224,8 +232,18 @@ describe('bad signing configuration is refused at createCatalog, naming the opti
       'tokenSigning.keys[0].alg',
       /ES256/,
     ],
-    ['an unreadable PEM', { algorithm: 'EdDSA', keys: ['-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'] }, 'tokenSigning.keys[0]', /PEM/],
-    ['a public key first (it would have to sign)', { algorithm: 'EdDSA', keys: [pem(ed.publicKey, 'spki'), edPem] }, 'tokenSigning.keys[0]', /private key/],
+    [
+      'an unreadable PEM',
+      { algorithm: 'EdDSA', keys: ['-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----'] },
+      'tokenSigning.keys[0]',
+      /PEM/,
+    ],
+    [
+      'a public key first (it would have to sign)',
+      { algorithm: 'EdDSA', keys: [pem(ed.publicKey, 'spki'), edPem] },
+      'tokenSigning.keys[0]',
+      /private key/,
+    ],
     ['the same key twice', { algorithm: 'EdDSA', keys: [edPem, pem(ed.publicKey, 'spki')] }, 'tokenSigning.keys[1]', /same kid/],
     [
       'two keys with the same kid',

@@ -22,8 +22,7 @@ const KEY_BYTES = 32;
 /** A new key: 32 random bytes (base64url) for HS256, else a PKCS#8 PEM private key (it holds the public key too). */
 export function generateSigningKey(algorithm: TokenSigningAlgorithm): string {
   if (algorithm === 'HS256') return randomBytes(KEY_BYTES).toString('base64url');
-  const { privateKey } =
-    algorithm === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const { privateKey } = algorithm === 'EdDSA' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   return privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 

@@ -211,7 +211,9 @@ async function listen(
     );
   }
   if (state.algorithm !== 'HS256') {
-    io.stdout(`metacatalog: tokens are signed with ${state.algorithm}; other services verify them with the keys at ${server.url}/.well-known/jwks.json\n`);
+    io.stdout(
+      `metacatalog: tokens are signed with ${state.algorithm}; other services verify them with the keys at ${server.url}/.well-known/jwks.json\n`,
+    );
   }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
 
