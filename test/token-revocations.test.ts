@@ -6,8 +6,6 @@ import { createCatalog, type Catalog, type StorageAdapter } from '../src/index';
 const ADMIN = 'urn:li:corpuser:admin';
 const ALICE = 'urn:li:corpuser:alice';
 const GATEWAY = 'urn:li:corpuser:gateway';
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 
 let catalog: Catalog | undefined;
 afterEach(async () => {
