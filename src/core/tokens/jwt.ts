@@ -1,5 +1,4 @@
 import type { KeyObject } from 'node:crypto';
-import { CompactSign, compactVerify, decodeProtectedHeader, errors as joseErrors } from 'jose';
 import { CatalogError, type Violation } from '../../errors';
 import {
   keyIdOf,
@@ -61,6 +60,9 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
   return () => (made ??= make());
 }
 
+/** jose is loaded at the first signing or verification, not by `import 'metacatalog'`. */
+const loadJose = once(() => import('jose'));
+
 function entryOf(key: ParsedSigningKey): KeyEntry {
   if (key.secret) {
     const secret = key.secret;
@@ -111,6 +113,7 @@ export class SigningKeys {
   async sign(claims: AccessTokenClaims): Promise<string> {
     const key = this.keys[0];
     if (!key?.signing) throw new Error('internal: no signing key');
+    const { CompactSign } = await loadJose();
     return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
       .setProtectedHeader({ alg: this.algorithm, typ: 'JWT', kid: key.kid })
       .sign(await key.signing());
@@ -124,6 +127,7 @@ export class SigningKeys {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(token)) {
       throw tokenFailure('malformed', 'the access token is not a well-formed JWT');
     }
+    const { compactVerify, decodeProtectedHeader, errors: joseErrors } = await loadJose();
     let header: Record<string, unknown>;
     try {
       header = decodeProtectedHeader(token);
