@@ -14,8 +14,8 @@ import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
 import { PolicyService, type Policies } from './core/access';
-import type { AccessTokens, TokenOptions } from './core/tokens';
-import { checkTokenOptions, TokenService } from './core/tokens';
+import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
+import { checkTokenOptions, parseTokenSigning, TokenService } from './core/tokens';
 import { TimeseriesService } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
@@ -24,8 +24,14 @@ import { exportRecords, importRecords, type ExportCounts, type ExportOptions, ty
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
   adapter: StorageAdapter;
-  /** Secret for signing access tokens (>= 32 bytes). A list rotates keys: the first signs, all verify. */
+  /** Secret for signing access tokens with HS256 (>= 32 bytes). A list rotates keys: the first signs, all verify. */
   tokenSigningKey?: string | readonly string[];
+  /**
+   * How access tokens are signed: `{ algorithm: 'EdDSA' | 'ES256' | 'HS256', keys }`, the first key signing and
+   * every key verifying; a key is a PEM string (private: signs and verifies; public: verifies only), the secret
+   * for HS256, or a JWK. EdDSA and ES256 publish their public keys (`catalog.tokens.jwks()`). Instead of `tokenSigningKey`.
+   */
+  tokenSigning?: TokenSigningOptions;
   /** Access token settings: `allowNoExpiry` (default false), `cleanupIntervalMs` (default one hour). */
   tokens?: TokenOptions;
   /** Actor URNs that hold every privilege. */
@@ -57,7 +63,7 @@ export interface Catalog {
   readonly properties: StructuredPropertyService;
   /** Search and aggregation: scroll, search, aggregate (scrollAcrossEntities, searchAcrossEntities, aggregateAcrossEntities). */
   readonly search: SearchService;
-  /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken. */
+  /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken, revocations, jwks. */
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
   readonly policies: Policies;
@@ -104,7 +110,8 @@ export interface Catalog {
   close(): Promise<void>;
 }
 
-function validateOptions(options: CatalogOptions): void {
+/** Checks every option, listing each violation with its path; answers the checked token signing configuration. */
+function validateOptions(options: CatalogOptions): ParsedTokenSigning | undefined {
   const violations: Violation[] = [];
   const o = options as unknown as Record<string, unknown>;
   if (!options || typeof options !== 'object') throw new CatalogError('INVALID_INPUT', 'createCatalog needs an options object');
@@ -112,15 +119,7 @@ function validateOptions(options: CatalogOptions): void {
   if (!adapter || typeof adapter !== 'object' || typeof adapter.commit !== 'function' || typeof adapter.open !== 'function') {
     violations.push({ path: 'adapter', message: 'is required and must be a storage adapter (e.g. createSqliteAdapter())' });
   }
-  if (o.tokenSigningKey !== undefined) {
-    const keys = Array.isArray(o.tokenSigningKey) ? o.tokenSigningKey : [o.tokenSigningKey];
-    if (keys.length === 0) violations.push({ path: 'tokenSigningKey', message: 'must name at least one key' });
-    keys.forEach((key, i) => {
-      const path = Array.isArray(o.tokenSigningKey) ? `tokenSigningKey[${i}]` : 'tokenSigningKey';
-      if (typeof key !== 'string') violations.push({ path, message: 'must be a string' });
-      else if (Buffer.byteLength(key) < 32) violations.push({ path, message: 'must be at least 32 bytes long' });
-    });
-  }
+  const signing = parseTokenSigning(o, violations);
   if (o.superUsers !== undefined && (!Array.isArray(o.superUsers) || o.superUsers.some((u) => typeof u !== 'string'))) {
     violations.push({ path: 'superUsers', message: 'must be an array of actor URNs' });
   }
@@ -151,6 +150,7 @@ function validateOptions(options: CatalogOptions): void {
       details: violations,
     });
   }
+  return signing;
 }
 
 function defaultOnError(error: unknown, where: string): void {
@@ -159,8 +159,13 @@ function defaultOnError(error: unknown, where: string): void {
 }
 
 /** The pieces every later service is built from; createCatalog composes the public object on top. */
-export function createCatalogContext(options: CatalogOptions): { ctx: CatalogContext; ready: Promise<void>; health: StorageHealth } {
-  validateOptions(options);
+export function createCatalogContext(options: CatalogOptions): {
+  ctx: CatalogContext;
+  ready: Promise<void>;
+  health: StorageHealth;
+  signing: ParsedTokenSigning | undefined;
+} {
+  const signing = validateOptions(options);
   // One clock for everything the catalog writes: every batch carries the catalog's time, so adapters stamp
   // jobs with it rather than with their own clock.
   const clock = options.clock ?? Date.now;
@@ -209,7 +214,7 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
     reportError: onError,
   };
   (ctx as { entities: EntityService }).entities = new EntityService(ctx);
-  return { ctx, ready, health };
+  return { ctx, ready, health, signing };
 }
 
 /** Whether writes reach the storage: the last write's failure (a full disk...), cleared by the next success. */
@@ -252,17 +257,16 @@ function instrumented(adapter: StorageAdapter, clock: () => number, health: Stor
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
-  const { ctx, ready, health } = createCatalogContext(options);
+  const { ctx, ready, health, signing } = createCatalogContext(options);
   const { service: properties, filterFields } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
   ctx.entities.routeTimeseriesAppends((actor, urn, aspect, row) => timeseries.append(actor, urn, aspect, row));
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
-  const signingKey = options.tokenSigningKey;
   const tokens = new TokenService(ctx, {
     ready,
-    signingKeys: signingKey === undefined ? [] : typeof signingKey === 'string' ? [signingKey] : signingKey,
+    ...(signing ? { signing } : {}),
     tokens: options.tokens,
   });
   const policies = new PolicyService(ctx);

@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog';
+import type { TokenSigningAlgorithm } from '../core/tokens';
 import { CommandError, type CommandIo } from './io';
 
 /** Where the command line keeps its catalog. */
@@ -9,6 +10,8 @@ export interface OpenCatalogOptions {
   /** The super user the command acts as (or the service's admin). */
   superUser: string;
   tokenSigningKey?: string;
+  /** The algorithm of `tokenSigningKey` (default HS256; EdDSA and ES256 take a PEM private key). */
+  tokenAlgorithm?: TokenSigningAlgorithm;
   /** Background work in this process as it is queued (the service), or only in `settle()` (one command). */
   backgroundJobs: boolean;
   /** How the store is named in messages (a PostgreSQL URL without its password). */
@@ -35,7 +38,9 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
           );
     const catalog = createCatalog({
       adapter,
-      ...(options.tokenSigningKey !== undefined ? { tokenSigningKey: options.tokenSigningKey } : {}),
+      ...(options.tokenSigningKey === undefined
+        ? {}
+        : { tokenSigning: { algorithm: options.tokenAlgorithm ?? 'HS256', keys: [options.tokenSigningKey] } }),
       superUsers: [options.superUser],
       ...(options.backgroundJobs ? {} : { jobs: { background: false } }),
       onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),

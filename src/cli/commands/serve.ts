@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import type { Catalog } from '../../catalog';
 import type { RunningServer } from '../../http/server';
 import { CommandError, UsageError, type Command, type CommandIo } from '../io';
-import { loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
+import { algorithmOfKey, generateSigningKey, loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
+import { TOKEN_SIGNING_ALGORITHMS, type TokenSigningAlgorithm } from '../../core/tokens';
 import { redactedUrl } from '../open-catalog';
 
 export const DEFAULT_DB = './data/catalog.db';
@@ -25,6 +26,11 @@ export interface ServeOptions {
    * use the same key: this file, or the METACATALOG_SIGNING_KEY environment variable.
    */
   signingKeyFile?: string;
+  /**
+   * How new key files are made: HS256 (default, a shared secret), EdDSA or ES256 (a private key; other
+   * services verify tokens with the public key at /.well-known/jwks.json). An existing key file keeps its algorithm.
+   */
+  tokenAlgorithm?: TokenSigningAlgorithm;
   port?: number;
   host?: string;
   /** The super user the bootstrap token acts as. Default `urn:li:corpuser:admin`. */
@@ -65,13 +71,15 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
   const isNewDatabase = inMemory || existing === undefined;
   let key: string;
   let keyCreated: boolean;
+  let algorithm: TokenSigningAlgorithm = options.tokenAlgorithm ?? 'HS256';
   if (inMemory) {
-    key = (await import('node:crypto')).randomBytes(32).toString('base64url');
+    key = generateSigningKey(algorithm);
     keyCreated = true;
   } else {
     mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
-    const loaded = loadOrCreateSigningKey(signingKeyFileOf(db));
+    const loaded = loadOrCreateSigningKey(signingKeyFileOf(db), options.tokenAlgorithm);
     key = loaded.key;
+    algorithm = loaded.algorithm;
     keyCreated = loaded.created;
     if (loaded.created) {
       io.stdout(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
@@ -84,13 +92,14 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
       store: { sqlite: db, ...(options.durability !== undefined ? { durability: options.durability } : {}) },
       superUser: admin,
       tokenSigningKey: key,
+      tokenAlgorithm: algorithm,
       backgroundJobs: true,
       label: db,
     },
     io,
   );
 
-  return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db });
+  return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db, algorithm });
 }
 
 /**
@@ -102,9 +111,11 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
   const admin = options.admin ?? DEFAULT_ADMIN;
   let key: string;
   let keyCreated = false;
+  let algorithm: TokenSigningAlgorithm;
   if (options.signingKeyFile !== undefined) {
-    const loaded = loadOrCreateSigningKey(options.signingKeyFile);
+    const loaded = loadOrCreateSigningKey(options.signingKeyFile, options.tokenAlgorithm);
     key = loaded.key;
+    algorithm = loaded.algorithm;
     keyCreated = loaded.created;
     if (loaded.created) {
       io.stdout(
@@ -113,14 +124,23 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
     }
   } else if (process.env.METACATALOG_SIGNING_KEY) {
     key = process.env.METACATALOG_SIGNING_KEY;
+    const held = algorithmOfKey(key.trim());
+    if (held === undefined) throw new CommandError('METACATALOG_SIGNING_KEY is a PEM key but not an Ed25519 or P-256 private key');
+    if (options.tokenAlgorithm !== undefined && held !== options.tokenAlgorithm) {
+      throw new CommandError(`METACATALOG_SIGNING_KEY is a key for ${held}, not for --token-algorithm ${options.tokenAlgorithm}`);
+    }
+    algorithm = held;
   } else {
     throw new CommandError(
       '--postgres needs the token signing key every instance shares: --signing-key-file <file> or the METACATALOG_SIGNING_KEY environment variable',
     );
   }
   const store = { postgres: url, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) };
-  const catalog = await openCatalog({ store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redactedUrl(url) }, io);
-  return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redactedUrl(url) });
+  const catalog = await openCatalog(
+    { store, superUser: admin, tokenSigningKey: key, tokenAlgorithm: algorithm, backgroundJobs: true, label: redactedUrl(url) },
+    io,
+  );
+  return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redactedUrl(url), algorithm });
 }
 
 /** Listens, prints the bootstrap token when the database holds none, and hands back the stop. */
@@ -128,7 +148,7 @@ async function listen(
   catalog: Catalog,
   options: ServeOptions,
   io: CommandIo,
-  state: { isNewDatabase: boolean; keyCreated: boolean; admin: string; database: string },
+  state: { isNewDatabase: boolean; keyCreated: boolean; admin: string; database: string; algorithm: TokenSigningAlgorithm },
 ): Promise<ServeHandle> {
   const { isNewDatabase, keyCreated, admin } = state;
   const [{ startServer }, { formatAccessLogLine }] = await Promise.all([import('../../http/server'), import('../../http/access-log')]);
@@ -180,6 +200,11 @@ async function listen(
       'metacatalog: WARNING: --trust-actor-header: any request without a token acts as the user its X-Service-Actor header names; only run this behind a front that authenticates users and sets that header itself\n',
     );
   }
+  if (state.algorithm !== 'HS256') {
+    io.stdout(
+      `metacatalog: tokens are signed with ${state.algorithm}; other services verify them with the keys at ${server.url}/.well-known/jwks.json\n`,
+    );
+  }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
 
   let stopping: Promise<void> | undefined;
@@ -219,6 +244,10 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
   --signing-key-file <file>
                        with --postgres: the token signing key, created (mode 0600) when missing; every
                        instance on one database needs the same key (or set METACATALOG_SIGNING_KEY)
+  --token-algorithm <HS256|EdDSA|ES256>
+                       how a new signing key is made: HS256 (default) a shared secret; EdDSA or
+                       ES256 a private key whose public key is served at /.well-known/jwks.json,
+                       so that other services verify tokens without being able to mint them
   --port <n>           port, 0 for any free one (default ${DEFAULT_PORT})
   --host <address>     address to listen on (default ${DEFAULT_HOST}, loopback only)
   --admin <urn>        the super user (default ${DEFAULT_ADMIN})
@@ -232,7 +261,8 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
   --help               this text
 
 The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
-key file that others may read). At the first start (when the database holds no access token) a bootstrap admin token is printed once.
+key file that others may read): an HS256 secret, or a PEM private key with --token-algorithm EdDSA or
+ES256. An existing key file keeps its algorithm. At the first start (when the database holds no access token) a bootstrap admin token is printed once.
 SIGINT or SIGTERM stops gracefully: answers in flight are finished, background jobs finish their
 current batch, the database is closed.
 `;
@@ -255,6 +285,7 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         postgres: { type: 'string' },
         'postgres-schema': { type: 'string' },
         'signing-key-file': { type: 'string' },
+        'token-algorithm': { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         admin: { type: 'string' },
@@ -280,6 +311,10 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   }
   if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
+  const tokenAlgorithm = v['token-algorithm'];
+  if (tokenAlgorithm !== undefined && !(TOKEN_SIGNING_ALGORITHMS as readonly string[]).includes(tokenAlgorithm)) {
+    throw new UsageError(`--token-algorithm must be one of ${TOKEN_SIGNING_ALGORITHMS.join(', ')}, got "${tokenAlgorithm}"`);
+  }
   if (v.durability !== undefined && v.durability !== 'full' && v.durability !== 'normal')
     throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
   if (v.durability !== undefined && v.postgres !== undefined)
@@ -290,6 +325,7 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(v['postgres-schema'] !== undefined ? { postgresSchema: v['postgres-schema'] } : {}),
     ...(v['signing-key-file'] !== undefined ? { signingKeyFile: v['signing-key-file'] } : {}),
     ...(port !== undefined ? { port } : {}),
+    ...(tokenAlgorithm !== undefined ? { tokenAlgorithm: tokenAlgorithm as TokenSigningAlgorithm } : {}),
     ...(v.host !== undefined ? { host: v.host } : {}),
     ...(v.admin !== undefined ? { admin: v.admin } : {}),
     ...(v['bootstrap-token'] ? { bootstrapToken: true } : {}),
