@@ -21,6 +21,14 @@ function cacheOf(h: SqliteHandle, kind: KeyKind): KeyCache {
   return caches[kind];
 }
 
+/**
+ * After a rollback: a key created by the rolled-back writes may have been cached (a lookup later in
+ * the same transaction finds it), and its id may go to another key next time.
+ */
+export function forgetKeyIds(h: SqliteHandle): void {
+  keyCaches.delete(h);
+}
+
 /** The id of a searchable key, or undefined when no value was ever written under it. */
 export function findKeyId(h: SqliteHandle, kind: KeyKind, name: string, defKey: string): number | undefined {
   const cache = cacheOf(h, kind);
