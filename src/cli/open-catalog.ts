@@ -3,7 +3,8 @@ import type { TokenSigningAlgorithm } from '../core/tokens';
 import { CommandError, type CommandIo } from './io';
 
 /** Where the command line keeps its catalog. */
-export type CatalogStore = { sqlite: string; durability?: 'full' | 'normal' } | { postgres: string; schema?: string };
+export type CatalogStore =
+  { sqlite: string; durability?: 'full' | 'normal' } | { postgres: string; schema?: string; replicas?: readonly string[] };
 
 export interface OpenCatalogOptions {
   store: CatalogStore;
@@ -33,8 +34,11 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
             ...(store.durability !== undefined ? { durability: store.durability } : {}),
           })
         : (await import('../../adapters/postgres/index')).createPostgresAdapter(
-            { connectionString: store.postgres },
-            store.schema !== undefined ? { schema: store.schema } : {},
+            { connectionString: store.postgres, ...(store.replicas?.length ? { replicas: store.replicas } : {}) },
+            {
+              ...(store.schema !== undefined ? { schema: store.schema } : {}),
+              onReplicaEvent: (message: string) => io.stderr(`metacatalog: ${message}\n`),
+            },
           );
     const catalog = createCatalog({
       adapter,

@@ -21,6 +21,8 @@ export interface ServeOptions {
   postgres?: string;
   /** The schema of the catalog's tables in that database (default: the connection's current schema). */
   postgresSchema?: string;
+  /** Hot standbys of that database that searches, aggregations and scrolls are sent to. */
+  postgresReplicas?: readonly string[];
   /**
    * The token signing key file (created, mode 0600, when missing). With `postgres` every instance must
    * use the same key: this file, or the METACATALOG_SIGNING_KEY environment variable.
@@ -135,7 +137,11 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
       '--postgres needs the token signing key every instance shares: --signing-key-file <file> or the METACATALOG_SIGNING_KEY environment variable',
     );
   }
-  const store = { postgres: url, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) };
+  const store = {
+    postgres: url,
+    ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}),
+    ...(options.postgresReplicas?.length ? { replicas: options.postgresReplicas } : {}),
+  };
   const catalog = await openCatalog(
     { store, superUser: admin, tokenSigningKey: key, tokenAlgorithm: algorithm, backgroundJobs: true, label: redactedUrl(url) },
     io,
@@ -241,6 +247,10 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
                        the tables are created by the first instance that starts
   --postgres-schema <name>
                        the schema of the catalog's tables (default: the connection's current schema)
+  --postgres-replica <url>
+                       a hot standby of that database (repeatable): searches, aggregations and
+                       scrolls go to the standbys round-robin, everything else to the primary; one
+                       that is down or lags (over 10 s) is skipped until it recovers
   --signing-key-file <file>
                        with --postgres: the token signing key, created (mode 0600) when missing; every
                        instance on one database needs the same key (or set METACATALOG_SIGNING_KEY)
@@ -284,6 +294,7 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         db: { type: 'string' },
         postgres: { type: 'string' },
         'postgres-schema': { type: 'string' },
+        'postgres-replica': { type: 'string', multiple: true },
         'signing-key-file': { type: 'string' },
         'token-algorithm': { type: 'string' },
         port: { type: 'string' },
@@ -309,6 +320,9 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   if ((v['postgres-schema'] !== undefined || v['signing-key-file'] !== undefined) && v.postgres === undefined) {
     throw new UsageError('--postgres-schema and --signing-key-file go with --postgres (with --db the key lives beside the file)');
   }
+  const replicas = v['postgres-replica'] ?? [];
+  if (replicas.length && v.postgres === undefined) throw new UsageError('--postgres-replica goes with --postgres');
+  if (replicas.some((r) => r === '')) throw new UsageError('--postgres-replica needs a connection URL');
   if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
   const tokenAlgorithm = v['token-algorithm'];
@@ -323,6 +337,7 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(v.db !== undefined ? { db: v.db } : {}),
     ...(v.postgres !== undefined ? { postgres: v.postgres } : {}),
     ...(v['postgres-schema'] !== undefined ? { postgresSchema: v['postgres-schema'] } : {}),
+    ...(replicas.length ? { postgresReplicas: replicas } : {}),
     ...(v['signing-key-file'] !== undefined ? { signingKeyFile: v['signing-key-file'] } : {}),
     ...(port !== undefined ? { port } : {}),
     ...(tokenAlgorithm !== undefined ? { tokenAlgorithm: tokenAlgorithm as TokenSigningAlgorithm } : {}),
