@@ -24,6 +24,7 @@ const STATUS_CODES: Readonly<Record<number, CatalogErrorCode>> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   501: 'UNSUPPORTED',
+  503: 'UNAVAILABLE',
 };
 
 /**
