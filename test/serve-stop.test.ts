@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readServerSentEvents } from '../src/cli/sse';
-import { requireBuiltCli, spawnServe } from './cli/helpers';
+import { CLI, cliEnv, requireBuiltCli, spawnServe } from './cli/helpers';
 
 // Runs the built CLI (dist/cli.js): `npm test` builds first.
 requireBuiltCli();
@@ -51,22 +53,51 @@ async function feedIds(url: string, token: string): Promise<string[]> {
   return ((await response.json()) as { events: Array<{ id: string }> }).events.map((e) => e.id);
 }
 
+/** A port free now (serve is started twice on it, as a service restarts on its own port). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** `metacatalog changes --follow --json` against the server, in a child process: the events it printed. */
+function followOnCommandLine(url: string, token: string) {
+  const child = spawn(process.execPath, [CLI, 'changes', '--follow', '--json', '--server', `${url}/gms`, '--token', token], {
+    env: cliEnv(),
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += String(d)));
+  child.stderr.on('data', (d) => (err += String(d)));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ids = () =>
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { id: string }).id);
+  return { ids, stderr: () => err, stop: () => child.kill('SIGINT'), exit, running: () => child.exitCode === null };
+}
+
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe('metacatalog serve: a graceful stop with followers attached', () => {
-  it('SIGTERM ends every change-feed stream at once and exits 0; the followers resume from their last event id after the restart', async () => {
+  it('SIGTERM ends every change-feed stream at once and exits 0; the followers (and `changes --follow`) resume from their last event id after the restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'metacatalog-stop-'));
     dirs.push(dir);
     const db = join(dir, 'catalog.db');
-    const first = await spawnServe(['--db', db, '--quiet']);
+    const port = String(await freePort());
+    const first = await spawnServe(['--db', db, '--quiet', '--port', port]);
     const url = first.url.replace(/\/$/, '');
     const token = first.token!;
     expect(await write(url, token, 'one')).toBe(200);
     const followers = [follow(url, token), follow(url, token)];
+    const commandLine = followOnCommandLine(url, token);
     const before = await feedIds(url, token);
-    await until(() => followers.every((f) => f.seen.length === before.length));
+    await until(() => followers.every((f) => f.seen.length === before.length) && commandLine.ids().length === before.length);
 
     const signalled = performance.now();
     first.child.kill('SIGTERM');
@@ -79,7 +110,9 @@ describe('metacatalog serve: a graceful stop with followers attached', () => {
     expect(first.output()).toContain('metacatalog: stopped');
 
     // Back again: each follower resumes from its last event id and sees the next event once.
-    const second = await spawnServe(['--db', db, '--quiet']);
+    // The command line's follower waits for the server to come back (same port).
+    expect(commandLine.running()).toBe(true);
+    const second = await spawnServe(['--db', db, '--quiet', '--port', port]);
     const again = second.url.replace(/\/$/, '');
     try {
       const resumed = followers.map((f) => follow(again, token, f.seen.at(-1)!.id));
@@ -91,14 +124,18 @@ describe('metacatalog serve: a graceful stop with followers attached', () => {
       for (const f of followers) expect(f.seen.map((e) => e.id)).toEqual(before);
       for (const f of resumed) expect(f.seen.map((e) => e.id)).toEqual(after);
       for (const f of resumed) expect(new Set(f.seen.map((e) => e.urn))).toEqual(new Set([datasetUrn('two')]));
+      await until(() => commandLine.ids().length >= before.length + after.length);
+      expect(commandLine.ids(), commandLine.stderr()).toEqual([...before, ...after]);
       for (const f of resumed) f.stop();
       await Promise.all(resumed.map((f) => f.ended));
     } finally {
+      commandLine.stop();
+      await commandLine.exit;
       second.child.kill('SIGTERM');
       await second.exit;
     }
     console.log(
-      `serve stop with 2 followers attached (shared machine): streams ended ${streamsEndedMs.toFixed(0)} ms, process exited ${exitedMs.toFixed(0)} ms after SIGTERM`,
+      `serve stop with 3 followers attached (shared machine): streams ended ${streamsEndedMs.toFixed(0)} ms, process exited ${exitedMs.toFixed(0)} ms after SIGTERM`,
     );
   });
 });
