@@ -137,5 +137,5 @@ describe('metacatalog serve: a graceful stop with followers attached', () => {
     console.log(
       `serve stop with 3 followers attached (shared machine): streams ended ${streamsEndedMs.toFixed(0)} ms, process exited ${exitedMs.toFixed(0)} ms after SIGTERM`,
     );
-  });
+  }, 90_000);
 });
