@@ -5,7 +5,7 @@ import type { CatalogContext } from './core/context';
 import { EntityService } from './core/entities';
 import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities';
 import { EntityWriter } from './core/entities';
-import { CatalogError, isCatalogError, type Violation } from './errors';
+import { CatalogError, isCatalogError, storageFailure, storageUnavailable, unavailableReason, type Violation } from './errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
@@ -18,6 +18,7 @@ import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOption
 import { checkTokenOptions, parseTokenSigning, TokenService } from './core/tokens';
 import { TimeseriesService } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
+import { errorKind, limitRepeats } from './core/logging/index';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
 import { exportRecords, importRecords, type ExportCounts, type ExportOptions, type ExportRecord } from './core/transfer';
 
@@ -153,9 +154,11 @@ function validateOptions(options: CatalogOptions): ParsedTokenSigning | undefine
   return signing;
 }
 
-function defaultOnError(error: unknown, where: string): void {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`metacatalog: ${where}: ${message}\n`);
+/** stderr; the same failure again and again (the storage gone) once per interval, then counted. */
+function defaultErrorLog(): (error: unknown, where: string) => void {
+  const log = limitRepeats((line) => process.stderr.write(line));
+  return (error, where) =>
+    log(`${where} ${errorKind(error)}`, `metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** The pieces every later service is built from; createCatalog composes the public object on top. */
@@ -174,7 +177,7 @@ export function createCatalogContext(options: CatalogOptions): {
   const registry = new EntityRegistry();
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
-  const onError = options.onError ?? defaultOnError;
+  const onError = options.onError ?? defaultErrorLog();
   const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
   const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
   const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick(), {
@@ -217,22 +220,62 @@ export function createCatalogContext(options: CatalogOptions): {
   return { ctx, ready, health, signing };
 }
 
-/** Whether writes reach the storage: the last write's failure (a full disk...), cleared by the next success. */
+/** How long `catalog.health()` waits for the storage to answer its probe before it says failing. */
+const HEALTH_PROBE_MS = 1000;
+/** The URN the health probe reads (nothing is stored under it: the read is one round trip). */
+const PROBE_URN = 'urn:li:corpuser:__metacatalog_health_probe__';
+
+/**
+ * Whether the storage serves: the last failure of the storage itself (a full disk, a lost connection...)
+ * and since when. A lost connection is cleared by the next call that succeeds; a failed write (a full
+ * disk, a read-only file) only by the next write that succeeds, since reads may well work meanwhile.
+ */
 export class StorageHealth {
-  private failure: { message: string; since: number } | undefined;
+  private failure: { message: string; since: number; clearedByReads: boolean } | undefined;
+  private probing: Promise<void> | undefined;
 
   constructor(private readonly clock: () => number) {}
 
-  /** Runs a write, recording an unexpected failure (a CatalogError is a refusal, not a storage fault). */
-  async track<T>(write: Promise<T>): Promise<T> {
-    try {
-      const result = await write;
-      this.failure = undefined;
-      return result;
-    } catch (error) {
-      if (!isCatalogError(error)) this.failure ??= { message: error instanceof Error ? error.message : String(error), since: this.clock() };
-      throw error;
+  /** A call succeeded: a write clears any failure, a read one that a read can disprove. */
+  succeeded(write: boolean): void {
+    if (this.failure && (write || this.failure.clearedByReads)) this.failure = undefined;
+  }
+
+  /**
+   * A call failed: returns what to throw. A failure of the storage becomes UNAVAILABLE and is recorded;
+   * any other failure of a write is recorded too (a CatalogError is a refusal, not a storage fault).
+   */
+  failed(error: unknown, write: boolean): unknown {
+    const unavailable = storageUnavailable(error);
+    if (unavailable) {
+      const connection = unavailableReason(unavailable) === 'connection';
+      const words = storageFailure(unavailable.cause)?.words ?? unavailable.message;
+      if (!this.failure || (!connection && this.failure.clearedByReads))
+        this.failure = { message: words, since: this.failure?.since ?? this.clock(), clearedByReads: connection };
+      return unavailable;
     }
+    if (write && !isCatalogError(error))
+      this.failure ??= { message: error instanceof Error ? error.message : String(error), since: this.clock(), clearedByReads: false };
+    return error;
+  }
+
+  /** Asks the storage (`probe`, one read) whether it answers, at most one probe at a time, bounded in time. */
+  async check(probe: () => Promise<unknown>): Promise<CatalogHealth> {
+    this.probing ??= (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), HEALTH_PROBE_MS);
+      });
+      try {
+        const outcome = await Promise.race([probe().catch(() => undefined), late]);
+        if (outcome === 'late') this.failed(new CatalogError('UNAVAILABLE', 'no answer', { reason: 'connection' }), false);
+      } finally {
+        clearTimeout(timer);
+        this.probing = undefined;
+      }
+    })();
+    await this.probing;
+    return this.current;
   }
 
   get current(): CatalogHealth {
@@ -240,18 +283,63 @@ export class StorageHealth {
   }
 }
 
-/** `catalog.health()`: ok, or failing with the storage's last write error and since when. */
+/** `catalog.health()`: ok, or failing with the storage's last error and since when. */
 export type CatalogHealth = { status: 'ok' } | { status: 'failing'; storage: { error: string; since: number } };
+
+/** The adapter's calls that write (their success clears a failed write). */
+const WRITES = new Set(['commit', 'appendTimeseries']);
+/** Calls outside a request's work: opening and closing are the catalog's own. */
+const UNWATCHED = new Set(['close']);
 
 /**
  * The adapter as the domain uses it: every committed batch stamped with the catalog's clock
- * (`WriteBatch.now`), and every write's outcome recorded for `catalog.health()`.
+ * (`WriteBatch.now`); every call's failure of the storage itself (a full disk, a lost connection, a
+ * read-only file) turned into UNAVAILABLE, whichever adapter threw it; every outcome recorded for
+ * `catalog.health()`.
  */
 function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth): StorageAdapter {
   const wrapped: StorageAdapter = Object.create(adapter) as StorageAdapter;
-  wrapped.commit = (batch) => health.track(adapter.commit(batch.now === undefined ? { ...batch, now: clock() } : batch));
-  wrapped.appendTimeseries = (index, rows) => health.track(adapter.appendTimeseries(index, rows));
+  const methods = wrapped as unknown as Record<string, unknown>;
+  for (const name of methodNames(adapter)) {
+    const original = (adapter as unknown as Record<string, unknown>)[name];
+    if (typeof original !== 'function' || UNWATCHED.has(name)) continue;
+    const write = WRITES.has(name);
+    methods[name] = (...args: unknown[]): unknown => {
+      let result: unknown;
+      try {
+        result = (original as (...a: unknown[]) => unknown).apply(adapter, args);
+      } catch (error) {
+        throw health.failed(error, write);
+      }
+      if (!(result instanceof Promise)) return result;
+      return result.then(
+        (value: unknown) => {
+          health.succeeded(write);
+          return value;
+        },
+        (error: unknown) => {
+          throw health.failed(error, write);
+        },
+      );
+    };
+  }
+  const commit = wrapped.commit;
+  wrapped.commit = (batch) => commit(batch.now === undefined ? { ...batch, now: clock() } : batch);
   return wrapped;
+}
+
+/** Every method name of an object, its prototypes' included (an adapter may be a class instance). */
+function methodNames(object: object): Set<string> {
+  const names = new Set<string>();
+  for (let o: object | null = object; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    for (const name of Object.getOwnPropertyNames(o)) if (name !== 'constructor') names.add(name);
+  }
+  return names;
+}
+
+/** `catalog.health()`'s probe: one read of nothing, through the instrumented adapter. */
+function probeOf(adapter: StorageAdapter): () => Promise<unknown> {
+  return () => adapter.readEntities([PROBE_URN]);
 }
 
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
@@ -310,7 +398,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     ready: () => started.then(() => tokenHousekeeping),
     async health() {
       await ready;
-      return health.current;
+      return health.check(probeOf(ctx.adapter));
     },
     async authorize(actor, privilege) {
       await ctx.authorizer.require(await ctx.principal(actor), privilege);

@@ -54,6 +54,9 @@ export type { ReplicaOption, ReplicaSettings } from './replicas';
 
 export type PostgresAdapterOptions = PostgresConnection & PostgresAdapterSettings;
 
+/** How long a request waits for a new connection of the adapter's own pool (an unreachable server). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
   // A cheap cross-process token would need a round trip per read; the domain reads instead.
@@ -117,7 +120,16 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
   const onPoolError = (): void => undefined;
 
   async function doOpen(): Promise<void> {
-    const pool = options.pool ?? new Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    const pool =
+      options.pool ??
+      new Pool({
+        connectionString: options.connectionString,
+        max: options.maxConnections ?? 10,
+        // A server that does not answer (a network partition) fails the request after this, rather than never.
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        // TCP keep-alive notices a peer that vanished without closing the connection.
+        keepAlive: true,
+      });
     pool.on('error', onPoolError);
     try {
       let schema = options.schema;

@@ -1,5 +1,7 @@
 import type { Catalog } from '../catalog';
 import type { TokenSigningAlgorithm } from '../core/tokens';
+import { errorKind, limitRepeats } from '../core/logging/index';
+import { CatalogError, isCatalogError } from '../errors';
 import { CommandError, type CommandIo } from './io';
 
 /** Where the command line keeps its catalog. */
@@ -26,6 +28,8 @@ export interface OpenCatalogOptions {
 export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): Promise<Catalog> {
   const { createCatalog } = await import('../catalog');
   const { store } = options;
+  // Background work failing the same way again and again (the database gone) is written once per interval.
+  const errors = limitRepeats((line) => io.stderr(line));
   try {
     const adapter =
       'sqlite' in store
@@ -47,12 +51,16 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
         : { tokenSigning: { algorithm: options.tokenAlgorithm ?? 'HS256', keys: [options.tokenSigningKey] } }),
       superUsers: [options.superUser],
       ...(options.backgroundJobs ? {} : { jobs: { background: false } }),
-      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
+      onError: (error, where) =>
+        errors(`${where} ${errorKind(error)}`, `metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}`),
     });
     await catalog.ready();
     return catalog;
   } catch (error) {
-    throw new CommandError(`cannot open the database ${options.label}: ${error instanceof Error ? error.message : String(error)}`);
+    const message = `cannot open the database ${options.label}: ${error instanceof Error ? error.message : String(error)}`;
+    if (isCatalogError(error) && error.code === 'UNAVAILABLE')
+      throw new CatalogError('UNAVAILABLE', message, { cause: error, reason: error.reason });
+    throw new CommandError(message);
   }
 }
 

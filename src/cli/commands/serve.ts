@@ -3,6 +3,7 @@ import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Catalog } from '../../catalog';
+import { repeatLimitedErrorLog } from '../../http/error-log';
 import type { RunningServer } from '../../http/server';
 import { CommandError, UsageError, type Command, type CommandIo } from '../io';
 import { algorithmOfKey, generateSigningKey, loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
@@ -166,10 +167,7 @@ async function listen(
       ...(options.trustActorHeader ? { trustActorHeader: true } : {}),
       ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
       ...(options.accessLog === false ? {} : { accessLog: (entry) => io.stdout(`${formatAccessLogLine(entry)}\n`) }),
-      onError: (error, report) =>
-        io.stderr(
-          `metacatalog: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-        ),
+      onError: repeatLimitedErrorLog((line) => io.stderr(line)),
     });
   } catch (error) {
     await catalog.close();
