@@ -136,10 +136,21 @@ export function conditionIds(
     case 'property': {
       const keyId = keyOf(field.propertyUrn, field.definitionKey);
       if (keyId === undefined) return 'FALSE';
-      const test = valueTest(p, operator, values, { str: 'v.str_value', lower: 'v.str_lower', num: 'v.num_value' });
-      return test === 'FALSE'
-        ? 'FALSE'
-        : `SELECT v.entity_id${withSole ? ', v.sole_of_key AS sole' : ''} FROM ${s}.property_values v WHERE v.key_id = ${p.add(keyId, 'integer')} AND ${propertyColumn(field, 'v')} IS NOT NULL${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('v')}${firstOnly('v.first_of_key')}`;
+      // Only values of the key's kind can match its rows (a number never equals a string).
+      const number = field.valueKind === 'number';
+      const typed = values.filter((v) => typeof v === (number ? 'number' : 'string'));
+      const test = valueTest(p, operator, typed, { str: 'v.str_value', lower: 'v.str_lower', num: 'v.num_value' });
+      if (test === 'FALSE') return 'FALSE';
+      // A comparison of the column implies it is not null, which is what lets the planner use the
+      // kind's (partial) index; said again, it would be counted twice in the row estimate. Said only
+      // where nothing implies it: EXISTS, a case-insensitive match, a match of one of several substrings.
+      const implied = test !== 'TRUE' && !(operator === 'IEQUAL' && !number) && !test.startsWith('EXISTS');
+      const where = [
+        `v.key_id = ${p.add(keyId, 'integer')}`,
+        ...(implied ? [] : [`${propertyColumn(field, 'v')} IS NOT NULL`]),
+        ...(test === 'TRUE' ? [] : [test]),
+      ].join(' AND ');
+      return `SELECT v.entity_id${withSole ? ', v.sole_of_key AS sole' : ''} FROM ${s}.property_values v WHERE ${where}${scoped('v')}${firstOnly('v.first_of_key')}`;
     }
   }
 }

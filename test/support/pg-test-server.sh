@@ -7,6 +7,8 @@
 #
 # The cluster's directory is kept in $METACATALOG_PG_STATE (default: $TMPDIR/metacatalog-pg-test.state)
 # so that `stop` finds it. Progress goes to stderr; stdout carries only the export line.
+# METACATALOG_PG_DURABLE=on keeps the server's durability settings (fsync, synchronous_commit, full
+# page writes) at their defaults: for benchmarks of commits, which otherwise measure no sync at all.
 set -euo pipefail
 
 state_file="${METACATALOG_PG_STATE:-${TMPDIR:-/tmp}/metacatalog-pg-test.state}"
@@ -63,9 +65,11 @@ start() {
     cat "$dir/initdb.log" >&2
     exit 1
   }
-  # Durability settings off: the cluster is thrown away after the run.
+  # Durability settings off: the cluster is thrown away after the run (unless asked to keep them).
+  local durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  if [ "${METACATALOG_PG_DURABLE:-off}" = "on" ]; then durability=""; fi
   as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" >&2 || {
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir $durability -c max_connections=300" >&2 || {
     cat "$dir/server.log" >&2
     exit 1
   }
