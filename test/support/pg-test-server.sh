@@ -9,6 +9,9 @@
 #
 # The cluster's directory is kept in $METACATALOG_PG_STATE (default: $TMPDIR/metacatalog-pg-test.state)
 # so that `stop` finds it. Progress goes to stderr; stdout carries only the export line.
+# METACATALOG_PG_DURABLE=on keeps the server's durability settings (fsync, synchronous_commit, full
+# page writes) at their defaults: for benchmarks of commits, which otherwise measure no sync at all
+# (give it to `resume` too).
 set -euo pipefail
 
 state_file="${METACATALOG_PG_STATE:-${TMPDIR:-/tmp}/metacatalog-pg-test.state}"
@@ -47,9 +50,11 @@ free_port() {
 
 # Starts the cluster in $2 with the binaries in $1 on port $3.
 run_server() {
-  # Durability settings off: the cluster is thrown away after the run.
+  # Durability settings off: the cluster is thrown away after the run (unless asked to keep them).
+  local durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  if [ "${METACATALOG_PG_DURABLE:-off}" = "on" ]; then durability=""; fi
   as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 start \
-    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 -c fsync=off -c synchronous_commit=off -c wal_writer_delay=10ms -c full_page_writes=off -c max_connections=300" >&2 || {
+    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 $durability -c wal_writer_delay=10ms -c max_connections=300" >&2 || {
     cat "$2/server.log" >&2
     exit 1
   }
