@@ -52,8 +52,9 @@ export async function runServeWorker<O extends { bootstrapToken?: boolean }>(
     const first = process.env[FIRST_WORKER_ENV] === '1';
     handle = await start({ ...options, bootstrapToken: first && options.bootstrapToken === true }, own);
   } catch (error) {
-    // The IPC channel would keep this process alive: leave, so that the primary sees the failure.
-    if (process.connected) process.disconnect();
+    // The IPC channel would keep this process alive: let go of it, so that the process ends with the
+    // command's exit code once the error is printed (a disconnect would exit at once, with 0).
+    process.channel?.unref();
     throw error;
   }
   handle.server.server.prependListener('request', (_request, response) => response.setHeader(WORKER_HEADER, String(id)));
