@@ -14,7 +14,7 @@ import { percentile, printTable, type Figure } from './harness';
  * (64 searchers and 16 writers, each on its own kept-alive connection) and a read-only one (64
  * searchers), each for `seconds`, twice per worker count, interleaved (1, 2, 1, 2) so that a change
  * in what else the machine runs touches both alike. Each run starts from a copy of the same seeded
- * file. The load comes from a separate process (this file forked with METACATALOG_BENCH_LOAD=1), so
+ * file and warms up (up to 5 s of the mixed load, not counted). The load comes from a separate process (this file forked with METACATALOG_BENCH_LOAD=1), so
  * that the service's processes and the generator are scheduled by the kernel side by side; the CPU
  * seconds each side used are printed with the figures.
  */
@@ -255,11 +255,21 @@ export async function runHttpWorkersBench(options: { seconds?: number; entities?
         copyFileSync(seeded, db);
         const service = await startService(db, workers);
         try {
-          const measure = async (searchers: number, writers: number, label: string) => {
+          const measure = async (searchers: number, writers: number, label: string, forSeconds = seconds) => {
             const before = cpuSecondsOf(service.pids);
-            const report = await runLoad({ port: service.port, token: service.token, seconds, searchers, writers, words, label });
+            const report = await runLoad({
+              port: service.port,
+              token: service.token,
+              seconds: forSeconds,
+              searchers,
+              writers,
+              words,
+              label,
+            });
             return { ...report, serviceCpu: cpuSecondsOf(service.pids) - before };
           };
+          // Not counted: every worker warms its JIT, its page cache and its prepared statements.
+          await measure(64, 16, `r${round}w${workers}warm`, Math.min(seconds, 5));
           const mixed = await measure(64, 16, `r${round}w${workers}`);
           const readOnly = await measure(64, 0, `r${round}w${workers}ro`);
           runs.push({ workers, mixed, readOnly });
