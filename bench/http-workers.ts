@@ -14,7 +14,7 @@ import { percentile, printTable, type Figure } from './harness';
  * (64 searchers and 16 writers, each on its own kept-alive connection) and a read-only one (64
  * searchers), each for `seconds`, twice per worker count, interleaved (1, 2, 1, 2) so that a change
  * in what else the machine runs touches both alike. Each run starts from a copy of the same seeded
- * file and warms up (up to 5 s of the mixed load, not counted). The load comes from a separate process (this file forked with METACATALOG_BENCH_LOAD=1), so
+ * file and warms up (the mixed load for `seconds`, not counted: a cold worker answers its first searches in seconds). The load comes from a separate process (this file forked with METACATALOG_BENCH_LOAD=1), so
  * that the service's processes and the generator are scheduled by the kernel side by side; the CPU
  * seconds each side used are printed with the figures.
  */
@@ -51,14 +51,21 @@ interface LoadReport {
 // The load generator (the forked process)
 // ---------------------------------------------------------------------------------------------
 
-function post(agent: Agent, port: number, path: string, body: string, token: string): Promise<{ status: number; text: string }> {
+function post(
+  agent: Agent,
+  port: number,
+  path: string,
+  body: string,
+  token: string,
+  method = 'POST',
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
         agent,
         host: HOST,
         port,
-        method: 'POST',
+        method,
         path,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
       },
@@ -209,6 +216,90 @@ function runLoad(job: LoadRequest): Promise<LoadReport> {
   });
 }
 
+/**
+ * How long an event takes to reach a change-feed follower (server-sent events) on one worker, from the
+ * moment its write is sent: writes answered by the follower's own worker (woken by the commit) against
+ * writes answered by the other worker (SQLite: found by the 20 ms poll of PRAGMA data_version). One
+ * write at a time, each on a new connection, so they alternate between the workers.
+ */
+async function followerLatency(service: Service, samples: number): Promise<{ same: number[]; other: number[] }> {
+  // The head of the feed: a read that matches nothing moves its cursor past every event.
+  const head = await post(
+    new Agent({ keepAlive: false }),
+    service.port,
+    '/openapi/v2/changes?aspects=noSuchAspect&limit=1',
+    '',
+    service.token,
+    'GET',
+  );
+  const after = (JSON.parse(head.text) as { next: string }).next;
+  const arrivals = new Map<string, number>();
+  let followerWorker: string | undefined;
+  const stream = await new Promise<import('node:http').ClientRequest>((resolve, reject) => {
+    const req = request(
+      {
+        host: HOST,
+        port: service.port,
+        path: `/openapi/v2/changes?after=${after}`,
+        agent: false,
+        headers: { accept: 'text/event-stream', authorization: `Bearer ${service.token}` },
+      },
+      (res) => {
+        followerWorker = String(res.headers['x-metacatalog-worker']);
+        res.setEncoding('utf8');
+        let text = '';
+        res.on('data', (d: string) => {
+          text += d;
+          for (const m of text.matchAll(/"entityUrn":"([^"]+)"/g)) if (!arrivals.has(m[1]!)) arrivals.set(m[1]!, performance.now());
+          text = text.slice(Math.max(0, text.lastIndexOf('\n\n')));
+        });
+        res.on('error', () => undefined);
+        resolve(req);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+  if (followerWorker === 'undefined') throw new Error('the follower got no worker header');
+  const same: number[] = [];
+  const other: number[] = [];
+  const agent = new Agent({ keepAlive: false });
+  for (let i = 0; i < samples; i++) {
+    const urn = `urn:li:dataset:(urn:li:dataPlatform:follow,f${i},PROD)`;
+    const sent = performance.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      const body = JSON.stringify({ name: `f${i}` });
+      const req = request(
+        {
+          agent,
+          host: HOST,
+          port: service.port,
+          method: 'POST',
+          path: `/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/datasetProperties`,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            authorization: `Bearer ${service.token}`,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(String(res.headers['x-metacatalog-worker'])));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    const deadline = performance.now() + 5_000;
+    while (!arrivals.has(urn) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    const arrived = arrivals.get(urn);
+    if (arrived !== undefined) (answer === followerWorker ? same : other).push(arrived - sent);
+  }
+  agent.destroy();
+  stream.destroy();
+  return { same, other };
+}
+
 interface Run {
   workers: number;
   mixed: LoadReport & { serviceCpu: number };
@@ -249,6 +340,7 @@ export async function runHttpWorkersBench(options: { seconds?: number; entities?
         `${rounds} rounds of --workers 1 and 2, interleaved; ${availableParallelism()} cores, shared by the service and the load generator`,
     );
     const runs: Run[] = [];
+    let latency: { same: number[]; other: number[] } = { same: [], other: [] };
     for (let round = 0; round < rounds; round++) {
       for (const workers of [1, 2]) {
         const db = join(dir, `run-${round}-${workers}.db`);
@@ -269,10 +361,11 @@ export async function runHttpWorkersBench(options: { seconds?: number; entities?
             return { ...report, serviceCpu: cpuSecondsOf(service.pids) - before };
           };
           // Not counted: every worker warms its JIT, its page cache and its prepared statements.
-          await measure(64, 16, `r${round}w${workers}warm`, Math.min(seconds, 5));
+          await measure(64, 16, `r${round}w${workers}warm`);
           const mixed = await measure(64, 16, `r${round}w${workers}`);
           const readOnly = await measure(64, 0, `r${round}w${workers}ro`);
           runs.push({ workers, mixed, readOnly });
+          if (workers === 2 && round === rounds - 1) latency = await followerLatency(service, 60);
           for (const [phase, r] of [
             ['mixed', mixed],
             ['read-only', readOnly],
@@ -356,6 +449,22 @@ export async function runHttpWorkersBench(options: { seconds?: number; entities?
         value: (1000 * sum(two, (r) => r.readOnly.serviceCpu)) / sum(two, (r) => r.readOnly.reads),
         baseline: (1000 * sum(one, (r) => r.readOnly.serviceCpu)) / sum(one, (r) => r.readOnly.reads),
         baselineName: '--workers 1',
+        better: 'lower',
+      },
+      {
+        workload: 'follower: event after its write p50',
+        unit: 'ms',
+        value: percentile(latency.other, 50),
+        baseline: percentile(latency.same, 50),
+        baselineName: 'written through its own worker',
+        better: 'lower',
+      },
+      {
+        workload: 'follower: event after its write p99',
+        unit: 'ms',
+        value: percentile(latency.other, 99),
+        baseline: percentile(latency.same, 99),
+        baselineName: 'written through its own worker',
         better: 'lower',
       },
       { workload: 'errors', unit: 'requests', value: errors, better: 'lower', goal: '0', met: errors === 0 },
