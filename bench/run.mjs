@@ -14,6 +14,7 @@ const WORKLOADS = {
   search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
+  'http-workers': ['http-workers.ts', 'runHttpWorkersBench'],
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
@@ -28,7 +29,7 @@ const WORKLOADS = {
   'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
-const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing']);
+const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing', 'http-workers']);
 
 const args = process.argv.slice(2);
 const option = (name) => {
@@ -52,7 +53,7 @@ if (unknown.length) {
   process.exit(2);
 }
 const entities = option('entities') ? Number(option('entities')) : undefined;
-// http-load: --seconds (default 30), --connections (50), --max-requests (500000).
+// http-load: --seconds (default 30), --connections (50), --max-requests (500000); http-workers: --seconds (10 per phase).
 const loadOptions = {
   ...(option('seconds') ? { seconds: Number(option('seconds')) } : {}),
   ...(option('connections') ? { connections: Number(option('connections')) } : {}),
@@ -78,7 +79,10 @@ try {
       logLevel: 'warning',
     });
     const mod = await import(pathToFileURL(outfile).href);
-    await mod[fn]({ ...(entities ? { entities } : {}), ...(name === 'http-load' ? loadOptions : {}) });
+    await mod[fn]({
+      ...(entities ? { entities } : {}),
+      ...(name === 'http-load' ? loadOptions : name === 'http-workers' && loadOptions.seconds ? { seconds: loadOptions.seconds } : {}),
+    });
   }
 } finally {
   rmSync(out, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { POSTGRES_URL, SchemaPool, withPostgresServer } from './support/postgres';
 import { CLI as cli, ROOT as root, spawnServe, type ServeChild as Started } from './cli/helpers';
+import { call, callUntil, follow, spawnWorkers, type Answer, type Cluster } from './cli/workers';
 
 // Runs the built CLI (dist/cli.js): `npm test` builds first. Several `serve --postgres` instances on one database.
 
@@ -25,7 +26,9 @@ await withPostgresServer('test/cli-serve-postgres.test.ts', 'metacatalog serve -
   const schemas = new SchemaPool();
   const dirs: string[] = [];
   const running: Started[] = [];
+  const clusters: Cluster[] = [];
   afterEach(async () => {
+    for (const c of clusters.splice(0)) await c.stop();
     for (const s of running.splice(0)) {
       if (s.child.exitCode === null) {
         s.child.kill('SIGTERM');
@@ -86,6 +89,52 @@ await withPostgresServer('test/cli-serve-postgres.test.ts', 'metacatalog serve -
         expect(await s.exit).toBe(0);
       }
     });
+
+    it(
+      '--workers 2: one bootstrap token; what one worker writes the other serves, and its follower receives in order',
+      { timeout: 120_000 },
+      async () => {
+        const c = await spawnWorkers(
+          2,
+          ['--quiet', '--postgres', POSTGRES_URL, '--postgres-schema', schemas.freshSchema(), '--signing-key-file', keyFile()],
+          childEnv(),
+        );
+        clusters.push(c);
+        expect(c.output().match(/^export METACATALOG_TOKEN=/gm)).toHaveLength(1);
+        const token = c.token!;
+        const feed = await call(c.port, 'GET', '/openapi/v2/changes?limit=1000', { token });
+        const head = feed.json<{ next: string }>().next;
+        const follower = await follow(c.port, token, head);
+        try {
+          const urns = Array.from({ length: 12 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,pg${i},PROD)`);
+          const writes: Answer[] = [];
+          for (const urn of urns) {
+            writes.push(
+              await call(c.port, 'POST', `/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/datasetProperties`, {
+                token,
+                body: { name: urn },
+              }),
+            );
+          }
+          expect(writes.map((w) => w.status)).toEqual(Array(12).fill(200));
+          const other = writes.find((w) => w.worker !== follower.worker);
+          expect(other).toBeDefined();
+          const read = await callUntil(
+            (w) => w !== writes[0]!.worker,
+            () => call(c.port, 'GET', `/openapi/v2/entity/dataset/${encodeURIComponent(urns[0]!)}/datasetProperties`, { token }),
+          );
+          expect(read.json()).toEqual({ value: { name: urns[0] } });
+          const all = await call(c.port, 'GET', `/openapi/v2/changes?limit=1000&after=${head}`, { token });
+          const expected = all.json<{ events: Array<{ id: string }> }>().events.map((e) => e.id);
+          await follower.waitFor(expected.length);
+          expect(follower.events.map((e) => e.id)).toEqual(expected);
+          expect(follower.events.filter((e) => e.aspectName === 'datasetProperties').map((e) => e.entityUrn)).toEqual(urns);
+        } finally {
+          follower.close();
+        }
+        expect(await c.stop()).toBe(0);
+      },
+    );
 
     it('takes the signing key from METACATALOG_SIGNING_KEY instead of a file', async () => {
       const schema = schemas.freshSchema();

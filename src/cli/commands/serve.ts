@@ -8,6 +8,8 @@ import type { RunningServer } from '../../http/server';
 import { CommandError, UsageError, type Command, type CommandIo } from '../io';
 import { algorithmOfKey, generateSigningKey, loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
 import { TOKEN_SIGNING_ALGORITHMS, type TokenSigningAlgorithm } from '../../core/tokens';
+import { isServeWorker, parseWorkers, superviseWorkers } from '../cluster';
+import { runServeWorker } from '../cluster-worker';
 import { redactedUrl } from '../open-catalog';
 
 export const DEFAULT_DB = './data/catalog.db';
@@ -48,6 +50,8 @@ export interface ServeOptions {
   durability?: 'full' | 'normal';
   /** Take the actor from `X-Service-Actor` on requests without a token: only behind a trusted front. */
   trustActorHeader?: boolean;
+  /** Worker processes behind the port (`metacatalog serve --workers`, src/cli/cluster.ts). Default 1: this process serves. */
+  workers?: number;
 }
 
 export interface ServeHandle {
@@ -265,6 +269,8 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
                        normal is faster and keeps them through a crash of the process only
   --trust-actor-header take the actor from X-Service-Actor on requests without a token: ONLY behind
                        a trusted front that authenticates users and sets the header itself
+  --workers <n|auto>   worker processes behind the one port (default 1; auto: one per core); the
+                       primary process only starts, replaces and stops them (docs/deploy.md)
   --quiet              no access log on stdout
   --help               this text
 
@@ -301,6 +307,7 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         'bootstrap-token': { type: 'boolean' },
         durability: { type: 'string' },
         'trust-actor-header': { type: 'boolean' },
+        workers: { type: 'string' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -331,7 +338,11 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
   if (v.durability !== undefined && v.postgres !== undefined)
     throw new UsageError('--durability is for the SQLite file (PostgreSQL keeps its own settings)');
+  const workers = parseWorkers(v.workers);
+  if (workers !== undefined && workers > 1 && v.db === ':memory:')
+    throw new UsageError('--workers needs a file or --postgres: each worker would have its own :memory: database');
   return {
+    ...(workers !== undefined ? { workers } : {}),
     ...(v.db !== undefined ? { db: v.db } : {}),
     ...(v.postgres !== undefined ? { postgres: v.postgres } : {}),
     ...(v['postgres-schema'] !== undefined ? { postgresSchema: v['postgres-schema'] } : {}),
@@ -375,6 +386,8 @@ export const serveCommand: Command = {
       io.stdout(USAGE);
       return 0;
     }
+    if (isServeWorker()) return runServeWorker(options, io, serve);
+    if ((options.workers ?? 1) > 1) return superviseWorkers(options.workers!, io, { args: ['serve', ...argv] });
     const stopSignal = firstStopSignal(io);
     const handle = await serve(options, io);
     const signal = await stopSignal;
