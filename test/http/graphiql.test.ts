@@ -43,7 +43,13 @@ describe('a page for a person', () => {
 /** Debian's chromium, when installed (apt-get install chromium); the browser test needs it. */
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 
+/** Under CI (`CI` set) the browser is installed by .ci/run, so a missing one is a failure, not a skip. */
+const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false';
+
 describe('GraphiQL in a real headless browser', () => {
+  it.runIf(IN_CI && !CHROMIUM)('has chromium to run in (CI installs it: apt-get install chromium)', () => {
+    expect(CHROMIUM, 'CI is set but /usr/bin/chromium is missing: .ci/run installs it').toBeDefined();
+  });
   it.skipIf(!CHROMIUM)(
     'renders the IDE from this server alone (skipped where no chromium is installed: apt-get install chromium)',
     async () => {
