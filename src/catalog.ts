@@ -13,10 +13,10 @@ import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
-import { PolicyService, type Policies } from './core/access';
+import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, TokenOptions } from './core/tokens';
-import { checkTokenOptions, TokenService } from './core/tokens';
-import { TimeseriesService } from './core/timeseries';
+import { checkTokenOptions, TOKEN_SECRET_METADATA, tokenOwners, TokenService } from './core/tokens';
+import { TimeseriesService, timeseriesOwners } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
 
@@ -156,10 +156,14 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
   const onError = options.onError ?? defaultOnError;
   const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
   const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
-  const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick(), {
-    events: options.changes?.enabled !== false,
-    versions: options.history?.enabled !== false,
-  });
+  const writer = new EntityWriter(
+    adapter,
+    registry,
+    clock,
+    () => jobs.kick(),
+    { events: options.changes?.enabled !== false, versions: options.history?.enabled !== false },
+    new Set(TOKEN_SECRET_METADATA),
+  );
   const ready = adapter.open();
   // Surface the failure on first use, not as an unhandled rejection.
   let opened = false;
@@ -176,7 +180,6 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
     authorizer,
     writer,
     jobs,
-    entities: undefined as unknown as EntityService,
     async principal(actor: unknown) {
       const urn = await this.authenticate(actor);
       return isScopedActor(actor) ? { urn, scopes: [...actor.scopes] } : urn;
@@ -192,7 +195,6 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
     },
     reportError: onError,
   };
-  (ctx as { entities: EntityService }).entities = new EntityService(ctx);
   return { ctx, ready, health };
 }
 
@@ -237,10 +239,9 @@ function instrumented(adapter: StorageAdapter, clock: () => number, health: Stor
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
   const { ctx, ready, health } = createCatalogContext(options);
-  const { service: properties, filterFields } = createStructuredProperties(ctx);
+  const { service: properties, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
-  ctx.entities.routeTimeseriesAppends((actor, urn, aspect, row) => timeseries.append(actor, urn, aspect, row));
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const signingKey = options.tokenSigningKey;
@@ -250,6 +251,13 @@ export function createCatalog(options: CatalogOptions): Catalog {
     tokens: options.tokens,
   });
   const policies = new PolicyService(ctx);
+  // Every domain that governs aspects hands its owners to the entity service: one write path for all.
+  const entities = new EntityService(ctx, [
+    ownedByProperties,
+    timeseriesOwners(ctx.registry),
+    tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
+    policyOwners((actor, urn) => policies.remove(actor, urn)),
+  ]);
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
     keepVersions: options.history?.keepVersions,
@@ -273,7 +281,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   let closed: Promise<void> | undefined;
   return {
     registry: ctx.registry,
-    entities: ctx.entities,
+    entities,
     properties,
     search,
     tokens,

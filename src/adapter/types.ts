@@ -253,6 +253,12 @@ export interface WriteBatch {
    * the rest. A version already kept for the same URN, aspect and version number is replaced.
    */
   aspectVersions?: AspectVersionPut[];
+  /**
+   * Timeseries rows appended atomically with the rest (an index is created on first use), in the
+   * order given. Only for adapters declaring `capabilities.timeseriesInCommit`; the domain appends
+   * the rows right after the commit for the others.
+   */
+  timeseries?: Array<{ index: TimeseriesIndexRef; rows: TimeseriesRow[] }>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,6 +405,8 @@ export interface AdapterCapabilities {
    * but the current version, and the suite reports the change-feed tests skipped.
    */
   readonly changeFeed: boolean;
+  /** `commit` appends the batch's `timeseries` rows in the same atomic step (optional: false when left out). */
+  readonly timeseriesInCommit?: boolean;
 }
 
 export interface StorageAdapter {

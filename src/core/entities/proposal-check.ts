@@ -2,7 +2,6 @@ import type { JsonObject, JsonValue } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { isCatalogError, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
-import { rowViolations } from '../timeseries/input';
 import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import { isKeyAspectName, keyAspectName } from './key-aspects';
 import type { EntityService } from './service';
@@ -39,7 +38,8 @@ export interface ProposalOutcome {
   changed: boolean;
 }
 
-export type Ownership = 'generic' | 'bulk' | 'routed';
+/** Whether the generic rules (the aspect's schema) or a domain's owner check a write of the aspect. */
+export type Ownership = 'generic' | 'owned';
 
 /** A proposal checked and decoded. */
 export type Checked =
@@ -175,11 +175,10 @@ export function checkProposal(
     }
     const row = decodeAspect(raw.aspect, changeType, at, violations);
     if (row === undefined) return undefined;
-    const found = rowViolations(ctx.registry, aspect, row, `${at}/aspect/value`);
-    violations.push(...found);
-    return found.length ? undefined : { kind: 'row', index, urn, aspect, row: row as JsonObject };
+    // The row itself is checked by the timeseries owner, with the batch.
+    return { kind: 'row', index, urn, aspect, row: row as JsonObject };
   }
-  const ownership = service.aspectOwnership(entityType, aspect);
+  const ownership: Ownership = service.pipeline.ownerOf(entityType, aspect) ? 'owned' : 'generic';
   if (changeType === 'DELETE') return { kind: 'delete', index, urn, entityType, aspect, key: false };
   const decoded = decodeAspect(raw.aspect, changeType, at, violations);
   if (decoded === undefined) return undefined;

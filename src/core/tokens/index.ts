@@ -16,3 +16,5 @@ export type {
   VerifiedAccessToken,
 } from './model';
 export { TokenService, checkTokenOptions } from './service';
+export { TOKEN_SECRET_METADATA } from './model';
+export { tokenOwners } from './owner';

@@ -8,6 +8,8 @@ export const TOKEN_ENTITY = 'accessToken';
 export const TOKEN_ASPECT = 'ServiceAccessTokenInfo';
 export const TOKEN_HASH_METADATA = 'tokenHash';
 export const TOKEN_SALT_METADATA = 'tokenSalt';
+/** System metadata of the token record that is secret: never copied into a change event. */
+export const TOKEN_SECRET_METADATA = [TOKEN_HASH_METADATA, TOKEN_SALT_METADATA] as const;
 
 export const ACCESS_TOKEN_TYPES = ['PERSONAL'] as const;
 export type AccessTokenType = (typeof ACCESS_TOKEN_TYPES)[number];
