@@ -4,7 +4,15 @@ import { isCatalogError, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
 import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import { isKeyAspectName, keyAspectName } from './key-aspects';
-import type { EntityService } from './service';
+import type { StoredEntity } from '../../adapter/types';
+import type { WritePipeline } from './write-pipeline';
+
+/** What proposals need of the entity service (its write path and its reads). */
+export interface ProposalHost {
+  readonly pipeline: WritePipeline;
+  readVisible(urns: readonly string[]): Promise<StoredEntity[]>;
+  validateAspectValue(aspect: string, value: unknown, prefix?: string): Violation[];
+}
 
 /**
  * Metadata change proposals (DataHub's MCP): one aspect of one entity, upserted, created, patched or
@@ -103,7 +111,7 @@ function decodeAspect(raw: unknown, changeType: ChangeType, at: string, violatio
 /** Checks one proposal; returns it decoded, or undefined with its violations added. */
 export function checkProposal(
   ctx: CatalogContext,
-  service: EntityService,
+  service: ProposalHost,
   raw: unknown,
   index: number,
   at: string,
@@ -233,7 +241,7 @@ export function checkProposal(
 
 /** Tries generic patches on the current state (with the batch's earlier upserts and deletes), so that a failing one writes nothing. */
 export async function dryRunGenericPatches(
-  service: EntityService,
+  service: ProposalHost,
   checked: readonly Checked[],
   at: (i: number) => string,
   violations: Violation[],
@@ -274,7 +282,7 @@ export async function dryRunGenericPatches(
 
 /** CREATE refuses an aspect that exists, CREATE_ENTITY an entity that exists (as stored now). */
 export async function checkCreates(
-  service: EntityService,
+  service: ProposalHost,
   checked: readonly Checked[],
   at: (i: number) => string,
   violations: Violation[],

@@ -1,8 +1,15 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { invalidInput, type Violation } from '../../errors';
-import { checkCreates, checkProposal, dryRunGenericPatches, type ChangeType, type Checked, type ProposalOutcome } from './proposal-check';
-import type { EntityService } from './service';
+import {
+  checkCreates,
+  checkProposal,
+  dryRunGenericPatches,
+  type ChangeType,
+  type Checked,
+  type ProposalHost,
+  type ProposalOutcome,
+} from './proposal-check';
 import type { WriteItem } from './write-pipeline';
 
 /**
@@ -19,7 +26,7 @@ import type { WriteItem } from './write-pipeline';
  */
 export async function applyProposals(
   ctx: CatalogContext,
-  service: EntityService,
+  service: ProposalHost,
   actor: Actor,
   proposals: readonly unknown[],
   options: { prefix?: string } = {},
