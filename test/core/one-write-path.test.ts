@@ -114,6 +114,29 @@ for (const [kind, adapter] of Object.entries(adapters)) {
       expect((await c.timeseries.query(ADMIN, { urn: DATASET, aspect: 'datasetProfile' })).results).toEqual([]);
     });
 
+    it('structuredProperties read back exactly as written; valueHistory still says who set them and when', async () => {
+      const { c, call } = open();
+      await c.entities.upsertAspect(ADMIN, PROPERTY, 'propertyDefinition', definition);
+      // StructuredPropertiesClass(properties=[StructuredPropertyValueAssignmentClass(propertyUrn, values=[365.0])]).
+      const written = { properties: [{ propertyUrn: PROPERTY, values: [{ double: 365.0 }] }] };
+      const posted = await call('POST', '/openapi/v3/entity/dataset?async=false', [
+        { urn: DATASET, structuredProperties: { value: written } },
+      ]);
+      expect(posted.status).toBe(200);
+      const read = (await call('GET', `/openapi/v3/entity/dataset/${encodeURIComponent(DATASET)}/structuredProperties`)) as {
+        json: { value: unknown };
+      };
+      expect(read.json.value).toEqual(written);
+      expect((await c.entities.getAspect(ADMIN, DATASET, 'structuredProperties'))?.value).toEqual(written);
+      const [change] = await c.properties.valueHistory(ADMIN, DATASET, PROPERTY);
+      expect(change?.setBy.actor).toBe(ADMIN);
+      expect(change?.values).toEqual([{ double: 365 }]);
+      // Stamps a writer sends are kept and read back as sent.
+      const stamped = { properties: [{ propertyUrn: PROPERTY, values: [{ double: 30 }], lastModified: { time: 1, actor: ADMIN } }] };
+      await c.entities.upsertAspect(ADMIN, DATASET, 'structuredProperties', stamped);
+      expect((await c.entities.getAspect(ADMIN, DATASET, 'structuredProperties'))?.value).toEqual(stamped);
+    });
+
     it('batchGet honours If-Version-Match per aspect', async () => {
       const { c, call } = open();
       await c.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'first' });

@@ -3,7 +3,7 @@ import type { AuditStamp, StoredAspect } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError } from '../../errors';
 import { parseUrn } from '../urn';
-import { assignmentsOf, keysOf } from './lookup';
+import { stampedAssignmentsOf as assignmentsOf, keysOf } from './lookup';
 import { VALUES_ASPECT, type PropertyValue } from './types';
 
 /** One value set of one property on one entity, as it was from `aspectVersion` on. */

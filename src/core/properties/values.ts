@@ -9,7 +9,7 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { dropNulls } from './definition-shapes';
 import { checkSchema } from '../validation';
 import { fromPropertyValue } from './definition-rules';
-import { loadDefinitions, propertyUrnsOf, type DefinitionInfo } from './lookup';
+import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
 import { checkAssignments, checkImmutables, composeValues, storedValues, type AssignmentDraft, type StoredValues } from './value-rules';
@@ -49,11 +49,13 @@ export function readValuesInput(shape: ValuesInputShape, input: unknown, violati
       return;
     }
     if (!graphql) {
+      const { created, lastModified } = item as PropertyAssignment;
       drafts.push({
         propertyUrn: propertyUrn as string,
         values: (item as PropertyAssignment).values.map(fromPropertyValue),
         path,
         urnPath,
+        ...(created || lastModified ? { sent: { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) } } : {}),
       });
       return;
     }
@@ -101,7 +103,8 @@ export class PropertyValueService {
     await this.ctx.authenticate(actor);
     const urn = this.entityUrn(entityUrn, '/urn');
     const [entity] = await this.visible(await this.ctx.adapter.readEntities([urn], [VALUES_ASPECT]));
-    return (entity?.aspects[VALUES_ASPECT]?.value.properties ?? []) as unknown as PropertyAssignment[];
+    // The domain's answer says who set each property and when (the aspect itself reads back as written).
+    return stampedAssignmentsOf(entity?.aspects[VALUES_ASPECT]);
   }
 
   /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
