@@ -248,9 +248,9 @@ export class EntityService {
     } catch (error) {
       throw owned ? withPaths(error, (path) => relativeTo(path, `/aspects/${aspect}`)) : error;
     }
+    // Only a timeseries row was written (appended), to an entity that holds no aspect.
     const [entity] = await this.readVisible([urn]);
-    if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
-    return toView(entity);
+    return entity ? toView(entity) : { urn, entityType: parseUrn(urn).entityType, aspects: {} };
   }
 
   /** Whether a domain owns the aspect on this entity type (false for unknown types and aspects). */
