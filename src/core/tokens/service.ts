@@ -16,7 +16,6 @@ import {
   toAspectValue,
   toMetadata,
   TOKEN_ASPECT,
-  TOKEN_ENTITY,
   tokenUrn,
   type AccessTokenList,
   type AccessTokenMetadata,
