@@ -19,6 +19,7 @@ const WORKLOADS = {
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
   'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
+  'domain-cpu': ['domain-cpu.ts', 'runDomainCpuBench'],
   'http-writes': ['http-writes.ts', 'runHttpWritesBench'],
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
   sizing: ['sizing.ts', 'runSizingBench'],

@@ -13,10 +13,10 @@ import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
-import { PolicyService, type Policies } from './core/access';
+import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
-import { checkTokenOptions, parseTokenSigning, TokenService } from './core/tokens';
-import { TimeseriesService } from './core/timeseries';
+import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
+import { TimeseriesService, timeseriesOwners } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { errorKind, limitRepeats } from './core/logging/index';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
@@ -200,7 +200,6 @@ export function createCatalogContext(options: CatalogOptions): {
     authorizer,
     writer,
     jobs,
-    entities: undefined as unknown as EntityService,
     async principal(actor: unknown) {
       const urn = await this.authenticate(actor);
       return isScopedActor(actor) ? { urn, scopes: [...actor.scopes] } : urn;
@@ -216,7 +215,6 @@ export function createCatalogContext(options: CatalogOptions): {
     },
     reportError: onError,
   };
-  (ctx as { entities: EntityService }).entities = new EntityService(ctx);
   return { ctx, ready, health, signing };
 }
 
@@ -346,10 +344,9 @@ function probeOf(adapter: StorageAdapter): () => Promise<unknown> {
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
   const { ctx, ready, health, signing } = createCatalogContext(options);
-  const { service: properties, filterFields } = createStructuredProperties(ctx);
+  const { service: properties, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
-  ctx.entities.routeTimeseriesAppends((actor, urn, aspect, row) => timeseries.append(actor, urn, aspect, row));
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const tokens = new TokenService(ctx, {
@@ -358,6 +355,13 @@ export function createCatalog(options: CatalogOptions): Catalog {
     tokens: options.tokens,
   });
   const policies = new PolicyService(ctx);
+  // Every domain that governs aspects hands its owners to the entity service: one write path for all.
+  const entities = new EntityService(ctx, [
+    ownedByProperties,
+    timeseriesOwners(ctx.registry),
+    tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
+    policyOwners((actor, urn) => policies.remove(actor, urn)),
+  ]);
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
     keepVersions: options.history?.keepVersions,
@@ -387,7 +391,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   };
   return {
     registry: ctx.registry,
-    entities: ctx.entities,
+    entities,
     properties,
     search,
     tokens,
