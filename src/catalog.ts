@@ -19,6 +19,7 @@ import { checkTokenOptions, TokenService } from './core/tokens';
 import { TimeseriesService } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
+import { attachTelemetry, CatalogTelemetry, instrumentService, loadTracing, measuredCommit, measuredQuery } from './core/telemetry';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -143,13 +144,32 @@ function defaultOnError(error: unknown, where: string): void {
 }
 
 /** The pieces every later service is built from; createCatalog composes the public object on top. */
-export function createCatalogContext(options: CatalogOptions): { ctx: CatalogContext; ready: Promise<void>; health: StorageHealth } {
+export function createCatalogContext(options: CatalogOptions): {
+  ctx: CatalogContext;
+  ready: Promise<void>;
+  health: StorageHealth;
+  telemetry: CatalogTelemetry;
+} {
   validateOptions(options);
   // One clock for everything the catalog writes: every batch carries the catalog's time, so adapters stamp
   // jobs with it rather than with their own clock.
   const clock = options.clock ?? Date.now;
   const health = new StorageHealth(clock);
-  const adapter = instrumented(options.adapter, clock, health);
+  const telemetry = new CatalogTelemetry(options.adapter.name, {
+    jobs: (limit) => ready.then(() => options.adapter.listJobs({ includeDead: true, limit })),
+    changeFeed: async () => {
+      await ready;
+      if (!options.adapter.capabilities.changeFeed || !options.adapter.readChanges) return undefined;
+      const page = await options.adapter.readChanges({ limit: 1 });
+      return { lastId: page.lastId, oldestTime: page.events[0]?.created.time };
+    },
+    storage: async () => {
+      const current = health.current;
+      return current.status === 'ok' ? { ok: true } : { ok: false, failingSince: current.storage.since };
+    },
+    now: clock,
+  });
+  const adapter = instrumented(options.adapter, clock, health, telemetry);
   const registry = new EntityRegistry();
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
@@ -193,7 +213,7 @@ export function createCatalogContext(options: CatalogOptions): { ctx: CatalogCon
     reportError: onError,
   };
   (ctx as { entities: EntityService }).entities = new EntityService(ctx);
-  return { ctx, ready, health };
+  return { ctx, ready, health, telemetry };
 }
 
 /** Whether writes reach the storage: the last write's failure (a full disk...), cleared by the next success. */
@@ -224,19 +244,25 @@ export type CatalogHealth = { status: 'ok' } | { status: 'failing'; storage: { e
 
 /**
  * The adapter as the domain uses it: every committed batch stamped with the catalog's clock
- * (`WriteBatch.now`), and every write's outcome recorded for `catalog.health()`.
+ * (`WriteBatch.now`), every write's outcome recorded for `catalog.health()`, commits and queries timed
+ * and traced.
  */
-function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth): StorageAdapter {
+function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth, telemetry: CatalogTelemetry): StorageAdapter {
   const wrapped: StorageAdapter = Object.create(adapter) as StorageAdapter;
-  wrapped.commit = (batch) => health.track(adapter.commit(batch.now === undefined ? { ...batch, now: clock() } : batch));
+  wrapped.commit = (batch) =>
+    measuredCommit(telemetry, batch, () => health.track(adapter.commit(batch.now === undefined ? { ...batch, now: clock() } : batch)));
   wrapped.appendTimeseries = (index, rows) => health.track(adapter.appendTimeseries(index, rows));
+  wrapped.search = (request) => measuredQuery(telemetry, 'search', request, () => adapter.search(request));
+  wrapped.aggregate = (request) => measuredQuery(telemetry, 'aggregate', request, () => adapter.aggregate(request));
   return wrapped;
 }
 
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
-  const { ctx, ready, health } = createCatalogContext(options);
+  const { ctx, ready, health, telemetry } = createCatalogContext(options);
+  // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
+  const tracing = loadTracing();
   const { service: properties, filterFields } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
@@ -271,17 +297,17 @@ export function createCatalog(options: CatalogOptions): Catalog {
     )
     .catch((error: unknown) => ctx.reportError(error, 'scheduling the removal of expired access tokens'));
   let closed: Promise<void> | undefined;
-  return {
+  return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
-    entities: ctx.entities,
-    properties,
-    search,
-    tokens,
-    policies,
-    timeseries,
-    changes,
+    entities: instrumentService(ctx.entities, 'entities', telemetry),
+    properties: instrumentService(properties, 'properties', telemetry),
+    search: instrumentService(search, 'search', telemetry),
+    tokens: instrumentService(tokens, 'tokens', telemetry),
+    policies: instrumentService(policies, 'policies', telemetry),
+    timeseries: instrumentService(timeseries, 'timeseries', telemetry),
+    changes: instrumentService(changes, 'changes', telemetry),
     now: () => ctx.clock(),
-    ready: () => started.then(() => tokenHousekeeping),
+    ready: () => started.then(() => tokenHousekeeping).then(() => tracing),
     async health() {
       await ready;
       return health.current;
@@ -321,5 +347,5 @@ export function createCatalog(options: CatalogOptions): Catalog {
       })();
       return closed;
     },
-  };
+  });
 }

@@ -13,6 +13,8 @@ export interface OpenCatalogOptions {
   backgroundJobs: boolean;
   /** How the store is named in messages (a PostgreSQL URL without its password). */
   label: string;
+  /** Errors of background work; default: one line on stderr. */
+  onError?: (error: unknown, where: string) => void;
 }
 
 /**
@@ -38,7 +40,9 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
       ...(options.tokenSigningKey !== undefined ? { tokenSigningKey: options.tokenSigningKey } : {}),
       superUsers: [options.superUser],
       ...(options.backgroundJobs ? {} : { jobs: { background: false } }),
-      onError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
+      onError:
+        options.onError ??
+        ((error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`)),
     });
     await catalog.ready();
     return catalog;

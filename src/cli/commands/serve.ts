@@ -6,6 +6,7 @@ import type { Catalog } from '../../catalog';
 import type { RunningServer } from '../../http/server';
 import { CommandError, UsageError, type Command, type CommandIo } from '../io';
 import { loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
+import { serviceLog, type LogFormat } from '../service-log';
 
 export const DEFAULT_DB = './data/catalog.db';
 export const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
@@ -38,6 +39,12 @@ export interface ServeOptions {
   durability?: 'full' | 'normal';
   /** Take the actor from `X-Service-Actor` on requests without a token: only behind a trusted front. */
   trustActorHeader?: boolean;
+  /** Serve Prometheus metrics at `/metrics` on this port (a listener of its own). Default: no metrics. */
+  metricsPort?: number;
+  /** Address of the metrics listener. Default `127.0.0.1`. */
+  metricsHost?: string;
+  /** Access log and errors as text lines (default) or one JSON object per line. */
+  logFormat?: LogFormat;
 }
 
 export interface ServeHandle {
@@ -45,6 +52,8 @@ export interface ServeHandle {
   port: number;
   catalog: Catalog;
   server: RunningServer;
+  /** `http://host:port/metrics` when metrics are served. */
+  metricsUrl?: string;
   /** Graceful stop: answers in flight are finished, then background jobs finish their current batch and the database is closed. */
   stop(): Promise<void>;
 }
@@ -85,6 +94,7 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
       tokenSigningKey: key,
       backgroundJobs: true,
       label: db,
+      onError: serviceLog(options.logFormat ?? 'text', io).backgroundError,
     },
     io,
   );
@@ -129,7 +139,11 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
     );
   }
   const store = { postgres: url, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) };
-  const catalog = await openCatalog({ store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redacted(url) }, io);
+  const onError = serviceLog(options.logFormat ?? 'text', io).backgroundError;
+  const catalog = await openCatalog(
+    { store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redacted(url), onError },
+    io,
+  );
   return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redacted(url) });
 }
 
@@ -141,24 +155,31 @@ async function listen(
   state: { isNewDatabase: boolean; keyCreated: boolean; admin: string; database: string },
 ): Promise<ServeHandle> {
   const { isNewDatabase, keyCreated, admin } = state;
-  const [{ startServer }, { formatAccessLogLine }] = await Promise.all([import('../../http/server'), import('../../http/access-log')]);
+  const [{ startServer }, { startMetricsServer }] = await Promise.all([import('../../http/server'), import('../../http/metrics-server')]);
+  const log = serviceLog(options.logFormat ?? 'text', io);
   let server: RunningServer;
+  let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
+    // Metrics first: the requests of the API listener are counted from its first one.
+    if (options.metricsPort !== undefined) {
+      metrics = await startMetricsServer(catalog, { port: options.metricsPort, host: options.metricsHost ?? DEFAULT_HOST });
+    }
     server = await startServer(catalog, {
       port: options.port ?? DEFAULT_PORT,
       host: options.host ?? DEFAULT_HOST,
       ...(options.trustActorHeader ? { trustActorHeader: true } : {}),
       ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
-      ...(options.accessLog === false ? {} : { accessLog: (entry) => io.stdout(`${formatAccessLogLine(entry)}\n`) }),
-      onError: (error, report) =>
-        io.stderr(
-          `metacatalog: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-        ),
+      ...(options.accessLog === false ? {} : { accessLog: log.access }),
+      onError: log.requestError,
     });
   } catch (error) {
+    await metrics?.close();
     await catalog.close();
     const code = (error as NodeJS.ErrnoException).code;
-    const where = `${options.host ?? DEFAULT_HOST}:${options.port ?? DEFAULT_PORT}`;
+    const where =
+      metrics === undefined && options.metricsPort !== undefined
+        ? `${options.metricsHost ?? DEFAULT_HOST}:${options.metricsPort} (metrics)`
+        : `${options.host ?? DEFAULT_HOST}:${options.port ?? DEFAULT_PORT}`;
     throw new CommandError(
       code === 'EADDRINUSE'
         ? `cannot listen on ${where}: the port is in use (pick another with --port)`
@@ -191,6 +212,7 @@ async function listen(
     );
   }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
+  if (metrics) io.stdout(`metacatalog: metrics at ${metrics.url}\n`);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -198,9 +220,11 @@ async function listen(
     port: server.port,
     catalog,
     server,
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     stop() {
       stopping ??= (async () => {
         await server.close();
+        await metrics?.close();
         await catalog.close();
       })();
       return stopping;
@@ -239,6 +263,13 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
   --trust-actor-header take the actor from X-Service-Actor on requests without a token: ONLY behind
                        a trusted front that authenticates users and sets the header itself
   --quiet              no access log on stdout
+  --log-format <text|json>
+                       access log (stdout) and errors (stderr) as text lines (default) or one JSON
+                       object per line: time, level, route, status, duration, request id, actor
+  --metrics-port <n>   serve Prometheus metrics at /metrics on this port, a listener of its own
+                       (default: no metrics; docs/operations.md lists them)
+  --metrics-host <address>
+                       address of the metrics listener (default ${DEFAULT_HOST}, loopback only)
   --help               this text
 
 The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
@@ -247,9 +278,9 @@ SIGINT or SIGTERM stops gracefully: answers in flight are finished, background j
 current batch, the database is closed.
 `;
 
-function parsePort(text: string | undefined): number | undefined {
+function parsePort(text: string | undefined, option = '--port'): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new UsageError(`--port must be a number from 0 to 65535, got "${text}"`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new UsageError(`${option} must be a number from 0 to 65535, got "${text}"`);
   return Number(text);
 }
 
@@ -272,6 +303,9 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         durability: { type: 'string' },
         'trust-actor-header': { type: 'boolean' },
         quiet: { type: 'boolean' },
+        'log-format': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'metrics-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -290,6 +324,10 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   }
   if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
+  const metricsPort = parsePort(v['metrics-port'], '--metrics-port');
+  if (v['metrics-host'] !== undefined && metricsPort === undefined) throw new UsageError('--metrics-host goes with --metrics-port');
+  if (v['log-format'] !== undefined && v['log-format'] !== 'text' && v['log-format'] !== 'json')
+    throw new UsageError(`--log-format must be text or json, got "${v['log-format']}"`);
   if (v.durability !== undefined && v.durability !== 'full' && v.durability !== 'normal')
     throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
   if (v.durability !== undefined && v.postgres !== undefined)
@@ -306,6 +344,9 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(v.quiet ? { accessLog: false } : {}),
     ...(v.durability === 'full' || v.durability === 'normal' ? { durability: v.durability } : {}),
     ...(v['trust-actor-header'] ? { trustActorHeader: true } : {}),
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
+    ...(v['metrics-host'] !== undefined ? { metricsHost: v['metrics-host'] } : {}),
+    ...(v['log-format'] === 'json' || v['log-format'] === 'text' ? { logFormat: v['log-format'] } : {}),
   };
 }
 
