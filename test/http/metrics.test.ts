@@ -49,7 +49,8 @@ describe('metrics', () => {
     const token = (await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'm' })).accessToken;
     const revoked = await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'r' });
     await catalog.tokens.revoke(ADMIN, revoked.metadata.id);
-    const soonExpired = (await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'e' })).accessToken;
+    const soonExpired = (await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'e' }))
+      .accessToken;
 
     const before = await scrape(metrics);
     const write = (bearer: string) =>

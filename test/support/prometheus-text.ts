@@ -45,7 +45,16 @@ function parseLabels(text: string, line: string): Record<string, string> {
     for (; j < text.length && text[j] !== '"'; j++) {
       if (text[j] === '\\') {
         const next = text[++j];
-        value += next === 'n' ? '\n' : next === '\\' ? '\\' : next === '"' ? '"' : (() => { throw new Error(`bad escape in: ${line}`); })();
+        value +=
+          next === 'n'
+            ? '\n'
+            : next === '\\'
+              ? '\\'
+              : next === '"'
+                ? '"'
+                : (() => {
+                    throw new Error(`bad escape in: ${line}`);
+                  })();
       } else value += text[j];
     }
     if (j >= text.length) throw new Error(`unterminated label value in: ${line}`);
@@ -67,7 +76,8 @@ function familyOf(name: string, types: Map<string, string>): string | undefined 
   return undefined;
 }
 
-const includes = (labels: Record<string, string>, wanted: Record<string, string>) => Object.entries(wanted).every(([k, v]) => labels[k] === v);
+const includes = (labels: Record<string, string>, wanted: Record<string, string>) =>
+  Object.entries(wanted).every(([k, v]) => labels[k] === v);
 
 export function parsePrometheusText(text: string): Exposition {
   const types = new Map<string, string>();
@@ -108,7 +118,8 @@ export function parsePrometheusText(text: string): Exposition {
       }
       const last = buckets[buckets.length - 1]!;
       const count = samples.find((s) => s.name === `${family}_count` && JSON.stringify(s.labels) === key);
-      if (last.labels.le !== '+Inf' || !count || count.value !== last.value) throw new Error(`${family}: +Inf bucket and _count differ for ${key}`);
+      if (last.labels.le !== '+Inf' || !count || count.value !== last.value)
+        throw new Error(`${family}: +Inf bucket and _count differ for ${key}`);
     }
   }
   const matching = (name: string, labels: Record<string, string>) => samples.filter((s) => s.name === name && includes(s.labels, labels));
