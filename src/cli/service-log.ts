@@ -32,3 +32,16 @@ export function serviceLog(format: LogFormat, io: CommandIo): ServiceLog {
     backgroundError: (error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`),
   };
 }
+
+/**
+ * The command's own messages as JSON lines too (`--log-format json`), so that a collector can parse every
+ * line: a line that is not JSON already becomes `{ time, level, msg }` (`info` on stdout, `warn` on stderr).
+ */
+export function jsonLinesIo(io: CommandIo): CommandIo {
+  const wrap = (level: 'info' | 'warn', write: (text: string) => void) => (text: string) => {
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    const out = lines.map((line) => (line.startsWith('{') ? line : JSON.stringify({ time: new Date().toISOString(), level, msg: line })));
+    if (out.length) write(`${out.join('\n')}\n`);
+  };
+  return { stdout: wrap('info', io.stdout), stderr: wrap('warn', io.stderr) };
+}

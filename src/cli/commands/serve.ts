@@ -6,7 +6,7 @@ import type { Catalog } from '../../catalog';
 import type { RunningServer } from '../../http/server';
 import { CommandError, UsageError, type Command, type CommandIo } from '../io';
 import { loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
-import { serviceLog, type LogFormat } from '../service-log';
+import { jsonLinesIo, serviceLog, type LogFormat } from '../service-log';
 
 export const DEFAULT_DB = './data/catalog.db';
 export const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
@@ -63,7 +63,8 @@ export interface ServeHandle {
  * 0600), a bootstrap admin token printed once when the database (or its key) is new, the HTTP routes
  * with an access log on stdout. Used by `metacatalog serve`; the host handles signals.
  */
-export async function serve(options: ServeOptions, io: CommandIo): Promise<ServeHandle> {
+export async function serve(options: ServeOptions, commandIo: CommandIo): Promise<ServeHandle> {
+  const io = options.logFormat === 'json' ? jsonLinesIo(commandIo) : commandIo;
   if (options.postgres !== undefined) return servePostgres(options, options.postgres, io);
   const db = options.db ?? DEFAULT_DB;
   const admin = options.admin ?? DEFAULT_ADMIN;
@@ -371,12 +372,13 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the HTTP service on an embedded SQLite file or a shared PostgreSQL database',
   usage: USAGE,
-  async run(argv, io) {
+  async run(argv, commandIo) {
     const options = optionsFrom(argv);
     if (options === 'help') {
-      io.stdout(USAGE);
+      commandIo.stdout(USAGE);
       return 0;
     }
+    const io = options.logFormat === 'json' ? jsonLinesIo(commandIo) : commandIo;
     const stopSignal = firstStopSignal(io);
     const handle = await serve(options, io);
     const signal = await stopSignal;
