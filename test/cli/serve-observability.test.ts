@@ -32,10 +32,9 @@ describe('serve: --log-format json and --metrics-port', () => {
   it('writes every line as JSON: the access log with route, status, duration, request id and actor, never the token', async () => {
     const { io, out, err } = capture();
     const handle = await serve({ db: ':memory:', port: 0, metricsPort: 0, logFormat: 'json' }, io);
-    let token = '';
-    let requestId: string | null = null;
+    const token = /export METACATALOG_TOKEN=([A-Za-z0-9._-]+)/.exec(out.join(''))![1]!;
+    let requestId: string | null;
     try {
-      token = /export METACATALOG_TOKEN=([A-Za-z0-9._-]+)/.exec(out.join(''))![1]!;
       const path = `/openapi/v2/entity/dataset/${encodeURIComponent(DATASET)}/datasetProperties`;
       const written = await fetch(`${handle.url}${path}`, {
         method: 'POST',
