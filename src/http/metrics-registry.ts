@@ -132,7 +132,7 @@ export class CatalogMetrics implements MetricsSink {
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {
     const methodLabel = HTTP_METHOD_LABELS.has(method) ? method : 'OTHER';
-    this.httpRequests.child(methodLabel, route, String(status)).value += 1;
+    this.httpRequests.child(methodLabel, route, status).value += 1;
     this.httpDuration.child(methodLabel, route).observe(seconds);
   }
 

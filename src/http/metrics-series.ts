@@ -29,26 +29,72 @@ export interface RegistrableMetric {
   reset(): void;
 }
 
-/** Children by label values; bounded (label values are bounded sets; past 2,000 the map starts over). */
+type LabelKey = string | number;
+type Level = Map<LabelKey, unknown>;
+
+/**
+ * Children by label values, up to four labels, in nested maps keyed by the values themselves (the
+ * callers pass the same few strings again and again: no key is built per call). Bounded: label values
+ * are bounded sets, and past 2,000 children the series starts over.
+ */
 class Series<C> {
-  readonly children = new Map<string, { labels: Record<string, string>; child: C }>();
+  readonly entries: Array<{ labels: Record<string, string>; child: C }> = [];
+  private root: Level = new Map();
 
   constructor(
     private readonly labelNames: readonly string[],
     private readonly make: () => C,
   ) {}
 
-  get(values: readonly string[]): C {
-    const key = values.length === 1 ? values[0]! : values.join('\u0000');
-    let entry = this.children.get(key);
-    if (!entry) {
-      if (this.children.size >= 2000) this.children.clear();
-      const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, i) => (labels[name] = values[i] ?? ''));
-      entry = { labels, child: this.make() };
-      this.children.set(key, entry);
+  get(a: LabelKey, b: LabelKey = '', c: LabelKey = '', d: LabelKey = ''): C {
+    const depth = this.labelNames.length;
+    let level = this.root;
+    for (let i = 0; i < depth - 1; i++) {
+      const key = i === 0 ? a : i === 1 ? b : c;
+      let next = level.get(key) as Level | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(key, next);
+      }
+      level = next;
     }
-    return entry.child;
+    const last = depth === 1 ? a : depth === 2 ? b : depth === 3 ? c : d;
+    const found = level.get(last) as C | undefined;
+    return found === undefined ? this.add(level, last, [a, b, c, d]) : found;
+  }
+
+  private add(level: Level, key: LabelKey, values: readonly LabelKey[]): C {
+    const labels: Record<string, string> = {};
+    this.labelNames.forEach((name, i) => (labels[name] = String(values[i])));
+    const child = this.make();
+    if (this.entries.length >= 2000) {
+      // Start over; the path to this child is gone with the old maps.
+      this.clear();
+      return this.addFromRoot(values, labels, child);
+    }
+    level.set(key, child);
+    this.entries.push({ labels, child });
+    return child;
+  }
+
+  private addFromRoot(values: readonly LabelKey[], labels: Record<string, string>, child: C): C {
+    let level = this.root;
+    for (let i = 0; i < this.labelNames.length - 1; i++) {
+      let next = level.get(values[i]!) as Level | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(values[i]!, next);
+      }
+      level = next;
+    }
+    level.set(values[this.labelNames.length - 1]!, child);
+    this.entries.push({ labels, child });
+    return child;
+  }
+
+  clear(): void {
+    this.root = new Map();
+    this.entries.length = 0;
   }
 }
 
@@ -70,17 +116,17 @@ export class FastCounter implements RegistrableMetric {
   }
 
   /** The child of these label values (in `labelNames` order): `child.value += n` counts. */
-  child(...values: string[]): CounterChild {
-    return this.series.get(values);
+  child(a: LabelKey, b?: LabelKey, c?: LabelKey, d?: LabelKey): CounterChild {
+    return this.series.get(a, b, c, d);
   }
 
   async get(): Promise<MetricSnapshot> {
-    const values = [...this.series.children.values()].map(({ labels, child }) => ({ value: child.value, labels }));
+    const values = this.series.entries.map(({ labels, child }) => ({ value: child.value, labels }));
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
 
   reset(): void {
-    this.series.children.clear();
+    this.series.clear();
   }
 }
 
@@ -118,13 +164,13 @@ export class FastHistogram implements RegistrableMetric {
     this.series = new Series(labelNames, () => new HistogramChild(bounds));
   }
 
-  child(...values: string[]): HistogramChild {
-    return this.series.get(values);
+  child(a: LabelKey, b?: LabelKey, c?: LabelKey): HistogramChild {
+    return this.series.get(a, b, c);
   }
 
   async get(): Promise<MetricSnapshot> {
     const values: SeriesValue[] = [];
-    for (const { labels, child } of this.series.children.values()) {
+    for (const { labels, child } of this.series.entries) {
       let cumulative = 0;
       this.bounds.forEach((bound, i) => {
         cumulative += child.counts[i]!;
@@ -138,6 +184,6 @@ export class FastHistogram implements RegistrableMetric {
   }
 
   reset(): void {
-    this.series.children.clear();
+    this.series.clear();
   }
 }
