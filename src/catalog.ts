@@ -20,6 +20,7 @@ import { TimeseriesService } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
 import { attachTelemetry, CatalogTelemetry, instrumentService, loadTracing, measuredCommit, measuredQuery } from './core/telemetry';
+import { exportRecords, importRecords, type ExportCounts, type ExportOptions, type ExportRecord } from './core/transfer';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -85,6 +86,21 @@ export interface Catalog {
   reindex(options?: ReindexOptions): Promise<ReindexProgress>;
   /** `reindex` on behalf of an actor holding MANAGE_SYSTEM_OPERATIONS (transports: HTTP, the command line against a server). */
   reindexAs(actor: Actor, options?: ReindexOptions): Promise<ReindexProgress>;
+  /**
+   * The whole catalog as export records (entities with every aspect as stored, timeseries rows, pending
+   * jobs; with `with: ['history', 'changes']` kept versions and change events too), for `metacatalog
+   * export` (docs/deploy.md). An operator's call, like `reindex`: no actor, no privilege.
+   */
+  exportAll(options?: ExportOptions): AsyncIterable<ExportRecord>;
+  /** `exportAll` on behalf of an actor holding MANAGE_SYSTEM_OPERATIONS (the HTTP export route). */
+  exportAllAs(actor: Actor, options?: ExportOptions): Promise<AsyncIterable<ExportRecord>>;
+  /**
+   * Writes a chunk of export records back as they were exported (one atomic commit, then the chunk's
+   * timeseries rows; importing twice leaves the catalog as after once). An operator's call.
+   */
+  importRecords(records: readonly unknown[]): Promise<ExportCounts>;
+  /** `importRecords` on behalf of an actor holding MANAGE_SYSTEM_OPERATIONS. */
+  importRecordsAs(actor: Actor, records: readonly unknown[]): Promise<ExportCounts>;
   /** Stops background work after its current batch and closes the adapter. */
   close(): Promise<void>;
 }
@@ -297,6 +313,12 @@ export function createCatalog(options: CatalogOptions): Catalog {
     )
     .catch((error: unknown) => ctx.reportError(error, 'scheduling the removal of expired access tokens'));
   let closed: Promise<void> | undefined;
+  const runImport = async (records: readonly unknown[]): Promise<ExportCounts> => {
+    await started;
+    const counts = await importRecords(ctx, records);
+    if (counts.jobs) ctx.jobs.kick();
+    return counts;
+  };
   return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
     entities: instrumentService(ctx.entities, 'entities', telemetry),
@@ -335,6 +357,22 @@ export function createCatalog(options: CatalogOptions): Catalog {
       await ctx.authorizer.require(await ctx.principal(actor), 'MANAGE_SYSTEM_OPERATIONS');
       await started;
       return reindexSearchDocuments(ctx, reindexOptions);
+    },
+    exportAll(exportOptions) {
+      return (async function* () {
+        await started;
+        yield* exportRecords(ctx, exportOptions);
+      })();
+    },
+    async exportAllAs(actor, exportOptions) {
+      await ctx.authorizer.require(await ctx.principal(actor), 'MANAGE_SYSTEM_OPERATIONS');
+      await started;
+      return exportRecords(ctx, exportOptions);
+    },
+    importRecords: runImport,
+    async importRecordsAs(actor, records) {
+      await ctx.authorizer.require(await ctx.principal(actor), 'MANAGE_SYSTEM_OPERATIONS');
+      return runImport(records);
     },
     close() {
       closed ??= (async () => {

@@ -155,6 +155,9 @@ export type {
   TruncationStatus,
 } from './core/timeseries';
 
+// Moving a catalog: export records and importing them back.
+export type { ExportCounts, ExportExtra, ExportOptions, ExportRecord } from './core/transfer';
+
 // For adapter authors: the storage/search contract and the text analysis full text must match.
 export { FILTER_OPERATORS } from './adapter/types';
 export type {

@@ -114,6 +114,12 @@ export function createHandle(pool: Pool, schemaName: string): PgHandle {
     async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // While checked out, the pool no longer listens to the connection: a server that goes away between
+      // two statements would otherwise be an unhandled 'error' event, which ends the process.
+      const onError = (error: Error): void => {
+        broken ??= error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work(runner(client));
@@ -128,6 +134,7 @@ export function createHandle(pool: Pool, schemaName: string): PgHandle {
         }
         throw translateError(error);
       } finally {
+        client.off('error', onError);
         client.release(broken);
       }
     },

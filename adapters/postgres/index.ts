@@ -94,8 +94,14 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
     return stores!.timeseries;
   }
 
+  // An idle pooled connection that the server ends (a restart, 57P01) is an 'error' event of the pool:
+  // without a listener it would end the process. The pool drops the connection itself; the next
+  // statement that fails reports the outage.
+  const onPoolError = (): void => undefined;
+
   async function doOpen(): Promise<void> {
     const pool = options.pool ?? new Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    pool.on('error', onPoolError);
     try {
       let schema = options.schema;
       if (schema === undefined) {
@@ -108,6 +114,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       stores = { timeseries: new TimeseriesStore(opened), keys: new PropertyKeys(opened) };
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
+      else pool.off('error', onPoolError);
       throw error;
     }
   }
@@ -131,6 +138,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       const pool = handle?.pool;
       handle = undefined;
       if (pool && ownsPool) await pool.end();
+      else pool?.off('error', onPoolError);
     },
     async readEntities(urns, aspectNames) {
       return entities.readEntities(h(), urns, aspectNames);

@@ -4,4 +4,5 @@ import { loadWithPeer } from '../../src/adapter/peer';
 const implementation = await loadWithPeer('metacatalog/adapters/sqlite', 'better-sqlite3', () => import('./index'));
 
 export const createSqliteAdapter = implementation.createSqliteAdapter;
-export type { SqliteAdapterOptions, SqliteDurability } from './index';
+export const backupSqliteDatabase = implementation.backupSqliteDatabase;
+export type { SqliteAdapterOptions, SqliteBackupResult, SqliteDurability } from './index';

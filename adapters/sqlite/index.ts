@@ -26,6 +26,9 @@ import * as timeseries from './timeseries';
 /** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
 const CHANGE_POLL_MS = 20;
 
+export { backupSqliteDatabase } from './backup';
+export type { SqliteBackupResult } from './backup';
+
 export interface SqliteAdapterOptions extends FaultInjectionOptions {
   /** Path of the database file, or `':memory:'`. */
   filename: string;

@@ -4,6 +4,9 @@ import type {
   CreatedAccessToken,
   DefinitionUpsertResult,
   EntityDeletion,
+  ExportCounts,
+  ExportOptions,
+  ExportRecord,
   ListAccessTokensInput,
   ReindexProgress,
   StructuredPropertyDefinition,
@@ -68,6 +71,10 @@ export interface CliBackend {
    */
   ingestProposals(proposals: readonly unknown[]): Promise<void>;
   /** Embedded: runs the background work queued by the command (clean-up, truncation), then closes the file. */
+  /** The whole catalog as export records (against a server: MANAGE_SYSTEM_OPERATIONS). */
+  exportAll(options: ExportOptions): AsyncIterable<ExportRecord>;
+  /** Writes a chunk of export records back as they were exported. */
+  importRecords(records: readonly unknown[]): Promise<ExportCounts>;
   close(): Promise<void>;
 }
 

@@ -74,8 +74,10 @@ export function normalizeServer(text: string, from: string): string {
 
 export const DEFAULT_ACTOR = 'urn:li:corpuser:admin';
 
-/** Where a command's catalog is: a local SQLite file, or a server. */
-export type Connection = { mode: 'embedded'; db: string; actor: string } | { mode: 'remote'; server: string; token: string };
+/** Where a command's catalog is: a local SQLite file or a PostgreSQL database (embedded), or a server. */
+export type Connection =
+  | { mode: 'embedded'; store: { sqlite: string } | { postgres: string; schema?: string }; actor: string }
+  | { mode: 'remote'; server: string; token: string };
 
 /**
  * Chooses the catalog from the options, then the environment, then the configuration file:
@@ -83,18 +85,27 @@ export type Connection = { mode: 'embedded'; db: string; actor: string } | { mod
  * else the file's `server`. The token: `--token`, else METACATALOG_TOKEN, else the file's `token`.
  */
 export function resolveConnection(
-  options: { db?: string; server?: string; token?: string; actor?: string },
+  options: { db?: string; postgres?: string; postgresSchema?: string; server?: string; token?: string; actor?: string },
   env: NodeJS.ProcessEnv = process.env,
 ): Connection {
-  if (options.db !== undefined && options.server !== undefined) throw new UsageError('give either --db or --server, not both');
-  if (options.db !== undefined) {
+  const given = (['db', 'postgres', 'server'] as const).filter((name) => options[name] !== undefined);
+  if (given.length > 1) throw new UsageError(`give either ${given.map((g) => `--${g}`).join(' or ')}, not both`);
+  if (options.postgresSchema !== undefined && options.postgres === undefined)
+    throw new UsageError('--postgres-schema goes with --postgres');
+  if (options.db !== undefined || options.postgres !== undefined) {
     if (options.db === '') throw new UsageError('--db needs a file name');
-    if (options.token !== undefined) throw new UsageError('--token is for --server; with --db the command acts as --actor');
+    if (options.postgres === '') throw new UsageError('--postgres needs a connection URL');
+    if (options.token !== undefined)
+      throw new UsageError(`--token is for --server; with --${options.db !== undefined ? 'db' : 'postgres'} the command acts as --actor`);
     const actor = options.actor ?? DEFAULT_ACTOR;
     if (!/^urn:li:corpuser:\S+$/.test(actor)) throw new UsageError(`--actor must be a user URN (urn:li:corpuser:<id>), got "${actor}"`);
-    return { mode: 'embedded', db: options.db, actor };
+    const store =
+      options.postgres !== undefined
+        ? { postgres: options.postgres, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) }
+        : { sqlite: options.db! };
+    return { mode: 'embedded', store, actor };
   }
-  if (options.actor !== undefined) throw new UsageError('--actor is for --db; against a server the token says who acts');
+  if (options.actor !== undefined) throw new UsageError('--actor is for --db and --postgres; against a server the token says who acts');
   const file = configFilePath(env);
   let config: CliConfig | undefined;
   const fromFile = () => (config ??= readConfig(file));

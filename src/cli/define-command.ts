@@ -29,7 +29,7 @@ export interface CommandSpec<T extends OptionTable> {
   summary: string;
   usage: string;
   options: T;
-  /** Takes --db, --server, --token, --actor. */
+  /** Takes --db, --postgres, --postgres-schema, --server, --token, --actor. */
   connects: boolean;
   positionals?: boolean;
   run(context: CommandContext<OptionValues<T & typeof OUTPUT_OPTIONS & typeof CONNECTION_OPTIONS>>): Promise<number | void>;
@@ -103,13 +103,15 @@ export function defineCommand<T extends OptionTable>(spec: CommandSpec<T>): Comm
             if (backend) return backend;
             const connection = resolveConnection({
               db: values.db as string | undefined,
+              postgres: values.postgres as string | undefined,
+              postgresSchema: values['postgres-schema'] as string | undefined,
               server: values.server as string | undefined,
               token: values.token as string | undefined,
               actor: values.actor as string | undefined,
             });
             if (connection.mode === 'embedded') {
               const { openEmbeddedBackend } = await import('./embedded-backend');
-              backend = await openEmbeddedBackend(connection.db, connection.actor, requirements, io);
+              backend = await openEmbeddedBackend(connection.store, connection.actor, requirements, io);
             } else {
               const { openRemoteBackend } = await import('./remote-backend');
               backend = openRemoteBackend(connection.server, connection.token);

@@ -1,4 +1,4 @@
-import { openCatalog } from './open-catalog';
+import { openCatalog, redactedUrl } from './open-catalog';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Catalog } from '../index';
@@ -9,38 +9,25 @@ import { loadOrCreateSigningKey, signingKeyFileOf } from './signing-key';
 const PAGE = 1000;
 
 /**
- * Embedded mode (`--db <file>`): the library on a local SQLite file, in this process. Whoever can
- * write the file can change the catalog anyway, so the command acts as a configured super user
+ * Embedded mode (`--db <file>`, `--postgres <url>`): the library on a local SQLite file or a PostgreSQL
+ * database, in this process. Whoever can write the store can change the catalog anyway, so the command
+ * acts as a configured super user
  * (`--actor`, default urn:li:corpuser:admin). The token signing key is the one `metacatalog serve`
  * keeps beside the file (`<file>.signing-key`, mode 0600), so tokens made here work against the
  * served file. Background work (the clean-up after a hard delete, a truncation) runs before the
  * command exits: there is no server to run it later.
  */
-export async function openEmbeddedBackend(db: string, actor: string, requirements: OpenRequirements, io: CommandIo): Promise<CliBackend> {
-  const inMemory = db === ':memory:';
-  if (!inMemory && !existsSync(db)) {
-    if (!requirements.create)
-      throw new CommandError(`there is no database at ${db} (check --db; properties upsert and tokens create make a new one)`);
-    mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
-  }
-  let signingKey: string | undefined;
-  const keyFile = signingKeyFileOf(db);
-  if (!inMemory && (requirements.signingKey || existsSync(keyFile))) {
-    const loaded = loadOrCreateSigningKey(keyFile);
-    signingKey = loaded.key;
-    if (loaded.created)
-      io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
-  }
-
+export async function openEmbeddedBackend(
+  store: { sqlite: string } | { postgres: string; schema?: string },
+  actor: string,
+  requirements: OpenRequirements,
+  io: CommandIo,
+): Promise<CliBackend> {
+  const signingKey = 'sqlite' in store ? sqliteSigningKey(store.sqlite, requirements, io) : postgresSigningKey(requirements);
+  const label = 'sqlite' in store ? store.sqlite : redactedUrl(store.postgres);
   // Background work runs in close(), after the command's own work, not alongside it.
   const catalog = await openCatalog(
-    {
-      store: { sqlite: db },
-      superUser: actor,
-      ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}),
-      backgroundJobs: false,
-      label: db,
-    },
+    { store, superUser: actor, ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}), backgroundJobs: false, label },
     io,
   );
 
@@ -51,7 +38,7 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
   });
 
   return {
-    where: `SQLite file ${db}`,
+    where: 'sqlite' in store ? `SQLite file ${label}` : `PostgreSQL database ${label}`,
     actor: async () => actor,
     async upsertProperties(entries) {
       const results = await catalog.properties.upsertYamlEntries(
@@ -101,6 +88,12 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
       if (input.dryRun === false) await catalog.settle();
       return { message, ...(taskId !== undefined ? { taskId } : {}) };
     },
+    exportAll: (options) => ({
+      async *[Symbol.asyncIterator]() {
+        yield* await catalog.exportAllAs(actor, options);
+      },
+    }),
+    importRecords: (records) => catalog.importRecordsAs(actor, records),
     reindex: (onProgress) => catalog.reindexAs(actor, { countTotal: onProgress !== undefined, ...(onProgress ? { onProgress } : {}) }),
     async close() {
       try {
@@ -110,4 +103,29 @@ export async function openEmbeddedBackend(db: string, actor: string, requirement
       }
     },
   };
+}
+
+/** The key `metacatalog serve` keeps beside the SQLite file; the file is made when the command may create it. */
+function sqliteSigningKey(db: string, requirements: OpenRequirements, io: CommandIo): string | undefined {
+  const inMemory = db === ':memory:';
+  if (!inMemory && !existsSync(db)) {
+    if (!requirements.create)
+      throw new CommandError(`there is no database at ${db} (check --db; properties upsert and tokens create make a new one)`);
+    mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
+  }
+  const keyFile = signingKeyFileOf(db);
+  if (inMemory || (!requirements.signingKey && !existsSync(keyFile))) return undefined;
+  const loaded = loadOrCreateSigningKey(keyFile);
+  if (loaded.created)
+    io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
+  return loaded.key;
+}
+
+/** With --postgres the key every server on the database shares comes from the environment, as for `serve --postgres`. */
+function postgresSigningKey(requirements: OpenRequirements): string | undefined {
+  const key = process.env.METACATALOG_SIGNING_KEY || undefined;
+  if (key === undefined && requirements.signingKey) {
+    throw new CommandError('with --postgres, tokens need the signing key the servers share: set METACATALOG_SIGNING_KEY');
+  }
+  return key;
 }

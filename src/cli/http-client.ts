@@ -76,13 +76,37 @@ export class GmsClient {
     }
     const payload = await this.json(response);
     if (response.ok) return payload;
+    throw this.failure(response, payload);
+  }
+
+  /** The CatalogError of an error answer (its JSON body `{ error: { code, message, details } }`). */
+  private failure(response: Response, payload: unknown): CatalogError {
     const error = isRecord(payload) && isRecord(payload.error) ? payload.error : undefined;
     const fallback = STATUS_CODES[response.status] ?? 'INTERNAL';
-    if (!error) throw new CatalogError(fallback, `${this.server} answered ${response.status} ${response.statusText}`.trim());
-    throw new CatalogError(codeOf(error.code, fallback), String(error.message ?? `${this.server} answered ${response.status}`), {
+    if (!error) return new CatalogError(fallback, `${this.server} answered ${response.status} ${response.statusText}`.trim());
+    return new CatalogError(codeOf(error.code, fallback), String(error.message ?? `${this.server} answered ${response.status}`), {
       details: detailsOf(error.details),
       ...(typeof error.reason === 'string' ? { reason: error.reason } : {}),
     });
+  }
+
+  /** A GET answered with JSON lines, each parsed as it arrives (an error answer is its CatalogError). */
+  async *jsonLines(path: string, query: Record<string, QueryValue>): AsyncGenerator<unknown> {
+    const response = await this.send('GET', path, query, undefined);
+    if (!response.ok || !response.body) throw this.failure(response, await this.json(response));
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const bytes of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(bytes, { stream: true });
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.trim() !== '') yield JSON.parse(line) as unknown;
+      }
+    }
+    buffered += decoder.decode();
+    if (buffered.trim() !== '') yield JSON.parse(buffered) as unknown;
   }
 
   /** A POST to /api/graphql; the `data`, or the first error as a CatalogError. */

@@ -50,3 +50,14 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
     throw new CommandError(`cannot open the database ${options.label}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
+
+/** A connection URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the PostgreSQL database';
+  }
+}

@@ -13,6 +13,8 @@ export const OUTPUT_OPTIONS = {
 /** Options of the commands that work on a catalog: where it is and how to reach it. */
 export const CONNECTION_OPTIONS = {
   db: { type: 'string' },
+  postgres: { type: 'string' },
+  'postgres-schema': { type: 'string' },
   server: { type: 'string' },
   token: { type: 'string' },
   actor: { type: 'string' },
@@ -21,6 +23,8 @@ export const CONNECTION_OPTIONS = {
 /** Help lines of CONNECTION_OPTIONS and OUTPUT_OPTIONS, for the commands' usage texts. */
 export const CONNECTION_HELP = `Where the catalog is (one of):
   --db <file>          a local SQLite file (embedded mode; acts as a super user, see --actor)
+  --postgres <url>     a PostgreSQL database, embedded like --db (--postgres-schema <name>, default
+                       metacatalog); tokens made this way need METACATALOG_SIGNING_KEY
   --server <url>       a metacatalog server, e.g. http://localhost:8080/gms (or METACATALOG_SERVER)
   --token <token>      access token for --server (or METACATALOG_TOKEN; prefer the variable or
                        ~/.metacatalog.yaml written by metacatalog init: arguments show in ps)

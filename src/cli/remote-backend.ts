@@ -1,4 +1,5 @@
 import type { ChangeEvent } from '../adapter/types';
+import type { ExportCounts, ExportRecord } from '../index';
 import {
   CatalogError,
   encodeUrnForPath,
@@ -156,6 +157,16 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
       };
       const { status: recorded } = JSON.parse(status.value) as { status?: { summary?: string } };
       return { message: `${recorded?.summary ?? ''}Task id: ${taskId}.`, taskId };
+    },
+    exportAll(options) {
+      const extras = options.with?.length ? { with: options.with.join(',') } : {};
+      return client.jsonLines('/openapi/v2/export', extras) as AsyncIterable<ExportRecord>;
+    },
+    async importRecords(records) {
+      const answer = (await client.rest('POST', '/operations', { query: { action: 'importRecords' }, body: { records } })) as {
+        value: ExportCounts;
+      };
+      return answer.value;
     },
     async reindex() {
       const answer = (await client.rest('POST', '/operations', { query: { action: 'reindex' }, body: {} })) as { value: ReindexProgress };

@@ -4,6 +4,8 @@
 #
 #   eval "$(bash test/support/pg-test-server.sh start)"   # exports METACATALOG_TEST_POSTGRES_URL
 #   bash test/support/pg-test-server.sh stop              # stops it and removes the directory
+#   bash test/support/pg-test-server.sh halt              # stops the server, keeps its data (outage tests)
+#   bash test/support/pg-test-server.sh resume            # starts a halted server again on the same port
 #
 # The cluster's directory is kept in $METACATALOG_PG_STATE (default: $TMPDIR/metacatalog-pg-test.state)
 # so that `stop` finds it. Progress goes to stderr; stdout carries only the export line.
@@ -43,6 +45,16 @@ free_port() {
   node -e "const s=require('node:net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close();});"
 }
 
+# Starts the cluster in $2 with the binaries in $1 on port $3.
+run_server() {
+  # Durability settings off: the cluster is thrown away after the run.
+  as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 start \
+    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" >&2 || {
+    cat "$2/server.log" >&2
+    exit 1
+  }
+}
+
 start() {
   if [ -f "$state_file" ]; then
     log "a cluster is already recorded in $state_file; stop it first"
@@ -63,12 +75,7 @@ start() {
     cat "$dir/initdb.log" >&2
     exit 1
   }
-  # Durability settings off: the cluster is thrown away after the run.
-  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" >&2 || {
-    cat "$dir/server.log" >&2
-    exit 1
-  }
+  run_server "$bin" "$dir" "$port"
   printf '%s\n%s\n%s\n' "$dir" "$bin" "$port" >"$state_file"
   log "listening on 127.0.0.1:$port"
   echo "export METACATALOG_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres"
@@ -89,11 +96,25 @@ stop() {
   log "stopped and removed $dir"
 }
 
+# Stops the recorded cluster as an administrator would (`pg_ctl stop -m fast`: clients are
+# disconnected with 57P01) and keeps its data, so that `resume` brings the same database back.
+halt() {
+  [ -f "$state_file" ] || { log "no cluster recorded in $state_file"; exit 1; }
+  as_owner "$(sed -n 2p "$state_file")/pg_ctl" -D "$(sed -n 1p "$state_file")/data" -m fast -w stop >&2
+}
+
+resume() {
+  [ -f "$state_file" ] || { log "no cluster recorded in $state_file"; exit 1; }
+  run_server "$(sed -n 2p "$state_file")" "$(sed -n 1p "$state_file")" "$(sed -n 3p "$state_file")"
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop ;;
+  halt) halt ;;
+  resume) resume ;;
   *)
-    echo "usage: $0 start|stop" >&2
+    echo "usage: $0 start|stop|halt|resume" >&2
     exit 2
     ;;
 esac

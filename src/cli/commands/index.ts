@@ -1,6 +1,8 @@
 import type { Command } from '../io';
+import { backupCommand } from './backup';
 import { changesCommand } from './changes';
 import { deleteCommand } from './delete';
+import { exportCommand } from './export';
 import { restoreCommand } from './restore';
 import { indexSizesCommand } from './index-sizes';
 import { ingestCommand } from './ingest';
@@ -17,6 +19,8 @@ export const COMMANDS: readonly Command[] = [
   initCommand,
   propertiesCommand,
   ingestCommand,
+  exportCommand,
+  backupCommand,
   deleteCommand,
   restoreCommand,
   tokensCommand,

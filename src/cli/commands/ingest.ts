@@ -3,6 +3,8 @@ import { isCatalogError } from '../../index';
 import { defineCommand, EXIT } from '../define-command';
 import { chunksOf, numberedLines, placeOfViolation, type IngestChunk } from '../ingest-lines';
 import { UsageError } from '../io';
+import { ingestExport, isExportHeader, peekFirst, type ExportImportSummary } from '../ingest-export';
+import type { CommandContext } from '../define-command';
 import { CONNECTION_HELP, OUTPUT_HELP, parseInteger } from '../options';
 
 const USAGE = `Usage: metacatalog ingest <file | -> [--chunk-size n] [--db file | --server url] [--json]
@@ -25,6 +27,10 @@ ${OUTPUT_HELP}
 
 On a terminal (stdout and stderr both) a progress line is drawn on stderr. The summary at the end counts the entities, aspects,
 chunks written, the lines refused and the time taken.
+
+A file written by \`metacatalog export\` (its first line is the export's header) is read back as it
+was exported: values, versions and who-and-when stamps are kept, not re-stamped; importing the same
+file twice leaves the catalog as after once; a file cut short (no end line) is reported (docs/deploy.md).
 
 Exit codes: 0 every line written, 1 a line was refused or the catalog refused the work, 2 usage error.
 `;
@@ -71,7 +77,23 @@ export const ingestCommand = defineCommand({
     const refusals: Array<{ line: number; message: string }> = [];
     let bytesDone = 0;
     try {
-      for await (const chunk of chunksOf(numberedLines(source), chunkSize, MAX_CHUNK_BYTES)) {
+      const { first, all } = await peekFirst(numberedLines(source));
+      if (first !== undefined && isExportHeader(first.text)) {
+        const imported = await ingestExport(backend, all, {
+          chunkSize,
+          maxChunkBytes: MAX_CHUNK_BYTES,
+          onChunk: (lines, bytes) => bar?.update(source === '-' ? lines : bytes, size),
+          onRefused: (bad) => {
+            refusals.push(...bad);
+            if (cli.json) return;
+            bar?.finish();
+            for (const b of bad) cli.note(`line ${b.line}: ${b.message}`);
+          },
+        });
+        bar?.finish();
+        return reportExportImport(cli, imported, refusals, Date.now() - started);
+      }
+      for await (const chunk of chunksOf(all, chunkSize, MAX_CHUNK_BYTES)) {
         summary.lines += chunk.lines.length;
         bytesDone += chunk.bytes;
         const bad = await writeChunk(chunk, (proposals) => backend.ingestProposals(proposals));
@@ -126,4 +148,25 @@ async function writeChunk(
     if (placed.some((p) => p.place === undefined)) throw error;
     return placed.map((p) => ({ line: p.place!.line, message: p.place!.path ? `${p.place!.path}: ${p.message}` : p.message }));
   }
+}
+
+/** The summary of an import of an export file, and its exit code (1 when a line was refused or the file was cut short). */
+function reportExportImport(
+  cli: Pick<CommandContext<Record<string, unknown>>, 'json' | 'print' | 'printJson' | 'note'>,
+  imported: ExportImportSummary,
+  refusals: ReadonlyArray<{ line: number; message: string }>,
+  millis: number,
+): number {
+  const seconds = Math.round(millis / 10) / 100;
+  if (cli.json) cli.printJson({ ...imported, seconds, refused: refusals });
+  else {
+    const refused = imported.badLines
+      ? `; ${imported.badLines} line${imported.badLines === 1 ? '' : 's'} refused, their chunks not written`
+      : '';
+    cli.print(
+      `Imported ${imported.entities} entities (${imported.aspects} aspects), ${imported.timeseries} timeseries rows, ${imported.versions} versions, ${imported.changes} change events, ${imported.jobs} jobs in ${imported.chunks} chunk${imported.chunks === 1 ? '' : 's'} in ${seconds.toFixed(2)} s${refused}`,
+    );
+    if (!imported.complete) cli.note("the file ends before the export's end line: it was cut short, and what it lacks was not imported");
+  }
+  return imported.badLines || !imported.complete ? EXIT.failed : EXIT.ok;
 }

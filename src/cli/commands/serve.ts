@@ -7,6 +7,7 @@ import type { RunningServer } from '../../http/server';
 import { CommandError, UsageError, type Command, type CommandIo } from '../io';
 import { loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
 import { jsonLinesIo, serviceLog, type LogFormat } from '../service-log';
+import { redactedUrl } from '../open-catalog';
 
 export const DEFAULT_DB = './data/catalog.db';
 export const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
@@ -103,17 +104,6 @@ export async function serve(options: ServeOptions, commandIo: CommandIo): Promis
   return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db });
 }
 
-/** A connection URL without its password, for messages. */
-function redacted(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'the PostgreSQL database';
-  }
-}
-
 /**
  * The service on a PostgreSQL database that several instances may share: the tables are created (or
  * migrated) by whichever instance starts first; the token signing key must be the same everywhere, so
@@ -142,10 +132,10 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
   const store = { postgres: url, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) };
   const onError = serviceLog(options.logFormat ?? 'text', io).backgroundError;
   const catalog = await openCatalog(
-    { store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redacted(url), onError },
+    { store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redactedUrl(url), onError },
     io,
   );
-  return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redacted(url) });
+  return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redactedUrl(url) });
 }
 
 /** Listens, prints the bootstrap token when the database holds none, and hands back the stop. */

@@ -3,6 +3,7 @@ import type { RouteSpec } from '../router';
 import type { HttpOptions } from '../types';
 import { changeRoutes } from './changes';
 import { entityRoutes } from './entities';
+import { exportRoutes } from './export';
 import { graphqlRoutes } from './graphql';
 import { graphiqlRoutes } from './graphiql';
 import { metaRoutes } from './meta';
@@ -22,6 +23,7 @@ export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
     ...restliRoutes,
     ...metaRoutes,
     ...changeRoutes,
+    ...exportRoutes,
     ...graphiqlRoutes,
   ];
 }

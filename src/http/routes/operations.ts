@@ -19,7 +19,8 @@ function requireBody(ctx: RouteContext, action: string, shape: string): Record<s
  * getEsTaskStatus `{ task }`: the truncation's status as JSON text `{ completed, taskId, status,
  * runTimeNanos }` (`{ error }` for an unknown id). Added for the command line (docs/cli.md):
  * upsertStructuredPropertyDefinitions (the YAML definitions file, as JSON entries; the value is
- * `[{ urn, outcome }]`) and reindex (the value is the final progress).
+ * `[{ urn, outcome }]`), reindex (the value is the final progress) and importRecords `{ records }` (a chunk of
+ * an export written back; the value counts what was written).
  */
 const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
   getIndexSizes: async (ctx) => JSON.stringify(await ctx.catalog.timeseries.getIndexSizes(ctx.actor)),
@@ -55,6 +56,14 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       body.entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1],
     );
     return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
+  },
+  importRecords: async (ctx) => {
+    const body = requireBody(ctx, 'importRecords', '{ records: [<export records>] }');
+    if (!Array.isArray(body.records) || Object.keys(body).some((k) => k !== 'records')) {
+      const message = 'must be { records: [...] }, lines of an export';
+      throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
+    }
+    return { ...(await ctx.catalog.importRecordsAs(ctx.actor, body.records)) };
   },
   reindex: async (ctx) => {
     const body = ctx.body === undefined ? {} : requireBody(ctx, 'reindex', '{ batchSize? }');
