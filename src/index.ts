@@ -158,23 +158,38 @@ export type {
 // Moving a catalog: export records and importing them back.
 export type { ExportCounts, ExportExtra, ExportOptions, ExportRecord } from './core/transfer';
 
-// For adapter authors: the storage/search contract and the text analysis full text must match.
+// For adapter authors: the storage/search contract in its parts, the composer that builds an adapter
+// from an entity store and the parts it lacks, and the text analysis full text must match.
 export { FILTER_OPERATORS } from './adapter/types';
+export { composeAdapter } from './adapter/compose-adapter';
+export type { AdapterParts } from './adapter/compose-adapter';
+export { createScanSearchIndex } from './adapter/scan-search-index';
+export type { ScanSearchIndexOptions } from './adapter/scan-search-index';
 export type {
   AdapterCapabilities,
   AggregateRequest,
   AspectPut,
   AuditStamp,
+  AspectVersionPut,
+  ChangeEvent,
+  ChangeLog,
+  ChangePage,
+  ChangeQuery,
   ClaimRequest,
+  EntityScanRequest,
+  EntityStore,
+  EntityStoreCapabilities,
   EntityWrite,
   FacetBucket,
   FacetResult,
   FaultInjectionOptions,
   FilterOperator,
   Job,
+  JobQueue,
   JsonObject,
   JsonPrimitive,
   JsonValue,
+  NewChangeEvent,
   NewJob,
   SearchCondition,
   SearchDocument,
@@ -182,6 +197,7 @@ export type {
   SearchField,
   SearchFilter,
   SearchHit,
+  SearchIndex,
   SearchRequest,
   SearchResponse,
   SearchScope,
@@ -193,6 +209,7 @@ export type {
   TimeseriesPage,
   TimeseriesQuery,
   TimeseriesRow,
+  TimeseriesStore,
   WriteBatch,
 } from './adapter/types';
 export { analyzeText, parseTextQuery } from './adapter/text-analysis';

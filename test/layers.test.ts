@@ -83,6 +83,29 @@ export function layerViolations(sources: ReadonlyMap<string, string>): string[] 
   return out;
 }
 
+const EXAMPLE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])([^'"]+)\1/g;
+
+/** Imports of the examples that reach past the public API: a file outside examples/ (src/, adapters/...). */
+export function exampleViolations(sources: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of sources) {
+    for (const match of text.matchAll(EXAMPLE_IMPORT)) {
+      const spec = match[2]!;
+      if (!spec.startsWith('.')) continue; // packages: metacatalog and its subpaths, node:, vitest...
+      const target = normalize(join(dirname(file), spec));
+      if (!target.startsWith('examples/')) out.push(`${file} → ${target}: an example uses the public API only (import 'metacatalog')`);
+    }
+  }
+  return out;
+}
+
+function exampleSources(): Map<string, string> {
+  const files = execSync("git ls-files -co --exclude-standard 'examples/*.ts' 'examples/*.mjs'", { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
+  return new Map(files.map((f) => [f, readFileSync(join(root, f), 'utf8')]));
+}
+
 function repositorySources(): Map<string, string> {
   const files = execSync("git ls-files -co --exclude-standard 'src/*.ts' 'adapters/*.ts'", { cwd: root, encoding: 'utf8' })
     .split('\n')
@@ -95,6 +118,26 @@ describe('layers', () => {
     const sources = repositorySources();
     expect(sources.size).toBeGreaterThan(100);
     expect(layerViolations(sources)).toEqual([]);
+  });
+
+  it('the examples import the public API only', () => {
+    const sources = exampleSources();
+    expect([...sources.keys()]).toEqual(expect.arrayContaining(['examples/adapter-from-parts/json-lines-store.ts']));
+    expect(exampleViolations(sources)).toEqual([]);
+  });
+
+  it('the examples check finds a planted import of src/ (it can fail)', () => {
+    const planted = new Map([
+      [
+        'examples/adapter-from-parts/index.ts',
+        "import { composeAdapter } from '../../src/adapter/compose-adapter';\nimport { x } from './json-lines-store';",
+      ],
+      ['examples/embed.mjs', "import { createCatalog } from 'metacatalog';\nconst m = await import('../adapters/memory/index');"],
+    ]);
+    expect(exampleViolations(planted).map((v) => v.split(':')[0])).toEqual([
+      'examples/adapter-from-parts/index.ts → src/adapter/compose-adapter',
+      'examples/embed.mjs → adapters/memory/index',
+    ]);
   });
 
   it('the check finds planted wrong-way imports (it can fail)', () => {

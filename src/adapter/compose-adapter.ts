@@ -1,0 +1,249 @@
+/**
+ * `composeAdapter(parts)`: a whole `StorageAdapter` from an entity store and whichever other parts the
+ * store's backend serves itself.
+ *
+ * The commit is the entity store's, always: it is the one place where atomicity and durability come
+ * from. So a part that keeps what a commit carries (jobs, change events, kept versions, and the rows a
+ * deleted entity takes with it) is either the store itself, served by its own commit, or left out: the
+ * composer then supplies a generic one that keeps its data as reserved records in the store (see
+ * store-records.ts) and turns the batch's share into writes of those records, appended to the same
+ * commit. Search documents are kept the same way (one reserved aspect on each entity) unless the
+ * search index is the store itself; any other search index reads them from there, as
+ * `createScanSearchIndex` (the default) does.
+ */
+import { CatalogError, isCatalogError } from '../errors';
+import type { ChangeLog } from './change-log';
+import type { EntityStore, EntityWrite, WriteBatch } from './entity-store';
+import type { JobQueue } from './job-queue';
+import { createScanSearchIndex } from './scan-search-index';
+import type { SearchIndex } from './search-index';
+import { createStoreChangeLog } from './store-change-log';
+import { createStoreJobQueue, type RecordMutation } from './store-job-queue';
+import { isReservedType, isReservedUrn, RecordWrites, recordAspect, SEARCH_DOCUMENT_ASPECT, withoutRecords } from './store-records';
+import { createStoreTimeseries } from './store-timeseries';
+import type { TimeseriesStore } from './timeseries-store';
+import type { AdapterCapabilities, StorageAdapter } from './types';
+import type { JsonObject } from './values';
+
+export interface AdapterParts {
+  /** Entities, aspects and the atomic commit. Required. */
+  entities: EntityStore;
+  /** Default: `createScanSearchIndex(entities)` over the documents the composer keeps in the store. */
+  search?: SearchIndex;
+  /** The store itself (its commit adds and completes jobs), or left out for a queue kept in the store. */
+  jobs?: JobQueue;
+  /** The store itself (its commit deletes an entity's rows), or left out for rows kept in the store. */
+  timeseries?: TimeseriesStore;
+  /**
+   * The store itself (its commit appends events and keeps versions), or left out for a log kept in the
+   * store. A whole adapter given here must have the change log's members.
+   */
+  changes?: ChangeLog | StorageAdapter;
+}
+
+const MEMBERS = {
+  entities: ['open', 'close', 'readEntities', 'scanEntities', 'commit'],
+  search: ['search', 'aggregate', 'findEntitiesWithPropertyValues', 'countEntitiesWithPropertyValues'],
+  jobs: ['claimJobs', 'releaseJob', 'renewJobLease', 'listJobs'],
+  timeseries: [
+    'appendTimeseries',
+    'queryTimeseries',
+    'timeseriesIndexSizes',
+    'countTimeseries',
+    'deleteTimeseriesBatch',
+    'rebuildTimeseriesIndex',
+  ],
+  changes: ['readChanges', 'readAspectVersions', 'pruneChanges', 'waitForChanges'],
+} as const;
+
+/** How often a commit is tried again when only the composer's own records moved (another writer's commit). */
+const RECORD_RETRIES = 20;
+
+export function composeAdapter(parts: AdapterParts): StorageAdapter {
+  checkParts(parts);
+  const store = parts.entities;
+  const native = {
+    search: (parts.search as unknown) === store,
+    jobs: (parts.jobs as unknown) === store,
+    timeseries: (parts.timeseries as unknown) === store,
+    changes: (parts.changes as unknown) === store,
+  };
+
+  // Read-then-commit changes of the composer's records run one at a time in this process; another
+  // process's commit in between shows up as a CONFLICT on a record, and the change is read again.
+  let queue: Promise<unknown> = Promise.resolve();
+  function serialized<T>(task: () => Promise<T>): Promise<T> {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+  const mutate: RecordMutation = (change) =>
+    serialized(async () => {
+      for (let attempt = 0; ; attempt++) {
+        const writes = new RecordWrites(Date.now());
+        const result = await change(writes);
+        const entities = writes.list();
+        try {
+          if (entities.length) await store.commit({ entities, now: writes.now });
+          return result;
+        } catch (error) {
+          if (!isConflict(error) || attempt >= RECORD_RETRIES) throw error;
+        }
+      }
+    });
+
+  const jobs = native.jobs ? undefined : createStoreJobQueue(store, mutate);
+  const changes = native.changes ? undefined : createStoreChangeLog(store, mutate);
+  const timeseries = native.timeseries ? undefined : createStoreTimeseries(store, mutate);
+  const search = parts.search ?? createScanSearchIndex(store);
+
+  async function commit(batch: WriteBatch): Promise<void> {
+    checkBatchMembers(batch);
+    const domainWrites = (batch.entities ?? []).map((write) => (native.search ? write : withSearchRecord(write, batch.now ?? Date.now())));
+    for (let attempt = 0; ; attempt++) {
+      const writes = new RecordWrites(batch.now ?? Date.now());
+      await jobs?.plan(batch, writes);
+      await changes?.plan(batch, writes);
+      await timeseries?.plan(batch, writes);
+      const records = writes.list();
+      const passed: WriteBatch = {
+        entities: [...domainWrites, ...records],
+        ...(batch.now !== undefined ? { now: batch.now } : {}),
+        ...(native.jobs ? { jobs: batch.jobs, completeJobs: batch.completeJobs } : {}),
+        ...(native.changes ? { events: batch.events, aspectVersions: batch.aspectVersions } : {}),
+      };
+      try {
+        await store.commit(passed);
+        changes?.committed(batch);
+        return;
+      } catch (error) {
+        // A CONFLICT is the domain's to handle unless only the composer's records moved.
+        if (!isConflict(error) || !records.length || attempt >= RECORD_RETRIES || !(await versionsHold(store, domainWrites))) throw error;
+      }
+    }
+  }
+
+  const capabilities: AdapterCapabilities = Object.freeze({
+    durable: store.capabilities.durable,
+    changeToken: store.capabilities.changeToken,
+    changeFeed: native.changes ? (store.capabilities as Partial<AdapterCapabilities>).changeFeed === true : true,
+  });
+  const changeLog: Partial<ChangeLog> = changes ?? (parts.changes as Partial<ChangeLog>);
+
+  return {
+    name: store.name,
+    capabilities,
+    open: () => store.open(),
+    close: () => store.close(),
+    async readEntities(urns, aspectNames) {
+      const entities = await store.readEntities(
+        urns.filter((urn) => !isReservedUrn(urn)),
+        aspectNames,
+      );
+      return entities.map(withoutRecords);
+    },
+    async scanEntities(request) {
+      if (request.entityType !== undefined && isReservedType(request.entityType)) return [];
+      const out = [];
+      let afterUrn = request.afterUrn;
+      // Reserved records are left out; page on until the limit is filled or the store has no more.
+      while (out.length < request.limit) {
+        const wanted = request.limit - out.length;
+        const page = await store.scanEntities({ ...request, afterUrn, limit: wanted });
+        for (const entity of page) if (!isReservedType(entity.entityType)) out.push(withoutRecords(entity));
+        if (page.length < wanted) break;
+        afterUrn = page.at(-1)!.urn;
+      }
+      return out;
+    },
+    commit: (batch) => serialized(() => commit(batch)),
+    ...(store.capabilities.changeToken && store.changeToken ? { changeToken: () => store.changeToken!() } : {}),
+
+    ...(parts.search && parts.search.flushSearchIndex ? { flushSearchIndex: () => parts.search!.flushSearchIndex!() } : {}),
+    search: (request) => search.search(request),
+    aggregate: (request) => search.aggregate(request),
+    findEntitiesWithPropertyValues: (request) => search.findEntitiesWithPropertyValues(request),
+    countEntitiesWithPropertyValues: (propertyUrn, definitionKey) => search.countEntitiesWithPropertyValues(propertyUrn, definitionKey),
+
+    ...bound(jobs ?? parts.jobs!, MEMBERS.jobs),
+    ...bound(timeseries ?? parts.timeseries!, MEMBERS.timeseries),
+    ...(capabilities.changeFeed ? bound(changeLog as ChangeLog, MEMBERS.changes) : {}),
+  } as StorageAdapter;
+}
+
+/** The members of `WriteBatch` the composer knows how to hand on or keep as records. */
+const BATCH_MEMBERS = new Set(['entities', 'jobs', 'completeJobs', 'now', 'events', 'aspectVersions']);
+
+/** A batch member added to the contract later must be handled here before any of it is written, not dropped. */
+function checkBatchMembers(batch: WriteBatch): void {
+  for (const [key, value] of Object.entries(batch)) {
+    if (value !== undefined && !BATCH_MEMBERS.has(key)) throw new Error(`composeAdapter: WriteBatch.${key} is not handled by the composer`);
+  }
+}
+
+/** The domain's write with its search document turned into the reserved aspect. */
+function withSearchRecord(write: EntityWrite, now: number): EntityWrite {
+  const { searchDocument, ...rest } = write;
+  if (searchDocument === undefined || write.deleteEntity) return rest;
+  if (searchDocument === null) return { ...rest, delete: [...(rest.delete ?? []), SEARCH_DOCUMENT_ASPECT] };
+  return { ...rest, put: [...(rest.put ?? []), recordAspect(SEARCH_DOCUMENT_ASPECT, searchDocument as unknown as JsonObject, now)] };
+}
+
+/** True when every domain entity of the batch is still at the version the batch expects. */
+async function versionsHold(store: EntityStore, writes: readonly EntityWrite[]): Promise<boolean> {
+  const first = new Map<string, number>();
+  for (const write of writes) if (!first.has(write.urn)) first.set(write.urn, write.expectVersion);
+  const found = new Map((await store.readEntities([...first.keys()], [])).map((e) => [e.urn, e.version]));
+  return [...first].every(([urn, expected]) => (found.get(urn) ?? 0) === expected);
+}
+
+function isConflict(error: unknown): boolean {
+  return isCatalogError(error) && error.code === 'CONFLICT';
+}
+
+/** The named methods of a part, bound to it (a part may be a class instance). */
+function bound<K extends string>(part: object, names: readonly K[]): Record<K, unknown> {
+  const target = part as Record<K, (...args: unknown[]) => unknown>;
+  return Object.fromEntries(names.map((name) => [name, target[name].bind(part)])) as Record<K, unknown>;
+}
+
+/** Refuses parts that are missing or not what they say, naming the part and the member. */
+function checkParts(parts: AdapterParts): void {
+  const refuse = (path: string, message: string): never => {
+    throw new CatalogError('INVALID_INPUT', `composeAdapter: ${path.slice(1).replace(/\//g, '.')} ${message}`, {
+      details: [{ path, message }],
+    });
+  };
+  if (parts === null || typeof parts !== 'object')
+    refuse('/parts', 'must be an object of parts ({ entities, search?, jobs?, timeseries?, changes? })');
+  const known = new Set(Object.keys(MEMBERS));
+  for (const key of Object.keys(parts)) if (!known.has(key)) refuse(`/${key}`, `is not a part (the parts are ${[...known].join(', ')})`);
+  const store = parts.entities as unknown;
+  if (store === undefined || store === null) refuse('/entities', 'is required: the entity store with the commit');
+  for (const [part, names] of Object.entries(MEMBERS) as Array<[keyof AdapterParts, readonly string[]]>) {
+    const value = parts[part] as unknown;
+    if (value === undefined) continue;
+    if (value === null || typeof value !== 'object') refuse(`/${part}`, 'must be an object');
+    for (const name of names) {
+      if (typeof (value as Record<string, unknown>)[name] !== 'function') refuse(`/${part}/${name}`, 'must be a function');
+    }
+  }
+  const entities = parts.entities;
+  if (typeof entities.name !== 'string' || !entities.name) refuse('/entities/name', 'must be a non-empty string');
+  const capabilities = entities.capabilities as unknown as Record<string, unknown> | undefined;
+  if (!capabilities || typeof capabilities !== 'object') refuse('/entities/capabilities', 'must be an object ({ durable, changeToken })');
+  for (const flag of ['durable', 'changeToken']) {
+    if (typeof capabilities![flag] !== 'boolean') refuse(`/entities/capabilities/${flag}`, 'must be a boolean');
+  }
+  if (entities.capabilities.changeToken && typeof entities.changeToken !== 'function') {
+    refuse('/entities/changeToken', 'must be a function when capabilities.changeToken is true');
+  }
+  for (const part of ['jobs', 'timeseries', 'changes'] as const) {
+    if (parts[part] !== undefined && (parts[part] as unknown) !== entities) {
+      refuse(
+        `/${part}`,
+        "must be the entity store itself (its commit keeps this part's data) or left out (the composer keeps it in the store)",
+      );
+    }
+  }
+}
