@@ -25,13 +25,12 @@ export function measuredCommit(telemetry: CatalogTelemetry, batch: WriteBatch, c
   const sink = telemetry.metrics;
   if (!sink) return traced;
   const started = performance.now();
-  return traced.then(
+  // Recorded beside the caller's await, not in front of it: measuring adds no step to the commit.
+  traced.then(
     () => sink.commit('ok', (performance.now() - started) / 1000, entities, events),
-    (error: unknown) => {
-      sink.commit(commitOutcome(error), (performance.now() - started) / 1000, entities, 0);
-      throw error;
-    },
+    (error: unknown) => sink.commit(commitOutcome(error), (performance.now() - started) / 1000, entities, 0),
   );
+  return traced;
 }
 
 /** One adapter query (`search`, `aggregate`), timed and traced. */
@@ -55,14 +54,9 @@ export function measuredQuery<T>(
   const sink = telemetry.metrics;
   if (!sink) return traced;
   const started = performance.now();
-  return traced.then(
-    (result) => {
-      sink.query(kind, 'ok', (performance.now() - started) / 1000);
-      return result;
-    },
-    (error: unknown) => {
-      sink.query(kind, outcomeOf(error), (performance.now() - started) / 1000);
-      throw error;
-    },
+  traced.then(
+    () => sink.query(kind, 'ok', (performance.now() - started) / 1000),
+    (error: unknown) => sink.query(kind, outcomeOf(error), (performance.now() - started) / 1000),
   );
+  return traced;
 }

@@ -176,18 +176,18 @@ function measuredMethod(
       : call();
     if (!sink) return traced;
     const started = performance.now();
-    return traced.then(
-      (result) => {
+    // Recorded beside the caller's await, not in front of it: measuring adds no step to the call.
+    traced.then(
+      () => {
         sink.operation(spec.operation, method, 'ok', (performance.now() - started) / 1000);
         if (isVerify) sink.tokenVerification('ok');
-        return result;
       },
       (error: unknown) => {
         sink.operation(spec.operation, method, outcomeOf(error), (performance.now() - started) / 1000);
         if (isVerify) sink.tokenVerification(verificationOutcome(error));
-        throw error;
       },
     );
+    return traced;
   };
 }
 
