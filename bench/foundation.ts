@@ -23,6 +23,8 @@ function handWrittenBulkInsert(file: string, datasets: readonly GeneratedDataset
   // The compact layout: aspect names and actors are dictionary ids; plain JSON is a valid packed value.
   const word = db.prepare('INSERT INTO dictionary (text) VALUES (?)');
   const nameId = Number(word.run('datasetProperties').lastInsertRowid);
+  // Value rows hold the entity type's dictionary id (in decimal), not its name.
+  const datasetKey = String(word.run('dataset').lastInsertRowid);
   const actorId = Number(word.run(ADMIN).lastInsertRowid);
   const insertAspect = db.prepare(
     `INSERT INTO aspects (entity_id, name_id, value, version, created_time, created_actor, modified_time, modified_actor, system_metadata)
@@ -31,7 +33,7 @@ function handWrittenBulkInsert(file: string, datasets: readonly GeneratedDataset
   const insertKey = db.prepare("INSERT INTO search_keys (kind, name, def_key) VALUES ('field', ?, '')");
   // One value per field: it is both the smallest and the largest (flags 1 | 2) and the first (4).
   const insertValue = db.prepare(
-    "INSERT INTO search_values (entity_id, key_id, value, removed, entity_type, flags) VALUES (?, ?, ?, 0, 'dataset', 7)",
+    `INSERT INTO search_values (entity_id, key_id, value, removed, entity_type, flags) VALUES (?, ?, ?, 0, '${datasetKey}', 7)`,
   );
   const insertText = db.prepare('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
   // The full-text index holds analysed terms (src/adapter/text-analysis.ts), as the adapter writes them.

@@ -26,9 +26,10 @@ const WORKLOADS = {
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],
+  'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
-const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'memory-ceiling', 'sizing']);
+const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing']);
 
 const args = process.argv.slice(2);
 const option = (name) => {

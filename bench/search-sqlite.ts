@@ -31,7 +31,9 @@ function handSql(db: Database.Database, keys: Record<PropertyName, string>) {
   const values = (name: PropertyName, alias: string, test: string) => `${alias}.key_id = ${keyIds[name]} AND ${test}`;
   const probe = (name: PropertyName, test: string, entity = 'd.entity_id') =>
     `EXISTS (SELECT 1 FROM search_values w WHERE w.entity_id = ${entity} AND ${values(name, 'w', test)})`;
-  const scope = "v.removed = 0 AND v.entity_type = 'dataset'";
+  // Value rows hold the entity type's dictionary id (in decimal), not its name.
+  const datasetKey = String(db.prepare("SELECT id FROM dictionary WHERE text = 'dataset'").pluck().get() as number);
+  const scope = `v.removed = 0 AND v.entity_type = '${datasetKey}'`;
   // Pages: walk the URNs of the scope and test each (many matches), or sort the few matches.
   const walk = (tests: string) =>
     db

@@ -21,6 +21,8 @@ import { ADMIN, assignments, CASES, NAMES, VALUE_TYPES, type FilterCase, type Pr
  *
  * Datasets are generated as they are written (never all held), so it runs at 1,000,000 entities.
  * METACATALOG_BENCH_CHANGES=off loads the catalog with the change feed off (`changes.enabled: false`).
+ * METACATALOG_BENCH_EXPLAIN=on prints `EXPLAIN (ANALYZE, BUFFERS)` of each search, the catalog's
+ * statement (as the adapter sent it) and the plain design's, after the timings.
  */
 
 const BATCH = 1_000;
@@ -169,6 +171,8 @@ interface SearchCase {
   label: string;
   catalog: () => Promise<{ total: number; urns: string[] }>;
   plain: () => Promise<{ total: number; urns: string[] }>;
+  /** The plain design's statement. */
+  plainSql: { text: string; values: unknown[] };
   /** Whether the two must return the same total and page (full text is analysed differently by each). */
   compare: boolean;
 }
@@ -176,7 +180,7 @@ interface SearchCase {
 const propertyOf = (field: string): PropertyName => field.slice('structuredProperties.bench.'.length) as PropertyName;
 
 /** The plain design's SQL for a case of the search bench: count + first 20 by URN. */
-function plainCase(client: pg.PoolClient, s: string, c: FilterCase): SearchCase['plain'] {
+function plainCase(client: pg.PoolClient, s: string, c: FilterCase): Pick<SearchCase, 'plain' | 'plainSql'> {
   const values: unknown[] = [];
   const param = (v: unknown, cast: string) => {
     values.push(v);
@@ -197,9 +201,12 @@ function plainCase(client: pg.PoolClient, s: string, c: FilterCase): SearchCase[
   const [first, ...others] = tests;
   const count = `SELECT count(*) FROM (${first}) c0${others.length ? ` WHERE ${others.map((t) => `c0.entity_id IN (${t})`).join(' AND ')}` : ''}`;
   const text = `SELECT (${count}) AS total, (SELECT array_agg(urn ORDER BY urn) FROM (SELECT e.urn FROM ${s}.entities e WHERE ${ids} ORDER BY e.urn LIMIT 20) p) AS urns`;
-  return async () => {
-    const { rows } = await client.query<{ total: string; urns: string[] | null }>(text, values);
-    return { total: Number(rows[0]!.total), urns: rows[0]!.urns ?? [] };
+  return {
+    plain: async () => {
+      const { rows } = await client.query<{ total: string; urns: string[] | null }>(text, values);
+      return { total: Number(rows[0]!.total), urns: rows[0]!.urns ?? [] };
+    },
+    plainSql: { text, values },
   };
 }
 
@@ -222,21 +229,47 @@ function searchCases(catalog: Catalog, client: pg.PoolClient, s: string, word: s
   };
   const picked = [gold, ...CASES.filter((c) => /owner=team-0042 \(|score>90|tier=gold, score/.test(c.label))];
   return [
-    ...picked.map((c) => ({ label: c.label, catalog: scroll(c.filters), plain: plainCase(client, s, c), compare: true })),
-    {
-      label: `full text "${word}"`,
-      catalog: scroll([], word),
-      plain: async () => {
-        const { rows } = await client.query<{ total: string; urns: string[] | null }>(
-          `SELECT (SELECT count(*) FROM ${s}.entities WHERE tsv @@ $1::tsquery) AS total,
-             (SELECT array_agg(urn) FROM (SELECT urn FROM ${s}.entities WHERE tsv @@ $1::tsquery ORDER BY ts_rank(tsv, $1::tsquery) DESC, urn LIMIT 20) p) AS urns`,
-          [`'${word}'`],
-        );
-        return { total: Number(rows[0]!.total), urns: rows[0]!.urns ?? [] };
-      },
-      compare: false,
-    },
+    ...picked.map((c) => ({ label: c.label, catalog: scroll(c.filters), ...plainCase(client, s, c), compare: true })),
+    textCase(client, s, word, scroll([], word)),
   ];
+}
+
+function textCase(client: pg.PoolClient, s: string, word: string, catalog: SearchCase['catalog']): SearchCase {
+  const text = `SELECT (SELECT count(*) FROM ${s}.entities WHERE tsv @@ $1::tsquery) AS total,
+     (SELECT array_agg(urn) FROM (SELECT urn FROM ${s}.entities WHERE tsv @@ $1::tsquery ORDER BY ts_rank(tsv, $1::tsquery) DESC, urn LIMIT 20) p) AS urns`;
+  const values = [`'${word}'`];
+  return {
+    label: `full text "${word}"`,
+    catalog,
+    plain: async () => {
+      const { rows } = await client.query<{ total: string; urns: string[] | null }>(text, values);
+      return { total: Number(rows[0]!.total), urns: rows[0]!.urns ?? [] };
+    },
+    plainSql: { text, values },
+    compare: false,
+  };
+}
+
+/**
+ * The adapter's pool, with the last search statement it was handed recorded, to explain it. (The
+ * adapter sends its searches through `pool.query`, unnamed.)
+ */
+function recordingPool(url: string): { pool: pg.Pool; last: () => { text: string; values: unknown[] } | undefined } {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  let last: { text: string; values: unknown[] } | undefined;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    // Searches go through the unnamed statement (planned with their values); everything else is named.
+    const config = args[0] as { name?: string; text?: string; values?: unknown[] } | string;
+    if (typeof config === 'object' && config.text && !config.name) last = { text: config.text, values: config.values ?? [] };
+    return query(...args);
+  };
+  return { pool, last: () => last };
+}
+
+async function explain(client: pg.PoolClient, statement: { text: string; values: unknown[] }): Promise<string> {
+  const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`, statement.values);
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
 const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -251,11 +284,14 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
   const admin = new pg.Pool({ connectionString: server.url, max: 2 });
   const figures: Figure[] = [];
   const latencies: Figure[] = [];
+  const plans: string[] = [];
+  const explainPlans = process.env.METACATALOG_BENCH_EXPLAIN === 'on';
+  const recording = recordingPool(server.url);
   try {
     const client = await admin.connect();
     try {
       await client.query(PLAIN_DDL(`"${plainSchema}"`));
-      const adapter = createPostgresAdapter({ connectionString: server.url }, { schema: catalogSchema });
+      const adapter = createPostgresAdapter({ pool: recording.pool }, { schema: catalogSchema });
       const catalog = createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false }, changes: { enabled: changes } });
       await catalog.ready();
       try {
@@ -309,6 +345,13 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
               );
           }
           const runs = await interleaved(ITERATIONS, c.catalog, c.plain, WARM_UP);
+          if (explainPlans) {
+            // The last statement of the adapter's pool is this case's search (the definitions are cached by now).
+            await c.catalog();
+            const sent = recording.last();
+            plans.push(`\n### ${c.label}: the catalog\n${sent ? await explain(client, sent) : '(no statement recorded)'}`);
+            plans.push(`\n### ${c.label}: the plain design\n${await explain(client, c.plainSql)}`);
+          }
           for (const p of [50, 99]) {
             latencies.push({
               workload: `${c.label}: count + first 20, p${p}`,
@@ -335,6 +378,7 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
     await admin.query(`DROP SCHEMA IF EXISTS "${plainSchema}" CASCADE`).catch(() => undefined);
     await admin.query(`DROP SCHEMA IF EXISTS "${catalogSchema}" CASCADE`).catch(() => undefined);
     await admin.end();
+    await recording.pool.end();
     server.release();
   }
   printTable(
@@ -342,6 +386,7 @@ export async function runVolumePostgresBench(options: { entities?: number } = {}
     figures,
   );
   printTable('Searches through catalog.search.scroll against the plain design (interleaved)', latencies);
+  if (plans.length > 0) console.log(`\n## EXPLAIN (ANALYZE, BUFFERS) of each search${plans.join('\n')}`);
   console.log(`\npeak RSS of this process: ${mb(process.resourceUsage().maxRSS * 1024)}`);
   return [...figures, ...latencies];
 }

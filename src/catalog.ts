@@ -5,7 +5,7 @@ import type { CatalogContext } from './core/context';
 import { EntityService } from './core/entities';
 import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities';
 import { EntityWriter } from './core/entities';
-import { CatalogError, isCatalogError, type Violation } from './errors';
+import { CatalogError, isCatalogError, storageFailure, storageUnavailable, unavailableReason, type Violation } from './errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
@@ -14,10 +14,11 @@ import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
 import { PolicyService, type Policies } from './core/access';
-import type { AccessTokens, TokenOptions } from './core/tokens';
-import { checkTokenOptions, TokenService } from './core/tokens';
+import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
+import { checkTokenOptions, parseTokenSigning, TokenService } from './core/tokens';
 import { TimeseriesService } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
+import { errorKind, limitRepeats } from './core/logging/index';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
 import { attachTelemetry, CatalogTelemetry, instrumentService, loadTracing, measuredCommit, measuredQuery } from './core/telemetry';
 import { exportRecords, importRecords, type ExportCounts, type ExportOptions, type ExportRecord } from './core/transfer';
@@ -25,8 +26,14 @@ import { exportRecords, importRecords, type ExportCounts, type ExportOptions, ty
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
   adapter: StorageAdapter;
-  /** Secret for signing access tokens (>= 32 bytes). A list rotates keys: the first signs, all verify. */
+  /** Secret for signing access tokens with HS256 (>= 32 bytes). A list rotates keys: the first signs, all verify. */
   tokenSigningKey?: string | readonly string[];
+  /**
+   * How access tokens are signed: `{ algorithm: 'EdDSA' | 'ES256' | 'HS256', keys }`, the first key signing and
+   * every key verifying; a key is a PEM string (private: signs and verifies; public: verifies only), the secret
+   * for HS256, or a JWK. EdDSA and ES256 publish their public keys (`catalog.tokens.jwks()`). Instead of `tokenSigningKey`.
+   */
+  tokenSigning?: TokenSigningOptions;
   /** Access token settings: `allowNoExpiry` (default false), `cleanupIntervalMs` (default one hour). */
   tokens?: TokenOptions;
   /** Actor URNs that hold every privilege. */
@@ -58,7 +65,7 @@ export interface Catalog {
   readonly properties: StructuredPropertyService;
   /** Search and aggregation: scroll, search, aggregate (scrollAcrossEntities, searchAcrossEntities, aggregateAcrossEntities). */
   readonly search: SearchService;
-  /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken. */
+  /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken, revocations, jwks. */
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
   readonly policies: Policies;
@@ -105,7 +112,8 @@ export interface Catalog {
   close(): Promise<void>;
 }
 
-function validateOptions(options: CatalogOptions): void {
+/** Checks every option, listing each violation with its path; answers the checked token signing configuration. */
+function validateOptions(options: CatalogOptions): ParsedTokenSigning | undefined {
   const violations: Violation[] = [];
   const o = options as unknown as Record<string, unknown>;
   if (!options || typeof options !== 'object') throw new CatalogError('INVALID_INPUT', 'createCatalog needs an options object');
@@ -113,15 +121,7 @@ function validateOptions(options: CatalogOptions): void {
   if (!adapter || typeof adapter !== 'object' || typeof adapter.commit !== 'function' || typeof adapter.open !== 'function') {
     violations.push({ path: 'adapter', message: 'is required and must be a storage adapter (e.g. createSqliteAdapter())' });
   }
-  if (o.tokenSigningKey !== undefined) {
-    const keys = Array.isArray(o.tokenSigningKey) ? o.tokenSigningKey : [o.tokenSigningKey];
-    if (keys.length === 0) violations.push({ path: 'tokenSigningKey', message: 'must name at least one key' });
-    keys.forEach((key, i) => {
-      const path = Array.isArray(o.tokenSigningKey) ? `tokenSigningKey[${i}]` : 'tokenSigningKey';
-      if (typeof key !== 'string') violations.push({ path, message: 'must be a string' });
-      else if (Buffer.byteLength(key) < 32) violations.push({ path, message: 'must be at least 32 bytes long' });
-    });
-  }
+  const signing = parseTokenSigning(o, violations);
   if (o.superUsers !== undefined && (!Array.isArray(o.superUsers) || o.superUsers.some((u) => typeof u !== 'string'))) {
     violations.push({ path: 'superUsers', message: 'must be an array of actor URNs' });
   }
@@ -152,11 +152,14 @@ function validateOptions(options: CatalogOptions): void {
       details: violations,
     });
   }
+  return signing;
 }
 
-function defaultOnError(error: unknown, where: string): void {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`metacatalog: ${where}: ${message}\n`);
+/** stderr; the same failure again and again (the storage gone) once per interval, then counted. */
+function defaultErrorLog(): (error: unknown, where: string) => void {
+  const log = limitRepeats((line) => process.stderr.write(line));
+  return (error, where) =>
+    log(`${where} ${errorKind(error)}`, `metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** The pieces every later service is built from; createCatalog composes the public object on top. */
@@ -165,8 +168,9 @@ export function createCatalogContext(options: CatalogOptions): {
   ready: Promise<void>;
   health: StorageHealth;
   telemetry: CatalogTelemetry;
+  signing: ParsedTokenSigning | undefined;
 } {
-  validateOptions(options);
+  const signing = validateOptions(options);
   // One clock for everything the catalog writes: every batch carries the catalog's time, so adapters stamp
   // jobs with it rather than with their own clock.
   const clock = options.clock ?? Date.now;
@@ -189,7 +193,7 @@ export function createCatalogContext(options: CatalogOptions): {
   const registry = new EntityRegistry();
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
-  const onError = options.onError ?? defaultOnError;
+  const onError = options.onError ?? defaultErrorLog();
   const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
   const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
   const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick(), {
@@ -229,25 +233,65 @@ export function createCatalogContext(options: CatalogOptions): {
     reportError: onError,
   };
   (ctx as { entities: EntityService }).entities = new EntityService(ctx);
-  return { ctx, ready, health, telemetry };
+  return { ctx, ready, health, telemetry, signing };
 }
 
-/** Whether writes reach the storage: the last write's failure (a full disk...), cleared by the next success. */
+/** How long `catalog.health()` waits for the storage to answer its probe before it says failing. */
+const HEALTH_PROBE_MS = 1000;
+/** The URN the health probe reads (nothing is stored under it: the read is one round trip). */
+const PROBE_URN = 'urn:li:corpuser:__metacatalog_health_probe__';
+
+/**
+ * Whether the storage serves: the last failure of the storage itself (a full disk, a lost connection...)
+ * and since when. A lost connection is cleared by the next call that succeeds; a failed write (a full
+ * disk, a read-only file) only by the next write that succeeds, since reads may well work meanwhile.
+ */
 export class StorageHealth {
-  private failure: { message: string; since: number } | undefined;
+  private failure: { message: string; since: number; clearedByReads: boolean } | undefined;
+  private probing: Promise<void> | undefined;
 
   constructor(private readonly clock: () => number) {}
 
-  /** Runs a write, recording an unexpected failure (a CatalogError is a refusal, not a storage fault). */
-  async track<T>(write: Promise<T>): Promise<T> {
-    try {
-      const result = await write;
-      this.failure = undefined;
-      return result;
-    } catch (error) {
-      if (!isCatalogError(error)) this.failure ??= { message: error instanceof Error ? error.message : String(error), since: this.clock() };
-      throw error;
+  /** A call succeeded: a write clears any failure, a read one that a read can disprove. */
+  succeeded(write: boolean): void {
+    if (this.failure && (write || this.failure.clearedByReads)) this.failure = undefined;
+  }
+
+  /**
+   * A call failed: returns what to throw. A failure of the storage becomes UNAVAILABLE and is recorded;
+   * any other failure of a write is recorded too (a CatalogError is a refusal, not a storage fault).
+   */
+  failed(error: unknown, write: boolean): unknown {
+    const unavailable = storageUnavailable(error);
+    if (unavailable) {
+      const connection = unavailableReason(unavailable) === 'connection';
+      const words = storageFailure(unavailable.cause)?.words ?? unavailable.message;
+      if (!this.failure || (!connection && this.failure.clearedByReads))
+        this.failure = { message: words, since: this.failure?.since ?? this.clock(), clearedByReads: connection };
+      return unavailable;
     }
+    if (write && !isCatalogError(error))
+      this.failure ??= { message: error instanceof Error ? error.message : String(error), since: this.clock(), clearedByReads: false };
+    return error;
+  }
+
+  /** Asks the storage (`probe`, one read) whether it answers, at most one probe at a time, bounded in time. */
+  async check(probe: () => Promise<unknown>): Promise<CatalogHealth> {
+    this.probing ??= (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), HEALTH_PROBE_MS);
+      });
+      try {
+        const outcome = await Promise.race([probe().catch(() => undefined), late]);
+        if (outcome === 'late') this.failed(new CatalogError('UNAVAILABLE', 'no answer', { reason: 'connection' }), false);
+      } finally {
+        clearTimeout(timer);
+        this.probing = undefined;
+      }
+    })();
+    await this.probing;
+    return this.current;
   }
 
   get current(): CatalogHealth {
@@ -255,28 +299,71 @@ export class StorageHealth {
   }
 }
 
-/** `catalog.health()`: ok, or failing with the storage's last write error and since when. */
+/** `catalog.health()`: ok, or failing with the storage's last error and since when. */
 export type CatalogHealth = { status: 'ok' } | { status: 'failing'; storage: { error: string; since: number } };
+
+/** The adapter's calls that write (their success clears a failed write). */
+const WRITES = new Set(['commit', 'appendTimeseries']);
+/** Calls outside a request's work: opening and closing are the catalog's own. */
+const UNWATCHED = new Set(['close']);
 
 /**
  * The adapter as the domain uses it: every committed batch stamped with the catalog's clock
- * (`WriteBatch.now`), every write's outcome recorded for `catalog.health()`, commits and queries timed
- * and traced.
+ * (`WriteBatch.now`); every call's failure of the storage itself (a full disk, a lost connection, a
+ * read-only file) turned into UNAVAILABLE, whichever adapter threw it; every outcome recorded for
+ * `catalog.health()`; commits and queries timed and traced.
  */
 function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth, telemetry: CatalogTelemetry): StorageAdapter {
   const wrapped: StorageAdapter = Object.create(adapter) as StorageAdapter;
-  wrapped.commit = (batch) =>
-    measuredCommit(telemetry, batch, () => health.track(adapter.commit(batch.now === undefined ? { ...batch, now: clock() } : batch)));
-  wrapped.appendTimeseries = (index, rows) => health.track(adapter.appendTimeseries(index, rows));
-  wrapped.search = (request) => measuredQuery(telemetry, 'search', request, () => adapter.search(request));
-  wrapped.aggregate = (request) => measuredQuery(telemetry, 'aggregate', request, () => adapter.aggregate(request));
+  const methods = wrapped as unknown as Record<string, unknown>;
+  for (const name of methodNames(adapter)) {
+    const original = (adapter as unknown as Record<string, unknown>)[name];
+    if (typeof original !== 'function' || UNWATCHED.has(name)) continue;
+    const write = WRITES.has(name);
+    methods[name] = (...args: unknown[]): unknown => {
+      let result: unknown;
+      try {
+        result = (original as (...a: unknown[]) => unknown).apply(adapter, args);
+      } catch (error) {
+        throw health.failed(error, write);
+      }
+      if (!(result instanceof Promise)) return result;
+      return result.then(
+        (value: unknown) => {
+          health.succeeded(write);
+          return value;
+        },
+        (error: unknown) => {
+          throw health.failed(error, write);
+        },
+      );
+    };
+  }
+  const { commit, search, aggregate } = wrapped;
+  wrapped.commit = (batch) => measuredCommit(telemetry, batch, () => commit(batch.now === undefined ? { ...batch, now: clock() } : batch));
+  wrapped.search = (request) => measuredQuery(telemetry, 'search', request, () => search(request));
+  wrapped.aggregate = (request) => measuredQuery(telemetry, 'aggregate', request, () => aggregate(request));
   return wrapped;
+}
+
+/** Every method name of an object, its prototypes' included (an adapter may be a class instance). */
+function methodNames(object: object): Set<string> {
+  const names = new Set<string>();
+  for (let o: object | null = object; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    for (const name of Object.getOwnPropertyNames(o)) if (name !== 'constructor') names.add(name);
+  }
+  return names;
+}
+
+/** `catalog.health()`'s probe: one read of nothing, through the instrumented adapter. */
+function probeOf(adapter: StorageAdapter): () => Promise<unknown> {
+  return () => adapter.readEntities([PROBE_URN]);
 }
 
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
-  const { ctx, ready, health, telemetry } = createCatalogContext(options);
+  const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
   // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
   const tracing = loadTracing();
   const { service: properties, filterFields } = createStructuredProperties(ctx);
@@ -285,10 +372,9 @@ export function createCatalog(options: CatalogOptions): Catalog {
   ctx.entities.routeTimeseriesAppends((actor, urn, aspect, row) => timeseries.append(actor, urn, aspect, row));
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
-  const signingKey = options.tokenSigningKey;
   const tokens = new TokenService(ctx, {
     ready,
-    signingKeys: signingKey === undefined ? [] : typeof signingKey === 'string' ? [signingKey] : signingKey,
+    ...(signing ? { signing } : {}),
     tokens: options.tokens,
   });
   const policies = new PolicyService(ctx);
@@ -332,7 +418,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     ready: () => started.then(() => tokenHousekeeping).then(() => tracing),
     async health() {
       await ready;
-      return health.current;
+      return health.check(probeOf(ctx.adapter));
     },
     async authorize(actor, privilege) {
       await ctx.authorizer.require(await ctx.principal(actor), privilege);

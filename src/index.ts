@@ -131,8 +131,17 @@ export type {
   CreateAccessTokenInput,
   CreatedAccessToken,
   EnsureBootstrapTokenInput,
+  JsonWebKeySet,
   ListAccessTokensInput,
+  PublicJwk,
+  ReadRevocationsInput,
+  RevokedToken,
   TokenOptions,
+  TokenRevocationPage,
+  TokenSigningAlgorithm,
+  TokenSigningJwk,
+  TokenSigningKeyInput,
+  TokenSigningOptions,
   VerifiedAccessToken,
 } from './core/tokens';
 

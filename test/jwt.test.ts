@@ -19,9 +19,9 @@ function handMade(header: unknown, payload: unknown, key: string): string {
   return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
 }
 
-function failureOf(run: () => unknown): { code?: unknown; reason?: unknown; cause?: unknown; message: string } {
+async function failureOf(run: () => unknown): Promise<{ code?: unknown; reason?: unknown; cause?: unknown; message: string }> {
   try {
-    run();
+    await run();
   } catch (error) {
     const e = error as { code?: unknown; reason?: unknown; cause?: unknown; message: string };
     return { code: e.code, reason: e.reason, cause: e.cause, message: e.message };
@@ -30,17 +30,17 @@ function failureOf(run: () => unknown): { code?: unknown; reason?: unknown; caus
 }
 
 describe('HS256 tokens', () => {
-  it('signs with the first key, names it in the header, and verifies the claims back', () => {
+  it('signs with the first key, names it in the header, and verifies the claims back', async () => {
     const keys = new SigningKeys([KEY_A, KEY_B]);
-    const token = keys.sign(claims);
+    const token = await keys.sign(claims);
     const [header, payload] = token
       .split('.')
       .slice(0, 2)
       .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as unknown);
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT', kid: keyIdOf(KEY_A) });
     expect(payload).toEqual(claims);
-    expect(keys.verify(token)).toEqual(claims);
-    expect(new SigningKeys([KEY_B, KEY_A]).verify(token)).toEqual(claims);
+    expect(await keys.verify(token)).toEqual(claims);
+    expect(await new SigningKeys([KEY_B, KEY_A]).verify(token)).toEqual(claims);
   });
 
   it('gives every key a short public id', () => {
@@ -48,15 +48,15 @@ describe('HS256 tokens', () => {
     expect(keyIdOf(KEY_A)).not.toBe(keyIdOf(KEY_B));
   });
 
-  it('tries every key when the header names none', () => {
+  it('tries every key when the header names none', async () => {
     const token = handMade({ alg: 'HS256', typ: 'JWT' }, claims, KEY_A);
-    expect(new SigningKeys([KEY_B, KEY_A]).verify(token)).toEqual(claims);
-    expect(failureOf(() => new SigningKeys([KEY_B]).verify(token)).reason).toBe('bad_signature');
+    expect(await new SigningKeys([KEY_B, KEY_A]).verify(token)).toEqual(claims);
+    expect((await failureOf(() => new SigningKeys([KEY_B]).verify(token))).reason).toBe('bad_signature');
   });
 
-  it('refuses other algorithms, unknown keys, wrong and non-canonical signatures as bad_signature', () => {
+  it('refuses other algorithms, unknown keys, wrong and non-canonical signatures as bad_signature', async () => {
     const keys = new SigningKeys([KEY_A]);
-    const token = keys.sign(claims);
+    const token = await keys.sign(claims);
     const [header, payload, signature] = token.split('.') as [string, string, string];
     const none = `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`;
     const hs512 = handMade({ alg: 'HS512', typ: 'JWT', kid: keyIdOf(KEY_A) }, claims, KEY_A);
@@ -69,12 +69,12 @@ describe('HS256 tokens', () => {
     const nonCanonical = `${header}.${payload}.${signature.slice(0, -1)}${sibling}`;
     expect(Buffer.from(nonCanonical.split('.')[2]!, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
     for (const bad of [hs512, otherKid, sameKidWrongKey, nonCanonical, `${header}.${payload}.${signature.slice(0, -2)}`]) {
-      expect(failureOf(() => keys.verify(bad))).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
+      expect(await failureOf(() => keys.verify(bad))).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
     }
-    expect(failureOf(() => keys.verify(none))).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'malformed' });
+    expect(await failureOf(() => keys.verify(none))).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'malformed' });
   });
 
-  it('refuses what is not a JWT, and signed tokens with bad claims, as malformed', () => {
+  it('refuses what is not a JWT, and signed tokens with bad claims, as malformed', async () => {
     const keys = new SigningKeys([KEY_A]);
     const kid = keyIdOf(KEY_A);
     const cases: unknown[] = [
@@ -95,7 +95,7 @@ describe('HS256 tokens', () => {
       handMade({ alg: 'HS256', kid }, { ...claims, iat: undefined }, KEY_A),
     ];
     for (const token of cases) {
-      const failure = failureOf(() => keys.verify(token as string));
+      const failure = await failureOf(() => keys.verify(token as string));
       expect({ token: String(token).slice(0, 20), code: failure.code, reason: failure.reason }).toEqual({
         token: String(token).slice(0, 20),
         code: 'UNAUTHENTICATED',
@@ -104,12 +104,12 @@ describe('HS256 tokens', () => {
     }
   });
 
-  it('puts no part of the token in a failure, not even as a cause', () => {
+  it('puts no part of the token in a failure, not even as a cause', async () => {
     const keys = new SigningKeys([KEY_A]);
-    const [header, payload, signature] = keys.sign(claims).split('.') as [string, string, string];
+    const [header, payload, signature] = (await keys.sign(claims)).split('.') as [string, string, string];
     const garbledPayload = `${payload.slice(0, 10)}$$`;
     for (const token of [`${header}.${payload}.${signature}x`, `${header}.${garbledPayload}.${signature}`, `${header}.${payload}`]) {
-      const failure = failureOf(() => keys.verify(token));
+      const failure = await failureOf(() => keys.verify(token));
       expect(failure.cause).toBeUndefined();
       for (const part of [header, payload, signature]) expect(failure.message).not.toContain(part);
     }

@@ -40,12 +40,10 @@ const search = (filter: SearchCondition[][], text?: string): SearchRequest => ({
   ...(text ? { text } : {}),
 });
 const iequalUrn = (value: string): SearchCondition => ({ field: { kind: 'urn' }, operator: 'IEQUAL', values: [value], negated: false });
-const tierIs = (value: string): SearchCondition => ({
-  field: { kind: 'property', propertyUrn: PROPERTY, definitionKey: KEY, valueKind: 'string' },
-  operator: 'EQUAL',
-  values: [value],
-  negated: false,
-});
+const TIER = { kind: 'property', propertyUrn: PROPERTY, definitionKey: KEY, valueKind: 'string' } as const;
+const tierIs = (value: string): SearchCondition => ({ field: TIER, operator: 'EQUAL', values: [value], negated: false });
+const tierAbove = (value: string): SearchCondition => ({ field: TIER, operator: 'GREATER_THAN', values: [value], negated: false });
+const tierSet: SearchCondition = { field: TIER, operator: 'EXISTS', values: [], negated: false };
 
 describe('packed documents and stored lower-casing (no server needed)', () => {
   it('packs JSON text and gives it back exactly, characters JSON escapes included', () => {
@@ -172,6 +170,9 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       // The old document: URN IEQUAL through its stored lower-casing, the property, full text.
       expect((await adapter.search(search([[iequalUrn(OLD_URN.toUpperCase())]]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
       expect((await adapter.search(search([[tierIs('Gold')]]))).total).toBe(1);
+      // A value row from before schema version 5 (not marked as its document's sole value) is counted distinct.
+      expect(await adapter.search(search([[tierAbove('A')]]))).toEqual({ total: 1, hits: [{ urn: OLD_URN, entityType: 'dataset' }] });
+      expect((await adapter.search(search([[tierSet]]))).total).toBe(1);
       expect((await adapter.search(search([], 'daily'))).total).toBe(1);
       const changes = await adapter.readChanges!({ limit: 10 });
       expect(changes.events).toEqual([
@@ -228,6 +229,25 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
         [null, JSON.stringify(put.value), null],
       ]);
       expect(await schemas.query(`SELECT entity_id FROM "${schema}".search_docs`)).toHaveLength(1);
+      // The rewritten value row is marked as the document's only one under its key.
+      expect(await schemas.query(`SELECT str_value, first_of_key, sole_of_key FROM "${schema}".property_values`)).toEqual([
+        { str_value: 'Silver', first_of_key: true, sole_of_key: true },
+      ]);
+      expect((await adapter.search(search([[tierAbove('A')]]))).total).toBe(1);
+      // The value indexes of schema version 5: one kind of value each, the row scope and flags included.
+      const indexes = await schemas.query<{ indexname: string; indexdef: string }>(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'property_values' ORDER BY indexname`,
+        [schema],
+      );
+      expect(indexes.map((i) => i.indexname)).toEqual(['property_values_by_entity', 'property_values_num', 'property_values_str']);
+      for (const [name, column] of [
+        ['property_values_num', 'num_value'],
+        ['property_values_str', 'str_value'],
+      ] as const) {
+        expect(indexes.find((i) => i.indexname === name)?.indexdef).toContain(
+          `(key_id, ${column}, entity_id) INCLUDE (removed, first_of_key, sole_of_key, entity_type) WHERE (${column} IS NOT NULL)`,
+        );
+      }
     });
   });
 
@@ -323,6 +343,36 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       await adapter.commit({ entities: [write(UMLAUT_URN, 2, { ...doc(UMLAUT_URN, 'Gold'), removed: true })] });
       expect((await adapter.search({ ...search([]), includeRemoved: true })).hits.map((h) => h.urn)).toEqual([OLD_URN, UMLAUT_URN]);
       expect((await adapter.search(search([]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
+    });
+
+    it("marks a value row sole only when it is its document's one value under the key, and counts ranges by document", async () => {
+      const schema = schemas.freshSchema();
+      const adapter = schemas.adapter({ schema });
+      adapters.push(adapter);
+      await adapter.open();
+      const withTiers = (urn: string, values: string[]) => ({
+        urn,
+        entityType: 'dataset',
+        expectVersion: 0,
+        put: [{ name: 'info', value: {}, version: 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+        searchDocument: { ...doc(urn, ''), properties: [{ propertyUrn: PROPERTY, definitionKey: KEY, values }] },
+      });
+      await adapter.commit({ entities: [withTiers(OLD_URN, ['b', 'c', 'd', 'c']), withTiers(UMLAUT_URN, ['c'])] });
+      expect(
+        await schemas.query(
+          `SELECT e.urn, v.str_value, v.first_of_key, v.sole_of_key FROM "${schema}".property_values v
+           JOIN "${schema}".entities e ON e.id = v.entity_id ORDER BY e.urn, v.str_value`,
+        ),
+      ).toEqual([
+        { urn: OLD_URN, str_value: 'b', first_of_key: true, sole_of_key: false },
+        { urn: OLD_URN, str_value: 'c', first_of_key: false, sole_of_key: false },
+        { urn: OLD_URN, str_value: 'd', first_of_key: false, sole_of_key: false },
+        { urn: UMLAUT_URN, str_value: 'c', first_of_key: true, sole_of_key: true },
+      ]);
+      // Three rows of one document and one of the other match: two documents.
+      expect((await adapter.search(search([[tierAbove('a')]]))).total).toBe(2);
+      expect((await adapter.search(search([[tierAbove('c')]]))).total).toBe(1);
+      expect((await adapter.search(search([[tierSet]]))).total).toBe(2);
     });
   });
 });

@@ -78,7 +78,8 @@ async function soak(adapter: StorageAdapter): Promise<{ growth: number; dataByte
       { patch: [{ op: 'add', path: `/properties/${TIER}`, value: { propertyUrn: TIER, values: [{ string: 'gold' }] } }] },
       'application/json-patch+json',
     );
-    // Token create and verify (and revoke, so that stored tokens do not pile up).
+    // Token create, verify and revoke (a revoked token's small record stays until the token expires, for the
+    // revocation feed: 1,500 of them here, stored data inside the margin below).
     const created = await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'soak' });
     await catalog.tokens.verify(created.accessToken);
     await catalog.tokens.revoke(ADMIN, created.metadata.id);

@@ -17,7 +17,7 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 function keyTypes(db: Database.Database): Array<{ id: number; kept: string | null; types: string | null }> {
   return db
     .prepare(
-      `SELECT k.id AS id, k.entity_type AS kept, (SELECT group_concat(t, ',') FROM (SELECT DISTINCT entity_type AS t FROM search_values WHERE key_id = k.id ORDER BY t)) AS types
+      `SELECT k.id AS id, k.entity_type AS kept, (SELECT group_concat(t, ',') FROM (SELECT DISTINCT y.text AS t FROM search_values v JOIN dictionary y ON CAST(y.id AS TEXT) = v.entity_type WHERE v.key_id = k.id ORDER BY t)) AS types
        FROM search_keys k ORDER BY k.id`,
     )
     .all() as Array<{ id: number; kept: string | null; types: string | null }>;

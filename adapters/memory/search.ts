@@ -275,19 +275,21 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   }
 
   /**
-   * The first `count` matches in URN order after `afterUrn`. Few matches: the smallest ranks.
-   * Many: walking the URNs and taking the marked ones reaches `count` after about
-   * count × scope size / matches steps, which is then cheaper.
+   * The first `count` matches in URN order after `afterUrn`. Usually: one pass over the matches
+   * comparing ranks (numbers in a typed array) against the worst of the best `count` so far. When
+   * the matches are most of the scope, walking the URNs and taking the marked ones reaches `count`
+   * after about count × scope size / matches steps, each a map lookup: cheaper only then.
    */
   function firstByUrn(scope: SearchScope, slots: readonly number[], mark: number, afterUrn: string | undefined, count: number): number[] {
     if (count <= 0 || slots.length === 0) return [];
     const steps = count * (table.slotOf.size / slots.length);
-    if (steps * 4 < slots.length) {
+    if (steps * WALK_STEP_COST < slots.length) {
       const marks = table.marks;
       return walk(scope, afterUrn, count, (slot) => marks[slot] === mark).map((urn) => table.slotOf.get(urn)!);
     }
-    const { rank } = table;
     const after = afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(afterUrn);
+    const { rank } = table;
+    if (count <= SMALL_PAGE) return smallestRanks(rank, slots, after, count);
     const candidates = afterUrn === undefined ? slots : slots.filter((slot) => rank[slot]! > after);
     return topK(candidates, count, (a, b) => rank[a]! - rank[b]!);
   }
@@ -368,6 +370,38 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   }
 
   return { search, aggregate, documentChanged, findEntitiesWithPropertyValues, countEntitiesWithPropertyValues };
+}
+
+/** Pages up to this size (offset included) are picked by `smallestRanks`, larger ones by a heap. */
+const SMALL_PAGE = 100;
+
+/** What one step of a URN walk costs against one rank comparison (a map lookup of a URN, about). */
+const WALK_STEP_COST = 32;
+
+/**
+ * The `count` slots of smallest rank above `after`, in rank order: a sorted array of the best so far,
+ * which most slots leave at one comparison with its last element.
+ */
+function smallestRanks(rank: Float64Array, slots: readonly number[], after: number, count: number): number[] {
+  const best: number[] = [];
+  const bestRanks: number[] = [];
+  let worst = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i]!;
+    const r = rank[slot]!;
+    if (r >= worst || r <= after) continue;
+    let at = best.length;
+    if (at === count) {
+      best.pop();
+      bestRanks.pop();
+      at--;
+    }
+    while (at > 0 && bestRanks[at - 1]! > r) at--;
+    best.splice(at, 0, slot);
+    bestRanks.splice(at, 0, r);
+    if (best.length === count) worst = bestRanks[count - 1]!;
+  }
+  return best;
 }
 
 /** The distinct values of a list; the list itself when it holds one value. */

@@ -1,7 +1,7 @@
 import type { AggregateRequest, FacetBucket, FacetResult, SearchField } from '../../src/adapter/types';
 import type { PgHandle } from './database';
 import type { PropertyKeys } from './property-keys';
-import { Params, propertyPairs, rowScopeOf, scopeSql, type KeyOf } from './search-sql';
+import { Params, propertyColumn, propertyPairs, rowScopeOf, scopeSql, type KeyOf } from './search-sql';
 import { textQuery } from './text';
 
 /** Facet buckets by GROUP BY over the scope, one sub-select per facet, in one statement. */
@@ -74,7 +74,7 @@ function facetSql(s: string, p: Params, keyOf: KeyOf, field: SearchField, max: s
       const { join, where } = scoped('v');
       return `SELECT v.str_value AS str, v.num_value AS num, count(*) AS n
         FROM ${s}.property_values v${join}
-        WHERE v.key_id = ${p.add(keyId, 'integer')}${where}
+        WHERE v.key_id = ${p.add(keyId, 'integer')} AND ${propertyColumn(field, 'v')} IS NOT NULL${where}
         GROUP BY v.str_value, v.num_value ORDER BY n DESC, v.num_value NULLS LAST, v.str_value LIMIT ${max}`;
     }
   }

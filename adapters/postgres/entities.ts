@@ -2,6 +2,7 @@ import { entitiesFromRows, type EntityAspectRow } from '../../src/adapter/entity
 import type { EntityWrite, FaultInjectionOptions, StoredEntity, WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import type { PgHandle, Queryable } from './database';
+import { CommitGroups } from './group-commit';
 import * as changes from './changes';
 import * as jobs from './jobs';
 import { Packer, storedJson } from './packing';
@@ -93,6 +94,8 @@ function runsOfDistinctUrns(writes: readonly EntityWrite[]): EntityWrite[][] {
 export interface Stores {
   timeseries: TimeseriesStore;
   keys: PropertyKeys;
+  /** The commits of this adapter, grouped (group-commit.ts); made by the first commit. */
+  groups?: CommitGroups;
 }
 
 const conflict = (write: EntityWrite, found: number): CatalogError =>
@@ -158,10 +161,9 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer
 }
 
 /**
- * The whole batch in one transaction on one connection: entities run by run, the fault injector after
- * each entity, then job completions (before insertions: a job that completes itself and queues its
- * follow-up under the same dedupe key must not have the follow-up dropped as a duplicate of itself),
- * then new jobs.
+ * Commits a batch atomically. Concurrent commits of this adapter are grouped into one transaction
+ * (group-commit.ts), each acknowledged once that transaction committed; with a fault injector (tests
+ * of partial failure) every batch goes alone, so that entity indexes are the batch's own.
  */
 export async function commit(
   h: PgHandle,
@@ -171,19 +173,42 @@ export async function commit(
 ): Promise<void> {
   const entities = batch.entities ?? [];
   if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length && !batch.events?.length) return;
-  const now = batch.now ?? Date.now();
+  if (faultInjector) return commitTogether(h, stores, [batch], faultInjector);
+  stores.groups ??= new CommitGroups((batches) => commitTogether(h, stores, batches, undefined));
+  return stores.groups.commit(batch);
+}
+
+/**
+ * Batches (of distinct entities) in one transaction on one connection: entities run by run, the fault
+ * injector after each entity, then job completions (before insertions: a job that completes itself and
+ * queues its follow-up under the same dedupe key must not have the follow-up dropped as a duplicate of
+ * itself), then new jobs (each batch's with its own time), then the change feed of all of them.
+ */
+async function commitTogether(
+  h: PgHandle,
+  stores: Stores,
+  batches: readonly WriteBatch[],
+  faultInjector: FaultInjectionOptions['faultInjector'],
+): Promise<void> {
+  const entities = batches.length === 1 ? (batches[0]!.entities ?? []) : batches.flatMap((b) => b.entities ?? []);
   await stores.keys.prepare(entities.map((w) => w.searchDocument));
   const packer = new Packer();
+  const completeJobs = batches.flatMap((b) => b.completeJobs ?? []);
+  const feed: WriteBatch = {
+    entities,
+    events: batches.flatMap((b) => b.events ?? []),
+    aspectVersions: batches.flatMap((b) => b.aspectVersions ?? []),
+  };
   await h.transaction(async (tx) => {
     let entityIndex = 0;
     for (const run of runsOfDistinctUrns(entities)) {
       await writeRun(tx, h.s, stores, packer, run);
       for (const write of run) faultInjector?.({ entityIndex: entityIndex++, urn: write.urn });
     }
-    if (batch.completeJobs?.length) await jobs.completeJobs(tx, h.s, batch.completeJobs);
-    if (batch.jobs?.length) await jobs.insertJobs(tx, h.s, batch.jobs, now);
+    if (completeJobs.length) await jobs.completeJobs(tx, h.s, completeJobs);
+    for (const batch of batches) if (batch.jobs?.length) await jobs.insertJobs(tx, h.s, batch.jobs, batch.now ?? Date.now());
     // Change feed (docs/changes.md): last, so the counter lock is held only until COMMIT.
-    if (batch.events?.length || batch.aspectVersions?.length || entities.some((w) => w.deleteEntity))
-      await changes.writeChanges(tx, h, batch, packer);
+    if (feed.events!.length || feed.aspectVersions!.length || entities.some((w) => w.deleteEntity))
+      await changes.writeChanges(tx, h, feed, packer);
   });
 }

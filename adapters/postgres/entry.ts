@@ -4,4 +4,4 @@ import { loadWithPeer } from '../../src/adapter/peer';
 const implementation = await loadWithPeer('metacatalog/adapters/postgres', 'pg', () => import('./index'));
 
 export const createPostgresAdapter = implementation.createPostgresAdapter;
-export type { PostgresAdapterOptions, PostgresAdapterSettings, PostgresConnection } from './index';
+export type { PostgresAdapterOptions, PostgresAdapterSettings, PostgresConnection, ReplicaOption, ReplicaSettings } from './index';

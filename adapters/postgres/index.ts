@@ -20,6 +20,7 @@ import { aggregate } from './aggregate';
 import * as search from './search';
 import * as searchStore from './search-store';
 import { TimeseriesStore } from './timeseries';
+import { ReplicaSet, replicaViolations, type ReplicaOption, type ReplicaSettings } from './replicas';
 
 const { Pool } = pg;
 
@@ -32,17 +33,29 @@ export type PostgresConnection =
       connectionString?: undefined;
     };
 
-export interface PostgresAdapterSettings extends FaultInjectionOptions {
+export interface PostgresAdapterSettings extends FaultInjectionOptions, ReplicaSettings {
   /**
    * The schema that holds the catalog's tables (created when missing). Default: the connection's
    * current schema (normally `public`). Several catalogs can share one database in different schemas.
    */
   schema?: string;
-  /** Connections of the pool the adapter makes from a connection string (default 10). */
+  /** Connections of the pool the adapter makes from a connection string (default 10); also of each replica's pool. */
   maxConnections?: number;
+  /**
+   * Hot standbys of the database (streaming replication) that searches, aggregations and scrolls go to,
+   * round-robin; writes, entity reads, token checks, jobs and the change feed stay on the primary
+   * (docs/deploy.md). A replica that cannot be reached, or lags more than `maxReplicaLagMs`, is skipped
+   * until it recovers.
+   */
+  replicas?: readonly ReplicaOption[];
 }
 
+export type { ReplicaOption, ReplicaSettings } from './replicas';
+
 export type PostgresAdapterOptions = PostgresConnection & PostgresAdapterSettings;
+
+/** How long a request waits for a new connection of the adapter's own pool (an unreachable server). */
+const CONNECT_TIMEOUT_MS = 5_000;
 
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
@@ -57,6 +70,12 @@ function validate(options: PostgresAdapterOptions): void {
   if (hasString === hasPool) {
     throw new CatalogError('INVALID_INPUT', 'createPostgresAdapter: give either connectionString or pool', {
       details: [{ path: 'connectionString', message: 'exactly one of connectionString and pool is required' }],
+    });
+  }
+  const replicaProblems = replicaViolations(options.replicas);
+  if (replicaProblems.length) {
+    throw new CatalogError('INVALID_INPUT', `createPostgresAdapter: ${replicaProblems.map((p) => `${p.path} ${p.message}`).join('; ')}`, {
+      details: replicaProblems,
     });
   }
   if (options.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(options.schema)) {
@@ -83,6 +102,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
   let opening: Promise<void> | undefined;
   let closed = false;
   const listener = new ChangeListener(() => h());
+  const replicas = options.replicas?.length ? new ReplicaSet(options.replicas, options, options.maxConnections ?? 10) : undefined;
 
   function h(): PgHandle {
     if (closed) throw new Error('the PostgreSQL adapter is closed');
@@ -100,7 +120,16 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
   const onPoolError = (): void => undefined;
 
   async function doOpen(): Promise<void> {
-    const pool = options.pool ?? new Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+    const pool =
+      options.pool ??
+      new Pool({
+        connectionString: options.connectionString,
+        max: options.maxConnections ?? 10,
+        // A server that does not answer (a network partition) fails the request after this, rather than never.
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        // TCP keep-alive notices a peer that vanished without closing the connection.
+        keepAlive: true,
+      });
     pool.on('error', onPoolError);
     try {
       let schema = options.schema;
@@ -112,6 +141,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       await migrate(opened);
       handle = opened;
       stores = { timeseries: new TimeseriesStore(opened), keys: new PropertyKeys(opened) };
+      await replicas?.open(schema);
     } catch (error) {
       if (ownsPool) await pool.end().catch(() => undefined);
       else pool.off('error', onPoolError);
@@ -135,6 +165,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       closed = true;
       await opening?.catch(() => undefined);
       await listener.close();
+      await replicas?.close();
       const pool = handle?.pool;
       handle = undefined;
       if (pool && ownsPool) await pool.end();
@@ -149,6 +180,11 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
     async commit(batch) {
       await entities.commit(h(), stores!, batch, options.faultInjector);
       if (batch.events?.length) listener.signal.notify();
+      if (replicas) {
+        // Where the primary's log stands after this commit: searches wait for a replica to replay it.
+        const [row] = await h().query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+        if (row) replicas.noteCommit(row.lsn);
+      }
     },
     async readChanges(query) {
       return changeFeed.readChanges(h(), query);
@@ -172,10 +208,12 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       h();
     },
     async search(request: SearchRequest): Promise<SearchResponse> {
-      return search.search(h(), stores!.keys, request);
+      const primary = () => search.search(h(), stores!.keys, request);
+      return replicas ? replicas.read((db, keys) => search.search(db, keys, request), primary) : primary();
     },
     async aggregate(request: AggregateRequest): Promise<FacetResult[]> {
-      return aggregate(h(), stores!.keys, request);
+      const primary = () => aggregate(h(), stores!.keys, request);
+      return replicas ? replicas.read((db, keys) => aggregate(db, keys, request), primary) : primary();
     },
     async findEntitiesWithPropertyValues(request) {
       return searchStore.findEntitiesWithPropertyValues(h(), request);

@@ -1,5 +1,6 @@
 import { changesMigration } from './changes';
 import { compactMigration, entityDocumentMigration } from './migration-compact';
+import { valueIndexMigration } from './migration-value-index';
 import type { PgHandle, Queryable } from './database';
 
 /**
@@ -132,6 +133,8 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
   compactMigration,
   // Search documents on the entity row, `search_docs` a view (adapters/postgres/migration-compact.ts).
   entityDocumentMigration,
+  // Value indexes that answer counts and facets alone (adapters/postgres/migration-value-index.ts).
+  valueIndexMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

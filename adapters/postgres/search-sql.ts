@@ -94,13 +94,27 @@ function valueTest(
   return tests.length === 1 ? tests[0]! : `(${tests.join(' OR ')})`;
 }
 
-/** The entity ids whose document satisfies a condition (not negated), as a SELECT; FALSE when none can. */
+/**
+ * The value column a property's rows keep their values in. Each of the two value indexes holds only
+ * the rows of its kind (partial indexes): naming the column as not null lets the planner use it, and
+ * changes no answer, since every value under a key has the kind of its definition.
+ */
+export function propertyColumn(field: Extract<SearchField, { kind: 'property' }>, alias: string): string {
+  return `${alias}.${field.valueKind === 'number' ? 'num_value' : 'str_value'}`;
+}
+
+/**
+ * The entity ids whose document satisfies a condition (not negated), as a SELECT; FALSE when none can.
+ * With `withSole`, a second column `sole`: the row is its document's only one for the field (always
+ * false for standard fields, which do not record it).
+ */
 export function conditionIds(
   s: string,
   p: Params,
   keyOf: KeyOf,
   condition: SearchCondition,
   rowScope?: (alias: string) => string,
+  withSole = false,
 ): string | 'FALSE' {
   const { field, operator, values } = condition;
   const scoped = (alias: string): string => (rowScope ? ` AND ${rowScope(alias)}` : '');
@@ -117,15 +131,26 @@ export function conditionIds(
       const test = valueTest(p, operator, values, { str: 'f.value', lower: 'f.value_lower' });
       return test === 'FALSE'
         ? 'FALSE'
-        : `SELECT f.entity_id FROM ${s}.search_fields f WHERE f.field = ${p.add(field.name, 'text')}${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('f')}${firstOnly('f.first_of_field')}`;
+        : `SELECT f.entity_id${withSole ? ', false AS sole' : ''} FROM ${s}.search_fields f WHERE f.field = ${p.add(field.name, 'text')}${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('f')}${firstOnly('f.first_of_field')}`;
     }
     case 'property': {
       const keyId = keyOf(field.propertyUrn, field.definitionKey);
       if (keyId === undefined) return 'FALSE';
-      const test = valueTest(p, operator, values, { str: 'v.str_value', lower: 'v.str_lower', num: 'v.num_value' });
-      return test === 'FALSE'
-        ? 'FALSE'
-        : `SELECT v.entity_id FROM ${s}.property_values v WHERE v.key_id = ${p.add(keyId, 'integer')}${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('v')}${firstOnly('v.first_of_key')}`;
+      // Only values of the key's kind can match its rows (a number never equals a string).
+      const number = field.valueKind === 'number';
+      const typed = values.filter((v) => typeof v === (number ? 'number' : 'string'));
+      const test = valueTest(p, operator, typed, { str: 'v.str_value', lower: 'v.str_lower', num: 'v.num_value' });
+      if (test === 'FALSE') return 'FALSE';
+      // A comparison of the column implies it is not null, which is what lets the planner use the
+      // kind's (partial) index; said again, it would be counted twice in the row estimate. Said only
+      // where nothing implies it: EXISTS, a case-insensitive match, a match of one of several substrings.
+      const implied = test !== 'TRUE' && !(operator === 'IEQUAL' && !number) && !test.startsWith('EXISTS');
+      const where = [
+        `v.key_id = ${p.add(keyId, 'integer')}`,
+        ...(implied ? [] : [`${propertyColumn(field, 'v')} IS NOT NULL`]),
+        ...(test === 'TRUE' ? [] : [test]),
+      ].join(' AND ');
+      return `SELECT v.entity_id${withSole ? ', v.sole_of_key AS sole' : ''} FROM ${s}.property_values v WHERE ${where}${scoped('v')}${firstOnly('v.first_of_key')}`;
     }
   }
 }

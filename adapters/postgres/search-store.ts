@@ -15,16 +15,25 @@ export function storedLower(value: string): string | null {
   return lower === asciiLower(value) ? null : lower;
 }
 
+/**
+ * The entity ids of the value rows under the keys `keys` (a condition on `k`, the key's row): the two
+ * value indexes each hold one kind of value (partial), so each is asked for its own kind.
+ */
+const valueRowsUnder = (s: string, keys: string): string =>
+  ['str_value', 'num_value']
+    .map(
+      (column) =>
+        `SELECT v.entity_id FROM ${s}.property_values v WHERE v.${column} IS NOT NULL AND v.key_id IN (SELECT k.id FROM ${s}.property_keys k WHERE ${keys})`,
+    )
+    .join(' UNION ALL ');
+
 export async function findEntitiesWithPropertyValues(
   h: PgHandle,
   request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number },
 ): Promise<string[]> {
   const rows = await h.query<{ urn: string }>(
     `SELECT d.urn FROM ${h.s}.search_docs d
-     WHERE d.urn > $3 AND d.entity_id IN (
-       SELECT v.entity_id FROM ${h.s}.property_values v
-       WHERE v.key_id IN (SELECT k.id FROM ${h.s}.property_keys k WHERE k.property = $1 AND ($2::text IS NULL OR k.def_key <> $2))
-     )
+     WHERE d.urn > $3 AND d.entity_id IN (${valueRowsUnder(h.s, 'k.property = $1 AND ($2::text IS NULL OR k.def_key <> $2)')})
      ORDER BY d.urn LIMIT $4`,
     [request.propertyUrn, request.keepDefinitionKey ?? null, request.afterUrn ?? '', request.limit],
   );
@@ -33,8 +42,7 @@ export async function findEntitiesWithPropertyValues(
 
 export async function countEntitiesWithPropertyValues(h: PgHandle, propertyUrn: string, definitionKey?: string): Promise<number> {
   const [row] = await h.query<{ n: string }>(
-    `SELECT count(DISTINCT v.entity_id) AS n FROM ${h.s}.property_values v
-     WHERE v.key_id IN (SELECT k.id FROM ${h.s}.property_keys k WHERE k.property = $1 AND ($2::text IS NULL OR k.def_key = $2))`,
+    `SELECT count(DISTINCT r.entity_id) AS n FROM (${valueRowsUnder(h.s, 'k.property = $1 AND ($2::text IS NULL OR k.def_key = $2)')}) r`,
     [propertyUrn, definitionKey ?? null],
   );
   return Number(row?.n ?? 0);

@@ -40,10 +40,11 @@ export async function search(h: PgHandle, keys: PropertyKeys, request: SearchReq
 /**
  * The count of a scope without full text whose filter is one group of conditions on fields and
  * properties only (the common case), from the value tables alone: the first condition's rows, tested
- * for type and removed on the rows themselves, semi-joined with the others'. A single-valued EQUAL has
- * one row per document (the writer stores each value once per document), and EXISTS reads only each
- * document's first row, so their rows are counted as they are; otherwise the documents are counted
- * distinct. Undefined when the scope needs `search_docs`.
+ * for type and removed on the rows themselves (the value indexes include both), semi-joined with the
+ * others'. A single-valued EQUAL has one row per document (the writer stores each value once per
+ * document), and EXISTS reads only each document's first row, so their rows are counted as they are;
+ * otherwise a document's sole row under the key counts as it is and the others are counted distinct.
+ * Undefined when the scope needs `search_docs`.
  */
 function countFromValues(s: string, p: Params, keyOf: KeyOf, scope: SearchScope): string | undefined {
   if (textQuery(scope.text) !== undefined || scope.filter.length !== 1) return undefined;
@@ -55,10 +56,13 @@ function countFromValues(s: string, p: Params, keyOf: KeyOf, scope: SearchScope)
     ((c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1) || c.operator === 'EXISTS';
   const driver = group.find(onePerDocument) ?? group[0]!;
   const rowScope = rowScopeOf(p, scope);
-  const first = conditionIds(s, p, keyOf, driver, rowScope) as string;
+  const perDocument = onePerDocument(driver);
+  const first = conditionIds(s, p, keyOf, driver, rowScope, !perDocument) as string;
   const others = group.filter((c) => c !== driver).map((c) => `c0.entity_id IN (${conditionIds(s, p, keyOf, c) as string})`);
-  const rows = `SELECT c0.entity_id FROM (${first}) c0${others.length > 0 ? ` WHERE ${others.join(' AND ')}` : ''}`;
-  return onePerDocument(driver)
+  const rows = `SELECT c0.entity_id${perDocument ? '' : ', c0.sole'} FROM (${first}) c0${others.length > 0 ? ` WHERE ${others.join(' AND ')}` : ''}`;
+  // A document's only row under the key counts as it is; the rows of documents with several values
+  // under it, distinct (few, usually: the sort they need stays small).
+  return perDocument
     ? `SELECT count(*) FROM (${rows}) r`
-    : `SELECT count(*) FROM (SELECT DISTINCT r.entity_id FROM (${rows}) r) u`;
+    : `SELECT count(*) FILTER (WHERE r.sole) + count(DISTINCT r.entity_id) FILTER (WHERE NOT r.sole) FROM (${rows}) r`;
 }

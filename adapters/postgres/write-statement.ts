@@ -238,7 +238,8 @@ export class WriteStatement {
 
     // `first`: the document's first row for that field or key, so "documents that have one" is a plain count.
     const fields: Array<{ entityId: string; field: string; value: string; doc: SearchDocument; first: boolean }> = [];
-    const values: Array<{ entityId: string; keyId: number; value: string | number; doc: SearchDocument; first: boolean }> = [];
+    const values: Array<{ entityId: string; keyId: number; value: string | number; doc: SearchDocument; first: boolean; sole: boolean }> =
+      [];
     items.forEach((item, i) => {
       for (const [field, list] of Object.entries(item.doc.fields)) {
         // Each value once per field and document: facets count documents.
@@ -249,6 +250,7 @@ export class WriteStatement {
         }
       }
       const seenValues = new Map<number, Set<string | number>>();
+      const firstRow = new Map<number, number>();
       for (const property of item.doc.properties) {
         if (property.values.length === 0) continue;
         const keyId = keyOf(property.propertyUrn, property.definitionKey);
@@ -257,10 +259,13 @@ export class WriteStatement {
         if (!seen) seenValues.set(keyId, (seen = new Set()));
         for (const value of property.values) {
           if (seen.has(value)) continue;
-          values.push({ entityId: ids[i]!, keyId, value, doc: item.doc, first: seen.size === 0 });
+          if (seen.size === 0) firstRow.set(keyId, values.length);
+          values.push({ entityId: ids[i]!, keyId, value, doc: item.doc, first: seen.size === 0, sole: false });
           seen.add(value);
         }
       }
+      // `sole`: the document's only value under the key, so a count over a range of values needs no DISTINCT for it.
+      for (const [keyId, row] of firstRow) if (seenValues.get(keyId)!.size === 1) values[row]!.sole = true;
     });
     if (fields.length > 0) {
       this.ctes.push(`written_fields AS (
@@ -299,8 +304,8 @@ export class WriteStatement {
     }
     if (values.length > 0) {
       this.ctes.push(`written_values AS (
-        INSERT INTO ${this.s}.property_values (entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first_of_key)
-        SELECT v.entity_id, v.key_id, v.str_value, v.num_value, v.str_lower, v.entity_type, v.removed, v.first
+        INSERT INTO ${this.s}.property_values (entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first_of_key, sole_of_key)
+        SELECT v.entity_id, v.key_id, v.str_value, v.num_value, v.str_lower, v.entity_type, v.removed, v.first, v.sole
         FROM unnest(${[
           this.param(
             values.map((r) => r.entityId),
@@ -334,7 +339,11 @@ export class WriteStatement {
             values.map((r) => r.first),
             'boolean[]',
           ),
-        ].join(', ')}) AS v(entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first))`);
+          this.param(
+            values.map((r) => r.sole),
+            'boolean[]',
+          ),
+        ].join(', ')}) AS v(entity_id, key_id, str_value, num_value, str_lower, entity_type, removed, first, sole))`);
     }
   }
 

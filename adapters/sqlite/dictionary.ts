@@ -56,6 +56,23 @@ export class Dictionary {
     this.rolledBack();
   }
 
+  /** Where the open transaction's new ids stand now: a savepoint (see `rollbackTo`). */
+  mark(): number {
+    return this.pending.size;
+  }
+
+  /** After a rollback to a savepoint taken at `mark`: the ids inserted since never existed. */
+  rollbackTo(mark: number): void {
+    if (this.pending.size <= mark) return;
+    let index = 0;
+    for (const [text, id] of [...this.pending]) {
+      if (index++ < mark) continue;
+      this.pending.delete(text);
+      this.pendingTexts.delete(id);
+    }
+    this.clearPacking();
+  }
+
   /** After the write transaction rolled back: its new ids never existed. */
   rolledBack(): void {
     if (this.pending.size) this.clearPacking();

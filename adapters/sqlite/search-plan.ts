@@ -128,12 +128,11 @@ export function typeImplied(stats: KeyStats, scope: SearchScope): boolean {
 }
 
 /** One condition as a test of the entity `entity` (with the entities row as `doc`, when joined). */
-export function probe(c: Resolved, entity: string, doc: string | undefined, valueAlias?: string): Fragment {
+export function probe(c: Resolved, entity: string, doc: string): Fragment {
   let test: Fragment;
   if (c.kind === 'text') return fragment(`${entity} IN (SELECT rowid FROM search_text WHERE search_text MATCH ?)`, c.match);
   if (c.kind === 'doc') {
-    const column = c.column === 'entity_type' && valueAlias ? `${valueAlias}.entity_type` : `${doc}.${c.column}`;
-    test = valuePredicate(column, c.operator, c.values);
+    test = valuePredicate(`${doc}.${c.column}`, c.operator, c.values);
   } else {
     test = sql`EXISTS (SELECT 1 FROM search_values w WHERE w.key_id = ${fragment('?', c.keyId)} AND w.entity_id = ${fragment(entity)}
       AND ${valuePredicate('w.value', c.operator, c.values)})`;
@@ -170,7 +169,7 @@ function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: numbe
   }
   if (c.kind !== 'values' || c.negated) return { size: Number.POSITIVE_INFINITY, bound: false };
   if (c.operator === 'EXISTS') return { size: c.entities, bound: true };
-  const rows = sql`FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope('v', scope, c.typeImplied)}
+  const rows = sql`FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope(h, 'v', scope, c.typeImplied)}
       AND ${valuePredicate('v.value', c.operator, c.values)}`;
   const moreThan = (n: number): boolean => {
     const q = sql`SELECT 1 ${rows} LIMIT 1 OFFSET ${fragment('?', n)}`;
@@ -217,15 +216,16 @@ export function groupQuery(h: SqliteHandle, group: readonly Resolved[], scope: S
   const rank = (c: Resolved): number => sizes.get(c) ?? Number.POSITIVE_INFINITY;
   const others = group.filter((c) => c !== driver).sort((a, b) => (rank(a) === rank(b) ? 0 : rank(a) < rank(b) ? -1 : 1));
   if (driver?.kind === 'values') {
-    const joinsDoc = others.some((c) => c.kind === 'doc' && c.column === 'urn');
+    // URN and entity type conditions read the entities row (value rows hold a type key, not the name).
+    const joinsDoc = others.some((c) => c.kind === 'doc');
     // With probes to run, read the driver in entity order (the primary key): each probe then lands
     // next to the previous one. One wanted value comes in entity order from the value index already.
     const probes = others.some((c) => c.kind !== 'doc');
     const oneValue = (driver.operator === 'EQUAL' || driver.operator === 'IN') && new Set(driver.values).size === 1;
     const table = probes && !oneValue ? `search_values v INDEXED BY ${PRIMARY_KEY}` : 'search_values v';
     const from = fragment(joinsDoc ? `${table} CROSS JOIN entities d ON d.entity_id = v.entity_id` : table);
-    const tests = others.map((c) => probe(c, 'v.entity_id', 'd', 'v'));
-    const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope('v', scope, driver.typeImplied)}
+    const tests = others.map((c) => probe(c, 'v.entity_id', 'd'));
+    const where = sql`v.key_id = ${fragment('?', driver.keyId)} AND ${valueScope(h, 'v', scope, driver.typeImplied)}
         AND ${valuePredicate('v.value', driver.operator, driver.values)} AND ${andOf(tests)}`;
     // A key no document has several values under needs no de-duplication at all.
     const unique = driver.single ? fragment('1') : oneRowPerEntity('v', driver.operator, driver.values);

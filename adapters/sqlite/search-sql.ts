@@ -1,4 +1,6 @@
 import type { FilterOperator, SearchScope } from '../../src/adapter/types';
+import { knownTypeKeys } from './search-store';
+import type { SqliteHandle } from './statements';
 
 /**
  * SQL text and its positional parameters, built together so that their order always agrees
@@ -151,9 +153,13 @@ export function docScope(scope: SearchScope): Fragment {
  * count. `typeImplied`: every row under the key has a type of the scope (its statistics say so), so the
  * type test, the last column of the index and read on every row, is left out.
  */
-export function valueScope(alias: string, scope: SearchScope, typeImplied = false): Fragment {
+export function valueScope(h: SqliteHandle, alias: string, scope: SearchScope, typeImplied = false): Fragment {
   const parts: Fragment[] = [fragment(scope.includeRemoved ? `${alias}.removed IN (0, 1)` : `${alias}.removed = 0`)];
-  if (scope.entityTypes.length && !typeImplied) parts.push(typeTest(`${alias}.entity_type`, scope.entityTypes));
+  if (scope.entityTypes.length && !typeImplied) {
+    // The rows hold type keys (search-store.ts typeKey), not names.
+    const keys = knownTypeKeys(h, scope.entityTypes);
+    parts.push(keys.length === 0 ? fragment('0') : typeTest(`${alias}.entity_type`, keys));
+  }
   return join(parts, ' AND ');
 }
 

@@ -1,5 +1,6 @@
 import type { SearchDocument } from '../../src/adapter/types';
 import { analyzeText } from '../../src/adapter/text-analysis';
+import { dictionaryOf } from './dictionary';
 import { params, type SqliteHandle } from './statements';
 
 export type KeyKind = 'field' | 'property';
@@ -19,6 +20,14 @@ function cacheOf(h: SqliteHandle, kind: KeyKind): KeyCache {
     keyCaches.set(h, caches);
   }
   return caches[kind];
+}
+
+/**
+ * After a rollback: a key created by the rolled-back writes may have been cached (a lookup later in
+ * the same transaction finds it), and its id may go to another key next time.
+ */
+export function forgetKeyIds(h: SqliteHandle): void {
+  keyCaches.delete(h);
 }
 
 /** The id of a searchable key, or undefined when no value was ever written under it. */
@@ -49,6 +58,25 @@ function keyId(h: SqliteHandle, kind: KeyKind, name: string, defKey: string): nu
   h.stmt('INSERT OR IGNORE INTO search_keys (kind, name, def_key) VALUES (?, ?, ?)').run(kind, name, defKey);
   const row = h.stmt('SELECT id FROM search_keys WHERE kind = ? AND name = ? AND def_key = ?').get(kind, name, defKey) as { id: number };
   return row.id;
+}
+
+/**
+ * What search_values.entity_type holds for an entity type: its dictionary id in decimal (a byte or
+ * two where the name takes seven or more, on every value row and again in the value index). Inside
+ * a write transaction: the id is added on first use.
+ */
+export function typeKey(h: SqliteHandle, entityType: string): string {
+  return String(dictionaryOf(h).idOf(entityType));
+}
+
+/** The type keys of entity types (see `typeKey`); a type no value row was ever written for has none. */
+export function knownTypeKeys(h: SqliteHandle, entityTypes: readonly string[]): string[] {
+  const keys: string[] = [];
+  for (const type of new Set(entityTypes)) {
+    const id = dictionaryOf(h).find(type);
+    if (id !== undefined) keys.push(String(id));
+  }
+  return keys;
 }
 
 /** -0 is stored as 0, so that a facet never reports "-0". */
@@ -221,9 +249,10 @@ export function writeSearchDocument(
   const document = prepared ?? prepareSearchDocument(h, doc);
   const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
   const now = new Map<number, boolean>();
+  const type = document.values.size ? typeKey(h, doc.entityType) : '';
   for (const [id, flagged] of document.values) {
     now.set(id, flagged.length > 1);
-    for (const [value, flags] of flagged) insert.run(id, entityId, value, document.removed, doc.entityType, flags);
+    for (const [value, flags] of flagged) insert.run(id, entityId, value, document.removed, type, flags);
   }
   // The document is the entity's row itself (removed, key_ids): its URN and type are there already.
   if (!prepared)

@@ -217,7 +217,7 @@ function aggregateNow(h: SqliteHandle, request: AggregateRequest): FacetResult[]
       const inSet = set ? sql`AND v.entity_id IN (${set})` : fragment('');
       // (entity, key, value) is unique, so COUNT(*) per value counts entities.
       query = sql`SELECT v.value AS value, COUNT(*) AS count FROM search_values v
-        WHERE v.key_id = ${fragment('?', keyId)} AND ${valueScope('v', request, implied)} ${inSet}
+        WHERE v.key_id = ${fragment('?', keyId)} AND ${valueScope(h, 'v', request, implied)} ${inSet}
         GROUP BY v.value ORDER BY count DESC, v.value LIMIT ${limit}`;
     }
     const found = rows<{ value: string | number; count: number }>(h, query).slice(0, maxValues);

@@ -35,8 +35,17 @@ export interface CommandSpec<T extends OptionTable> {
   run(context: CommandContext<OptionValues<T & typeof OUTPUT_OPTIONS & typeof CONNECTION_OPTIONS>>): Promise<number | void>;
 }
 
-/** The exit codes: 0 done, 1 the operation failed, 2 the command line is wrong. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * The exit codes: 0 done, 1 the operation failed, 2 the command line is wrong, 75 the storage is
+ * unavailable for now (EX_TEMPFAIL of sysexits.h: running the command again later may succeed).
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 75 } as const;
+
+/** The exit code of a failure. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof UsageError) return EXIT.usage;
+  return isCatalogError(error) && error.code === 'UNAVAILABLE' ? EXIT.unavailable : EXIT.failed;
+}
 
 function errorBody(error: unknown): { code: string; message: string; details?: unknown; reason?: string } {
   if (error instanceof UsageError) return { code: 'USAGE', message: error.message };
@@ -55,7 +64,7 @@ function errorBody(error: unknown): { code: string; message: string; details?: u
 /** Reports an error on stderr in one line (JSON with --json); returns the exit code. */
 export function reportError(name: string, error: unknown, io: CommandIo, json: boolean): number {
   const body = errorBody(error);
-  const exitCode = error instanceof UsageError ? EXIT.usage : EXIT.failed;
+  const exitCode = exitCodeOf(error);
   if (json) {
     io.stderr(`${JSON.stringify({ error: { ...body, exitCode } })}\n`);
   } else {

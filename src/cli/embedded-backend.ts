@@ -2,9 +2,10 @@ import { openCatalog, redactedUrl } from './open-catalog';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Catalog } from '../index';
+import type { TokenSigningAlgorithm } from '../core/tokens';
 import type { CliBackend, OpenRequirements, PropertyRecord } from './backend';
 import { CommandError, type CommandIo } from './io';
-import { loadOrCreateSigningKey, signingKeyFileOf } from './signing-key';
+import { algorithmOfKey, loadOrCreateSigningKey, signingKeyFileOf } from './signing-key';
 
 const PAGE = 1000;
 
@@ -23,11 +24,17 @@ export async function openEmbeddedBackend(
   requirements: OpenRequirements,
   io: CommandIo,
 ): Promise<CliBackend> {
-  const signingKey = 'sqlite' in store ? sqliteSigningKey(store.sqlite, requirements, io) : postgresSigningKey(requirements);
+  const signing = 'sqlite' in store ? sqliteSigningKey(store.sqlite, requirements, io) : postgresSigningKey(requirements);
   const label = 'sqlite' in store ? store.sqlite : redactedUrl(store.postgres);
   // Background work runs in close(), after the command's own work, not alongside it.
   const catalog = await openCatalog(
-    { store, superUser: actor, ...(signingKey !== undefined ? { tokenSigningKey: signingKey } : {}), backgroundJobs: false, label },
+    {
+      store,
+      superUser: actor,
+      ...(signing !== undefined ? { tokenSigningKey: signing.key, tokenAlgorithm: signing.algorithm } : {}),
+      backgroundJobs: false,
+      label,
+    },
     io,
   );
 
@@ -106,7 +113,13 @@ export async function openEmbeddedBackend(
 }
 
 /** The key `metacatalog serve` keeps beside the SQLite file; the file is made when the command may create it. */
-function sqliteSigningKey(db: string, requirements: OpenRequirements, io: CommandIo): string | undefined {
+/** A token signing key and its algorithm (the key file's content, or the environment's, tells which). */
+interface SigningKey {
+  key: string;
+  algorithm: TokenSigningAlgorithm;
+}
+
+function sqliteSigningKey(db: string, requirements: OpenRequirements, io: CommandIo): SigningKey | undefined {
   const inMemory = db === ':memory:';
   if (!inMemory && !existsSync(db)) {
     if (!requirements.create)
@@ -118,14 +131,17 @@ function sqliteSigningKey(db: string, requirements: OpenRequirements, io: Comman
   const loaded = loadOrCreateSigningKey(keyFile);
   if (loaded.created)
     io.stderr(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
-  return loaded.key;
+  return { key: loaded.key, algorithm: loaded.algorithm };
 }
 
 /** With --postgres the key every server on the database shares comes from the environment, as for `serve --postgres`. */
-function postgresSigningKey(requirements: OpenRequirements): string | undefined {
+function postgresSigningKey(requirements: OpenRequirements): SigningKey | undefined {
   const key = process.env.METACATALOG_SIGNING_KEY || undefined;
   if (key === undefined && requirements.signingKey) {
     throw new CommandError('with --postgres, tokens need the signing key the servers share: set METACATALOG_SIGNING_KEY');
   }
-  return key;
+  if (key === undefined) return undefined;
+  const algorithm = algorithmOfKey(key.trim());
+  if (algorithm === undefined) throw new CommandError('METACATALOG_SIGNING_KEY is a PEM key but not an Ed25519 or P-256 private key');
+  return { key, algorithm };
 }

@@ -24,7 +24,12 @@ const STATUS_CODES: Readonly<Record<number, CatalogErrorCode>> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   501: 'UNSUPPORTED',
+  503: 'UNAVAILABLE',
 };
+
+/** How long a followed event stream waits for its server to come back (a restart), and between tries. */
+const RECONNECT_FOR_MS = 60_000;
+const RECONNECT_DELAY_MS = 1_000;
 
 /**
  * The remote mode's HTTP client: the REST family and /api/graphql of a metacatalog server, with the
@@ -138,8 +143,8 @@ export class GmsClient {
   }
 
   /**
-   * Server-sent events of a streaming route, reconnecting with `Last-Event-ID` when the stream ends;
-   * each `data:` parsed as JSON. Ends when `signal` aborts.
+   * Server-sent events of a streaming route, reconnecting with `Last-Event-ID` when the stream ends
+   * (waiting up to a minute for a server that restarts); each `data:` parsed as JSON. Ends when `signal` aborts.
    */
   async *eventStream(
     path: string,
@@ -147,6 +152,16 @@ export class GmsClient {
     lastEventId: string | undefined,
     signal?: AbortSignal,
   ): AsyncGenerator<unknown> {
+    // Once streaming, a server restarting (refusing connections, or answering 503 meanwhile) is waited
+    // for, a minute at most; a server that never answered is an error at once.
+    let connected = false;
+    let unreachableSince: number | undefined;
+    const waitOrGiveUp = async (reason: () => Error): Promise<void> => {
+      if (!connected) throw reason();
+      unreachableSince ??= Date.now();
+      if (Date.now() - unreachableSince > RECONNECT_FOR_MS) throw reason();
+      await new Promise((resolve) => setTimeout(resolve, RECONNECT_DELAY_MS));
+    };
     while (!signal?.aborted) {
       const url = new URL(`${this.server}${path}`);
       for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
@@ -158,7 +173,15 @@ export class GmsClient {
       } catch (error) {
         if (signal?.aborted) return;
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        throw new CommandError(`cannot reach ${this.server}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+        await waitOrGiveUp(
+          () => new CommandError(`cannot reach ${this.server}: ${cause?.code ?? cause?.message ?? (error as Error).message}`),
+        );
+        continue;
+      }
+      if (response.status === 503 && connected) {
+        await response.body?.cancel();
+        await waitOrGiveUp(() => new CatalogError('UNAVAILABLE', `${this.server} answered 503 to the event stream for over a minute`));
+        continue;
       }
       if (!response.ok || !response.body) {
         // The error answer is JSON: let rest() turn it into the CatalogError.
@@ -166,6 +189,8 @@ export class GmsClient {
         await this.rest('GET', path, { query: { ...query, ...(lastEventId ? { after: lastEventId } : {}), limit: 1 } });
         throw new CatalogError('INTERNAL', `${this.server} answered ${response.status} to the event stream`);
       }
+      connected = true;
+      unreachableSince = undefined;
       try {
         for await (const event of readServerSentEvents(response.body as unknown as AsyncIterable<Uint8Array>)) {
           if (event.id !== undefined) lastEventId = event.id;

@@ -97,7 +97,8 @@ export async function* chunksOf(
 
 /**
  * The line a violation names (its path `/<i>/...` or `/proposals/<i>/...` is a proposal of the chunk),
- * and the path within the line (an entity line's `/aspect/value` is its `/aspects/<name>`).
+ * and the path within the line: an entity line's `/aspect/value` is its `/aspects/<name>`, its
+ * `/entityUrn` its own `/urn`.
  */
 export function placeOfViolation(path: string, chunk: Pick<IngestChunk, 'owner' | 'aspectOf'>): { line: number; path: string } | undefined {
   const match = /^(?:\/proposals)?\/(\d+)(\/.*)?$/.exec(path);
@@ -107,5 +108,6 @@ export function placeOfViolation(path: string, chunk: Pick<IngestChunk, 'owner' 
   if (line === undefined) return undefined;
   const rest = match[2] ?? '';
   const aspect = chunk.aspectOf[index];
-  return { line, path: aspect !== undefined ? rest.replace(/^\/aspect\/value/, `/aspects/${aspect}`) : rest };
+  if (aspect === undefined) return { line, path: rest };
+  return { line, path: rest.replace(/^\/aspect\/value/, `/aspects/${aspect}`).replace(/^\/entityUrn(?=\/|$)/, '/urn') };
 }

@@ -1,14 +1,20 @@
 import type { Catalog } from '../catalog';
+import type { TokenSigningAlgorithm } from '../core/tokens';
+import { errorKind, limitRepeats } from '../core/logging/index';
+import { CatalogError, isCatalogError } from '../errors';
 import { CommandError, type CommandIo } from './io';
 
 /** Where the command line keeps its catalog. */
-export type CatalogStore = { sqlite: string; durability?: 'full' | 'normal' } | { postgres: string; schema?: string };
+export type CatalogStore =
+  { sqlite: string; durability?: 'full' | 'normal' } | { postgres: string; schema?: string; replicas?: readonly string[] };
 
 export interface OpenCatalogOptions {
   store: CatalogStore;
   /** The super user the command acts as (or the service's admin). */
   superUser: string;
   tokenSigningKey?: string;
+  /** The algorithm of `tokenSigningKey` (default HS256; EdDSA and ES256 take a PEM private key). */
+  tokenAlgorithm?: TokenSigningAlgorithm;
   /** Background work in this process as it is queued (the service), or only in `settle()` (one command). */
   backgroundJobs: boolean;
   /** How the store is named in messages (a PostgreSQL URL without its password). */
@@ -24,6 +30,8 @@ export interface OpenCatalogOptions {
 export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): Promise<Catalog> {
   const { createCatalog } = await import('../catalog');
   const { store } = options;
+  // Background work failing the same way again and again (the database gone) is written once per interval.
+  const errors = limitRepeats((line) => io.stderr(line));
   try {
     const adapter =
       'sqlite' in store
@@ -32,22 +40,31 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
             ...(store.durability !== undefined ? { durability: store.durability } : {}),
           })
         : (await import('../../adapters/postgres/index')).createPostgresAdapter(
-            { connectionString: store.postgres },
-            store.schema !== undefined ? { schema: store.schema } : {},
+            { connectionString: store.postgres, ...(store.replicas?.length ? { replicas: store.replicas } : {}) },
+            {
+              ...(store.schema !== undefined ? { schema: store.schema } : {}),
+              onReplicaEvent: (message: string) => io.stderr(`metacatalog: ${message}\n`),
+            },
           );
     const catalog = createCatalog({
       adapter,
-      ...(options.tokenSigningKey !== undefined ? { tokenSigningKey: options.tokenSigningKey } : {}),
+      ...(options.tokenSigningKey === undefined
+        ? {}
+        : { tokenSigning: { algorithm: options.tokenAlgorithm ?? 'HS256', keys: [options.tokenSigningKey] } }),
       superUsers: [options.superUser],
       ...(options.backgroundJobs ? {} : { jobs: { background: false } }),
       onError:
         options.onError ??
-        ((error, where) => io.stderr(`metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}\n`)),
+        ((error, where) =>
+          errors(`${where} ${errorKind(error)}`, `metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}`)),
     });
     await catalog.ready();
     return catalog;
   } catch (error) {
-    throw new CommandError(`cannot open the database ${options.label}: ${error instanceof Error ? error.message : String(error)}`);
+    const message = `cannot open the database ${options.label}: ${error instanceof Error ? error.message : String(error)}`;
+    if (isCatalogError(error) && error.code === 'UNAVAILABLE')
+      throw new CatalogError('UNAVAILABLE', message, { cause: error, reason: error.reason });
+    throw new CommandError(message);
   }
 }
 

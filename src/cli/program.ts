@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { COMMANDS } from './commands/index';
+import { exitCodeOf } from './define-command';
 import { CommandError, processIo, UsageError, type CommandIo } from './io';
 
 /**
  * The `metacatalog` command: a dispatcher over src/cli/commands (one file per command). Exit codes:
- * 0 done, 1 the command failed, 2 a usage error (unknown command, bad option).
+ * 0 done, 1 the command failed, 2 a usage error (unknown command, bad option), 75 the storage is unavailable
+ * for now (try again later).
  */
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -53,6 +55,6 @@ export async function main(argv: readonly string[], io: CommandIo = processIo): 
     }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`metacatalog ${command.name}: ${message}\n`);
-    return 1;
+    return exitCodeOf(error);
   }
 }

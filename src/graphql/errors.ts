@@ -8,7 +8,7 @@ export interface GraphQLErrorReport {
   operationName: string | undefined;
 }
 
-/** Called with every unexpected (non-CatalogError) error a resolver met; the client sees only "Internal error". */
+/** Called with every unexpected (non-CatalogError) error a resolver met (the client sees only "Internal error"), and with UNAVAILABLE. */
 export type GraphQLErrorHook = (error: unknown, report: GraphQLErrorReport) => void;
 
 function defaultOnError(error: unknown, report: GraphQLErrorReport): void {
@@ -36,6 +36,8 @@ export function toGraphQLError(
   reported: WeakSet<object>,
 ): GraphQLError {
   if (error instanceof GraphQLError) return error;
+  // The storage failing is logged (once per failure), so that the host's log says why clients are told to retry.
+  if (isCatalogError(error) && error.code === 'UNAVAILABLE') reportOnce(error, info, onError, reported);
   if (isCatalogError(error)) {
     const { details, omittedDetails } = error.toJSON();
     return new GraphQLError(error.message, {
@@ -47,15 +49,23 @@ export function toGraphQLError(
       },
     });
   }
-  // One unexpected failure (e.g. a storage error) can fail many fields of a list: report it once.
-  const key = typeof error === 'object' && error !== null ? error : undefined;
-  if (!key || !reported.has(key)) {
-    if (key) reported.add(key);
-    try {
-      (onError ?? defaultOnError)(error, { path: pathOf(info), operationName: info?.operation.name?.value });
-    } catch {
-      // A failing log hook must not change the answer.
-    }
-  }
+  reportOnce(error, info, onError, reported);
   return new GraphQLError('Internal error', { extensions: { code: 'INTERNAL' } });
+}
+
+/** One failure (e.g. of the storage) can fail many fields of a list: report it once. */
+function reportOnce(
+  error: unknown,
+  info: GraphQLResolveInfo | undefined,
+  onError: GraphQLErrorHook | undefined,
+  reported: WeakSet<object>,
+): void {
+  const key = typeof error === 'object' && error !== null ? error : undefined;
+  if (key && reported.has(key)) return;
+  if (key) reported.add(key);
+  try {
+    (onError ?? defaultOnError)(error, { path: pathOf(info), operationName: info?.operation.name?.value });
+  } catch {
+    // A failing log hook must not change the answer.
+  }
 }

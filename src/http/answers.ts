@@ -1,4 +1,4 @@
-import { CatalogError, isCatalogError, type CatalogErrorCode } from '../errors';
+import { CatalogError, isCatalogError, RETRY_AFTER_SECONDS, unavailableReason, type CatalogErrorCode } from '../errors';
 import type { OutgoingAnswer } from './exchange';
 
 /** The HTTP status of each error code (docs/errors.md). A new code fails to compile until it is mapped here. */
@@ -13,6 +13,7 @@ export const STATUS_OF_CODE: Readonly<Record<CatalogErrorCode, number>> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   METHOD_NOT_ALLOWED: 405,
   TIMEOUT: 504,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 
@@ -48,7 +49,9 @@ const allowedMethods = new WeakMap<CatalogError, readonly string[]>();
 
 /**
  * The answer for a failure. A CatalogError keeps its code, message, details and reason (no cause, no
- * stack); anything else is INTERNAL with only the request id, and `report` is called with it.
+ * stack); anything else is INTERNAL with only the request id, and `report` is called with it. An
+ * UNAVAILABLE storage is reported too (the log says why the service answers 503) and answered with
+ * `Retry-After`.
  */
 export function errorAnswer(
   error: unknown,
@@ -63,6 +66,10 @@ export function errorAnswer(
     return { answer: jsonAnswer(500, body), code: 'INTERNAL' };
   }
   const headers: Record<string, string> = {};
+  if (error.code === 'UNAVAILABLE') {
+    report(error);
+    headers['retry-after'] = String(retryAfterSeconds(error));
+  }
   if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = wwwAuthenticate(error.reason);
   const allowed = allowedMethods.get(error);
   if (allowed) headers.allow = allowed.join(', ');
@@ -78,4 +85,9 @@ function wwwAuthenticate(reason: string | undefined): string {
   const realm = 'Bearer realm="metacatalog"';
   if (reason === undefined || reason === 'missing') return realm;
   return `${realm}, error="invalid_token", error_description="${reason.replace(/[^A-Za-z0-9_ .-]/g, '')}"`;
+}
+
+/** `Retry-After` of an UNAVAILABLE answer, in seconds. */
+export function retryAfterSeconds(error: CatalogError): number {
+  return RETRY_AFTER_SECONDS[unavailableReason(error)];
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
 import { emptyAnswer, errorAnswer, jsonAnswer, textAnswer } from './answers';
+import { repeatLimitedErrorLog } from './error-log';
 import { authenticate } from './authenticate';
 import { ClientGoneError, type IncomingExchange, type OutgoingAnswer } from './exchange';
 import { checkContentType, parseJsonBody } from './json-body';
@@ -11,7 +12,7 @@ import { compileRoutes, matchRoute, pathSegments, type BodyKind, type RouteSpec 
 import { allRoutes } from './routes/index';
 import { telemetryOf } from '../core/telemetry';
 import { inRequestSpan, recordRequest, type RequestTrace } from './request-telemetry';
-import type { AccessLogEntry, HttpErrorReport, HttpOptions } from './types';
+import type { AccessLogEntry, HttpOptions } from './types';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_PROPOSAL_BODY_BYTES = 16 * 1024 * 1024;
@@ -32,13 +33,6 @@ export interface HandledRequest {
 export type RequestHandler = (exchange: IncomingExchange) => Promise<HandledRequest>;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-function defaultOnError(error: unknown, report: HttpErrorReport): void {
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(
-    `metacatalog http: unexpected error, request ${report.requestId} ${report.method} ${report.path} (${report.where}): ${text}\n`,
-  );
-}
 
 function checkOptions(options: HttpOptions): void {
   for (const name of ['maxBodyBytes', 'maxProposalBodyBytes'] as const) {
@@ -68,7 +62,7 @@ export function createRequestHandler(
   const maxProposalBodyBytes = Math.max(maxBodyBytes, options.maxProposalBodyBytes ?? DEFAULT_MAX_PROPOSAL_BODY_BYTES);
   const baseSegments = (options.basePath ?? '').split('/').filter(Boolean);
   const trustActorHeader = options.trustActorHeader === true;
-  const onError = options.onError ?? defaultOnError;
+  const onError = options.onError ?? repeatLimitedErrorLog((line) => process.stderr.write(line), { prefix: 'metacatalog http' });
   const telemetry = telemetryOf(catalog);
 
   const handleExchange = async (exchange: IncomingExchange, trace: RequestTrace | undefined): Promise<HandledRequest> => {

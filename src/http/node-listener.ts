@@ -127,8 +127,18 @@ function sendStream(
   })();
 }
 
+/** What a server that stops gracefully tells the listener: whether it is stopping, and which streams to end then. */
+export interface ListenerLifecycle {
+  closing(): boolean;
+  /** Registers a stream's `cancel` to call at the stop; returns its removal. */
+  openStream(cancel: () => void): () => void;
+}
+
+const NO_LIFECYCLE: ListenerLifecycle = { closing: () => false, openStream: () => () => undefined };
+
 /** Sends what the handler answered on a node:http response (nothing when the client is gone). */
-export function nodeListenerOf(handler: RequestHandler, closing: () => boolean = () => false): NodeListener {
+export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifecycle = NO_LIFECYCLE): NodeListener {
+  const closing = () => lifecycle.closing();
   return (req, res) => {
     const exchange = exchangeOf(req, res);
     void handler(exchange).then(
@@ -138,7 +148,11 @@ export function nodeListenerOf(handler: RequestHandler, closing: () => boolean =
           return;
         }
         const { answer } = handled;
-        if (answer.stream) return sendStream(res, answer.status, answer.headers, answer.stream, handled.logSent);
+        if (answer.stream) {
+          const forget = lifecycle.openStream(answer.stream.cancel);
+          res.once('close', forget);
+          return sendStream(res, answer.status, answer.headers, answer.stream, handled.logSent);
+        }
         const length = Buffer.byteLength(answer.body);
         const headers: Record<string, string> = { ...answer.headers, 'content-length': String(length) };
         if (handled.closeConnection || closing()) headers.connection = 'close';

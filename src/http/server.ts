@@ -1,9 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
 import { createRequestHandler } from './handler';
 import { nodeListenerOf } from './node-listener';
+import { GracefulShutdown } from './shutdown';
 import type { HttpOptions } from './types';
 
 export interface ServerOptions extends HttpOptions {
@@ -11,7 +12,7 @@ export interface ServerOptions extends HttpOptions {
   port?: number;
   /** Default `127.0.0.1` (loopback only). */
   host?: string;
-  /** How long `close()` waits for requests in flight before it cuts their connections. Default 10 s. */
+  /** How long `close()` waits for requests in flight before it cuts their connections (streams end at once). Default 10 s. */
   shutdownTimeoutMs?: number;
 }
 
@@ -24,9 +25,10 @@ export interface RunningServer {
   /** Requests being answered now. */
   inFlight(): number;
   /**
-   * Graceful stop: no new connection is accepted, answers in flight are finished (with
-   * `Connection: close`), idle keep-alive connections are closed; after `shutdownTimeoutMs` the rest is
-   * cut. Does not close the catalog (the owner of the catalog does, after this resolves).
+   * Graceful stop: no new connection is accepted, every change-feed stream ends at once (its client
+   * resumes from its last event id), answers in flight are finished (with `Connection: close`), idle
+   * keep-alive connections are closed; after `shutdownTimeoutMs` the rest is cut. Does not close the
+   * catalog (the owner of the catalog does, after this resolves).
    */
   close(): Promise<void>;
 }
@@ -60,16 +62,11 @@ export async function startServer(catalog: Catalog, options: ServerOptions = {})
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new CatalogError('INVALID_INPUT', `port must be an integer from 0 to 65535, got ${String(port)}`);
-  let closing: Promise<void> | undefined;
-  let inFlight = 0;
-  let server: Server | undefined = undefined;
-  const listener = nodeListenerOf(createRequestHandler(catalog, options), () => closing !== undefined);
-  server = createServer((req, res) => {
-    inFlight++;
-    res.once('close', () => {
-      inFlight--;
-      if (closing && inFlight === 0) server?.closeIdleConnections();
-    });
+  const server: Server = createServer();
+  const shutdown = new GracefulShutdown(server, shutdownTimeoutMs);
+  const listener = nodeListenerOf(createRequestHandler(catalog, options), shutdown);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    shutdown.track(res);
     listener(req, res);
   });
   // Requests node:http refuses before any route sees them (a URL or headers over its 16 KB limit, a
@@ -94,18 +91,7 @@ export async function startServer(catalog: Catalog, options: ServerOptions = {})
     host: address.address,
     port: address.port,
     server: listening,
-    inFlight: () => inFlight,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => listening.closeAllConnections(), shutdownTimeoutMs);
-        timer.unref();
-        listening.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        listening.closeIdleConnections();
-      });
-      return closing;
-    },
+    inFlight: () => shutdown.inFlight(),
+    close: () => shutdown.close(),
   };
 }

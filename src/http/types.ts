@@ -55,7 +55,11 @@ export interface HttpOptions {
   graphqlLimits?: GraphQLHttpLimits;
   /** Called once per request after the answer was sent (or the client went away). Never sees tokens. */
   accessLog?: (entry: AccessLogEntry) => void;
-  /** Called with every unexpected error (the client sees `INTERNAL` with the request id only). Default: stderr. */
+  /**
+   * Called with every unexpected error (the client sees `INTERNAL` with the request id only) and with
+   * every UNAVAILABLE one (the storage failing: the client sees 503 and `Retry-After`). Default: stderr,
+   * the same failure repeated written once per 10 s and then counted.
+   */
   onError?: (error: unknown, report: HttpErrorReport) => void;
 }
 

@@ -76,3 +76,18 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
       );
   });
 }
+
+/**
+ * Only the search sections of the suite: property values in search documents, search semantics, the
+ * seeded random comparison with the reference evaluator, and the catalog's search API. For an adapter
+ * whose searches are answered elsewhere than its writes (PostgreSQL with replicas), beside the whole
+ * suite on the plain adapter.
+ */
+export function runSearchConformanceSuite(harness: ConformanceHarness): void {
+  harness.describe(`search conformance: ${harness.name}`, () => {
+    registerPropertyValueTests(harness);
+    registerSearchSemanticsTests(harness);
+    registerRandomSearchTests(harness);
+    registerSearchApiTests(harness);
+  });
+}

@@ -113,6 +113,15 @@ describe.each(MODES)('metacatalog ingest ($name)', (mode) => {
     });
   });
 
+  it("names a bad urn of an entity line at the line's own field, /urn", async () => {
+    await withMode(async (_mc, cli) => {
+      const path = file([entityLine('not-a-urn', { status: { removed: false } })]);
+      const r = await cli('ingest', path);
+      expect(r.code).toBe(1);
+      expect(r.stderr.split('\n').filter(Boolean), r.stderr).toEqual([expect.stringMatching(/^line 1: \/urn: .*not-a-urn/)]);
+    });
+  });
+
   it('reads standard input with -', async () => {
     await withMode(async (mc) => {
       const input = `${entityLine(ORDERS, { status: { removed: false } })}\n${fileSinkLine(CUSTOMERS, 'status', { removed: true })}\n`;

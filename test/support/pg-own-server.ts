@@ -15,6 +15,8 @@ const IN_CI = process.env.CI !== undefined && process.env.CI !== '' && process.e
  */
 export interface OwnPostgres {
   readonly url: string;
+  /** The script's record of the cluster (what `pg-test-server.sh standby` copies from). */
+  readonly stateFile: string;
   /** Stops the server as an administrator would (`pg_ctl stop -m fast`): every connection gets 57P01. */
   halt(): Promise<void>;
   /** Starts it again, same port and data. */
@@ -28,10 +30,14 @@ export interface OwnPostgres {
 export async function startOwnPostgres(): Promise<OwnPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'mc-outage-'));
   const env = { ...process.env, METACATALOG_PG_STATE: join(dir, 'state') };
-  const script = (command: string) => run('bash', [SCRIPT, command], { env, timeout: 90_000 });
+  const script = (...args: string[]) => run('bash', [SCRIPT, ...args], { env, timeout: 90_000 });
   const { stdout } = await script('start');
   const url = /METACATALOG_TEST_POSTGRES_URL=(\S+)/.exec(stdout)?.[1];
   if (!url) throw new Error(`pg-test-server.sh start printed no URL: ${stdout}`);
+  return ownServer(url, join(dir, 'state'), script, () => rmSync(dir, { recursive: true, force: true }));
+}
+
+function ownServer(url: string, stateFile: string, script: (...args: string[]) => Promise<unknown>, cleanUp: () => void): OwnPostgres {
   let running = true;
   const resume = async () => {
     await script('resume');
@@ -39,6 +45,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   };
   return {
     url,
+    stateFile,
     halt: async () => {
       running = false;
       await script('halt');
@@ -49,9 +56,33 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     },
     remove: async () => {
       await script('stop').catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
+      cleanUp();
     },
   };
+}
+
+/** A primary of the test's own and a hot standby streaming from it (pg_basebackup -R), both on loopback. */
+export interface ReplicatedPostgres {
+  readonly primary: OwnPostgres;
+  /** The standby: `halt` and `resume` stop and start it (a replica outage). */
+  readonly standby: OwnPostgres;
+}
+
+export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
+  const primary = await startOwnPostgres();
+  const dir = mkdtempSync(join(tmpdir(), 'mc-standby-'));
+  const env = { ...process.env, METACATALOG_PG_STATE: join(dir, 'state') };
+  const script = (...args: string[]) => run('bash', [SCRIPT, ...args], { env, timeout: 90_000 });
+  try {
+    const { stdout } = await script('standby', primary.stateFile);
+    const url = /METACATALOG_TEST_POSTGRES_STANDBY_URL=(\S+)/.exec(stdout)?.[1];
+    if (!url) throw new Error(`pg-test-server.sh standby printed no URL: ${stdout}`);
+    return { primary, standby: ownServer(url, join(dir, 'state'), script, () => rmSync(dir, { recursive: true, force: true })) };
+  } catch (error) {
+    await primary.remove();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 /** Whether this machine has PostgreSQL's server binaries (the script needs pg_ctl and initdb). */

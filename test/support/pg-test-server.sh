@@ -9,6 +9,9 @@
 #
 # The cluster's directory is kept in $METACATALOG_PG_STATE (default: $TMPDIR/metacatalog-pg-test.state)
 # so that `stop` finds it. Progress goes to stderr; stdout carries only the export line.
+# METACATALOG_PG_DURABLE=on keeps the server's durability settings (fsync, synchronous_commit, full
+# page writes) at their defaults: for benchmarks of commits, which otherwise measure no sync at all
+# (give it to `resume` too).
 set -euo pipefail
 
 state_file="${METACATALOG_PG_STATE:-${TMPDIR:-/tmp}/metacatalog-pg-test.state}"
@@ -47,9 +50,11 @@ free_port() {
 
 # Starts the cluster in $2 with the binaries in $1 on port $3.
 run_server() {
-  # Durability settings off: the cluster is thrown away after the run.
+  # Durability settings off: the cluster is thrown away after the run (unless asked to keep them).
+  local durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+  if [ "${METACATALOG_PG_DURABLE:-off}" = "on" ]; then durability=""; fi
   as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 start \
-    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" >&2 || {
+    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 $durability -c wal_writer_delay=10ms -c max_connections=300" >&2 || {
     cat "$2/server.log" >&2
     exit 1
   }
@@ -108,13 +113,41 @@ resume() {
   run_server "$(sed -n 2p "$state_file")" "$(sed -n 1p "$state_file")" "$(sed -n 3p "$state_file")"
 }
 
+# A hot standby of the primary recorded in $1 (pg_basebackup -R: streaming replication on loopback),
+# recorded in $METACATALOG_PG_STATE like a primary, so that stop, halt and resume work on it too.
+standby() {
+  local primary_state="$1" bin pdir pport dir port
+  [ -f "$primary_state" ] || { log "no primary recorded in $primary_state"; exit 1; }
+  if [ -f "$state_file" ]; then
+    log "a cluster is already recorded in $state_file; stop it first"
+    exit 1
+  fi
+  pdir="$(sed -n 1p "$primary_state")"
+  bin="$(sed -n 2p "$primary_state")"
+  pport="$(sed -n 3p "$primary_state")"
+  dir="$(mktemp -d "${TMPDIR:-/tmp}/metacatalog-pg-standby.XXXXXX")"
+  if [ "$(id -u)" = "0" ]; then chown "$run_user" "$dir"; fi
+  chmod 700 "$dir"
+  port="$(free_port)"
+  log "pg_basebackup of 127.0.0.1:$pport into $dir"
+  as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 || {
+    cat "$dir/basebackup.log" >&2
+    exit 1
+  }
+  run_server "$bin" "$dir" "$port"
+  printf '%s\n%s\n%s\n' "$dir" "$bin" "$port" >"$state_file"
+  log "standby of $pdir listening on 127.0.0.1:$port"
+  echo "export METACATALOG_TEST_POSTGRES_STANDBY_URL=postgres://postgres@127.0.0.1:$port/postgres"
+}
+
 case "${1:-}" in
   start) start ;;
+  standby) standby "${2:?usage: $0 standby PRIMARY_STATE_FILE}" ;;
   stop) stop ;;
   halt) halt ;;
   resume) resume ;;
   *)
-    echo "usage: $0 start|stop|halt|resume" >&2
+    echo "usage: $0 start|stop|halt|resume|standby PRIMARY_STATE_FILE" >&2
     exit 2
     ;;
 esac

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
-import { isCatalogError } from '../../index';
+import { CatalogError, isCatalogError } from '../../index';
 import { defineCommand, EXIT } from '../define-command';
 import { chunksOf, numberedLines, placeOfViolation, type IngestChunk } from '../ingest-lines';
-import { UsageError } from '../io';
+import { CommandError, UsageError } from '../io';
 import { ingestExport, isExportHeader, peekFirst, type ExportImportSummary } from '../ingest-export';
 import type { CommandContext } from '../define-command';
 import { CONNECTION_HELP, OUTPUT_HELP, parseInteger } from '../options';
@@ -28,11 +28,16 @@ ${OUTPUT_HELP}
 On a terminal (stdout and stderr both) a progress line is drawn on stderr. The summary at the end counts the entities, aspects,
 chunks written, the lines refused and the time taken.
 
+A failure that names no line (the storage unavailable: a full disk, a lost database connection; no
+privilege) stops the command; its message names the lines of the chunk being written and what was
+written before it.
+
 A file written by \`metacatalog export\` (its first line is the export's header) is read back as it
 was exported: values, versions and who-and-when stamps are kept, not re-stamped; importing the same
 file twice leaves the catalog as after once; a file cut short (no end line) is reported (docs/deploy.md).
 
-Exit codes: 0 every line written, 1 a line was refused or the catalog refused the work, 2 usage error.
+Exit codes: 0 every line written, 1 a line was refused or the catalog refused the work, 2 usage error,
+75 the storage is unavailable (run the command again later: a line written twice ends the same).
 `;
 
 const MAX_CHUNK_BYTES = 512 * 1024;
@@ -96,7 +101,17 @@ export const ingestCommand = defineCommand({
       for await (const chunk of chunksOf(all, chunkSize, MAX_CHUNK_BYTES)) {
         summary.lines += chunk.lines.length;
         bytesDone += chunk.bytes;
-        const bad = await writeChunk(chunk, (proposals) => backend.ingestProposals(proposals));
+        let bad: Array<{ line: number; message: string }>;
+        try {
+          bad = await writeChunk(chunk, (proposals) => backend.ingestProposals(proposals));
+        } catch (error) {
+          bar?.finish();
+          summary.entities = entities.size;
+          summary.seconds = Math.round((Date.now() - started) / 10) / 100;
+          const failed = { firstLine: chunk.lines[0]!.line, lastLine: chunk.lines.at(-1)!.line };
+          if (cli.json) cli.printJson({ ...summary, refused: refusals, failedChunk: failed });
+          throw chunkFailure(error, failed, summary);
+        }
         if (bad.length) {
           refusals.push(...bad);
           summary.badLines += new Set(bad.map((b) => b.line)).size;
@@ -128,6 +143,23 @@ export const ingestCommand = defineCommand({
     return summary.badLines ? EXIT.failed : EXIT.ok;
   },
 });
+
+/**
+ * The error that stopped the command at a chunk, with the chunk's lines and what was written before it
+ * in its message; a CatalogError keeps its code (UNAVAILABLE: exit code 75, try again later).
+ */
+function chunkFailure(error: unknown, failed: { firstLine: number; lastLine: number }, summary: Summary): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const lines = failed.firstLine === failed.lastLine ? `line ${failed.firstLine}` : `lines ${failed.firstLine}-${failed.lastLine}`;
+  const before =
+    summary.chunks === 0
+      ? 'nothing was written before it'
+      : `written before it: ${summary.entities} entities (${summary.aspects} aspects) in ${summary.chunks} chunk${summary.chunks === 1 ? '' : 's'}`;
+  const refused = summary.badLines ? `, ${summary.badLines} line${summary.badLines === 1 ? '' : 's'} refused` : '';
+  const text = `${message} (writing the chunk of ${lines}; ${before}${refused})`;
+  if (isCatalogError(error)) return new CatalogError(error.code, text, { details: error.details, cause: error, reason: error.reason });
+  return new CommandError(text);
+}
 
 /**
  * Writes one chunk unless a line of it is bad; returns the bad lines (by number, with why). A refusal

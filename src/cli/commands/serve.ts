@@ -3,9 +3,11 @@ import { mkdirSync, statSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Catalog } from '../../catalog';
+import { repeatLimitedErrorLog } from '../../http/error-log';
 import type { RunningServer } from '../../http/server';
 import { CommandError, UsageError, type Command, type CommandIo } from '../io';
-import { loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
+import { algorithmOfKey, generateSigningKey, loadOrCreateSigningKey, signingKeyFileOf } from '../signing-key';
+import { TOKEN_SIGNING_ALGORITHMS, type TokenSigningAlgorithm } from '../../core/tokens';
 import { jsonLinesIo, serviceLog, type LogFormat } from '../service-log';
 import { redactedUrl } from '../open-catalog';
 
@@ -21,11 +23,18 @@ export interface ServeOptions {
   postgres?: string;
   /** The schema of the catalog's tables in that database (default: the connection's current schema). */
   postgresSchema?: string;
+  /** Hot standbys of that database that searches, aggregations and scrolls are sent to. */
+  postgresReplicas?: readonly string[];
   /**
    * The token signing key file (created, mode 0600, when missing). With `postgres` every instance must
    * use the same key: this file, or the METACATALOG_SIGNING_KEY environment variable.
    */
   signingKeyFile?: string;
+  /**
+   * How new key files are made: HS256 (default, a shared secret), EdDSA or ES256 (a private key; other
+   * services verify tokens with the public key at /.well-known/jwks.json). An existing key file keeps its algorithm.
+   */
+  tokenAlgorithm?: TokenSigningAlgorithm;
   port?: number;
   host?: string;
   /** The super user the bootstrap token acts as. Default `urn:li:corpuser:admin`. */
@@ -75,13 +84,15 @@ export async function serve(options: ServeOptions, commandIo: CommandIo): Promis
   const isNewDatabase = inMemory || existing === undefined;
   let key: string;
   let keyCreated: boolean;
+  let algorithm: TokenSigningAlgorithm = options.tokenAlgorithm ?? 'HS256';
   if (inMemory) {
-    key = (await import('node:crypto')).randomBytes(32).toString('base64url');
+    key = generateSigningKey(algorithm);
     keyCreated = true;
   } else {
     mkdirSync(dirname(resolve(db)), { recursive: true, mode: 0o700 });
-    const loaded = loadOrCreateSigningKey(signingKeyFileOf(db));
+    const loaded = loadOrCreateSigningKey(signingKeyFileOf(db), options.tokenAlgorithm);
     key = loaded.key;
+    algorithm = loaded.algorithm;
     keyCreated = loaded.created;
     if (loaded.created) {
       io.stdout(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
@@ -94,14 +105,15 @@ export async function serve(options: ServeOptions, commandIo: CommandIo): Promis
       store: { sqlite: db, ...(options.durability !== undefined ? { durability: options.durability } : {}) },
       superUser: admin,
       tokenSigningKey: key,
+      tokenAlgorithm: algorithm,
       backgroundJobs: true,
       label: db,
-      onError: serviceLog(options.logFormat ?? 'text', io).backgroundError,
+      ...(options.logFormat === 'json' ? { onError: serviceLog('json', io).backgroundError } : {}),
     },
     io,
   );
 
-  return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db });
+  return listen(catalog, options, io, { isNewDatabase, keyCreated, admin, database: db, algorithm });
 }
 
 /**
@@ -113,9 +125,11 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
   const admin = options.admin ?? DEFAULT_ADMIN;
   let key: string;
   let keyCreated = false;
+  let algorithm: TokenSigningAlgorithm;
   if (options.signingKeyFile !== undefined) {
-    const loaded = loadOrCreateSigningKey(options.signingKeyFile);
+    const loaded = loadOrCreateSigningKey(options.signingKeyFile, options.tokenAlgorithm);
     key = loaded.key;
+    algorithm = loaded.algorithm;
     keyCreated = loaded.created;
     if (loaded.created) {
       io.stdout(
@@ -124,18 +138,36 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
     }
   } else if (process.env.METACATALOG_SIGNING_KEY) {
     key = process.env.METACATALOG_SIGNING_KEY;
+    const held = algorithmOfKey(key.trim());
+    if (held === undefined) throw new CommandError('METACATALOG_SIGNING_KEY is a PEM key but not an Ed25519 or P-256 private key');
+    if (options.tokenAlgorithm !== undefined && held !== options.tokenAlgorithm) {
+      throw new CommandError(`METACATALOG_SIGNING_KEY is a key for ${held}, not for --token-algorithm ${options.tokenAlgorithm}`);
+    }
+    algorithm = held;
   } else {
     throw new CommandError(
       '--postgres needs the token signing key every instance shares: --signing-key-file <file> or the METACATALOG_SIGNING_KEY environment variable',
     );
   }
-  const store = { postgres: url, ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}) };
-  const onError = serviceLog(options.logFormat ?? 'text', io).backgroundError;
+  const store = {
+    postgres: url,
+    ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}),
+    ...(options.postgresReplicas?.length ? { replicas: options.postgresReplicas } : {}),
+  };
+  const onError = options.logFormat === 'json' ? serviceLog('json', io).backgroundError : undefined;
   const catalog = await openCatalog(
-    { store, superUser: admin, tokenSigningKey: key, backgroundJobs: true, label: redactedUrl(url), onError },
+    {
+      store,
+      superUser: admin,
+      tokenSigningKey: key,
+      tokenAlgorithm: algorithm,
+      backgroundJobs: true,
+      label: redactedUrl(url),
+      ...(onError ? { onError } : {}),
+    },
     io,
   );
-  return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redactedUrl(url) });
+  return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redactedUrl(url), algorithm });
 }
 
 /** Listens, prints the bootstrap token when the database holds none, and hands back the stop. */
@@ -143,7 +175,7 @@ async function listen(
   catalog: Catalog,
   options: ServeOptions,
   io: CommandIo,
-  state: { isNewDatabase: boolean; keyCreated: boolean; admin: string; database: string },
+  state: { isNewDatabase: boolean; keyCreated: boolean; admin: string; database: string; algorithm: TokenSigningAlgorithm },
 ): Promise<ServeHandle> {
   const { isNewDatabase, keyCreated, admin } = state;
   const [{ startServer }, { startMetricsServer }] = await Promise.all([import('../../http/server'), import('../../http/metrics-server')]);
@@ -161,7 +193,7 @@ async function listen(
       ...(options.trustActorHeader ? { trustActorHeader: true } : {}),
       ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
       ...(options.accessLog === false ? {} : { accessLog: log.access }),
-      onError: log.requestError,
+      onError: options.logFormat === 'json' ? log.requestError : repeatLimitedErrorLog((line) => io.stderr(line)),
     });
   } catch (error) {
     await metrics?.close();
@@ -200,6 +232,11 @@ async function listen(
   if (options.trustActorHeader) {
     io.stderr(
       'metacatalog: WARNING: --trust-actor-header: any request without a token acts as the user its X-Service-Actor header names; only run this behind a front that authenticates users and sets that header itself\n',
+    );
+  }
+  if (state.algorithm !== 'HS256') {
+    io.stdout(
+      `metacatalog: tokens are signed with ${state.algorithm}; other services verify them with the keys at ${server.url}/.well-known/jwks.json\n`,
     );
   }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
@@ -241,9 +278,17 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
                        the tables are created by the first instance that starts
   --postgres-schema <name>
                        the schema of the catalog's tables (default: the connection's current schema)
+  --postgres-replica <url>
+                       a hot standby of that database (repeatable): searches, aggregations and
+                       scrolls go to the standbys round-robin, everything else to the primary; one
+                       that is down or lags (over 10 s) is skipped until it recovers
   --signing-key-file <file>
                        with --postgres: the token signing key, created (mode 0600) when missing; every
                        instance on one database needs the same key (or set METACATALOG_SIGNING_KEY)
+  --token-algorithm <HS256|EdDSA|ES256>
+                       how a new signing key is made: HS256 (default) a shared secret; EdDSA or
+                       ES256 a private key whose public key is served at /.well-known/jwks.json,
+                       so that other services verify tokens without being able to mint them
   --port <n>           port, 0 for any free one (default ${DEFAULT_PORT})
   --host <address>     address to listen on (default ${DEFAULT_HOST}, loopback only)
   --admin <urn>        the super user (default ${DEFAULT_ADMIN})
@@ -264,7 +309,8 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
   --help               this text
 
 The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
-key file that others may read). At the first start (when the database holds no access token) a bootstrap admin token is printed once.
+key file that others may read): an HS256 secret, or a PEM private key with --token-algorithm EdDSA or
+ES256. An existing key file keeps its algorithm. At the first start (when the database holds no access token) a bootstrap admin token is printed once.
 SIGINT or SIGTERM stops gracefully: answers in flight are finished, background jobs finish their
 current batch, the database is closed.
 `;
@@ -286,7 +332,9 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         db: { type: 'string' },
         postgres: { type: 'string' },
         'postgres-schema': { type: 'string' },
+        'postgres-replica': { type: 'string', multiple: true },
         'signing-key-file': { type: 'string' },
+        'token-algorithm': { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         admin: { type: 'string' },
@@ -313,12 +361,19 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   if ((v['postgres-schema'] !== undefined || v['signing-key-file'] !== undefined) && v.postgres === undefined) {
     throw new UsageError('--postgres-schema and --signing-key-file go with --postgres (with --db the key lives beside the file)');
   }
+  const replicas = v['postgres-replica'] ?? [];
+  if (replicas.length && v.postgres === undefined) throw new UsageError('--postgres-replica goes with --postgres');
+  if (replicas.some((r) => r === '')) throw new UsageError('--postgres-replica needs a connection URL');
   if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
   const metricsPort = parsePort(v['metrics-port'], '--metrics-port');
   if (v['metrics-host'] !== undefined && metricsPort === undefined) throw new UsageError('--metrics-host goes with --metrics-port');
   if (v['log-format'] !== undefined && v['log-format'] !== 'text' && v['log-format'] !== 'json')
     throw new UsageError(`--log-format must be text or json, got "${v['log-format']}"`);
+  const tokenAlgorithm = v['token-algorithm'];
+  if (tokenAlgorithm !== undefined && !(TOKEN_SIGNING_ALGORITHMS as readonly string[]).includes(tokenAlgorithm)) {
+    throw new UsageError(`--token-algorithm must be one of ${TOKEN_SIGNING_ALGORITHMS.join(', ')}, got "${tokenAlgorithm}"`);
+  }
   if (v.durability !== undefined && v.durability !== 'full' && v.durability !== 'normal')
     throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
   if (v.durability !== undefined && v.postgres !== undefined)
@@ -327,8 +382,10 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(v.db !== undefined ? { db: v.db } : {}),
     ...(v.postgres !== undefined ? { postgres: v.postgres } : {}),
     ...(v['postgres-schema'] !== undefined ? { postgresSchema: v['postgres-schema'] } : {}),
+    ...(replicas.length ? { postgresReplicas: replicas } : {}),
     ...(v['signing-key-file'] !== undefined ? { signingKeyFile: v['signing-key-file'] } : {}),
     ...(port !== undefined ? { port } : {}),
+    ...(tokenAlgorithm !== undefined ? { tokenAlgorithm: tokenAlgorithm as TokenSigningAlgorithm } : {}),
     ...(v.host !== undefined ? { host: v.host } : {}),
     ...(v.admin !== undefined ? { admin: v.admin } : {}),
     ...(v['bootstrap-token'] ? { bootstrapToken: true } : {}),

@@ -10,6 +10,7 @@ export const PRIVILEGES = [
   'MANAGE_POLICIES',
   'MANAGE_SYSTEM_OPERATIONS',
   'VIEW_CHANGE_FEED',
+  'VIEW_TOKEN_REVOCATIONS',
 ] as const;
 
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -25,6 +26,8 @@ export const PRIVILEGE_DESCRIPTIONS: Readonly<Record<Privilege, string>> = {
   MANAGE_POLICIES: 'store, change and delete access policies',
   MANAGE_SYSTEM_OPERATIONS: 'run system operations such as rebuilding the search documents (system-update --reindex)',
   VIEW_CHANGE_FEED: 'read and follow the change feed of every entity (docs/changes.md)',
+  VIEW_TOKEN_REVOCATIONS:
+    'read the ids of revoked access tokens that have not expired (a deny-list for services that verify tokens themselves)',
 };
 
 export function isPrivilege(value: unknown): value is Privilege {

@@ -2,7 +2,7 @@ import type { Actor } from '../access/actor';
 import type { ChangeEvent, ChangePage, StorageAdapter } from '../../adapter/types';
 import { parseChangeId } from '../../adapter/change-signal';
 import type { Authorizer } from '../access/authorization';
-import { CatalogError } from '../../errors';
+import { CatalogError, isCatalogError } from '../../errors';
 
 export interface ChangeReadOptions {
   /** Cursor: only events committed after the one with this id (default: from the oldest kept). */
@@ -24,7 +24,10 @@ export interface ChangeFollowOptions {
 export interface ChangeFeed {
   /** `{ events, next }`: events in commit order; pass `next` as `after` to continue. Needs VIEW_CHANGE_FEED. */
   read(actor: Actor, options?: ChangeReadOptions): Promise<{ events: ChangeEvent[]; next: string }>;
-  /** Every event after `after`, then waits for new ones until `signal` aborts or the consumer stops. */
+  /**
+   * Every event after `after`, then waits for new ones until `signal` aborts or the consumer stops. While
+   * the storage is unavailable it waits and reads on from where it was (no event skipped or repeated).
+   */
   follow(actor: Actor, options?: ChangeFollowOptions): AsyncIterable<ChangeEvent>;
 }
 
@@ -43,6 +46,20 @@ function checkStrings(value: unknown, path: string): readonly string[] | undefin
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
     throw new CatalogError('INVALID_INPUT', `${path} must be an array of strings`);
   return value as string[];
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 export function createChangeFeed(deps: Deps): ChangeFeed {
@@ -104,7 +121,17 @@ export function createChangeFeed(deps: Deps): ChangeFeed {
           const { signal } = options;
           let after = options.after;
           while (!signal?.aborted) {
-            const { events, next } = await page({ after, limit: 500, entityTypes: options.entityTypes, aspects: options.aspects });
+            let read: { events: ChangeEvent[]; next: string };
+            try {
+              read = await page({ after, limit: 500, entityTypes: options.entityTypes, aspects: options.aspects });
+            } catch (error) {
+              // The storage away for a while (a database restarting): the follower waits and reads on from
+              // where it was, rather than ending.
+              if (!isCatalogError(error) || error.code !== 'UNAVAILABLE') throw error;
+              await pause(WAIT_MS, signal);
+              continue;
+            }
+            const { events, next } = read;
             after = next;
             for (const event of events) {
               if (signal?.aborted) return;

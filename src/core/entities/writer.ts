@@ -14,7 +14,7 @@ import type { EntityRegistry } from './registry';
 import { CatalogError } from '../../errors';
 import { deriveSearchDocument } from '../search/document';
 import { entityTypeOf } from '../urn';
-import { TOKEN_HASH_METADATA, TOKEN_SALT_METADATA } from '../tokens/model';
+import { clientSystemMetadataOf } from './system-metadata';
 
 /** What the unit of work records besides the change itself (docs/changes.md). */
 export interface ChangeRecording {
@@ -24,13 +24,12 @@ export interface ChangeRecording {
   versions: boolean;
 }
 
-/** Secrets never go into an event: the token record keeps its salted hash in system metadata. */
-const SECRET_METADATA = new Set([TOKEN_HASH_METADATA, TOKEN_SALT_METADATA]);
-function eventMetadata(systemMetadata: JsonObject | undefined): JsonObject | undefined {
-  if (!systemMetadata) return undefined;
-  if (!Object.keys(systemMetadata).some((k) => SECRET_METADATA.has(k))) return systemMetadata;
-  return Object.fromEntries(Object.entries(systemMetadata).filter(([k]) => !SECRET_METADATA.has(k)));
-}
+/**
+ * An event carries the writer's system metadata only: the catalog's bookkeeping (property value keys,
+ * definition incarnations, a token's salted hash) is never read from an event, derivable from the
+ * aspect, and would be a copy stored with every event; secrets are part of it.
+ */
+const eventMetadata = clientSystemMetadataOf;
 
 export interface AspectChange {
   value: JsonObject;

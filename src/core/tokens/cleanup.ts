@@ -1,7 +1,7 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { HOUSEKEEPING_ACTOR, PeriodicJob } from '../jobs/periodic';
-import { toMetadata, TOKEN_ASPECT, TOKEN_ENTITY } from './model';
+import { expiresAtOf, TOKEN_ASPECT, TOKEN_ENTITY } from './model';
 
 /** The job type of the clean-up; one pending job at a time (dedupe key). */
 export const REMOVE_EXPIRED_TOKENS_JOB = 'accessTokens.removeExpired';
@@ -12,7 +12,8 @@ const DEFAULT_INTERVAL_MS = 3_600_000;
 const BATCH = 500;
 
 /**
- * Removes the records of expired tokens (they fail verification anyway; this keeps the store and the
+ * Removes the records of expired tokens, revoked ones included (they fail verification anyway, and a
+ * verifier's deny-list needs a revoked token only until it expires; this keeps the store and the
  * listings small). Runs as a durable job, queued at start when expired records exist and then every
  * `cleanupIntervalMs` by an in-process timer, and on demand through `catalog.tokens.removeExpired`.
  *
@@ -67,7 +68,7 @@ export class TokenCleanup {
         afterUrn,
         limit: BATCH,
       });
-      if (page.some((e) => isExpired(toMetadata(e)?.expiresAt, now))) return true;
+      if (page.some((e) => isExpired(expiresAtOf(e), now))) return true;
       if (page.length < BATCH) return false;
       afterUrn = page[page.length - 1]!.urn;
     }
@@ -86,14 +87,14 @@ export class TokenCleanup {
         afterUrn,
         limit: BATCH,
       });
-      const expired = page.filter((e) => isExpired(toMetadata(e)?.expiresAt, now)).map((e) => e.urn);
+      const expired = page.filter((e) => isExpired(expiresAtOf(e), now)).map((e) => e.urn);
       if (expired.length) {
         let deleted = 0;
         await this.ctx.writer.write(actor, expired, (current) => {
           // Re-checked on the fresh read (the writer may retry): only what is still there and still expired.
           const urns = expired.filter((urn) => {
             const stored = current.get(urn);
-            return stored !== undefined && isExpired(toMetadata(stored)?.expiresAt, now);
+            return stored !== undefined && isExpired(expiresAtOf(stored), now);
           });
           deleted = urns.length;
           return { entities: urns.map((urn) => ({ urn, deleteEntity: true })) };

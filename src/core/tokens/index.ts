@@ -12,7 +12,20 @@ export type {
   EnsureBootstrapTokenInput,
   CreatedAccessToken,
   ListAccessTokensInput,
+  ReadRevocationsInput,
+  RevokedToken,
   TokenOptions,
+  TokenRevocationPage,
   VerifiedAccessToken,
 } from './model';
+export { parseTokenSigning, TOKEN_SIGNING_ALGORITHMS } from './signing-keys';
+export type {
+  JsonWebKeySet,
+  ParsedTokenSigning,
+  PublicJwk,
+  TokenSigningAlgorithm,
+  TokenSigningJwk,
+  TokenSigningKeyInput,
+  TokenSigningOptions,
+} from './signing-keys';
 export { TokenService, checkTokenOptions } from './service';

@@ -1,11 +1,21 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { CatalogError } from '../../errors';
+import type { KeyObject } from 'node:crypto';
+import { CatalogError, type Violation } from '../../errors';
+import {
+  keyIdOf,
+  parseTokenSigning,
+  type JsonWebKeySet,
+  type ParsedSigningKey,
+  type ParsedTokenSigning,
+  type TokenSigningAlgorithm,
+} from './signing-keys';
+
+export { keyIdOf };
 
 /**
- * HS256 JSON Web Tokens with node:crypto and nothing else. Only what access tokens need: one
- * algorithm, a key id in the header, constant-time signature comparison, and failures that name a
- * reason but never carry the token or any part of it (no `cause` from parsing either: a JSON parse
- * error quotes its input).
+ * Access tokens as JSON Web Tokens, signed and verified by `jose`. This file adds only what access
+ * tokens need around it: one configured algorithm (any other is refused before a key is looked at), the
+ * key named by `kid`, one spelling per signature, and failures that name a reason but never carry the
+ * token or any part of it (no `cause` either: a parse error may quote its input).
  */
 
 /** The claims of an access token. Times are seconds since the epoch, as JWT has it. */
@@ -26,7 +36,6 @@ export const TOKEN_ISSUER = 'metacatalog';
 /** Refuses to look at anything longer: a real token is a few hundred characters. */
 const MAX_TOKEN_LENGTH = 8192;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-const SIGNATURE_BYTES = 32;
 
 export type TokenFailureReason = 'malformed' | 'bad_signature' | 'expired' | 'revoked';
 
@@ -35,84 +44,133 @@ export function tokenFailure(reason: TokenFailureReason, message: string): Catal
   return new CatalogError('UNAUTHENTICATED', message, { reason });
 }
 
-function encodeJson(value: object): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-}
-
-function decodeJson(part: string): unknown {
-  try {
-    return JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A short, public identifier of a key: the first 8 hex digits of its SHA-256. */
-export function keyIdOf(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 8);
+/** One key as jose takes it; HMAC secrets are imported once (jose would import raw bytes on every call). */
+interface KeyEntry {
+  kid: string;
+  signing?: () => Promise<CryptoKey | KeyObject>;
+  verifying: () => Promise<CryptoKey | KeyObject>;
 }
 
-interface SigningKey {
-  kid: string;
-  secret: string;
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => (made ??= make());
+}
+
+/** jose is loaded at the first signing or verification, not by `import 'metacatalog'`. */
+const loadJose = once(() => import('jose'));
+
+function entryOf(key: ParsedSigningKey): KeyEntry {
+  if (key.secret) {
+    const secret = key.secret;
+    const imported = once(() =>
+      crypto.subtle.importKey('raw', new Uint8Array(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']),
+    );
+    return { kid: key.kid, signing: imported, verifying: imported };
+  }
+  const { privateKey, publicKey } = key;
+  if (!publicKey) throw new Error('internal: an asymmetric key without its public key');
+  // jose converts a KeyObject once and keeps the result for as long as the KeyObject lives (ours live with the catalog).
+  return {
+    kid: key.kid,
+    ...(privateKey ? { signing: async () => privateKey } : {}),
+    verifying: async () => publicKey,
+  };
 }
 
 /** The configured keys: the first signs, every one verifies (rotation). */
 export class SigningKeys {
-  private readonly keys: readonly SigningKey[];
+  readonly algorithm: TokenSigningAlgorithm;
+  private readonly keys: readonly KeyEntry[];
+  private readonly publicKeys: JsonWebKeySet | undefined;
 
-  constructor(keys: readonly string[]) {
-    this.keys = keys.map((secret) => ({ kid: keyIdOf(secret), secret }));
+  /** Parsed keys, or HS256 secrets (checked here; a bad one throws INVALID_INPUT). */
+  constructor(config: ParsedTokenSigning | readonly string[]) {
+    let parsed: ParsedTokenSigning | undefined;
+    if (Array.isArray(config)) {
+      const violations: Violation[] = [];
+      parsed = config.length ? parseTokenSigning({ tokenSigningKey: config }, violations) : { algorithm: 'HS256', keys: [] };
+      if (!parsed) throw new CatalogError('INVALID_INPUT', 'invalid token signing keys', { details: violations });
+    } else parsed = config as ParsedTokenSigning;
+    this.algorithm = parsed.algorithm;
+    this.keys = parsed.keys.map(entryOf);
+    const jwks = parsed.keys.flatMap((k) => (k.publicJwk ? [{ ...k.publicJwk }] : []));
+    this.publicKeys = parsed.algorithm === 'HS256' ? undefined : { keys: jwks };
   }
 
   get size(): number {
     return this.keys.length;
   }
 
-  sign(claims: AccessTokenClaims): string {
+  /** The public keys (a JWK set), or undefined with HS256: a shared secret is never published. */
+  jwks(): JsonWebKeySet | undefined {
+    return this.publicKeys && { keys: this.publicKeys.keys.map((k) => ({ ...k })) };
+  }
+
+  async sign(claims: AccessTokenClaims): Promise<string> {
     const key = this.keys[0];
-    if (!key) throw new Error('internal: no signing key');
-    const signingInput = `${encodeJson({ alg: 'HS256', typ: 'JWT', kid: key.kid })}.${encodeJson(claims)}`;
-    return `${signingInput}.${createHmac('sha256', key.secret).update(signingInput).digest('base64url')}`;
+    if (!key?.signing) throw new Error('internal: no signing key');
+    const { CompactSign } = await loadJose();
+    return new CompactSign(new TextEncoder().encode(JSON.stringify(claims)))
+      .setProtectedHeader({ alg: this.algorithm, typ: 'JWT', kid: key.kid })
+      .sign(await key.signing());
   }
 
   /**
    * Checks shape, algorithm and signature, then the claims' types. Expiry and revocation are the
    * caller's (they need the catalog clock and the store).
    */
-  verify(token: unknown): AccessTokenClaims {
+  async verify(token: unknown): Promise<AccessTokenClaims> {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(token)) {
       throw tokenFailure('malformed', 'the access token is not a well-formed JWT');
     }
-    const [headerPart, payloadPart, signaturePart] = token.split('.') as [string, string, string];
-    const header = decodeJson(headerPart);
-    if (!isObject(header) || typeof header.alg !== 'string') {
+    const { compactVerify, decodeProtectedHeader, errors: joseErrors } = await loadJose();
+    let header: Record<string, unknown>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
       throw tokenFailure('malformed', 'the access token has no readable JWT header');
     }
-    // Another algorithm (including "none") cannot come from this catalog: treat it as a forged signature.
-    if (header.alg !== 'HS256') throw tokenFailure('bad_signature', 'the access token is not signed with HS256');
+    if (!isObject(header) || typeof header.alg !== 'string') throw tokenFailure('malformed', 'the access token has no readable JWT header');
+    // Only the configured algorithm: another one (HS256 with a public key as the secret, "none") cannot come from this catalog.
+    if (header.alg !== this.algorithm) {
+      throw tokenFailure('bad_signature', `the access token is not signed with ${this.algorithm}, the algorithm of this catalog`);
+    }
     const candidates = typeof header.kid === 'string' ? this.keys.filter((k) => k.kid === header.kid) : this.keys;
     if (candidates.length === 0) throw tokenFailure('bad_signature', 'the access token was signed with a key this catalog does not know');
-    const signature = Buffer.from(signaturePart, 'base64url');
     // Only the canonical encoding counts, so that one signature has exactly one spelling.
-    if (signature.length !== SIGNATURE_BYTES || signature.toString('base64url') !== signaturePart) {
+    const signaturePart = token.slice(token.lastIndexOf('.') + 1);
+    if (Buffer.from(signaturePart, 'base64url').toString('base64url') !== signaturePart) {
       throw tokenFailure('bad_signature', 'the access token signature is invalid');
     }
-    const signingInput = `${headerPart}.${payloadPart}`;
-    let valid = false;
     for (const key of candidates) {
-      const expected = createHmac('sha256', key.secret).update(signingInput).digest();
-      if (timingSafeEqual(expected, signature)) valid = true;
+      let payload: Uint8Array;
+      try {
+        ({ payload } = await compactVerify(token, await key.verifying(), { algorithms: [this.algorithm] }));
+      } catch (error) {
+        if (error instanceof joseErrors.JWSSignatureVerificationFailed) continue;
+        if (error instanceof joseErrors.JWSInvalid) throw tokenFailure('malformed', 'the access token is not a well-formed JWS');
+        if (error instanceof joseErrors.JOSEError) throw tokenFailure('bad_signature', 'the access token signature is invalid');
+        throw error;
+      }
+      return checkClaims(decodeClaims(payload));
     }
-    if (!valid) throw tokenFailure('bad_signature', 'the access token signature does not match');
-    const claims = decodeJson(payloadPart);
-    if (!isObject(claims)) throw tokenFailure('malformed', 'the access token has no readable claims');
-    return checkClaims(claims);
+    throw tokenFailure('bad_signature', 'the access token signature does not match');
   }
+}
+
+function decodeClaims(payload: Uint8Array): Record<string, unknown> {
+  let claims: unknown;
+  try {
+    claims = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload)) as unknown;
+  } catch {
+    claims = undefined;
+  }
+  if (!isObject(claims)) throw tokenFailure('malformed', 'the access token has no readable claims');
+  return claims;
 }
 
 const TOKEN_ID = /^[A-Za-z0-9-]{1,64}$/;

@@ -2,12 +2,15 @@ import type { Actor } from '../access/actor';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { JsonObject, StoredEntity } from '../../adapter/types';
 import type { FacetFilterInput } from '../search/filters';
+import type { JsonWebKeySet } from './signing-keys';
 
 /** The token record: entity type, aspect and where the salted hash is kept beside the aspect value. */
 export const TOKEN_ENTITY = 'accessToken';
 export const TOKEN_ASPECT = 'ServiceAccessTokenInfo';
 export const TOKEN_HASH_METADATA = 'tokenHash';
 export const TOKEN_SALT_METADATA = 'tokenSalt';
+/** Set on the record by a revocation; the record is then kept until the token expires, for the revocation feed. */
+export const TOKEN_REVOKED_AT = 'revokedAt';
 
 export const ACCESS_TOKEN_TYPES = ['PERSONAL'] as const;
 export type AccessTokenType = (typeof ACCESS_TOKEN_TYPES)[number];
@@ -123,14 +126,44 @@ export interface TokenOptions {
   cleanupIntervalMs?: number;
 }
 
+export interface ReadRevocationsInput {
+  /** The `next` of an earlier answer; absent: from the start. */
+  after?: string | null;
+  /** 1..1000, default 100. */
+  limit?: number | null;
+}
+
+/** A revoked token that has not expired yet: deny `jti` = `tokenId` until `expiresAt` (epoch ms; `null`: never expires). */
+export interface RevokedToken {
+  tokenId: string;
+  expiresAt: number | null;
+}
+
+/** One page of the revocation feed; pass `next` as `after` for the following page, or later for newer revocations. */
+export interface TokenRevocationPage {
+  revoked: RevokedToken[];
+  next: string;
+}
+
 /** `catalog.tokens`: every rule of access tokens. Transports map their operations onto these. */
 export interface AccessTokens {
   /** Creates a token; GENERATE_PERSONAL_ACCESS_TOKENS for oneself, MANAGE_ACCESS_TOKENS for anyone. */
   create(actor: Actor, input: CreateAccessTokenInput): Promise<CreatedAccessToken>;
   /** Lists token records; without MANAGE_ACCESS_TOKENS a filter on `ownerUrn` or `actorUrn` equal to the caller is required. */
   list(actor: Actor, input?: ListAccessTokensInput): Promise<AccessTokenList>;
-  /** Deletes a token's record (its owner or a manager); `NOT_FOUND` for an unknown id. Accepts the id or the URN. */
+  /**
+   * Revokes a token (its owner or a manager): it fails verification at once, and its record is kept, marked,
+   * until the token expires (the revocation feed). `NOT_FOUND` for an unknown or already revoked id. Accepts the id or the URN.
+   */
   revoke(actor: Actor, tokenId: string): Promise<true>;
+  /**
+   * The revoked tokens that have not expired yet, oldest revocation first (VIEW_TOKEN_REVOCATIONS), for
+   * services that verify tokens themselves and keep a deny-list. Revocations of the last minute come again
+   * on the next read after a short page (see docs/tokens-and-policies.md): treat the list as a set.
+   */
+  revocations(actor: Actor, input?: ReadRevocationsInput): Promise<TokenRevocationPage>;
+  /** The public keys that verify this catalog's tokens (EdDSA, ES256); NOT_FOUND with HS256, whose secret is never published. */
+  jwks(): Promise<JsonWebKeySet>;
   /** Checks a token; `UNAUTHENTICATED` with `reason` malformed, bad_signature, expired or revoked. */
   verify(token: string): Promise<VerifiedAccessToken>;
   /** The record of a token given as its secret (MANAGE_ACCESS_TOKENS); an invalid token is INVALID_INPUT with the same `reason`. */
@@ -165,10 +198,22 @@ export function tokenUrn(id: string): string {
   return `urn:li:${TOKEN_ENTITY}:${id}`;
 }
 
-/** The metadata of a stored record, or undefined when it has no token aspect. */
+/** When the record's token was revoked (epoch ms), or undefined while it is live. */
+export function revokedAtOf(entity: StoredEntity): number | undefined {
+  const revokedAt = entity.aspects[TOKEN_ASPECT]?.value[TOKEN_REVOKED_AT];
+  return typeof revokedAt === 'number' ? revokedAt : undefined;
+}
+
+/** The record's expiry, revoked or not (epoch ms; `null`: never expires). */
+export function expiresAtOf(entity: StoredEntity): number | null {
+  const expiresAt = entity.aspects[TOKEN_ASPECT]?.value.expiresAt;
+  return typeof expiresAt === 'number' ? expiresAt : null;
+}
+
+/** The metadata of a live token's record; undefined when it has no token aspect or the token was revoked. */
 export function toMetadata(entity: StoredEntity): AccessTokenMetadata | undefined {
   const value = entity.aspects[TOKEN_ASPECT]?.value;
-  if (!value) return undefined;
+  if (!value || revokedAtOf(entity) !== undefined) return undefined;
   const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
   return {
     urn: entity.urn,

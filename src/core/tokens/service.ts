@@ -6,6 +6,8 @@ import type { CatalogContext } from '../context';
 import { compileSchema } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { isTokenId, SigningKeys, TOKEN_ISSUER, tokenFailure } from './jwt';
+import { readRevocations } from './revocations';
+import type { JsonWebKeySet, ParsedTokenSigning } from './signing-keys';
 import { checkNotBlank, createAccessTokenSchema } from '../validation/schemas/access';
 import { TokenCleanup } from './cleanup';
 import { listTokens } from './listing';
@@ -17,6 +19,7 @@ import {
   toMetadata,
   TOKEN_ASPECT,
   TOKEN_ENTITY,
+  TOKEN_REVOKED_AT,
   tokenUrn,
   type AccessTokenList,
   type AccessTokenMetadata,
@@ -26,7 +29,9 @@ import {
   type CreateAccessTokenInput,
   type CreatedAccessToken,
   type ListAccessTokensInput,
+  type ReadRevocationsInput,
   type TokenOptions,
+  type TokenRevocationPage,
   type VerifiedAccessToken,
 } from './model';
 import { checkUrn } from '../urn';
@@ -39,8 +44,8 @@ const checkCreateShape = compileSchema(createAccessTokenSchema);
 export interface TokenServiceOptions {
   /** Resolves once the adapter is open (verification has no actor to authenticate, but must wait too). */
   ready: Promise<void>;
-  /** The configured keys; empty when none is configured (token creation and verification are then UNSUPPORTED). */
-  signingKeys: readonly string[];
+  /** The checked signing configuration; absent when none is configured (token creation and verification are then UNSUPPORTED). */
+  signing?: ParsedTokenSigning;
   tokens?: TokenOptions;
 }
 
@@ -62,9 +67,9 @@ export function checkTokenOptions(options: TokenOptions | undefined): void {
 }
 
 /**
- * Access tokens: HS256 JWTs of which only a salted hash is stored, as the `ServiceAccessTokenInfo`
- * aspect of `urn:li:accessToken:<jti>`. Every call reads the record, so a revocation (the record is
- * deleted) takes effect at once, in every process sharing the store.
+ * Access tokens: JWTs (HS256, EdDSA or ES256) of which only a salted hash is stored, as the
+ * `ServiceAccessTokenInfo` aspect of `urn:li:accessToken:<jti>`. Every call reads the record, so a
+ * revocation (the record is marked revoked) takes effect at once, in every process sharing the store.
  */
 export class TokenService implements AccessTokens {
   readonly cleanup: TokenCleanup;
@@ -75,7 +80,7 @@ export class TokenService implements AccessTokens {
     private readonly ctx: CatalogContext,
     private readonly options: TokenServiceOptions,
   ) {
-    this.keys = new SigningKeys(options.signingKeys);
+    this.keys = new SigningKeys(options.signing ?? []);
     this.allowNoExpiry = options.tokens?.allowNoExpiry === true;
     this.cleanup = new TokenCleanup(ctx, options.tokens?.cleanupIntervalMs);
     // Token records are reached only through this service: no generic write, read or search.
@@ -117,14 +122,38 @@ export class TokenService implements AccessTokens {
     if (!manager) await this.ctx.authorizer.require(actor, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'revoke access tokens');
     const urn = tokenUrn(id);
     await this.ctx.writer.write(caller, [urn], async (current) => {
-      const metadata = current.get(urn) && toMetadata(current.get(urn)!);
-      if (!metadata) throw new CatalogError('NOT_FOUND', `no access token with id ${id}`);
+      const stored = current.get(urn);
+      const metadata = stored && toMetadata(stored);
+      if (!stored || !metadata)
+        throw new CatalogError('NOT_FOUND', `no access token with id ${id} (unknown, expired and removed, or revoked already)`);
       if (metadata.ownerUrn !== caller && !manager) {
         await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'revoke access tokens of other actors');
       }
-      return { entities: [{ urn, deleteEntity: true }] };
+      // The record stays, marked, until the token expires (the revocation feed lists it until then); its
+      // hash goes, since nothing is verified against it any more.
+      const value = { ...stored.aspects[TOKEN_ASPECT]!.value, [TOKEN_REVOKED_AT]: this.ctx.clock() };
+      return { entities: [{ urn, put: { [TOKEN_ASPECT]: { value } } }] };
     });
     return true;
+  }
+
+  revocations(actor: Actor, input?: ReadRevocationsInput): Promise<TokenRevocationPage> {
+    return readRevocations(this.ctx, actor, input);
+  }
+
+  async jwks(): Promise<JsonWebKeySet> {
+    const keys = this.keys.size > 0 ? this.keys.jwks() : undefined;
+    if (!keys) {
+      const why =
+        this.keys.size === 0
+          ? 'this catalog has no token signing key'
+          : 'this catalog signs access tokens with HS256, a shared secret that is never published';
+      throw new CatalogError(
+        'NOT_FOUND',
+        `no public keys: ${why}; configure tokenSigning with algorithm EdDSA or ES256 for tokens that other services verify with a public key`,
+      );
+    }
+    return keys;
   }
 
   async verify(token: string): Promise<VerifiedAccessToken> {
@@ -244,7 +273,10 @@ export class TokenService implements AccessTokens {
 
   private requireKeys(what: string): void {
     if (this.keys.size === 0) {
-      throw new CatalogError('UNSUPPORTED', `cannot ${what}: configure tokenSigningKey in createCatalog (a secret of at least 32 bytes)`);
+      throw new CatalogError(
+        'UNSUPPORTED',
+        `cannot ${what}: configure tokenSigningKey (an HS256 secret of at least 32 bytes) or tokenSigning in createCatalog`,
+      );
     }
   }
 
@@ -272,7 +304,7 @@ export class TokenService implements AccessTokens {
     const urn = tokenUrn(id);
     const lifetime = ACCESS_TOKEN_DURATION_MS[input.duration];
     const expiresAt = lifetime === null ? null : now + lifetime;
-    const accessToken = this.keys.sign({
+    const accessToken = await this.keys.sign({
       sub: input.actorUrn,
       jti: id,
       type: input.type,
@@ -305,7 +337,7 @@ export class TokenService implements AccessTokens {
   /** Signature, claims, expiry (catalog clock), then the record: gone means revoked. */
   private async check(token: string): Promise<{ entity: StoredEntity; metadata: AccessTokenMetadata }> {
     this.requireKeys('verify access tokens');
-    const claims = this.keys.verify(token);
+    const claims = await this.keys.verify(token);
     const now = this.ctx.clock();
     if (claims.exp !== undefined && claims.exp * 1000 <= now) throw tokenFailure('expired', 'the access token has expired');
     const [entity] = await this.ctx.adapter.readEntities([tokenUrn(claims.jti)], [TOKEN_ASPECT]);

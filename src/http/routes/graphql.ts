@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Catalog } from '../../catalog';
+import { RETRY_AFTER_SECONDS, type UnavailableReason } from '../../errors';
 import type { QueryLimits } from '../../graphql/limits';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 import type { GraphQLHttpLimits } from '../types';
@@ -227,7 +228,12 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
       };
     }
     note(result.errors?.length ? (result.errors[0]!.extensions?.code ?? 'error') : 'ok');
-    return { body: text, contentType: 'application/json; charset=utf-8' };
+    // A storage that failed a field: the client may retry the whole request, and is told when.
+    const waits = (result.errors ?? [])
+      .filter((e) => e.extensions?.code === 'UNAVAILABLE')
+      .map((e) => RETRY_AFTER_SECONDS[e.extensions.reason as UnavailableReason] ?? RETRY_AFTER_SECONDS.connection);
+    const headers = waits.length ? { headers: { 'retry-after': String(Math.max(...waits)) } } : {};
+    return { body: text, contentType: 'application/json; charset=utf-8', ...headers };
   }
 
   return [{ pattern: '/api/graphql', methods: { POST: { body: 'json', handle } } }];

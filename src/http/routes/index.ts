@@ -11,6 +11,7 @@ import { openapiV3Routes } from './openapi-v3';
 import { operationRoutes } from './operations';
 import { restliRoutes } from './restli';
 import { timeseriesRoutes } from './timeseries';
+import { tokenRoutes } from './tokens';
 
 /** Every route the handler serves (each also under `/gms`). */
 export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
@@ -23,6 +24,7 @@ export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
     ...restliRoutes,
     ...metaRoutes,
     ...changeRoutes,
+    ...tokenRoutes,
     ...exportRoutes,
     ...graphiqlRoutes,
   ];
