@@ -24,6 +24,7 @@ const WORKLOADS = {
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
   sizing: ['sizing.ts', 'runSizingBench'],
   volume: ['volume.ts', 'runVolumeBench'],
+  observability: ['observability.ts', 'runObservabilityBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],

@@ -20,6 +20,7 @@ import { TimeseriesService, timeseriesOwners } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { errorKind, limitRepeats } from './core/logging/index';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
+import { attachTelemetry, CatalogTelemetry, instrumentService, loadTracing, measuredCommit, measuredQuery } from './core/telemetry';
 import { exportRecords, importRecords, type ExportCounts, type ExportOptions, type ExportRecord } from './core/transfer';
 
 export interface CatalogOptions {
@@ -166,6 +167,7 @@ export function createCatalogContext(options: CatalogOptions): {
   ctx: CatalogContext;
   ready: Promise<void>;
   health: StorageHealth;
+  telemetry: CatalogTelemetry;
   signing: ParsedTokenSigning | undefined;
 } {
   const signing = validateOptions(options);
@@ -173,7 +175,21 @@ export function createCatalogContext(options: CatalogOptions): {
   // jobs with it rather than with their own clock.
   const clock = options.clock ?? Date.now;
   const health = new StorageHealth(clock);
-  const adapter = instrumented(options.adapter, clock, health);
+  const telemetry = new CatalogTelemetry(options.adapter.name, {
+    jobs: (limit) => ready.then(() => options.adapter.listJobs({ includeDead: true, limit })),
+    changeFeed: async () => {
+      await ready;
+      if (!options.adapter.capabilities.changeFeed || !options.adapter.readChanges) return undefined;
+      const page = await options.adapter.readChanges({ limit: 1 });
+      return { lastId: page.lastId, oldestTime: page.events[0]?.created.time };
+    },
+    storage: async () => {
+      const current = health.current;
+      return current.status === 'ok' ? { ok: true } : { ok: false, failingSince: current.storage.since };
+    },
+    now: clock,
+  });
+  const adapter = instrumented(options.adapter, clock, health, telemetry);
   const registry = new EntityRegistry();
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
@@ -215,7 +231,7 @@ export function createCatalogContext(options: CatalogOptions): {
     },
     reportError: onError,
   };
-  return { ctx, ready, health, signing };
+  return { ctx, ready, health, telemetry, signing };
 }
 
 /** How long `catalog.health()` waits for the storage to answer its probe before it says failing. */
@@ -293,9 +309,9 @@ const UNWATCHED = new Set(['close']);
  * The adapter as the domain uses it: every committed batch stamped with the catalog's clock
  * (`WriteBatch.now`); every call's failure of the storage itself (a full disk, a lost connection, a
  * read-only file) turned into UNAVAILABLE, whichever adapter threw it; every outcome recorded for
- * `catalog.health()`.
+ * `catalog.health()`; commits and queries timed and traced.
  */
-function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth): StorageAdapter {
+function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth, telemetry: CatalogTelemetry): StorageAdapter {
   const wrapped: StorageAdapter = Object.create(adapter) as StorageAdapter;
   const methods = wrapped as unknown as Record<string, unknown>;
   for (const name of methodNames(adapter)) {
@@ -321,8 +337,10 @@ function instrumented(adapter: StorageAdapter, clock: () => number, health: Stor
       );
     };
   }
-  const commit = wrapped.commit;
-  wrapped.commit = (batch) => commit(batch.now === undefined ? { ...batch, now: clock() } : batch);
+  const { commit, search, aggregate } = wrapped;
+  wrapped.commit = (batch) => measuredCommit(telemetry, batch, () => commit(batch.now === undefined ? { ...batch, now: clock() } : batch));
+  wrapped.search = (request) => measuredQuery(telemetry, 'search', request, () => search(request));
+  wrapped.aggregate = (request) => measuredQuery(telemetry, 'aggregate', request, () => aggregate(request));
   return wrapped;
 }
 
@@ -343,7 +361,9 @@ function probeOf(adapter: StorageAdapter): () => Promise<unknown> {
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
-  const { ctx, ready, health, signing } = createCatalogContext(options);
+  const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
+  // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
+  const tracing = loadTracing();
   const { service: properties, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
@@ -389,17 +409,17 @@ export function createCatalog(options: CatalogOptions): Catalog {
     if (counts.jobs) ctx.jobs.kick();
     return counts;
   };
-  return {
+  return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
-    entities,
-    properties,
-    search,
-    tokens,
-    policies,
-    timeseries,
-    changes,
+    entities: instrumentService(entities, 'entities', telemetry),
+    properties: instrumentService(properties, 'properties', telemetry),
+    search: instrumentService(search, 'search', telemetry),
+    tokens: instrumentService(tokens, 'tokens', telemetry),
+    policies: instrumentService(policies, 'policies', telemetry),
+    timeseries: instrumentService(timeseries, 'timeseries', telemetry),
+    changes: instrumentService(changes, 'changes', telemetry),
     now: () => ctx.clock(),
-    ready: () => started.then(() => tokenHousekeeping),
+    ready: () => started.then(() => tokenHousekeeping).then(() => tracing),
     async health() {
       await ready;
       return health.check(probeOf(ctx.adapter));
@@ -455,5 +475,5 @@ export function createCatalog(options: CatalogOptions): Catalog {
       })();
       return closed;
     },
-  };
+  });
 }
