@@ -19,10 +19,12 @@ const WORKLOADS = {
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
   'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
+  'domain-cpu': ['domain-cpu.ts', 'runDomainCpuBench'],
   'http-writes': ['http-writes.ts', 'runHttpWritesBench'],
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
   sizing: ['sizing.ts', 'runSizingBench'],
   volume: ['volume.ts', 'runVolumeBench'],
+  observability: ['observability.ts', 'runObservabilityBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],

@@ -2,7 +2,7 @@ import lunr from 'lunr';
 import { createMemoryAdapter } from '../adapters/memory';
 import { createMemoryFullText } from '../adapters/memory/search-text';
 import { createCatalog, type Catalog, type FacetFilterInput, type SearchDocument, type StorageAdapter } from '../src';
-import { deriveSearchDocument } from '../src/core/search/document';
+import { deriveSearchDocument } from '../src/core/entities/search-document';
 import type { GeneratedDataset } from './generator';
 import { percentile, time, type Figure } from './harness';
 import { ADMIN, CASES, FACETS, field, interleaved, load, propertyUrn, sameResult, scrollInput, type PropertyName } from './search-cases';

@@ -13,13 +13,14 @@ import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
-import { PolicyService, type Policies } from './core/access';
+import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
-import { checkTokenOptions, parseTokenSigning, TokenService } from './core/tokens';
-import { TimeseriesService } from './core/timeseries';
+import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
+import { TimeseriesService, timeseriesOwners } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { errorKind, limitRepeats } from './core/logging/index';
 import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
+import { attachTelemetry, CatalogTelemetry, instrumentService, loadTracing, measuredCommit, measuredQuery } from './core/telemetry';
 import { exportRecords, importRecords, type ExportCounts, type ExportOptions, type ExportRecord } from './core/transfer';
 
 export interface CatalogOptions {
@@ -166,6 +167,7 @@ export function createCatalogContext(options: CatalogOptions): {
   ctx: CatalogContext;
   ready: Promise<void>;
   health: StorageHealth;
+  telemetry: CatalogTelemetry;
   signing: ParsedTokenSigning | undefined;
 } {
   const signing = validateOptions(options);
@@ -173,7 +175,21 @@ export function createCatalogContext(options: CatalogOptions): {
   // jobs with it rather than with their own clock.
   const clock = options.clock ?? Date.now;
   const health = new StorageHealth(clock);
-  const adapter = instrumented(options.adapter, clock, health);
+  const telemetry = new CatalogTelemetry(options.adapter.name, {
+    jobs: (limit) => ready.then(() => options.adapter.listJobs({ includeDead: true, limit })),
+    changeFeed: async () => {
+      await ready;
+      if (!options.adapter.capabilities.changeFeed || !options.adapter.readChanges) return undefined;
+      const page = await options.adapter.readChanges({ limit: 1 });
+      return { lastId: page.lastId, oldestTime: page.events[0]?.created.time };
+    },
+    storage: async () => {
+      const current = health.current;
+      return current.status === 'ok' ? { ok: true } : { ok: false, failingSince: current.storage.since };
+    },
+    now: clock,
+  });
+  const adapter = instrumented(options.adapter, clock, health, telemetry);
   const registry = new EntityRegistry();
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
@@ -200,7 +216,6 @@ export function createCatalogContext(options: CatalogOptions): {
     authorizer,
     writer,
     jobs,
-    entities: undefined as unknown as EntityService,
     async principal(actor: unknown) {
       const urn = await this.authenticate(actor);
       return isScopedActor(actor) ? { urn, scopes: [...actor.scopes] } : urn;
@@ -216,8 +231,7 @@ export function createCatalogContext(options: CatalogOptions): {
     },
     reportError: onError,
   };
-  (ctx as { entities: EntityService }).entities = new EntityService(ctx);
-  return { ctx, ready, health, signing };
+  return { ctx, ready, health, telemetry, signing };
 }
 
 /** How long `catalog.health()` waits for the storage to answer its probe before it says failing. */
@@ -295,9 +309,9 @@ const UNWATCHED = new Set(['close']);
  * The adapter as the domain uses it: every committed batch stamped with the catalog's clock
  * (`WriteBatch.now`); every call's failure of the storage itself (a full disk, a lost connection, a
  * read-only file) turned into UNAVAILABLE, whichever adapter threw it; every outcome recorded for
- * `catalog.health()`.
+ * `catalog.health()`; commits and queries timed and traced.
  */
-function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth): StorageAdapter {
+function instrumented(adapter: StorageAdapter, clock: () => number, health: StorageHealth, telemetry: CatalogTelemetry): StorageAdapter {
   const wrapped: StorageAdapter = Object.create(adapter) as StorageAdapter;
   const methods = wrapped as unknown as Record<string, unknown>;
   for (const name of methodNames(adapter)) {
@@ -323,8 +337,10 @@ function instrumented(adapter: StorageAdapter, clock: () => number, health: Stor
       );
     };
   }
-  const commit = wrapped.commit;
-  wrapped.commit = (batch) => commit(batch.now === undefined ? { ...batch, now: clock() } : batch);
+  const { commit, search, aggregate } = wrapped;
+  wrapped.commit = (batch) => measuredCommit(telemetry, batch, () => commit(batch.now === undefined ? { ...batch, now: clock() } : batch));
+  wrapped.search = (request) => measuredQuery(telemetry, 'search', request, () => search(request));
+  wrapped.aggregate = (request) => measuredQuery(telemetry, 'aggregate', request, () => aggregate(request));
   return wrapped;
 }
 
@@ -345,11 +361,12 @@ function probeOf(adapter: StorageAdapter): () => Promise<unknown> {
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
-  const { ctx, ready, health, signing } = createCatalogContext(options);
-  const { service: properties, filterFields } = createStructuredProperties(ctx);
+  const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
+  // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
+  const tracing = loadTracing();
+  const { service: properties, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
   const search = createSearchService(ctx, properties, filterFields);
   const timeseries = new TimeseriesService(ctx);
-  ctx.entities.routeTimeseriesAppends((actor, urn, aspect, row) => timeseries.append(actor, urn, aspect, row));
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   const tokens = new TokenService(ctx, {
@@ -358,6 +375,13 @@ export function createCatalog(options: CatalogOptions): Catalog {
     tokens: options.tokens,
   });
   const policies = new PolicyService(ctx);
+  // Every domain that governs aspects hands its owners to the entity service: one write path for all.
+  const entities = new EntityService(ctx, [
+    ownedByProperties,
+    timeseriesOwners(ctx.registry),
+    tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
+    policyOwners((actor, urn) => policies.remove(actor, urn)),
+  ]);
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
     keepVersions: options.history?.keepVersions,
@@ -385,17 +409,17 @@ export function createCatalog(options: CatalogOptions): Catalog {
     if (counts.jobs) ctx.jobs.kick();
     return counts;
   };
-  return {
+  return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
-    entities: ctx.entities,
-    properties,
-    search,
-    tokens,
-    policies,
-    timeseries,
-    changes,
+    entities: instrumentService(entities, 'entities', telemetry),
+    properties: instrumentService(properties, 'properties', telemetry),
+    search: instrumentService(search, 'search', telemetry),
+    tokens: instrumentService(tokens, 'tokens', telemetry),
+    policies: instrumentService(policies, 'policies', telemetry),
+    timeseries: instrumentService(timeseries, 'timeseries', telemetry),
+    changes: instrumentService(changes, 'changes', telemetry),
     now: () => ctx.clock(),
-    ready: () => started.then(() => tokenHousekeeping),
+    ready: () => started.then(() => tokenHousekeeping).then(() => tracing),
     async health() {
       await ready;
       return health.check(probeOf(ctx.adapter));
@@ -451,5 +475,5 @@ export function createCatalog(options: CatalogOptions): Catalog {
       })();
       return closed;
     },
-  };
+  });
 }

@@ -74,10 +74,8 @@ export function isCatalogError(value: unknown): value is CatalogError {
  * counts the rest, so that a refused batch of a thousand items does not make a message of a hundred KB.
  */
 export function invalidInput(violations: readonly Violation[], summary?: string): CatalogError {
-  const named = violations.slice(0, MAX_VIOLATIONS_IN_MESSAGE).map((v) => (v.path ? `${v.path}: ${v.message}` : v.message));
-  const more = violations.length - named.length;
-  const listed = `${named.join('; ')}${more > 0 ? `; and ${more} more (every one is in details)` : ''}`;
-  return new CatalogError('INVALID_INPUT', summary ? `${summary}: ${listed}` : listed, { details: violations });
+  const text = listed(violations);
+  return new CatalogError('INVALID_INPUT', summary ? `${summary}: ${text}` : text, { details: violations });
 }
 
 /** Throws INVALID_INPUT when the list is not empty. */
@@ -189,4 +187,37 @@ export function storageUnavailable(error: unknown): CatalogError | undefined {
 export function unavailableReason(error: CatalogError): UnavailableReason {
   const reason = error.reason as UnavailableReason | undefined;
   return reason !== undefined && reason in RETRY_AFTER_SECONDS ? reason : 'connection';
+}
+
+function listed(violations: readonly Violation[]): string {
+  const named = violations.slice(0, MAX_VIOLATIONS_IN_MESSAGE).map((v) => (v.path ? `${v.path}: ${v.message}` : v.message));
+  const more = violations.length - named.length;
+  return `${named.join('; ')}${more > 0 ? `; and ${more} more (every one is in details)` : ''}`;
+}
+
+/**
+ * The one way back from the canonical input's violation paths to the caller's shape: the error with
+ * every path mapped by `map` (a transport's spelling of the body, a route that reports relative to the
+ * value). Other errors are returned as they are. `summary` replaces the message's summary of an
+ * INVALID_INPUT error (kept when left out).
+ */
+export function withPaths(error: unknown, map: (path: string) => string, summary?: string): unknown {
+  if (!isCatalogError(error) || !error.details.length) return error;
+  const details = error.details.map((d) => ({ path: map(d.path), message: d.message }));
+  if (error.code === 'INVALID_INPUT') {
+    const before = listed(error.details);
+    const kept = error.message.endsWith(`: ${before}`) ? error.message.slice(0, -before.length - 2) : undefined;
+    return invalidInput(details, summary ?? kept);
+  }
+  return new CatalogError(error.code, error.message, {
+    details,
+    cause: error,
+    ...(error.reason !== undefined ? { reason: error.reason } : {}),
+  });
+}
+
+/** `path` relative to `root` when it lies under it (`/aspects/x/name` under `/aspects/x` is `/name`), unchanged otherwise. */
+export function relativeTo(path: string, root: string): string {
+  if (path === root) return '';
+  return path.startsWith(`${root}/`) ? path.slice(root.length) : path;
 }

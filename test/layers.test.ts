@@ -106,6 +106,95 @@ function exampleSources(): Map<string, string> {
   return new Map(files.map((f) => [f, readFileSync(join(root, f), 'utf8')]));
 }
 
+/**
+ * The order of the domains inside src/core, lowest first: a domain imports only domains below it (the
+ * higher ones hand their aspect owners down at construction). `context.ts`, `urn.ts` and the input schemas
+ * (`validation/schemas/`) sit beside the order; no circle of imports may run through them (or anywhere in
+ * src/core).
+ */
+export const DOMAIN_ORDER = [
+  'validation',
+  'access',
+  'jobs',
+  'entities',
+  'timeseries',
+  'properties',
+  'search',
+  'tokens',
+  'changes',
+  'transfer',
+];
+
+function domainOf(file: string): string | undefined {
+  // The input schemas (one ajv catalogue, validation/schemas/) sit beside the order with context.ts and urn.ts.
+  if (file.startsWith('src/core/validation/schemas/')) return undefined;
+  return /^src\/core\/([a-z-]+)\//.exec(file)?.[1];
+}
+
+/** Every import of a domain inside src/core that goes up the order (or names a domain outside it). */
+export function domainOrderViolations(sources: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of sources) {
+    const from = domainOf(file);
+    if (!from) continue;
+    if (!DOMAIN_ORDER.includes(from)) {
+      out.push(`${file}: the domain "${from}" has no place in the order of the domains`);
+      continue;
+    }
+    for (const match of text.matchAll(IMPORT)) {
+      const target = resolveImport(file, match[2]!, (f) => sources.has(f));
+      const to = domainOf(target);
+      if (!to || to === from) continue;
+      if (!DOMAIN_ORDER.includes(to) || DOMAIN_ORDER.indexOf(to) > DOMAIN_ORDER.indexOf(from))
+        out.push(`${file} → ${target}: ${from} imports ${to}, which is above it in the order of the domains`);
+    }
+  }
+  return out;
+}
+
+/** Circles of imports among the files of src/core (type-only imports included), each sorted. */
+export function importCircles(sources: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [file, text] of sources) {
+    if (!file.startsWith('src/core/')) continue;
+    const targets = [...text.matchAll(IMPORT)].map((m) => resolveImport(file, m[2]!, (f) => sources.has(f)));
+    edges.set(
+      file,
+      targets.filter((t) => t.startsWith('src/core/') && sources.has(t)),
+    );
+  }
+  // Tarjan's strongly connected components.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) circles.push(component.sort());
+  };
+  for (const file of edges.keys()) if (!index.has(file)) visit(file);
+  return circles;
+}
+
 function repositorySources(): Map<string, string> {
   const files = execSync("git ls-files -co --exclude-standard 'src/*.ts' 'adapters/*.ts'", { cwd: root, encoding: 'utf8' })
     .split('\n')
@@ -161,5 +250,26 @@ describe('layers', () => {
       'adapters/sqlite/index.ts → adapters/memory/index.ts',
       'src/testing/tokens.ts → src/core/tokens/jwt.ts',
     ]);
+  });
+
+  it('the domains inside src/core import only down their order, and no circle of imports runs through src/core', () => {
+    const sources = repositorySources();
+    expect(domainOrderViolations(sources)).toEqual([]);
+    expect(importCircles(sources)).toEqual([]);
+  });
+
+  it('the order check finds a planted import up the order, and the circle check a planted circle (they can fail)', () => {
+    const planted = new Map([
+      ['src/core/entities/writer.ts', "import { x } from '../properties/types';\nimport { y } from '../access/actor';"],
+      ['src/core/properties/types.ts', "import type { Z } from '../entities/writer';"],
+      ['src/core/access/actor.ts', ''],
+      ['src/core/context.ts', "import type { W } from './entities/writer';"],
+      ['src/core/mystery/index.ts', ''],
+    ]);
+    expect(domainOrderViolations(planted).map((v) => v.split(':')[0])).toEqual([
+      'src/core/entities/writer.ts → src/core/properties/types.ts',
+      'src/core/mystery/index.ts',
+    ]);
+    expect(importCircles(planted)).toEqual([['src/core/entities/writer.ts', 'src/core/properties/types.ts']]);
   });
 });

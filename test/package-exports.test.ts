@@ -59,7 +59,32 @@ describe('a missing optional peer', () => {
   });
 
   it('the root entry needs none of them', () => {
-    expect(importWithoutPeers('metacatalog', ['better-sqlite3', 'lunr', 'pg', 'graphql'])).toEqual({ status: 0, stderr: '' });
+    expect(importWithoutPeers('metacatalog', ['better-sqlite3', 'lunr', 'pg', 'graphql', '@opentelemetry'])).toEqual({
+      status: 0,
+      stderr: '',
+    });
+  });
+
+  it('without @opentelemetry/api a catalog works, traces nothing and still measures', () => {
+    const script = `
+      const { createCatalog } = await import('metacatalog');
+      const { createMemoryAdapter } = await import('metacatalog/adapters/memory');
+      const { createMetricsHandler } = await import('metacatalog/http');
+      const catalog = createCatalog({ adapter: createMemoryAdapter(), superUsers: ['urn:li:corpuser:a'], jobs: { background: false } });
+      await catalog.ready();
+      const metrics = createMetricsHandler(catalog, { processMetrics: false });
+      await catalog.entities.upsertAspect('urn:li:corpuser:a', 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)', 'datasetProperties', { name: 't' });
+      const text = await metrics.metrics();
+      await catalog.close();
+      if (!text.includes('metacatalog_operations_total{operation="upsert"')) throw new Error('no upsert counted: ' + text);
+    `;
+    const child = spawnSync(process.execPath, ['--import', registerHidePeers, '--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, METACATALOG_HIDDEN_PEERS: '@opentelemetry' },
+    });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
   });
 });
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../adapters/postgres/schema';
 import type { JsonObject, StorageAdapter } from '../src/adapter/types';
 import { createCatalog, createCatalogContext, type Catalog } from '../src/catalog';
+import { EntityService } from '../src/core/entities';
 import { CLEANUP_BATCH_SIZE, CLEANUP_JOB_TYPE } from '../src/core/properties/cleanup';
 import type { CatalogContext } from '../src/core/context';
 import { CatalogError } from '../src/errors';
@@ -167,7 +168,7 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
       const schema = schemas.freshSchema();
       const a = await startProcess(schema);
       const b = await startProcess(schema);
-      await a.ctx.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders' });
+      await new EntityService(a.ctx).upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders' });
       const put = (who: string) => ({
         name: 'datasetProperties',
         value: { name: who },
@@ -201,7 +202,7 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
       const schema = schemas.freshSchema();
       const a = await startProcess(schema);
       const b = await startProcess(schema);
-      await a.ctx.entities.upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders', customProperties: {} });
+      await new EntityService(a.ctx).upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders', customProperties: {} });
       const addKey = async (p: Process, key: string): Promise<string> => {
         // A client retries what the writer's own bounded retries could not place.
         for (let attempt = 0; attempt < 100; attempt++) {

@@ -13,6 +13,7 @@
  */
 import type { AspectVersionPut, NewChangeEvent } from './change-log';
 import type { NewJob } from './job-queue';
+import type { TimeseriesIndexRef, TimeseriesRow } from './timeseries-store';
 import type { SearchDocument } from './search-index';
 import type { AuditStamp, JsonObject, StoredEntity } from './values';
 
@@ -69,6 +70,12 @@ export interface WriteBatch {
    * the rest. A version already kept for the same URN, aspect and version number is replaced.
    */
   aspectVersions?: AspectVersionPut[];
+  /**
+   * Timeseries rows appended atomically with the rest (an index is created on first use), in the
+   * order given. Only for adapters declaring `capabilities.timeseriesInCommit`; the domain appends the
+   * rows right after the commit for the others.
+   */
+  timeseries?: Array<{ index: TimeseriesIndexRef; rows: TimeseriesRow[] }>;
 }
 
 /** Which entities `scanEntities` lists, and with which aspects. */

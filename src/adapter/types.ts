@@ -42,6 +42,8 @@ export interface AdapterCapabilities extends EntityStoreCapabilities {
    * but the current version, and the suite reports the change-feed tests skipped.
    */
   readonly changeFeed: boolean;
+  /** `commit` appends the batch's `timeseries` rows in the same atomic step (optional: false when left out). */
+  readonly timeseriesInCommit?: boolean;
 }
 
 /**

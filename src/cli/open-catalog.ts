@@ -19,6 +19,8 @@ export interface OpenCatalogOptions {
   backgroundJobs: boolean;
   /** How the store is named in messages (a PostgreSQL URL without its password). */
   label: string;
+  /** Errors of background work; default: one line on stderr. */
+  onError?: (error: unknown, where: string) => void;
 }
 
 /**
@@ -51,8 +53,10 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
         : { tokenSigning: { algorithm: options.tokenAlgorithm ?? 'HS256', keys: [options.tokenSigningKey] } }),
       superUsers: [options.superUser],
       ...(options.backgroundJobs ? {} : { jobs: { background: false } }),
-      onError: (error, where) =>
-        errors(`${where} ${errorKind(error)}`, `metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}`),
+      onError:
+        options.onError ??
+        ((error, where) =>
+          errors(`${where} ${errorKind(error)}`, `metacatalog: ${where}: ${error instanceof Error ? error.message : String(error)}`)),
     });
     await catalog.ready();
     return catalog;

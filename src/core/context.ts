@@ -1,7 +1,6 @@
 import type { Actor } from './access/actor';
 import type { StorageAdapter } from '../adapter/types';
 import type { Authorizer } from './access/authorization';
-import type { EntityService } from './entities/service';
 import type { EntityRegistry } from './entities/registry';
 import type { EntityWriter } from './entities/writer';
 import type { JobRunner } from './jobs/runner';
@@ -14,7 +13,6 @@ export interface CatalogContext {
   readonly authorizer: Authorizer;
   readonly writer: EntityWriter;
   readonly jobs: JobRunner;
-  readonly entities: EntityService;
   /** Waits until the adapter is open, then checks that an actor was given (UNAUTHENTICATED otherwise). */
   authenticate(actor: unknown): Promise<string>;
   /** `authenticate`, then the actor as the authorizer takes it (a plain URN, or a scoped actor with its scopes). */

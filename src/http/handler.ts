@@ -10,6 +10,8 @@ import { checkContentType, parseJsonBody } from './json-body';
 import { redactForLog } from './redact';
 import { compileRoutes, matchRoute, pathSegments, type BodyKind, type RouteSpec } from './router';
 import { allRoutes } from './routes/index';
+import { telemetryOf } from '../core/telemetry';
+import { inRequestSpan, recordRequest, type RequestTrace } from './request-telemetry';
 import type { AccessLogEntry, HttpOptions } from './types';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -24,6 +26,8 @@ export interface HandledRequest {
   clientGone: boolean;
   /** Calls the access-log hook (once) with the status sent and the bytes written. */
   logSent(status: number, responseBytes: number): void;
+  /** The error code of a refused or failed request. */
+  errorCode?: string;
 }
 
 export type RequestHandler = (exchange: IncomingExchange) => Promise<HandledRequest>;
@@ -59,8 +63,9 @@ export function createRequestHandler(
   const baseSegments = (options.basePath ?? '').split('/').filter(Boolean);
   const trustActorHeader = options.trustActorHeader === true;
   const onError = options.onError ?? repeatLimitedErrorLog((line) => process.stderr.write(line), { prefix: 'metacatalog http' });
+  const telemetry = telemetryOf(catalog);
 
-  return async (exchange) => {
+  const handleExchange = async (exchange: IncomingExchange, trace: RequestTrace | undefined): Promise<HandledRequest> => {
     const startedAt = performance.now();
     const arrivedAt = Date.now();
     const given = exchange.header('x-request-id');
@@ -73,9 +78,11 @@ export function createRequestHandler(
     let errorCode: string | undefined;
     let closeConnection = false;
     let clientGone = false;
+    // The route template (bounded: a label and a span name), `unmatched` until a route matched.
+    let route = 'unmatched';
     const report = (error: unknown, where: string) => {
       try {
-        onError(error, { requestId, method: exchange.method, path: logPath(), where });
+        onError(error, { requestId, method: exchange.method, path: logPath(), route, where });
       } catch {
         // A failing error hook must not change the answer.
       }
@@ -115,6 +122,8 @@ export function createRequestHandler(
       if (segments[0] === 'gms') segments = segments.slice(1);
       const match = matchRoute(routes, exchange.method.toUpperCase(), segments);
       restliErrors = match.method.restliErrors;
+      route = match.spec.pattern;
+      trace?.route(route);
       if (!match.method.public) {
         actor = await authenticate(catalog, exchange.header, trustActorHeader);
         actorUrn = typeof actor === 'string' ? actor : actor.urn;
@@ -134,6 +143,10 @@ export function createRequestHandler(
         requestId,
         reportError: report,
         header: exchange.header,
+        noteGraphQL(operationName, operationType, outcome) {
+          telemetry?.metrics?.graphqlOperation(operationName, operationType, outcome);
+          trace?.graphql(operationName, operationType, outcome);
+        },
       });
       answer = result.stream
         ? { status: result.status ?? 200, headers: { ...result.headers }, body: '', stream: result.stream }
@@ -154,6 +167,12 @@ export function createRequestHandler(
       }
     }
     answer.headers['x-request-id'] = requestId;
+    trace?.answered({
+      status: answer.status,
+      requestId,
+      ...(actorUrn !== undefined ? { actorUrn } : {}),
+      ...(errorCode ? { errorCode } : {}),
+    });
     // A HEAD answer carries the status and headers of its GET, never a body (nor a stream).
     if (exchange.method.toUpperCase() === 'HEAD') {
       answer.stream?.cancel();
@@ -165,16 +184,21 @@ export function createRequestHandler(
       answer,
       closeConnection,
       clientGone,
+      ...(errorCode !== undefined ? { errorCode } : {}),
       logSent(status, responseBytes) {
-        if (logged || !options.accessLog) return;
+        if (logged) return;
         logged = true;
+        const seconds = (performance.now() - startedAt) / 1000;
+        recordRequest(telemetry, exchange.method, route, status, seconds);
+        if (!options.accessLog) return;
         const entry: AccessLogEntry = {
           time: new Date(arrivedAt).toISOString(),
           requestId,
           method: exchange.method,
           path: logPath(),
+          route,
           status,
-          durationMs: Math.round((performance.now() - startedAt) * 1000) / 1000,
+          durationMs: Math.round(seconds * 1_000_000) / 1000,
           ...(actorUrn !== undefined ? { actorUrn } : {}),
           ...(errorCode !== undefined ? { errorCode } : {}),
           ...(exchange.remoteAddress !== undefined ? { remoteAddress: exchange.remoteAddress } : {}),
@@ -189,4 +213,6 @@ export function createRequestHandler(
       },
     };
   };
+
+  return (exchange) => inRequestSpan(exchange, (trace) => handleExchange(exchange, trace));
 }

@@ -33,6 +33,8 @@ export interface RouteContext {
   reportError(error: unknown, where: string): void;
   /** A request header by lower-case name (e.g. `accept`, `last-event-id`). */
   header?(name: string): string | undefined;
+  /** Tells the request's metrics and span which GraphQL operation ran and how it ended (`ok` or an error code). */
+  noteGraphQL?(operationName: string, operationType: string, outcome: string): void;
 }
 
 export interface RouteResult {

@@ -7,6 +7,8 @@ export interface AccessLogEntry {
   method: string;
   /** Path and query as received, with credentials redacted (`access_token=…`, anything shaped like a JWT). */
   path: string;
+  /** The route template that answered (`/openapi/v2/entity/{entityName}/{urn}`), or `unmatched`. */
+  route: string;
   /** The status sent; 499 when the client went away before the answer. */
   status: number;
   durationMs: number;
@@ -26,6 +28,8 @@ export interface HttpErrorReport {
   method: string;
   /** Redacted like the access log's. */
   path: string;
+  /** The route template, or `unmatched`. */
+  route?: string;
   /** `http` for a route, `graphql <field path>` for a resolver. */
   where: string;
 }

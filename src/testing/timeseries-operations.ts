@@ -198,13 +198,16 @@ export function registerTimeseriesOperationsTests(harness: ConformanceHarness): 
       });
     });
 
-    it('keeps the generic entity write path closed to timeseries aspects', async () => {
+    it('the generic entity write path appends a timeseries aspect as a row, checked as an append, never stored as an aspect', async () => {
       await withTimeseriesCatalog(harness, async ({ catalog }) => {
         const refused = await rejectionDetails(
-          catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', profileRow(1) as never),
+          catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', { rowCount: 1 } as never),
         );
-        expect(refused).toEqual({ code: 'INVALID_INPUT', paths: ['/aspects/datasetProfile'] });
+        expect(refused).toEqual({ code: 'INVALID_INPUT', paths: ['/timestampMillis'] });
         expect(await offsetsOf(catalog, DATASET.a)).toEqual([]);
+        await catalog.entities.upsertAspect(ACTORS.admin, DATASET.a, 'datasetProfile', profileRow(1) as never);
+        expect(await offsetsOf(catalog, DATASET.a)).toEqual([1]);
+        expect((await catalog.entities.get(ACTORS.admin, DATASET.a))?.aspects.datasetProfile).toBeUndefined();
       });
     });
 

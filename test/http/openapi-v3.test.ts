@@ -251,14 +251,24 @@ describe.each(['memory', 'sqlite'] as const)('OpenAPI v3 entities (%s)', (kind) 
           body[0],
           {
             urn,
+            // structuredProperties is patched in a batch by its own rules (one write path): an unknown property refuses the batch.
             structuredProperties: {
-              value: { patch: [{ op: 'remove', path: `/properties/${TIER}` }], arrayPrimaryKeys: { properties: ['propertyUrn'] } },
+              value: {
+                patch: [
+                  {
+                    op: 'add',
+                    path: '/properties/urn:li:structuredProperty:nope',
+                    value: { propertyUrn: 'urn:li:structuredProperty:nope', values: [{ string: 'x' }] },
+                  },
+                ],
+                arrayPrimaryKeys: { properties: ['propertyUrn'] },
+              },
             },
           },
         ],
       });
       expect(owned.status).toBe(400);
-      expect(owned.json.error.details[0].path).toBe('/1/structuredProperties');
+      expect(owned.json.error.details[0].path).toMatch(/^\/1\/structuredProperties/);
       const noPatch = await call(t.url, 'PATCH', `${V3}/dataset`, {
         token: editor,
         body: [{ urn, datasetProperties: { value: { name: 'x' } } }],

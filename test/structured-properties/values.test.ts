@@ -149,7 +149,11 @@ describe('upsert and remove', () => {
       }
     ).entities;
     const [stored] = await adapterView.readVisible([DATASET]);
-    expect(stored?.aspects.structuredProperties?.systemMetadata).toEqual({ propertyKeys: { [RETENTION]: def?.definitionKey } });
+    // Beside the keys, who set each property and when (the value itself reads back as written).
+    expect(stored?.aspects.structuredProperties?.systemMetadata).toEqual({
+      propertyKeys: { [RETENTION]: def?.definitionKey },
+      propertyStamps: { [RETENTION]: { created: { time: now, actor: EDITOR }, lastModified: { time: now, actor: EDITOR } } },
+    });
     expect(def?.definitionKey).toMatch(/^[0-9a-f-]{36}:$/);
   });
 });

@@ -10,6 +10,7 @@ import { algorithmOfKey, generateSigningKey, loadOrCreateSigningKey, signingKeyF
 import { TOKEN_SIGNING_ALGORITHMS, type TokenSigningAlgorithm } from '../../core/tokens';
 import { isServeWorker, parseWorkers, superviseWorkers } from '../cluster';
 import { runServeWorker } from '../cluster-worker';
+import { jsonLinesIo, serviceLog, type LogFormat } from '../service-log';
 import { redactedUrl } from '../open-catalog';
 
 export const DEFAULT_DB = './data/catalog.db';
@@ -52,6 +53,12 @@ export interface ServeOptions {
   trustActorHeader?: boolean;
   /** Worker processes behind the port (`metacatalog serve --workers`, src/cli/cluster.ts). Default 1: this process serves. */
   workers?: number;
+  /** Serve Prometheus metrics at `/metrics` on this port (a listener of its own). Default: no metrics. */
+  metricsPort?: number;
+  /** Address of the metrics listener. Default `127.0.0.1`. */
+  metricsHost?: string;
+  /** Access log and errors as text lines (default) or one JSON object per line. */
+  logFormat?: LogFormat;
 }
 
 export interface ServeHandle {
@@ -59,6 +66,8 @@ export interface ServeHandle {
   port: number;
   catalog: Catalog;
   server: RunningServer;
+  /** `http://host:port/metrics` when metrics are served. */
+  metricsUrl?: string;
   /** Graceful stop: answers in flight are finished, then background jobs finish their current batch and the database is closed. */
   stop(): Promise<void>;
 }
@@ -68,7 +77,8 @@ export interface ServeHandle {
  * 0600), a bootstrap admin token printed once when the database (or its key) is new, the HTTP routes
  * with an access log on stdout. Used by `metacatalog serve`; the host handles signals.
  */
-export async function serve(options: ServeOptions, io: CommandIo): Promise<ServeHandle> {
+export async function serve(options: ServeOptions, commandIo: CommandIo): Promise<ServeHandle> {
+  const io = options.logFormat === 'json' ? jsonLinesIo(commandIo) : commandIo;
   if (options.postgres !== undefined) return servePostgres(options, options.postgres, io);
   const db = options.db ?? DEFAULT_DB;
   const admin = options.admin ?? DEFAULT_ADMIN;
@@ -102,6 +112,7 @@ export async function serve(options: ServeOptions, io: CommandIo): Promise<Serve
       tokenAlgorithm: algorithm,
       backgroundJobs: true,
       label: db,
+      ...(options.logFormat === 'json' ? { onError: serviceLog('json', io).backgroundError } : {}),
     },
     io,
   );
@@ -147,8 +158,17 @@ async function servePostgres(options: ServeOptions, url: string, io: CommandIo):
     ...(options.postgresSchema !== undefined ? { schema: options.postgresSchema } : {}),
     ...(options.postgresReplicas?.length ? { replicas: options.postgresReplicas } : {}),
   };
+  const onError = options.logFormat === 'json' ? serviceLog('json', io).backgroundError : undefined;
   const catalog = await openCatalog(
-    { store, superUser: admin, tokenSigningKey: key, tokenAlgorithm: algorithm, backgroundJobs: true, label: redactedUrl(url) },
+    {
+      store,
+      superUser: admin,
+      tokenSigningKey: key,
+      tokenAlgorithm: algorithm,
+      backgroundJobs: true,
+      label: redactedUrl(url),
+      ...(onError ? { onError } : {}),
+    },
     io,
   );
   return listen(catalog, options, io, { isNewDatabase: false, keyCreated, admin, database: redactedUrl(url), algorithm });
@@ -162,21 +182,31 @@ async function listen(
   state: { isNewDatabase: boolean; keyCreated: boolean; admin: string; database: string; algorithm: TokenSigningAlgorithm },
 ): Promise<ServeHandle> {
   const { isNewDatabase, keyCreated, admin } = state;
-  const [{ startServer }, { formatAccessLogLine }] = await Promise.all([import('../../http/server'), import('../../http/access-log')]);
+  const [{ startServer }, { startMetricsServer }] = await Promise.all([import('../../http/server'), import('../../http/metrics-server')]);
+  const log = serviceLog(options.logFormat ?? 'text', io);
   let server: RunningServer;
+  let metrics: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   try {
+    // Metrics first: the requests of the API listener are counted from its first one.
+    if (options.metricsPort !== undefined) {
+      metrics = await startMetricsServer(catalog, { port: options.metricsPort, host: options.metricsHost ?? DEFAULT_HOST });
+    }
     server = await startServer(catalog, {
       port: options.port ?? DEFAULT_PORT,
       host: options.host ?? DEFAULT_HOST,
       ...(options.trustActorHeader ? { trustActorHeader: true } : {}),
       ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
-      ...(options.accessLog === false ? {} : { accessLog: (entry) => io.stdout(`${formatAccessLogLine(entry)}\n`) }),
-      onError: repeatLimitedErrorLog((line) => io.stderr(line)),
+      ...(options.accessLog === false ? {} : { accessLog: log.access }),
+      onError: options.logFormat === 'json' ? log.requestError : repeatLimitedErrorLog((line) => io.stderr(line)),
     });
   } catch (error) {
+    await metrics?.close();
     await catalog.close();
     const code = (error as NodeJS.ErrnoException).code;
-    const where = `${options.host ?? DEFAULT_HOST}:${options.port ?? DEFAULT_PORT}`;
+    const where =
+      metrics === undefined && options.metricsPort !== undefined
+        ? `${options.metricsHost ?? DEFAULT_HOST}:${options.metricsPort} (metrics)`
+        : `${options.host ?? DEFAULT_HOST}:${options.port ?? DEFAULT_PORT}`;
     throw new CommandError(
       code === 'EADDRINUSE'
         ? `cannot listen on ${where}: the port is in use (pick another with --port)`
@@ -214,6 +244,7 @@ async function listen(
     );
   }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
+  if (metrics) io.stdout(`metacatalog: metrics at ${metrics.url}\n`);
 
   let stopping: Promise<void> | undefined;
   return {
@@ -221,9 +252,11 @@ async function listen(
     port: server.port,
     catalog,
     server,
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     stop() {
       stopping ??= (async () => {
         await server.close();
+        await metrics?.close();
         await catalog.close();
       })();
       return stopping;
@@ -272,6 +305,13 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
   --workers <n|auto>   worker processes behind the one port (default 1; auto: one per core); the
                        primary process only starts, replaces and stops them (docs/deploy.md)
   --quiet              no access log on stdout
+  --log-format <text|json>
+                       access log (stdout) and errors (stderr) as text lines (default) or one JSON
+                       object per line: time, level, route, status, duration, request id, actor
+  --metrics-port <n>   serve Prometheus metrics at /metrics on this port, a listener of its own
+                       (default: no metrics; docs/operations.md lists them)
+  --metrics-host <address>
+                       address of the metrics listener (default ${DEFAULT_HOST}, loopback only)
   --help               this text
 
 The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
@@ -281,9 +321,9 @@ SIGINT or SIGTERM stops gracefully: answers in flight are finished, background j
 current batch, the database is closed.
 `;
 
-function parsePort(text: string | undefined): number | undefined {
+function parsePort(text: string | undefined, option = '--port'): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new UsageError(`--port must be a number from 0 to 65535, got "${text}"`);
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) throw new UsageError(`${option} must be a number from 0 to 65535, got "${text}"`);
   return Number(text);
 }
 
@@ -309,6 +349,9 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         'trust-actor-header': { type: 'boolean' },
         workers: { type: 'string' },
         quiet: { type: 'boolean' },
+        'log-format': { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'metrics-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -330,6 +373,10 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   if (replicas.some((r) => r === '')) throw new UsageError('--postgres-replica needs a connection URL');
   if (v['signing-key-file'] === '') throw new UsageError('--signing-key-file needs a file name');
   const port = parsePort(v.port);
+  const metricsPort = parsePort(v['metrics-port'], '--metrics-port');
+  if (v['metrics-host'] !== undefined && metricsPort === undefined) throw new UsageError('--metrics-host goes with --metrics-port');
+  if (v['log-format'] !== undefined && v['log-format'] !== 'text' && v['log-format'] !== 'json')
+    throw new UsageError(`--log-format must be text or json, got "${v['log-format']}"`);
   const tokenAlgorithm = v['token-algorithm'];
   if (tokenAlgorithm !== undefined && !(TOKEN_SIGNING_ALGORITHMS as readonly string[]).includes(tokenAlgorithm)) {
     throw new UsageError(`--token-algorithm must be one of ${TOKEN_SIGNING_ALGORITHMS.join(', ')}, got "${tokenAlgorithm}"`);
@@ -356,6 +403,9 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(v.quiet ? { accessLog: false } : {}),
     ...(v.durability === 'full' || v.durability === 'normal' ? { durability: v.durability } : {}),
     ...(v['trust-actor-header'] ? { trustActorHeader: true } : {}),
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
+    ...(v['metrics-host'] !== undefined ? { metricsHost: v['metrics-host'] } : {}),
+    ...(v['log-format'] === 'json' || v['log-format'] === 'text' ? { logFormat: v['log-format'] } : {}),
   };
 }
 
@@ -380,12 +430,13 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the HTTP service on an embedded SQLite file or a shared PostgreSQL database',
   usage: USAGE,
-  async run(argv, io) {
+  async run(argv, commandIo) {
     const options = optionsFrom(argv);
     if (options === 'help') {
-      io.stdout(USAGE);
+      commandIo.stdout(USAGE);
       return 0;
     }
+    const io = options.logFormat === 'json' ? jsonLinesIo(commandIo) : commandIo;
     if (isServeWorker()) return runServeWorker(options, io, serve);
     if ((options.workers ?? 1) > 1) return superviseWorkers(options.workers!, io, { args: ['serve', ...argv] });
     const stopSignal = firstStopSignal(io);

@@ -99,15 +99,7 @@ function policyUrnOf(urn: unknown): string {
  * Authorizer reads them on every check, so a change takes effect on the next call.
  */
 export class PolicyService implements Policies {
-  constructor(private readonly ctx: CatalogContext) {
-    // Policies are reached only through this service: no generic write or read; a generic delete removes.
-    ctx.entities.routeAspectWrites(POLICY_ASPECT, async () => {
-      const message = `${POLICY_ASPECT} is written only by catalog.policies`;
-      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
-    });
-    ctx.entities.routeEntityDeletes(POLICY_ENTITY, (actor, urn) => this.remove(actor, urn));
-    ctx.entities.addReadTransform(async (entities) => entities.filter((e) => e.entityType !== POLICY_ENTITY));
-  }
+  constructor(private readonly ctx: CatalogContext) {}
 
   async create(actor: Actor, input: CreatePolicyInput): Promise<StoredPolicy> {
     const caller = await this.authorize(actor);

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../adapter/types';
-import { VALUE_TYPE_NAMES } from '../properties/types';
+import { VALUE_TYPE_NAMES } from './platform-types';
 import type { ParsedUrn } from '../urn';
 import type { EntityRegistry } from './registry';
 

@@ -1,6 +1,6 @@
 import type { EntityRegistry } from './registry';
 import { throwIfViolations, type Violation } from '../../errors';
-import { ENTITY_TYPE_URN_PREFIX } from '../properties/types';
+import { ENTITY_TYPE_URN_PREFIX } from './platform-types';
 import { parseUrn, urnProblem } from '../urn';
 
 /**

@@ -2,10 +2,17 @@ import type { JsonObject, JsonValue } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { isCatalogError, type Violation } from '../../errors';
 import { parseUrn, urnProblem } from '../urn';
-import { rowViolations } from '../timeseries/input';
 import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import { isKeyAspectName, keyAspectName } from './key-aspects';
-import type { EntityService } from './service';
+import type { StoredEntity } from '../../adapter/types';
+import type { WritePipeline } from './write-pipeline';
+
+/** What proposals need of the entity service (its write path and its reads). */
+export interface ProposalHost {
+  readonly pipeline: WritePipeline;
+  readVisible(urns: readonly string[]): Promise<StoredEntity[]>;
+  validateAspectValue(aspect: string, value: unknown, prefix?: string): Violation[];
+}
 
 /**
  * Metadata change proposals (DataHub's MCP): one aspect of one entity, upserted, created, patched or
@@ -39,7 +46,8 @@ export interface ProposalOutcome {
   changed: boolean;
 }
 
-export type Ownership = 'generic' | 'bulk' | 'routed';
+/** Whether the generic rules (the aspect's schema) or a domain's owner check a write of the aspect. */
+export type Ownership = 'generic' | 'owned';
 
 /** A proposal checked and decoded. */
 export type Checked =
@@ -103,7 +111,7 @@ function decodeAspect(raw: unknown, changeType: ChangeType, at: string, violatio
 /** Checks one proposal; returns it decoded, or undefined with its violations added. */
 export function checkProposal(
   ctx: CatalogContext,
-  service: EntityService,
+  service: ProposalHost,
   raw: unknown,
   index: number,
   at: string,
@@ -175,11 +183,10 @@ export function checkProposal(
     }
     const row = decodeAspect(raw.aspect, changeType, at, violations);
     if (row === undefined) return undefined;
-    const found = rowViolations(ctx.registry, aspect, row, `${at}/aspect/value`);
-    violations.push(...found);
-    return found.length ? undefined : { kind: 'row', index, urn, aspect, row: row as JsonObject };
+    // The row itself is checked by the timeseries owner, with the batch.
+    return { kind: 'row', index, urn, aspect, row: row as JsonObject };
   }
-  const ownership = service.aspectOwnership(entityType, aspect);
+  const ownership: Ownership = service.pipeline.ownerOf(entityType, aspect) ? 'owned' : 'generic';
   if (changeType === 'DELETE') return { kind: 'delete', index, urn, entityType, aspect, key: false };
   const decoded = decodeAspect(raw.aspect, changeType, at, violations);
   if (decoded === undefined) return undefined;
@@ -234,7 +241,7 @@ export function checkProposal(
 
 /** Tries generic patches on the current state (with the batch's earlier upserts and deletes), so that a failing one writes nothing. */
 export async function dryRunGenericPatches(
-  service: EntityService,
+  service: ProposalHost,
   checked: readonly Checked[],
   at: (i: number) => string,
   violations: Violation[],
@@ -275,7 +282,7 @@ export async function dryRunGenericPatches(
 
 /** CREATE refuses an aspect that exists, CREATE_ENTITY an entity that exists (as stored now). */
 export async function checkCreates(
-  service: EntityService,
+  service: ProposalHost,
   checked: readonly Checked[],
   at: (i: number) => string,
   violations: Violation[],

@@ -1,37 +1,16 @@
 import type { Actor } from '../access/actor';
-import type { Privilege } from '../access/privileges';
 import type { CatalogContext } from '../context';
-import { CatalogError, invalidInput, isCatalogError, type Violation } from '../../errors';
-import type { AspectName, AspectMap } from './aspect-types';
-import { checkCreates, checkProposal, dryRunGenericPatches, type ChangeType, type Checked, type ProposalOutcome } from './proposal-check';
-import type { EntityService, EntityUpsert } from './service';
-
-/** Re-roots the violations of a failed step at its proposal (`<at>/<i>/aspect/value...`), naming it in the message. */
-function atProposal(
-  error: unknown,
-  at: (index: number) => string,
-  indices: readonly number[],
-  aspectPrefix: (k: number) => string,
-): unknown {
-  if (!isCatalogError(error)) return error;
-  const single = indices.length === 1;
-  const details = error.details.map((d) => {
-    if (single) {
-      const rest = d.path.startsWith('/aspects/') ? d.path.replace(/^\/aspects\/[^/]+/, '') : d.path.startsWith('/patch') ? d.path : '';
-      return { path: `${at(indices[0]!)}/aspect/value${rest}`, message: d.message };
-    }
-    const match = /^\/(\d+)(\/aspects\/[^/]+)?(.*)$/.exec(d.path);
-    if (!match) return d;
-    const k = Number(match[1]);
-    return { path: `${aspectPrefix(k)}${match[3] ?? ''}`, message: d.message };
-  });
-  const where = single ? `proposal ${indices[0]}` : `proposals ${indices[0]} to ${indices[indices.length - 1]}`;
-  return new CatalogError(error.code, `${where}: ${error.message}`, {
-    details,
-    cause: error,
-    ...(error.reason ? { reason: error.reason } : {}),
-  });
-}
+import { invalidInput, type Violation } from '../../errors';
+import {
+  checkCreates,
+  checkProposal,
+  dryRunGenericPatches,
+  type ChangeType,
+  type Checked,
+  type ProposalHost,
+  type ProposalOutcome,
+} from './proposal-check';
+import type { WriteItem } from './write-pipeline';
 
 /**
  * Applies change proposals for `catalog.entities.applyProposals` (docs/datahub-clients.md):
@@ -39,20 +18,20 @@ function atProposal(
  * 1. every proposal is checked (shape, URN, change type, aspect of the entity type, the aspect's JSON
  *    and, for upserts of generic aspects, its schema; generic patches are tried on the current state);
  *    the error lists every violation with the proposal's index (`<prefix>/<i>/...`) and nothing is written;
- * 2. the privileges every proposal needs are checked before the first write;
- * 3. proposals are applied in order: each run of consecutive upserts goes through the bulk path
- *    (`upsertMany`, one atomic unit per 2,000 entities); a patch, a delete, a timeseries row (appended,
- *    never replacing one) and a write of an aspect a domain service owns (a property definition) are
- *    each one atomic write of their own.
+ * 2. the proposals become canonical items of the one write path: each aspect is checked by its owner
+ *    (a definition, values, a timeseries row...) with its own route's privilege, every privilege before
+ *    anything is written;
+ * 3. all of them are written in one unit of work, atomically: a timeseries row is appended in the same
+ *    commit; one bad proposal refuses the batch and nothing is written.
  */
 export async function applyProposals(
   ctx: CatalogContext,
-  service: EntityService,
+  service: ProposalHost,
   actor: Actor,
   proposals: readonly unknown[],
   options: { prefix?: string } = {},
 ): Promise<ProposalOutcome[]> {
-  const principal = await ctx.principal(actor);
+  await ctx.authenticate(actor);
   const prefix = options.prefix ?? '';
   const at = (i: number) => `${prefix}/${i}`;
   if (!Array.isArray(proposals))
@@ -68,85 +47,63 @@ export async function applyProposals(
   await checkCreates(service, checked, at, violations);
   if (violations.length) throw invalidInput(violations, 'invalid change proposals');
 
-  // Privileges first, so that a refusal comes before any write.
-  const needs = new Set<Privilege>();
+  const items: WriteItem[] = [];
   for (const c of checked) {
-    if (c.kind === 'key') continue;
-    if (c.kind === 'delete' && c.key) continue; // the entity's own deletion decides (property definitions need more)
-    if ((c.kind === 'upsert' || c.kind === 'patch') && c.ownership !== 'generic') {
-      // Its owner authorizes again when it writes; the privilege it names is checked now, before any write.
-      const privilege = service.ownerPrivilege(c.entityType, c.aspect);
-      if (privilege) needs.add(privilege);
-      continue;
-    }
-    needs.add('EDIT_ENTITY');
-  }
-  for (const privilege of needs) await ctx.authorizer.require(principal, privilege);
-
-  const outcomes: ProposalOutcome[] = [];
-  const changeTypeOf = (c: Checked): ChangeType => {
-    const raw = proposals[c.index] as { changeType: ChangeType };
-    return raw.changeType;
-  };
-  for (let i = 0; i < checked.length;) {
-    const c = checked[i]!;
-    if (c.kind === 'upsert' && c.ownership !== 'routed') {
-      const run: Array<Extract<Checked, { kind: 'upsert' }>> = [];
-      while (i < checked.length) {
-        const next = checked[i]!;
-        if (next.kind !== 'upsert' || next.ownership === 'routed') break;
-        run.push(next);
-        i++;
-      }
-      const items: EntityUpsert[] = run.map((u) => ({
-        urn: u.urn,
-        aspects: { [u.aspect]: u.value } as EntityUpsert['aspects'],
-        ...(u.systemMetadata ? { systemMetadata: { [u.aspect]: u.systemMetadata } } : {}),
-      }));
-      try {
-        await service.upsertMany(actor, items);
-      } catch (error) {
-        throw atProposal(
-          error,
-          at,
-          run.map((u) => u.index),
-          (k) => `${at(run[k]!.index)}/aspect/value`,
+    const path = `${at(c.index)}/aspect/value`;
+    switch (c.kind) {
+      case 'key':
+        break;
+      case 'row':
+        items.push({ op: 'upsert', urn: c.urn, aspect: c.aspect, value: c.row, path });
+        break;
+      case 'upsert':
+        items.push({
+          op: 'upsert',
+          urn: c.urn,
+          aspect: c.aspect,
+          value: c.value,
+          path,
+          ...(c.systemMetadata ? { systemMetadata: c.systemMetadata } : {}),
+          ...(c.create ? { onlyIfAbsent: c.create, presencePath: `${at(c.index)}/changeType` } : {}),
+        });
+        break;
+      case 'patch':
+        items.push({
+          op: 'patch',
+          urn: c.urn,
+          aspect: c.aspect,
+          operations: c.operations,
+          ...(c.arrayPrimaryKeys ? { arrayPrimaryKeys: c.arrayPrimaryKeys } : {}),
+          path,
+          patchPath: path,
+          valuePath: path,
+        });
+        break;
+      case 'delete':
+        items.push(
+          c.key
+            ? { op: 'deleteEntity', urn: c.urn, path: `${at(c.index)}/aspectName` }
+            : { op: 'delete', urn: c.urn, aspect: c.aspect, path },
         );
-      }
-      for (const u of run) outcomes.push({ urn: u.urn, aspectName: u.aspect, changeType: changeTypeOf(u), changed: true });
-      continue;
-    }
-    i++;
-    try {
-      outcomes.push(await applyOne(service, actor, c, changeTypeOf(c)));
-    } catch (error) {
-      throw atProposal(error, at, [c.index], () => `${at(c.index)}/aspect/value`);
+        break;
     }
   }
-  return outcomes;
-}
-
-async function applyOne(service: EntityService, actor: Actor, c: Checked, changeType: ChangeType): Promise<ProposalOutcome> {
-  const outcome = (changed: boolean): ProposalOutcome => ({ urn: c.urn, aspectName: c.aspect, changeType, changed });
-  switch (c.kind) {
-    case 'key':
-      return outcome(false);
-    case 'row':
-      await service.appendTimeseriesRow(actor, c.urn, c.aspect, c.row);
-      return outcome(true);
-    case 'upsert':
-      await service.upsertAspect(actor, c.urn, c.aspect as AspectName, c.value as unknown as AspectMap[AspectName]);
-      return outcome(true);
-    case 'patch':
-      await service.patchAspect(actor, c.urn, c.aspect, c.operations, c.arrayPrimaryKeys ? { arrayPrimaryKeys: c.arrayPrimaryKeys } : {});
-      return outcome(true);
-    case 'delete':
-      if (c.key) {
-        const [exists] = await service.readVisible([c.urn]);
-        if (!exists) return outcome(false);
-        await service.deleteEntity(actor, c.urn, { hard: true });
-        return outcome(true);
-      }
-      return outcome(await service.deleteAspect(actor, c.urn, c.aspect));
-  }
+  const { before } = items.length
+    ? await service.pipeline.write(actor, items, { message: 'invalid change proposals' })
+    : { before: new Map() };
+  const changeTypeOf = (c: Checked): ChangeType => (proposals[c.index] as { changeType: ChangeType }).changeType;
+  // What the batch's earlier proposals wrote counts as there for a later delete.
+  const written = new Set<string>();
+  return checked.map((c) => {
+    const existed = before.get(c.urn);
+    let changed = true;
+    if (c.kind === 'key') changed = false;
+    else if (c.kind === 'delete')
+      changed = c.key
+        ? existed !== undefined || [...written].some((w) => w.startsWith(`${c.urn}\n`))
+        : existed?.aspects[c.aspect] !== undefined || written.has(`${c.urn}\n${c.aspect}`);
+    if (c.kind === 'upsert' || c.kind === 'patch') written.add(`${c.urn}\n${c.aspect}`);
+    if (c.kind === 'delete') written.delete(`${c.urn}\n${c.aspect}`);
+    return { urn: c.urn, aspectName: c.aspect, changeType: changeTypeOf(c), changed };
+  });
 }

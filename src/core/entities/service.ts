@@ -1,14 +1,15 @@
-import type { AspectChange, EntityPlan } from './writer';
 import type { AspectMap, AspectName, AspectValues } from './aspect-types';
 import type { Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
+import type { DomainOwners, EntityDeletion, ReadTransform } from './owner';
+import { WritePipeline, type WriteItem } from './write-pipeline';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import { CatalogError, isCatalogError, relativeTo, throwIfViolations, withPaths, type Violation } from '../../errors';
 import { entityTypeOf, parseUrn, urnProblem } from '../urn';
-import { keptSystemMetadata, publicSystemMetadata, systemMetadataProblems, withKeptSystemMetadata } from './system-metadata';
-import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
+import { publicSystemMetadata, systemMetadataProblems } from './system-metadata';
+import { jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import { applyProposals } from './proposals';
 import type { ProposalOutcome } from './proposal-check';
 import { builtInKeyAspect, keyAspectOf } from './key-aspects';
@@ -82,78 +83,10 @@ export interface AspectWriteOptions {
   onlyIfAbsent?: 'aspect' | 'entity';
 }
 
-/** Writes of an aspect that a domain service owns (e.g. `propertyDefinition`) go to that service. */
-export type AspectWriteRoute = (actor: Actor, urn: string, value: JsonObject) => Promise<unknown>;
-/** Patches of an aspect that a domain service owns (structured properties: keyed by property URN). */
-export type AspectPatchRoute = (
-  actor: Actor,
-  urn: string,
-  operations: readonly JsonPatchOperation[],
-  options: { arrayPrimaryKeys?: ArrayPrimaryKeys },
-) => Promise<unknown>;
-/** Appends one row of a timeseries aspect (the timeseries service). */
-export type TimeseriesAppendRoute = (actor: Actor, urn: string, aspect: string, row: JsonObject) => Promise<unknown>;
-/** Deletes of an entity type that a domain service owns (e.g. structured properties: soft unless hard). */
-export type EntityDeleteRoute = (actor: Actor, urn: string, options: { hard: boolean }) => Promise<unknown>;
-/**
- * The reported deletion of an entity type a domain service owns (structured properties): decides soft
- * or hard, counts what is affected, writes nothing on a dry run.
- */
-export type EntityDeletionRoute = (actor: Actor, urn: string, options: { hard: boolean; dryRun: boolean }) => Promise<EntityDeletion>;
+export type { EntityDeletion, ReadTransform } from './owner';
 
-/**
- * A domain service that owns an aspect and can write it as part of a bulk write of whole entities
- * (structured properties), atomically with the entity's other aspects.
- */
-export interface BulkAspectPlanner {
-  /**
-   * Checks the aspect's values of a bulk write and authorizes the actor for them; adds every violation
-   * (paths from `prefix(i)`, the item's `/aspects/<aspect>`). Returns the planner of one entity's change,
-   * called inside each chunk's unit of work with the entity as stored then and the commit's time.
-   */
-  prepare(
-    actor: Actor,
-    items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
-    prefix: (index: number) => string,
-    violations: Violation[],
-  ): Promise<(urn: string, current: StoredEntity | undefined, violations: Violation[], now: number) => Promise<AspectChange | undefined>>;
-}
-
-/** What `deleteEntity` did, or would do on a dry run. */
-export interface EntityDeletion {
-  urn: string;
-  entityType: string;
-  /** `soft`: `status.removed` set, reversible (write `status { removed: false }` to restore); `hard`: the entity is gone. */
-  mode: 'soft' | 'hard';
-  /** Nothing was written: this is what the deletion would do. */
-  dryRun: boolean;
-  /** False when nothing changes: a soft delete of an entity that is soft-deleted already. */
-  changed: boolean;
-  /**
-   * Structured properties only: the entities carrying values of the property. After a soft delete they
-   * are hidden and kept; after a hard delete the background clean-up removes them.
-   */
-  entitiesWithValues?: number;
-}
-
-/** Why a write that is only for absent aspects or entities is refused; undefined when it may go ahead. */
-function presenceConflict(
-  urn: string,
-  aspect: string,
-  current: StoredEntity | undefined,
-  onlyIfAbsent: 'aspect' | 'entity',
-): string | undefined {
-  if (!current) return undefined;
-  if (onlyIfAbsent === 'entity') return `${urn} exists already (the write only creates an entity that does not exist)`;
-  if (current.aspects[aspect] !== undefined)
-    return `${urn} has a "${aspect}" aspect already (the write only creates an aspect that does not exist)`;
-  return undefined;
-}
-
-/** Shapes what readers see (e.g. hides values of soft-deleted or superseded property definitions). */
-export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
-
-const BULK_CHUNK = 2000;
+/** Entities one commit of a bulk write takes (each chunk holds whole entities). */
+export const BULK_CHUNK_ENTITIES = 2000;
 /** Entities one bulk write takes (they are validated together before the first chunk is written). */
 export const MAX_BULK_ITEMS = 100_000;
 
@@ -171,63 +104,20 @@ function toView(entity: StoredEntity, withSystemMetadata = false): EntityView {
  * atomic across aspects), delete. Aspects owned by a domain service are routed to it.
  */
 export class EntityService {
-  private readonly writeRoutes = new Map<string, AspectWriteRoute>();
-  private readonly deleteRoutes = new Map<string, EntityDeleteRoute>();
-  private readonly deletionRoutes = new Map<string, { route: EntityDeletionRoute; softByDefault: boolean }>();
-  private readonly bulkPlanners = new Map<string, BulkAspectPlanner>();
-  private readonly patchRoutes = new Map<string, AspectPatchRoute>();
-  private timeseriesAppend: TimeseriesAppendRoute | undefined;
-  private readonly ownerPrivileges = new Map<string, Privilege>();
-  private readonly readTransforms: ReadTransform[] = [];
+  readonly pipeline: WritePipeline;
+  private readonly readTransforms: readonly ReadTransform[];
 
-  constructor(private readonly ctx: CatalogContext) {}
-
-  /** For domain services: take an owned aspect in bulk writes of whole entities (`upsertMany`). */
-  routeBulkAspect(aspect: string, planner: BulkAspectPlanner): void {
-    this.bulkPlanners.set(aspect, planner);
+  constructor(
+    private readonly ctx: CatalogContext,
+    owners: readonly DomainOwners[] = [],
+  ) {
+    this.pipeline = new WritePipeline(ctx, owners);
+    this.readTransforms = owners.flatMap((o) => (o.read ? [o.read] : []));
   }
 
-  /**
-   * For domain services: own the writes of an aspect. A route that refuses throws a CatalogError.
-   * `privilege`: what a write needs, so that a batch of change proposals is refused before its first write.
-   */
-  routeAspectWrites(aspect: string, route: AspectWriteRoute, options: { privilege?: Privilege } = {}): void {
-    this.writeRoutes.set(aspect, route);
-    if (options.privilege) this.ownerPrivileges.set(aspect, options.privilege);
-  }
-
-  /** The privilege a write of the aspect needs when a domain service owns it (undefined: EDIT_ENTITY, or the service decides alone). */
-  ownerPrivilege(entityType: string, aspect: string): Privilege | undefined {
-    return this.ownerPrivileges.get(`${entityType}.${aspect}`) ?? this.ownerPrivileges.get(aspect);
-  }
-
-  /** For the timeseries service: how a change proposal of a timeseries aspect appends its row. */
-  routeTimeseriesAppends(append: TimeseriesAppendRoute): void {
-    this.timeseriesAppend = append;
-  }
-
-  /** Appends one row of a timeseries aspect (change proposals); UNSUPPORTED when no timeseries service is wired. */
-  async appendTimeseriesRow(actor: Actor, urn: string, aspect: string, row: JsonObject): Promise<void> {
-    if (!this.timeseriesAppend) throw new CatalogError('UNSUPPORTED', 'timeseries rows cannot be appended here');
-    await this.timeseriesAppend(actor, urn, aspect, row);
-  }
-
-  /** For domain services: own the JSON Patch of an aspect (`patchAspect`). */
-  routeAspectPatches(aspect: string, route: AspectPatchRoute): void {
-    this.patchRoutes.set(aspect, route);
-  }
-
-  routeEntityDeletes(entityType: string, route: EntityDeleteRoute): void {
-    this.deleteRoutes.set(entityType, route);
-  }
-
-  /** For domain services: own the reported deletion (`deleteEntity`) of an entity type, and say whether it is soft unless `hard`. */
-  routeEntityDeletions(entityType: string, route: EntityDeletionRoute, options: { softByDefault: boolean }): void {
-    this.deletionRoutes.set(entityType, { route, softByDefault: options.softByDefault });
-  }
-
-  addReadTransform(transform: ReadTransform): void {
-    this.readTransforms.push(transform);
+  /** The privilege a write of the aspect needs (its owner's, or EDIT_ENTITY). */
+  ownerPrivilege(entityType: string, aspect: string): Privilege {
+    return this.pipeline.privilegeOf(entityType, aspect);
   }
 
   /** Reads entities through the read transforms (no authorization: callers are domain services). */
@@ -334,9 +224,10 @@ export class EntityService {
   }
 
   /**
-   * Writes one aspect. Aspects owned by a domain service (definitions, values, status of a property...)
-   * go through it; for those, `onlyIfAbsent` is checked just before the service writes, and
-   * `systemMetadata` is not kept (the service keeps its own).
+   * Writes one aspect, through the one write path: an aspect a domain owns (a definition, values, the
+   * status of a property, a timeseries row...) is checked and planned by its owner. Violations of an
+   * owned aspect's value are reported relative to the value (`/qualifiedName`), of a generic one under
+   * `/aspects/<aspect>`.
    */
   async upsertAspect<K extends AspectName>(
     actor: Actor,
@@ -346,44 +237,38 @@ export class EntityService {
     options: AspectWriteOptions = {},
   ): Promise<EntityView> {
     await this.ctx.authenticate(actor);
-    // Malformed URNs and unknown types or aspects are reported by the bulk validation below, with JSON paths.
-    const entityType = urnProblem(urn) === undefined ? parseUrn(urn).entityType : undefined;
-    const owned =
-      entityType !== undefined &&
-      this.ctx.registry.hasEntityType(entityType) &&
-      this.ctx.registry.entityType(entityType).aspects.includes(aspect);
-    const route = owned ? (this.writeRoutes.get(`${entityType}.${aspect}`) ?? this.writeRoutes.get(aspect)) : undefined;
-    if (route) {
-      if (options.systemMetadata !== undefined)
-        throwIfViolations(systemMetadataProblems(options.systemMetadata, '/systemMetadata'), `invalid write to ${urn}`);
-      if (options.onlyIfAbsent) {
-        const [current] = await this.ctx.adapter.readEntities([urn], options.onlyIfAbsent === 'aspect' ? [aspect] : undefined);
-        const problem = presenceConflict(urn, aspect, current, options.onlyIfAbsent);
-        if (problem)
-          throw new CatalogError('CONFLICT', problem, {
-            details: [{ path: options.onlyIfAbsent === 'aspect' ? `/aspects/${aspect}` : '/urn', message: problem }],
-          });
-      }
-      await route(actor, urn, value as unknown as JsonObject);
-      const [entity] = await this.readVisible([urn]);
-      if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
-      return toView(entity);
-    }
     const item: EntityUpsert = { urn, aspects: { [aspect]: value } };
     if (options.systemMetadata !== undefined) item.systemMetadata = { [aspect]: options.systemMetadata };
     if (options.onlyIfAbsent) item.onlyIfAbsent = options.onlyIfAbsent;
-    const [view] = await this.upsertMany(actor, [item]);
-    return view!;
+    const entityType = urnProblem(urn) === undefined ? parseUrn(urn).entityType : undefined;
+    const owned = entityType !== undefined && this.isOwned(entityType, aspect);
+    try {
+      const [view] = await this.upsertMany(actor, [item]);
+      if (view) return view;
+    } catch (error) {
+      throw owned ? withPaths(error, (path) => relativeTo(path, `/aspects/${aspect}`)) : error;
+    }
+    // Only a timeseries row was written (appended), to an entity that holds no aspect.
+    const [entity] = await this.readVisible([urn]);
+    return entity ? toView(entity) : { urn, entityType: parseUrn(urn).entityType, aspects: {} };
+  }
+
+  /** Whether a domain owns the aspect on this entity type (false for unknown types and aspects). */
+  private isOwned(entityType: string, aspect: string): boolean {
+    return (
+      this.ctx.registry.hasEntityType(entityType) &&
+      this.ctx.registry.entityType(entityType).aspects.includes(aspect) &&
+      this.pipeline.ownerOf(entityType, aspect) !== undefined
+    );
   }
 
   /**
    * Applies an RFC 6902 JSON Patch to one aspect (an absent aspect patches `{}`) and writes the result,
-   * validated as a normal upsert of the aspect; nothing is written when an operation fails (a failed
-   * `test` is CONFLICT). `arrayPrimaryKeys` addresses a top-level array as a map keyed by the named
-   * members of its elements (docs/structured-properties.md, "Any aspect"). `structuredProperties` follows the values patch
-   * (`catalog.properties.patchValues`: `/properties/<property urn>`, removing an absent one is a no-op).
-   * Generic aspects are read, patched and written in one unit of work; an aspect owned by a domain
-   * service (a property definition) is patched from its current value and written through that service.
+   * checked as a write of the aspect; nothing is written when an operation fails (a failed `test` is
+   * CONFLICT). `arrayPrimaryKeys` addresses a top-level array as a map keyed by the named members of
+   * its elements (docs/structured-properties.md, "Any aspect"). `structuredProperties` follows the
+   * values patch (`catalog.properties.patchValues`: `/properties/<property urn>`, removing an absent
+   * one is a no-op). Read, patched and written in one unit of work.
    */
   async patchAspect(
     actor: Actor,
@@ -399,22 +284,19 @@ export class EntityService {
       const message = `"${aspectName}" is a timeseries aspect: rows are appended, never patched`;
       throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
     }
-    const describe = `${aspectName} of ${urn}`;
-    const patchRoute = this.patchRoutes.get(aspectName);
-    if (patchRoute) {
-      await patchRoute(actor, urn, operations, options);
-    } else if (this.writeRoutes.has(`${entityType}.${aspectName}`) || this.writeRoutes.has(aspectName)) {
-      const [entity] = await this.readVisible([urn], [aspectName]);
-      const patched = applyJsonPatch(entity?.aspects[aspectName]?.value, operations, { ...options, describe });
-      return this.upsertAspect(actor, urn, aspectName as AspectName, patched as unknown as AspectMap[AspectName]);
-    } else {
-      await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
-      await this.ctx.writer.write(actor, [urn], (current) => {
-        const patched = applyJsonPatch(current.get(urn)?.aspects[aspectName]?.value, operations, { ...options, describe });
-        throwIfViolations(this.ctx.registry.validateAspect(aspectName, patched), `the patched ${describe} is not valid`);
-        return { entities: [{ urn, put: { [aspectName]: { value: patched } } }] };
-      });
-    }
+    const owned = this.isOwned(entityType, aspectName);
+    if (!owned) throwIfViolations(jsonPatchViolations(operations, '/patch'), `invalid patch of ${aspectName} of ${urn}`);
+    const item: WriteItem = {
+      op: 'patch',
+      urn,
+      aspect: aspectName,
+      operations,
+      ...(options.arrayPrimaryKeys ? { arrayPrimaryKeys: options.arrayPrimaryKeys } : {}),
+      path: '',
+      patchPath: '/patch',
+      valuePath: '',
+    };
+    await this.pipeline.write(actor, [item], { message: `the patched ${aspectName} of ${urn} is not valid` });
     const [entity] = await this.readVisible([urn]);
     if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
     return toView(entity);
@@ -422,17 +304,17 @@ export class EntityService {
 
   /**
    * JSON Patches of several entities' aspects in one atomic step: each item patches one aspect
-   * (`arrayPrimaryKeys` as in `patchAspect`); items on the same aspect apply in order. Only aspects the
-   * generic rules write can be patched together: `structuredProperties` and aspects a service owns are
-   * refused here (patch each with `patchAspect`). Every item is checked first, every patched document is
-   * validated, and nothing is written when one fails (violations at `/<index>/...`; a failed `test` is
-   * CONFLICT). Needs EDIT_ENTITY. Answers the patched entities, in the order of their first item.
+   * (`arrayPrimaryKeys` as in `patchAspect`); items on the same aspect apply in order. Any aspect may
+   * be patched beside any other (`structuredProperties` by its values patch, a definition by its
+   * owner's rules), each with the privilege its own route needs. Every item is checked first, every
+   * patched document is validated, and nothing is written when one fails (violations at `/<index>/...`;
+   * a failed `test` is CONFLICT). Answers the patched entities, in the order of their first item.
    */
   async patchMany(
     actor: Actor,
     items: ReadonlyArray<{ urn: string; aspect: string; patch: readonly JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys }>,
   ): Promise<EntityView[]> {
-    const principal = await this.ctx.principal(actor);
+    await this.ctx.authenticate(actor);
     if (!Array.isArray(items))
       throw new CatalogError('INVALID_INPUT', 'the patches must be a list of { urn, aspect, patch }', {
         details: [{ path: '/', message: 'must be an array' }],
@@ -452,55 +334,27 @@ export class EntityService {
         });
       else if (this.ctx.registry.aspect(item.aspect).timeseries)
         violations.push({ path, message: `"${item.aspect}" is a timeseries aspect: rows are appended, never patched` });
-      else if (
-        this.bulkPlanners.has(item.aspect) ||
-        this.patchRoutes.has(item.aspect) ||
-        this.writeRoutes.has(`${entityType}.${item.aspect}`) ||
-        this.writeRoutes.has(item.aspect)
-      ) {
-        violations.push({
-          path,
-          message: `"${item.aspect}" follows its own rules and is not patched in a batch: patch it alone (patchAspect)`,
-        });
-      }
-      violations.push(...jsonPatchViolations(item?.patch, `/${i}/patch`));
+      if (!spec || !this.isOwned(entityType, item.aspect)) violations.push(...jsonPatchViolations(item?.patch, `/${i}/patch`));
     });
     throwIfViolations(violations, 'invalid patches');
-    await this.ctx.authorizer.require(principal, 'EDIT_ENTITY');
-    const urns = [...new Set(items.map((item) => item.urn))];
-    const after = await this.ctx.writer.write(actor, urns, (current) => {
-      const patched = new Map<string, Record<string, JsonObject>>();
-      const problems: Violation[] = [];
-      items.forEach((item, i) => {
-        const ofEntity = patched.get(item.urn) ?? {};
-        const base = ofEntity[item.aspect] ?? current.get(item.urn)?.aspects[item.aspect]?.value;
-        const value = applyJsonPatch(base, item.patch, {
-          describe: `${item.aspect} of ${item.urn}`,
-          prefix: `/${i}/patch`,
-          ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
-        });
-        problems.push(...this.ctx.registry.validateAspect(item.aspect, value, `/${i}/value`));
-        patched.set(item.urn, { ...ofEntity, [item.aspect]: value });
-      });
-      throwIfViolations(problems, 'the patched aspects are not valid');
-      return {
-        entities: [...patched].map(([urn, aspects]) => ({
-          urn,
-          put: Object.fromEntries(Object.entries(aspects).map(([name, value]) => [name, { value }])),
-        })),
-      };
-    });
-    return urns.flatMap((urn) => {
-      const entity = after.get(urn);
-      return entity ? [toView(entity)] : [];
-    });
+    const writes: WriteItem[] = items.map((item, i) => ({
+      op: 'patch',
+      urn: item.urn,
+      aspect: item.aspect,
+      operations: item.patch,
+      ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
+      path: `/${i}`,
+      patchPath: `/${i}/patch`,
+      valuePath: `/${i}/value`,
+    }));
+    const { after } = await this.pipeline.write(actor, writes, { message: 'the patched aspects are not valid' });
+    return [...after.values()].flatMap((entity) => (entity ? [toView(entity)] : []));
   }
 
   /**
    * Applies metadata change proposals (UPSERT, CREATE, CREATE_ENTITY, PATCH, DELETE of one aspect each):
-   * all checked first, nothing written when one is bad (every violation named by the proposal's index,
-   * `<prefix>/<i>/...`); then applied in order, runs of upserts through the bulk path
-   * (docs/datahub-clients.md).
+   * all checked first, then written in one atomic step through the one write path; nothing is written
+   * when one is bad (every violation named by the proposal's index, `<prefix>/<i>/...`).
    */
   async applyProposals(actor: Actor, proposals: readonly unknown[], options: { prefix?: string } = {}): Promise<ProposalOutcome[]> {
     return applyProposals(this.ctx, this, actor, proposals, options);
@@ -524,13 +378,6 @@ export class EntityService {
     return entity ? key : undefined;
   }
 
-  /** How writes of an aspect are made: generically, by a domain service within bulk writes, or by a domain service alone. */
-  aspectOwnership(entityType: string, aspect: string): 'generic' | 'bulk' | 'routed' {
-    if (this.bulkPlanners.has(aspect)) return 'bulk';
-    if (this.writeRoutes.has(`${entityType}.${aspect}`) || this.writeRoutes.has(aspect)) return 'routed';
-    return 'generic';
-  }
-
   /** The violations of an aspect value against the aspect's schema (paths under `prefix`). */
   validateAspectValue(aspect: string, value: unknown, prefix = ''): Violation[] {
     return this.ctx.registry.validateAspect(aspect, value, prefix);
@@ -543,11 +390,13 @@ export class EntityService {
   }
 
   /**
-   * Bulk write: every item validated first (nothing is written when one is bad; the error lists every
-   * violation with its index), then written in atomic chunks of `BULK_CHUNK` (2,000) entities.
+   * Bulk write: every item checked first, each aspect by its owner's rules (nothing is written when one
+   * is bad; the error lists every violation with its index), then written in atomic chunks of
+   * `BULK_CHUNK_ENTITIES` (2,000) whole entities: an entity's aspects always commit together.
+   * Timeseries aspects are appended as rows in the same commit.
    */
   async upsertMany(actor: Actor, items: readonly EntityUpsert[], options: { systemMetadata?: boolean } = {}): Promise<EntityView[]> {
-    const principal = await this.ctx.principal(actor);
+    await this.ctx.authenticate(actor);
     if (!Array.isArray(items))
       throw new CatalogError('INVALID_INPUT', 'the entities must be a list of { urn, aspects }', {
         details: [{ path: '/', message: 'must be an array' }],
@@ -560,92 +409,41 @@ export class EntityService {
     const violations: Violation[] = [];
     const single = items.length === 1;
     const prefix = (i: number) => (single ? '' : `/${i}`);
-    items.forEach((item, i) => this.validateUpsert(item, prefix(i), violations));
-    // Aspects a domain service owns (structured properties) are checked, authorized and planned by it.
-    const owned = new Map<string, Array<{ index: number; urn: string; value: unknown }>>();
-    let generic = false;
-    items.forEach((item, index) => {
-      for (const [name, value] of Object.entries((item?.aspects ?? {}) as Record<string, unknown>)) {
-        if (!this.bulkPlanners.has(name)) generic = true;
-        else {
-          let entries = owned.get(name);
-          if (!entries) owned.set(name, (entries = []));
-          entries.push({ index, urn: item.urn, value });
-        }
-      }
+    const usable = items.map((item, i) => this.validateUpsert(item, prefix(i), violations));
+    const message = single ? `invalid write to ${items[0]?.urn}` : 'invalid entity writes';
+    const writes: WriteItem[] = [];
+    items.forEach((item, i) => {
+      Object.entries((item?.aspects ?? {}) as Record<string, unknown>).forEach(([name, value], k) => {
+        if (!usable[i]!.has(name)) return;
+        const path = `${prefix(i)}/aspects/${name}`;
+        const systemMetadata = item.systemMetadata?.[name];
+        // `entity`: one check per entity (its first aspect); `aspect`: one per aspect.
+        const onlyIfAbsent = item.onlyIfAbsent === 'aspect' || (item.onlyIfAbsent === 'entity' && k === 0) ? item.onlyIfAbsent : undefined;
+        writes.push({
+          op: 'upsert',
+          urn: item.urn,
+          aspect: name,
+          value,
+          path,
+          ...(systemMetadata ? { systemMetadata } : {}),
+          ...(onlyIfAbsent ? { onlyIfAbsent, presencePath: onlyIfAbsent === 'aspect' ? path : `${prefix(i)}/urn` } : {}),
+        });
+      });
     });
-    if (generic || owned.size === 0) await this.ctx.authorizer.require(principal, 'EDIT_ENTITY');
-    const planners = new Map<string, Awaited<ReturnType<BulkAspectPlanner['prepare']>>>();
-    for (const [name, entries] of owned) {
-      planners.set(name, await this.bulkPlanners.get(name)!.prepare(principal, entries, (i) => `${prefix(i)}/aspects/${name}`, violations));
-    }
-    throwIfViolations(violations, single ? `invalid write to ${items[0]?.urn}` : 'invalid entity writes');
+    // Each aspect's value is checked by the write path too, so that one answer lists every problem.
+    const { after } = await this.pipeline.write(actor, writes, { message, chunkEntities: BULK_CHUNK_ENTITIES, violations });
     const views: EntityView[] = [];
-    for (let start = 0; start < items.length; start += BULK_CHUNK) {
-      const chunk = items.slice(start, start + BULK_CHUNK);
-      const byUrn = new Map<string, Record<string, JsonObject>>();
-      const metadataOf = new Map<string, JsonObject | undefined>();
-      const conditions: Array<{ index: number; urn: string; names: string[]; onlyIfAbsent: 'aspect' | 'entity' }> = [];
-      chunk.forEach((item, i) => {
-        byUrn.set(item.urn, { ...(byUrn.get(item.urn) ?? {}), ...(item.aspects as Record<string, JsonObject>) });
-        if (item.systemMetadata)
-          for (const name of Object.keys(item.aspects))
-            metadataOf.set(`${item.urn}\n${name}`, keptSystemMetadata(item.systemMetadata[name]));
-        if (item.onlyIfAbsent)
-          conditions.push({ index: start + i, urn: item.urn, names: Object.keys(item.aspects), onlyIfAbsent: item.onlyIfAbsent });
-      });
-      const after = await this.ctx.writer.write(actor, [...byUrn.keys()], async (current, now) => {
-        const problems: Violation[] = [];
-        for (const c of conditions) {
-          for (const name of c.onlyIfAbsent === 'aspect' ? c.names : [c.names[0]!]) {
-            const problem = presenceConflict(c.urn, name, current.get(c.urn), c.onlyIfAbsent);
-            if (problem)
-              problems.push({
-                path: c.onlyIfAbsent === 'aspect' ? `${prefix(c.index)}/aspects/${name}` : `${prefix(c.index)}/urn`,
-                message: problem,
-              });
-          }
-        }
-        if (problems.length)
-          throw new CatalogError('CONFLICT', problems.length === 1 ? problems[0]!.message : 'entities or aspects exist already', {
-            details: problems,
-          });
-        const entities: EntityPlan[] = [];
-        for (const [urn, aspects] of byUrn) {
-          const put: Record<string, AspectChange> = {};
-          for (const [name, value] of Object.entries(aspects)) {
-            const planner = planners.get(name);
-            const kept = metadataOf.get(`${urn}\n${name}`);
-            if (!planner) {
-              const systemMetadata = withKeptSystemMetadata(undefined, kept);
-              put[name] = systemMetadata ? { value, systemMetadata } : { value };
-            } else {
-              const change = await planner(urn, current.get(urn), problems, now);
-              if (change) {
-                const systemMetadata = withKeptSystemMetadata(change.systemMetadata, kept);
-                put[name] = systemMetadata ? { value: change.value, systemMetadata } : { value: change.value };
-              }
-            }
-          }
-          entities.push({ urn, put });
-        }
-        // What depends on the stored state (immutable values) is checked again under the commit's read.
-        throwIfViolations(problems, single ? `invalid write to ${items[0]?.urn}` : 'invalid entity writes');
-        return { entities };
-      });
-      for (const urn of byUrn.keys()) {
-        const entity = after.get(urn);
-        if (entity) views.push(toView(entity, options.systemMetadata === true));
-      }
-    }
+    for (const entity of after.values()) if (entity) views.push(toView(entity, options.systemMetadata === true));
     return views;
   }
 
-  private validateUpsert(item: EntityUpsert, prefix: string, violations: Violation[]): void {
+  /** Adds the item's structural problems; returns the aspects whose values can be checked further. */
+  private validateUpsert(item: EntityUpsert, prefix: string, violations: Violation[]): Set<string> {
+    const usable = new Set<string>();
     const problem = urnProblem(item?.urn);
     if (problem) {
       violations.push({ path: `${prefix}/urn`, message: problem });
-      return;
+      return usable;
     }
     const entityType = entityTypeOf(item.urn);
     if (!this.ctx.registry.hasEntityType(entityType)) {
@@ -653,12 +451,12 @@ export class EntityService {
         path: `${prefix}/urn`,
         message: `unknown entity type "${entityType}"; known types: ${this.ctx.registry.entityTypeNames().join(', ')}`,
       });
-      return;
+      return usable;
     }
     const spec = this.ctx.registry.entityType(entityType);
     if (!item.aspects || typeof item.aspects !== 'object' || Array.isArray(item.aspects)) {
       violations.push({ path: `${prefix}/aspects`, message: 'must be an object of aspect name to value' });
-      return;
+      return usable;
     }
     const names = Object.keys(item.aspects);
     if (names.length === 0) violations.push({ path: `${prefix}/aspects`, message: 'names no aspect' });
@@ -685,16 +483,10 @@ export class EntityService {
         violations.push({ path, message: `unknown aspect "${name}"` });
       } else if (!spec.aspects.includes(name)) {
         violations.push({ path, message: `entity type "${entityType}" has no aspect "${name}"; its aspects: ${spec.aspects.join(', ')}` });
-      } else if (this.ctx.registry.aspect(name).timeseries) {
-        violations.push({ path, message: `"${name}" is a timeseries aspect: append rows with catalog.timeseries.append` });
-      } else if (this.bulkPlanners.has(name)) {
-        // Checked by the service that owns it (BulkAspectPlanner.prepare).
-      } else if (this.writeRoutes.has(`${entityType}.${name}`) || this.writeRoutes.has(name)) {
-        violations.push({ path, message: `"${name}" is managed by its own API; write it alone with upsertAspect` });
-      } else {
-        violations.push(...this.ctx.registry.validateAspect(name, (item.aspects as Record<string, unknown>)[name], path));
-      }
+      } else usable.add(name);
+      // The value itself is checked by the write path: by its owner's rules, or by the aspect's schema.
     }
+    return usable;
   }
 
   /**
@@ -718,57 +510,57 @@ export class EntityService {
 
   /**
    * Deletes several aspects of one entity in one atomic step; returns the names that were there.
-   * Every name is checked first (nothing is deleted when one is refused). Deleting the last aspect
-   * deletes the entity.
+   * Every name is checked first (nothing is deleted when one is refused: an aspect a domain owns is
+   * deleted only by that domain). Deleting the last aspect deletes the entity.
    */
   async deleteAspects(actor: Actor, urn: string, aspects: readonly string[]): Promise<string[]> {
-    await this.ctx.authorizer.require(await this.ctx.principal(actor), 'EDIT_ENTITY');
+    await this.ctx.authenticate(actor);
     const parsed = parseUrn(urn);
     const violations: Violation[] = [];
+    const spec = this.ctx.registry.hasEntityType(parsed.entityType) ? this.ctx.registry.entityType(parsed.entityType) : undefined;
+    const pathOf = (i: number) => (aspects.length === 1 ? '/aspect' : `/aspects/${i}`);
     aspects.forEach((aspect, i) => {
-      const path = aspects.length === 1 ? '/aspect' : `/aspects/${i}`;
-      const spec = this.ctx.registry.hasEntityType(parsed.entityType) ? this.ctx.registry.entityType(parsed.entityType) : undefined;
       if (!spec) violations.push({ path: '/urn', message: `unknown entity type "${parsed.entityType}"` });
       else if (!spec.aspects.includes(aspect))
         violations.push({
-          path,
+          path: pathOf(i),
           message: `entity type "${parsed.entityType}" has no aspect "${aspect}"; its aspects: ${spec.aspects.join(', ')}`,
         });
-      else if (this.writeRoutes.has(`${parsed.entityType}.${aspect}`) || this.writeRoutes.has(aspect)) {
-        violations.push({ path, message: `"${aspect}" is managed by its own API and cannot be deleted directly` });
-      }
+      else if (this.isOwned(parsed.entityType, aspect))
+        violations.push({ path: pathOf(i), message: `"${aspect}" is managed by its own API and cannot be deleted directly` });
     });
     throwIfViolations(violations, aspects.length === 1 ? violations[0]?.message : `cannot delete these aspects of ${urn}`);
-    let existing: string[] = [];
-    await this.ctx.writer.write(actor, [urn], (current) => {
-      const entity = current.get(urn);
-      existing = [...new Set(aspects)].filter((name) => entity?.aspects[name] !== undefined);
-      return { entities: existing.length ? [{ urn, delete: existing }] : [] };
+    const names = [...new Set(aspects)];
+    const writes: WriteItem[] = names.map((aspect) => ({ op: 'delete', urn, aspect, path: pathOf(aspects.indexOf(aspect)) }));
+    const refusal = (error: unknown): unknown => {
+      // A refusal of one aspect is named by its own message, as a one-aspect delete always was.
+      if (aspects.length === 1 && isCatalogError(error) && error.code === 'INVALID_INPUT' && error.details.length === 1)
+        return new CatalogError('INVALID_INPUT', error.details[0]!.message, { details: error.details });
+      return error;
+    };
+    const { before } = await this.pipeline.write(actor, writes, { message: `cannot delete these aspects of ${urn}` }).catch((error) => {
+      throw refusal(error);
     });
-    return existing;
+    const entity = before.get(urn);
+    return names.filter((name) => entity?.aspects[name] !== undefined);
   }
 
   /**
    * Deletes an entity with its aspects, search document and timeseries rows; false when it did not
-   * exist. Entity types owned by a domain service decide themselves (a structured property is
-   * soft-deleted unless `hard`).
+   * exist. Entity types owned by a domain decide themselves (a structured property is soft-deleted
+   * unless `hard`).
    */
   async delete(actor: Actor, urn: string, options: { hard?: boolean } = {}): Promise<boolean> {
     await this.ctx.authenticate(actor);
     const parsed = parseUrn(urn);
     this.ctx.registry.entityType(parsed.entityType);
-    const route = this.deleteRoutes.get(parsed.entityType);
-    if (route) {
-      await route(actor, urn, { hard: options.hard === true });
+    const owner = this.pipeline.entityOwnerOf(parsed.entityType);
+    if (owner) {
+      await owner.delete(actor, urn, { hard: owner.hardOnly === true || options.hard === true, dryRun: false });
       return true;
     }
-    await this.ctx.authorizer.require(actor, 'EDIT_ENTITY');
-    let existed = false;
-    await this.ctx.writer.write(actor, [urn], (current) => {
-      existed = current.has(urn);
-      return { entities: existed ? [{ urn, deleteEntity: true }] : [] };
-    });
-    return existed;
+    const { before } = await this.pipeline.write(actor, [{ op: 'deleteEntity', urn, path: '/urn' }], { message: `cannot delete ${urn}` });
+    return before.get(urn) !== undefined;
   }
 
   /**
@@ -784,20 +576,17 @@ export class EntityService {
     const { entityType } = parseUrn(urn);
     const spec = this.ctx.registry.entityType(entityType);
     const dryRun = options.dryRun === true;
-    const owned = this.deletionRoutes.get(entityType);
-    if (owned) return owned.route(actor, urn, { hard: options.hard ?? !owned.softByDefault, dryRun });
-    const hard = options.hard ?? true;
-    const legacy = this.deleteRoutes.get(entityType);
-    if (legacy) {
+    const owner = this.pipeline.entityOwnerOf(entityType);
+    const hard = options.hard ?? (owner ? !owner.softByDefault : true);
+    if (owner?.hardOnly) {
       // Tokens and policies: their own service deletes them (revoke, remove), with no soft state to preview.
       if (!hard)
         throw new CatalogError('INVALID_INPUT', `${entityType} entities cannot be soft-deleted; delete them hard`, {
           details: [{ path: '/hard', message: 'must be true' }],
         });
       if (dryRun) throw new CatalogError('UNSUPPORTED', `a dry run of deleting ${entityType} entities is not available`);
-      await legacy(actor, urn, { hard: true });
-      return { urn, entityType, mode: 'hard', dryRun, changed: true };
     }
+    if (owner) return owner.delete(actor, urn, { hard, dryRun });
     await this.ctx.authorizer.require(actor, 'EDIT_ENTITY');
     if (!hard && !spec.aspects.includes('status')) {
       throw new CatalogError('INVALID_INPUT', `${entityType} entities have no status aspect and cannot be soft-deleted; delete them hard`, {

@@ -8,11 +8,13 @@ import type {
   StorageAdapter,
   StoredAspect,
   StoredEntity,
+  TimeseriesIndexRef,
+  TimeseriesRow,
   WriteBatch,
 } from '../../adapter/types';
 import type { EntityRegistry } from './registry';
 import { CatalogError } from '../../errors';
-import { deriveSearchDocument } from '../search/document';
+import { deriveSearchDocument } from './search-document';
 import { entityTypeOf } from '../urn';
 import { clientSystemMetadataOf } from './system-metadata';
 
@@ -26,10 +28,10 @@ export interface ChangeRecording {
 
 /**
  * An event carries the writer's system metadata only: the catalog's bookkeeping (property value keys,
- * definition incarnations, a token's salted hash) is never read from an event, derivable from the
- * aspect, and would be a copy stored with every event; secrets are part of it.
+ * definition incarnations, value stamps, a token's salted hash) is never read from an event, derivable
+ * from the aspect, and would be a copy stored with every event; secrets are part of it.
  */
-const eventMetadata = clientSystemMetadataOf;
+const eventMetadata = (systemMetadata: JsonObject | undefined): JsonObject | undefined => clientSystemMetadataOf(systemMetadata);
 
 export interface AspectChange {
   value: JsonObject;
@@ -47,6 +49,8 @@ export interface EntityPlan {
 export interface WritePlan {
   entities: EntityPlan[];
   jobs?: NewJob[];
+  /** Timeseries rows appended with the change (in the commit when the adapter can, right after it otherwise). */
+  timeseries?: Array<{ index: TimeseriesIndexRef; rows: TimeseriesRow[] }>;
 }
 
 /**
@@ -89,13 +93,21 @@ export class EntityWriter {
       const plan = await decide(current, now);
       const { batch, after } = this.stamp(actorUrn(actor), urns, current, plan, now);
       batch.completeJobs = options.completeJobs;
-      if (!batch.entities?.length && !batch.jobs?.length && !batch.completeJobs?.length) return after;
+      const rows = (plan.timeseries ?? []).filter((t) => t.rows.length > 0);
+      const rowsInCommit = rows.length > 0 && this.adapter.capabilities.timeseriesInCommit === true;
+      if (rowsInCommit) batch.timeseries = rows;
+      if (!batch.entities?.length && !batch.jobs?.length && !batch.completeJobs?.length && !rowsInCommit) {
+        for (const { index, rows: appended } of rows) await this.adapter.appendTimeseries(index, appended);
+        return after;
+      }
       try {
         await this.adapter.commit(batch);
       } catch (error) {
         if (error instanceof CatalogError && error.code === 'CONFLICT' && attempt < MAX_ATTEMPTS && !options.completeJobs) continue;
         throw error;
       }
+      // An adapter that cannot append rows in its commit gets them right after it (checked already, they rarely fail).
+      if (!rowsInCommit) for (const { index, rows: appended } of rows) await this.adapter.appendTimeseries(index, appended);
       if (batch.jobs?.length) this.onJobsQueued();
       return after;
     }
@@ -139,6 +151,7 @@ export class EntityWriter {
         };
         aspects[name] = stored;
         if (recordEvents) {
+          const systemMetadata = eventMetadata(change.systemMetadata);
           events.push({
             entityUrn: urn,
             entityType,
@@ -147,7 +160,7 @@ export class EntityWriter {
             aspect: change.value,
             previousAspectValue: previous?.value ?? null,
             created: { time: now, actor },
-            ...(eventMetadata(change.systemMetadata) ? { systemMetadata: eventMetadata(change.systemMetadata)! } : {}),
+            ...(systemMetadata ? { systemMetadata } : {}),
           });
         }
         if (recordVersions && previous) aspectVersions.push({ urn, entityType, aspect: previous });

@@ -6,7 +6,7 @@ import { CatalogError } from '../../errors';
 import type { JobContext } from '../jobs/runner';
 import { assignmentsOf, keysOf, loadDefinitions } from './lookup';
 import { VALUES_ASPECT } from './types';
-import { PROPERTY_KEYS_METADATA } from '../search/document';
+import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 
 /**
  * The durable background removal of values that no longer count: those of a hard-deleted definition

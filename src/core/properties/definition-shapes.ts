@@ -76,6 +76,10 @@ const CAMEL = {
 };
 export const GRAPHQL_PATHS = paths('', CAMEL, '');
 export const REST_PATHS = paths('', CAMEL, '/value');
+/** The REST (aspect) shape's paths under a prefix (an item of a batch). */
+export function restPaths(prefix: string): DraftPaths {
+  return prefix ? paths(prefix, CAMEL, '/value') : REST_PATHS;
+}
 export function yamlPaths(prefix = ''): DraftPaths {
   return paths(
     prefix,

@@ -2,7 +2,7 @@ import { actorUrn, type Actor } from '../access/actor';
 import type { JsonObject, NewJob, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { incarnationMetadata, newIncarnation, NO_DEFINITION_KEY } from './definition-key';
-import type { EntityDeletion } from '../entities/service';
+import type { EntityDeletion, OwnedItem, OwnerBatch } from '../entities/owner';
 import type { EntityPlan } from '../entities/writer';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { cleanupJob } from './cleanup';
@@ -23,6 +23,7 @@ import {
   parseYamlDefinitions,
   pathsFor,
   readDefinitionInput,
+  restPaths,
   toReadBack,
 } from './definition-shapes';
 import { definitionInfoOf, type DefinitionCache, type DefinitionInfo } from './lookup';
@@ -41,11 +42,11 @@ import {
 } from './types';
 import { graphqlUpdateDefinitionSchema } from '../validation/schemas/structured-properties';
 import { knownUrnProblem } from '../urn';
+import { applyJsonPatch } from '../entities/json-patch';
 import { requirePropertyUrn, softDeletedMessage, throwIfConflicts } from './messages';
 import {
   applySettingsInput,
   fillSettings,
-  otherBadgeHolder,
   sameFlags,
   SETTINGS_ASPECT,
   settingsToJson,
@@ -179,6 +180,110 @@ export class PropertyDefinitionService {
       },
     );
     return entries.map(({ urn }) => ({ outcome: outcomes.get(urn)!, property: viewOf(definitionInfoOf(after.get(urn))!) }));
+  }
+
+  /**
+   * Definitions in a batch of the one write path (canonical: the aspect as stored, REST shape): each
+   * checked as a REST write of the definition checks it, then planned inside the unit of work (created,
+   * replaced with its version rules, or left as it is). Violations under each item's path.
+   */
+  prepareDefinitions(items: readonly OwnedItem[], violations: Violation[]): OwnerBatch {
+    const wanted = new Map<number, { definition: StructuredPropertyDefinition; paths: DraftPaths }>();
+    const check = (item: OwnedItem, value: unknown, found: Violation[]) => {
+      const paths = restPaths(item.path);
+      const draft = readDefinitionInput('rest', value, found, { prefix: item.path, urn: item.urn });
+      const normalized = draft && normalizeDraft(draft, this.ctx.registry, paths, found);
+      return normalized ? { definition: normalized.definition, paths } : undefined;
+    };
+    for (const item of items) {
+      if (item.op === 'delete') {
+        violations.push({ path: item.path, message: `"${item.aspect}" is managed by its own API and cannot be deleted directly` });
+        continue;
+      }
+      const wish = item.op === 'upsert' ? check(item, item.value, violations) : undefined;
+      if (wish) wanted.set(item.index, wish);
+    }
+    return {
+      plan: (item, entity, step) => {
+        // A patch applies to the definition as the unit of work reads it, then is checked as a whole write.
+        const patched =
+          item.op === 'patch'
+            ? applyJsonPatch(entity?.aspects[DEFINITION_ASPECT]?.value, item.operations ?? [], {
+                describe: `${DEFINITION_ASPECT} of ${item.urn}`,
+                prefix: item.patchPath ?? '/patch',
+                ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
+              })
+            : undefined;
+        const wish = patched ? check(item, stripStamps(patched), step.problems) : wanted.get(item.index);
+        if (!wish) return undefined;
+        const { urn } = item;
+        const stored = definitionInfoOf(entity);
+        if (!stored) return { put: this.definitionPlan(step.who, urn, wish.definition, undefined).put![DEFINITION_ASPECT] };
+        if (stored.removed) {
+          step.problems.push({ path: wish.paths.qualifiedName, message: softDeletedMessage(urn, 'updating its definition') });
+          return undefined;
+        }
+        const conflicts: Violation[] = [];
+        const { version, bumped } = resolveVersion(stored.definition.version, wish.definition.version, wish.paths.version, conflicts);
+        const next: StructuredPropertyDefinition = { ...wish.definition, ...(version !== undefined ? { version } : {}) };
+        if (!bumped)
+          conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, wish.paths), stored.definition.version, urn));
+        throwIfConflicts(conflicts, 'refused structured property change');
+        if (definitionContent(next) === definitionContent(stored.definition)) return undefined;
+        return {
+          put: this.definitionPlan(step.who, urn, next, stored).put![DEFINITION_ASPECT],
+          ...(bumped ? { jobs: [cleanupJob(urn, stored.incarnation)] } : {}),
+        };
+      },
+    };
+  }
+
+  /** `status` of structured properties in a batch: soft delete and restore, as `setRemoved`. */
+  prepareStatus(items: readonly OwnedItem[], violations: Violation[]): OwnerBatch {
+    for (const item of items) {
+      if (item.op === 'upsert') violations.push(...this.ctx.registry.validateAspect('status', item.value, item.path));
+      else
+        violations.push({
+          path: item.path,
+          message: `"status" of a structured property is written whole, never ${item.op === 'patch' ? 'patched in a batch' : 'deleted directly'}`,
+        });
+    }
+    return {
+      plan: (item, entity) => {
+        const info = definitionInfoOf(entity);
+        if (!info) throw new CatalogError('NOT_FOUND', `structured property ${item.urn} does not exist`);
+        const removed = (item.value as JsonObject).removed === true;
+        return info.removed === removed ? undefined : { put: { value: { removed } } };
+      },
+    };
+  }
+
+  /** `structuredPropertySettings` in a batch: each checked as `writeSettings` checks one. */
+  async prepareSettings(actor: Actor, items: readonly OwnedItem[], violations: Violation[]): Promise<OwnerBatch> {
+    const upserts = items.filter((item) => {
+      if (item.op === 'upsert') return true;
+      violations.push({
+        path: item.path,
+        message: `"${item.aspect}" is written whole, never ${item.op === 'patch' ? 'patched in a batch' : 'deleted directly'}`,
+      });
+      return false;
+    });
+    const pathOf = new Map(upserts.map((item) => [item.index, item.path]));
+    const planner = await this.prepareSettingsBulk(
+      actor,
+      upserts.map((item) => ({ index: item.index, urn: item.urn, value: item.value })),
+      (index) => pathOf.get(index) ?? '',
+      violations,
+    );
+    return {
+      plan: async (item, entity, step) => {
+        // One settings write alone answers as the property's own route does: NOT_FOUND without a definition.
+        if (items.length === 1 && !definitionInfoOf(entity))
+          throw new CatalogError('NOT_FOUND', `structured property ${item.urn} does not exist`);
+        const put = await planner(item.urn, entity, step.problems);
+        return put ? { put } : undefined;
+      },
+    };
   }
 
   /** The command-line file: a YAML list of definitions, all validated, then written in one commit. */
@@ -344,6 +449,10 @@ export class PropertyDefinitionService {
       const stored = definitionInfoOf(current);
       if (!stored) {
         problems.push({ path: wish.path, message: `structured property ${urn} does not exist: create its definition first` });
+        return undefined;
+      }
+      if (stored.removed) {
+        problems.push({ path: wish.path || '/', message: softDeletedMessage(urn, 'changing its settings') });
         return undefined;
       }
       if (sameFlags(stored.settings, wish.settings)) return undefined;
@@ -546,4 +655,25 @@ function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {
     valueKind: info.valueType === 'number' ? 'number' : 'string',
     valueType: info.valueType,
   };
+}
+
+/**
+ * DataHub's other rule: at most one property is shown as an asset badge. The other property that is
+ * (from the search documents, where the flag is the `showAsAssetBadge` field), or undefined.
+ */
+export async function otherBadgeHolder(ctx: CatalogContext, urn: string): Promise<string | undefined> {
+  const found = await ctx.adapter.search({
+    entityTypes: [STRUCTURED_PROPERTY_ENTITY],
+    filter: [[{ field: { kind: 'field', name: 'showAsAssetBadge' }, operator: 'EQUAL', values: ['true'], negated: false }]],
+    includeRemoved: true,
+    order: 'urn',
+    limit: 2,
+  });
+  return found.hits.map((h) => h.urn).find((u) => u !== urn);
+}
+
+/** A stored definition as a write takes it: its stamps are the catalog's, not the writer's. */
+function stripStamps(value: JsonObject): JsonObject {
+  const { created: _created, lastModified: _lastModified, ...rest } = value;
+  return rest;
 }

@@ -1,9 +1,9 @@
-import type { JsonObject, StorageAdapter, StoredAspect, StoredEntity } from '../../adapter/types';
+import type { AuditStamp, JsonObject, StorageAdapter, StoredAspect, StoredEntity } from '../../adapter/types';
 import { definitionKeyOf, incarnationOf } from './definition-key';
 import { definitionFromJson } from './definition-shapes';
 import { valueTypeNameOf } from './definition-rules';
 import { DEFINITION_ASPECT, VALUES_ASPECT, type PropertyAssignment, type StructuredPropertyDefinition, type ValueTypeName } from './types';
-import { PROPERTY_KEYS_METADATA } from '../search/document';
+import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 import { SETTINGS_ASPECT, settingsOf, type StructuredPropertySettings } from './settings';
 
 /** A stored definition with what readers and writers of values need to know about it. */
@@ -123,9 +123,32 @@ export function keysOf(aspect: Pick<StoredAspect, 'systemMetadata'> | undefined)
   return out;
 }
 
+/** The assignments as stored: what the writer sent, read back as it was written. */
 export function assignmentsOf(aspect: Pick<StoredAspect, 'value'> | undefined): PropertyAssignment[] {
   const list = aspect?.value.properties;
   return Array.isArray(list) ? (list as unknown as PropertyAssignment[]) : [];
+}
+
+/**
+ * Who set each property's values and when, kept as the catalog's bookkeeping beside the aspect (never
+ * in the value, which reads back as the writer sent it): property URN → `{ created, lastModified }`.
+ */
+export const PROPERTY_STAMPS_METADATA = 'propertyStamps';
+
+export type AssignmentStamps = Record<string, { created: AuditStamp; lastModified: AuditStamp }>;
+
+export function stampsOf(aspect: Pick<StoredAspect, 'systemMetadata'> | undefined): AssignmentStamps {
+  return (aspect?.systemMetadata?.[PROPERTY_STAMPS_METADATA] ?? {}) as unknown as AssignmentStamps;
+}
+
+/** The assignments with who set them and when: the writer's stamps when it sent them, the catalog's otherwise. */
+export function stampedAssignmentsOf(aspect: Pick<StoredAspect, 'value' | 'systemMetadata'> | undefined): PropertyAssignment[] {
+  const stamps = stampsOf(aspect);
+  return assignmentsOf(aspect).map((a) => {
+    const kept = stamps[a.propertyUrn];
+    if (!kept || (a.created && a.lastModified)) return a;
+    return { ...a, created: a.created ?? kept.created, lastModified: a.lastModified ?? kept.lastModified };
+  });
 }
 
 export type AssignmentState = 'visible' | 'softDeleted' | 'stale';

@@ -1,8 +1,9 @@
 import type { Actor } from '../access/actor';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import type { EntityView, ReadTransform } from '../entities/service';
-import { throwIfViolations } from '../../errors';
+import type { EntityView } from '../entities/service';
+import type { DomainOwners, ReadTransform } from '../entities/owner';
+import { propertyOwners } from './owner';
 import { registerPropertyCleanup } from './cleanup';
 import { PropertyDefinitionService } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
@@ -10,11 +11,10 @@ import { fillSettings, SETTINGS_ASPECT, type StructuredPropertySettings } from '
 import { storedValues } from './value-rules';
 import { PropertyValueService } from './values';
 import { propertyValueHistory, type PropertyValueChange } from './value-history';
-import type { FilterFieldSource } from '../search/input';
 import {
   DEFINITION_ASPECT,
-  STRUCTURED_PROPERTY_ENTITY,
   VALUES_ASPECT,
+  type FilterFieldSource,
   type CreateStructuredPropertyInput,
   type DefinitionInputShape,
   type DefinitionUpsertResult,
@@ -126,52 +126,20 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
 }
 
 /**
- * Builds the service and wires it into the catalog: routed generic writes, the read transform, the
- * clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
+ * Builds the service, the owners of the aspects the domain governs (handed to the entity service) and
+ * the clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
  */
-export function createStructuredProperties(ctx: CatalogContext): { service: StructuredPropertyService; filterFields: FilterFieldSource } {
+export function createStructuredProperties(ctx: CatalogContext): {
+  service: StructuredPropertyService;
+  filterFields: FilterFieldSource;
+  owners: DomainOwners;
+} {
   // Readers share one cache of definitions, kept while nothing changes (see DefinitionCache).
   const cache = new DefinitionCache(ctx.adapter);
+  const visible = visibilityTransform(cache);
   const definitions = new PropertyDefinitionService(ctx, cache);
-  const values = new PropertyValueService(ctx);
+  const values = new PropertyValueService(ctx, visible);
 
-  ctx.entities.routeAspectWrites(
-    DEFINITION_ASPECT,
-    (actor, urn, value) => definitions.upsertMany(actor, [value], 'rest', { urns: [urn] }),
-    {
-      privilege: 'MANAGE_STRUCTURED_PROPERTIES',
-    },
-  );
-  ctx.entities.routeAspectWrites(
-    `${STRUCTURED_PROPERTY_ENTITY}.status`,
-    async (actor, urn, value) => {
-      throwIfViolations(ctx.registry.validateAspect('status', value), `invalid status of ${urn}`);
-      return definitions.setRemoved(actor, urn, value.removed === true);
-    },
-    { privilege: 'MANAGE_STRUCTURED_PROPERTIES' },
-  );
-  ctx.entities.routeAspectWrites(VALUES_ASPECT, (actor, urn, value) => values.upsert(actor, urn, value, 'rest'), {
-    privilege: 'EDIT_ENTITY_PROPERTIES',
-  });
-  ctx.entities.routeAspectWrites(SETTINGS_ASPECT, (actor, urn, value) => definitions.writeSettings(actor, urn, value), {
-    privilege: 'MANAGE_STRUCTURED_PROPERTIES',
-  });
-  ctx.entities.routeBulkAspect(SETTINGS_ASPECT, {
-    prepare: (actor, items, prefix, violations) => definitions.prepareSettingsBulk(actor, items, prefix, violations),
-  });
-  ctx.entities.routeAspectPatches(VALUES_ASPECT, (actor, urn, operations, options) =>
-    values.patch(actor, urn, { patch: operations, ...(options.arrayPrimaryKeys ? { arrayPrimaryKeys: options.arrayPrimaryKeys } : {}) }),
-  );
-  ctx.entities.routeBulkAspect(VALUES_ASPECT, {
-    prepare: (actor, items, prefix, violations) => values.prepareBulk(actor, items, prefix, violations),
-  });
-  ctx.entities.routeEntityDeletes(STRUCTURED_PROPERTY_ENTITY, (actor, urn, { hard }) =>
-    hard ? definitions.hardDelete(actor, urn) : definitions.setRemoved(actor, urn, true),
-  );
-  ctx.entities.routeEntityDeletions(STRUCTURED_PROPERTY_ENTITY, (actor, urn, options) => definitions.deletion(actor, urn, options), {
-    softByDefault: false,
-  });
-  ctx.entities.addReadTransform(visibilityTransform(cache));
   registerPropertyCleanup(ctx);
 
   const filterFields: FilterFieldSource = {
@@ -215,5 +183,5 @@ export function createStructuredProperties(ctx: CatalogContext): { service: Stru
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
     upsertValuesMany: (actor, items) => values.upsertMany(actor, items, 'rest'),
   };
-  return { service, filterFields };
+  return { service, filterFields, owners: propertyOwners(definitions, values, visible) };
 }

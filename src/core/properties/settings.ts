@@ -1,7 +1,5 @@
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
-import type { CatalogContext } from '../context';
 import type { Violation } from '../../errors';
-import { STRUCTURED_PROPERTY_ENTITY } from './types';
 
 /**
  * The `structuredPropertySettings` aspect of a structured property (DataHub's aspect of that name):
@@ -81,19 +79,4 @@ export function settingsToJson(settings: StructuredPropertySettings): JsonObject
   for (const flag of SETTINGS_FLAGS) out[flag] = settings[flag];
   if (settings.lastModified) out.lastModified = { time: settings.lastModified.time, actor: settings.lastModified.actor };
   return out;
-}
-
-/**
- * DataHub's other rule: at most one property is shown as an asset badge. The other property that is
- * (from the search documents, where the flag is the `showAsAssetBadge` field), or undefined.
- */
-export async function otherBadgeHolder(ctx: CatalogContext, urn: string): Promise<string | undefined> {
-  const found = await ctx.adapter.search({
-    entityTypes: [STRUCTURED_PROPERTY_ENTITY],
-    filter: [[{ field: { kind: 'field', name: 'showAsAssetBadge' }, operator: 'EQUAL', values: ['true'], negated: false }]],
-    includeRemoved: true,
-    order: 'urn',
-    limit: 2,
-  });
-  return found.hits.map((h) => h.urn).find((u) => u !== urn);
 }

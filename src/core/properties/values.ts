@@ -2,11 +2,14 @@ import type { Actor } from '../access/actor';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { AspectChange, EntityPlan } from '../entities/writer';
+import type { OwnedItem, OwnerBatch, ReadTransform } from '../entities/owner';
+import { escapeToken } from './patch';
+import { withPaths } from '../../errors';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { dropNulls } from './definition-shapes';
 import { checkSchema } from '../validation';
 import { fromPropertyValue } from './definition-rules';
-import { loadDefinitions, propertyUrnsOf, type DefinitionInfo } from './lookup';
+import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
 import { checkAssignments, checkImmutables, composeValues, storedValues, type AssignmentDraft, type StoredValues } from './value-rules';
@@ -46,11 +49,13 @@ export function readValuesInput(shape: ValuesInputShape, input: unknown, violati
       return;
     }
     if (!graphql) {
+      const { created, lastModified } = item as PropertyAssignment;
       drafts.push({
         propertyUrn: propertyUrn as string,
         values: (item as PropertyAssignment).values.map(fromPropertyValue),
         path,
         urnPath,
+        ...(created || lastModified ? { sent: { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) } } : {}),
       });
       return;
     }
@@ -70,7 +75,11 @@ export function readValuesInput(shape: ValuesInputShape, input: unknown, violati
 
 /** Structured property values on entities: read, replace all, remove some, patch, bulk replace. */
 export class PropertyValueService {
-  constructor(private readonly ctx: CatalogContext) {}
+  constructor(
+    private readonly ctx: CatalogContext,
+    /** What readers see of stored values (values of missing, soft-deleted or superseded definitions hidden). */
+    private readonly visible: ReadTransform,
+  ) {}
 
   private async editor(actor: unknown): Promise<string> {
     const who = await this.ctx.authenticate(actor);
@@ -93,8 +102,9 @@ export class PropertyValueService {
   async get(actor: Actor, entityUrn: string): Promise<PropertyAssignment[]> {
     await this.ctx.authenticate(actor);
     const urn = this.entityUrn(entityUrn, '/urn');
-    const [entity] = await this.ctx.entities.readVisible([urn], [VALUES_ASPECT]);
-    return (entity?.aspects[VALUES_ASPECT]?.value.properties ?? []) as unknown as PropertyAssignment[];
+    const [entity] = await this.visible(await this.ctx.adapter.readEntities([urn], [VALUES_ASPECT]));
+    // The domain's answer says who set each property and when (the aspect itself reads back as written).
+    return stampedAssignmentsOf(entity?.aspects[VALUES_ASPECT]);
   }
 
   /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
@@ -242,29 +252,84 @@ export class PropertyValueService {
     items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
     prefix: (index: number) => string,
     violations: Violation[],
-  ): Promise<(urn: string, current: StoredEntity | undefined, problems: Violation[], now: number) => Promise<AspectChange | undefined>> {
+    keyOf: (index: number, urn: string) => string | number = (_index, urn) => urn,
+  ): Promise<
+    (key: string | number, current: StoredEntity | undefined, problems: Violation[], now: number) => Promise<AspectChange | undefined>
+  > {
     const who = await this.editor(actor);
-    const wishes = new Map<string, { drafts: AssignmentDraft[]; path: string }>();
+    const wishes = new Map<string | number, { urn: string; drafts: AssignmentDraft[]; path: string }>();
     for (const { index, urn, value } of items) {
-      wishes.set(urn, { drafts: readValuesInput('rest', value, violations, prefix(index)), path: `${prefix(index)}/properties` });
+      wishes.set(keyOf(index, urn), {
+        urn,
+        drafts: readValuesInput('rest', value, violations, prefix(index)),
+        path: `${prefix(index)}/properties`,
+      });
     }
     const definitions = await loadDefinitions(
       this.ctx.adapter,
       [...wishes.values()].flatMap((w) => w.drafts.map((d) => d.propertyUrn)),
     );
-    for (const [urn, wish] of wishes) checkAssignments(urn, wish.drafts, definitions, violations);
-    const stored = await this.ctx.adapter.readEntities([...wishes.keys()], [VALUES_ASPECT]);
+    for (const wish of wishes.values()) checkAssignments(wish.urn, wish.drafts, definitions, violations);
+    const stored = await this.ctx.adapter.readEntities([...new Set([...wishes.values()].map((w) => w.urn))], [VALUES_ASPECT]);
     await this.ensureDefinitions(definitions, propertyUrnsOf(stored));
-    for (const entity of stored) {
-      const wish = wishes.get(entity.urn)!;
-      checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => wish.path, violations);
+    const byUrn = new Map(stored.map((e) => [e.urn, e] as const));
+    for (const wish of wishes.values()) {
+      const entity = byUrn.get(wish.urn);
+      if (entity) checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => wish.path, violations);
     }
-    return async (urn, current, problems, now) => {
-      const wish = wishes.get(urn);
+    return async (key, current, problems, now) => {
+      const wish = wishes.get(key);
       if (!wish) return undefined;
+      const urn = wish.urn;
       await this.ensureDefinitions(definitions, propertyUrnsOf(current ? [current] : []));
       const plan = this.plan(who, urn, current, definitions, () => ({ drafts: wish.drafts, removalPath: () => wish.path }), problems, now);
       return plan.entity?.put?.[VALUES_ASPECT];
+    };
+  }
+
+  /**
+   * `structuredProperties` in a batch of the one write path: a whole value (canonical: the aspect as
+   * stored) checked as `upsertMany` checks one, or a JSON patch (`/properties/<property urn>`) applied
+   * to the values the entity holds when the unit of work reads it. Deleting the aspect is refused.
+   */
+  async prepareItems(actor: Actor, items: readonly OwnedItem[], violations: Violation[]): Promise<OwnerBatch> {
+    const upserts = items.filter((item) => {
+      if (item.op !== 'delete') return item.op === 'upsert';
+      violations.push({ path: item.path, message: `"${VALUES_ASPECT}" is managed by its own API and cannot be deleted directly` });
+      return false;
+    });
+    const pathOf = new Map(upserts.map((item) => [item.index, item.path]));
+    const planner = await this.prepareBulk(
+      actor,
+      upserts.map((item) => ({ index: item.index, urn: item.urn, value: item.value })),
+      (index) => pathOf.get(index) ?? '',
+      violations,
+      (index) => index,
+    );
+    const who = await this.ctx.authenticate(actor);
+    return {
+      plan: async (item, entity, step) => {
+        if (item.op === 'upsert') return { put: await planner(item.index, entity, step.problems, step.now) };
+        const definitions = await loadDefinitions(this.ctx.adapter, propertyUrnsOf(entity ? [entity] : []));
+        const stored = storedValues(entity, definitions);
+        const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
+        let drafts: AssignmentDraft[];
+        try {
+          const request = { patch: item.operations, ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}) };
+          drafts = applyPropertyPatch(stored.visible, request, softDeleted);
+        } catch (error) {
+          throw withPaths(error, (path) => `${item.path}${path}`);
+        }
+        drafts = drafts.map((d) => ({ ...d, path: `${item.path}${d.path}`, urnPath: `${item.path}${d.urnPath}` }));
+        await this.ensureDefinitions(
+          definitions,
+          drafts.map((d) => d.propertyUrn),
+        );
+        const removalPath = (p: string) => `${item.path}/properties/${escapeToken(p)}`;
+        const plan = this.plan(who, item.urn, entity, definitions, () => ({ drafts, removalPath }), step.problems, step.now);
+        const put = plan.entity?.put?.[VALUES_ASPECT];
+        return put ? { put } : undefined;
+      },
     };
   }
 

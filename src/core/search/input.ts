@@ -4,8 +4,10 @@ import type { FilterOperator, SearchCondition, SearchField, SearchFilter, Search
 import type { CatalogContext } from '../context';
 import { isCatalogError, type Violation } from '../../errors';
 import { normalizeFacetFilter, type FacetCondition, type FacetFilterInput } from './filters';
-import { REMOVED_FIELD } from './document';
-import type { ResolvedPropertyField, ValueTypeName } from '../properties/types';
+import { REMOVED_FIELD } from '../entities/search-document';
+import type { FilterFieldSource, ResolvedPropertyField, ValueTypeName } from '../properties/types';
+
+export type { FilterFieldSource };
 
 /** `searchFlags` of the three operations; other flags of the established platform are accepted and ignored. */
 export interface SearchFlags {
@@ -54,20 +56,6 @@ function isDate(text: string): boolean {
   if (!m) return false;
   const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   return date.getUTCFullYear() === Number(m[1]) && date.getUTCMonth() === Number(m[2]) - 1 && date.getUTCDate() === Number(m[3]);
-}
-
-/** Structured property filter fields, as the search resolver needs them. */
-export interface FilterFieldSource {
-  /**
-   * `structuredProperties.<qualifiedName>` resolved at the current state: a property without a
-   * definition (hard-deleted or never created) is a field nothing matches (its key is one no value has); INVALID_INPUT
-   * for a soft-deleted property and a name that cannot be one.
-   */
-  resolve(actor: Actor, qualifiedName: string): Promise<ResolvedPropertyField>;
-  /** From cached definitions only: undefined when not cached or soft-deleted. */
-  cached(qualifiedName: string): ResolvedPropertyField | undefined;
-  /** The change token the cached definitions hold for; undefined while nothing is cached. */
-  cachedToken(): string | undefined;
 }
 
 /** Turns the GraphQL inputs into the adapter's typed scope; collects every problem before throwing. */

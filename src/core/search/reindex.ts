@@ -2,7 +2,7 @@ import type { EntityWrite, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError } from '../../errors';
 import type { ReindexOptions, ReindexProgress } from '../properties/types';
-import { deriveSearchDocument } from './document';
+import { deriveSearchDocument } from '../entities/search-document';
 
 const MAX_CONFLICT_RETRIES = 8;
 

@@ -29,3 +29,4 @@ export type {
   TokenSigningOptions,
 } from './signing-keys';
 export { TokenService, checkTokenOptions } from './service';
+export { tokenOwners } from './owner';

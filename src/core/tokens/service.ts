@@ -18,7 +18,6 @@ import {
   toAspectValue,
   toMetadata,
   TOKEN_ASPECT,
-  TOKEN_ENTITY,
   TOKEN_REVOKED_AT,
   tokenUrn,
   type AccessTokenList,
@@ -83,13 +82,6 @@ export class TokenService implements AccessTokens {
     this.keys = new SigningKeys(options.signing ?? []);
     this.allowNoExpiry = options.tokens?.allowNoExpiry === true;
     this.cleanup = new TokenCleanup(ctx, options.tokens?.cleanupIntervalMs);
-    // Token records are reached only through this service: no generic write, read or search.
-    ctx.entities.routeAspectWrites(TOKEN_ASPECT, async () => {
-      const message = `${TOKEN_ASPECT} is written only by catalog.tokens.create`;
-      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: 'aspect', message }] });
-    });
-    ctx.entities.routeEntityDeletes(TOKEN_ENTITY, (actor, urn) => this.revoke(actor, urn));
-    ctx.entities.addReadTransform(async (entities) => entities.filter((e) => e.entityType !== TOKEN_ENTITY));
   }
 
   async create(actor: Actor, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {

@@ -2,7 +2,7 @@ import type { AspectPut, AspectVersionPut, EntityWrite, NewJob, StorageAdapter, 
 import { timeseriesIndexRef } from '../../adapter/timeseries-index';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { EntityRegistry } from '../entities/registry';
-import { deriveSearchDocument } from '../search/document';
+import { deriveSearchDocument } from '../entities/search-document';
 import { entityTypeOf, urnProblem } from '../urn';
 import {
   exportRecordViolations,

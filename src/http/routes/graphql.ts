@@ -27,6 +27,9 @@ const MAX_TOKENS = 20_000;
  */
 const MAX_TEXT_NESTING = 100;
 
+/** An outcome label: an error code, or `ok`; anything else is counted as `error`. */
+const OUTCOME = /^(ok|[A-Z][A-Z_]{0,39})$/;
+
 const DEFAULTS = { maxResponseBytes: 16 * 1024 * 1024, timeoutMs: 10_000, documentCacheBytes: 8 * 1024 * 1024 };
 
 /**
@@ -164,20 +167,30 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
       documents.set(query, document);
     }
     const name = typeof operationName === 'string' ? operationName : undefined;
-    if (!graphql.getOperationAST(document, name)) {
+    const operation = graphql.getOperationAST(document, name);
+    if (!operation) {
       return requestError(
         name
           ? `the document has no operation named "${name}"`
           : 'the document has several operations: name the one to run in "operationName"',
       );
     }
+    const note = (outcome: unknown) =>
+      ctx.noteGraphQL?.(
+        operation.name?.value ?? 'anonymous',
+        operation.operation,
+        typeof outcome === 'string' && OUTCOME.test(outcome) ? outcome : 'error',
+      );
     // The platform's clients send "0", "20" and "false" for Int and Boolean variables (docs/graphql.md);
     // coerced first, so that the cost check sees the sizes the request will run with.
     const variableValues = coerce(schema, document, variables as Record<string, unknown> | null | undefined, name);
     try {
       checkLimits(schema, document, { ...queryLimits, variables: variableValues ?? null, operationName: name ?? null });
     } catch (error) {
-      if (error instanceof graphql.GraphQLError) return { status: 400, body: { errors: [error.toJSON()] } };
+      if (error instanceof graphql.GraphQLError) {
+        note(error.extensions?.code ?? 'INVALID_INPUT');
+        return { status: 400, body: { errors: [error.toJSON()] } };
+      }
       throw error;
     }
     const deadline = Date.now() + settings.timeoutMs;
@@ -192,6 +205,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
     );
     // No `data` at all: the request could not start (e.g. variables that do not fit their types).
     if (!('data' in result) || result.data === undefined) {
+      note('INVALID_INPUT');
       return {
         status: 400,
         body: { errors: (result.errors ?? []).map((e) => ({ ...e.toJSON(), extensions: { code: 'INVALID_INPUT', ...e.extensions } })) },
@@ -200,6 +214,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
     // `extensions` is always there, `{}` when nothing adds to it: DataHub's server answers so (its web app reads the member).
     const text = JSON.stringify({ ...result, extensions: result.extensions ?? {} });
     if (Buffer.byteLength(text) > settings.maxResponseBytes) {
+      note('PAYLOAD_TOO_LARGE');
       return {
         status: 413,
         body: {
@@ -212,6 +227,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
         },
       };
     }
+    note(result.errors?.length ? (result.errors[0]!.extensions?.code ?? 'error') : 'ok');
     // A storage that failed a field: the client may retry the whole request, and is told when.
     const waits = (result.errors ?? [])
       .filter((e) => e.extensions?.code === 'UNAVAILABLE')

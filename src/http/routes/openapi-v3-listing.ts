@@ -1,10 +1,10 @@
-import type { EntityTypeName } from '../../core/entities';
+import type { AspectName, EntityTypeName } from '../../core/entities';
 import { resolveEntityAddress } from '../../core/entities';
 import type { FacetFilterInput } from '../../core/search';
 import { CatalogError } from '../../errors';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult } from '../router';
-import { batchGetRequest, entityV3, readScrollBody } from './openapi-v3-shapes';
+import { batchGetRequest, batchGetVersions, entityV3, readScrollBody } from './openapi-v3-shapes';
 
 /**
  * The reads of many entities in DataHub's OpenAPI v3 family: the scroll of one type
@@ -98,18 +98,24 @@ export async function batchGet(ctx: RouteContext): Promise<RouteResult> {
   const withSystemMetadata = query.boolean('systemMetadata') === true;
   query.done();
   const wanted = batchGetRequest(ctx.body, entityType);
+  const versions = batchGetVersions(ctx.body);
   const every = [...wanted.values()].some((names) => names.length === 0);
   const union = [...new Set([...wanted.values()].flat())];
   const views = await ctx.catalog.entities.getMany(ctx.actor, [...wanted.keys()], {
     ...(every ? {} : { aspects: union }),
     systemMetadata: withSystemMetadata,
   });
-  return {
-    body: views
-      .map((view) => {
-        const names = wanted.get(view.urn) ?? [];
-        return entityV3(view, withSystemMetadata, names.length ? new Set(names) : undefined);
-      })
-      .filter((entity) => Object.keys(entity).length > 1),
-  };
+  const body = views.map((view) => {
+    const names = wanted.get(view.urn) ?? [];
+    return entityV3(view, withSystemMetadata, names.length ? new Set(names) : undefined);
+  });
+  // `If-Version-Match: N` per aspect: the N-th value written, as `?version=N` reads it; left out when not kept.
+  for (const entity of body) {
+    for (const [aspect, version] of versions.get(entity.urn as string) ?? []) {
+      const kept = await ctx.catalog.entities.aspectVersion(ctx.actor, entity.urn as string, aspect as AspectName, version);
+      if (!kept) delete entity[aspect];
+      else entity[aspect] = { value: kept.value, ...(withSystemMetadata ? { auditStamp: kept.lastModified } : {}) };
+    }
+  }
+  return { body: body.filter((entity) => Object.keys(entity).length > 1) };
 }

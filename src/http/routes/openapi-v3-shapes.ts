@@ -264,6 +264,39 @@ export function batchGetRequest(body: unknown, entityType: string): Map<string, 
   return wanted;
 }
 
+/**
+ * The versions a batch read asks for: `{ urn, <aspect>: { headers: { "If-Version-Match": "N" } } }`,
+ * N as `?version=N` takes it (0 the latest, N >= 1 the N-th value written). URN → aspect → N, for N >= 1.
+ */
+export function batchGetVersions(body: unknown): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
+  if (!Array.isArray(body)) return out;
+  const violations: Violation[] = [];
+  body.forEach((item: unknown, i) => {
+    if (!isObject(item) || typeof item.urn !== 'string') return;
+    for (const [name, member] of Object.entries(item)) {
+      if (name === 'urn' || !isObject(member) || !isObject(member.headers)) continue;
+      const header = Object.entries(member.headers).find(([key]) => key.toLowerCase() === 'if-version-match');
+      if (!header) continue;
+      const text = String(header[1]);
+      const version = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (!Number.isSafeInteger(version)) {
+        violations.push({
+          path: `/${i}/${name}/headers/${header[0]}`,
+          message: 'must be a version number (0 the latest, N >= 1 the N-th value written)',
+        });
+        continue;
+      }
+      if (version === 0) continue;
+      let versions = out.get(item.urn);
+      if (!versions) out.set(item.urn, (versions = new Map()));
+      versions.set(name, version);
+    }
+  });
+  throwIfViolations(violations, 'invalid batch read');
+  return out;
+}
+
 /** One aspect patch of a batch PATCH, and where in the body it came from (`/<index>/<aspect>/value`). */
 export interface BatchPatchItem {
   urn: string;

@@ -135,8 +135,6 @@ export const yamlDefinitionSchema: JsonObject = {
   additionalProperties: false,
 };
 
-export const yamlDefinitionListSchema: JsonObject = { type: 'array', items: yamlDefinitionSchema };
-
 // --- values --------------------------------------------------------------------------------------
 
 export const restAssignmentSchema: JsonObject = {
@@ -148,14 +146,6 @@ export const restAssignmentSchema: JsonObject = {
     lastModified: auditStamp,
   },
   required: ['propertyUrn', 'values'],
-  additionalProperties: false,
-};
-
-/** The REST body of `POST .../structuredProperties` (replaces all). */
-export const restValuesSchema: JsonObject = {
-  type: 'object',
-  properties: { properties: { type: 'array', items: restAssignmentSchema } },
-  required: ['properties'],
   additionalProperties: false,
 };
 
@@ -179,9 +169,6 @@ export const graphqlAssignmentSchema: JsonObject = {
   required: ['structuredPropertyUrn', 'values'],
   additionalProperties: false,
 };
-
-/** GraphQL `structuredPropertyInputParams`. */
-export const graphqlValuesSchema: JsonObject = { type: 'array', items: graphqlAssignmentSchema };
 
 export const patchRequestSchema: JsonObject = {
   type: 'object',

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue, SearchDocument, SearchDocumentProperty, StoredAspect } from '../../adapter/types';
-import type { EntityRegistry } from '../entities/registry';
+import type { EntityRegistry } from './registry';
 import { parseCheckedUrn } from '../urn';
 
 /** The search field of the `status` flag: `['true']` on soft-deleted entities, absent (false) otherwise. */

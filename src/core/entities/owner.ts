@@ -1,0 +1,138 @@
+import type { Actor } from '../access/actor';
+import type { Privilege } from '../access/privileges';
+import type { NewJob, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
+import type { Violation } from '../../errors';
+import type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
+import type { AspectChange } from './writer';
+
+/**
+ * Aspect owners: a domain that governs aspects (structured properties, tokens, policies, timeseries)
+ * declares an owner for them, and the entity service hands every write of those aspects to it, in
+ * whatever batch they come. The owner checks the canonical value, plans the change inside the unit of
+ * work, and names the privilege a write needs. Owners are given to the entity service when it is built.
+ */
+
+/** One write of one aspect, as the write pipeline hands it to the aspect's owner. */
+export interface OwnedItem {
+  /** Position of the item in the caller's batch. */
+  index: number;
+  op: 'upsert' | 'patch' | 'delete';
+  urn: string;
+  entityType: string;
+  aspect: string;
+  /** `upsert`: the canonical value, not yet checked. */
+  value?: unknown;
+  /** `patch`: the JSON Patch (checked for shape already) and its array keys. */
+  operations?: readonly JsonPatchOperation[];
+  arrayPrimaryKeys?: ArrayPrimaryKeys;
+  /** `patch`: where the operations sit. */
+  patchPath?: string;
+  /**
+   * Where the value (for a patch: the request `{ patch, arrayPrimaryKeys }`) sits in the canonical
+   * input: violations about it go under this path.
+   */
+  path: string;
+}
+
+/** What a plan step knows: who writes, the commit's time, where to add problems found under the commit's read. */
+export interface PlanStep {
+  who: string;
+  now: number;
+  problems: Violation[];
+}
+
+/** What one owned item changes; undefined or an empty object when nothing changes. */
+export interface OwnedChange {
+  /** The aspect's new value. */
+  put?: AspectChange;
+  /** Other aspects of the same entity written with it (a definition created with its settings). */
+  also?: Record<string, AspectChange>;
+  /** The aspect goes. */
+  delete?: boolean;
+  /** Background work queued in the same commit. */
+  jobs?: NewJob[];
+  /** Timeseries rows appended in the same commit. */
+  rows?: { index: TimeseriesIndexRef; rows: TimeseriesRow[] };
+}
+
+/** An owner's checked batch: plans each item inside the unit of work, given the entity as it stands then. */
+export interface OwnerBatch {
+  plan(item: OwnedItem, entity: StoredEntity | undefined, step: PlanStep): OwnedChange | undefined | Promise<OwnedChange | undefined>;
+}
+
+export interface AspectOwner {
+  /** A short name for messages (`structured properties`, `timeseries`). */
+  readonly name: string;
+  /** Whether this owner governs the aspect on entities of this type. */
+  governs(entityType: string, aspect: string): boolean;
+  /** The privilege a write of the aspect needs (checked by the pipeline before anything is planned). */
+  privilege(entityType: string, aspect: string): Privilege;
+  /**
+   * Checks every item (adding each violation under the item's path) and reads what the check needs
+   * (definitions, stored values). Called once per batch, before the unit of work.
+   */
+  prepare(principal: Actor, items: readonly OwnedItem[], violations: Violation[]): Promise<OwnerBatch>;
+}
+
+/** What `deleteEntity` did, or would do on a dry run. */
+export interface EntityDeletion {
+  urn: string;
+  entityType: string;
+  /** `soft`: `status.removed` set, reversible (write `status { removed: false }` to restore); `hard`: the entity is gone. */
+  mode: 'soft' | 'hard';
+  /** Nothing was written: this is what the deletion would do. */
+  dryRun: boolean;
+  /** False when nothing changes: a soft delete of an entity that is soft-deleted already. */
+  changed: boolean;
+  /**
+   * Structured properties only: the entities carrying values of the property. After a soft delete they
+   * are hidden and kept; after a hard delete the background clean-up removes them.
+   */
+  entitiesWithValues?: number;
+}
+
+/** Shapes what readers see (e.g. hides values of soft-deleted or superseded property definitions). */
+export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
+
+/** The owner of an entity type: how it is deleted, and whether generic reads see it. */
+export interface EntityTypeOwner {
+  readonly entityType: string;
+  /** Soft unless `hard` when the caller does not say (structured properties: false, as the platform does). */
+  readonly softByDefault: boolean;
+  /** No soft state and no dry run (tokens, policies): a deletion is always hard and real. */
+  readonly hardOnly?: boolean;
+  /** The reported deletion: decides soft or hard, counts what is affected, writes nothing on a dry run. */
+  delete(actor: Actor, urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion>;
+  /**
+   * The deletion of an entity inside a batch (a change proposal deleting the key aspect): the privilege
+   * it needs and the jobs queued with it.
+   */
+  readonly deletePrivilege?: Privilege;
+  planDelete?(urn: string, entity: StoredEntity | undefined): { jobs?: NewJob[] };
+}
+
+/** Everything one domain owns, handed to the entity service when it is built. */
+export interface DomainOwners {
+  aspects?: readonly AspectOwner[];
+  entityTypes?: readonly EntityTypeOwner[];
+  /** Applied to every generic read. */
+  read?: ReadTransform;
+}
+
+/** An owner that takes no write through the generic path (its domain writes the aspect itself). */
+export function refusingOwner(
+  name: string,
+  governs: AspectOwner['governs'],
+  message: string,
+  privilege: Privilege = 'EDIT_ENTITY',
+): AspectOwner {
+  return {
+    name,
+    governs,
+    privilege: () => privilege,
+    async prepare(_principal, items, violations) {
+      for (const item of items) violations.push({ path: item.path, message });
+      return { plan: () => undefined };
+    },
+  };
+}

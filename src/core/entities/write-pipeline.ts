@@ -1,0 +1,350 @@
+import { actorUrn, type Actor } from '../access/actor';
+import type { Privilege } from '../access/privileges';
+import type { JsonObject, NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
+import type { CatalogContext } from '../context';
+import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import { entityTypeOf } from '../urn';
+import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
+import type { AspectOwner, DomainOwners, EntityTypeOwner, OwnedChange, OwnedItem, OwnerBatch } from './owner';
+import { keptSystemMetadata, withKeptSystemMetadata } from './system-metadata';
+import type { AspectChange, EntityPlan } from './writer';
+
+/**
+ * The one write path: every write of an aspect (an upsert, a JSON patch, a delete, a timeseries row)
+ * and every deletion of an entity inside a batch comes here as a canonical item, whatever route it took.
+ *
+ * 1. each item goes to the owner of its aspect (or the generic rules: the aspect's schema);
+ * 2. every privilege the batch needs is checked, then every owner checks its items (nothing is
+ *    written when one is bad; the error lists every violation under the item's path);
+ * 3. the items are planned inside the unit of work (`EntityWriter.write`): the entities are read once,
+ *    each item is planned on the entity as the batch's earlier items left it, and one commit writes
+ *    the aspects, the jobs and the timeseries rows.
+ *
+ * A batch is one unit of work unless the caller asks for chunks, which always hold whole entities.
+ */
+
+export type WriteItem =
+  | {
+      op: 'upsert';
+      urn: string;
+      aspect: string;
+      value: unknown;
+      /** Where the value sits in the canonical input. */
+      path: string;
+      systemMetadata?: JsonObject;
+      onlyIfAbsent?: 'aspect' | 'entity';
+      /** Where a refused `onlyIfAbsent` is reported. */
+      presencePath?: string;
+    }
+  | {
+      op: 'patch';
+      urn: string;
+      aspect: string;
+      operations: readonly JsonPatchOperation[];
+      arrayPrimaryKeys?: ArrayPrimaryKeys;
+      /** Where the patch request `{ patch, arrayPrimaryKeys }` sits (what an owner reports under). */
+      path: string;
+      /** Where the operations sit (`<patchPath>/<i>` is operation i). */
+      patchPath: string;
+      /** Where violations of the patched value are reported. */
+      valuePath: string;
+    }
+  | { op: 'delete'; urn: string; aspect: string; path: string }
+  | { op: 'deleteEntity'; urn: string; path: string };
+
+export interface PipelineOptions {
+  /** The message of an INVALID_INPUT refusal. */
+  message: string;
+  /** Commit at most this many entities at once (each chunk atomic, whole entities); one commit when left out. */
+  chunkEntities?: number;
+  /** Problems the caller found already (its structural checks): reported with the owners' in one answer. */
+  violations?: readonly Violation[];
+}
+
+/** Each entity of the batch after the write (undefined: deleted or never there) and as it was read. */
+export interface WriteOutcome {
+  after: Map<string, StoredEntity | undefined>;
+  before: Map<string, StoredEntity | undefined>;
+}
+
+interface Routed {
+  item: WriteItem;
+  index: number;
+  owner?: AspectOwner;
+  entityOwner?: EntityTypeOwner;
+}
+
+/** Per-entity plan being built inside the unit of work. */
+interface Draft {
+  put: Record<string, AspectChange>;
+  delete: Set<string>;
+  deleteEntity: boolean;
+}
+
+export class WritePipeline {
+  private readonly aspectOwners: readonly AspectOwner[];
+  private readonly entityOwners = new Map<string, EntityTypeOwner>();
+  /** `entityType\naspect` → its owner (null: generic); bounded by the registry's types and aspects. */
+  private readonly ownerCache = new Map<string, AspectOwner | null>();
+
+  constructor(
+    private readonly ctx: CatalogContext,
+    owners: readonly DomainOwners[],
+  ) {
+    this.aspectOwners = owners.flatMap((o) => o.aspects ?? []);
+    for (const o of owners) for (const e of o.entityTypes ?? []) this.entityOwners.set(e.entityType, e);
+  }
+
+  /** The owner of an aspect on an entity type; undefined when the generic rules apply. */
+  ownerOf(entityType: string, aspect: string): AspectOwner | undefined {
+    const key = `${entityType}\n${aspect}`;
+    let owner = this.ownerCache.get(key);
+    if (owner === undefined) {
+      owner = this.aspectOwners.find((o) => o.governs(entityType, aspect)) ?? null;
+      if (this.ctx.registry.hasEntityType(entityType) && this.ctx.registry.hasAspect(aspect)) this.ownerCache.set(key, owner);
+    }
+    return owner ?? undefined;
+  }
+
+  entityOwnerOf(entityType: string): EntityTypeOwner | undefined {
+    return this.entityOwners.get(entityType);
+  }
+
+  /** The privilege a write of the aspect needs. */
+  privilegeOf(entityType: string, aspect: string): Privilege {
+    return this.ownerOf(entityType, aspect)?.privilege(entityType, aspect) ?? 'EDIT_ENTITY';
+  }
+
+  /**
+   * Checks, authorizes and writes the items. Items are structurally sound already (URN, entity type,
+   * aspect of the type): the caller checked them with its own paths. Returns each written entity as it
+   * is after the write (undefined when deleted).
+   */
+  async write(actor: Actor, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
+    const principal = await this.ctx.principal(actor);
+    const violations: Violation[] = [...(options.violations ?? [])];
+    const routed: Routed[] = items.map((item, index) => {
+      const entityType = entityTypeOf(item.urn);
+      if (item.op === 'deleteEntity') return { item, index, entityOwner: this.entityOwners.get(entityType) };
+      const owner = this.ownerOf(entityType, item.aspect);
+      if (!owner) {
+        if (item.op === 'upsert') violations.push(...this.ctx.registry.validateAspect(item.aspect, item.value, item.path));
+        if (this.ctx.registry.aspect(item.aspect).timeseries)
+          violations.push({ path: item.path, message: `"${item.aspect}" is a timeseries aspect: its rows cannot be appended here` });
+      }
+      return { item, index, ...(owner ? { owner } : {}) };
+    });
+    // Privileges first: a refusal comes before any owner reads or checks.
+    const needs = new Set<Privilege>();
+    for (const r of routed) {
+      if (r.item.op === 'deleteEntity') needs.add(r.entityOwner?.deletePrivilege ?? 'EDIT_ENTITY');
+      else needs.add(r.owner ? r.owner.privilege(entityTypeOf(r.item.urn), r.item.aspect) : 'EDIT_ENTITY');
+    }
+    for (const privilege of needs) await this.ctx.authorizer.require(principal, privilege);
+    const byOwner = new Map<AspectOwner, OwnedItem[]>();
+    const owned = new Map<number, OwnedItem>();
+    for (const r of routed) {
+      if (!r.owner || r.item.op === 'deleteEntity') continue;
+      const ownedItem = toOwnedItem(r.item, r.index);
+      owned.set(r.index, ownedItem);
+      let list = byOwner.get(r.owner);
+      if (!list) byOwner.set(r.owner, (list = []));
+      list.push(ownedItem);
+    }
+    const batches = new Map<AspectOwner, OwnerBatch>();
+    for (const [owner, list] of byOwner) batches.set(owner, await owner.prepare(principal, list, violations));
+    throwIfViolations(violations, options.message);
+
+    const after = new Map<string, StoredEntity | undefined>();
+    const before = new Map<string, StoredEntity | undefined>();
+    for (const chunk of chunksOf(routed, options.chunkEntities)) {
+      const urns = [...new Set(chunk.map((r) => r.item.urn))];
+      let read: ReadonlyMap<string, StoredEntity> = new Map();
+      const written = await this.ctx.writer.write(actor, urns, (current, now) => {
+        read = current;
+        return this.plan(chunk, current, now, actor, batches, owned, options.message);
+      });
+      for (const urn of urns) {
+        after.set(urn, written.get(urn));
+        before.set(urn, read.get(urn));
+      }
+    }
+    return { after, before };
+  }
+
+  private async plan(
+    chunk: readonly Routed[],
+    current: ReadonlyMap<string, StoredEntity>,
+    now: number,
+    actor: Actor,
+    batches: ReadonlyMap<AspectOwner, OwnerBatch>,
+    owned: ReadonlyMap<number, OwnedItem>,
+    message: string,
+  ) {
+    const problems: Violation[] = [];
+    const conflicts: Violation[] = [];
+    for (const { item } of chunk) {
+      if (item.op !== 'upsert' || !item.onlyIfAbsent) continue;
+      const problem = presenceConflict(item.urn, item.aspect, current.get(item.urn), item.onlyIfAbsent);
+      if (problem) conflicts.push({ path: item.presencePath ?? item.path, message: problem });
+    }
+    if (conflicts.length)
+      throw new CatalogError('CONFLICT', conflicts.length === 1 ? conflicts[0]!.message : 'entities or aspects exist already', {
+        details: conflicts,
+      });
+    const who = actorUrn(actor);
+    const step = { who, now, problems };
+    const working = new Map<string, StoredEntity | undefined>(current);
+    const drafts = new Map<string, Draft>();
+    const jobs: NewJob[] = [];
+    const rows = new Map<string, { index: TimeseriesIndexRef; rows: TimeseriesRow[] }>();
+    const draftOf = (urn: string): Draft => {
+      let d = drafts.get(urn);
+      if (!d) drafts.set(urn, (d = { put: {}, delete: new Set(), deleteEntity: false }));
+      return d;
+    };
+    for (const r of chunk) {
+      const { item } = r;
+      const entity = working.get(item.urn);
+      if (item.op === 'deleteEntity') {
+        const planned = r.entityOwner?.planDelete?.(item.urn, entity);
+        if (planned?.jobs) jobs.push(...planned.jobs);
+        if (entity) {
+          const d = draftOf(item.urn);
+          d.deleteEntity = true;
+          d.put = {};
+          d.delete.clear();
+        }
+        working.set(item.urn, undefined);
+        continue;
+      }
+      let change: OwnedChange | undefined;
+      if (r.owner) change = await batches.get(r.owner)!.plan(owned.get(r.index)!, entity, step);
+      else if (item.op === 'upsert') change = { put: { value: item.value as JsonObject } };
+      else if (item.op === 'delete') change = { delete: true };
+      else {
+        const value = applyJsonPatch(entity?.aspects[item.aspect]?.value, item.operations, {
+          describe: `${item.aspect} of ${item.urn}`,
+          prefix: item.patchPath,
+          ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
+        });
+        problems.push(...this.ctx.registry.validateAspect(item.aspect, value, item.valuePath));
+        change = { put: { value } };
+      }
+      if (!change) continue;
+      if (change.jobs) jobs.push(...change.jobs);
+      if (change.rows) {
+        const key = change.rows.index.indexName;
+        const slot = rows.get(key);
+        if (slot) slot.rows.push(...change.rows.rows);
+        else rows.set(key, { index: change.rows.index, rows: [...change.rows.rows] });
+      }
+      const puts: Record<string, AspectChange> = { ...(change.also ?? {}) };
+      if (change.put) {
+        const kept = item.op === 'upsert' && item.systemMetadata ? keptSystemMetadata(item.systemMetadata) : undefined;
+        const systemMetadata = withKeptSystemMetadata(change.put.systemMetadata, kept);
+        puts[item.aspect] = systemMetadata ? { value: change.put.value, systemMetadata } : { value: change.put.value };
+      }
+      if (Object.keys(puts).length === 0 && !change.delete) continue;
+      const d = draftOf(item.urn);
+      const aspects: Record<string, StoredAspect> = { ...(entity?.aspects ?? {}) };
+      for (const [name, put] of Object.entries(puts)) {
+        d.put[name] = put;
+        d.delete.delete(name);
+        aspects[name] = standIn(name, put, aspects[name], now, who);
+      }
+      if (change.delete) {
+        delete d.put[item.aspect];
+        if (current.get(item.urn)?.aspects[item.aspect]) d.delete.add(item.aspect);
+        delete aspects[item.aspect];
+      }
+      working.set(item.urn, {
+        urn: item.urn,
+        entityType: entity?.entityType ?? entityTypeOf(item.urn),
+        version: entity?.version ?? 0,
+        aspects,
+      });
+    }
+    // What depends on the stored state (immutable values, a definition's breaking changes) was checked under this read.
+    throwIfViolations(problems, message);
+    const entities: EntityPlan[] = [];
+    for (const [urn, d] of drafts) {
+      if (d.deleteEntity) {
+        // An entity deleted and then written again in one batch is replaced: its old aspects go.
+        const rewritten = Object.keys(d.put).length > 0;
+        if (!rewritten) entities.push({ urn, deleteEntity: true });
+        else {
+          const old = Object.keys(current.get(urn)?.aspects ?? {}).filter((n) => !(n in d.put));
+          entities.push({ urn, put: d.put, delete: old });
+        }
+        continue;
+      }
+      entities.push({ urn, ...(Object.keys(d.put).length ? { put: d.put } : {}), ...(d.delete.size ? { delete: [...d.delete] } : {}) });
+    }
+    return { entities, jobs, timeseries: [...rows.values()] };
+  }
+}
+
+function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number): OwnedItem {
+  const base = { index, op: item.op, urn: item.urn, entityType: entityTypeOf(item.urn), aspect: item.aspect, path: item.path };
+  if (item.op === 'upsert') return { ...base, value: item.value };
+  if (item.op === 'patch')
+    return {
+      ...base,
+      operations: item.operations,
+      patchPath: item.patchPath,
+      ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
+    };
+  return base;
+}
+
+/** The aspect as later items of the batch see it (the commit stamps the real one). */
+function standIn(name: string, change: AspectChange, previous: StoredAspect | undefined, now: number, actor: string): StoredAspect {
+  return {
+    name,
+    value: change.value,
+    version: previous?.version ?? 0,
+    created: previous?.created ?? { time: now, actor },
+    lastModified: { time: now, actor },
+    ...(change.systemMetadata ? { systemMetadata: change.systemMetadata } : {}),
+  };
+}
+
+/** Chunks of whole entities, in the order of their first item; one chunk when `size` is left out. */
+function chunksOf(routed: readonly Routed[], size: number | undefined): Routed[][] {
+  if (size === undefined) return routed.length ? [[...routed]] : [];
+  const byUrn = new Map<string, Routed[]>();
+  for (const r of routed) {
+    const list = byUrn.get(r.item.urn);
+    if (list) list.push(r);
+    else byUrn.set(r.item.urn, [r]);
+  }
+  const chunks: Routed[][] = [];
+  let chunk: Routed[] = [];
+  let entities = 0;
+  for (const list of byUrn.values()) {
+    if (entities === size) {
+      chunks.push(chunk);
+      chunk = [];
+      entities = 0;
+    }
+    chunk.push(...list);
+    entities++;
+  }
+  if (chunk.length) chunks.push(chunk);
+  return chunks;
+}
+
+/** Why a write that is only for absent aspects or entities is refused; undefined when it may go ahead. */
+export function presenceConflict(
+  urn: string,
+  aspect: string,
+  current: StoredEntity | undefined,
+  onlyIfAbsent: 'aspect' | 'entity',
+): string | undefined {
+  if (!current) return undefined;
+  if (onlyIfAbsent === 'entity') return `${urn} exists already (the write only creates an entity that does not exist)`;
+  if (current.aspects[aspect] !== undefined)
+    return `${urn} has a "${aspect}" aspect already (the write only creates an aspect that does not exist)`;
+  return undefined;
+}

@@ -1,0 +1,79 @@
+import type { Attributes, Context, Span, SpanKind, Tracer } from '@opentelemetry/api';
+import { isCatalogError } from '../../errors';
+
+/**
+ * Spans through `@opentelemetry/api`, an optional peer: loaded once per process with a dynamic import
+ * (so `import 'metacatalog'` works without it), and a no-op until the host registers an SDK. Until the
+ * import has resolved (`catalog.ready()` waits for it), or when the package is absent, nothing is traced.
+ */
+type TracingApi = typeof import('@opentelemetry/api');
+
+let api: TracingApi | undefined;
+let tracer: Tracer | undefined;
+let loading: Promise<void> | undefined;
+
+const TRACER_NAME = 'metacatalog';
+
+/** Starts loading the API (once per process); resolves when it is loaded or known to be missing. */
+export function loadTracing(): Promise<void> {
+  loading ??= import('@opentelemetry/api').then(
+    (loaded) => {
+      api = loaded;
+      tracer = loaded.trace.getTracer(TRACER_NAME);
+    },
+    () => undefined,
+  );
+  return loading;
+}
+
+/** The loaded API, or undefined (not installed, or not loaded yet). */
+export function tracingApi(): TracingApi | undefined {
+  return api;
+}
+
+export type SpanAttributes = Attributes;
+export type { Context, Span };
+
+/** A failure as an outcome label: the catalog error code, or `error` for anything unexpected. */
+export function outcomeOf(error: unknown): string {
+  return isCatalogError(error) ? error.code : 'error';
+}
+
+/**
+ * Runs `run` inside a span that is the active one for everything it awaits (catalog operations under an
+ * HTTP request, adapter calls under an operation). Attributes are computed only for a recording span;
+ * the outcome (`ok` or the error code) is set when it ends. A refusal (a CatalogError) is an outcome,
+ * not a span error; anything else marks the span as failed.
+ */
+export function inSpan<T>(
+  name: string,
+  attributes: (() => SpanAttributes) | undefined,
+  run: (span: Span | undefined) => Promise<T>,
+  options: { kind?: SpanKind; parent?: Context; outcome?: (result: T) => string } = {},
+): Promise<T> {
+  if (!tracer || !api) return run(undefined);
+  const spanApi = api;
+  const spanOptions = options.kind === undefined ? {} : { kind: options.kind };
+  const body = (span: Span): Promise<T> => {
+    const recording = span.isRecording();
+    if (recording && attributes) span.setAttributes(attributes());
+    return run(span).then(
+      (result) => {
+        if (recording) span.setAttribute('metacatalog.outcome', options.outcome ? options.outcome(result) : 'ok');
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        if (recording) {
+          span.setAttribute('metacatalog.outcome', outcomeOf(error));
+          if (!isCatalogError(error)) {
+            span.setStatus({ code: spanApi.SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+          }
+        }
+        span.end();
+        throw error;
+      },
+    );
+  };
+  return options.parent ? tracer.startActiveSpan(name, spanOptions, options.parent, body) : tracer.startActiveSpan(name, spanOptions, body);
+}
