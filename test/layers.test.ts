@@ -113,6 +113,9 @@ function exampleSources(): Map<string, string> {
  * src/core).
  */
 export const DOMAIN_ORDER = [
+  // Leaves that import no other domain: the rate-limited error log and the metrics and spans.
+  'logging',
+  'telemetry',
   'validation',
   'access',
   'jobs',
