@@ -15,17 +15,10 @@ import type { AspectVersionPut, NewChangeEvent } from './change-log';
 import type { NewJob } from './job-queue';
 import type { TimeseriesIndexRef, TimeseriesRow } from './timeseries-store';
 import type { SearchDocument } from './search-index';
-import type { AuditStamp, JsonObject, StoredEntity } from './values';
+import type { StoredAspect, StoredEntity } from './values';
 
-/** An aspect to store, fully stamped by the domain. */
-export interface AspectPut {
-  name: string;
-  value: JsonObject;
-  version: number;
-  created: AuditStamp;
-  lastModified: AuditStamp;
-  systemMetadata?: JsonObject;
-}
+/** An aspect to store, fully stamped by the domain: what a read returns afterwards. */
+export type AspectPut = StoredAspect;
 
 /** What a commit does to one entity. */
 export interface EntityWrite {

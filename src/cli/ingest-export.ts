@@ -1,5 +1,5 @@
 import { isCatalogError } from '../index';
-import { isExportRecordLike } from '../core/transfer';
+import { isExportRecordLike, type ExportCounts } from '../core/transfer';
 import type { CliBackend } from './backend';
 
 /**
@@ -8,13 +8,7 @@ import type { CliBackend } from './backend';
  * refuses its chunk, named by line number; a file without its end line was cut short, and says so.
  */
 
-export interface ExportImportSummary {
-  entities: number;
-  aspects: number;
-  timeseries: number;
-  versions: number;
-  changes: number;
-  jobs: number;
+export interface ExportImportSummary extends ExportCounts {
   chunks: number;
   lines: number;
   badLines: number;
