@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { actorUrn, type Actor } from '../access/actor';
 import type {
   AspectVersionPut,
@@ -139,8 +140,18 @@ export class EntityWriter {
         continue;
       }
       const aspects: Record<string, StoredAspect> = { ...(existing?.aspects ?? {}) };
-      const put = Object.entries(entityPlan.put ?? {}).map(([name, change]) => {
+      const put: StoredAspect[] = [];
+      for (const [name, change] of Object.entries(entityPlan.put ?? {})) {
         const previous = aspects[name];
+        if (previous && isDeepStrictEqual(previous.value, change.value)) {
+          // Unchanged: no new version, no event, no kept version (re-ingesting a file leaves the history as
+          // it was). The writer's system metadata (lastObserved, runId, ...) is still kept when it changed.
+          if (!change.systemMetadata || isDeepStrictEqual(previous.systemMetadata, change.systemMetadata)) continue;
+          const refreshed: StoredAspect = { ...previous, systemMetadata: change.systemMetadata };
+          aspects[name] = refreshed;
+          put.push(refreshed);
+          continue;
+        }
         const stored: StoredAspect = {
           name,
           value: change.value,
@@ -164,8 +175,8 @@ export class EntityWriter {
           });
         }
         if (recordVersions && previous) aspectVersions.push({ urn, entityType, aspect: previous });
-        return stored;
-      });
+        put.push(stored);
+      }
       const deleted = (entityPlan.delete ?? []).filter((name) => aspects[name] !== undefined);
       if (existing && deleted.length) {
         if (recordEvents) pushDeletions(events, existing, deleted, actor, now);
