@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ADMIN, CLI, cliEnv, removeTempDirs, requireBuiltCli, runCli, ROOT, tempDir, withCatalog } from './helpers';
+
+vi.setConfig({ testTimeout: 180_000 });
+beforeAll(requireBuiltCli);
+afterAll(removeTempDirs);
+
+const LINES = 3000;
+const ASPECTS = ['datasetProperties', 'status', 'structuredProperties'] as const;
+const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,killed.t${i},PROD)`;
+
+/** A file of whole entities, three aspects each (one of them checked against a property definition). */
+function writeFile(): string {
+  const file = join(tempDir(), 'entities.jsonl');
+  const lines = Array.from({ length: LINES }, (_, i) =>
+    JSON.stringify({
+      urn: urnOf(i),
+      aspects: {
+        datasetProperties: { name: `t${i}`, description: `table number ${i}` },
+        status: { removed: false },
+        structuredProperties: {
+          properties: [{ propertyUrn: 'urn:li:structuredProperty:tier', values: [{ string: i % 2 ? 'gold' : 'silver' }] }],
+        },
+      },
+    }),
+  );
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** For each entity of the file: how many of its line's aspects are stored (0 or 3 when chunks are atomic). */
+async function aspectCounts(db: string): Promise<number[]> {
+  return withCatalog(db, async (catalog) => {
+    const counts: number[] = [];
+    for (let i = 0; i < LINES; i += 500) {
+      const urns = Array.from({ length: Math.min(500, LINES - i) }, (_, k) => urnOf(i + k));
+      const views = await Promise.all(urns.map((urn) => catalog.entities.get(ADMIN, urn)));
+      for (const view of views) counts.push(view ? ASPECTS.filter((a) => view.aspects[a] !== undefined).length : 0);
+    }
+    return counts;
+  });
+}
+
+describe('metacatalog ingest killed mid-way (kill -9)', () => {
+  it("leaves every entity with all or none of its line's aspects, and a second run completes the file", async () => {
+    const file = writeFile();
+    const partial: number[] = [];
+    for (let run = 0; run < 4; run++) {
+      const db = join(tempDir(), `killed-${run}.db`);
+      await withCatalog(db, (catalog) =>
+        catalog.properties.create(ADMIN, { id: 'tier', qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] }),
+      );
+      const child = spawn(process.execPath, [CLI, 'ingest', file, '--db', db, '--chunk-size', '250'], { cwd: ROOT, env: cliEnv() });
+      const exit = new Promise((resolve) => child.once('exit', resolve));
+      // Wait for the first chunk to be written, then kill at a point that differs from run to run.
+      let written = false;
+      for (let waited = 0; !written && waited < 60_000; waited += 50) {
+        await new Promise((r) => setTimeout(r, 50));
+        written = (await aspectCounts(db)).some((c) => c > 0);
+      }
+      await new Promise((r) => setTimeout(r, 20 + run * 90));
+      child.kill('SIGKILL');
+      await exit;
+      const counts = await aspectCounts(db);
+      expect(counts.every((c) => c === 0 || c === ASPECTS.length)).toBe(true);
+      const complete = counts.filter((c) => c === ASPECTS.length).length;
+      partial.push(complete);
+      const again = await runCli(['ingest', file, '--db', db, '--chunk-size', '250']);
+      expect(again.code).toBe(0);
+      expect((await aspectCounts(db)).every((c) => c === ASPECTS.length)).toBe(true);
+    }
+    // At least one run was cut in the middle of the file (not before its first chunk, not after its last).
+    expect(partial.some((n) => n > 0 && n < LINES)).toBe(true);
+  });
+});
