@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADMIN, CLI, cliEnv, removeTempDirs, requireBuiltCli, runCli, ROOT, tempDir, withCatalog } from './helpers';
+import { createPostgresAdapter } from '../../adapters/postgres/index';
+import { createSqliteAdapter } from '../../adapters/sqlite/index';
+import { createCatalog, type Catalog } from '../../src/index';
+import { POSTGRES_URL, serverDecision } from '../support/postgres';
+import { ADMIN, CLI, cliEnv, removeTempDirs, requireBuiltCli, runCli, ROOT, tempDir } from './helpers';
 
 vi.setConfig({ testTimeout: 180_000 });
 beforeAll(requireBuiltCli);
@@ -31,9 +35,44 @@ function writeFile(): string {
   return file;
 }
 
+/** Where the ingest writes: its command-line arguments, and a catalog on the same store for the checks. */
+interface Store {
+  args: string[];
+  open(): Catalog;
+}
+
+const stores: Record<string, (run: number) => Store> = {
+  sqlite: (run) => {
+    const db = join(tempDir(), `killed-${run}.db`);
+    return { args: ['--db', db], open: () => catalogOn(createSqliteAdapter({ filename: db })) };
+  },
+};
+if ((await serverDecision('test/cli/ingest-kill.test.ts')) === 'run') {
+  stores.postgres = (run) => {
+    const schema = `mc_killed_${Date.now()}_${run}`;
+    return {
+      args: ['--postgres', POSTGRES_URL, '--postgres-schema', schema],
+      open: () => catalogOn(createPostgresAdapter({ connectionString: POSTGRES_URL }, { schema, maxConnections: 2 })),
+    };
+  };
+}
+
+function catalogOn(adapter: Parameters<typeof createCatalog>[0]['adapter']): Catalog {
+  return createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false } });
+}
+
+async function withStore<T>(store: Store, work: (catalog: Catalog) => Promise<T>): Promise<T> {
+  const catalog = store.open();
+  try {
+    return await work(catalog);
+  } finally {
+    await catalog.close();
+  }
+}
+
 /** For each entity of the file: how many of its line's aspects are stored (0 or 3 when chunks are atomic). */
-async function aspectCounts(db: string): Promise<number[]> {
-  return withCatalog(db, async (catalog) => {
+async function aspectCounts(store: Store): Promise<number[]> {
+  return withStore(store, async (catalog) => {
     const counts: number[] = [];
     for (let i = 0; i < LINES; i += 500) {
       const urns = Array.from({ length: Math.min(500, LINES - i) }, (_, k) => urnOf(i + k));
@@ -45,34 +84,36 @@ async function aspectCounts(db: string): Promise<number[]> {
 }
 
 describe('metacatalog ingest killed mid-way (kill -9)', () => {
-  it("leaves every entity with all or none of its line's aspects, and a second run completes the file", async () => {
-    const file = writeFile();
-    const partial: number[] = [];
-    for (let run = 0; run < 4; run++) {
-      const db = join(tempDir(), `killed-${run}.db`);
-      await withCatalog(db, (catalog) =>
-        catalog.properties.create(ADMIN, { id: 'tier', qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] }),
-      );
-      const child = spawn(process.execPath, [CLI, 'ingest', file, '--db', db, '--chunk-size', '250'], { cwd: ROOT, env: cliEnv() });
-      const exit = new Promise((resolve) => child.once('exit', resolve));
-      // Wait for the first chunk to be written, then kill at a point that differs from run to run.
-      let written = false;
-      for (let waited = 0; !written && waited < 60_000; waited += 50) {
-        await new Promise((r) => setTimeout(r, 50));
-        written = (await aspectCounts(db)).some((c) => c > 0);
+  for (const [kind, storeOf] of Object.entries(stores)) {
+    it(`${kind}: leaves every entity with all or none of its line's aspects, and a second run completes the file`, async () => {
+      const file = writeFile();
+      const partial: number[] = [];
+      for (let run = 0; run < 4; run++) {
+        const store = storeOf(run);
+        await withStore(store, (catalog) =>
+          catalog.properties.create(ADMIN, { id: 'tier', qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] }),
+        );
+        const child = spawn(process.execPath, [CLI, 'ingest', file, ...store.args, '--chunk-size', '250'], { cwd: ROOT, env: cliEnv() });
+        const exit = new Promise((resolve) => child.once('exit', resolve));
+        // Wait for the first chunk to be written, then kill at a point that differs from run to run.
+        let written = false;
+        for (let waited = 0; !written && waited < 60_000; waited += 50) {
+          await new Promise((r) => setTimeout(r, 50));
+          written = (await aspectCounts(store)).some((c) => c > 0);
+        }
+        await new Promise((r) => setTimeout(r, 20 + run * 90));
+        child.kill('SIGKILL');
+        await exit;
+        const counts = await aspectCounts(store);
+        expect(counts.every((c) => c === 0 || c === ASPECTS.length)).toBe(true);
+        const complete = counts.filter((c) => c === ASPECTS.length).length;
+        partial.push(complete);
+        const again = await runCli(['ingest', file, ...store.args, '--chunk-size', '250']);
+        expect(again.code).toBe(0);
+        expect((await aspectCounts(store)).every((c) => c === ASPECTS.length)).toBe(true);
       }
-      await new Promise((r) => setTimeout(r, 20 + run * 90));
-      child.kill('SIGKILL');
-      await exit;
-      const counts = await aspectCounts(db);
-      expect(counts.every((c) => c === 0 || c === ASPECTS.length)).toBe(true);
-      const complete = counts.filter((c) => c === ASPECTS.length).length;
-      partial.push(complete);
-      const again = await runCli(['ingest', file, '--db', db, '--chunk-size', '250']);
-      expect(again.code).toBe(0);
-      expect((await aspectCounts(db)).every((c) => c === ASPECTS.length)).toBe(true);
-    }
-    // At least one run was cut in the middle of the file (not before its first chunk, not after its last).
-    expect(partial.some((n) => n > 0 && n < LINES)).toBe(true);
-  });
+      // At least one run was cut in the middle of the file (not before its first chunk, not after its last).
+      expect(partial.some((n) => n > 0 && n < LINES)).toBe(true);
+    });
+  }
 });
