@@ -33,6 +33,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Most files wait on processes they spawn, servers and PostgreSQL rather than on the CPU: six forks
+    // keep two cores busy. Files share a fork's loaded modules (no isolation), which saves the import of
+    // the library per file; every file builds its own catalogs and servers, so no state is shared.
+    maxWorkers: 6,
+    isolate: false,
     // The soak test measures the heap after a full collection (test/soak.test.ts).
     execArgv: ['--expose-gc'],
     // The JSON report lets .ci/run print one closing "N passed, M failed" line for the whole run.

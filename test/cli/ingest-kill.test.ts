@@ -95,13 +95,18 @@ describe('metacatalog ingest killed mid-way (kill -9)', () => {
         );
         const child = spawn(process.execPath, [CLI, 'ingest', file, ...store.args, '--chunk-size', '250'], { cwd: ROOT, env: cliEnv() });
         const exit = new Promise((resolve) => child.once('exit', resolve));
-        // Wait for the first chunk to be written, then kill at a point that differs from run to run.
-        let written = false;
-        for (let waited = 0; !written && waited < 60_000; waited += 50) {
-          await new Promise((r) => setTimeout(r, 50));
-          written = (await aspectCounts(store)).some((c) => c > 0);
+        // Wait for the first chunk to be written (its first entity appears), then kill at a point that differs
+        // from run to run: one catalog polls one URN, so that the wait costs little beside the ingest.
+        const probe = store.open();
+        try {
+          for (let waited = 0; waited < 60_000; waited += 10) {
+            if ((await probe.entities.get(ADMIN, urnOf(0))) !== undefined) break;
+            await new Promise((r) => setTimeout(r, 10));
+          }
+        } finally {
+          await probe.close();
         }
-        await new Promise((r) => setTimeout(r, 20 + run * 90));
+        await new Promise((r) => setTimeout(r, run * 40));
         child.kill('SIGKILL');
         await exit;
         const counts = await aspectCounts(store);
