@@ -29,17 +29,25 @@ export default defineConfig({
     alias: graphqlEntry ? [{ find: /^graphql$/, replacement: graphqlEntry }] : [],
   },
   test: {
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // Most files wait on processes they spawn, servers and PostgreSQL rather than on the CPU: six forks
-    // keep two cores busy. Files share a fork's loaded modules (no isolation), which saves the import of
-    // the library per file; every file builds its own catalogs and servers, so no state is shared.
+    // keep two cores busy.
     maxWorkers: 6,
-    isolate: false,
     // The soak test measures the heap after a full collection (test/soak.test.ts).
     execArgv: ['--expose-gc'],
+    projects: [
+      // Files share a fork's loaded modules (no isolation), which saves the import of the library per
+      // file; every file builds its own catalogs and servers.
+      {
+        extends: true,
+        test: { name: 'shared', include: ['test/**/*.test.ts', 'examples/**/*.test.ts'], exclude: ['test/soak.test.ts'], isolate: false },
+      },
+      // The soak test measures its process's heap: a fork of its own, where nothing another file left
+      // running (a timer, a server closing) allocates meanwhile.
+      { extends: true, test: { name: 'isolated', include: ['test/soak.test.ts'], isolate: true } },
+    ],
     // The JSON report lets .ci/run print one closing "N passed, M failed" line for the whole run.
     reporters: ['default', ['json', { outputFile: '.vitest-tmp/results.json' }]],
   },
