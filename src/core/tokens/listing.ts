@@ -1,5 +1,6 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
+import type { StoredEntity } from '../../adapter/types';
 import { compileSchema } from '../validation';
 import { throwIfViolations, type Violation } from '../../errors';
 import { checkFacetFilters, matchesRecord, resolveRecordConditions, type FacetCondition, type RecordValue } from '../search/filters';
@@ -40,9 +41,8 @@ function byExpiryDescending(a: AccessTokenMetadata, b: AccessTokenMetadata): num
   return a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0;
 }
 
-/** Every token record, in URN order (token counts are small: see docs/tokens-and-policies.md). */
-export async function scanTokenRecords(ctx: CatalogContext): Promise<AccessTokenMetadata[]> {
-  const out: AccessTokenMetadata[] = [];
+/** Every stored token entity with its record aspect, in URN order, a page at a time (token counts are small: see docs/tokens-and-policies.md). */
+export async function* tokenEntities(ctx: CatalogContext): AsyncGenerator<StoredEntity> {
   let afterUrn: string | undefined;
   for (;;) {
     const page = await ctx.adapter.scanEntities({
@@ -52,13 +52,20 @@ export async function scanTokenRecords(ctx: CatalogContext): Promise<AccessToken
       afterUrn,
       limit: SCAN_PAGE,
     });
-    for (const entity of page) {
-      const metadata = toMetadata(entity);
-      if (metadata) out.push(metadata);
-    }
-    if (page.length < SCAN_PAGE) return out;
+    yield* page;
+    if (page.length < SCAN_PAGE) return;
     afterUrn = page[page.length - 1]!.urn;
   }
+}
+
+/** Every token record, in URN order. */
+export async function scanTokenRecords(ctx: CatalogContext): Promise<AccessTokenMetadata[]> {
+  const out: AccessTokenMetadata[] = [];
+  for await (const entity of tokenEntities(ctx)) {
+    const metadata = toMetadata(entity);
+    if (metadata) out.push(metadata);
+  }
+  return out;
 }
 
 /**

@@ -2,19 +2,11 @@ import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import { CatalogError } from '../../errors';
-import {
-  expiresAtOf,
-  revokedAtOf,
-  TOKEN_ASPECT,
-  TOKEN_ENTITY,
-  type ReadRevocationsInput,
-  type RevokedToken,
-  type TokenRevocationPage,
-} from './model';
+import { tokenEntities } from './listing';
+import { expiresAtOf, revokedAtOf, TOKEN_ENTITY, type ReadRevocationsInput, type RevokedToken, type TokenRevocationPage } from './model';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
-const SCAN_PAGE = 500;
 /**
  * How far back the cursor of a short (last) page is set: a revocation stamped before a read but committed
  * after it, or stamped by an instance whose clock is behind, still reaches a verifier that polls with `next`.
@@ -46,24 +38,13 @@ function decodePosition(after: unknown): Position | undefined {
 /** The revoked tokens not yet expired, from every token record (token counts are small; listing does the same). */
 async function currentRevocations(ctx: CatalogContext, now: number): Promise<Revocation[]> {
   const out: Revocation[] = [];
-  let afterUrn: string | undefined;
-  for (;;) {
-    const page = await ctx.adapter.scanEntities({
-      entityType: TOKEN_ENTITY,
-      requireAspect: TOKEN_ASPECT,
-      aspectNames: [TOKEN_ASPECT],
-      afterUrn,
-      limit: SCAN_PAGE,
-    });
-    for (const entity of page) {
-      const revokedAt = revokedAtOf(entity);
-      const expiresAt = expiresAtOf(entity);
-      if (revokedAt === undefined || (expiresAt !== null && expiresAt <= now)) continue;
-      out.push({ tokenId: entity.urn.slice(`urn:li:${TOKEN_ENTITY}:`.length), expiresAt, revokedAt });
-    }
-    if (page.length < SCAN_PAGE) return out.sort((a, b) => a.revokedAt - b.revokedAt || (a.tokenId < b.tokenId ? -1 : 1));
-    afterUrn = page[page.length - 1]!.urn;
+  for await (const entity of tokenEntities(ctx)) {
+    const revokedAt = revokedAtOf(entity);
+    const expiresAt = expiresAtOf(entity);
+    if (revokedAt === undefined || (expiresAt !== null && expiresAt <= now)) continue;
+    out.push({ tokenId: entity.urn.slice(`urn:li:${TOKEN_ENTITY}:`.length), expiresAt, revokedAt });
   }
+  return out.sort((a, b) => a.revokedAt - b.revokedAt || (a.tokenId < b.tokenId ? -1 : 1));
 }
 
 /** `catalog.tokens.revocations`: VIEW_TOKEN_REVOCATIONS. */
