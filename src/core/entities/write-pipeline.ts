@@ -59,6 +59,8 @@ export interface PipelineOptions {
   chunkEntities?: number;
   /** Problems the caller found already (its structural checks): reported with the owners' in one answer. */
   violations?: readonly Violation[];
+  /** Plan and check everything under a real read, then write nothing: `after` says what a write would leave. */
+  dryRun?: boolean;
 }
 
 /** Each entity of the batch after the write (undefined: deleted or never there) and as it was read. */
@@ -160,10 +162,15 @@ export class WritePipeline {
     for (const chunk of chunksOf(routed, options.chunkEntities)) {
       const urns = [...new Set(chunk.map((r) => r.item.urn))];
       let read: ReadonlyMap<string, StoredEntity> = new Map();
-      const written = await this.ctx.writer.write(actor, urns, (current, now) => {
-        read = current;
-        return this.plan(chunk, current, now, actor, batches, owned, options.message);
-      });
+      const written = await this.ctx.writer.write(
+        actor,
+        urns,
+        (current, now) => {
+          read = current;
+          return this.plan(chunk, current, now, actor, batches, owned, options.message);
+        },
+        { dryRun: options.dryRun === true },
+      );
       for (const urn of urns) {
         after.set(urn, written.get(urn));
         before.set(urn, read.get(urn));

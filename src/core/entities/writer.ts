@@ -86,13 +86,15 @@ export class EntityWriter {
     actor: Actor,
     urns: readonly string[],
     decide: Decide,
-    options: { completeJobs?: WriteBatch['completeJobs'] } = {},
+    options: { completeJobs?: WriteBatch['completeJobs']; dryRun?: boolean } = {},
   ): Promise<Map<string, StoredEntity | undefined>> {
     for (let attempt = 1; ; attempt++) {
       const current = new Map((await this.adapter.readEntities(urns)).map((e) => [e.urn, e] as const));
       const now = this.clock();
       const plan = await decide(current, now);
       const { batch, after } = this.stamp(actorUrn(actor), urns, current, plan, now);
+      // A dry run is planned and checked exactly as a write is, and stops before the commit.
+      if (options.dryRun) return after;
       batch.completeJobs = options.completeJobs;
       const rows = (plan.timeseries ?? []).filter((t) => t.rows.length > 0);
       const rowsInCommit = rows.length > 0 && this.adapter.capabilities.timeseriesInCommit === true;
