@@ -12,7 +12,8 @@ import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
 import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
-import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
+import { createStructuredProperties } from './core/properties';
+import { createApplyToMatches, type StructuredPropertyService } from './core/stewardship';
 import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
 import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
@@ -382,6 +383,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
     tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
     policyOwners((actor, urn) => policies.remove(actor, urn)),
   ]);
+  const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
+  const propertiesWithStewardship: StructuredPropertyService = { ...properties, ...applyToMatches };
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
     keepVersions: options.history?.keepVersions,
@@ -412,7 +415,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
     entities: instrumentService(entities, 'entities', telemetry),
-    properties: instrumentService(properties, 'properties', telemetry),
+    properties: instrumentService(propertiesWithStewardship, 'properties', telemetry),
     search: instrumentService(search, 'search', telemetry),
     tokens: instrumentService(tokens, 'tokens', telemetry),
     policies: instrumentService(policies, 'policies', telemetry),

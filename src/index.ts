@@ -89,7 +89,6 @@ export type {
   ResolvedPropertyField,
   RestPropertyDefinitionInput,
   StructuredPropertyDefinition,
-  StructuredPropertyService,
   StructuredPropertySettings,
   StructuredPropertySettingsInput,
   StructuredPropertyView,
@@ -99,6 +98,21 @@ export type {
   ValuesInputShape,
   YamlPropertyEntry,
 } from './core/properties';
+
+// Stewardship: applying values to every match of a search.
+export type {
+  ApplyJob,
+  ApplyOptions,
+  ApplyPreview,
+  ApplySample,
+  ApplyState,
+  ApplyStatus,
+  ApplyToMatchesInput,
+  ApplyToMatchesService,
+  ApplyViolation,
+  CancelApplyResult,
+  StructuredPropertyService,
+} from './core/stewardship';
 
 // Search and aggregation.
 export { formatFacetNumber } from './core/search';

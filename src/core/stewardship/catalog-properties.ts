@@ -1,0 +1,8 @@
+import type { StructuredPropertyService as PropertyDefinitionsAndValues } from '../properties/service';
+import type { ApplyToMatchesService } from './apply-service';
+
+/**
+ * `catalog.properties`: structured property definitions and their values on entities, and the
+ * stewardship tools over them (applying values to every match of a search).
+ */
+export interface StructuredPropertyService extends PropertyDefinitionsAndValues, ApplyToMatchesService {}
