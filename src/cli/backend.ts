@@ -1,5 +1,10 @@
 import type {
   AccessTokenList,
+  ApplyJob,
+  ApplyOptions,
+  ApplyPreview,
+  ApplyStatus,
+  ApplyToMatchesInput,
   CreateAccessTokenInput,
   CreatedAccessToken,
   DefinitionUpsertResult,
@@ -70,6 +75,13 @@ export interface CliBackend {
    * `/proposals/<i>/...` remote).
    */
   ingestProposals(proposals: readonly unknown[]): Promise<void>;
+  /** Sets and removes structured properties on every match of a search: a dry run's answer, or the job queued. */
+  applyToMatches(input: ApplyToMatchesInput, options: ApplyOptions): Promise<ApplyJob | ApplyPreview>;
+  /**
+   * Waits for an apply job to finish, calling `onProgress` with its status meanwhile: embedded, the job
+   * runs here and now; against a server, its status is asked for every half second.
+   */
+  waitForApply(jobId: string, onProgress: (status: ApplyStatus) => void): Promise<ApplyStatus>;
   /** Embedded: runs the background work queued by the command (clean-up, truncation), then closes the file. */
   /** The whole catalog as export records (against a server: MANAGE_SYSTEM_OPERATIONS). */
   exportAll(options: ExportOptions): AsyncIterable<ExportRecord>;

@@ -101,6 +101,20 @@ export async function openEmbeddedBackend(
       },
     }),
     importRecords: (records) => catalog.importRecordsAs(actor, records),
+    applyToMatches: (input, options) => catalog.properties.applyToMatches(actor, input, options),
+    async waitForApply(jobId, onProgress) {
+      // The job's chunks run here; its status is read between them for the progress bar.
+      let settled = false;
+      const settling = catalog.settle().finally(() => {
+        settled = true;
+      });
+      while (!settled) {
+        onProgress(await catalog.properties.applyStatus(actor, jobId));
+        await Promise.race([settling, new Promise((resolve) => setTimeout(resolve, 200))]);
+      }
+      await settling;
+      return catalog.properties.applyStatus(actor, jobId);
+    },
     reindex: (onProgress) => catalog.reindexAs(actor, { countTotal: onProgress !== undefined, ...(onProgress ? { onProgress } : {}) }),
     async close() {
       try {

@@ -1,6 +1,7 @@
 import type { Catalog } from '../../catalog';
 import type { RouteSpec } from '../router';
 import type { HttpOptions } from '../types';
+import { applyToMatchesRoutes } from './apply-to-matches';
 import { changeRoutes } from './changes';
 import { entityRoutes } from './entities';
 import { exportRoutes } from './export';
@@ -25,6 +26,7 @@ export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
     ...metaRoutes,
     ...changeRoutes,
     ...tokenRoutes,
+    ...applyToMatchesRoutes,
     ...exportRoutes,
     ...graphiqlRoutes,
   ];
