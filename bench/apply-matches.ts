@@ -30,7 +30,10 @@ export async function runApplyMatchesBench(options: { entities?: number } = {}):
       for (let start = 0; start < count; start += 10_000) {
         const items = [];
         for (let i = start; i < Math.min(count, start + 10_000); i++)
-          items.push({ urn: dataset(platform, i), aspects: { datasetProperties: { name: `table${i}`, description: `table ${i} of ${platform}` } } });
+          items.push({
+            urn: dataset(platform, i),
+            aspects: { datasetProperties: { name: `table${i}`, description: `table ${i} of ${platform}` } },
+          });
         await catalog.entities.upsertMany(ADMIN, items);
       }
     }
@@ -66,7 +69,10 @@ export async function runApplyMatchesBench(options: { entities?: number } = {}):
         met: baseline.ms / applied.ms >= 0.5,
       },
     ];
-    printTable(`apply to matches: ${(count / (applied.ms / 1000)).toFixed(0)} entities/s vs ${(count / (baseline.ms / 1000)).toFixed(0)} entities/s (ratio ${(baseline.ms / applied.ms).toFixed(2)}×)`, figures);
+    printTable(
+      `apply to matches: ${(count / (applied.ms / 1000)).toFixed(0)} entities/s vs ${(count / (baseline.ms / 1000)).toFixed(0)} entities/s (ratio ${(baseline.ms / applied.ms).toFixed(2)}×)`,
+      figures,
+    );
     return figures;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties } from './core/properties';
-import { createApplyToMatches, type StructuredPropertyService } from './core/stewardship';
+import { applyOwners, createApplyToMatches, type StructuredPropertyService } from './core/stewardship';
 import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
 import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
@@ -382,6 +382,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     timeseriesOwners(ctx.registry),
     tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
     policyOwners((actor, urn) => policies.remove(actor, urn)),
+    applyOwners(),
   ]);
   const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
   const propertiesWithStewardship: StructuredPropertyService = { ...properties, ...applyToMatches };

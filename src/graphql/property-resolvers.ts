@@ -57,7 +57,11 @@ function decodeAssignment(input: GraphqlPropertyAssignmentInput): { propertyUrn:
   return {
     propertyUrn: input.structuredPropertyUrn,
     values: input.values.map((v) =>
-      typeof v.numberValue === 'number' ? { double: v.numberValue } : typeof v.stringValue === 'string' ? { string: v.stringValue } : ({} as PropertyValue),
+      typeof v.numberValue === 'number'
+        ? { double: v.numberValue }
+        : typeof v.stringValue === 'string'
+          ? { string: v.stringValue }
+          : ({} as PropertyValue),
     ),
   };
 }
@@ -109,7 +113,11 @@ export function propertyResolvers(
         return {
           ...answer,
           jobId: null,
-          sample: answer.sample.map((x) => ({ urn: x.urn, before: toStructuredProperties(x.urn, x.before), after: toStructuredProperties(x.urn, x.after) })),
+          sample: answer.sample.map((x) => ({
+            urn: x.urn,
+            before: toStructuredProperties(x.urn, x.before),
+            after: toStructuredProperties(x.urn, x.after),
+          })),
         };
       },
       cancelStructuredPropertyApply: async (_parent: unknown, args: { jobId: string }, context: unknown) =>

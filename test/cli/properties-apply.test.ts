@@ -28,7 +28,17 @@ describe.each(MODES)('properties apply ($name)', (mode) => {
     await withMode(mode, async (mc, cli) => {
       // Embedded: the file is made by the first catalog; remote: the server's file.
       await seed(mc.db);
-      const dry = await cli('properties', 'apply', '--type', 'dataset', '--set', 'io.test.tier=gold', '--set', 'io.test.retention=90', '--dry-run');
+      const dry = await cli(
+        'properties',
+        'apply',
+        '--type',
+        'dataset',
+        '--set',
+        'io.test.tier=gold',
+        '--set',
+        'io.test.retention=90',
+        '--dry-run',
+      );
       expect(dry.stderr).toBe('');
       expect(dry.code).toBe(0);
       expect(dry.stdout).toContain('5 entities match');
@@ -37,7 +47,21 @@ describe.each(MODES)('properties apply ($name)', (mode) => {
       expect(dry.stdout).toContain('No violations');
       expect(await withCatalog(mc.db, (c) => c.properties.getValues(ADMIN, dataset(1)))).toEqual([]);
 
-      const real = await cli('properties', 'apply', '--type', 'dataset', '--filter', 'platform=urn:li:dataPlatform:hive', '--set', 'io.test.tier=gold', '--remove', 'io.test.retention', '--chunk-size', '2', '--json');
+      const real = await cli(
+        'properties',
+        'apply',
+        '--type',
+        'dataset',
+        '--filter',
+        'platform=urn:li:dataPlatform:hive',
+        '--set',
+        'io.test.tier=gold',
+        '--remove',
+        'io.test.retention',
+        '--chunk-size',
+        '2',
+        '--json',
+      );
       expect(real.code).toBe(0);
       expect(JSON.parse(real.stdout)).toMatchObject({ state: 'DONE', done: 5, total: 5, failed: 0 });
       for (const i of [0, 4]) {
@@ -57,7 +81,17 @@ describe.each(MODES)('properties apply ($name)', (mode) => {
       expect(twoValues.code).toBe(1);
       expect(twoValues.stderr).toContain(`${TIER} takes a single value`);
       expect(await withCatalog(mc.db, (c) => c.properties.getValues(ADMIN, dataset(1)))).toEqual([]);
-      const noMatches = await cli('properties', 'apply', '--type', 'chart', '--query', 'nothing-here', '--remove', 'io.test.tier', '--json');
+      const noMatches = await cli(
+        'properties',
+        'apply',
+        '--type',
+        'chart',
+        '--query',
+        'nothing-here',
+        '--remove',
+        'io.test.tier',
+        '--json',
+      );
       expect(noMatches.code).toBe(0);
       expect(JSON.parse(noMatches.stdout)).toMatchObject({ state: 'DONE', total: 0 });
       const none = await cli('properties', 'apply', '--type', 'dataset');

@@ -38,12 +38,31 @@ describe.each(ADAPTERS)('batchApplyStructuredProperties (%s)', (kind) => {
 
   it('a dry run answers matched, sample and violations like the library, and writes nothing', async () => {
     const { run, catalog } = await setup();
-    const input = { types: ['DATASET'], query: '*', set: [{ structuredPropertyUrn: 'io.test.tier', values: [{ stringValue: 'bronze' }] }], dryRun: true };
-    const answer = dataOf<{ batchApplyStructuredProperties: Record<string, unknown> }>(await run(APPLY, { input }, ANA)).batchApplyStructuredProperties;
-    const library = await catalog.properties.applyToMatches(ANA, { types: ['DATASET'], query: '*', set: [{ propertyUrn: TIER, values: [{ string: 'bronze' }] }] }, { dryRun: true });
+    const input = {
+      types: ['DATASET'],
+      query: '*',
+      set: [{ structuredPropertyUrn: 'io.test.tier', values: [{ stringValue: 'bronze' }] }],
+      dryRun: true,
+    };
+    const answer = dataOf<{ batchApplyStructuredProperties: Record<string, unknown> }>(
+      await run(APPLY, { input }, ANA),
+    ).batchApplyStructuredProperties;
+    const library = await catalog.properties.applyToMatches(
+      ANA,
+      { types: ['DATASET'], query: '*', set: [{ propertyUrn: TIER, values: [{ string: 'bronze' }] }] },
+      { dryRun: true },
+    );
     expect(answer.matched).toBe(3);
     expect(answer.jobId).toBeNull();
-    expect(answer.violations).toEqual(library.violations.map((v) => ({ message: v.message, propertyUrn: v.propertyUrn ?? null, urn: v.urn ?? null, entityType: v.entityType ?? null, count: v.count ?? null })));
+    expect(answer.violations).toEqual(
+      library.violations.map((v) => ({
+        message: v.message,
+        propertyUrn: v.propertyUrn ?? null,
+        urn: v.urn ?? null,
+        entityType: v.entityType ?? null,
+        count: v.count ?? null,
+      })),
+    );
     expect(answer.sample).toHaveLength(3);
     expect((answer.sample as Array<{ after: { properties: unknown[] } }>)[0]!.after.properties).toEqual([
       { structuredProperty: { urn: TIER }, values: [{ stringValue: 'bronze' }] },
@@ -56,8 +75,9 @@ describe.each(ADAPTERS)('batchApplyStructuredProperties (%s)', (kind) => {
     const { run, catalog } = await setup();
     const input = { types: ['DATASET'], set: [{ structuredPropertyUrn: TIER, values: [{ stringValue: 'gold' }] }], chunkSize: 2 };
     expect(codesOf(await run(APPLY, { input }, BOB))).toEqual(['FORBIDDEN']);
-    const started = dataOf<{ batchApplyStructuredProperties: { jobId: string; matched: number; sample: unknown[] } }>(await run(APPLY, { input }, ANA))
-      .batchApplyStructuredProperties;
+    const started = dataOf<{ batchApplyStructuredProperties: { jobId: string; matched: number; sample: unknown[] } }>(
+      await run(APPLY, { input }, ANA),
+    ).batchApplyStructuredProperties;
     expect(started).toMatchObject({ matched: 3, sample: [], violations: [] });
     const { jobId } = started;
     expect(dataOf(await run(STATUS, { jobId }, ANA))).toEqual({
@@ -65,8 +85,12 @@ describe.each(ADAPTERS)('batchApplyStructuredProperties (%s)', (kind) => {
     });
     expect(codesOf(await run(STATUS, { jobId }, BOB))).toEqual(['FORBIDDEN']);
     await catalog.settle();
-    expect(dataOf(await run(STATUS, { jobId }, ANA))).toMatchObject({ structuredPropertyApplyStatus: { state: 'DONE', done: 3, total: 3 } });
-    expect(dataOf(await run(CANCEL, { jobId }, ANA))).toMatchObject({ cancelStructuredPropertyApply: { jobId, cancelled: false, state: 'DONE' } });
+    expect(dataOf(await run(STATUS, { jobId }, ANA))).toMatchObject({
+      structuredPropertyApplyStatus: { state: 'DONE', done: 3, total: 3 },
+    });
+    expect(dataOf(await run(CANCEL, { jobId }, ANA))).toMatchObject({
+      cancelStructuredPropertyApply: { jobId, cancelled: false, state: 'DONE' },
+    });
     expect((await catalog.properties.getValues(ADMIN, dataset(2)))[0]).toMatchObject({ propertyUrn: TIER, values: [{ string: 'gold' }] });
   });
 });

@@ -21,7 +21,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('POST/GET/DELETE /openapi/v3/structuredProperties/applyToMatches', () => {
-  const body = { types: ['dataset'], orFilters: [{ and: [{ field: 'platform', value: 'urn:li:dataPlatform:hive' }] }], set: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }] };
+  const body = {
+    types: ['dataset'],
+    orFilters: [{ and: [{ field: 'platform', value: 'urn:li:dataPlatform:hive' }] }],
+    set: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }],
+  };
 
   it('a dry run answers 200 with matched, sample and violations; nothing written', async () => {
     const r = await call(t.url, 'POST', PATH, { token: editor, body: { ...body, dryRun: true } });
@@ -50,7 +54,10 @@ describe('POST/GET/DELETE /openapi/v3/structuredProperties/applyToMatches', () =
   });
 
   it('bad input is 400 with the path of each problem', async () => {
-    const r = await call(t.url, 'POST', PATH, { token: editor, body: { set: [{ propertyUrn: TIER, values: [{ nope: 1 }] }], dryRun: true } });
+    const r = await call(t.url, 'POST', PATH, {
+      token: editor,
+      body: { set: [{ propertyUrn: TIER, values: [{ nope: 1 }] }], dryRun: true },
+    });
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.json)).toContain('/set/0/values/0');
   });

@@ -56,7 +56,8 @@ function typedValue(record: PropertyRecord | undefined, text: string): PropertyV
 function printPreview(print: (text: string) => void, preview: ApplyPreview): void {
   print(`${preview.matched} ${preview.matched === 1 ? 'entity matches' : 'entities match'}`);
   const show = (list: ReadonlyArray<{ propertyUrn: string; values: PropertyValue[] }>) =>
-    list.map((a) => `${a.propertyUrn}=${a.values.map((v) => ('string' in v ? v.string : String(v.double))).join('|')}`).join(', ') || '(none)';
+    list.map((a) => `${a.propertyUrn}=${a.values.map((v) => ('string' in v ? v.string : String(v.double))).join('|')}`).join(', ') ||
+    '(none)';
   for (const s of preview.sample) print(`  ${s.urn}\n    before: ${show(s.before)}\n    after:  ${show(s.after)}`);
   if (preview.violations.length === 0) print('No violations');
   for (const v of preview.violations) {
@@ -89,7 +90,8 @@ export const propertiesApplyCommand = defineCommand({
     });
     const chunkText = cli.values['chunk-size'];
     const chunkSize = chunkText === undefined ? undefined : Number(chunkText);
-    if (chunkSize !== undefined && !Number.isInteger(chunkSize)) throw new UsageError(`--chunk-size takes a whole number, got "${chunkText}"`);
+    if (chunkSize !== undefined && !Number.isInteger(chunkSize))
+      throw new UsageError(`--chunk-size takes a whole number, got "${chunkText}"`);
     const backend = await cli.backend();
     const records = sets.length ? await backend.listProperties() : [];
     // One entry per property, its values in the order given.
@@ -123,9 +125,12 @@ export const propertiesApplyCommand = defineCommand({
     }
     if (cli.json) cli.printJson(status);
     else {
-      cli.print(`${status.state}: ${status.done} of ${status.total} done, ${status.failed} failed, ${status.skipped} skipped (deleted meanwhile)`);
+      cli.print(
+        `${status.state}: ${status.done} of ${status.total} done, ${status.failed} failed, ${status.skipped} skipped (deleted meanwhile)`,
+      );
       for (const e of status.errors) cli.print(`  ${e.urn}: ${e.message}`);
     }
-    if (status.state !== 'DONE') throw new CommandError(`job ${status.jobId} ${status.state.toLowerCase()}${status.message ? `: ${status.message}` : ''}`);
+    if (status.state !== 'DONE')
+      throw new CommandError(`job ${status.jobId} ${status.state.toLowerCase()}${status.message ? `: ${status.message}` : ''}`);
   },
 });

@@ -4,9 +4,8 @@ import { propertiesGetCommand } from './properties-get';
 import { propertiesListCommand } from './properties-list';
 import { propertiesUpsertCommand } from './properties-upsert';
 
-export const propertiesCommand = defineGroup('properties', 'structured property definitions: upsert from YAML, get, list; apply values to every match of a search', [
-  propertiesUpsertCommand,
-  propertiesGetCommand,
-  propertiesListCommand,
-  propertiesApplyCommand,
-]);
+export const propertiesCommand = defineGroup(
+  'properties',
+  'structured property definitions: upsert from YAML, get, list; apply values to every match of a search',
+  [propertiesUpsertCommand, propertiesGetCommand, propertiesListCommand, propertiesApplyCommand],
+);

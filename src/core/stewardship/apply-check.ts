@@ -45,7 +45,10 @@ export async function previewApply(deps: ApplyDependencies, actor: Actor, checke
     const view = definitions.get(propertyUrn);
     if (!view) violations.add({ propertyUrn, message: `structured property ${propertyUrn} does not exist` });
     else if (view.removed)
-      violations.add({ propertyUrn, message: `structured property ${propertyUrn} is soft-deleted: assigning a value is refused until it is restored` });
+      violations.add({
+        propertyUrn,
+        message: `structured property ${propertyUrn} is soft-deleted: assigning a value is refused until it is restored`,
+      });
     else await checkEntityTypes(deps, actor, scope, view, first.total, violations);
   }
   for (const [propertyUrn, view] of definitions) {
@@ -151,7 +154,8 @@ async function dryRun(deps: ApplyDependencies, actor: Actor, urns: readonly stri
       if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
       const details: readonly Violation[] = error.details.length ? error.details : [{ path: '/entities/0', message: error.message }];
       for (const v of details) {
-        const propertyUrn = propertyOf(v.path) ?? [...checked.edit.set.map((s) => s.propertyUrn), ...checked.edit.remove].find((p) => v.message.includes(p));
+        const propertyUrn =
+          propertyOf(v.path) ?? [...checked.edit.set.map((s) => s.propertyUrn), ...checked.edit.remove].find((p) => v.message.includes(p));
         found.push({ urn, ...(propertyUrn ? { propertyUrn } : {}), message: v.message });
       }
     }
@@ -201,8 +205,15 @@ export function refusal(violations: readonly ApplyViolation[], checked: CheckedA
     const remove = checked.edit.remove.indexOf(propertyUrn ?? '');
     return remove >= 0 ? `/remove/${remove}` : '/';
   };
-  const details: Violation[] = violations.map((v) => ({ path: pathOf(v.propertyUrn), message: v.urn ? `${v.urn}: ${v.message}` : v.message }));
-  return new CatalogError('INVALID_INPUT', `the change is refused: ${details[0]!.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`, {
-    details,
-  });
+  const details: Violation[] = violations.map((v) => ({
+    path: pathOf(v.propertyUrn),
+    message: v.urn ? `${v.urn}: ${v.message}` : v.message,
+  }));
+  return new CatalogError(
+    'INVALID_INPUT',
+    `the change is refused: ${details[0]!.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`,
+    {
+      details,
+    },
+  );
 }

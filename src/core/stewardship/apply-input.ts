@@ -62,7 +62,9 @@ export async function checkApplyInput(
   options: ApplyOptions,
 ): Promise<CheckedApply> {
   if (input === null || typeof input !== 'object' || Array.isArray(input))
-    throw new CatalogError('INVALID_INPUT', 'applyToMatches: the input must be an object', { details: [{ path: '/', message: 'must be an object' }] });
+    throw new CatalogError('INVALID_INPUT', 'applyToMatches: the input must be an object', {
+      details: [{ path: '/', message: 'must be an object' }],
+    });
   const violations: Violation[] = checkSchema(applyInputSchema, input);
   const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
   if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > MAX_CHUNK_SIZE)
@@ -109,10 +111,12 @@ export async function checkApplyInput(
  */
 function carryingTypes(registry: EntityRegistry, asked: readonly string[], violations: Violation[]): EntityTypeName[] {
   const carries = (name: string) => registry.entityType(name).aspects.includes(VALUES_ASPECT);
-  if (asked.length === 0) return registry.entityTypeNames().filter((name) => carries(name) && registry.entityType(name).searchable !== false) as EntityTypeName[];
+  if (asked.length === 0)
+    return registry.entityTypeNames().filter((name) => carries(name) && registry.entityType(name).searchable !== false) as EntityTypeName[];
   asked.forEach((type, i) => {
     const name = registry.hasEntityType(type) ? type : registry.entityNameFromGraphqlType(type);
-    if (name !== undefined && !carries(name)) violations.push({ path: `/types/${i}`, message: `${type} entities carry no structured properties` });
+    if (name !== undefined && !carries(name))
+      violations.push({ path: `/types/${i}`, message: `${type} entities carry no structured properties` });
   });
   return [...asked] as EntityTypeName[];
 }

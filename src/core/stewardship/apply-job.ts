@@ -1,18 +1,10 @@
 import type { Job, NewJob, StoredEntity } from '../../adapter/types';
-import { CatalogError, isCatalogError } from '../../errors';
+import { isCatalogError, type CatalogError } from '../../errors';
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import type { JobContext } from '../jobs/runner';
 import { applyItem, entityIndexOf, type ApplyDependencies } from './apply-check';
-import {
-  executionUrn,
-  isFinished,
-  MAX_KEPT_ERRORS,
-  progressPut,
-  recordOf,
-  type ApplyProgress,
-  type ApplyRecord,
-} from './apply-record';
+import { executionUrn, isFinished, MAX_KEPT_ERRORS, progressPut, recordOf, type ApplyProgress, type ApplyRecord } from './apply-record';
 
 /**
  * The background work of an apply job. The first job takes the snapshot: it lists the matches of the
@@ -87,7 +79,8 @@ export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies):
   const takeSnapshot = async (job: Job, jobContext: JobContext, jobId: string): Promise<void> => {
     const urn = executionUrn(jobId);
     const record = await readRecord(urn);
-    if (!record || isFinished(record.progress.status)) return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
+    if (!record || isFinished(record.progress.status))
+      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
     const { actor, scope, chunkSize } = record.request;
     const urns: string[] = [];
     try {
@@ -120,18 +113,19 @@ export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies):
   const runChunk = async (job: Job, jobContext: JobContext, jobId: string, urns: readonly string[]): Promise<void> => {
     const urn = executionUrn(jobId);
     const record = await readRecord(urn);
-    if (!record || isFinished(record.progress.status)) return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
+    if (!record || isFinished(record.progress.status))
+      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
     const { actor } = record.request;
     const checked = { scope: record.request.scope, edit: record.request.edit, chunkSize: record.request.chunkSize };
     let pending = [...urns];
     const refused: Array<{ urn: string; message: string }> = [];
     const thrownMessages = new Set<string>();
-    for (let attempt = 1; ; ) {
+    for (let attempt = 1; ;) {
       const items = pending.map((u, i) => applyItem(u, i, checked));
       const planned = pending;
       try {
         await deps.pipeline.write(actor, items, {
-          message: "entities of the chunk refuse the change",
+          message: 'entities of the chunk refuse the change',
           completeJobs: [{ id: job.id, workerId: jobContext.workerId }],
           alongside: {
             urn,

@@ -1,4 +1,5 @@
 // The public face of the stewardship domain: changes to many entities at once, previewed and run durably.
+export { applyOwners } from './apply-owner';
 export { createApplyToMatches } from './apply-service';
 export type { ApplyToMatchesService } from './apply-service';
 export type { ApplyDependencies } from './apply-check';

@@ -15,7 +15,9 @@ async function apply(ctx: RouteContext): Promise<RouteResult> {
     throw new CatalogError('INVALID_INPUT', 'the body must be a JSON object', { details: [{ path: '/', message: 'must be an object' }] });
   const { dryRun, chunkSize, ...input } = body as ApplyToMatchesInput & { dryRun?: unknown; chunkSize?: unknown };
   if (dryRun !== undefined && typeof dryRun !== 'boolean')
-    throw new CatalogError('INVALID_INPUT', 'dryRun must be true or false', { details: [{ path: '/dryRun', message: 'must be a boolean' }] });
+    throw new CatalogError('INVALID_INPUT', 'dryRun must be true or false', {
+      details: [{ path: '/dryRun', message: 'must be a boolean' }],
+    });
   const options: ApplyOptions = { dryRun: dryRun === true, ...(chunkSize !== undefined ? { chunkSize: chunkSize as number } : {}) };
   const answer = await ctx.catalog.properties.applyToMatches(ctx.actor, input, options);
   return 'jobId' in answer ? { status: 202, body: answer } : { body: answer };
