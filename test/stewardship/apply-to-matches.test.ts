@@ -322,5 +322,5 @@ describe.each(Object.keys(stores))('applyToMatches on %s', (kind) => {
     );
     expect(versions.size).toBe(10_000);
     expect(new Set(versions.values())).toEqual(new Set([1]));
-  }, 120_000);
+  }, 300_000);
 });
