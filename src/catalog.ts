@@ -12,7 +12,12 @@ import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
 import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
-import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
+import {
+  createStructuredProperties,
+  createValueEditing,
+  type PropertyValueEditing,
+  type StructuredPropertyService,
+} from './core/properties';
 import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
 import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
@@ -61,8 +66,8 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
-  /** Structured property definitions and their values on entities. */
-  readonly properties: StructuredPropertyService;
+  /** Structured property definitions and their values on entities (`editValues`: many entities' values at once). */
+  readonly properties: StructuredPropertyService & PropertyValueEditing;
   /** Search and aggregation: scroll, search, aggregate (scrollAcrossEntities, searchAcrossEntities, aggregateAcrossEntities). */
   readonly search: SearchService;
   /** Access tokens: create, list, revoke, verify, getMetadata, removeExpired, issueBootstrapToken, revocations, jwks. */
@@ -412,7 +417,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
   return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
     entities: instrumentService(entities, 'entities', telemetry),
-    properties: instrumentService(properties, 'properties', telemetry),
+    // Editing many entities' values writes through the entity service's one write path, built above.
+    properties: instrumentService({ ...properties, ...createValueEditing(ctx, entities.pipeline) }, 'properties', telemetry),
     search: instrumentService(search, 'search', telemetry),
     tokens: instrumentService(tokens, 'tokens', telemetry),
     policies: instrumentService(policies, 'policies', telemetry),
