@@ -15,6 +15,7 @@ import {
 import type { CliBackend, PropertyRecord, PropertyUpsertOutcome } from './backend';
 import { GmsClient } from './http-client';
 import { CommandError } from './io';
+import { remoteValues } from './remote-values';
 
 const PAGE = 1000;
 
@@ -168,6 +169,7 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
       };
       return answer.value;
     },
+    ...remoteValues(client),
     async reindex() {
       const answer = (await client.rest('POST', '/operations', { query: { action: 'reindex' }, body: {} })) as { value: ReindexProgress };
       return answer.value;

@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import type { PropertyValuesEdit, Violation } from '../index';
+import type { PropertyValue, PropertyValuesEdit, Violation } from '../index';
 import type { PropertyRecord } from './backend';
 import { decodeCell, encodeCell, typedValue } from './values-cell';
 
@@ -58,7 +58,7 @@ export function rowLines(
 export function readRecords(text: string): Array<{ line: number; cells: string[] }> {
   // Without the byte-order mark, `info.bytes` counts from the first character of the header.
   const buffer = Buffer.from(text.replace(/^\ufeff/, ''), 'utf8');
-  const parsed = parse(buffer, { info: true, skip_empty_lines: true, relax_column_count: false }) as Array<{
+  const parsed = parse(buffer, { info: true, skip_empty_lines: true, relax_column_count: false }) as unknown as Array<{
     record: string[];
     info: { bytes: number };
   }>;
@@ -140,22 +140,23 @@ export function decodeRows(
       continue;
     }
     lineOf.set(urn, line);
-    const edit: PropertyValuesEdit = { urn };
+    const set: Array<{ propertyUrn: string; values: PropertyValue[] }> = [];
+    const remove: string[] = [];
     const origin = { line, set: [] as string[], remove: [] as string[] };
     columns.forEach((column, i) => {
       if (!column) return;
       const cell = decodeCell(cells[i]!);
       if (cell.kind === 'error') decoded.problems.push({ where: `line ${line}, column "${column.name}"`, message: cell.message });
       else if (cell.kind === 'remove') {
-        (edit.remove ??= []).push(column.property.urn);
+        remove.push(column.property.urn);
         origin.remove.push(column.name);
       } else if (cell.kind === 'values') {
         const values = cell.values.map((v) => typedValue(v, numeric(column.property)));
-        (edit.set ??= []).push({ propertyUrn: column.property.urn, values });
+        set.push({ propertyUrn: column.property.urn, values });
         origin.set.push(column.name);
       }
     });
-    decoded.edits.push(edit);
+    decoded.edits.push({ urn, ...(set.length ? { set } : {}), ...(remove.length ? { remove } : {}) });
     decoded.origins.push(origin);
   }
   return decoded;
