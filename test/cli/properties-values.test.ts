@@ -1,0 +1,297 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createSqliteAdapter } from '../../adapters/sqlite/index';
+import { createCatalog, type Catalog } from '../../src/index';
+import { POSTGRES_URL, SchemaPool, serverDecision } from '../support/postgres';
+import { ADMIN, removeTempDirs, runCli, startServe, tempDir, withCatalog, type Served } from './helpers';
+
+vi.setConfig({ testTimeout: 180_000 });
+
+const TIER = 'urn:li:structuredProperty:csv.tier';
+const DAYS = 'urn:li:structuredProperty:csv.days';
+const TAGS = 'urn:li:structuredProperty:csv.tags';
+const NOTE = 'urn:li:structuredProperty:csv.note';
+const FIXED = 'urn:li:structuredProperty:csv.fixed';
+const dataset = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,csv.t${String(i).padStart(5, '0')},PROD)`;
+/** Texts a CSV and the cell encoding must carry exactly. */
+const TRICKY = ['a, b', 'say "hi"', 'two\nlines', 'pipe | inside', 'back\\slash', '<remove>', '', '<empty>', 'crlf\r\nend', '  spaced '];
+
+beforeAll(async () => {
+  const { requireBuiltCli } = await import('./helpers');
+  requireBuiltCli();
+});
+afterAll(removeTempDirs);
+
+async function define(catalog: Catalog): Promise<void> {
+  const create = (qualifiedName: string, extra: Record<string, unknown> = {}) =>
+    catalog.properties.create(ADMIN, { qualifiedName, valueType: 'string', entityTypes: ['dataset'], ...extra });
+  await create('csv.tier', { allowedValues: ['gold', 'silver', 'bronze'].map((stringValue) => ({ stringValue })) });
+  await create('csv.days', { valueType: 'number' });
+  await create('csv.tags', { cardinality: 'MULTIPLE' });
+  await create('csv.note');
+  await create('csv.fixed', { immutable: true });
+}
+
+/** `count` datasets, each with some values (every tricky text among them). */
+async function populate(catalog: Catalog, count: number): Promise<void> {
+  await define(catalog);
+  const items = Array.from({ length: count }, (_, i) => {
+    const properties = [
+      { propertyUrn: TIER, values: [{ string: ['gold', 'silver', 'bronze'][i % 3]! }] },
+      { propertyUrn: DAYS, values: [{ double: i % 5 === 0 ? i + 0.25 : i }] },
+      ...(i % 4 === 0 ? [] : [{ propertyUrn: TAGS, values: [TRICKY[i % TRICKY.length]!, `t${i}`].map((string) => ({ string })) }]),
+      ...(i % 3 === 0 ? [{ propertyUrn: NOTE, values: [{ string: TRICKY[(i + 3) % TRICKY.length]! }] }] : []),
+    ];
+    return { urn: dataset(i), aspects: { datasetProperties: { name: `t${i}` }, structuredProperties: { properties } } };
+  });
+  await catalog.entities.upsertMany(ADMIN, items);
+}
+
+interface Store {
+  name: string;
+  args: string[];
+  open(): Catalog;
+  close(): Promise<void>;
+}
+
+const stores: Array<() => Promise<Store>> = [
+  async () => {
+    const db = join(tempDir(), 'values.db');
+    return {
+      name: 'sqlite',
+      args: ['--db', db],
+      open: () => createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } }),
+      close: async () => undefined,
+    };
+  },
+];
+if ((await serverDecision('test/cli/properties-values.test.ts')) === 'run') {
+  const pool = new SchemaPool();
+  afterAll(() => pool.end());
+  stores.push(async () => {
+    const schema = pool.freshSchema();
+    return {
+      name: 'postgres',
+      args: ['--postgres', POSTGRES_URL, '--postgres-schema', schema],
+      open: () => createCatalog({ adapter: pool.adapter({ schema }), superUsers: [ADMIN], jobs: { background: false } }),
+      close: async () => undefined,
+    };
+  });
+}
+
+async function withStore<T>(store: Store, work: (catalog: Catalog) => Promise<T>): Promise<T> {
+  const catalog = store.open();
+  try {
+    return await work(catalog);
+  } finally {
+    await catalog.close();
+  }
+}
+
+const rowsOf = (file: string): string[][] => parse(readFileSync(file, 'utf8')) as string[][];
+
+describe.each(stores)('properties export-values / import-values (store %#)', (makeStore) => {
+  it('round-trips 5,000 rows: export, edit, clear and remove cells, dry run, import, export again', async () => {
+    const store = await makeStore();
+    const count = 5000;
+    await withStore(store, (catalog) => populate(catalog, count));
+    const cli = (...args: string[]) => runCli([...args, ...store.args]);
+
+    const first = join(tempDir(), 'first.csv');
+    const exported = await cli('properties', 'export-values', '-o', first);
+    expect(exported.stderr).toBe('');
+    expect(exported).toMatchObject({ code: 0, stdout: `Wrote ${count} entities and 4 property columns to ${first}\n` });
+    const rows = rowsOf(first);
+    expect(rows[0]).toEqual(['urn', 'csv.days', 'csv.note', 'csv.tags', 'csv.tier']);
+    expect(rows).toHaveLength(count + 1);
+    expect(rows[1]).toEqual([dataset(0), '0.25', 'pipe \\| inside', '', 'gold']);
+
+    // Edit some cells, clear some (unchanged), remove some.
+    const edited = rows.map((row, r) => {
+      if (r === 0) return row;
+      const i = r - 1;
+      if (i % 7 === 0) return [row[0]!, String(i + 0.5), 'new \\| note, "q"\nline', 'x|y\\|z', 'silver'];
+      if (i % 7 === 1) return [row[0]!, '', '', '', ''];
+      if (i % 7 === 2) return [row[0]!, row[1]!, '<remove>', '<remove>', row[4]!];
+      return row;
+    });
+    const second = join(tempDir(), 'second.csv');
+    writeFileSync(second, stringify(edited));
+
+    const dry = await cli('properties', 'import-values', second, '--dry-run', '--json');
+    expect(dry.stderr).toBe('');
+    const planned = JSON.parse(dry.stdout) as Record<string, number | boolean>;
+    expect(planned).toMatchObject({ dryRun: true, rows: count, entities: count });
+    const edits = Math.ceil(count / 7);
+    expect(planned.changed).toBeGreaterThanOrEqual(edits);
+    const unchangedExport = join(tempDir(), 'unchanged.csv');
+    expect((await cli('properties', 'export-values', '-o', unchangedExport)).code).toBe(0);
+    expect(readFileSync(unchangedExport, 'utf8')).toBe(readFileSync(first, 'utf8'));
+
+    const imported = await cli('properties', 'import-values', second, '--json');
+    expect(imported.stderr).toBe('');
+    expect(JSON.parse(imported.stdout)).toEqual({ ...planned, dryRun: false });
+
+    const third = join(tempDir(), 'third.csv');
+    expect((await cli('properties', 'export-values', '-o', third)).code).toBe(0);
+    // Cleared cells left the values as they were; removed ones export as empty cells.
+    const expected = edited.map((row, r) => {
+      if (r === 0) return row;
+      const i = r - 1;
+      if (i % 7 === 1) return rows[r];
+      if (i % 7 === 2) return [row[0]!, row[1]!, '', '', row[4]!];
+      return row;
+    });
+    expect(rowsOf(third)).toEqual(expected);
+    await withStore(store, async (catalog) => {
+      const values = await catalog.properties.getValues(ADMIN, dataset(7));
+      expect(values.find((v) => v.propertyUrn === TAGS)?.values).toEqual([{ string: 'x' }, { string: 'y|z' }]);
+      expect(values.find((v) => v.propertyUrn === DAYS)?.values).toEqual([{ double: 7.5 }]);
+    });
+    await store.close();
+  });
+});
+
+describe('properties import-values: refusals', () => {
+  async function small(): Promise<{ db: string; file: (text: string) => string }> {
+    const db = join(tempDir(), 'small.db');
+    await withCatalog(db, async (catalog) => {
+      await populate(catalog, 3);
+      await catalog.properties.upsertValues(ADMIN, dataset(1), {
+        properties: [
+          { propertyUrn: FIXED, values: [{ string: 'once' }] },
+          { propertyUrn: TIER, values: [{ string: 'gold' }] },
+        ],
+      });
+    });
+    return {
+      db,
+      file: (text) => {
+        const path = join(tempDir(), 'edit.csv');
+        writeFileSync(path, text);
+        return path;
+      },
+    };
+  }
+
+  it('lists every bad cell by line and column and writes nothing', async () => {
+    const { db, file } = await small();
+    const before = await withCatalog(db, (catalog) => catalog.properties.getValues(ADMIN, dataset(0)));
+    const csv = [
+      'urn,csv.tier,retention,csv.days',
+      `"${dataset(0)}",silver,,1`,
+      `"${dataset(2)}",bronze,,ninety`,
+      `"${dataset(1)}","gold|silver",,`,
+      `"urn:li:dataset:(urn:li:dataPlatform:hive,nowhere,PROD)",gold,,`,
+    ].join('\n');
+    const unknown = await runCli(['properties', 'import-values', file(csv), '--db', db]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('line 1, column 3 ("retention"): "retention" is not a structured property');
+
+    const bad = file(
+      [
+        'urn,csv.tier,csv.days,csv.fixed',
+        `"${dataset(0)}",silver,1,`,
+        `"${dataset(2)}",bronze,ninety,`,
+        `"${dataset(1)}","gold|silver",,changed`,
+        `"urn:li:dataset:(urn:li:dataPlatform:hive,nowhere,PROD)",gold,,`,
+        `"${dataset(0)}",gold,,`,
+        `"${dataset(4)}","multi`,
+        `line",C:\\temp,`,
+      ].join('\n'),
+    );
+    const refused = await runCli(['properties', 'import-values', bad, '--db', db]);
+    expect(refused.code).toBe(1);
+    // File problems come first (nothing is sent to the catalog while the file itself is wrong).
+    expect(refused.stderr.split('\n').filter((l) => l.includes(': line '))).toEqual([
+      expect.stringMatching(/: line 6, column "urn": .* is on line 2 already$/),
+      expect.stringMatching(/: line 7, column "csv.days": a backslash must be doubled/),
+    ]);
+    expect(refused.stderr).toMatch(/2 problems; nothing was written/);
+
+    const catalogProblems = file(
+      [
+        'urn,csv.tier,csv.days,csv.fixed',
+        `"${dataset(0)}",silver,1,`,
+        `"${dataset(2)}",bronze,ninety,`,
+        `"${dataset(1)}","gold|silver",,changed`,
+        `"urn:li:dataset:(urn:li:dataPlatform:hive,nowhere,PROD)",gold,,`,
+      ].join('\r\n'),
+    );
+    const json = await runCli(['properties', 'import-values', catalogProblems, '--db', db, '--json']);
+    expect(json.code).toBe(1);
+    const { error } = JSON.parse(json.stderr) as {
+      error: { code: string; message: string; details: Array<{ path: string; message: string }> };
+    };
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.message).toContain('4 problems; nothing was written');
+    expect(error.details).toEqual([
+      { path: 'line 3, column "csv.days"', message: expect.stringContaining('should be a number') },
+      { path: 'line 4, column "csv.tier"', message: expect.stringContaining('cardinality SINGLE') },
+      { path: 'line 4, column "csv.fixed"', message: expect.stringContaining('is immutable') },
+      { path: 'line 5, column "urn"', message: expect.stringContaining('does not exist') },
+    ]);
+    expect(await withCatalog(db, (catalog) => catalog.properties.getValues(ADMIN, dataset(0)))).toEqual(before);
+  });
+
+  it('a dry run reports the counts and writes nothing; a soft-deleted column is refused', async () => {
+    const { db, file } = await small();
+    const edit = file(`urn,csv.tier,csv.note\n"${dataset(0)}",bronze,<remove>\n"${dataset(1)}",gold,\n`);
+    const dry = await runCli(['properties', 'import-values', edit, '--dry-run', '--db', db]);
+    expect(dry).toMatchObject({ code: 0, stderr: '' });
+    expect(dry.stdout).toBe(
+      `${edit}: 2 rows: 1 entities would change (1 properties set, 1 removed), 1 unchanged\n` +
+        'This was a dry run: nothing was written. Run it again without --dry-run to write.\n',
+    );
+    expect(await withCatalog(db, (catalog) => catalog.properties.getValues(ADMIN, dataset(0)))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ propertyUrn: TIER, values: [{ string: 'gold' }] })]),
+    );
+    await withCatalog(db, (catalog) => catalog.properties.softDelete(ADMIN, NOTE));
+    const refused = await runCli(['properties', 'import-values', edit, '--db', db]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'line 1, column 3 ("csv.note"): structured property urn:li:structuredProperty:csv.note is soft-deleted',
+    );
+  });
+});
+
+describe('properties export-values / import-values against a server', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await startServe();
+  });
+  afterAll(() => served.stop());
+
+  it('round-trips through the values route, and refuses a token without EDIT_ENTITY_PROPERTIES', async () => {
+    await withCatalog(served.db, (catalog) => populate(catalog, 300));
+    const args = ['--server', served.url, '--token', served.token];
+    const first = join(tempDir(), 'remote.csv');
+    const exported = await runCli(['properties', 'export-values', '--filter', 'structuredProperties.csv.tier=gold', '-o', first, ...args]);
+    expect(exported).toMatchObject({ code: 0, stderr: '' });
+    const rows = rowsOf(first);
+    expect(rows).toHaveLength(101);
+    expect(rows.slice(1).every((r) => r[4] === 'gold')).toBe(true);
+    const edited = rows.map((row, r) => (r === 0 ? row : [row[0]!, '', '', 'a|b', 'bronze']));
+    const second = join(tempDir(), 'remote-edit.csv');
+    writeFileSync(second, stringify(edited));
+    const imported = await runCli(['properties', 'import-values', second, '--json', ...args]);
+    expect(imported.stderr).toBe('');
+    expect(JSON.parse(imported.stdout)).toMatchObject({ dryRun: false, entities: 100, changed: 100, set: 200 });
+    const again = join(tempDir(), 'remote-again.csv');
+    expect(
+      (await runCli(['properties', 'export-values', '--property', 'csv.tier', '--property', 'csv.tags', '-o', again, ...args])).code,
+    ).toBe(0);
+    const after = rowsOf(again);
+    expect(after[0]).toEqual(['urn', 'csv.tags', 'csv.tier']);
+    expect(after.filter((r) => r[2] === 'bronze' && r[1] === 'a|b')).toHaveLength(100);
+
+    const created = await runCli(['tokens', 'create', '--name', 'reader', '--for', 'urn:li:corpuser:reader', '--json', ...args]);
+    const { accessToken } = JSON.parse(created.stdout) as { accessToken: string };
+    const forbidden = await runCli(['properties', 'import-values', second, '--dry-run', '--server', served.url, '--token', accessToken]);
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toContain('EDIT_ENTITY_PROPERTIES');
+  });
+});
