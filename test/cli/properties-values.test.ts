@@ -4,7 +4,19 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSqliteAdapter } from '../../adapters/sqlite/index';
 import { createCatalog } from '../../src/index';
-import { ADMIN, removeTempDirs, requireBuiltCli, runCli, startServe, tempDir, withCatalog, type Served } from './helpers';
+import {
+  ADMIN,
+  cliEnv,
+  HAS_SCRIPT,
+  removeTempDirs,
+  requireBuiltCli,
+  runCli,
+  runCliOnTerminal,
+  startServe,
+  tempDir,
+  withCatalog,
+  type Served,
+} from './helpers';
 import { dataset, FIXED, NOTE, populate, roundTrip, rowsOf, TIER } from './values-round-trip';
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -120,6 +132,20 @@ describe('properties import-values: refusals', () => {
     expect(refused.stderr).toContain(
       'line 1, column 3 ("csv.note"): structured property urn:li:structuredProperty:csv.note is soft-deleted',
     );
+  });
+});
+
+describe.runIf(HAS_SCRIPT)('properties import-values on a terminal', () => {
+  it('draws a progress bar while it writes', async () => {
+    const db = join(tempDir(), 'terminal.db');
+    await withCatalog(db, (catalog) => populate(catalog, 3));
+    const file = join(tempDir(), 'terminal.csv');
+    writeFileSync(file, `urn,csv.tier\n"${dataset(0)}",silver\n"${dataset(1)}",<remove>\n`);
+    const run = await runCliOnTerminal(['properties', 'import-values', file, '--db', db], '', cliEnv());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Writing values [');
+    expect(run.stdout).toContain('100% 2/2');
+    expect(run.stdout).toContain('2 rows: 2 entities changed (1 properties set, 1 removed), 0 unchanged');
   });
 });
 
