@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryAdapter } from '../../adapters/memory/index';
 import type { PropertyRecord } from '../../src/cli/backend';
 import { decodeRows, headerLine, readHeader, readRecords, rowLines } from '../../src/cli/values-csv';
@@ -8,6 +8,9 @@ import { createCatalog, type Catalog } from '../../src/index';
 import { populate } from '../cli/values-round-trip';
 
 const ADMIN = 'urn:li:corpuser:admin';
+
+// 5,000 entities written three times over: seconds alone, more on a busy machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 /** The CSV of every entity holding a value, as the command line writes it, made with the library's calls. */
 async function exportCsv(catalog: Catalog): Promise<{ text: string; properties: PropertyRecord[] }> {
