@@ -30,7 +30,9 @@ import { ADMIN, field, propertyUrn, sameResult, type PropertyName } from './sear
 import { createBenchProperties, datasetBatches, datasetEntity } from './volume-data';
 
 const CALL_SIZE = 1_000;
-const ITERATIONS = 200;
+const ITERATIONS = 300;
+/** Steady state: the JIT has compiled the GraphQL execution and the search path before timing starts. */
+const WARM_UP = 50;
 
 /** The questions: one filter each, its property, and the value test of the hand SQL. */
 interface GraphQLFilterCase {
@@ -156,7 +158,7 @@ export async function runSqliteGraphqlFiltersBench(options: { entities?: number 
         const library = graphQLRequest(schema, document, c.filter);
         const baseline = handSql(hand, c, keys[c.property]!);
         sameResult(c.label, await library(), baseline());
-        const runs = await interleaved(ITERATIONS, library, baseline, 10);
+        const runs = await interleaved(ITERATIONS, library, baseline, WARM_UP);
         const [p50, hand50] = [percentile(runs.library, 50), percentile(runs.baseline, 50)];
         figures.push(
           {
