@@ -14,8 +14,8 @@
  * stops after a few hundred entities).
  * Both answers are compared before timing; the two sides run interleaved in the same process.
  *
- * METACATALOG_BENCH_SQLITE_FILE=path keeps the loaded file there and reuses it when it exists (for
- * profiling the queries without loading again: `node --cpu-prof bench/.build/...`).
+ * METACATALOG_BENCH_SQLITE_FILE=path keeps the loaded file there and reuses it when it exists, so the
+ * queries can be run again (or under `node --cpu-prof`) without loading again.
  */
 import Database from 'better-sqlite3';
 import { execute, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
