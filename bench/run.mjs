@@ -26,6 +26,7 @@ const WORKLOADS = {
   sizing: ['sizing.ts', 'runSizingBench'],
   volume: ['volume.ts', 'runVolumeBench'],
   observability: ['observability.ts', 'runObservabilityBench'],
+  'sqlite-graphql-filters': ['sqlite-graphql-filters.ts', 'runSqliteGraphqlFiltersBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],

@@ -12,7 +12,7 @@ import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
 import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
-import { createStructuredProperties } from './core/properties';
+import { createStructuredProperties, createValueEditing } from './core/properties';
 import { applyOwners, createApplyToMatches, type StructuredPropertyService } from './core/stewardship';
 import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
@@ -62,7 +62,7 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
-  /** Structured property definitions and their values on entities. */
+  /** Structured property definitions and their values on entities (`editValues`: many entities' values at once). */
   readonly properties: StructuredPropertyService;
   /** Search and aggregation: scroll, search, aggregate (scrollAcrossEntities, searchAcrossEntities, aggregateAcrossEntities). */
   readonly search: SearchService;
@@ -385,7 +385,12 @@ export function createCatalog(options: CatalogOptions): Catalog {
     applyOwners(),
   ]);
   const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
-  const propertiesWithStewardship: StructuredPropertyService = { ...properties, ...applyToMatches };
+  // Editing many entities' values writes through the entity service's one write path, built above.
+  const propertiesWithStewardship: StructuredPropertyService = {
+    ...properties,
+    ...createValueEditing(ctx, entities.pipeline),
+    ...applyToMatches,
+  };
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
     keepVersions: options.history?.keepVersions,

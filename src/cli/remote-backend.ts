@@ -15,6 +15,7 @@ import {
 import type { CliBackend, PropertyRecord, PropertyUpsertOutcome } from './backend';
 import { GmsClient } from './http-client';
 import { CommandError } from './io';
+import { remoteValues } from './remote-values';
 
 /** The route of applying structured properties to every match of a search (and of its jobs' status). */
 const APPLY_PATH = '/openapi/v3/structuredProperties/applyToMatches';
@@ -171,6 +172,7 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
       };
       return answer.value;
     },
+    ...remoteValues(client),
     async applyToMatches(input, options) {
       return (await client.rest('POST', APPLY_PATH, { body: { ...input, ...options } })) as ApplyJob | ApplyPreview;
     },

@@ -10,6 +10,7 @@ import { graphiqlRoutes } from './graphiql';
 import { metaRoutes } from './meta';
 import { openapiV3Routes } from './openapi-v3';
 import { operationRoutes } from './operations';
+import { propertyValueRoutes } from './property-values';
 import { restliRoutes } from './restli';
 import { timeseriesRoutes } from './timeseries';
 import { tokenRoutes } from './tokens';
@@ -20,6 +21,7 @@ export function allRoutes(catalog: Catalog, options: HttpOptions): RouteSpec[] {
     ...(options.graphql === false ? [] : graphqlRoutes(catalog, options.graphqlLimits)),
     ...entityRoutes,
     ...openapiV3Routes,
+    ...propertyValueRoutes,
     ...timeseriesRoutes,
     ...operationRoutes,
     ...restliRoutes,
