@@ -4,6 +4,8 @@ import type { CatalogContext } from '../context';
 import type { EntityView } from '../entities/service';
 import type { DomainOwners, ReadTransform } from '../entities/owner';
 import { propertyOwners } from './owner';
+import { decodeGraphqlAssignments, graphqlValuesPath } from './graphql-input';
+import { withPaths } from '../../errors';
 import { registerPropertyCleanup } from './cleanup';
 import { PropertyDefinitionService } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
@@ -177,11 +179,17 @@ export function createStructuredProperties(ctx: CatalogContext): {
     },
     getValues: (actor, entityUrn) => values.get(actor, entityUrn),
     valueHistory: (actor, entityUrn, propertyUrn) => propertyValueHistory(ctx, actor, entityUrn, propertyUrn),
-    upsertValues: (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>
-      values.upsert(actor, entityUrn, input, options.shape ?? 'rest'),
+    upsertValues: async (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) => {
+      if (options.shape !== 'graphql') return values.upsert(actor, entityUrn, input);
+      // The GraphQL spelling is decoded into the canonical input; violations are reported in its own spelling.
+      const decoded = decodeGraphqlAssignments(input);
+      return values.upsert(actor, entityUrn, decoded.input, decoded.report).catch((error: unknown) => {
+        throw withPaths(error, graphqlValuesPath);
+      });
+    },
     removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
-    upsertValuesMany: (actor, items) => values.upsertMany(actor, items, 'rest'),
+    upsertValuesMany: (actor, items) => values.upsertMany(actor, items),
   };
   return { service, filterFields, owners: propertyOwners(definitions, values, visible) };
 }
