@@ -16,28 +16,18 @@ import {
   type DraftPaths,
 } from './definition-rules';
 import { checkSchema } from '../validation';
-import {
-  definitionToJson,
-  dropNulls,
-  graphqlScalars,
-  parseYamlDefinitions,
-  pathsFor,
-  readDefinitionInput,
-  restPaths,
-  toReadBack,
-} from './definition-shapes';
+import { definitionToJson, dropNulls, graphqlScalars, readRestDefinition, REST_PATHS, restPaths, toReadBack } from './definition-shapes';
+import type { CanonicalDefinition } from './graphql-input';
 import { definitionInfoOf, type DefinitionCache, type DefinitionInfo } from './lookup';
 import {
   DEFINITION_ASPECT,
   STRUCTURED_PROPERTY_ENTITY,
-  type DefinitionInputShape,
   type DefinitionUpsertResult,
   type HardDeleteResult,
   type PropertyReadBack,
   type ResolvedPropertyField,
   type StructuredPropertyDefinition,
   type StructuredPropertyView,
-  type CreateStructuredPropertyInput,
   type UpdateStructuredPropertyInput,
 } from './types';
 import { graphqlUpdateDefinitionSchema } from '../validation/schemas/structured-properties';
@@ -52,6 +42,7 @@ import {
   settingsToJson,
   settingsViolations,
   type StructuredPropertySettings,
+  type StructuredPropertySettingsInput,
 } from './settings';
 
 const UPDATE_PATHS: DraftPaths = {
@@ -91,14 +82,21 @@ export class PropertyDefinitionService {
     return who;
   }
 
-  /** Creates a definition from any input shape; CONFLICT when the URN exists (also soft-deleted). */
-  async create(actor: Actor, input: unknown, shape: DefinitionInputShape, options: { urn?: string } = {}): Promise<StructuredPropertyView> {
+  /**
+   * Creates a definition from the canonical input (the aspect's JSON, and the URN when the caller names
+   * one), with its settings when given; CONFLICT when the URN exists (also soft-deleted). `prior` are
+   * problems a decoder found already, reported with these in one answer.
+   */
+  async create(
+    actor: Actor,
+    input: CanonicalDefinition | undefined,
+    options: { settings?: StructuredPropertySettingsInput; prior?: readonly Violation[] } = {},
+  ): Promise<StructuredPropertyView> {
     const who = await this.manager(actor);
-    const violations: Violation[] = [];
-    const draft = readDefinitionInput(shape, input, violations, options);
-    const normalized = draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape), violations, { looseScalars: shape === 'yaml' });
-    const settingsInput = shape === 'graphql' && draft ? (dropNulls(input) as CreateStructuredPropertyInput).settings : undefined;
-    const settings = settingsInput ? applySettingsInput(undefined, settingsInput) : undefined;
+    const violations: Violation[] = [...(options.prior ?? [])];
+    const draft = input && readRestDefinition(input.value, violations, { urn: input.urn });
+    const normalized = draft && normalizeDraft(draft, this.ctx.registry, REST_PATHS, violations);
+    const settings = options.settings ? applySettingsInput(undefined, options.settings) : undefined;
     if (settings) violations.push(...settingsViolations(settings, '/settings'));
     throwIfViolations(violations, 'invalid structured property definition');
     const { urn, definition } = normalized!;
@@ -118,22 +116,26 @@ export class PropertyDefinitionService {
     return viewOf(definitionInfoOf(after.get(urn))!);
   }
 
-  /** Creates or replaces whole definitions (REST aspect JSON, YAML entries) in one atomic commit. */
+  /**
+   * Creates or replaces whole definitions (canonical inputs, item `i` reported under `/<i>`) in one
+   * atomic commit. `prior[i]` are the problems a decoder found in item `i` already (left out of
+   * `inputs` as undefined when it could not be decoded), reported with these in one answer.
+   */
   async upsertMany(
     actor: Actor,
-    inputs: readonly unknown[],
-    shape: 'rest' | 'yaml',
-    options: { urns?: ReadonlyArray<string | undefined> } = {},
+    inputs: ReadonlyArray<CanonicalDefinition | undefined>,
+    prior: ReadonlyArray<readonly Violation[]> = [],
   ): Promise<DefinitionUpsertResult[]> {
     const who = await this.manager(actor);
     const violations: Violation[] = [];
-    const single = inputs.length === 1 && shape === 'rest';
     const entries: Array<{ urn: string; definition: StructuredPropertyDefinition; prefix: string }> = [];
     inputs.forEach((input, i) => {
-      const prefix = single ? '' : `/${i}`;
-      const draft = readDefinitionInput(shape, input, violations, { prefix, urn: options.urns?.[i] });
-      const normalized =
-        draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape, prefix), violations, { looseScalars: shape === 'yaml' });
+      // Item by item, what a decoder found first: one answer lists the file's problems in its order.
+      violations.push(...(prior[i] ?? []));
+      if (!input) return;
+      const prefix = `/${i}`;
+      const draft = readRestDefinition(input.value, violations, { prefix, urn: input.urn });
+      const normalized = draft && normalizeDraft(draft, this.ctx.registry, restPaths(prefix), violations);
       if (!normalized) return;
       if (entries.some((e) => e.urn === normalized.urn)) {
         violations.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
@@ -157,7 +159,7 @@ export class PropertyDefinitionService {
             plans.push(this.definitionPlan(who, urn, definition, undefined));
             continue;
           }
-          const paths = pathsFor(shape, prefix);
+          const paths = restPaths(prefix);
           if (stored.removed) {
             problems.push({ path: paths.qualifiedName, message: softDeletedMessage(urn, 'updating its definition') });
             continue;
@@ -191,7 +193,7 @@ export class PropertyDefinitionService {
     const wanted = new Map<number, { definition: StructuredPropertyDefinition; paths: DraftPaths }>();
     const check = (item: OwnedItem, value: unknown, found: Violation[]) => {
       const paths = restPaths(item.path);
-      const draft = readDefinitionInput('rest', value, found, { prefix: item.path, urn: item.urn });
+      const draft = readRestDefinition(value, found, { prefix: item.path, urn: item.urn });
       const normalized = draft && normalizeDraft(draft, this.ctx.registry, paths, found);
       return normalized ? { definition: normalized.definition, paths } : undefined;
     };
@@ -286,11 +288,6 @@ export class PropertyDefinitionService {
     };
   }
 
-  /** The command-line file: a YAML list of definitions, all validated, then written in one commit. */
-  async upsertYaml(actor: Actor, text: string): Promise<DefinitionUpsertResult[]> {
-    return this.upsertMany(actor, parseYamlDefinitions(text), 'yaml');
-  }
-
   /** GraphQL `updateStructuredProperty`: texts replaced, lists appended, SINGLE → MULTIPLE, version. */
   async update(actor: Actor, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView> {
     const who = await this.manager(actor);
@@ -369,7 +366,6 @@ export class PropertyDefinitionService {
         next.typeQualifier?.allowedTypes,
         (i) => `/newAllowedValues/${i}`,
         violations,
-        false,
       );
       const merged = [...(next.allowedValues ?? [])];
       for (const entry of added) {

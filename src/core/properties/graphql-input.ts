@@ -1,8 +1,17 @@
 import type { Violation } from '../../errors';
 import { checkSchema } from '../validation';
-import { graphqlAssignmentSchema } from '../validation/schemas/structured-properties';
+import { graphqlAssignmentSchema, graphqlCreateDefinitionSchema } from '../validation/schemas/structured-properties';
+import { checkName } from './definition-rules';
 import { dropNulls } from './definition-shapes';
-import type { GraphqlPropertyAssignmentInput, PropertyAssignment, PropertyValue } from './types';
+import type { StructuredPropertySettingsInput } from './settings';
+import type {
+  AllowedValue,
+  CreateStructuredPropertyInput,
+  GraphqlPropertyAssignmentInput,
+  PropertyAssignment,
+  PropertyValue,
+  RestPropertyDefinitionInput,
+} from './types';
 
 /**
  * The GraphQL spelling of structured property values, decoded into the one canonical input (the
@@ -54,4 +63,72 @@ export function graphqlValuesPath(path: string): string {
   const m = /^\/properties(\/\d+)?(\/propertyUrn)?(.*)$/.exec(path);
   if (!m) return path;
   return `/structuredPropertyInputParams${m[1] ?? ''}${m[2] ? '/structuredPropertyUrn' : ''}${m[3]}`;
+}
+
+/** A definition as the rules take it: the `propertyDefinition` aspect as stored (REST spelling), and the URN it is written to when the input names one. */
+export interface CanonicalDefinition {
+  urn?: string;
+  value: RestPropertyDefinitionInput;
+}
+
+/**
+ * GraphQL `CreateStructuredPropertyInput` → the canonical definition (and its settings input, read by
+ * the settings rules). Shape violations are in the GraphQL spelling; `idOnly` tells the path map that
+ * the qualified name came from `id`. Undefined input when the shape is wrong.
+ */
+export function decodeGraphqlDefinition(input: unknown): {
+  input?: CanonicalDefinition;
+  settings?: StructuredPropertySettingsInput;
+  violations: Violation[];
+  idOnly: boolean;
+} {
+  const value = dropNulls(input);
+  const violations = checkSchema(graphqlCreateDefinitionSchema, value);
+  if (violations.length) return { violations, idOnly: false };
+  const g = value as CreateStructuredPropertyInput;
+  // `id` is a second spelling of the qualified name here: checked as one when both are given.
+  if (g.id != null && g.qualifiedName != null) checkName(g.id, '/id', violations);
+  if (g.id != null && g.qualifiedName != null && g.id !== g.qualifiedName)
+    violations.push({ path: '/id', message: `id "${g.id}" and qualified name "${g.qualifiedName}" must match when both are given` });
+  const allowedValues: AllowedValue[] = [];
+  (g.allowedValues ?? []).forEach((entry, i) => {
+    const hasString = typeof entry.stringValue === 'string';
+    if (hasString === (typeof entry.numberValue === 'number')) {
+      violations.push({ path: `/allowedValues/${i}`, message: 'needs exactly one of stringValue or numberValue' });
+      return;
+    }
+    allowedValues.push({
+      value: hasString ? { string: entry.stringValue as string } : { double: entry.numberValue as number },
+      ...(typeof entry.description === 'string' ? { description: entry.description } : {}),
+    });
+  });
+  const qualifiedName = g.qualifiedName ?? g.id ?? undefined;
+  const canonical: RestPropertyDefinitionInput = {
+    ...(qualifiedName != null ? { qualifiedName } : {}),
+    ...(g.displayName != null ? { displayName: g.displayName } : {}),
+    ...(g.description != null ? { description: g.description } : {}),
+    valueType: g.valueType,
+    ...(g.typeQualifier?.allowedTypes ? { typeQualifier: { allowedTypes: [...g.typeQualifier.allowedTypes] } } : {}),
+    ...(g.allowedValues ? { allowedValues } : {}),
+    ...(g.cardinality ? { cardinality: g.cardinality } : {}),
+    entityTypes: [...g.entityTypes],
+    ...(g.immutable != null ? { immutable: g.immutable } : {}),
+    ...(g.version != null ? { version: g.version } : {}),
+  };
+  return {
+    input: { value: canonical },
+    ...(g.settings ? { settings: g.settings } : {}),
+    violations,
+    idOnly: g.qualifiedName == null && g.id != null,
+  };
+}
+
+/** A canonical definition path in the GraphQL create input (allowed values have no `value` wrapper there). */
+export function graphqlDefinitionPath(idOnly: boolean, own: readonly Violation[] = []): (path: string) => string {
+  const decoderPaths = new Set(own.map((v) => v.path));
+  return (path) => {
+    if (decoderPaths.has(path)) return path;
+    if (idOnly && path === '/qualifiedName') return '/id';
+    return path.replace(/^\/allowedValues\/(\d+)\/value(?=\/|$)/, '/allowedValues/$1');
+  };
 }

@@ -4,8 +4,10 @@ import type { CatalogContext } from '../context';
 import type { EntityView } from '../entities/service';
 import type { DomainOwners, ReadTransform } from '../entities/owner';
 import { propertyOwners } from './owner';
-import { decodeGraphqlAssignments, graphqlValuesPath } from './graphql-input';
-import { withPaths } from '../../errors';
+import { decodeGraphqlAssignments, decodeGraphqlDefinition, graphqlDefinitionPath, graphqlValuesPath } from './graphql-input';
+import { relativeTo, withPaths } from '../../errors';
+import { parseYamlDefinitions } from './definition-shapes';
+import { decodeYamlEntry, yamlDefinitionPath } from './yaml-input';
 import { registerPropertyCleanup } from './cleanup';
 import { PropertyDefinitionService } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
@@ -151,14 +153,19 @@ export function createStructuredProperties(ctx: CatalogContext): {
   };
   const service: StructuredPropertyService = {
     create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
-      definitions.create(actor, input, options.shape ?? 'graphql', { urn: options.urn }),
+      createFromShape(definitions, actor, input, options),
     update: (actor, input) => definitions.update(actor, input),
     upsert: async (actor: Actor, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
-      const [result] = await definitions.upsertMany(actor, [input], options.shape, { urns: [options.urn] });
+      if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, actor, [input]))[0]!;
+      const canonical = { ...(options.urn !== undefined ? { urn: options.urn } : {}), value: input as RestPropertyDefinitionInput };
+      // One canonical item reports under /0: a single REST write reports relative to the body.
+      const [result] = await definitions.upsertMany(actor, [canonical]).catch((error: unknown) => {
+        throw withPaths(error, (path) => relativeTo(path, '/0'));
+      });
       return result!;
     },
-    upsertYaml: (actor, text) => definitions.upsertYaml(actor, text),
-    upsertYamlEntries: (actor, entries) => definitions.upsertMany(actor, entries, 'yaml'),
+    upsertYaml: (actor, text) => upsertYamlEntries(definitions, actor, parseYamlDefinitions(text)),
+    upsertYamlEntries: (actor, entries) => upsertYamlEntries(definitions, actor, entries),
     get: (actor, urn) => definitions.get(actor, urn),
     getReadBack: (actor, urn) => definitions.getReadBack(actor, urn),
     list: (actor, options) => definitions.list(actor, options),
@@ -192,4 +199,54 @@ export function createStructuredProperties(ctx: CatalogContext): {
     upsertValuesMany: (actor, items) => values.upsertMany(actor, items),
   };
   return { service, filterFields, owners: propertyOwners(definitions, values, visible) };
+}
+
+/**
+ * `catalog.properties.create` in each spelling it takes: the GraphQL and YAML inputs are decoded into
+ * the canonical definition first, and violation paths are mapped back to the caller's spelling.
+ */
+async function createFromShape(
+  definitions: PropertyDefinitionService,
+  actor: Actor,
+  input: unknown,
+  options: { shape?: DefinitionInputShape; urn?: string },
+): Promise<StructuredPropertyView> {
+  if (options.shape === 'rest')
+    return definitions.create(actor, {
+      ...(options.urn !== undefined ? { urn: options.urn } : {}),
+      value: input as RestPropertyDefinitionInput,
+    });
+  const decoded = options.shape === 'yaml' ? decodeYamlEntry(input, '') : decodeGraphqlDefinition(input);
+  const settings = 'settings' in decoded ? decoded.settings : undefined;
+  const pathOf =
+    options.shape === 'yaml'
+      ? yamlDefinitionPath(() => decoded.idOnly, decoded.violations)
+      : graphqlDefinitionPath(decoded.idOnly, decoded.violations);
+  return definitions
+    .create(actor, decoded.input, { prior: decoded.violations, ...(settings ? { settings } : {}) })
+    .catch((error: unknown) => {
+      throw withPaths(error, pathOf);
+    });
+}
+
+/** YAML entries (`/<i>` each), decoded, then written in one commit by the canonical upsert; paths back in the file's spelling. */
+async function upsertYamlEntries(
+  definitions: PropertyDefinitionService,
+  actor: Actor,
+  entries: readonly unknown[],
+): Promise<DefinitionUpsertResult[]> {
+  const decoded = entries.map((entry, i) => decodeYamlEntry(entry, `/${i}`));
+  const pathOf = yamlDefinitionPath(
+    (index) => index !== undefined && decoded[index]?.idOnly === true,
+    decoded.flatMap((d) => d.violations),
+  );
+  return definitions
+    .upsertMany(
+      actor,
+      decoded.map((d) => d.input),
+      decoded.map((d) => d.violations),
+    )
+    .catch((error: unknown) => {
+      throw withPaths(error, pathOf);
+    });
 }
