@@ -364,8 +364,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
   // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
   const tracing = loadTracing();
-  const { service: properties, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
-  const search = createSearchService(ctx, properties, filterFields);
+  const { createService: createPropertyService, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
@@ -382,6 +381,9 @@ export function createCatalog(options: CatalogOptions): Catalog {
     tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
     policyOwners((actor, urn) => policies.remove(actor, urn)),
   ]);
+  // Definitions written by `catalog.properties` (and `metacatalog properties upsert`) take the one write path.
+  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items));
+  const search = createSearchService(ctx, properties, filterFields);
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
     keepVersions: options.history?.keepVersions,

@@ -1,10 +1,10 @@
 import { actorUrn, type Actor } from '../access/actor';
-import type { JsonObject, NewJob, StoredEntity } from '../../adapter/types';
+import type { JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { incarnationMetadata, newIncarnation, NO_DEFINITION_KEY } from './definition-key';
 import type { EntityDeletion, OwnedItem, OwnerBatch } from '../entities/owner';
 import type { EntityPlan } from '../entities/writer';
-import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import { CatalogError, throwIfViolations, withPaths, type Violation } from '../../errors';
 import { cleanupJob } from './cleanup';
 import { breakingChanges, canonicalDefinition, definitionContent, refuseBreakingChanges, resolveVersion } from './definition-changes';
 import {
@@ -68,6 +68,9 @@ export function viewOf(info: DefinitionInfo): StructuredPropertyView {
   };
 }
 
+/** A batch write of whole entities through the one write path (`catalog.entities.upsertMany`). */
+export type EntityBatchWrite = (actor: Actor, items: Array<{ urn: string; aspects: Record<string, unknown> }>) => Promise<unknown>;
+
 /** Definitions of structured properties: create, update, upsert, read, soft delete, restore, hard delete. */
 export class PropertyDefinitionService {
   constructor(
@@ -124,9 +127,11 @@ export class PropertyDefinitionService {
   async upsertMany(
     actor: Actor,
     inputs: ReadonlyArray<CanonicalDefinition | undefined>,
-    prior: ReadonlyArray<readonly Violation[]> = [],
+    prior: ReadonlyArray<readonly Violation[]>,
+    write: EntityBatchWrite,
   ): Promise<DefinitionUpsertResult[]> {
-    const who = await this.manager(actor);
+    // Authenticated and authorized before the input is read (the write path checks the privilege again).
+    await this.manager(actor);
     const violations: Violation[] = [];
     const entries: Array<{ urn: string; definition: StructuredPropertyDefinition; prefix: string }> = [];
     inputs.forEach((input, i) => {
@@ -143,45 +148,31 @@ export class PropertyDefinitionService {
       entries.push({ ...normalized, prefix });
     });
     throwIfViolations(violations, 'invalid structured property definition');
-    const outcomes = new Map<string, DefinitionUpsertResult['outcome']>();
-    const after = await this.ctx.writer.write(
-      who,
-      entries.map((e) => e.urn),
-      (current) => {
-        const problems: Violation[] = [];
-        const conflicts: Violation[] = [];
-        const plans: EntityPlan[] = [];
-        const jobs: NewJob[] = [];
-        for (const { urn, definition, prefix } of entries) {
-          const stored = definitionInfoOf(current.get(urn));
-          if (!stored) {
-            outcomes.set(urn, 'created');
-            plans.push(this.definitionPlan(who, urn, definition, undefined));
-            continue;
-          }
-          const paths = restPaths(prefix);
-          if (stored.removed) {
-            problems.push({ path: paths.qualifiedName, message: softDeletedMessage(urn, 'updating its definition') });
-            continue;
-          }
-          const { version, bumped } = resolveVersion(stored.definition.version, definition.version, paths.version, conflicts);
-          const next: StructuredPropertyDefinition = { ...definition, ...(version !== undefined ? { version } : {}) };
-          if (!bumped)
-            conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, paths), stored.definition.version, urn));
-          if (definitionContent(next) === definitionContent(stored.definition)) {
-            outcomes.set(urn, 'unchanged');
-            continue;
-          }
-          outcomes.set(urn, 'updated');
-          plans.push(this.definitionPlan(who, urn, next, stored));
-          if (bumped) jobs.push(cleanupJob(urn, stored.incarnation));
-        }
-        throwIfViolations(problems, 'refused structured property change');
-        throwIfConflicts(conflicts, 'refused structured property change');
-        return { entities: plans, jobs };
-      },
-    );
-    return entries.map(({ urn }) => ({ outcome: outcomes.get(urn)!, property: viewOf(definitionInfoOf(after.get(urn))!) }));
+    if (entries.length === 0) return [];
+    // The write itself goes through the one write path: the definitions' owner checks and plans each
+    // item there exactly as in any batch (versions, breaking changes, soft-deleted properties).
+    const urns = entries.map((e) => e.urn);
+    const aspects = [DEFINITION_ASPECT, 'status', SETTINGS_ASPECT];
+    const before = new Map((await this.ctx.adapter.readEntities(urns, aspects)).map((e) => [e.urn, definitionInfoOf(e)] as const));
+    const items = entries.map(({ urn, prefix }) => ({ urn, aspects: { [DEFINITION_ASPECT]: inputs[Number(prefix.slice(1))]!.value } }));
+    await write(actor, items).catch((error: unknown) => {
+      // The write path reports under `/<i>/aspects/propertyDefinition` (no index for one item): back to `/<i>`.
+      throw withPaths(
+        error,
+        (path) => {
+          const m = /^(\/\d+)?\/aspects\/[^/]+(.*)$/.exec(path);
+          return m ? `${entries.length === 1 ? entries[0]!.prefix : (m[1] ?? '')}${m[2]}` : path;
+        },
+        'refused structured property change',
+      );
+    });
+    const after = new Map((await this.ctx.adapter.readEntities(urns, aspects)).map((e) => [e.urn, definitionInfoOf(e)!] as const));
+    return entries.map(({ urn }) => {
+      const was = before.get(urn);
+      const now = after.get(urn)!;
+      const outcome = !was ? 'created' : JSON.stringify(was.definition) === JSON.stringify(now.definition) ? 'unchanged' : 'updated';
+      return { outcome, property: viewOf(now) };
+    });
   }
 
   /**

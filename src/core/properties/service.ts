@@ -9,7 +9,7 @@ import { relativeTo, withPaths } from '../../errors';
 import { parseYamlDefinitions } from './definition-shapes';
 import { decodeYamlEntry, yamlDefinitionPath } from './yaml-input';
 import { registerPropertyCleanup } from './cleanup';
-import { PropertyDefinitionService } from './definitions';
+import { PropertyDefinitionService, type EntityBatchWrite } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
 import { fillSettings, SETTINGS_ASPECT, type StructuredPropertySettings } from './settings';
 import { storedValues } from './value-rules';
@@ -134,7 +134,8 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
  * the clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
  */
 export function createStructuredProperties(ctx: CatalogContext): {
-  service: StructuredPropertyService;
+  /** The service, given the entity service's batch write (built with the owners below). */
+  createService(write: EntityBatchWrite): StructuredPropertyService;
   filterFields: FilterFieldSource;
   owners: DomainOwners;
 } {
@@ -151,21 +152,21 @@ export function createStructuredProperties(ctx: CatalogContext): {
     cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
     cachedToken: () => cache.currentToken,
   };
-  const service: StructuredPropertyService = {
+  const createService = (write: EntityBatchWrite): StructuredPropertyService => ({
     create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
       createFromShape(definitions, actor, input, options),
     update: (actor, input) => definitions.update(actor, input),
     upsert: async (actor: Actor, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
-      if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, actor, [input]))[0]!;
+      if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, write, actor, [input]))[0]!;
       const canonical = { ...(options.urn !== undefined ? { urn: options.urn } : {}), value: input as RestPropertyDefinitionInput };
       // One canonical item reports under /0: a single REST write reports relative to the body.
-      const [result] = await definitions.upsertMany(actor, [canonical]).catch((error: unknown) => {
+      const [result] = await definitions.upsertMany(actor, [canonical], [], write).catch((error: unknown) => {
         throw withPaths(error, (path) => relativeTo(path, '/0'));
       });
       return result!;
     },
-    upsertYaml: (actor, text) => upsertYamlEntries(definitions, actor, parseYamlDefinitions(text)),
-    upsertYamlEntries: (actor, entries) => upsertYamlEntries(definitions, actor, entries),
+    upsertYaml: (actor, text) => upsertYamlEntries(definitions, write, actor, parseYamlDefinitions(text)),
+    upsertYamlEntries: (actor, entries) => upsertYamlEntries(definitions, write, actor, entries),
     get: (actor, urn) => definitions.get(actor, urn),
     getReadBack: (actor, urn) => definitions.getReadBack(actor, urn),
     list: (actor, options) => definitions.list(actor, options),
@@ -197,8 +198,8 @@ export function createStructuredProperties(ctx: CatalogContext): {
     removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
     upsertValuesMany: (actor, items) => values.upsertMany(actor, items),
-  };
-  return { service, filterFields, owners: propertyOwners(definitions, values, visible) };
+  });
+  return { createService, filterFields, owners: propertyOwners(definitions, values, visible) };
 }
 
 /**
@@ -232,6 +233,7 @@ async function createFromShape(
 /** YAML entries (`/<i>` each), decoded, then written in one commit by the canonical upsert; paths back in the file's spelling. */
 async function upsertYamlEntries(
   definitions: PropertyDefinitionService,
+  write: EntityBatchWrite,
   actor: Actor,
   entries: readonly unknown[],
 ): Promise<DefinitionUpsertResult[]> {
@@ -245,6 +247,7 @@ async function upsertYamlEntries(
       actor,
       decoded.map((d) => d.input),
       decoded.map((d) => d.violations),
+      write,
     )
     .catch((error: unknown) => {
       throw withPaths(error, pathOf);
