@@ -365,8 +365,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
   // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
   const tracing = loadTracing();
-  const { service: properties, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
-  const search = createSearchService(ctx, properties, filterFields);
+  const { createService: createPropertyService, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
@@ -384,6 +383,9 @@ export function createCatalog(options: CatalogOptions): Catalog {
     policyOwners((actor, urn) => policies.remove(actor, urn)),
     applyOwners(),
   ]);
+  // Definitions written by `catalog.properties` (and `metacatalog properties upsert`) take the one write path.
+  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items));
+  const search = createSearchService(ctx, properties, filterFields);
   const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
   // Editing many entities' values writes through the entity service's one write path, built above.
   const propertiesWithStewardship: StructuredPropertyService = {
