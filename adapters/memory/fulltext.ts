@@ -123,19 +123,25 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   const fieldCount = names.length;
 
   function upsert(id: string, values: Readonly<Record<string, string | undefined>>): void {
-    remove(id);
-    // Like lunr, a document with only empty fields still counts in N and in the average lengths.
-    const slot = freeSlots.pop() ?? idBySlot.length;
-    slotById.set(id, slot);
-    idBySlot[slot] = id;
     const analysed: AnalysedField[] = [];
     let distinct = 0;
     for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
       const field = analyse(analyzer, values[names[fieldIndex]!]);
       analysed.push(field);
       distinct += field.terms.length;
-      fieldLengths[fieldIndex]![slot] = field.length;
-      totalLengths[fieldIndex]! += field.length;
+    }
+    const existing = slotById.get(id);
+    // A document whose terms did not change (a write of other aspects) stays as it is.
+    if (existing !== undefined && holds(existing, analysed, distinct)) return;
+    remove(id);
+    // Like lunr, a document with only empty fields still counts in N and in the average lengths.
+    const slot = freeSlots.pop() ?? idBySlot.length;
+    slotById.set(id, slot);
+    idBySlot[slot] = id;
+    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
+      const { length } = analysed[fieldIndex]!;
+      fieldLengths[fieldIndex]![slot] = length;
+      totalLengths[fieldIndex]! += length;
     }
     const document: DocumentTerms = new Array<string | number>(2 * distinct);
     let next = 0;
@@ -156,6 +162,25 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
       }
     }
     termsBySlot[slot] = document;
+  }
+
+  /** Whether the slot holds exactly these terms, frequencies and field lengths. */
+  function holds(slot: number, analysed: readonly AnalysedField[], distinct: number): boolean {
+    const document = termsBySlot[slot] ?? [];
+    if (document.length !== 2 * distinct) return false;
+    let next = 0;
+    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
+      const { length, terms, frequencies } = analysed[fieldIndex]!;
+      if (fieldLengths[fieldIndex]![slot] !== length) return false;
+      const key = slot * fieldCount + fieldIndex;
+      for (let i = 0; i < terms.length; i++, next += 2) {
+        if (document[next] !== terms[i]) return false;
+        const termPostings = postings.get(terms[i]!)!;
+        const position = document[next + 1] as number;
+        if (termPostings[position] !== key || termPostings[position + 1] !== frequencies[i]) return false;
+      }
+    }
+    return true;
   }
 
   function remove(id: string): void {

@@ -73,7 +73,7 @@ export function compileCondition(state: SearchState, condition: SearchCondition)
   const { table } = state;
   if (field.kind === 'entityType' || field.kind === 'urn') {
     const read =
-      field.kind === 'entityType' ? (slot: number) => table.typeNames[table.typeId[slot]!]! : (slot: number) => table.docs[slot]!.urn;
+      field.kind === 'entityType' ? (slot: number) => table.typeNames[table.typeId[slot]!]! : (slot: number) => table.urns[slot]!;
     const test = (slot: number): boolean => matches(read(slot)) !== negated;
     if (negated) return { test };
     return { test, ...(field.kind === 'entityType' ? typeCandidates(state, matches) : urnCandidates(state, condition)) };
