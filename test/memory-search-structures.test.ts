@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { FieldIndex } from '../adapters/memory/field-index';
 import { SlotTable } from '../adapters/memory/slot-table';
 import { SortedStrings } from '../adapters/memory/sorted-strings';
-import { SortedValueSlots } from '../adapters/memory/sorted-value-slots';
 import { topK } from '../adapters/memory/top-k';
 import type { SearchDocument } from '../src/adapter/types';
 import { seededRandom } from '../src/testing/random';
@@ -91,17 +90,21 @@ describe('FieldIndex', () => {
   });
 });
 
-describe('SortedValueSlots and topK', () => {
+describe('FieldIndex ranges and topK', () => {
   it('ranges and counts agree with a filter over the pairs, and topK with a sort', () => {
     const random = seededRandom(5);
-    const sorted = new SortedValueSlots<number>();
+    const sorted = new FieldIndex();
     const pairs: Array<[number, number]> = [];
     for (let slot = 0; slot < 2000; slot++) {
       const value = Math.floor(random() * 100) / 4;
-      sorted.add(value, slot);
+      sorted.add(slot, [value], '0dataset');
       pairs.push([value, slot]);
     }
-    for (const [value, slot] of pairs.filter((_, i) => i % 3 === 0)) expect(sorted.delete(value, slot)).toBe(true);
+    for (const [, slot] of pairs.filter((_, i) => i % 3 === 0)) {
+      expect(sorted.hasValues(slot)).toBe(true);
+      sorted.remove(slot, '0dataset');
+      expect(sorted.hasValues(slot)).toBe(false);
+    }
     const kept = pairs.filter((_, i) => i % 3 !== 0);
     for (const [low, high] of [
       [3, 10],
@@ -110,10 +113,11 @@ describe('SortedValueSlots and topK', () => {
       [-1, 2.5],
     ] as const) {
       const visited: number[] = [];
-      sorted.forEachInRange({ value: low, inclusive: true }, { value: high, inclusive: false }, (slot) => visited.push(slot));
+      const ids = sorted.idsInRange({ value: low, inclusive: true }, { value: high, inclusive: false });
+      for (const id of ids) sorted.forEachSlotOf(id, (slot) => visited.push(slot));
       const expected = kept.filter(([v]) => v >= low && v < high).map(([, slot]) => slot);
       expect(visited.sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
-      expect(sorted.countInRange({ value: low, inclusive: true }, { value: high, inclusive: false })).toBe(expected.length);
+      expect(sorted.countOfIds(ids)).toBe(expected.length);
     }
     const numbers = Array.from({ length: 500 }, () => Math.floor(random() * 1000));
     expect(topK(numbers, 7, (a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b).slice(0, 7));

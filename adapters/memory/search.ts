@@ -15,7 +15,7 @@ import { fieldKeyOf, propertyKey, standardFieldKey } from './field-keys';
 import { compileCondition, type CompiledCondition, type SearchState } from './search-conditions';
 import { createMemoryFullText, type MemoryFullText } from './search-text';
 import { SlotTable } from './slot-table';
-import type { IndexedValue } from './sorted-value-slots';
+import type { IndexedValue } from './value-order';
 import { compareValues, topK } from './top-k';
 
 /**
