@@ -3,6 +3,7 @@ import { FieldIndex } from '../adapters/memory/field-index';
 import { SlotTable } from '../adapters/memory/slot-table';
 import { SortedStrings } from '../adapters/memory/sorted-strings';
 import { topK } from '../adapters/memory/top-k';
+import { ValueOrder } from '../adapters/memory/value-order';
 import type { SearchDocument } from '../src/adapter/types';
 import { seededRandom } from '../src/testing/random';
 
@@ -121,5 +122,36 @@ describe('FieldIndex ranges and topK', () => {
     }
     const numbers = Array.from({ length: 500 }, () => Math.floor(random() * 1000));
     expect(topK(numbers, 7, (a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b).slice(0, 7));
+  });
+});
+
+describe('ValueOrder', () => {
+  it('answers ranges like a sort of the live values, whether new values were placed one by one or merged', () => {
+    const random = seededRandom(9);
+    const values: string[] = [];
+    const order = new ValueOrder((id) => values[id]!);
+    const live = new Set<number>();
+    for (let round = 0; round < 40; round++) {
+      // Rounds of many inserts (merged at once) and of few (placed one by one), deletes between.
+      const inserts = round % 4 === 0 ? 600 : 5;
+      for (let i = 0; i < inserts; i++) {
+        const id = values.length;
+        values.push(`v${Math.floor(random() * 1e6)}_${id}`);
+        order.insert(id);
+        live.add(id);
+      }
+      for (const id of [...live].filter(() => random() < 0.05)) {
+        order.delete(id);
+        live.delete(id);
+      }
+      const low = `v${Math.floor(random() * 1e6)}`;
+      const high = `v${Math.floor(random() * 1e6)}`;
+      const expected = [...live]
+        .filter((id) => values[id]! > low && values[id]! <= high)
+        .sort((a, b) => byCodeUnits(values[a]!, values[b]!));
+      expect(order.idsInRange({ value: low, inclusive: false }, { value: high, inclusive: true })).toEqual(expected);
+    }
+    const all = [...live].sort((a, b) => byCodeUnits(values[a]!, values[b]!));
+    expect(order.idsInRange({ value: '', inclusive: true }, undefined)).toEqual(all);
   });
 });

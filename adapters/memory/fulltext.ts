@@ -153,7 +153,9 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
       fieldLengths[fieldIndex]![slot] = length;
       totalLengths[fieldIndex]! += length;
     }
-    const document: DocumentTerms = new Array<number>(distinct);
+    // Filled with a fraction first: the entries are not small integers, and an array made for
+    // doubles from the start is not converted while it fills.
+    const document: DocumentTerms = new Array<number>(distinct).fill(0.5);
     let next = 0;
     for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
       const { terms, frequencies } = analysed[fieldIndex]!;

@@ -60,10 +60,11 @@ export function createMemorySearch(): MemorySearch {
   const fullText: MemoryFullText = createMemoryFullText();
   /**
    * The fields each slot is indexed under, to take it out again: the document itself is not kept.
-   * Documents with the same fields share one list (bounded: a cleared map only stops the sharing).
+   * Documents with the same fields share one list, found by the first key (bounded: a cleared map
+   * only stops the sharing).
    */
   const fieldsBySlot: Array<readonly FieldRef[] | undefined> = [];
-  const sharedFieldLists = new Map<string, readonly FieldRef[]>();
+  const sharedFieldLists = new Map<string, Array<readonly FieldRef[]>>();
 
   /** Takes the slot out of one field index; an index left empty goes, with its property entry. */
   function removeFrom(key: string, slot: number, scope: string, property?: { propertyUrn: string; definitionKey: string }): void {
@@ -127,15 +128,33 @@ export function createMemorySearch(): MemorySearch {
   }
 
   function fieldListOf(indexed: Map<string, IndexedField>): readonly FieldRef[] {
-    let signature = '';
-    for (const key of indexed.keys()) signature += `${key}\u0001`;
-    let list = sharedFieldLists.get(signature);
-    if (list === undefined) {
-      list = [...indexed].map(([key, { property }]) =>
-        property ? { key, property: { propertyUrn: property.propertyUrn, definitionKey: property.definitionKey } } : { key },
-      );
+    // Field keys are built once (field-keys.ts): comparing them by identity finds a shared list.
+    const first = indexed.keys().next().value;
+    const candidates = first === undefined ? undefined : sharedFieldLists.get(first);
+    if (candidates) {
+      for (const list of candidates) {
+        if (list.length !== indexed.size) continue;
+        let i = 0;
+        let same = true;
+        for (const key of indexed.keys()) {
+          if (list[i++]!.key !== key) {
+            same = false;
+            break;
+          }
+        }
+        if (same) return list;
+      }
+    }
+    const list = [...indexed].map(([key, { property }]) =>
+      property ? { key, property: { propertyUrn: property.propertyUrn, definitionKey: property.definitionKey } } : { key },
+    );
+    if (first !== undefined) {
       if (sharedFieldLists.size >= 1_000) sharedFieldLists.clear();
-      sharedFieldLists.set(signature, list);
+      const lists = sharedFieldLists.get(first) ?? [];
+      // A few lists per first key are enough to share between documents of the same shape.
+      if (lists.length >= 16) lists.shift();
+      lists.push(list);
+      sharedFieldLists.set(first, lists);
     }
     return list;
   }

@@ -19,15 +19,50 @@ function compare(a: IndexedValue, b: IndexedValue): number {
  * The value ids of one field and one value type, in value order, for range conditions. Only the
  * distinct values are ordered (a document with a value seen before changes nothing here). Stored
  * as a list of sorted chunks so that an insert or a delete is a binary search and a short splice
- * whatever the size (see SortedStrings for the same idea).
+ * whatever the size (see SortedStrings for the same idea). New ids wait in a list until a range or
+ * a delete needs the order: a bulk load of names or ids (a new value per document) sorts them once
+ * instead of placing each.
  */
 export class ValueOrder {
   /** Non-empty, each ascending by value, every value of a chunk below every value of the next. */
-  private readonly chunks: number[][] = [];
+  private chunks: number[][] = [];
+  private count = 0;
+  /** Ids inserted since the order was last brought up to date, in no order. */
+  private pending: number[] = [];
 
   constructor(private readonly valueOf: (id: number) => IndexedValue) {}
 
   insert(id: number): void {
+    this.pending.push(id);
+  }
+
+  /** Places the waiting ids: one by one when few, else by one merge of everything. */
+  private settle(): void {
+    const { pending } = this;
+    if (pending.length === 0) return;
+    this.pending = [];
+    const byValue = (a: number, b: number): number => compare(this.valueOf(a), this.valueOf(b));
+    if (pending.length * 16 < this.count) {
+      for (const id of pending) this.place(id);
+      return;
+    }
+    pending.sort(byValue);
+    const merged: number[] = [];
+    let i = 0;
+    for (const chunk of this.chunks) {
+      for (const id of chunk) {
+        while (i < pending.length && byValue(pending[i]!, id) < 0) merged.push(pending[i++]!);
+        merged.push(id);
+      }
+    }
+    while (i < pending.length) merged.push(pending[i++]!);
+    this.chunks = [];
+    for (let from = 0; from < merged.length; from += MAX_CHUNK / 2) this.chunks.push(merged.slice(from, from + MAX_CHUNK / 2));
+    this.count = merged.length;
+  }
+
+  private place(id: number): void {
+    this.count++;
     const value = this.valueOf(id);
     if (this.chunks.length === 0) {
       this.chunks.push([id]);
@@ -41,6 +76,7 @@ export class ValueOrder {
 
   /** Removes the id (its value must still be the one it was inserted with). */
   delete(id: number): void {
+    this.settle();
     const value = this.valueOf(id);
     const chunkIndex = this.chunkAtOrAfter(value);
     const chunk = this.chunks[chunkIndex];
@@ -48,11 +84,13 @@ export class ValueOrder {
     const position = this.positionIn(chunk, value);
     if (chunk[position] !== id) return;
     chunk.splice(position, 1);
+    this.count--;
     if (chunk.length === 0) this.chunks.splice(chunkIndex, 1);
   }
 
   /** The ids whose values lie within the bounds (either may be open), ascending by value. */
   idsInRange(lower: RangeBound | undefined, upper: RangeBound | undefined): number[] {
+    this.settle();
     const ids: number[] = [];
     let [chunkIndex, position] = this.start(lower);
     for (; chunkIndex < this.chunks.length; chunkIndex++, position = 0) {
