@@ -32,6 +32,24 @@ describe('SortedStrings neighbours', () => {
   });
 });
 
+describe('SortedStrings addLater', () => {
+  it('places values added later, in bulk or a few at a time, in code-unit order', () => {
+    const random = seededRandom(4);
+    const set = new SortedStrings();
+    const values = Array.from({ length: 2500 }, (_, i) => `u${Math.floor(random() * 1e6)}_${i}`);
+    values.slice(0, 2000).forEach((v) => set.addLater(v));
+    expect(set.size).toBe(2000);
+    expect([...set.valuesAfter(undefined)]).toEqual(values.slice(0, 2000).sort(byCodeUnits));
+    for (const v of values.slice(2000)) {
+      set.addLater(v);
+      if (v.endsWith('7')) expect(set.delete(v)).toBe(true);
+    }
+    const kept = values.filter((v, i) => i < 2000 || !v.endsWith('7')).sort(byCodeUnits);
+    expect(set.pageAfter(kept[99], 5000)).toEqual(kept.slice(100));
+    expect(set.size).toBe(kept.length);
+  });
+});
+
 describe('SlotTable ranks', () => {
   it('orders slots like their URNs, also when inserts keep splitting one gap and ranks are renumbered', () => {
     const table = new SlotTable();

@@ -119,8 +119,8 @@ export class EntityStore {
     if (next) {
       this.records.set(urn, next);
       if (!current) {
-        this.allUrns.add(urn);
-        this.typeIndex(next.entityType).add(urn);
+        this.allUrns.addLater(urn);
+        this.typeIndex(next.entityType).addLater(urn);
       }
     } else if (current) {
       this.records.delete(urn);
