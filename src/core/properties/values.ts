@@ -307,10 +307,20 @@ export class PropertyValueService {
       (index) => index,
     );
     const who = await this.ctx.authenticate(actor);
+    // Definitions read inside the unit of work, once per batch rather than once per entity (a batch of
+    // patches names the same few properties again and again).
+    const known = new Map<string, DefinitionInfo>();
+    const asked = new Set<string>();
+    const load = async (urns: Iterable<string>): Promise<void> => {
+      const missing = [...urns].filter((u) => !asked.has(u));
+      for (const u of missing) asked.add(u);
+      for (const [urn, info] of await loadDefinitions(this.ctx.adapter, missing)) known.set(urn, info);
+    };
     return {
       plan: async (item, entity, step) => {
         if (item.op === 'upsert') return { put: await planner(item.index, entity, step.problems, step.now) };
-        const definitions = await loadDefinitions(this.ctx.adapter, propertyUrnsOf(entity ? [entity] : []));
+        await load(propertyUrnsOf(entity ? [entity] : []));
+        const definitions = known;
         const stored = storedValues(entity, definitions);
         const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
         let drafts: AssignmentDraft[];
@@ -321,10 +331,7 @@ export class PropertyValueService {
           throw withPaths(error, (path) => `${item.path}${path}`);
         }
         drafts = drafts.map((d) => ({ ...d, path: `${item.path}${d.path}`, urnPath: `${item.path}${d.urnPath}` }));
-        await this.ensureDefinitions(
-          definitions,
-          drafts.map((d) => d.propertyUrn),
-        );
+        await load(drafts.map((d) => d.propertyUrn));
         const removalPath = (p: string) => `${item.path}/properties/${escapeToken(p)}`;
         const plan = this.plan(who, item.urn, entity, definitions, () => ({ drafts, removalPath }), step.problems, step.now);
         const put = plan.entity?.put?.[VALUES_ASPECT];
