@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FieldIndex } from '../adapters/memory/field-index';
 import { SlotTable } from '../adapters/memory/slot-table';
 import { SortedStrings } from '../adapters/memory/sorted-strings';
-import { SortedValueSlots } from '../adapters/memory/sorted-value-slots';
 import { topK } from '../adapters/memory/top-k';
+import { ValueOrder } from '../adapters/memory/value-order';
 import type { SearchDocument } from '../src/adapter/types';
 import { seededRandom } from '../src/testing/random';
 
@@ -29,6 +29,24 @@ describe('SortedStrings neighbours', () => {
     }
     expect(set.atOrBefore('a')).toBe(undefined);
     expect(set.neighbours('zzz')).toEqual([sorted[sorted.length - 1], undefined]);
+  });
+});
+
+describe('SortedStrings addLater', () => {
+  it('places values added later, in bulk or a few at a time, in code-unit order', () => {
+    const random = seededRandom(4);
+    const set = new SortedStrings();
+    const values = Array.from({ length: 2500 }, (_, i) => `u${Math.floor(random() * 1e6)}_${i}`);
+    values.slice(0, 2000).forEach((v) => set.addLater(v));
+    expect(set.size).toBe(2000);
+    expect([...set.valuesAfter(undefined)]).toEqual(values.slice(0, 2000).sort(byCodeUnits));
+    for (const v of values.slice(2000)) {
+      set.addLater(v);
+      if (v.endsWith('7')) expect(set.delete(v)).toBe(true);
+    }
+    const kept = values.filter((v, i) => i < 2000 || !v.endsWith('7')).sort(byCodeUnits);
+    expect(set.pageAfter(kept[99], 5000)).toEqual(kept.slice(100));
+    expect(set.size).toBe(kept.length);
   });
 });
 
@@ -91,17 +109,21 @@ describe('FieldIndex', () => {
   });
 });
 
-describe('SortedValueSlots and topK', () => {
+describe('FieldIndex ranges and topK', () => {
   it('ranges and counts agree with a filter over the pairs, and topK with a sort', () => {
     const random = seededRandom(5);
-    const sorted = new SortedValueSlots<number>();
+    const sorted = new FieldIndex();
     const pairs: Array<[number, number]> = [];
     for (let slot = 0; slot < 2000; slot++) {
       const value = Math.floor(random() * 100) / 4;
-      sorted.add(value, slot);
+      sorted.add(slot, [value], '0dataset');
       pairs.push([value, slot]);
     }
-    for (const [value, slot] of pairs.filter((_, i) => i % 3 === 0)) expect(sorted.delete(value, slot)).toBe(true);
+    for (const [, slot] of pairs.filter((_, i) => i % 3 === 0)) {
+      expect(sorted.hasValues(slot)).toBe(true);
+      sorted.remove(slot, '0dataset');
+      expect(sorted.hasValues(slot)).toBe(false);
+    }
     const kept = pairs.filter((_, i) => i % 3 !== 0);
     for (const [low, high] of [
       [3, 10],
@@ -110,12 +132,44 @@ describe('SortedValueSlots and topK', () => {
       [-1, 2.5],
     ] as const) {
       const visited: number[] = [];
-      sorted.forEachInRange({ value: low, inclusive: true }, { value: high, inclusive: false }, (slot) => visited.push(slot));
+      const ids = sorted.idsInRange({ value: low, inclusive: true }, { value: high, inclusive: false });
+      for (const id of ids) sorted.forEachSlotOf(id, (slot) => visited.push(slot));
       const expected = kept.filter(([v]) => v >= low && v < high).map(([, slot]) => slot);
       expect(visited.sort((a, b) => a - b)).toEqual(expected.sort((a, b) => a - b));
-      expect(sorted.countInRange({ value: low, inclusive: true }, { value: high, inclusive: false })).toBe(expected.length);
+      expect(sorted.countOfIds(ids)).toBe(expected.length);
     }
     const numbers = Array.from({ length: 500 }, () => Math.floor(random() * 1000));
     expect(topK(numbers, 7, (a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b).slice(0, 7));
+  });
+});
+
+describe('ValueOrder', () => {
+  it('answers ranges like a sort of the live values, whether new values were placed one by one or merged', () => {
+    const random = seededRandom(9);
+    const values: string[] = [];
+    const order = new ValueOrder((id) => values[id]!);
+    const live = new Set<number>();
+    for (let round = 0; round < 40; round++) {
+      // Rounds of many inserts (merged at once) and of few (placed one by one), deletes between.
+      const inserts = round % 4 === 0 ? 600 : 5;
+      for (let i = 0; i < inserts; i++) {
+        const id = values.length;
+        values.push(`v${Math.floor(random() * 1e6)}_${id}`);
+        order.insert(id);
+        live.add(id);
+      }
+      for (const id of [...live].filter(() => random() < 0.05)) {
+        order.delete(id);
+        live.delete(id);
+      }
+      const low = `v${Math.floor(random() * 1e6)}`;
+      const high = `v${Math.floor(random() * 1e6)}`;
+      const expected = [...live]
+        .filter((id) => values[id]! > low && values[id]! <= high)
+        .sort((a, b) => byCodeUnits(values[a]!, values[b]!));
+      expect(order.idsInRange({ value: low, inclusive: false }, { value: high, inclusive: true })).toEqual(expected);
+    }
+    const all = [...live].sort((a, b) => byCodeUnits(values[a]!, values[b]!));
+    expect(order.idsInRange({ value: '', inclusive: true }, undefined)).toEqual(all);
   });
 });

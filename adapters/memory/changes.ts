@@ -9,6 +9,7 @@ import type {
 } from '../../src/adapter/types';
 import { parseChangeId } from '../../src/adapter/change-signal';
 import { copyJson, toJsonText } from './json-copy';
+import { flatText } from './stored-text';
 import type { UndoLog } from './undo-log';
 
 /** A deep copy that shares strings with the original (structuredClone copies them too). */
@@ -63,7 +64,7 @@ export class ChangeStore {
         entityType: event.entityType,
         aspectName: event.aspectName,
         time: event.created.time,
-        json: toJsonText({ id: String(id), ...event } as unknown as JsonValue),
+        json: flatText(toJsonText({ id: String(id), ...event } as unknown as JsonValue)),
       });
     }
     log.record(() => {

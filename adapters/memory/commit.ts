@@ -1,15 +1,15 @@
-import type { FaultInjectionOptions, WriteBatch } from '../../src/adapter/types';
+import type { FaultInjectionOptions, SearchDocument, WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import type { ChangeStore } from './changes';
 import type { EntityStore } from './entities';
 import type { JobQueue } from './jobs';
-import type { SearchDocumentStore } from './search-documents';
+import type { MemorySearch } from './search';
 import type { TimeseriesStore } from './timeseries';
 import { UndoLog } from './undo-log';
 
 export interface CommitStores {
   entities: EntityStore;
-  documents: SearchDocumentStore;
+  search: MemorySearch;
   jobs: JobQueue;
   timeseries: TimeseriesStore;
   changes: ChangeStore;
@@ -18,10 +18,13 @@ export interface CommitStores {
 /**
  * Applies a batch in one synchronous step: every check first, then every change with its undo
  * step, so that any throw part-way through (the fault injector, a bug) puts everything back.
+ * The search engine is told last, once nothing can roll back: it keeps no copy of the documents,
+ * so it has nothing to undo with (indexing a document the domain derived does not throw).
  */
 export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): void {
   checkBatch(stores, batch);
   const log = new UndoLog();
+  const searchChanges: Array<[string, SearchDocument | undefined]> = [];
   try {
     // Timeseries rows of the batch, in the same step (undone with the rest when anything after them fails).
     for (const { index, rows } of batch.timeseries ?? []) stores.timeseries.append(index, rows, log);
@@ -30,12 +33,12 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
       if (write.deleteEntity) {
         const entityType = stores.entities.entityTypeOf(urn) ?? write.entityType;
         stores.entities.delete(urn, log);
-        stores.documents.set(urn, undefined, log);
+        searchChanges.push([urn, undefined]);
         stores.timeseries.deleteUrn(entityType, urn, log);
         stores.changes.dropEntity(urn, log); // change feed: kept versions go with the entity
       } else {
         stores.entities.write(urn, write.entityType, write.expectVersion + 1, write.put ?? [], write.delete ?? [], log);
-        if (write.searchDocument !== undefined) stores.documents.set(urn, write.searchDocument ?? undefined, log);
+        if (write.searchDocument !== undefined) searchChanges.push([urn, write.searchDocument ?? undefined]);
       }
       faultInjector?.({ entityIndex, urn });
     });
@@ -50,6 +53,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
     log.rollback();
     throw error;
   }
+  for (const [urn, document] of searchChanges) stores.search.documentChanged(urn, document);
   stores.changes.trim();
 }
 

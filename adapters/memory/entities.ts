@@ -1,6 +1,7 @@
 import type { AspectPut, AuditStamp, JsonObject, StoredAspect, StoredEntity } from '../../src/adapter/types';
 import { toJsonText } from './json-copy';
 import { SortedStrings } from './sorted-strings';
+import { StoredTexts } from './stored-text';
 import type { UndoLog } from './undo-log';
 
 /**
@@ -44,6 +45,7 @@ export class EntityStore {
   private readonly records = new Map<string, EntityRecord>();
   private readonly allUrns = new SortedStrings();
   private readonly urnsByType = new Map<string, SortedStrings>();
+  private readonly texts = new StoredTexts();
 
   /** The stored version, 0 when the entity does not exist. */
   versionOf(urn: string): number {
@@ -117,8 +119,8 @@ export class EntityStore {
     if (next) {
       this.records.set(urn, next);
       if (!current) {
-        this.allUrns.add(urn);
-        this.typeIndex(next.entityType).add(urn);
+        this.allUrns.addLater(urn);
+        this.typeIndex(next.entityType).addLater(urn);
       }
     } else if (current) {
       this.records.delete(urn);
@@ -140,11 +142,11 @@ export class EntityStore {
   private toRecord(aspect: AspectPut): AspectRecord {
     return {
       name: aspect.name,
-      value: toJsonText(aspect.value),
+      value: this.texts.text(toJsonText(aspect.value)),
       version: aspect.version,
       created: this.stamp(aspect.created),
       lastModified: this.stamp(aspect.lastModified),
-      ...(aspect.systemMetadata === undefined ? {} : { systemMetadata: toJsonText(aspect.systemMetadata) }),
+      ...(aspect.systemMetadata === undefined ? {} : { systemMetadata: this.texts.text(toJsonText(aspect.systemMetadata)) }),
     };
   }
 

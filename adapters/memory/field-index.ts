@@ -1,4 +1,6 @@
-import { SortedValueSlots, type IndexedValue } from './sorted-value-slots';
+import { ValueOrder, type IndexedValue, type RangeBound } from './value-order';
+
+export type { IndexedValue, RangeBound } from './value-order';
 
 const NONE = -1;
 
@@ -7,14 +9,18 @@ const NONE = -1;
  * definition key) over document slots:
  * - every distinct value gets a small id; a slot's first value id sits in a typed array (further
  *   values of multi-valued documents in a side map), so tests and facet counts read numbers, not objects;
- * - sorted (value, slot) pairs, numbers and strings apart, for ranges and equality (an equality is
- *   the range from the value to itself: no hash of slots per value beside them, which cost about a
- *   tenth of the heap per entity at 100k entities);
- * - counts per value for each scope (entity type × removed), so a facet over a whole scope is read,
+ * - the slots holding each value id: the slot itself while one document holds the value (most values
+ *   of a name or an id field), else a list; a slot's place in the list of its first value is kept,
+ *   so taking a document out is a swap, not a search. Equality reads one list; adding a document with
+ *   values seen before compares nothing;
+ * - the value ids in value order (value-order.ts), numbers and strings apart, for ranges;
+ * - counts per value id for each scope (entity type × removed), so a facet over a whole scope is read,
  *   not computed.
  */
 export class FieldIndex {
   private firstId = new Int32Array(0);
+  /** The slot's position in the member list of its first value. */
+  private firstAt = new Int32Array(0);
   private readonly moreIds = new Map<number, number[]>();
   /** Documents with at least one value. */
   private count = 0;
@@ -22,11 +28,19 @@ export class FieldIndex {
   /** Value by id, and how many documents hold it; an id no document holds any more is reused. */
   private readonly valueOfId: IndexedValue[] = [];
   private readonly refsOfId: number[] = [];
+  /** Id → the one slot holding the value, or the slots holding it. */
+  private readonly members: Array<number | number[]> = [];
   private readonly freeIds: number[] = [];
-  readonly numbers = new SortedValueSlots<number>();
-  readonly strings = new SortedValueSlots<string>();
-  /** Scope key (see `scopeKey`) → value → number of documents. */
-  private readonly countsByScope = new Map<string, Map<IndexedValue, number>>();
+  private readonly numberOrder: ValueOrder;
+  private readonly stringOrder: ValueOrder;
+  /** Scope key (see `scopeKey`) → documents per value id, and how many documents the scope has here. */
+  private readonly countsByScope = new Map<string, { byId: Int32Array; documents: number }>();
+
+  constructor() {
+    const valueOf = (id: number): IndexedValue => this.valueOfId[id]!;
+    this.numberOrder = new ValueOrder(valueOf);
+    this.stringOrder = new ValueOrder(valueOf);
+  }
 
   /** Number of documents that have at least one value. */
   get size(): number {
@@ -83,60 +97,133 @@ export class FieldIndex {
   }
 
   forEachSlotWith(value: IndexedValue, visit: (slot: number) => void): void {
-    if (!this.idOf.has(value)) return;
-    if (typeof value === 'number') this.numbers.forEachInRange({ value, inclusive: true }, { value, inclusive: true }, visit);
-    else this.strings.forEachInRange({ value, inclusive: true }, { value, inclusive: true }, visit);
+    const id = this.idOf.get(value);
+    if (id !== undefined) this.forEachSlotOf(id, visit);
   }
 
-  /** Counts per value of the documents in one scope. */
+  /** The ids of the values (of the bounds' type) within the bounds; either bound may be open, not both. */
+  idsInRange(lower: RangeBound | undefined, upper: RangeBound | undefined): number[] {
+    const kind = (lower ?? upper)!.value;
+    return (typeof kind === 'number' ? this.numberOrder : this.stringOrder).idsInRange(lower, upper);
+  }
+
+  /** Number of documents holding one of these value ids (each holds a value once). */
+  countOfIds(ids: readonly number[]): number {
+    let total = 0;
+    for (const id of ids) total += this.refsOfId[id]!;
+    return total;
+  }
+
+  forEachSlotOf(id: number, visit: (slot: number) => void): void {
+    const held = this.members[id];
+    if (typeof held === 'number') {
+      if (held !== NONE) visit(held);
+    } else if (held !== undefined) {
+      for (let i = 0; i < held.length; i++) visit(held[i]!);
+    }
+  }
+
+  /** Counts per value of the documents in one scope (built when asked: facets over a whole scope). */
   countsIn(scope: string): ReadonlyMap<IndexedValue, number> | undefined {
-    return this.countsByScope.get(scope);
+    const counts = this.countsByScope.get(scope);
+    if (!counts) return undefined;
+    const out = new Map<IndexedValue, number>();
+    const { byId } = counts;
+    for (let id = 0; id < byId.length; id++) if (byId[id]! > 0) out.set(this.valueOfId[id]!, byId[id]!);
+    return out;
   }
 
   /** Indexes the document in `slot` (which must not be indexed here yet) with these distinct values. */
   add(slot: number, values: readonly IndexedValue[], scope: string): void {
     if (values.length === 0) return;
-    if (slot >= this.firstId.length) {
-      const grown = new Int32Array(Math.max(1024, this.firstId.length * 2, slot + 1)).fill(NONE);
-      grown.set(this.firstId);
-      this.firstId = grown;
+    if (slot >= this.firstId.length) this.grow(slot + 1);
+    const counts = this.scopeCounts(scope);
+    for (let i = 0; i < values.length; i++) {
+      const id = this.intern(values[i]!);
+      const at = this.join(id, slot);
+      if (i === 0) {
+        this.firstId[slot] = id;
+        this.firstAt[slot] = at;
+      } else {
+        let more = this.moreIds.get(slot);
+        if (!more) this.moreIds.set(slot, (more = []));
+        more.push(id);
+      }
+      if (id >= counts.byId.length) counts.byId = grown(counts.byId, id + 1);
+      counts.byId[id]! += 1;
     }
-    const ids = values.map((value) => this.intern(value));
-    this.firstId[slot] = ids[0]!;
-    if (ids.length > 1) this.moreIds.set(slot, ids.slice(1));
+    counts.documents += 1;
     this.count += 1;
-    let counts = this.countsByScope.get(scope);
-    if (!counts) {
-      counts = new Map();
-      this.countsByScope.set(scope, counts);
-    }
-    for (const value of values) {
-      if (typeof value === 'number') this.numbers.add(value, slot);
-      else this.strings.add(value, slot);
-      counts.set(value, (counts.get(value) ?? 0) + 1);
-    }
   }
 
   /** Removes what `add` indexed for the slot. */
   remove(slot: number, scope: string): void {
     if (!this.hasValues(slot)) return;
-    const ids = [this.firstId[slot]!, ...(this.moreIds.get(slot) ?? [])];
-    const values = ids.map((id) => this.valueOfId[id]!);
-    for (const id of ids) this.release(id);
+    const first = this.firstId[slot]!;
+    const more = this.moreIds.get(slot);
+    this.leave(first, slot, this.firstAt[slot]!);
+    if (more) for (const id of more) this.leave(id, slot, NONE);
     this.firstId[slot] = NONE;
     this.moreIds.delete(slot);
     this.count -= 1;
     const counts = this.countsByScope.get(scope);
-    for (const value of values) {
-      if (typeof value === 'number') this.numbers.delete(value, slot);
-      else this.strings.delete(value, slot);
-      if (counts) {
-        const left = (counts.get(value) ?? 1) - 1;
-        if (left > 0) counts.set(value, left);
-        else counts.delete(value);
-      }
+    if (counts) {
+      counts.byId[first]! -= 1;
+      if (more) for (const id of more) counts.byId[id]! -= 1;
+      counts.documents -= 1;
+      if (counts.documents === 0) this.countsByScope.delete(scope);
     }
-    if (counts && counts.size === 0) this.countsByScope.delete(scope);
+    this.release(first);
+    if (more) for (const id of more) this.release(id);
+  }
+
+  private scopeCounts(scope: string): { byId: Int32Array; documents: number } {
+    let counts = this.countsByScope.get(scope);
+    if (!counts) {
+      counts = { byId: new Int32Array(Math.max(16, this.valueOfId.length)), documents: 0 };
+      this.countsByScope.set(scope, counts);
+    }
+    return counts;
+  }
+
+  /** Puts the slot into the member list of the id; returns its position there. */
+  private join(id: number, slot: number): number {
+    const held = this.members[id]!;
+    if (held === NONE) {
+      this.members[id] = slot;
+      return 0;
+    }
+    if (typeof held === 'number') {
+      this.members[id] = [held, slot];
+      return 1;
+    }
+    held.push(slot);
+    return held.length - 1;
+  }
+
+  /** Takes the slot out of the id's member list; `at` is its position when known (else NONE). */
+  private leave(id: number, slot: number, at: number): void {
+    const held = this.members[id]!;
+    if (typeof held === 'number') {
+      this.members[id] = NONE;
+      return;
+    }
+    const position = at === NONE ? held.indexOf(slot) : at;
+    const last = held.pop()!;
+    if (position >= held.length) return;
+    // Swap: the last member takes the place; when it is its first value, its recorded place moves.
+    held[position] = last;
+    if (this.firstId[last] === id) this.firstAt[last] = position;
+  }
+
+  private grow(size: number): void {
+    const capacity = Math.max(1024, this.firstId.length * 2, size);
+    const firstId = new Int32Array(capacity).fill(NONE);
+    firstId.set(this.firstId);
+    this.firstId = firstId;
+    const firstAt = new Int32Array(capacity);
+    firstAt.set(this.firstAt);
+    this.firstAt = firstAt;
   }
 
   private intern(value: IndexedValue): number {
@@ -145,7 +232,9 @@ export class FieldIndex {
       id = this.freeIds.pop() ?? this.valueOfId.length;
       this.valueOfId[id] = value;
       this.refsOfId[id] = 0;
+      this.members[id] = NONE;
       this.idOf.set(value, id);
+      (typeof value === 'number' ? this.numberOrder : this.stringOrder).insert(id);
     }
     this.refsOfId[id]! += 1;
     return id;
@@ -153,11 +242,19 @@ export class FieldIndex {
 
   private release(id: number): void {
     this.refsOfId[id]! -= 1;
-    if (this.refsOfId[id] === 0) {
-      this.idOf.delete(this.valueOfId[id]!);
-      this.freeIds.push(id);
-    }
+    if (this.refsOfId[id] !== 0) return;
+    const value = this.valueOfId[id]!;
+    (typeof value === 'number' ? this.numberOrder : this.stringOrder).delete(id);
+    this.idOf.delete(value);
+    this.members[id] = NONE;
+    this.freeIds.push(id);
   }
+}
+
+function grown(array: Int32Array, size: number): Int32Array {
+  const next = new Int32Array(Math.max(size, array.length * 2));
+  next.set(array);
+  return next;
 }
 
 /** Scope keys by entity type, built once (one per entity type the catalog knows, twice). */

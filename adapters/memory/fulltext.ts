@@ -72,20 +72,26 @@ const searchPipeline = new lunr.Pipeline();
 searchPipeline.add(lunr.stemmer);
 
 /**
- * The postings of one term: pairs of (slot × number of fields + field, frequency), unordered, in one
- * plain array of small integers. One array per term, created at its exact size: at 100k documents
- * most terms (URN parts, names) belong to one or two documents, and an object per term and field
- * with two growable arrays each took more heap than the documents themselves.
+ * The postings of one term: one number per (document, field) holding it, `key × FREQUENCY_SPACE +
+ * frequency` where key is slot × number of fields + field, unordered. One array per term: at 100k
+ * documents most terms (URN parts, names) belong to one or two documents, and an object per term and
+ * field with two growable arrays each took more heap than the documents themselves; a pair of numbers
+ * per posting took twice the room of one.
  * lunr's document frequency (`lunr.idf`) counts (document, field) pairs, not documents: it is the
- * number of pairs here (a term present in two fields of one document counts twice).
+ * number of postings here (a term present in two fields of one document counts twice).
  */
 type TermPostings = number[];
 
+/** Room for a frequency in a posting; a term repeated more often in one field counts this often less one. */
+const FREQUENCY_SPACE = 2 ** 21;
+/** Room for a position in a document's term list (postings of one term, at most fields × documents). */
+const POSITION_SPACE = 2 ** 27;
+
 /**
- * The distinct terms of one document, per field, each with where its pair sits in that term's
- * postings (so the document can be removed): `[term, position, term, position, ...]`, exact size.
+ * The distinct terms of one document, per field, each with where its posting sits in that term's
+ * postings (so the document can be removed): `term id × POSITION_SPACE + position`, exact size.
  */
-type DocumentTerms = Array<string | number>;
+type DocumentTerms = number[];
 
 /** One field value analysed: its length in terms, and its distinct terms with their frequencies. */
 interface AnalysedField {
@@ -107,7 +113,11 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     throw new RangeError(`Full-text field names must be unique, got: ${names.join(', ')}`);
   }
 
-  const postings = new Map<string, TermPostings>();
+  // Terms by id: a document's list holds numbers, not strings beside positions.
+  const termIds = new Map<string, number>();
+  const postingsOf: (TermPostings | undefined)[] = [];
+  const termOf: (string | undefined)[] = [];
+  const freeTermIds: number[] = [];
   // Documents live in numbered slots (reused after removal) so that scoring, which touches every
   // posting of every query term, indexes arrays instead of hashing string ids.
   const slotById = new Map<string, number>();
@@ -123,39 +133,72 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   const fieldCount = names.length;
 
   function upsert(id: string, values: Readonly<Record<string, string | undefined>>): void {
-    remove(id);
-    // Like lunr, a document with only empty fields still counts in N and in the average lengths.
-    const slot = freeSlots.pop() ?? idBySlot.length;
-    slotById.set(id, slot);
-    idBySlot[slot] = id;
     const analysed: AnalysedField[] = [];
     let distinct = 0;
     for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
       const field = analyse(analyzer, values[names[fieldIndex]!]);
       analysed.push(field);
       distinct += field.terms.length;
-      fieldLengths[fieldIndex]![slot] = field.length;
-      totalLengths[fieldIndex]! += field.length;
     }
-    const document: DocumentTerms = new Array<string | number>(2 * distinct);
+    const existing = slotById.get(id);
+    // A document whose terms did not change (a write of other aspects) stays as it is.
+    if (existing !== undefined && holds(existing, analysed, distinct)) return;
+    remove(id);
+    // Like lunr, a document with only empty fields still counts in N and in the average lengths.
+    const slot = freeSlots.pop() ?? idBySlot.length;
+    slotById.set(id, slot);
+    idBySlot[slot] = id;
+    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
+      const { length } = analysed[fieldIndex]!;
+      fieldLengths[fieldIndex]![slot] = length;
+      totalLengths[fieldIndex]! += length;
+    }
+    // Filled with a fraction first: the entries are not small integers, and an array made for
+    // doubles from the start is not converted while it fills.
+    const document: DocumentTerms = new Array<number>(distinct).fill(0.5);
     let next = 0;
     for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
       const { terms, frequencies } = analysed[fieldIndex]!;
       const key = slot * fieldCount + fieldIndex;
       for (let i = 0; i < terms.length; i++) {
         const term = terms[i]!;
-        const termPostings = postings.get(term);
+        const posting = key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1);
+        let id = termIds.get(term);
         let position = 0;
-        if (termPostings === undefined) postings.set(term, [key, frequencies[i]!]);
-        else {
+        if (id === undefined) {
+          id = freeTermIds.pop() ?? postingsOf.length;
+          termIds.set(term, id);
+          termOf[id] = term;
+          postingsOf[id] = [posting];
+        } else {
+          const termPostings = postingsOf[id]!;
           position = termPostings.length;
-          termPostings.push(key, frequencies[i]!);
+          termPostings.push(posting);
         }
-        document[next++] = term;
-        document[next++] = position;
+        document[next++] = id * POSITION_SPACE + position;
       }
     }
     termsBySlot[slot] = document;
+  }
+
+  /** Whether the slot holds exactly these terms, frequencies and field lengths. */
+  function holds(slot: number, analysed: readonly AnalysedField[], distinct: number): boolean {
+    const document = termsBySlot[slot] ?? [];
+    if (document.length !== distinct) return false;
+    let next = 0;
+    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
+      const { length, terms, frequencies } = analysed[fieldIndex]!;
+      if (fieldLengths[fieldIndex]![slot] !== length) return false;
+      const key = slot * fieldCount + fieldIndex;
+      for (let i = 0; i < terms.length; i++, next++) {
+        const entry = document[next]!;
+        const id = Math.floor(entry / POSITION_SPACE);
+        if (termIds.get(terms[i]!) !== id) return false;
+        const posting = key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1);
+        if (postingsOf[id]![entry - id * POSITION_SPACE] !== posting) return false;
+      }
+    }
+    return true;
   }
 
   function remove(id: string): void {
@@ -167,32 +210,38 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) totalLengths[fieldIndex]! -= fieldLengths[fieldIndex]![slot]!;
     const document = termsBySlot[slot];
     if (document === undefined) return;
-    for (let i = 0; i < document.length; i += 2) {
-      const term = document[i] as string;
-      const position = document[i + 1] as number;
-      const termPostings = postings.get(term);
-      if (termPostings === undefined) continue;
-      // Swap-remove: the last pair takes this one's place, and its document learns where it went.
-      const last = termPostings.length - 2;
+    for (let i = 0; i < document.length; i++) {
+      const termId = Math.floor(document[i]! / POSITION_SPACE);
+      const position = document[i]! - termId * POSITION_SPACE;
+      const termPostings = postingsOf[termId]!;
+      // Swap-remove: the last posting takes this one's place, and its document learns where it went.
+      const last = termPostings.length - 1;
       if (position !== last) {
-        const movedKey = termPostings[last]!;
-        termPostings[position] = movedKey;
-        termPostings[position + 1] = termPostings[last + 1]!;
+        const moved = termPostings[last]!;
+        termPostings[position] = moved;
+        const movedKey = Math.floor(moved / FREQUENCY_SPACE);
         const other = termsBySlot[Math.floor(movedKey / fieldCount)]!;
-        for (let j = 0; j < other.length; j += 2) {
-          if (other[j + 1] === last && other[j] === term) {
-            other[j + 1] = position;
-            break;
-          }
-        }
+        const was = termId * POSITION_SPACE + last;
+        const at = other.indexOf(was);
+        if (at >= 0) other[at] = termId * POSITION_SPACE + position;
       }
       termPostings.length = last;
       // A term no document holds any more must leave the vocabulary: lunr's query vector (and so
       // the score normalisation) only counts terms that exist in the index.
-      if (last === 0) postings.delete(term);
+      if (last === 0) {
+        termIds.delete(termOf[termId]!);
+        termOf[termId] = undefined;
+        postingsOf[termId] = undefined;
+        freeTermIds.push(termId);
+      }
     }
-    // Only now: a pair moved within the same document (a term in two of its fields) updates it above.
+    // Only now: a posting moved within the same document (a term in two of its fields) updates it above.
     termsBySlot[slot] = undefined;
+  }
+
+  function postingsFor(term: string): TermPostings | undefined {
+    const id = termIds.get(term);
+    return id === undefined ? undefined : postingsOf[id];
   }
 
   function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
@@ -204,11 +253,11 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     for (const term of terms) {
       const expansion: string[] = [];
       if ('exact' in term) {
-        if (postings.has(term.exact)) expansion.push(term.exact);
+        if (termIds.has(term.exact)) expansion.push(term.exact);
       } else {
         // A linear scan of the vocabulary: a few milliseconds for the ~105k terms of 100k catalog
         // documents, and writes need no sorted structure kept up to date (see bench/fulltext-bench.ts).
-        for (const indexed of postings.keys()) {
+        for (const indexed of termIds.keys()) {
           if (indexed.startsWith(term.prefix)) expansion.push(indexed);
         }
       }
@@ -231,15 +280,17 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     const documentCount = slotById.size;
     for (const [term, queryWeight] of queryWeights) {
       squaredMagnitude += queryWeight * queryWeight;
-      const termPostings = postings.get(term);
+      const termPostings = postingsFor(term);
       if (termPostings === undefined) continue;
-      const idf = inverseDocumentFrequency(termPostings.length / 2, documentCount);
-      for (let i = 0; i < termPostings.length; i += 2) {
-        const key = termPostings[i]!;
+      const idf = inverseDocumentFrequency(termPostings.length, documentCount);
+      for (let i = 0; i < termPostings.length; i++) {
+        const posting = termPostings[i]!;
+        const key = Math.floor(posting / FREQUENCY_SPACE);
+        const frequency = posting - key * FREQUENCY_SPACE;
         const fieldIndex = key % fieldCount;
         const slot = (key - fieldIndex) / fieldCount;
         const averageLength = totalLengths[fieldIndex]! / documentCount;
-        const weight = termWeight(idf, termPostings[i + 1]!, fieldLengths[fieldIndex]![slot]!, averageLength, boosts[fieldIndex]!);
+        const weight = termWeight(idf, frequency, fieldLengths[fieldIndex]![slot]!, averageLength, boosts[fieldIndex]!);
         accumulated[slot]! += queryWeight * weight;
         if (matched[slot] === 0) {
           matched[slot] = 1;
@@ -261,9 +312,9 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
       for (const expansion of distinct.values()) {
         termNumber += 1;
         for (const term of expansion) {
-          const termPostings = postings.get(term) ?? [];
-          for (let i = 0; i < termPostings.length; i += 2) {
-            const slot = Math.floor(termPostings[i]! / fieldCount);
+          const termPostings = postingsFor(term) ?? [];
+          for (let i = 0; i < termPostings.length; i++) {
+            const slot = Math.floor(Math.floor(termPostings[i]! / FREQUENCY_SPACE) / fieldCount);
             if (lastTerm[slot] === termNumber) continue;
             lastTerm[slot] = termNumber;
             termHits[slot]! += 1;

@@ -4,8 +4,7 @@ import { ChangeStore } from './changes';
 import { commitBatch, type CommitStores } from './commit';
 import { EntityStore } from './entities';
 import { JobQueue } from './jobs';
-import { createMemorySearch, type MemorySearch } from './search';
-import { SearchDocumentStore } from './search-documents';
+import { createMemorySearch } from './search';
 import { TimeseriesStore } from './timeseries';
 
 export interface MemoryAdapterOptions extends FaultInjectionOptions {
@@ -30,9 +29,7 @@ const CAPABILITIES: AdapterCapabilities = Object.freeze({
   timeseriesInCommit: true,
 });
 
-interface MemoryState extends CommitStores {
-  search: MemorySearch;
-}
+type MemoryState = CommitStores;
 
 /**
  * A storage adapter that keeps everything in plain maps of this process. Nothing survives `close()`.
@@ -146,17 +143,11 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
 }
 
 function createState(now: () => number, options: MemoryAdapterOptions): MemoryState {
-  // The search engine is told about every document change, so it can keep indexes of its own.
-  const engine: { search?: MemorySearch } = {};
-  const documents = new SearchDocumentStore((urn, document) => engine.search?.documentChanged(urn, document));
-  const search = createMemorySearch(documents.documents);
-  engine.search = search;
   return {
     entities: new EntityStore(),
-    documents,
+    search: createMemorySearch(),
     jobs: new JobQueue(now),
     timeseries: new TimeseriesStore(),
-    search,
     changes: new ChangeStore(options.maxChangeEvents, options.maxAspectVersions),
   };
 }

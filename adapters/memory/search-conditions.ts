@@ -1,7 +1,7 @@
 import type { SearchCondition } from '../../src/adapter/types';
 import type { FieldIndex } from './field-index';
 import type { SlotTable } from './slot-table';
-import type { IndexedValue, RangeBound, SortedValueSlots } from './sorted-value-slots';
+import type { IndexedValue, RangeBound } from './value-order';
 
 /** What the condition compiler reads of the engine's state. */
 export interface SearchState {
@@ -73,7 +73,7 @@ export function compileCondition(state: SearchState, condition: SearchCondition)
   const { table } = state;
   if (field.kind === 'entityType' || field.kind === 'urn') {
     const read =
-      field.kind === 'entityType' ? (slot: number) => table.typeNames[table.typeId[slot]!]! : (slot: number) => table.docs[slot]!.urn;
+      field.kind === 'entityType' ? (slot: number) => table.typeNames[table.typeId[slot]!]! : (slot: number) => table.urns[slot]!;
     const test = (slot: number): boolean => matches(read(slot)) !== negated;
     if (negated) return { test };
     return { test, ...(field.kind === 'entityType' ? typeCandidates(state, matches) : urnCandidates(state, condition)) };
@@ -122,27 +122,17 @@ function rangeCandidates(
   const inclusive = operator === 'GREATER_THAN_OR_EQUAL_TO' || operator === 'LESS_THAN_OR_EQUAL_TO';
   const numbers = wanted.filter((w): w is number => typeof w === 'number');
   const strings = wanted.filter((w): w is string => typeof w === 'string');
-  const parts: Array<{ sorted: SortedValueSlots<IndexedValue>; lower?: RangeBound<IndexedValue>; upper?: RangeBound<IndexedValue> }> = [];
-  if (numbers.length) {
-    const value = greater ? Math.min(...numbers) : Math.max(...numbers);
-    parts.push({
-      sorted: index.numbers as SortedValueSlots<IndexedValue>,
-      ...(greater ? { lower: { value, inclusive } } : { upper: { value, inclusive } }),
-    });
-  }
-  if (strings.length) {
-    const value = strings.reduce((a, b) => ((greater ? b < a : b > a) ? b : a));
-    parts.push({
-      sorted: index.strings as SortedValueSlots<IndexedValue>,
-      ...(greater ? { lower: { value, inclusive } } : { upper: { value, inclusive } }),
-    });
-  }
-  let estimate = 0;
-  for (const part of parts) estimate += part.sorted.countInRange(part.lower, part.upper);
+  const bounds: RangeBound[] = [];
+  if (numbers.length) bounds.push({ value: greater ? Math.min(...numbers) : Math.max(...numbers), inclusive });
+  if (strings.length) bounds.push({ value: strings.reduce((a, b) => ((greater ? b < a : b > a) ? b : a)), inclusive });
+  // The value ids in range, read once: their documents are counted for the estimate and visited as candidates.
+  const ids: number[] = [];
+  for (const bound of bounds)
+    for (const id of greater ? index.idsInRange(bound, undefined) : index.idsInRange(undefined, bound)) ids.push(id);
   return {
-    estimate,
+    estimate: index.countOfIds(ids),
     candidates: (visit) => {
-      for (const part of parts) part.sorted.forEachInRange(part.lower, part.upper, visit);
+      for (const id of ids) index.forEachSlotOf(id, visit);
     },
   };
 }

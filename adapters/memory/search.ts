@@ -15,7 +15,7 @@ import { fieldKeyOf, propertyKey, standardFieldKey } from './field-keys';
 import { compileCondition, type CompiledCondition, type SearchState } from './search-conditions';
 import { createMemoryFullText, type MemoryFullText } from './search-text';
 import { SlotTable } from './slot-table';
-import type { IndexedValue } from './sorted-value-slots';
+import type { IndexedValue } from './value-order';
 import { compareValues, topK } from './top-k';
 
 /**
@@ -45,7 +45,7 @@ type Evaluation = { scopeOnly: true } | { scopeOnly: false; slots: number[]; sco
  * selective indexed condition, every other condition is checked on those candidates only, and a
  * page is picked by URN rank without sorting the matches.
  */
-export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument>): MemorySearch {
+export function createMemorySearch(): MemorySearch {
   const table = new SlotTable();
   const fields = new Map<string, FieldIndex>();
   /**
@@ -58,8 +58,13 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   /** Scope key → number of documents. */
   const scopeCounts = new Map<string, number>();
   const fullText: MemoryFullText = createMemoryFullText();
-
-  for (const [urn, document] of documents) documentChanged(urn, document);
+  /**
+   * The fields each slot is indexed under, to take it out again: the document itself is not kept.
+   * Documents with the same fields share one list, found by the first key (bounded: a cleared map
+   * only stops the sharing).
+   */
+  const fieldsBySlot: Array<readonly FieldRef[] | undefined> = [];
+  const sharedFieldLists = new Map<string, Array<readonly FieldRef[]>>();
 
   /** Takes the slot out of one field index; an index left empty goes, with its property entry. */
   function removeFrom(key: string, slot: number, scope: string, property?: { propertyUrn: string; definitionKey: string }): void {
@@ -75,16 +80,10 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   }
 
   function unindex(slot: number): void {
-    const document = table.docs[slot];
-    if (!document) return;
-    const scope = scopeKey(document.entityType, document.removed);
-    const { fields: standard } = document;
-    for (const name in standard) {
-      if (Object.hasOwn(standard, name) && standard[name]!.length > 0) removeFrom(standardFieldKey(name), slot, scope);
-    }
-    for (const property of document.properties) {
-      if (property.values.length > 0) removeFrom(propertyKey(property.propertyUrn, property.definitionKey), slot, scope, property);
-    }
+    if (table.urns[slot] === undefined) return;
+    const scope = scopeKey(table.typeNames[table.typeId[slot]!]!, table.removed[slot] === 1);
+    for (const ref of fieldsBySlot[slot] ?? []) removeFrom(ref.key, slot, scope, ref.property);
+    fieldsBySlot[slot] = undefined;
     const left = (scopeCounts.get(scope) ?? 1) - 1;
     if (left > 0) scopeCounts.set(scope, left);
     else scopeCounts.delete(scope);
@@ -93,7 +92,6 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
 
   function documentChanged(urn: string, document: SearchDocument | undefined): void {
     const existing = table.slotOf.get(urn);
-    const previous = existing === undefined ? undefined : table.docs[existing];
     if (existing !== undefined) unindex(existing);
     if (!document) {
       if (existing !== undefined) {
@@ -105,7 +103,8 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     const slot = table.put(document);
     const scope = scopeKey(document.entityType, document.removed);
     scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
-    for (const [key, values] of documentValues(document)) {
+    const indexed = documentValues(document);
+    for (const [key, { values }] of indexed) {
       let field = fields.get(key);
       if (!field) {
         field = new FieldIndex();
@@ -113,6 +112,7 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       }
       field.add(slot, values, scope);
     }
+    fieldsBySlot[slot] = fieldListOf(indexed);
     for (const property of document.properties) {
       if (property.values.length === 0) continue;
       let byKey = propertyFields.get(property.propertyUrn);
@@ -123,7 +123,40 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       }
       byKey.set(property.definitionKey, fields.get(propertyKey(property.propertyUrn, property.definitionKey))!);
     }
-    if (!previous || !sameText(previous, document)) fullText.upsert(urn, document.text);
+    // The full-text index leaves a document whose terms did not change as it is.
+    fullText.upsert(urn, document.text);
+  }
+
+  function fieldListOf(indexed: Map<string, IndexedField>): readonly FieldRef[] {
+    // Field keys are built once (field-keys.ts): comparing them by identity finds a shared list.
+    const first = indexed.keys().next().value;
+    const candidates = first === undefined ? undefined : sharedFieldLists.get(first);
+    if (candidates) {
+      for (const list of candidates) {
+        if (list.length !== indexed.size) continue;
+        let i = 0;
+        let same = true;
+        for (const key of indexed.keys()) {
+          if (list[i++]!.key !== key) {
+            same = false;
+            break;
+          }
+        }
+        if (same) return list;
+      }
+    }
+    const list = [...indexed].map(([key, { property }]) =>
+      property ? { key, property: { propertyUrn: property.propertyUrn, definitionKey: property.definitionKey } } : { key },
+    );
+    if (first !== undefined) {
+      if (sharedFieldLists.size >= 1_000) sharedFieldLists.clear();
+      const lists = sharedFieldLists.get(first) ?? [];
+      // A few lists per first key are enough to share between documents of the same shape.
+      if (lists.length >= 16) lists.shift();
+      lists.push(list);
+      sharedFieldLists.set(first, lists);
+    }
+    return list;
   }
 
   /** Slots with values of the property under any key but `keep`, each once, with a rank above `after`. */
@@ -154,7 +187,7 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     const after = request.afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(request.afterUrn);
     const slots = propertySlots(request.propertyUrn, request.keepDefinitionKey, after);
     const { rank } = table;
-    return topK(slots, request.limit, (a, b) => rank[a]! - rank[b]!).map((slot) => table.docs[slot]!.urn);
+    return topK(slots, request.limit, (a, b) => rank[a]! - rank[b]!).map((slot) => table.urns[slot]!);
   }
 
   function countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number {
@@ -200,7 +233,7 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
 
     const inScope = inScopeTest(scope);
     const textCondition: CompiledCondition | undefined = scores && {
-      test: (slot) => scores.has(table.docs[slot]!.urn),
+      test: (slot) => scores.has(table.urns[slot]!),
       estimate: scores.size,
       candidates: (visit) => {
         for (const urn of scores.keys()) visit(table.slotOf.get(urn)!);
@@ -267,11 +300,10 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
   }
 
   function hit(slot: number, scores: Map<string, number> | undefined): SearchHit {
-    const document = table.docs[slot]!;
-    const score = scores?.get(document.urn);
-    return score === undefined
-      ? { urn: document.urn, entityType: document.entityType }
-      : { urn: document.urn, entityType: document.entityType, score };
+    const urn = table.urns[slot]!;
+    const entityType = table.typeNames[table.typeId[slot]!]!;
+    const score = scores?.get(urn);
+    return score === undefined ? { urn, entityType } : { urn, entityType, score };
   }
 
   /**
@@ -307,7 +339,7 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
     let page: number[];
     if (request.order === 'relevance' && scores) {
       const { rank } = table;
-      const scoreOf = (slot: number): number => scores.get(table.docs[slot]!.urn) ?? 0;
+      const scoreOf = (slot: number): number => scores.get(table.urns[slot]!) ?? 0;
       page = topK(slots, offset + limit, (a, b) => scoreOf(b) - scoreOf(a) || rank[a]! - rank[b]!);
     } else {
       page = firstByUrn(request, slots, mark, afterUrn, offset + limit);
@@ -333,7 +365,7 @@ export function createMemorySearch(documents: ReadonlyMap<string, SearchDocument
       const slots = evaluation.scopeOnly
         ? walk(scope, undefined, maxValues, () => true).map((urn) => table.slotOf.get(urn)!)
         : firstByUrn(scope, evaluation.slots, evaluation.mark, undefined, maxValues);
-      return slots.map((slot) => ({ value: table.docs[slot]!.urn, count: 1 }));
+      return slots.map((slot) => ({ value: table.urns[slot]!, count: 1 }));
     }
     const buckets: FacetBucket[] = [];
     if (field.kind === 'entityType') {
@@ -410,26 +442,34 @@ function distinct<V>(values: readonly V[]): V[] {
   return [...new Set(values)];
 }
 
+/** A field a document is indexed under; a structured property's says which (to drop its entry when empty). */
+interface FieldRef {
+  readonly key: string;
+  readonly property?: { readonly propertyUrn: string; readonly definitionKey: string };
+}
+
+interface IndexedField {
+  values: IndexedValue[];
+  /** For a structured property: the document's entry (read for its URN and definition key only). */
+  property?: SearchDocument['properties'][number];
+}
+
 /** The distinct values of each indexed field of a document (-0 counts as 0). */
-function documentValues(document: SearchDocument): Map<string, IndexedValue[]> {
-  const out = new Map<string, IndexedValue[]>();
+function documentValues(document: SearchDocument): Map<string, IndexedField> {
+  const out = new Map<string, IndexedField>();
   const normalized = (value: IndexedValue): IndexedValue => (value === 0 ? 0 : value);
   const { fields } = document;
   for (const name in fields) {
     if (!Object.hasOwn(fields, name)) continue;
     const values = fields[name]!;
-    if (values.length) out.set(standardFieldKey(name), distinct(values));
+    if (values.length) out.set(standardFieldKey(name), { values: distinct(values) });
   }
   for (const property of document.properties) {
     if (property.values.length === 0) continue;
     const key = propertyKey(property.propertyUrn, property.definitionKey);
     const values = property.values.length === 1 && property.values[0] !== 0 ? property.values : property.values.map(normalized);
     const previous = out.get(key);
-    out.set(key, previous === undefined ? distinct(values) : [...new Set([...previous, ...values])]);
+    out.set(key, { values: previous === undefined ? distinct(values) : [...new Set([...previous.values, ...values])], property });
   }
   return out;
-}
-
-function sameText(a: SearchDocument, b: SearchDocument): boolean {
-  return a.text.name === b.text.name && a.text.description === b.text.description && a.text.urnKey === b.text.urnKey;
 }

@@ -1,4 +1,3 @@
-import type { SearchDocument } from '../../src/adapter/types';
 import { SortedStrings } from './sorted-strings';
 
 /** Gap between neighbouring ranks after a relabel. */
@@ -13,7 +12,8 @@ const RANK_STEP = 2 ** 20;
  */
 export class SlotTable {
   readonly slotOf = new Map<string, number>();
-  readonly docs: Array<SearchDocument | undefined> = [];
+  /** The URN of each slot (undefined when free): nothing else of a document is kept here. */
+  readonly urns: Array<string | undefined> = [];
   removed = new Uint8Array(1024);
   typeId = new Int32Array(1024);
   rank = new Float64Array(1024);
@@ -56,16 +56,16 @@ export class SlotTable {
   }
 
   /** Places a document: a new slot for a new URN, the same slot (and rank) for a replacement. */
-  put(document: SearchDocument): number {
+  put(document: { readonly urn: string; readonly entityType: string; readonly removed: boolean }): number {
     let slot = this.slotOf.get(document.urn);
     const isNew = slot === undefined;
     if (slot === undefined) {
-      slot = this.freeSlots.pop() ?? this.docs.length;
+      slot = this.freeSlots.pop() ?? this.urns.length;
       this.slotOf.set(document.urn, slot);
       this.ensureCapacity(slot + 1);
     }
     const type = this.typeIdOf(document.entityType);
-    this.docs[slot] = document;
+    this.urns[slot] = document.urn;
     this.removed[slot] = document.removed ? 1 : 0;
     this.typeId[slot] = type;
     this.typeSlots[type]!.add(slot);
@@ -84,12 +84,14 @@ export class SlotTable {
 
   /** Takes a document out of the per-type structures (before `put` of its replacement, or for good). */
   unplace(slot: number): void {
-    const document = this.docs[slot];
-    if (!document) return;
-    this.typeSlots[this.typeId[slot]!]!.delete(slot);
-    const byType = this.urnsByType.get(document.entityType);
-    byType?.delete(document.urn);
-    if (byType?.size === 0) this.urnsByType.delete(document.entityType);
+    const urn = this.urns[slot];
+    if (urn === undefined) return;
+    const type = this.typeId[slot]!;
+    this.typeSlots[type]!.delete(slot);
+    const entityType = this.typeNames[type]!;
+    const byType = this.urnsByType.get(entityType);
+    byType?.delete(urn);
+    if (byType?.size === 0) this.urnsByType.delete(entityType);
   }
 
   /** Removes the document of a URN for good; its slot is reused later. */
@@ -99,7 +101,7 @@ export class SlotTable {
     this.unplace(slot);
     this.slotOf.delete(urn);
     this.allUrns.delete(urn);
-    this.docs[slot] = undefined;
+    this.urns[slot] = undefined;
     this.freeSlots.push(slot);
   }
 

@@ -10,15 +10,50 @@ const MAX_CHUNK = 512;
  */
 export class SortedStrings {
   /** Non-empty, each sorted, and every value of a chunk below every value of the next. */
-  private readonly chunks: string[][] = [];
+  private chunks: string[][] = [];
   private count = 0;
+  /** Values added with `addLater`, not placed yet (see `settle`). */
+  private pending: string[] = [];
 
   get size(): number {
-    return this.count;
+    return this.count + this.pending.length;
+  }
+
+  /**
+   * Adds a value the caller knows is absent; its place is found when the order is next read, so a
+   * bulk load of new URNs sorts them once instead of placing each.
+   */
+  addLater(value: string): void {
+    this.pending.push(value);
+  }
+
+  /** Places the values added later: one by one when few, else by one merge of everything. */
+  private settle(): void {
+    const { pending } = this;
+    if (pending.length === 0) return;
+    this.pending = [];
+    if (pending.length * 16 < this.count) {
+      for (const value of pending) this.add(value);
+      return;
+    }
+    pending.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const merged: string[] = [];
+    let i = 0;
+    for (const chunk of this.chunks) {
+      for (const value of chunk) {
+        while (i < pending.length && pending[i]! < value) merged.push(pending[i++]!);
+        merged.push(value);
+      }
+    }
+    while (i < pending.length) merged.push(pending[i++]!);
+    this.chunks = [];
+    for (let from = 0; from < merged.length; from += MAX_CHUNK / 2) this.chunks.push(merged.slice(from, from + MAX_CHUNK / 2));
+    this.count = merged.length;
   }
 
   /** Adds the value; false when it was there already. */
   add(value: string): boolean {
+    this.settle();
     if (this.chunks.length === 0) {
       this.chunks.push([value]);
       this.count = 1;
@@ -36,6 +71,7 @@ export class SortedStrings {
 
   /** Removes the value; false when it was not there. */
   delete(value: string): boolean {
+    this.settle();
     const chunkIndex = this.chunkAtOrAfter(value);
     const chunk = this.chunks[chunkIndex];
     if (chunk === undefined) return false;
@@ -49,6 +85,7 @@ export class SortedStrings {
 
   /** The values greater than `after` (all when undefined), ascending. Do not change the set while iterating. */
   *valuesAfter(after: string | undefined): Generator<string> {
+    this.settle();
     let chunkIndex = after === undefined ? 0 : this.chunkAfter(after);
     let position = after === undefined || chunkIndex >= this.chunks.length ? 0 : upperBound(this.chunks[chunkIndex]!, after);
     for (; chunkIndex < this.chunks.length; chunkIndex++, position = 0) {
@@ -70,6 +107,7 @@ export class SortedStrings {
 
   /** The largest value <= `value`, or undefined when every value is greater. */
   atOrBefore(value: string): string | undefined {
+    this.settle();
     const chunkIndex = this.chunkAfter(value);
     // Every value of chunks before chunkIndex is <= value; inside chunkIndex, look for the boundary.
     const chunk = this.chunks[chunkIndex];
@@ -83,6 +121,7 @@ export class SortedStrings {
 
   /** The value just below and just above `value` (which need not be in the set). */
   neighbours(value: string): [string | undefined, string | undefined] {
+    this.settle();
     const chunkIndex = this.chunkAtOrAfter(value);
     const chunk = this.chunks[chunkIndex];
     let below: string | undefined;

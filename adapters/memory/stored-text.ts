@@ -1,0 +1,29 @@
+/** Texts remembered for sharing; cleared when full, so the map stays small whatever is written. */
+const SHARED_LIMIT = 4_096;
+
+/**
+ * Makes the JSON text of a stored value cheap to hold:
+ * - flat: `JSON.stringify` returns long texts as a tree of concatenated parts (about a third more
+ *   heap than the characters); converting the text to a number makes V8 flatten it in place, and the
+ *   next collection drops the tree;
+ * - shared: a text equal to one seen lately is replaced by that one, so the values a bulk load
+ *   repeats (system metadata with the same property keys and stamps, `{"removed":false}`) are held once.
+ */
+export class StoredTexts {
+  private readonly seen = new Map<string, string>();
+
+  text(json: string): string {
+    const known = this.seen.get(json);
+    if (known !== undefined) return known;
+    Number(json); // flattens; the result (NaN for JSON objects) is of no interest
+    if (this.seen.size >= SHARED_LIMIT) this.seen.clear();
+    this.seen.set(json, json);
+    return json;
+  }
+}
+
+/** A flat copy of a text built by `JSON.stringify` or concatenation (see StoredTexts). */
+export function flatText(text: string): string {
+  Number(text);
+  return text;
+}
