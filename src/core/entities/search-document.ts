@@ -75,18 +75,24 @@ export function deriveSearchDocument(
   const fields: Record<string, string[]> = {};
   for (const field of spec.searchFields ?? []) {
     let values: readonly string[] = NONE;
+    /** Whether `values` is a new array made here (a field's values never share an array the aspect holds). */
+    let fresh = true;
     if (field.fromUrn) {
       const v = field.fromUrn((parsed ??= parseCheckedUrn(urn)));
       if (v !== undefined) values = [v];
     } else if (field.aspect && field.read) {
       const value = aspects[field.aspect]?.value;
       if (value) values = field.read(value);
+      fresh = false;
     } else if (field.aspect && field.path) {
       values = asStrings(readPath(aspects[field.aspect]?.value, field.path));
     }
     // A true/false field holds `true` or nothing (nothing is false).
-    if (field.boolean) values = values.includes('true') ? TRUE : NONE;
-    if (values.length) fields[field.name] = distinct(values);
+    if (field.boolean) {
+      values = values.includes('true') ? TRUE : NONE;
+      fresh = false;
+    }
+    if (values.length) fields[field.name] = fresh && values.length === 1 ? (values as string[]) : distinct(values);
   }
   const removed = aspects.status?.value.removed === true;
   // `removed` is a standard true/false field of every type (the `status` flag), besides the document flag.

@@ -91,14 +91,16 @@ export function checkAssignments(
 ): void {
   const entityType = entityTypeOf(entityUrn);
   const entityTypeUrn = `${ENTITY_TYPE_URN_PREFIX}${entityType}`;
-  const seen = new Set<string>();
-  for (const draft of drafts) {
+  // A few drafts (the usual entity) are compared with the earlier ones; many go through a set.
+  const seen = drafts.length > 16 ? new Set<string>() : undefined;
+  for (let k = 0; k < drafts.length; k++) {
+    const draft = drafts[k]!;
     const urn = draft.propertyUrn;
-    if (seen.has(urn)) {
+    if (seen ? seen.has(urn) : listedBefore(drafts, k)) {
       violations.push({ path: draft.urnPath, message: `${urn} appears more than once; a property is set once per entity` });
       continue;
     }
-    seen.add(urn);
+    seen?.add(urn);
     const info = definitions.get(urn);
     // A definition was read under this URN, so it is a structured property URN: only an unknown one is checked.
     const notAPropertyUrn = info ? undefined : propertyUrnProblem(urn);
@@ -153,10 +155,18 @@ export function checkAssignments(
       }
       if (count === 1) continue;
       listed ??= new Set();
-      if (listed.has(value)) violations.push({ path: `${draft.path}/values/${i}`, message: `value ${formatValue(value)} of ${urn} is listed twice` });
+      if (listed.has(value))
+        violations.push({ path: `${draft.path}/values/${i}`, message: `value ${formatValue(value)} of ${urn} is listed twice` });
       listed.add(value);
     }
   }
+}
+
+/** Whether a draft before `k` names the property of draft `k`. */
+function listedBefore(drafts: readonly AssignmentDraft[], k: number): boolean {
+  const urn = drafts[k]!.propertyUrn;
+  for (let j = 0; j < k; j++) if (drafts[j]!.propertyUrn === urn) return true;
+  return false;
 }
 
 /** Immutable values can be set once: afterwards they are neither changed nor removed. */
@@ -203,27 +213,29 @@ export function composeValues(
   options: { visible?: boolean } = {},
 ): { visible: PropertyAssignment[]; change?: { value: JsonObject; systemMetadata: JsonObject } } {
   const copy = options.visible !== false;
-  const visible: PropertyAssignment[] = [];
+  const count = drafts.length;
+  const visible = new Array<PropertyAssignment>(count);
   /** Whether visible[i] is the stored assignment, kept as it was. */
-  const reused: boolean[] = [];
-  for (const draft of drafts) {
+  const reused = new Array<boolean>(count);
+  for (let i = 0; i < count; i++) {
+    const draft = drafts[i]!;
     const before = stored.visible.length ? stored.visible.find((a) => a.propertyUrn === draft.propertyUrn) : undefined;
     if (before) {
       const info = definitions.get(draft.propertyUrn);
       const same = sortedValues(before.values.map(fromPropertyValue)) === sortedValues(draft.values);
       if (same && (info?.definition.immutable || JSON.stringify(before.values.map(fromPropertyValue)) === JSON.stringify(draft.values))) {
-        visible.push(before);
-        reused.push(true);
+        visible[i] = before;
+        reused[i] = true;
         continue;
       }
     }
-    visible.push({
+    visible[i] = {
       propertyUrn: draft.propertyUrn,
       values: draft.values.map(toPropertyValue),
       created: before?.created ?? stamp,
       lastModified: stamp,
-    });
-    reused.push(false);
+    };
+    reused[i] = false;
   }
   const keys: Record<string, string> = {};
   for (const a of visible) keys[a.propertyUrn] = definitions.get(a.propertyUrn)!.key;
@@ -232,27 +244,33 @@ export function composeValues(
   // The value holds what the writer sent (its stamps only when it sent them); who set what when is kept beside it.
   const oldStamps = stampsOf(aspect);
   const stamps: AssignmentStamps = {};
-  const properties: unknown[] = [];
+  const total = count + stored.softDeleted.length;
+  /** The assignments after the write (compared with the stored ones). */
+  const properties = new Array<unknown>(total);
   /** What is stored: a copy that shares no object with `visible` (which goes back to the caller) nor with the input. */
-  const copies: unknown[] = [];
-  visible.forEach((a, i) => {
+  const copies = copy ? new Array<unknown>(total) : properties;
+  for (let i = 0; i < count; i++) {
+    const a = visible[i]!;
     const draft = drafts[i]!;
     if (a.created && a.lastModified) stamps[a.propertyUrn] = { created: a.created, lastModified: a.lastModified };
     const raw = reused[i] && !draft.sent ? assignmentsOf(aspect).find((b) => b.propertyUrn === a.propertyUrn) : undefined;
     if (copy && !raw && !reused[i] && !draft.sent) {
       // A new assignment: its stored copy is made from the draft directly (with nothing stored, only the count of `properties` matters).
-      properties.push(aspect === undefined ? a : { propertyUrn: a.propertyUrn, values: a.values });
-      copies.push({ propertyUrn: a.propertyUrn, values: draft.values.map(toPropertyValue) });
-      return;
+      properties[i] = aspect === undefined ? a : { propertyUrn: a.propertyUrn, values: a.values };
+      copies[i] = { propertyUrn: a.propertyUrn, values: draft.values.map(toPropertyValue) };
+      continue;
     }
-    const written = raw ?? (draft.sent ? { propertyUrn: a.propertyUrn, values: a.values, ...draft.sent } : { propertyUrn: a.propertyUrn, values: a.values });
-    properties.push(written);
-    copies.push(copy ? copyJson(written) : written);
-  });
-  for (const { assignment } of stored.softDeleted) {
+    const written =
+      raw ??
+      (draft.sent ? { propertyUrn: a.propertyUrn, values: a.values, ...draft.sent } : { propertyUrn: a.propertyUrn, values: a.values });
+    properties[i] = written;
+    if (copy) copies[i] = copyJson(written);
+  }
+  for (let j = 0; j < stored.softDeleted.length; j++) {
+    const { assignment } = stored.softDeleted[j]!;
     if (oldStamps[assignment.propertyUrn]) stamps[assignment.propertyUrn] = oldStamps[assignment.propertyUrn]!;
-    properties.push(assignment);
-    copies.push(copy ? copyJson(assignment) : assignment);
+    properties[count + j] = assignment;
+    if (copy) copies[count + j] = copyJson(assignment);
   }
   const unchanged =
     aspect !== undefined

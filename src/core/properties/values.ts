@@ -61,7 +61,7 @@ export function readValuesInput(shape: ValuesInputShape, input: unknown, violati
     const urnPath = `${path}/${graphql ? 'structuredPropertyUrn' : 'propertyUrn'}`;
     // The whole body was found free of what no input may hold (`envelope`): each element gets its schema only.
     const found = checkSchemaOnly(graphql ? graphqlAssignmentSchema : restAssignmentSchema, item, path);
-    violations.push(...found);
+    for (let k = 0; k < found.length; k++) violations.push(found[k]!);
     const record = (item ?? {}) as Record<string, unknown>;
     const propertyUrn = record[graphql ? 'structuredPropertyUrn' : 'propertyUrn'];
     if (found.length) {
@@ -69,14 +69,12 @@ export function readValuesInput(shape: ValuesInputShape, input: unknown, violati
       return;
     }
     if (!graphql) {
-      const { created, lastModified } = item as PropertyAssignment;
-      drafts.push({
-        propertyUrn: propertyUrn as string,
-        values: (item as PropertyAssignment).values.map(fromPropertyValue),
-        path,
-        urnPath,
-        ...(created || lastModified ? { sent: { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) } } : {}),
-      });
+      const { created, lastModified, values: sentValues } = item as PropertyAssignment;
+      const values = new Array<string | number>(sentValues.length);
+      for (let j = 0; j < sentValues.length; j++) values[j] = fromPropertyValue(sentValues[j]!);
+      const draft: AssignmentDraft = { propertyUrn: propertyUrn as string, values, path, urnPath };
+      if (created || lastModified) draft.sent = { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) };
+      drafts.push(draft);
       return;
     }
     const values: Array<string | number> = [];

@@ -89,10 +89,12 @@ export function checkSchema(schema: JsonSchema, value: unknown, prefix = ''): Vi
  * The schema's violations only, for a part of a value whose `jsonValueProblems` were found empty already
  * (the elements of a list checked one by one after the list as a whole).
  */
-export function checkSchemaOnly(schema: JsonSchema, value: unknown, prefix = ''): Violation[] {
+export function checkSchemaOnly(schema: JsonSchema, value: unknown, prefix = ''): readonly Violation[] {
   const { validate } = compiled(schema);
-  return validate(value) ? [] : violationsFromAjv(validate.errors, prefix);
+  return validate(value) ? NO_VIOLATIONS : violationsFromAjv(validate.errors, prefix);
 }
+
+const NO_VIOLATIONS: readonly Violation[] = Object.freeze([]);
 
 /** How many distinct schemas are compiled now (for tests and diagnostics). */
 export function compiledSchemaCount(): number {
@@ -131,11 +133,13 @@ export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefi
   return out;
 }
 
+/** Any surrogate: the quick test before the exact one (nearly all text has none). */
+const SURROGATE = /[\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** False for a string with a lone surrogate (not well-formed Unicode: it cannot be stored as UTF-8). */
 export function isWellFormedText(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
+  return !SURROGATE.test(text) || !LONE_SURROGATE.test(text);
 }
 
 /** At most this many problems of one value are listed (the walk stops there). */
@@ -146,7 +150,6 @@ function pointerKey(key: string): string {
   return key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key;
 }
 
-const SURROGATE = /[\uD800-\uDFFF]/;
 /** Past this depth the quick look gives up and the iterative walk decides (no stack exhaustion). */
 const QUICK_DEPTH = 64;
 
