@@ -11,6 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const WORKLOADS = {
   foundation: ['foundation.ts', 'runFoundationBench'],
   'property-cleanup': ['property-cleanup.ts', 'runPropertyCleanupBench'],
+  'apply-matches': ['apply-matches.ts', 'runApplyMatchesBench'],
   search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
@@ -25,13 +26,14 @@ const WORKLOADS = {
   sizing: ['sizing.ts', 'runSizingBench'],
   volume: ['volume.ts', 'runVolumeBench'],
   observability: ['observability.ts', 'runObservabilityBench'],
+  'sqlite-graphql-filters': ['sqlite-graphql-filters.ts', 'runSqliteGraphqlFiltersBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],
   'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
-const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing', 'http-workers']);
+const ON_REQUEST = new Set(['apply-matches', 'postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing', 'http-workers']);
 
 const args = process.argv.slice(2);
 const option = (name) => {

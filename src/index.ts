@@ -74,6 +74,8 @@ export type {
   CreateStructuredPropertyInput,
   DefinitionInputShape,
   DefinitionUpsertResult,
+  EditValuesOptions,
+  EditValuesSummary,
   GraphqlAllowedValueInput,
   GraphqlPropertyAssignmentInput,
   GraphqlPropertyValueInput,
@@ -84,12 +86,14 @@ export type {
   PropertyPatchRequest,
   PropertyReadBack,
   PropertyValue,
+  PropertyValueEdit,
+  PropertyValueEditing,
+  PropertyValuesEdit,
   ReindexOptions,
   ReindexProgress,
   ResolvedPropertyField,
   RestPropertyDefinitionInput,
   StructuredPropertyDefinition,
-  StructuredPropertyService,
   StructuredPropertySettings,
   StructuredPropertySettingsInput,
   StructuredPropertyView,
@@ -99,6 +103,21 @@ export type {
   ValuesInputShape,
   YamlPropertyEntry,
 } from './core/properties';
+
+// Stewardship: applying values to every match of a search.
+export type {
+  ApplyJob,
+  ApplyOptions,
+  ApplyPreview,
+  ApplySample,
+  ApplyState,
+  ApplyStatus,
+  ApplyToMatchesInput,
+  ApplyToMatchesService,
+  ApplyViolation,
+  CancelApplyResult,
+  StructuredPropertyService,
+} from './core/stewardship';
 
 // Search and aggregation.
 export { formatFacetNumber } from './core/search';

@@ -5,9 +5,11 @@ import {
   ENTITY_TYPE_URN_PREFIX,
   type CreateStructuredPropertyInput,
   type GraphqlPropertyAssignmentInput,
+  type PropertyValue,
   type StructuredPropertyDefinition,
   type UpdateStructuredPropertyInput,
 } from '../core/properties';
+import type { ApplyToMatchesInput } from '../core/stewardship';
 import { refOf, refOfView } from './entity-refs';
 import { viewOf } from './entity-resolvers';
 import {
@@ -43,6 +45,27 @@ async function definitionOf(catalog: Catalog, ref: PropertyRef, state: RequestSt
   return definition;
 }
 
+/** `BatchApplyStructuredPropertiesInput` as GraphQL hands it over. */
+type BatchApplyInput = Omit<ApplyToMatchesInput, 'set'> & {
+  set?: GraphqlPropertyAssignmentInput[] | null;
+  dryRun?: boolean | null;
+  chunkSize?: number | null;
+};
+
+/** A GraphQL assignment (`stringValue` / `numberValue`) in the REST shape the domain takes. */
+function decodeAssignment(input: GraphqlPropertyAssignmentInput): { propertyUrn: string; values: PropertyValue[] } {
+  return {
+    propertyUrn: input.structuredPropertyUrn,
+    values: input.values.map((v) =>
+      typeof v.numberValue === 'number'
+        ? { double: v.numberValue }
+        : typeof v.stringValue === 'string'
+          ? { string: v.stringValue }
+          : ({} as PropertyValue),
+    ),
+  };
+}
+
 /** Structured property definitions and values: each operation is one call of `catalog.properties`. */
 export function propertyResolvers(
   catalog: Catalog,
@@ -55,6 +78,8 @@ export function propertyResolvers(
         const property = await catalog.properties.get(stateOf(context).actor, args.urn);
         return property ? propertyRefOf(property) : null;
       },
+      structuredPropertyApplyStatus: async (_parent: unknown, args: { jobId: string }, context: unknown) =>
+        catalog.properties.applyStatus(stateOf(context).actor, args.jobId),
     },
     Mutation: {
       createStructuredProperty: async (_parent: unknown, args: { input: CreateStructuredPropertyInput }, context: unknown) =>
@@ -77,6 +102,26 @@ export function propertyResolvers(
         });
         return toStructuredProperties(assetUrn, assignments);
       },
+      batchApplyStructuredProperties: async (_parent: unknown, args: { input: BatchApplyInput }, context: unknown) => {
+        const { dryRun, chunkSize, set, ...scope } = args.input;
+        const input = { ...scope, ...(set ? { set: set.map(decodeAssignment) } : {}) };
+        const answer = await catalog.properties.applyToMatches(stateOf(context).actor, input, {
+          dryRun: dryRun === true,
+          ...(typeof chunkSize === 'number' ? { chunkSize } : {}),
+        });
+        if ('jobId' in answer) return { ...answer, sample: [], violations: [] };
+        return {
+          ...answer,
+          jobId: null,
+          sample: answer.sample.map((x) => ({
+            urn: x.urn,
+            before: toStructuredProperties(x.urn, x.before),
+            after: toStructuredProperties(x.urn, x.after),
+          })),
+        };
+      },
+      cancelStructuredPropertyApply: async (_parent: unknown, args: { jobId: string }, context: unknown) =>
+        catalog.properties.cancelApply(stateOf(context).actor, args.jobId),
       removeStructuredProperties: async (
         _parent: unknown,
         args: { input: { assetUrn: string; structuredPropertyUrns: string[] } },

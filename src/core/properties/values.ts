@@ -6,15 +6,15 @@ import type { OwnedItem, OwnerBatch, PrepareContext, ReadTransform } from '../en
 import { escapeToken } from './patch';
 import { withPaths } from '../../errors';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { dropNulls } from './definition-shapes';
+import type { DecoderReport } from './graphql-input';
 import { checkSchema, checkSchemaOnly } from '../validation';
 import { fromPropertyValue } from './definition-rules';
 import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
 import { checkAssignments, checkImmutables, composeValues, storedValues, type AssignmentDraft, type StoredValues } from './value-rules';
-import { VALUES_ASPECT, type GraphqlPropertyAssignmentInput, type PropertyAssignment, type ValuesInputShape } from './types';
-import { graphqlAssignmentSchema, restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
+import { VALUES_ASPECT, type PropertyAssignment } from './types';
+import { restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
 import { parseUrn } from '../urn';
 
 const BULK_CHUNK = 500;
@@ -41,52 +41,38 @@ function addPatchTarget(urns: Set<string>, operation: { path?: unknown }): void 
 /** What to write on one entity, given what it holds now. */
 type Wish = (stored: StoredValues) => { drafts: AssignmentDraft[]; removalPath: (propertyUrn: string) => string };
 
-const ARRAY_SCHEMA = { type: 'array' } as const;
-
 /**
- * Reads values input of either shape into drafts. Shape errors are violations; an element whose
- * values are malformed still yields a draft (marked) so that its property is checked too.
+ * Reads the canonical values input (the `structuredProperties` aspect) into drafts. Shape errors are
+ * violations; an element a decoder reported already as malformed (`malformed`, by index) yields a
+ * marked draft so that its property is checked too.
  */
-export function readValuesInput(shape: ValuesInputShape, input: unknown, violations: Violation[], prefix = ''): AssignmentDraft[] {
-  const graphql = shape === 'graphql';
-  const value = graphql ? dropNulls(input) : input;
-  const listPath = graphql ? `${prefix}/structuredPropertyInputParams` : `${prefix}/properties`;
-  const envelope = graphql ? checkSchema(ARRAY_SCHEMA, value, listPath) : checkSchema(restValuesEnvelopeSchema, value, prefix);
+export function readValuesInput(input: unknown, violations: Violation[], prefix = '', malformed?: ReadonlySet<number>): AssignmentDraft[] {
+  const envelope = checkSchema(restValuesEnvelopeSchema, input, prefix);
   violations.push(...envelope);
   if (envelope.length) return [];
-  const items = (graphql ? value : (value as { properties: unknown[] }).properties) as unknown[];
+  const listPath = `${prefix}/properties`;
   const drafts: AssignmentDraft[] = [];
-  items.forEach((item, i) => {
+  (input as { properties: unknown[] }).properties.forEach((item, i) => {
     const path = `${listPath}/${i}`;
-    const urnPath = `${path}/${graphql ? 'structuredPropertyUrn' : 'propertyUrn'}`;
+    const urnPath = `${path}/propertyUrn`;
+    const propertyUrn = ((item ?? {}) as Record<string, unknown>).propertyUrn;
+    if (malformed?.has(i)) {
+      if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
+      return;
+    }
     // The whole body was found free of what no input may hold (`envelope`): each element gets its schema only.
-    const found = checkSchemaOnly(graphql ? graphqlAssignmentSchema : restAssignmentSchema, item, path);
+    const found = checkSchemaOnly(restAssignmentSchema, item, path);
     for (let k = 0; k < found.length; k++) violations.push(found[k]!);
-    const record = (item ?? {}) as Record<string, unknown>;
-    const propertyUrn = record[graphql ? 'structuredPropertyUrn' : 'propertyUrn'];
     if (found.length) {
       if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
       return;
     }
-    if (!graphql) {
-      const { created, lastModified, values: sentValues } = item as PropertyAssignment;
-      const values = new Array<string | number>(sentValues.length);
-      for (let j = 0; j < sentValues.length; j++) values[j] = fromPropertyValue(sentValues[j]!);
-      const draft: AssignmentDraft = { propertyUrn: propertyUrn as string, values, path, urnPath };
-      if (created || lastModified) draft.sent = { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) };
-      drafts.push(draft);
-      return;
-    }
-    const values: Array<string | number> = [];
-    let malformed = false;
-    (item as GraphqlPropertyAssignmentInput).values.forEach((v, j) => {
-      const hasString = typeof v.stringValue === 'string';
-      if (hasString === (typeof v.numberValue === 'number')) {
-        violations.push({ path: `${path}/values/${j}`, message: 'needs exactly one of stringValue or numberValue' });
-        malformed = true;
-      } else values.push(hasString ? (v.stringValue as string) : (v.numberValue as number));
-    });
-    drafts.push({ propertyUrn: propertyUrn as string, values, path, urnPath, ...(malformed ? { malformed } : {}) });
+    const { created, lastModified, values: sentValues } = item as PropertyAssignment;
+    const values = new Array<string | number>(sentValues.length);
+    for (let j = 0; j < sentValues.length; j++) values[j] = fromPropertyValue(sentValues[j]!);
+    const draft: AssignmentDraft = { propertyUrn: propertyUrn as string, values, path, urnPath };
+    if (created || lastModified) draft.sent = { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) };
+    drafts.push(draft);
   });
   return drafts;
 }
@@ -126,13 +112,12 @@ export class PropertyValueService {
   }
 
   /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
-  async upsert(actor: Actor, entityUrn: string, input: unknown, shape: ValuesInputShape = 'rest'): Promise<PropertyAssignment[]> {
+  async upsert(actor: Actor, entityUrn: string, input: unknown, decoded?: DecoderReport): Promise<PropertyAssignment[]> {
     const who = await this.editor(actor);
-    const urn = this.entityUrn(entityUrn, shape === 'graphql' ? '/assetUrn' : '/urn');
-    const violations: Violation[] = [];
-    const drafts = readValuesInput(shape, input, violations);
-    const listPath = shape === 'graphql' ? '/structuredPropertyInputParams' : '/properties';
-    return this.write(who, urn, () => ({ drafts, removalPath: () => listPath }), violations);
+    const urn = this.entityUrn(entityUrn, '/urn');
+    const violations: Violation[] = [...(decoded?.violations ?? [])];
+    const drafts = readValuesInput(input, violations, '', decoded?.malformed);
+    return this.write(who, urn, () => ({ drafts, removalPath: () => '/properties' }), violations);
   }
 
   /** Removes the named properties from the entity (absent ones are ignored); returns the properties left. */
@@ -186,7 +171,6 @@ export class PropertyValueService {
   async upsertMany(
     actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: unknown }>,
-    shape: ValuesInputShape = 'rest',
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>> {
     const who = await this.editor(actor);
     const violations: Violation[] = [];
@@ -202,8 +186,7 @@ export class PropertyValueService {
       }
       if (seen.has(urn)) violations.push({ path: `/${i}/urn`, message: `${urn} appears more than once` });
       seen.add(urn);
-      const body = shape === 'graphql' ? item.properties : { properties: item.properties };
-      wishes.push({ urn, drafts: readValuesInput(shape, body, violations, `/${i}`) });
+      wishes.push({ urn, drafts: readValuesInput({ properties: item.properties }, violations, `/${i}`) });
     });
     const definitions = await loadDefinitions(
       this.ctx.adapter,
@@ -277,7 +260,7 @@ export class PropertyValueService {
     const wishes = new Map<number, { drafts: AssignmentDraft[]; path: string }>();
     const named = new Set<string>(options.alsoNamed ?? []);
     for (const { index, value, path } of items) {
-      const drafts = readValuesInput('rest', value, violations, path);
+      const drafts = readValuesInput(value, violations, path);
       for (const draft of drafts) named.add(draft.propertyUrn);
       wishes.set(index, { drafts, path: `${path}/properties` });
     }
