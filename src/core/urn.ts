@@ -16,8 +16,6 @@ export interface ParsedUrn {
   parts: string[];
 }
 
-const ENTITY_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
-
 /** URNs already found well-formed by `knownUrnProblem`; started over past WELL_FORMED_LIMIT. */
 const wellFormed = new Set<string>();
 const WELL_FORMED_LIMIT = 10_000;
@@ -36,7 +34,26 @@ export function knownUrnProblem(text: unknown): string | undefined {
   return problem;
 }
 
-/** Returns a description of what is wrong with the text as a URN, or undefined when it is valid. */
+/** A valid entity type followed by its `:`, matched where the type starts (sticky). */
+const ENTITY_TYPE_AT = /[A-Za-z][A-Za-z0-9_]*:/y;
+/** Searches from `lastIndex` (global): white space, parentheses. */
+const WHITE_SPACE_FROM = /\s/g;
+const PARENTHESIS_FROM = /[()]/g;
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
+
+/** Whether the pattern (global or sticky) matches in `text` from `from` on. */
+function matchesFrom(pattern: RegExp, text: string, from: number): boolean {
+  pattern.lastIndex = from;
+  const found = pattern.test(text);
+  pattern.lastIndex = 0;
+  return found;
+}
+
+/**
+ * Returns a description of what is wrong with the text as a URN, or undefined when it is valid. Reads
+ * the text in place (positions, not slices): it runs on every URN of every write.
+ */
 export function urnProblem(text: unknown): string | undefined {
   if (typeof text !== 'string') return `expected a URN string, got ${typeof text}`;
   if (text.length === 0) return 'URN is empty';
@@ -44,43 +61,60 @@ export function urnProblem(text: unknown): string | undefined {
   if (!isWellFormedText(text))
     return `"${text.replace(/[\uD800-\uDFFF]/g, '\uFFFD')}" is not well-formed Unicode (it holds a lone surrogate)`;
   if (!text.startsWith('urn:')) return `"${text}" is not a URN: it must start with "urn:"`;
-  const rest = text.slice(4);
-  const nsEnd = rest.indexOf(':');
-  if (nsEnd <= 0) return `"${text}" is not a URN: it needs a namespace, an entity type and a key (urn:li:<type>:<key>)`;
-  const afterNs = rest.slice(nsEnd + 1);
-  const typeEnd = afterNs.indexOf(':');
-  if (typeEnd <= 0) return `"${text}" is not a URN: it needs an entity type and a key (urn:li:<type>:<key>)`;
-  const entityType = afterNs.slice(0, typeEnd);
-  if (!ENTITY_TYPE_PATTERN.test(entityType)) return `"${text}" has an invalid entity type "${entityType}"`;
-  const key = afterNs.slice(typeEnd + 1);
-  if (key.length === 0) return `"${text}" has an empty key`;
-  if (/[\s]/.test(key) && !key.startsWith('(')) return `"${text}" has white space in its key`;
-  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
-  if (/[\u0000-\u001f]/.test(text)) return `"${text}" contains a control character`;
-  if (key.startsWith('(')) {
-    if (!key.endsWith(')')) return `"${text}" has an unclosed tuple key`;
+  const nsColon = text.indexOf(':', 4);
+  if (nsColon <= 4) return `"${text}" is not a URN: it needs a namespace, an entity type and a key (urn:li:<type>:<key>)`;
+  const typeStart = nsColon + 1;
+  const typeColon = text.indexOf(':', typeStart);
+  if (typeColon <= typeStart) return `"${text}" is not a URN: it needs an entity type and a key (urn:li:<type>:<key>)`;
+  if (!matchesFrom(ENTITY_TYPE_AT, text, typeStart)) return `"${text}" has an invalid entity type "${text.slice(typeStart, typeColon)}"`;
+  const keyStart = typeColon + 1;
+  if (keyStart === text.length) return `"${text}" has an empty key`;
+  const tuple = text.charCodeAt(keyStart) === 40; // (
+  if (!tuple && matchesFrom(WHITE_SPACE_FROM, text, keyStart)) return `"${text}" has white space in its key`;
+  if (CONTROL_CHARACTER.test(text)) return `"${text}" contains a control character`;
+  if (tuple) {
+    if (!text.endsWith(')')) return `"${text}" has an unclosed tuple key`;
     let depth = 0;
-    for (let i = 0; i < key.length; i++) {
-      const c = key[i];
-      if (c === '(') depth++;
-      else if (c === ')') {
+    for (let i = keyStart; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 40) depth++;
+      else if (c === 41) {
         depth--;
-        if (depth < 0 || (depth === 0 && i !== key.length - 1)) return `"${text}" has unbalanced parentheses in its key`;
+        if (depth < 0 || (depth === 0 && i !== text.length - 1)) return `"${text}" has unbalanced parentheses in its key`;
       }
     }
     if (depth !== 0) return `"${text}" has unbalanced parentheses in its key`;
-    const parts = splitTuple(key);
-    if (parts.some((p) => p.length === 0)) return `"${text}" has an empty part in its tuple key`;
-    for (const part of parts) {
-      if (part.startsWith('urn:')) {
-        const nested = urnProblem(part);
-        if (nested) return `"${text}" has an invalid URN in its key: ${nested}`;
-      }
-    }
-  } else if (/[()]/.test(key)) {
+    // The parts of the tuple (between the outer parentheses, split at top-level commas): none empty, nested URNs valid.
+    const innerStart = keyStart + 1;
+    const innerEnd = text.length - 1;
+    if (tupleParts(text, innerStart, innerEnd, (start, end) => end === start)) return `"${text}" has an empty part in its tuple key`;
+    let nested: string | undefined;
+    tupleParts(text, innerStart, innerEnd, (start, end) => {
+      if (!text.startsWith('urn:', start)) return false;
+      nested = urnProblem(text.slice(start, end));
+      return nested !== undefined;
+    });
+    if (nested) return `"${text}" has an invalid URN in its key: ${nested}`;
+  } else if (matchesFrom(PARENTHESIS_FROM, text, keyStart)) {
     return `"${text}" has parentheses in a key that is not a tuple`;
   }
   return undefined;
+}
+
+/** Calls `visit` with the bounds of each top-level part of `text[start, end)`, in order, until it returns true; returns whether it did. */
+function tupleParts(text: string, start: number, end: number, visit: (start: number, end: number) => boolean): boolean {
+  let depth = 0;
+  let from = start;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40) depth++;
+    else if (c === 41) depth--;
+    else if (c === 44 && depth === 0) {
+      if (visit(from, i)) return true;
+      from = i + 1;
+    }
+  }
+  return visit(from, end);
 }
 
 function splitTuple(key: string): string[] {

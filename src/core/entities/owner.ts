@@ -57,6 +57,11 @@ export interface OwnedChange {
 
 /** An owner's checked batch: plans each item inside the unit of work, given the entity as it stands then. */
 export interface OwnerBatch {
+  /**
+   * Called once per unit of work, before its first item is planned, with the entities the unit of work
+   * read: what the plans need beyond them (definitions named by stored values) is read here, once.
+   */
+  begin?(read: ReadonlyMap<string, StoredEntity>): void | Promise<void>;
   plan(item: OwnedItem, entity: StoredEntity | undefined, step: PlanStep): OwnedChange | undefined | Promise<OwnedChange | undefined>;
 }
 
@@ -69,9 +74,20 @@ export interface AspectOwner {
   privilege(entityType: string, aspect: string): Privilege;
   /**
    * Checks every item (adding each violation under the item's path) and reads what the check needs
-   * (definitions, stored values). Called once per batch, before the unit of work.
+   * (definitions). Called once per batch, before the unit of work. The entities themselves are read by
+   * the unit of work: what depends on them is checked in `plan`.
    */
-  prepare(principal: Actor, items: readonly OwnedItem[], violations: Violation[]): Promise<OwnerBatch>;
+  prepare(principal: Actor, items: readonly OwnedItem[], violations: Violation[], batch?: PrepareContext): Promise<OwnerBatch>;
+}
+
+/** What an owner knows of the whole batch when it prepares its items. */
+export interface PrepareContext {
+  /**
+   * How many units of work write the batch (chunks of whole entities). Past one, a check that depends
+   * on stored state must be made before the first commits, or a bad item of a later chunk would leave
+   * the earlier chunks written.
+   */
+  units: number;
 }
 
 /** What `deleteEntity` did, or would do on a dry run. */

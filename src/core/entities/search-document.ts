@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue, SearchDocument, SearchDocumentProperty, StoredAspect } from '../../adapter/types';
 import type { EntityRegistry } from './registry';
-import { parseCheckedUrn } from '../urn';
+import { parseCheckedUrn, urnKey, type ParsedUrn } from '../urn';
 
 /** The search field of the `status` flag: `['true']` on soft-deleted entities, absent (false) otherwise. */
 export const REMOVED_FIELD = 'removed';
@@ -29,12 +29,31 @@ export function propertiesForSearch(aspect: StoredAspect | undefined): SearchDoc
   if (!aspect) return [];
   const keys = (aspect.systemMetadata?.[PROPERTY_KEYS_METADATA] ?? {}) as JsonObject;
   const assignments = (aspect.value.properties ?? []) as JsonObject[];
-  return assignments.map((assignment) => {
+  const out: SearchDocumentProperty[] = new Array<SearchDocumentProperty>(assignments.length);
+  for (let i = 0; i < assignments.length; i++) {
+    const assignment = assignments[i]!;
     const propertyUrn = String(assignment.propertyUrn);
-    const values = ((assignment.values ?? []) as JsonObject[]).map((v) => (typeof v.double === 'number' ? v.double : String(v.string)));
+    const stored = (assignment.values ?? []) as JsonObject[];
+    const values: Array<string | number> = new Array<string | number>(stored.length);
+    for (let j = 0; j < stored.length; j++) {
+      const v = stored[j]!;
+      values[j] = typeof v.double === 'number' ? v.double : String(v.string);
+    }
     const key = keys[propertyUrn];
-    return { propertyUrn, definitionKey: typeof key === 'string' ? key : '', values };
-  });
+    out[i] = { propertyUrn, definitionKey: typeof key === 'string' ? key : '', values };
+  }
+  return out;
+}
+
+/** The values once each, in a new array (a field's values never share the aspect's array). */
+function distinct(values: readonly string[]): string[] {
+  if (values.length < 2) return values.length ? [values[0]!] : [];
+  if (values.length < 16) {
+    const out: string[] = [];
+    for (const v of values) if (!out.includes(v)) out.push(v);
+    return out;
+  }
+  return [...new Set(values)];
 }
 
 /**
@@ -48,36 +67,41 @@ export function deriveSearchDocument(
   aspects: Readonly<Record<string, StoredAspect>>,
 ): SearchDocument {
   const spec = registry.entityType(entityType);
-  // Only URNs that were checked on the way in reach a search document.
-  const parsed = parseCheckedUrn(urn);
+  // Only URNs that were checked on the way in reach a search document; the tuple is split only for a field that reads it.
+  let parsed: ParsedUrn | undefined;
   const textAspect = spec.textAspect ? aspects[spec.textAspect]?.value : undefined;
   const name = textAspect && typeof textAspect.name === 'string' ? textAspect.name : undefined;
   const description = textAspect && typeof textAspect.description === 'string' ? textAspect.description : undefined;
   const fields: Record<string, string[]> = {};
   for (const field of spec.searchFields ?? []) {
-    let values: string[] = [];
+    let values: readonly string[] = NONE;
+    /** Whether `values` is a new array made here (a field's values never share an array the aspect holds). */
+    let fresh = true;
     if (field.fromUrn) {
-      const v = field.fromUrn(parsed);
-      values = v === undefined ? [] : [v];
+      const v = field.fromUrn((parsed ??= parseCheckedUrn(urn)));
+      if (v !== undefined) values = [v];
     } else if (field.aspect && field.read) {
       const value = aspects[field.aspect]?.value;
-      values = value ? field.read(value) : [];
+      if (value) values = field.read(value);
+      fresh = false;
     } else if (field.aspect && field.path) {
       values = asStrings(readPath(aspects[field.aspect]?.value, field.path));
     }
     // A true/false field holds `true` or nothing (nothing is false).
-    if (field.boolean) values = values.includes('true') ? ['true'] : [];
-    if (values.length) fields[field.name] = [...new Set(values)];
+    if (field.boolean) {
+      values = values.includes('true') ? TRUE : NONE;
+      fresh = false;
+    }
+    if (values.length) fields[field.name] = fresh && values.length === 1 ? (values as string[]) : distinct(values);
   }
   const removed = aspects.status?.value.removed === true;
   // `removed` is a standard true/false field of every type (the `status` flag), besides the document flag.
   if (removed) fields[REMOVED_FIELD] = ['true'];
-  return {
-    urn,
-    entityType,
-    removed,
-    text: { urnKey: parsed.key, ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) },
-    fields,
-    properties: propertiesForSearch(aspects.structuredProperties),
-  };
+  const text: SearchDocument['text'] = { urnKey: urnKey(urn) };
+  if (name !== undefined) text.name = name;
+  if (description !== undefined) text.description = description;
+  return { urn, entityType, removed, text, fields, properties: propertiesForSearch(aspects.structuredProperties) };
 }
+
+const NONE: readonly string[] = [];
+const TRUE: readonly string[] = ['true'];

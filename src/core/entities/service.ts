@@ -409,27 +409,31 @@ export class EntityService {
     const violations: Violation[] = [];
     const single = items.length === 1;
     const prefix = (i: number) => (single ? '' : `/${i}`);
-    const usable = items.map((item, i) => this.validateUpsert(item, prefix(i), violations));
     const message = single ? `invalid write to ${items[0]?.urn}` : 'invalid entity writes';
     const writes: WriteItem[] = [];
-    items.forEach((item, i) => {
-      Object.entries((item?.aspects ?? {}) as Record<string, unknown>).forEach(([name, value], k) => {
-        if (!usable[i]!.has(name)) return;
-        const path = `${prefix(i)}/aspects/${name}`;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      const at = prefix(i);
+      const usable = this.validateUpsert(item, at, violations);
+      const aspects = usable.length ? (item.aspects as Record<string, unknown>) : {};
+      // `usable` lists the aspects in the item's order; `k` counts every aspect of the item, as the first one is checked for `entity`.
+      let k = -1;
+      for (const name in aspects) {
+        if (!Object.hasOwn(aspects, name)) continue;
+        k++;
+        if (!usable.includes(name)) continue;
+        const write: WriteItem = { op: 'upsert', urn: item.urn, aspect: name, value: aspects[name], path: `${at}/aspects/${name}` };
         const systemMetadata = item.systemMetadata?.[name];
+        if (systemMetadata) write.systemMetadata = systemMetadata;
         // `entity`: one check per entity (its first aspect); `aspect`: one per aspect.
         const onlyIfAbsent = item.onlyIfAbsent === 'aspect' || (item.onlyIfAbsent === 'entity' && k === 0) ? item.onlyIfAbsent : undefined;
-        writes.push({
-          op: 'upsert',
-          urn: item.urn,
-          aspect: name,
-          value,
-          path,
-          ...(systemMetadata ? { systemMetadata } : {}),
-          ...(onlyIfAbsent ? { onlyIfAbsent, presencePath: onlyIfAbsent === 'aspect' ? path : `${prefix(i)}/urn` } : {}),
-        });
-      });
-    });
+        if (onlyIfAbsent) {
+          write.onlyIfAbsent = onlyIfAbsent;
+          write.presencePath = onlyIfAbsent === 'aspect' ? write.path : `${at}/urn`;
+        }
+        writes.push(write);
+      }
+    }
     // Each aspect's value is checked by the write path too, so that one answer lists every problem.
     const { after } = await this.pipeline.write(actor, writes, { message, chunkEntities: BULK_CHUNK_ENTITIES, violations });
     const views: EntityView[] = [];
@@ -438,8 +442,8 @@ export class EntityService {
   }
 
   /** Adds the item's structural problems; returns the aspects whose values can be checked further. */
-  private validateUpsert(item: EntityUpsert, prefix: string, violations: Violation[]): Set<string> {
-    const usable = new Set<string>();
+  private validateUpsert(item: EntityUpsert, prefix: string, violations: Violation[]): string[] {
+    const usable: string[] = [];
     const problem = urnProblem(item?.urn);
     if (problem) {
       violations.push({ path: `${prefix}/urn`, message: problem });
@@ -483,7 +487,7 @@ export class EntityService {
         violations.push({ path, message: `unknown aspect "${name}"` });
       } else if (!spec.aspects.includes(name)) {
         violations.push({ path, message: `entity type "${entityType}" has no aspect "${name}"; its aspects: ${spec.aspects.join(', ')}` });
-      } else usable.add(name);
+      } else usable.push(name);
       // The value itself is checked by the write path: by its owner's rules, or by the aspect's schema.
     }
     return usable;

@@ -87,15 +87,30 @@ export interface WriteOutcome {
 interface Routed {
   item: WriteItem;
   index: number;
-  owner?: AspectOwner;
-  entityOwner?: EntityTypeOwner;
+  entityType: string;
+  owner?: AspectOwner | undefined;
+  /** The item as its owner gets it. */
+  owned?: OwnedItem;
+  entityOwner?: EntityTypeOwner | undefined;
 }
 
 /** Per-entity plan being built inside the unit of work. */
 interface Draft {
   put: Record<string, AspectChange>;
-  delete: Set<string>;
+  delete?: Set<string>;
   deleteEntity: boolean;
+}
+
+/** Whether the change is `{ value }` alone. */
+function hasOnlyValue(change: AspectChange): boolean {
+  for (const key in change) if (key !== 'value' && Object.hasOwn(change, key)) return false;
+  return true;
+}
+
+/** Whether the record has an own key (without listing them). */
+function hasKeys(record: object): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return true;
+  return false;
 }
 
 export class WritePipeline {
@@ -139,42 +154,49 @@ export class WritePipeline {
    */
   async write(actor: Actor, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
     const principal = await this.ctx.principal(actor);
-    const violations: Violation[] = [...(options.violations ?? [])];
-    const routed: Routed[] = items.map((item, index) => {
+    const violations: Violation[] = options.violations ? [...options.violations] : [];
+    const routed: Routed[] = new Array<Routed>(items.length);
+    // Privileges first: a refusal comes before any owner reads or checks.
+    const needs = new Set<Privilege>();
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]!;
       const entityType = entityTypeOf(item.urn);
-      if (item.op === 'deleteEntity') return { item, index, entityOwner: this.entityOwners.get(entityType) };
+      if (item.op === 'deleteEntity') {
+        const entityOwner = this.entityOwners.get(entityType);
+        needs.add(entityOwner?.deletePrivilege ?? 'EDIT_ENTITY');
+        routed[index] = { item, index, entityType, entityOwner };
+        continue;
+      }
       const owner = this.ownerOf(entityType, item.aspect);
-      if (!owner) {
-        if (item.op === 'upsert') violations.push(...this.ctx.registry.validateAspect(item.aspect, item.value, item.path));
+      if (owner) needs.add(owner.privilege(entityType, item.aspect));
+      else {
+        needs.add('EDIT_ENTITY');
+        if (item.op === 'upsert') {
+          const problems = this.ctx.registry.validateAspect(item.aspect, item.value, item.path);
+          for (const problem of problems) violations.push(problem);
+        }
         if (this.ctx.registry.aspect(item.aspect).timeseries)
           violations.push({ path: item.path, message: `"${item.aspect}" is a timeseries aspect: its rows cannot be appended here` });
       }
-      return { item, index, ...(owner ? { owner } : {}) };
-    });
-    // Privileges first: a refusal comes before any owner reads or checks.
-    const needs = new Set<Privilege>();
-    for (const r of routed) {
-      if (r.item.op === 'deleteEntity') needs.add(r.entityOwner?.deletePrivilege ?? 'EDIT_ENTITY');
-      else needs.add(r.owner ? r.owner.privilege(entityTypeOf(r.item.urn), r.item.aspect) : 'EDIT_ENTITY');
+      routed[index] = { item, index, entityType, owner };
     }
     for (const privilege of needs) await this.ctx.authorizer.require(principal, privilege);
     const byOwner = new Map<AspectOwner, OwnedItem[]>();
-    const owned = new Map<number, OwnedItem>();
     for (const r of routed) {
       if (!r.owner || r.item.op === 'deleteEntity') continue;
-      const ownedItem = toOwnedItem(r.item, r.index);
-      owned.set(r.index, ownedItem);
+      r.owned = toOwnedItem(r.item, r.index, r.entityType);
       let list = byOwner.get(r.owner);
       if (!list) byOwner.set(r.owner, (list = []));
-      list.push(ownedItem);
+      list.push(r.owned);
     }
+    const chunks = chunksOf(routed, options.chunkEntities);
+    const context = { units: chunks.length };
     const batches = new Map<AspectOwner, OwnerBatch>();
-    for (const [owner, list] of byOwner) batches.set(owner, await owner.prepare(principal, list, violations));
+    for (const [owner, list] of byOwner) batches.set(owner, await owner.prepare(principal, list, violations, context));
     throwIfViolations(violations, options.message);
 
     const after = new Map<string, StoredEntity | undefined>();
     const before = new Map<string, StoredEntity | undefined>();
-    const chunks = chunksOf(routed, options.chunkEntities);
     const { alongside, completeJobs } = options;
     if ((alongside || completeJobs) && chunks.length > 1) throw new Error('internal: a write alongside the items needs one chunk');
     if (alongside && chunks.length === 0) chunks.push([]);
@@ -187,7 +209,7 @@ export class WritePipeline {
         urns,
         async (current, now) => {
           read = current;
-          const plan = await this.plan(chunk, current, now, actor, batches, owned, options.message);
+          const plan = await this.plan(chunk, current, now, actor, batches, options.message);
           const extra = alongside?.plan(current, now);
           if (extra?.put) plan.entities.push({ urn: alongside!.urn, put: extra.put });
           if (extra?.jobs) plan.jobs.push(...extra.jobs);
@@ -209,12 +231,17 @@ export class WritePipeline {
     now: number,
     actor: Actor,
     batches: ReadonlyMap<AspectOwner, OwnerBatch>,
-    owned: ReadonlyMap<number, OwnedItem>,
     message: string,
   ) {
     const problems: Violation[] = [];
     const conflicts: Violation[] = [];
-    for (const { item } of chunk) {
+    const owners = new Set<AspectOwner>();
+    /** URN → position of its last item in the chunk: later items see an entity as the earlier ones left it. */
+    const lastAt = new Map<string, number>();
+    for (let position = 0; position < chunk.length; position++) {
+      const { item, owner } = chunk[position]!;
+      lastAt.set(item.urn, position);
+      if (owner) owners.add(owner);
       if (item.op !== 'upsert' || !item.onlyIfAbsent) continue;
       const problem = presenceConflict(item.urn, item.aspect, current.get(item.urn), item.onlyIfAbsent);
       if (problem) conflicts.push({ path: item.presencePath ?? item.path, message: problem });
@@ -223,18 +250,23 @@ export class WritePipeline {
       throw new CatalogError('CONFLICT', conflicts.length === 1 ? conflicts[0]!.message : 'entities or aspects exist already', {
         details: conflicts,
       });
+    // Each owner learns what this unit of work read once, before its first item is planned.
+    for (const owner of owners) await batches.get(owner)!.begin?.(current);
     const who = actorUrn(actor);
     const step = { who, now, problems };
     const working = new Map<string, StoredEntity | undefined>(current);
+    /** The working entities this plan made: later items of the batch change them in place. */
+    const standIns = new Set<StoredEntity>();
     const drafts = new Map<string, Draft>();
     const jobs: NewJob[] = [];
     const rows = new Map<string, { index: TimeseriesIndexRef; rows: TimeseriesRow[] }>();
     const draftOf = (urn: string): Draft => {
       let d = drafts.get(urn);
-      if (!d) drafts.set(urn, (d = { put: {}, delete: new Set(), deleteEntity: false }));
+      if (!d) drafts.set(urn, (d = { put: {}, deleteEntity: false }));
       return d;
     };
-    for (const r of chunk) {
+    for (let position = 0; position < chunk.length; position++) {
+      const r = chunk[position]!;
       const { item } = r;
       const entity = working.get(item.urn);
       if (item.op === 'patch' && item.onlyIfPresent && !entity) continue;
@@ -245,13 +277,13 @@ export class WritePipeline {
           const d = draftOf(item.urn);
           d.deleteEntity = true;
           d.put = {};
-          d.delete.clear();
+          d.delete?.clear();
         }
         working.set(item.urn, undefined);
         continue;
       }
       let change: OwnedChange | undefined;
-      if (r.owner) change = await batches.get(r.owner)!.plan(owned.get(r.index)!, entity, step);
+      if (r.owner) change = await batches.get(r.owner)!.plan(r.owned!, entity, step);
       else if (item.op === 'upsert') change = { put: { value: item.value as JsonObject } };
       else if (item.op === 'delete') change = { delete: true };
       else {
@@ -271,31 +303,45 @@ export class WritePipeline {
         if (slot) slot.rows.push(...change.rows.rows);
         else rows.set(key, { index: change.rows.index, rows: [...change.rows.rows] });
       }
-      const puts: Record<string, AspectChange> = { ...(change.also ?? {}) };
+      let put: AspectChange | undefined;
       if (change.put) {
         const kept = item.op === 'upsert' && item.systemMetadata ? keptSystemMetadata(item.systemMetadata) : undefined;
         const systemMetadata = withKeptSystemMetadata(change.put.systemMetadata, kept);
-        puts[item.aspect] = systemMetadata ? { value: change.put.value, systemMetadata } : { value: change.put.value };
+        if (systemMetadata) put = { value: change.put.value, systemMetadata };
+        // The change as planned when it carries nothing else (the common case: no new object).
+        else put = change.put.systemMetadata === undefined && hasOnlyValue(change.put) ? change.put : { value: change.put.value };
       }
-      if (Object.keys(puts).length === 0 && !change.delete) continue;
+      const also = change.also && hasKeys(change.also) ? change.also : undefined;
+      if (!put && !also && !change.delete) continue;
       const d = draftOf(item.urn);
-      const aspects: Record<string, StoredAspect> = { ...(entity?.aspects ?? {}) };
-      for (const [name, put] of Object.entries(puts)) {
-        d.put[name] = put;
-        d.delete.delete(name);
-        aspects[name] = standIn(name, put, aspects[name], now, who);
+      // The entity as later items of the batch see it; the last item of an entity needs none.
+      let aspects: Record<string, StoredAspect> | undefined;
+      if (lastAt.get(item.urn) !== position) {
+        let target = entity;
+        if (!target || !standIns.has(target)) {
+          target = {
+            urn: item.urn,
+            entityType: entity?.entityType ?? r.entityType,
+            version: entity?.version ?? 0,
+            aspects: { ...(entity?.aspects ?? {}) },
+          };
+          standIns.add(target);
+          working.set(item.urn, target);
+        }
+        aspects = target.aspects;
       }
+      const record = (name: string, change: AspectChange): void => {
+        d.put[name] = change;
+        d.delete?.delete(name);
+        if (aspects) aspects[name] = standIn(name, change, aspects[name], now, who);
+      };
+      if (also) for (const name of Object.keys(also)) record(name, name === item.aspect && put ? put : also[name]!);
+      if (put) record(item.aspect, put);
       if (change.delete) {
         delete d.put[item.aspect];
-        if (current.get(item.urn)?.aspects[item.aspect]) d.delete.add(item.aspect);
-        delete aspects[item.aspect];
+        if (current.get(item.urn)?.aspects[item.aspect]) (d.delete ??= new Set()).add(item.aspect);
+        if (aspects) delete aspects[item.aspect];
       }
-      working.set(item.urn, {
-        urn: item.urn,
-        entityType: entity?.entityType ?? entityTypeOf(item.urn),
-        version: entity?.version ?? 0,
-        aspects,
-      });
     }
     // What depends on the stored state (immutable values, a definition's breaking changes) was checked under this read.
     throwIfViolations(problems, message);
@@ -303,7 +349,7 @@ export class WritePipeline {
     for (const [urn, d] of drafts) {
       if (d.deleteEntity) {
         // An entity deleted and then written again in one batch is replaced: its old aspects go.
-        const rewritten = Object.keys(d.put).length > 0;
+        const rewritten = hasKeys(d.put);
         if (!rewritten) entities.push({ urn, deleteEntity: true });
         else {
           const old = Object.keys(current.get(urn)?.aspects ?? {}).filter((n) => !(n in d.put));
@@ -311,23 +357,31 @@ export class WritePipeline {
         }
         continue;
       }
-      entities.push({ urn, ...(Object.keys(d.put).length ? { put: d.put } : {}), ...(d.delete.size ? { delete: [...d.delete] } : {}) });
+      const plan: EntityPlan = { urn };
+      if (hasKeys(d.put)) plan.put = d.put;
+      if (d.delete?.size) plan.delete = [...d.delete];
+      entities.push(plan);
     }
     return { entities, jobs, timeseries: [...rows.values()] };
   }
 }
 
-function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number): OwnedItem {
-  const base = { index, op: item.op, urn: item.urn, entityType: entityTypeOf(item.urn), aspect: item.aspect, path: item.path };
-  if (item.op === 'upsert') return { ...base, value: item.value };
-  if (item.op === 'patch')
+function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number, entityType: string): OwnedItem {
+  const { op, urn, aspect, path } = item;
+  if (op === 'upsert') return { index, op, urn, entityType, aspect, path, value: item.value };
+  if (op === 'patch')
     return {
-      ...base,
+      index,
+      op,
+      urn,
+      entityType,
+      aspect,
+      path,
       operations: item.operations,
       patchPath: item.patchPath,
       ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
     };
-  return base;
+  return { index, op, urn, entityType, aspect, path };
 }
 
 /** The aspect as later items of the batch see it (the commit stamps the real one). */
@@ -345,6 +399,8 @@ function standIn(name: string, change: AspectChange, previous: StoredAspect | un
 /** Chunks of whole entities, in the order of their first item; one chunk when `size` is left out. */
 function chunksOf(routed: readonly Routed[], size: number | undefined): Routed[][] {
   if (size === undefined) return routed.length ? [[...routed]] : [];
+  const contiguous = contiguousChunks(routed, size);
+  if (contiguous) return contiguous;
   const byUrn = new Map<string, Routed[]>();
   for (const r of routed) {
     const list = byUrn.get(r.item.urn);
@@ -364,6 +420,33 @@ function chunksOf(routed: readonly Routed[], size: number | undefined): Routed[]
     entities++;
   }
   if (chunk.length) chunks.push(chunk);
+  return chunks;
+}
+
+/**
+ * `chunksOf` when each entity's items are next to each other already (the usual batch): slices of the
+ * batch, in its order; undefined when an entity's items are apart (they are grouped then).
+ */
+function contiguousChunks(routed: readonly Routed[], size: number): Routed[][] | undefined {
+  const seen = new Set<string>();
+  const chunks: Routed[][] = [];
+  let start = 0;
+  let entities = 0;
+  let last: string | undefined;
+  for (let i = 0; i < routed.length; i++) {
+    const urn = routed[i]!.item.urn;
+    if (urn === last) continue;
+    if (seen.has(urn)) return undefined;
+    seen.add(urn);
+    last = urn;
+    if (entities === size) {
+      chunks.push(routed.slice(start, i));
+      start = i;
+      entities = 0;
+    }
+    entities++;
+  }
+  if (routed.length > start) chunks.push(routed.slice(start));
   return chunks;
 }
 

@@ -61,6 +61,7 @@ export interface WritePlan {
 export type Decide = (current: ReadonlyMap<string, StoredEntity>, now: number) => WritePlan | Promise<WritePlan>;
 
 const MAX_ATTEMPTS = 8;
+const NO_CHANGES: Readonly<Record<string, AspectChange>> = Object.freeze({});
 
 /**
  * The unit of work behind every entity write: read the entities, let the caller decide the changes
@@ -141,9 +142,11 @@ export class EntityWriter {
         after.set(urn, undefined);
         continue;
       }
-      const aspects: Record<string, StoredAspect> = { ...(existing?.aspects ?? {}) };
+      const aspects: Record<string, StoredAspect> = existing ? { ...existing.aspects } : {};
       const put: StoredAspect[] = [];
-      for (const [name, change] of Object.entries(entityPlan.put ?? {})) {
+      const changes = entityPlan.put ?? NO_CHANGES;
+      for (const name of Object.keys(changes)) {
+        const change = changes[name]!;
         const previous = aspects[name];
         if (previous && isDeepStrictEqual(previous.value, change.value)) {
           // Unchanged: no new version, no event, no kept version (re-ingesting a file leaves the history as
@@ -160,12 +163,12 @@ export class EntityWriter {
           version: (previous?.version ?? 0) + 1,
           created: previous?.created ?? { time: now, actor },
           lastModified: { time: now, actor },
-          ...(change.systemMetadata ? { systemMetadata: change.systemMetadata } : {}),
         };
+        if (change.systemMetadata) stored.systemMetadata = change.systemMetadata;
         aspects[name] = stored;
         if (recordEvents) {
           const systemMetadata = eventMetadata(change.systemMetadata);
-          events.push({
+          const event: NewChangeEvent = {
             entityUrn: urn,
             entityType,
             aspectName: name,
@@ -173,13 +176,14 @@ export class EntityWriter {
             aspect: change.value,
             previousAspectValue: previous?.value ?? null,
             created: { time: now, actor },
-            ...(systemMetadata ? { systemMetadata } : {}),
-          });
+          };
+          if (systemMetadata) event.systemMetadata = systemMetadata;
+          events.push(event);
         }
         if (recordVersions && previous) aspectVersions.push({ urn, entityType, aspect: previous });
         put.push(stored);
       }
-      const deleted = (entityPlan.delete ?? []).filter((name) => aspects[name] !== undefined);
+      const deleted = entityPlan.delete?.length ? entityPlan.delete.filter((name) => aspects[name] !== undefined) : [];
       if (existing && deleted.length) {
         if (recordEvents) pushDeletions(events, existing, deleted, actor, now);
         if (recordVersions)
@@ -187,8 +191,13 @@ export class EntityWriter {
       }
       for (const name of deleted) delete aspects[name];
       if (!put.length && !deleted.length) continue;
-      const remaining = Object.keys(aspects).length;
-      if (remaining === 0) {
+      let remaining = false;
+      for (const name in aspects)
+        if (Object.hasOwn(aspects, name)) {
+          remaining = true;
+          break;
+        }
+      if (!remaining) {
         // Deleting the last aspect deletes the entity: an entity is its aspects (and its kept versions go too).
         aspectVersions = aspectVersions.filter((v) => v.urn !== urn);
         if (existing) writes.push({ urn, entityType, expectVersion: existing.version, deleteEntity: true, searchDocument: null });

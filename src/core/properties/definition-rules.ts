@@ -52,7 +52,6 @@ export interface DraftPaths {
 }
 
 const VERSION_PATTERN = /^\d{14}$/;
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export function valueTypeUrn(name: ValueTypeName): string {
   return `${DATA_TYPE_URN_PREFIX}${name}`;
@@ -106,11 +105,30 @@ export function normalizeEntityTypes(
 
 /** A calendar date `YYYY-MM-DD` that exists (no 2023-02-30). */
 export function isRealDate(text: string): boolean {
-  const m = DATE_PATTERN.exec(text);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  // Read in place (every date value of every write comes here): the shape `YYYY-MM-DD` in ASCII digits, then the calendar.
+  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  if (year < 0 || month < 0 || day < 0) return false;
+  // Years below 100 are refused, as a JavaScript Date would read them as 19xx.
+  return year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+/** The number written by `length` ASCII digits at `start`; -1 when one is not a digit. */
+function digitsAt(text: string, start: number, length: number): number {
+  let n = 0;
+  for (let i = start; i < start + length; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** Why a value does not fit the value type (undefined when it does). */

@@ -164,7 +164,7 @@ export function assignmentState(info: DefinitionInfo | undefined, key: string | 
 }
 
 /** Property URNs named by the values aspects of these entities. */
-export function propertyUrnsOf(entities: readonly StoredEntity[]): Set<string> {
+export function propertyUrnsOf(entities: Iterable<StoredEntity>): Set<string> {
   const urns = new Set<string>();
   for (const entity of entities) for (const a of assignmentsOf(entity.aspects[VALUES_ASPECT])) urns.add(a.propertyUrn);
   return urns;

@@ -39,7 +39,7 @@ export function propertyOwners(definitions: PropertyDefinitionService, values: P
         name: 'structured property values',
         governs: (_entityType, aspect) => aspect === VALUES_ASPECT,
         privilege: () => 'EDIT_ENTITY_PROPERTIES',
-        prepare: (principal, items, violations) => values.prepareItems(principal, items, violations),
+        prepare: (principal, items, violations, batch) => values.prepareItems(principal, items, violations, batch),
       },
     ],
     entityTypes: [

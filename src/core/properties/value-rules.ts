@@ -45,8 +45,9 @@ export interface StoredValues {
 
 export function storedValues(entity: StoredEntity | undefined, definitions: ReadonlyMap<string, DefinitionInfo>): StoredValues {
   const aspect = entity?.aspects[VALUES_ASPECT];
-  const keys = keysOf(aspect);
   const out: StoredValues = { visible: [], softDeleted: [], stale: [] };
+  if (!aspect) return out;
+  const keys = keysOf(aspect);
   const stamped = stampedAssignmentsOf(aspect);
   assignmentsOf(aspect).forEach((assignment, i) => {
     const state = assignmentState(definitions.get(assignment.propertyUrn), keys[assignment.propertyUrn]);
@@ -59,10 +60,18 @@ export function storedValues(entity: StoredEntity | undefined, definitions: Read
 
 /** A deep copy of JSON data, as JSON.parse(JSON.stringify(value)) makes it, without the text in between. */
 function copyJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : copyJson(v)));
   if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out[i] = v === undefined ? null : copyJson(v);
+    }
+    return out;
+  }
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const v = (value as Record<string, unknown>)[key];
     if (v === undefined) continue;
     if (key === '__proto__') Object.defineProperty(out, key, { value: copyJson(v), enumerable: true, writable: true, configurable: true });
@@ -80,17 +89,21 @@ export function checkAssignments(
   definitions: ReadonlyMap<string, DefinitionInfo>,
   violations: Violation[],
 ): void {
-  const entityTypeUrn = `${ENTITY_TYPE_URN_PREFIX}${entityTypeOf(entityUrn)}`;
-  const seen = new Set<string>();
-  for (const draft of drafts) {
+  const entityType = entityTypeOf(entityUrn);
+  const entityTypeUrn = `${ENTITY_TYPE_URN_PREFIX}${entityType}`;
+  // A few drafts (the usual entity) are compared with the earlier ones; many go through a set.
+  const seen = drafts.length > 16 ? new Set<string>() : undefined;
+  for (let k = 0; k < drafts.length; k++) {
+    const draft = drafts[k]!;
     const urn = draft.propertyUrn;
-    if (seen.has(urn)) {
+    if (seen ? seen.has(urn) : listedBefore(drafts, k)) {
       violations.push({ path: draft.urnPath, message: `${urn} appears more than once; a property is set once per entity` });
       continue;
     }
-    seen.add(urn);
+    seen?.add(urn);
     const info = definitions.get(urn);
-    const notAPropertyUrn = propertyUrnProblem(urn);
+    // A definition was read under this URN, so it is a structured property URN: only an unknown one is checked.
+    const notAPropertyUrn = info ? undefined : propertyUrnProblem(urn);
     if (notAPropertyUrn) {
       violations.push({ path: draft.urnPath, message: notAPropertyUrn });
       continue;
@@ -108,36 +121,52 @@ export function checkAssignments(
       const names = definition.entityTypes.map((t) => t.slice(ENTITY_TYPE_URN_PREFIX.length)).join(', ');
       violations.push({
         path: draft.urnPath,
-        message: `${urn} cannot be set on ${entityTypeOf(entityUrn)} entities; its entity types are ${names}`,
+        message: `${urn} cannot be set on ${entityType} entities; its entity types are ${names}`,
       });
     }
     if (draft.malformed) continue;
-    if (draft.values.length === 0) {
+    const count = draft.values.length;
+    if (count === 0) {
       violations.push({ path: `${draft.path}/values`, message: `${urn} needs at least one value (remove the property to unset it)` });
     }
-    if (definition.cardinality === 'SINGLE' && draft.values.length > 1) {
+    if (definition.cardinality === 'SINGLE' && count > 1) {
       violations.push({
         path: `${draft.path}/values`,
-        message: `${urn} takes a single value (cardinality SINGLE), got ${draft.values.length}`,
+        message: `${urn} takes a single value (cardinality SINGLE), got ${count}`,
       });
     }
     const allowed = definition.allowedValues?.map((a) => fromPropertyValue(a.value));
-    const values = new Set<string>();
-    draft.values.forEach((value, i) => {
-      const path = `${draft.path}/values/${i}`;
-      const problem = typedValueProblem(info.valueType, definition.typeQualifier?.allowedTypes, value);
+    const allowedTypes = definition.typeQualifier?.allowedTypes;
+    // Values already listed (string and number values never equal each other, as their JSON texts differ).
+    let listed: Set<string | number> | undefined;
+    for (let i = 0; i < count; i++) {
+      const value = draft.values[i]!;
+      const problem = typedValueProblem(info.valueType, allowedTypes, value);
       if (problem) {
-        violations.push({ path, message: `value ${formatValue(value)} of ${urn} ${problem}` });
-        return;
+        violations.push({ path: `${draft.path}/values/${i}`, message: `value ${formatValue(value)} of ${urn} ${problem}` });
+        continue;
       }
       if (allowed && !allowed.includes(value)) {
-        violations.push({ path, message: `value ${formatValue(value)} of ${urn} should be one of ${JSON.stringify(allowed)}` });
-        return;
+        violations.push({
+          path: `${draft.path}/values/${i}`,
+          message: `value ${formatValue(value)} of ${urn} should be one of ${JSON.stringify(allowed)}`,
+        });
+        continue;
       }
-      if (values.has(formatValue(value))) violations.push({ path, message: `value ${formatValue(value)} of ${urn} is listed twice` });
-      values.add(formatValue(value));
-    });
+      if (count === 1) continue;
+      listed ??= new Set();
+      if (listed.has(value))
+        violations.push({ path: `${draft.path}/values/${i}`, message: `value ${formatValue(value)} of ${urn} is listed twice` });
+      listed.add(value);
+    }
   }
+}
+
+/** Whether a draft before `k` names the property of draft `k`. */
+function listedBefore(drafts: readonly AssignmentDraft[], k: number): boolean {
+  const urn = drafts[k]!.propertyUrn;
+  for (let j = 0; j < k; j++) if (drafts[j]!.propertyUrn === urn) return true;
+  return false;
 }
 
 /** Immutable values can be set once: afterwards they are neither changed nor removed. */
@@ -177,25 +206,37 @@ export function composeValues(
   drafts: readonly AssignmentDraft[],
   definitions: ReadonlyMap<string, DefinitionInfo>,
   stamp: AuditStamp,
+  /**
+   * `visible: false`: the caller drops `visible`, so the stored value may share its objects (with it,
+   * with the stamp, with the aspect read): nothing is copied. By default the stored value is a copy.
+   */
+  options: { visible?: boolean } = {},
 ): { visible: PropertyAssignment[]; change?: { value: JsonObject; systemMetadata: JsonObject } } {
-  const visible: PropertyAssignment[] = drafts.map((draft) => {
-    const before = stored.visible.find((a) => a.propertyUrn === draft.propertyUrn);
-    const info = definitions.get(draft.propertyUrn);
-    const same = before && sortedValues(before.values.map(fromPropertyValue)) === sortedValues(draft.values);
-    if (
-      before &&
-      same &&
-      (info?.definition.immutable || JSON.stringify(before.values.map(fromPropertyValue)) === JSON.stringify(draft.values))
-    ) {
-      return before;
+  const copy = options.visible !== false;
+  const count = drafts.length;
+  const visible = new Array<PropertyAssignment>(count);
+  /** Whether visible[i] is the stored assignment, kept as it was. */
+  const reused = new Array<boolean>(count);
+  for (let i = 0; i < count; i++) {
+    const draft = drafts[i]!;
+    const before = stored.visible.length ? stored.visible.find((a) => a.propertyUrn === draft.propertyUrn) : undefined;
+    if (before) {
+      const info = definitions.get(draft.propertyUrn);
+      const same = sortedValues(before.values.map(fromPropertyValue)) === sortedValues(draft.values);
+      if (same && (info?.definition.immutable || JSON.stringify(before.values.map(fromPropertyValue)) === JSON.stringify(draft.values))) {
+        visible[i] = before;
+        reused[i] = true;
+        continue;
+      }
     }
-    return {
+    visible[i] = {
       propertyUrn: draft.propertyUrn,
       values: draft.values.map(toPropertyValue),
       created: before?.created ?? stamp,
       lastModified: stamp,
     };
-  });
+    reused[i] = false;
+  }
   const keys: Record<string, string> = {};
   for (const a of visible) keys[a.propertyUrn] = definitions.get(a.propertyUrn)!.key;
   for (const { assignment, key } of stored.softDeleted) keys[assignment.propertyUrn] = key;
@@ -203,33 +244,49 @@ export function composeValues(
   // The value holds what the writer sent (its stamps only when it sent them); who set what when is kept beside it.
   const oldStamps = stampsOf(aspect);
   const stamps: AssignmentStamps = {};
-  const written = visible.map((a, i) => {
+  const total = count + stored.softDeleted.length;
+  /** The assignments after the write (compared with the stored ones). */
+  const properties = new Array<unknown>(total);
+  /** What is stored: a copy that shares no object with `visible` (which goes back to the caller) nor with the input. */
+  const copies = copy ? new Array<unknown>(total) : properties;
+  for (let i = 0; i < count; i++) {
+    const a = visible[i]!;
     const draft = drafts[i]!;
     if (a.created && a.lastModified) stamps[a.propertyUrn] = { created: a.created, lastModified: a.lastModified };
-    const kept = a === stored.visible.find((b) => b.propertyUrn === a.propertyUrn) && !draft.sent;
-    const raw = kept ? assignmentsOf(aspect).find((b) => b.propertyUrn === a.propertyUrn) : undefined;
-    return raw ?? { propertyUrn: a.propertyUrn, values: a.values, ...(draft.sent ?? {}) };
-  });
-  for (const { assignment } of stored.softDeleted)
+    const raw = reused[i] && !draft.sent ? assignmentsOf(aspect).find((b) => b.propertyUrn === a.propertyUrn) : undefined;
+    if (copy && !raw && !reused[i] && !draft.sent) {
+      // A new assignment: its stored copy is made from the draft directly (with nothing stored, only the count of `properties` matters).
+      properties[i] = aspect === undefined ? a : { propertyUrn: a.propertyUrn, values: a.values };
+      copies[i] = { propertyUrn: a.propertyUrn, values: draft.values.map(toPropertyValue) };
+      continue;
+    }
+    const written =
+      raw ??
+      (draft.sent ? { propertyUrn: a.propertyUrn, values: a.values, ...draft.sent } : { propertyUrn: a.propertyUrn, values: a.values });
+    properties[i] = written;
+    if (copy) copies[i] = copyJson(written);
+  }
+  for (let j = 0; j < stored.softDeleted.length; j++) {
+    const { assignment } = stored.softDeleted[j]!;
     if (oldStamps[assignment.propertyUrn]) stamps[assignment.propertyUrn] = oldStamps[assignment.propertyUrn]!;
-  const properties = [...written, ...stored.softDeleted.map((s) => s.assignment)];
-  const oldKeys = keysOf(aspect);
+    properties[count + j] = assignment;
+    if (copy) copies[count + j] = copyJson(assignment);
+  }
   const unchanged =
     aspect !== undefined
       ? JSON.stringify(assignmentsOf(aspect)) === JSON.stringify(properties) &&
-        JSON.stringify(oldKeys) === JSON.stringify(keys) &&
+        JSON.stringify(keysOf(aspect)) === JSON.stringify(keys) &&
         JSON.stringify(oldStamps) === JSON.stringify(stamps)
       : properties.length === 0;
   if (unchanged) return { visible };
   return {
     visible,
     change: {
-      // A copy: the stored value shares no object with `visible`, which goes back to the caller.
-      value: { ...(aspect?.value ?? {}), properties: copyJson(properties) as JsonObject[] },
+      value: { ...(aspect?.value ?? {}), properties: copies as JsonObject[] },
       systemMetadata: {
         ...(aspect?.systemMetadata ?? {}),
         [PROPERTY_KEYS_METADATA]: keys,
-        [PROPERTY_STAMPS_METADATA]: copyJson(stamps) as JsonObject,
+        [PROPERTY_STAMPS_METADATA]: (copy ? copyJson(stamps) : stamps) as JsonObject,
       },
     },
   };

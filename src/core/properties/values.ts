@@ -1,13 +1,13 @@
 import type { Actor } from '../access/actor';
-import type { StoredEntity } from '../../adapter/types';
+import type { AuditStamp, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { AspectChange, EntityPlan } from '../entities/writer';
-import type { OwnedItem, OwnerBatch, ReadTransform } from '../entities/owner';
+import type { OwnedItem, OwnerBatch, PrepareContext, ReadTransform } from '../entities/owner';
 import { escapeToken } from './patch';
 import { withPaths } from '../../errors';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { DecoderReport } from './graphql-input';
-import { checkSchema } from '../validation';
+import { checkSchema, checkSchemaOnly } from '../validation';
 import { fromPropertyValue } from './definition-rules';
 import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
@@ -18,6 +18,25 @@ import { restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/sc
 import { parseUrn } from '../urn';
 
 const BULK_CHUNK = 500;
+
+/** The values of a bulk write, checked, with what their plans share: the definitions read once for the batch. */
+export interface BulkValues {
+  who: string;
+  definitions: Map<string, DefinitionInfo>;
+  /** Once per unit of work: reads the definitions its stored values name that were not read yet. */
+  begin(current: ReadonlyMap<string, StoredEntity>): Promise<void>;
+  /** The values aspect to write on the entity of this item (undefined when nothing changes). */
+  plan(item: OwnedItem, current: StoredEntity | undefined, problems: Violation[], now: number): AspectChange | undefined;
+}
+
+/** The property a values patch operation addresses (`/properties/<escaped urn>`), when it names one. */
+function addPatchTarget(urns: Set<string>, operation: { path?: unknown }): void {
+  const { path } = operation;
+  if (typeof path !== 'string' || !path.startsWith('/properties/')) return;
+  const token = path.slice('/properties/'.length).split('/')[0] ?? '';
+  const urn = token.replace(/~1/g, '/').replace(/~0/g, '~');
+  if (propertyUrnProblem(urn) === undefined) urns.add(urn);
+}
 
 /** What to write on one entity, given what it holds now. */
 type Wish = (stored: StoredValues) => { drafts: AssignmentDraft[]; removalPath: (propertyUrn: string) => string };
@@ -41,20 +60,19 @@ export function readValuesInput(input: unknown, violations: Violation[], prefix 
       if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
       return;
     }
-    const found = checkSchema(restAssignmentSchema, item, path);
-    violations.push(...found);
+    // The whole body was found free of what no input may hold (`envelope`): each element gets its schema only.
+    const found = checkSchemaOnly(restAssignmentSchema, item, path);
+    for (let k = 0; k < found.length; k++) violations.push(found[k]!);
     if (found.length) {
       if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
       return;
     }
-    const { created, lastModified } = item as PropertyAssignment;
-    drafts.push({
-      propertyUrn: propertyUrn as string,
-      values: (item as PropertyAssignment).values.map(fromPropertyValue),
-      path,
-      urnPath,
-      ...(created || lastModified ? { sent: { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) } } : {}),
-    });
+    const { created, lastModified, values: sentValues } = item as PropertyAssignment;
+    const values = new Array<string | number>(sentValues.length);
+    for (let j = 0; j < sentValues.length; j++) values[j] = fromPropertyValue(sentValues[j]!);
+    const draft: AssignmentDraft = { propertyUrn: propertyUrn as string, values, path, urnPath };
+    if (created || lastModified) draft.sent = { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) };
+    drafts.push(draft);
   });
   return drafts;
 }
@@ -226,47 +244,56 @@ export class PropertyValueService {
 
   /**
    * Structured properties in a bulk write of whole entities (`catalog.entities.upsertMany`): the values
-   * of every item are checked as `upsertMany` here checks them (shape, definitions, immutable values), the
-   * actor must hold EDIT_ENTITY_PROPERTIES, and each entity's change is then planned inside the entity
-   * writer's unit of work, so that it commits atomically with the entity's other aspects.
+   * of every item are checked as `upsertMany` here checks them (shape, definitions), the actor must hold
+   * EDIT_ENTITY_PROPERTIES, and each entity's change is then planned inside the entity writer's unit of
+   * work, so that it commits atomically with the entity's other aspects. The definitions the items name
+   * are read once, here; immutable values are checked against the unit of work's read of the entities
+   * (before the first unit of work only when the batch is written in several).
    */
   async prepareBulk(
     actor: Actor,
-    items: ReadonlyArray<{ index: number; urn: string; value: unknown }>,
-    prefix: (index: number) => string,
+    items: readonly OwnedItem[],
     violations: Violation[],
-    keyOf: (index: number, urn: string) => string | number = (_index, urn) => urn,
-  ): Promise<
-    (key: string | number, current: StoredEntity | undefined, problems: Violation[], now: number) => Promise<AspectChange | undefined>
-  > {
+    options: { units?: number; alsoNamed?: Iterable<string> } = {},
+  ): Promise<BulkValues> {
     const who = await this.editor(actor);
-    const wishes = new Map<string | number, { urn: string; drafts: AssignmentDraft[]; path: string }>();
-    for (const { index, urn, value } of items) {
-      wishes.set(keyOf(index, urn), {
-        urn,
-        drafts: readValuesInput(value, violations, prefix(index)),
-        path: `${prefix(index)}/properties`,
-      });
+    const wishes = new Map<number, { drafts: AssignmentDraft[]; path: string }>();
+    const named = new Set<string>(options.alsoNamed ?? []);
+    for (const { index, value, path } of items) {
+      const drafts = readValuesInput(value, violations, path);
+      for (const draft of drafts) named.add(draft.propertyUrn);
+      wishes.set(index, { drafts, path: `${path}/properties` });
     }
-    const definitions = await loadDefinitions(
-      this.ctx.adapter,
-      [...wishes.values()].flatMap((w) => w.drafts.map((d) => d.propertyUrn)),
-    );
-    for (const wish of wishes.values()) checkAssignments(wish.urn, wish.drafts, definitions, violations);
-    const stored = await this.ctx.adapter.readEntities([...new Set([...wishes.values()].map((w) => w.urn))], [VALUES_ASPECT]);
-    await this.ensureDefinitions(definitions, propertyUrnsOf(stored));
-    const byUrn = new Map(stored.map((e) => [e.urn, e] as const));
-    for (const wish of wishes.values()) {
-      const entity = byUrn.get(wish.urn);
-      if (entity) checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => wish.path, violations);
+    // The one read of definitions for the batch; a unit of work reads more only for stored values naming others.
+    const definitions = await loadDefinitions(this.ctx.adapter, named);
+    for (const item of items) checkAssignments(item.urn, wishes.get(item.index)!.drafts, definitions, violations);
+    if ((options.units ?? 1) > 1 && items.length > 0) {
+      // Several commits: immutable values are checked against what is stored before the first one.
+      const stored = await this.ctx.adapter.readEntities([...new Set(items.map((item) => item.urn))], [VALUES_ASPECT]);
+      await this.ensureDefinitions(definitions, propertyUrnsOf(stored));
+      const byUrn = new Map(stored.map((e) => [e.urn, e] as const));
+      for (const item of items) {
+        const entity = byUrn.get(item.urn);
+        const wish = wishes.get(item.index)!;
+        if (entity) checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => wish.path, violations);
+      }
     }
-    return async (key, current, problems, now) => {
-      const wish = wishes.get(key);
-      if (!wish) return undefined;
-      const urn = wish.urn;
-      await this.ensureDefinitions(definitions, propertyUrnsOf(current ? [current] : []));
-      const plan = this.plan(who, urn, current, definitions, () => ({ drafts: wish.drafts, removalPath: () => wish.path }), problems, now);
-      return plan.entity?.put?.[VALUES_ASPECT];
+    let stamp: AuditStamp | undefined;
+    return {
+      who,
+      definitions,
+      begin: (current) => this.ensureDefinitions(definitions, propertyUrnsOf(current.values())),
+      plan: (item, current, problems, now) => {
+        const wish = wishes.get(item.index);
+        if (!wish) return undefined;
+        // One stamp per unit of work (its objects are copied where the stored value needs its own).
+        if (stamp?.time !== now) stamp = { time: now, actor: who };
+        const stored = storedValues(current, definitions);
+        // The drafts were checked against these definitions above: only what depends on the stored values is left.
+        checkImmutables(stored.visible, wish.drafts, definitions, () => wish.path, problems);
+        if (problems.length > 0) return undefined;
+        return composeValues(current, stored, wish.drafts, definitions, stamp, { visible: false }).change;
+      },
     };
   }
 
@@ -275,35 +302,21 @@ export class PropertyValueService {
    * stored) checked as `upsertMany` checks one, or a JSON patch (`/properties/<property urn>`) applied
    * to the values the entity holds when the unit of work reads it. Deleting the aspect is refused.
    */
-  async prepareItems(actor: Actor, items: readonly OwnedItem[], violations: Violation[]): Promise<OwnerBatch> {
+  async prepareItems(actor: Actor, items: readonly OwnedItem[], violations: Violation[], batch?: PrepareContext): Promise<OwnerBatch> {
     const upserts = items.filter((item) => {
       if (item.op !== 'delete') return item.op === 'upsert';
       violations.push({ path: item.path, message: `"${VALUES_ASPECT}" is managed by its own API and cannot be deleted directly` });
       return false;
     });
-    const pathOf = new Map(upserts.map((item) => [item.index, item.path]));
-    const planner = await this.prepareBulk(
-      actor,
-      upserts.map((item) => ({ index: item.index, urn: item.urn, value: item.value })),
-      (index) => pathOf.get(index) ?? '',
-      violations,
-      (index) => index,
-    );
-    const who = await this.ctx.authenticate(actor);
-    // Definitions read inside the unit of work, once per batch rather than once per entity (a batch of
-    // patches names the same few properties again and again).
-    const known = new Map<string, DefinitionInfo>();
-    const asked = new Set<string>();
-    const load = async (urns: Iterable<string>): Promise<void> => {
-      const missing = [...urns].filter((u) => !asked.has(u));
-      for (const u of missing) asked.add(u);
-      for (const [urn, info] of await loadDefinitions(this.ctx.adapter, missing)) known.set(urn, info);
-    };
+    // The properties the patches address are read with the rest (the values they keep are read by `begin`).
+    const patched = new Set<string>();
+    for (const item of items) if (item.op === 'patch') for (const op of item.operations ?? []) addPatchTarget(patched, op);
+    const values = await this.prepareBulk(actor, upserts, violations, { units: batch?.units ?? 1, alsoNamed: patched });
+    const { who, definitions } = values;
     return {
+      begin: values.begin,
       plan: async (item, entity, step) => {
-        if (item.op === 'upsert') return { put: await planner(item.index, entity, step.problems, step.now) };
-        await load(propertyUrnsOf(entity ? [entity] : []));
-        const definitions = known;
+        if (item.op === 'upsert') return { put: values.plan(item, entity, step.problems, step.now) };
         const stored = storedValues(entity, definitions);
         const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
         let drafts: AssignmentDraft[];
@@ -314,7 +327,10 @@ export class PropertyValueService {
           throw withPaths(error, (path) => `${item.path}${path}`);
         }
         drafts = drafts.map((d) => ({ ...d, path: `${item.path}${d.path}`, urnPath: `${item.path}${d.urnPath}` }));
-        await load(drafts.map((d) => d.propertyUrn));
+        await this.ensureDefinitions(
+          definitions,
+          drafts.map((d) => d.propertyUrn),
+        );
         const removalPath = (p: string) => `${item.path}/properties/${escapeToken(p)}`;
         const plan = this.plan(who, item.urn, entity, definitions, () => ({ drafts, removalPath }), step.problems, step.now);
         const put = plan.entity?.put?.[VALUES_ASPECT];
@@ -324,7 +340,9 @@ export class PropertyValueService {
   }
 
   private async ensureDefinitions(definitions: Map<string, DefinitionInfo>, urns: Iterable<string>): Promise<void> {
-    const missing = [...urns].filter((u) => !definitions.has(u));
+    const missing: string[] = [];
+    for (const urn of urns) if (!definitions.has(urn)) missing.push(urn);
+    if (missing.length === 0) return;
     for (const [urn, info] of await loadDefinitions(this.ctx.adapter, missing)) definitions.set(urn, info);
   }
 
@@ -336,10 +354,12 @@ export class PropertyValueService {
     wish: Wish,
     violations: Violation[],
     now: number,
+    /** The drafts were checked against these definitions already (`checkAssignments`). */
+    checked = false,
   ): { visible: PropertyAssignment[]; entity?: EntityPlan } {
     const stored = storedValues(entity, definitions);
     const { drafts, removalPath } = wish(stored);
-    checkAssignments(urn, drafts, definitions, violations);
+    if (!checked) checkAssignments(urn, drafts, definitions, violations);
     checkImmutables(stored.visible, drafts, definitions, removalPath, violations);
     if (violations.length > 0) return { visible: stored.visible };
     const { visible, change } = composeValues(entity, stored, drafts, definitions, { time: now, actor: who });

@@ -85,6 +85,17 @@ export function checkSchema(schema: JsonSchema, value: unknown, prefix = ''): Vi
   return withValueProblems(validate(value) ? [] : violationsFromAjv(validate.errors, prefix), value, prefix);
 }
 
+/**
+ * The schema's violations only, for a part of a value whose `jsonValueProblems` were found empty already
+ * (the elements of a list checked one by one after the list as a whole).
+ */
+export function checkSchemaOnly(schema: JsonSchema, value: unknown, prefix = ''): readonly Violation[] {
+  const { validate } = compiled(schema);
+  return validate(value) ? NO_VIOLATIONS : violationsFromAjv(validate.errors, prefix);
+}
+
+const NO_VIOLATIONS: readonly Violation[] = Object.freeze([]);
+
 /** How many distinct schemas are compiled now (for tests and diagnostics). */
 export function compiledSchemaCount(): number {
   return byContent.size;
@@ -122,11 +133,13 @@ export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefi
   return out;
 }
 
+/** Any surrogate: the quick test before the exact one (nearly all text has none). */
+const SURROGATE = /[\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** False for a string with a lone surrogate (not well-formed Unicode: it cannot be stored as UTF-8). */
 export function isWellFormedText(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
+  return !SURROGATE.test(text) || !LONE_SURROGATE.test(text);
 }
 
 /** At most this many problems of one value are listed (the walk stops there). */
@@ -134,7 +147,31 @@ const MAX_JSON_PROBLEMS = 100;
 
 /** JSON Pointer escaping of one key. */
 function pointerKey(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+  return key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key;
+}
+
+/** Past this depth the quick look gives up and the iterative walk decides (no stack exhaustion). */
+const QUICK_DEPTH = 64;
+
+/**
+ * Whether the value might hold what `jsonValueProblems` reports: false, without allocating a path,
+ * for the clean values nearly every input is; true sends the value to the full walk (a surrogate pair
+ * is fine there, a value nested deeper than QUICK_DEPTH is walked there).
+ */
+function mayHoldProblems(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return SURROGATE.test(value);
+  if (typeof value === 'number') return !Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (depth >= QUICK_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (mayHoldProblems(value[i], depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    if (SURROGATE.test(key) || mayHoldProblems((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 /**
@@ -144,6 +181,7 @@ function pointerKey(key: string): string {
  */
 export function jsonValueProblems(root: unknown, prefix = ''): Violation[] {
   const out: Violation[] = [];
+  if (!mayHoldProblems(root, 0)) return out;
   const stack: Array<[unknown, string]> = [[root, prefix]];
   while (stack.length && out.length < MAX_JSON_PROBLEMS) {
     const [value, path] = stack.pop()!;
