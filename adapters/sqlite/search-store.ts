@@ -1,4 +1,4 @@
-import type { SearchDocument } from '../../src/adapter/types';
+import type { SearchDocument, SeveralValuesRequest, SeveralValuesResponse } from '../../src/adapter/types';
 import { analyzeText } from '../../src/adapter/text-analysis';
 import { dictionaryOf } from './dictionary';
 import { params, type SqliteHandle } from './statements';
@@ -402,4 +402,26 @@ export function countEntitiesWithPropertyValues(h: SqliteHandle, propertyUrn: st
     )
     .get(propertyUrn) as { n: number };
   return row.n;
+}
+
+/**
+ * Documents with several values under one key: the count is the key's `multi`, kept by every write;
+ * the URNs group the key's rows (its primary-key range, in entity order) without touching other keys.
+ * Both read in one transaction, so they agree.
+ */
+export function findEntitiesWithSeveralPropertyValues(h: SqliteHandle, request: SeveralValuesRequest): SeveralValuesResponse {
+  return h.db.transaction((): SeveralValuesResponse => {
+    const id = findKeyId(h, 'property', request.propertyUrn, request.definitionKey);
+    if (id === undefined) return { total: 0, urns: [] };
+    const total = keyStats(h, id).multi;
+    if (total === 0 || request.limit <= 0) return { total, urns: [] };
+    const rows = h
+      .stmt(
+        `SELECT d.urn AS urn FROM (SELECT entity_id FROM search_values WHERE key_id = @p1 GROUP BY entity_id HAVING COUNT(*) > 1) m
+           JOIN entities d ON d.entity_id = m.entity_id
+         WHERE d.urn > @p2 ORDER BY d.urn LIMIT @p3`,
+      )
+      .all(params(id, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
+    return { total, urns: rows.map((r) => r.urn) };
+  })();
 }
