@@ -12,6 +12,7 @@ import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
 import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
+import { createStewardship } from './core/stewardship';
 import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
 import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
@@ -364,8 +365,9 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
   // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
   const tracing = loadTracing();
-  const { service: properties, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
-  const search = createSearchService(ctx, properties, filterFields);
+  const { service: propertyCore, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
+  const search = createSearchService(ctx, propertyCore, filterFields);
+  const properties: StructuredPropertyService = { ...propertyCore, ...createStewardship(ctx) };
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));

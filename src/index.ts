@@ -72,6 +72,7 @@ export {
 export type {
   AllowedValue,
   CreateStructuredPropertyInput,
+  DefinitionChangePreview,
   DefinitionInputShape,
   DefinitionUpsertResult,
   GraphqlAllowedValueInput,
@@ -83,6 +84,7 @@ export type {
   PropertyPatchOperation,
   PropertyPatchRequest,
   PropertyReadBack,
+  PreviewChangeInput,
   PropertyValue,
   ReindexOptions,
   ReindexProgress,

@@ -123,6 +123,7 @@ export const DOMAIN_ORDER = [
   'timeseries',
   'properties',
   'search',
+  'stewardship',
   'tokens',
   'changes',
   'transfer',

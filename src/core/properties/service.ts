@@ -16,6 +16,7 @@ import {
   VALUES_ASPECT,
   type FilterFieldSource,
   type CreateStructuredPropertyInput,
+  type DefinitionChangePreview,
   type DefinitionInputShape,
   type DefinitionUpsertResult,
   type GraphqlPropertyAssignmentInput,
@@ -23,6 +24,7 @@ import {
   type PropertyAssignment,
   type PropertyPatchRequest,
   type PropertyReadBack,
+  type PreviewChangeInput,
   type ResolvedPropertyField,
   type RestPropertyDefinitionInput,
   type StructuredPropertyDefinition,
@@ -106,7 +108,25 @@ export interface StructuredPropertyService {
     actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: PropertyAssignment[] }>,
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>>;
+
+  /**
+   * What writing this definition (the `propertyDefinition` aspect, REST shape, with its `urn`) would
+   * do: whether it is breaking and why, how many entities hold values it would invalidate or hide, a
+   * sample of them. Needs MANAGE_STRUCTURED_PROPERTIES; bad input is refused as the upsert refuses it;
+   * nothing is written.
+   */
+  previewChange(actor: Actor, input: PreviewChangeInput): Promise<DefinitionChangePreview>;
+  /** `previewChange` for each entry of the command-line file (YAML keys), every entry checked first. */
+  previewYamlEntries(actor: Actor, entries: readonly YamlPropertyEntry[]): Promise<DefinitionChangePreview[]>;
 }
+
+/**
+ * The members of `catalog.properties` that the stewardship domain brings (it sits above search, which
+ * it uses): `createCatalog` adds them to what this domain builds.
+ */
+export type StewardshipMembers = 'previewChange' | 'previewYamlEntries';
+/** `catalog.properties` as this domain builds it. */
+export type PropertyCoreService = Omit<StructuredPropertyService, StewardshipMembers>;
 
 /** Readers never see values of a missing, soft-deleted or superseded definition. */
 function visibilityTransform(cache: DefinitionCache): ReadTransform {
@@ -130,7 +150,7 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
  * the clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
  */
 export function createStructuredProperties(ctx: CatalogContext): {
-  service: StructuredPropertyService;
+  service: PropertyCoreService;
   filterFields: FilterFieldSource;
   owners: DomainOwners;
 } {
@@ -147,7 +167,7 @@ export function createStructuredProperties(ctx: CatalogContext): {
     cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
     cachedToken: () => cache.currentToken,
   };
-  const service: StructuredPropertyService = {
+  const service: PropertyCoreService = {
     create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
       definitions.create(actor, input, options.shape ?? 'graphql', { urn: options.urn }),
     update: (actor, input) => definitions.update(actor, input),

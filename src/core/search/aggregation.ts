@@ -13,7 +13,7 @@ import {
   type SearchInputResolver,
   type SearchScopeInput,
 } from './input';
-import type { StructuredPropertyService } from '../properties/service';
+import type { PropertyCoreService } from '../properties/service';
 
 export interface AggregateAcrossEntitiesInput extends SearchScopeInput {
   /**
@@ -62,11 +62,7 @@ function displayNameOf(resolved: ResolvedSearchField, view: StructuredPropertyVi
 }
 
 /** Every active structured property that has values under its current definition. */
-async function propertiesWithValues(
-  ctx: CatalogContext,
-  properties: StructuredPropertyService,
-  actor: Actor,
-): Promise<StructuredPropertyView[]> {
+async function propertiesWithValues(ctx: CatalogContext, properties: PropertyCoreService, actor: Actor): Promise<StructuredPropertyView[]> {
   const out: StructuredPropertyView[] = [];
   let afterUrn: string | undefined;
   for (;;) {
@@ -103,7 +99,7 @@ function booleanBuckets(buckets: readonly FacetBucket[], matches: number, maxVal
 export async function aggregateAcrossEntities(
   ctx: CatalogContext,
   resolver: SearchInputResolver,
-  properties: StructuredPropertyService,
+  properties: PropertyCoreService,
   actor: Actor,
   input: AggregateAcrossEntitiesInput,
 ): Promise<AggregateAcrossEntitiesResult> {
