@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../adapter/types';
-import type { ExportCounts, ExportRecord } from '../index';
+import type { DefinitionChangePreview, ExportCounts, ExportRecord } from '../index';
 import {
   CatalogError,
   encodeUrnForPath,
@@ -80,6 +80,13 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
         query: { action: 'upsertStructuredPropertyDefinitions' },
         body: { entries },
       })) as { value: PropertyUpsertOutcome[] };
+      return answer.value;
+    },
+    async previewProperties(entries) {
+      const answer = (await client.rest('POST', '/operations', {
+        query: { action: 'previewStructuredPropertyDefinitions' },
+        body: { entries },
+      })) as { value: DefinitionChangePreview[] };
       return answer.value;
     },
     async getProperty(urn) {
