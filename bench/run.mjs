@@ -24,6 +24,8 @@ const WORKLOADS = {
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
   sizing: ['sizing.ts', 'runSizingBench'],
   volume: ['volume.ts', 'runVolumeBench'],
+  // Loads a million datasets by default (minutes): run by name.
+  'preview-change': ['preview-change.ts', 'runPreviewChangeBench'],
   observability: ['observability.ts', 'runObservabilityBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
@@ -31,7 +33,7 @@ const WORKLOADS = {
   'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
-const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing', 'http-workers']);
+const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing', 'http-workers', 'preview-change']);
 
 const args = process.argv.slice(2);
 const option = (name) => {
