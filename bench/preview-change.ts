@@ -73,7 +73,9 @@ export async function runPreviewChangeBench(options: { entities?: number } = {})
       for (const batch of batches(count)) await catalog.entities.upsertMany(ADMIN, batch);
       await adapter.flushSearchIndex?.();
     });
-    console.log(`loaded ${count.toLocaleString('en-US')} datasets in ${(load.ms / 1000).toFixed(1)} s; peak RSS ${peakRssMb().toFixed(0)} MB`);
+    console.log(
+      `loaded ${count.toLocaleString('en-US')} datasets in ${(load.ms / 1000).toFixed(1)} s; peak RSS ${peakRssMb().toFixed(0)} MB`,
+    );
 
     // The brute force the preview avoids: every entity's values read once, all three answers counted.
     const scan = await time(async () => {

@@ -33,7 +33,15 @@ const WORKLOADS = {
   'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
-const ON_REQUEST = new Set(['postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing', 'http-workers', 'preview-change']);
+const ON_REQUEST = new Set([
+  'postgres',
+  'volume-postgres',
+  'postgres-writes',
+  'memory-ceiling',
+  'sizing',
+  'http-workers',
+  'preview-change',
+]);
 
 const args = process.argv.slice(2);
 const option = (name) => {

@@ -132,14 +132,26 @@ describe.each(MODES)('properties ($name)', (mode) => {
       ]);
       const json = await cli('properties', 'upsert', '-f', file, '--dry-run', '--json');
       expect(JSON.parse(json.stdout)).toEqual([
-        expect.objectContaining({ urn: RETENTION, outcome: 'refused', breaking: true, affected: 1, sample: [{ urn: DATASET_1, values: [{ double: 30 }] }] }),
+        expect.objectContaining({
+          urn: RETENTION,
+          outcome: 'refused',
+          breaking: true,
+          affected: 1,
+          sample: [{ urn: DATASET_1, values: [{ double: 30 }] }],
+        }),
         { urn: FRESH, outcome: 'created', breaking: false, reasons: [], affected: 0, sample: [] },
       ]);
       // Nothing was written.
       expect(JSON.parse((await cli('properties', 'get', '--urn', RETENTION)).stdout)).toEqual(RETENTION_READ_BACK);
       expect(JSON.parse((await cli('properties', 'list', '--json')).stdout)).toHaveLength(3);
 
-      const bad = await cli('properties', 'upsert', '-f', yamlFile('- id: io.acryl.bad\n  type: colour\n  entity_types: [dataset]\n'), '--dry-run');
+      const bad = await cli(
+        'properties',
+        'upsert',
+        '-f',
+        yamlFile('- id: io.acryl.bad\n  type: colour\n  entity_types: [dataset]\n'),
+        '--dry-run',
+      );
       expect(bad.code).toBe(1);
       expect(bad.stderr).toContain('entry 0 (io.acryl.bad), field type');
     });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { adaptersWithPostgres } from '../support/postgres';
 import { createCatalog, type Catalog, type CatalogError, type DefinitionChangePreview, type PropertyValue } from '../../src/index';
 
@@ -11,6 +11,9 @@ const DATASET_TYPE = 'urn:li:entityType:datahub.dataset';
 const FLOW_TYPE = 'urn:li:entityType:datahub.dataFlow';
 const STRING = 'urn:li:dataType:datahub.string';
 const ADAPTERS = await adaptersWithPostgres('test/structured-properties/preview-change.test.ts');
+
+// The brute force reads 300 entities one at a time: seconds on PostgreSQL, more on a busy machine.
+vi.setConfig({ testTimeout: 120_000 });
 
 const dataset = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,preview.t${i},PROD)`;
 const flow = (i: number) => `urn:li:dataFlow:(airflow,preview_f${i},prod)`;
@@ -96,12 +99,15 @@ async function open(kind: string): Promise<{ catalog: Catalog; urns: string[] }>
   return { catalog, urns };
 }
 
-/** Every entity's values of one property, read one entity at a time: the brute force the preview must agree with. */
-async function valuesOfAll(catalog: Catalog, urns: readonly string[], property: string): Promise<Map<string, PropertyValue[]>> {
-  const out = new Map<string, PropertyValue[]>();
+/**
+ * Every entity's values of each property, read one entity at a time: the brute force the preview must
+ * agree with (property URN → entity URN → values).
+ */
+async function valuesOfAll(catalog: Catalog, urns: readonly string[]): Promise<Map<string, Map<string, PropertyValue[]>>> {
+  const out = new Map([TIER, OWNER, SIZE].map((p) => [p, new Map<string, PropertyValue[]>()]));
   for (const urn of urns) {
-    const assignment = (await catalog.properties.getValues(ADMIN, urn)).find((a) => a.propertyUrn === property);
-    if (assignment?.values.length) out.set(urn, assignment.values);
+    for (const assignment of await catalog.properties.getValues(ADMIN, urn))
+      if (assignment.values.length) out.get(assignment.propertyUrn)?.set(urn, assignment.values);
   }
   return out;
 }
@@ -129,9 +135,8 @@ function expectMatches(
 describe.each(Object.keys(ADAPTERS))('previewChange: the impact of a definition change (%s)', (kind) => {
   it('counts what each kind of breaking change would invalidate, as a brute force over every entity does, and writes nothing', async () => {
     const { catalog, urns } = await open(kind);
-    const tiers = await valuesOfAll(catalog, urns, TIER);
-    const owners = await valuesOfAll(catalog, urns, OWNER);
-    const sizes = await valuesOfAll(catalog, urns, SIZE);
+    const held = await valuesOfAll(catalog, urns);
+    const [tiers, owners, sizes] = [held.get(TIER)!, held.get(OWNER)!, held.get(SIZE)!];
     const before = await catalog.changes.read(ADMIN, { limit: 1000 });
     const has = (values: PropertyValue[], wanted: readonly string[]) => values.some((v) => wanted.includes(text(v)));
 
@@ -240,7 +245,7 @@ describe.each(Object.keys(ADAPTERS))('previewChange: the impact of a definition 
 
   it('previews the entries of the command-line file, every entry checked first', async () => {
     const { catalog, urns } = await open(kind);
-    const tiers = await valuesOfAll(catalog, urns, TIER);
+    const tiers = (await valuesOfAll(catalog, urns)).get(TIER)!;
     const previews = await catalog.properties.previewYamlEntries(ADMIN, [
       {
         id: 'preview.tier',
