@@ -3,7 +3,8 @@
  * on a SQLite file of N datasets, 15% of them holding a MULTIPLE string property (one to three of five
  * allowed values). Times three previews — a removed allowed value, MULTIPLE → SINGLE, a version bump —
  * against the goal of under a second, with the brute force they avoid (a scan of every entity's values,
- * timed once) as the baseline, and checks that the scan counts what the previews count.
+ * timed once) as the baseline, and checks that the scan counts what the previews count. A fourth case,
+ * a removed value and MULTIPLE → SINGLE at once, is printed without a goal.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,7 +80,7 @@ export async function runPreviewChangeBench(options: { entities?: number } = {})
 
     // The brute force the preview avoids: every entity's values read once, all three answers counted.
     const scan = await time(async () => {
-      const counts = { tin: 0, several: 0, holders: 0 };
+      const counts = { tin: 0, several: 0, holders: 0, either: 0 };
       let afterUrn: string | undefined;
       for (;;) {
         const page = await adapter.scanEntities({ entityType: 'dataset', aspectNames: ['structuredProperties'], afterUrn, limit: 5_000 });
@@ -89,21 +90,31 @@ export async function runPreviewChangeBench(options: { entities?: number } = {})
           if (values.length === 0) continue;
           counts.holders++;
           if (values.length > 1) counts.several++;
-          if (values.some((v) => v.string === 'tin')) counts.tin++;
+          const tin = values.some((v) => v.string === 'tin');
+          if (tin) counts.tin++;
+          if (tin || values.length > 1) counts.either++;
         }
         if (page.length < 5_000) return counts;
         afterUrn = page.at(-1)!.urn;
       }
     });
 
-    const cases: Array<{ label: string; input: PreviewChangeInput; expected: number }> = [
+    const withoutTin = TIERS.filter((t) => t !== 'tin').map((t) => ({ value: { string: t } }));
+    const cases: Array<{ label: string; input: PreviewChangeInput; expected: number; goal?: boolean }> = [
       {
         label: 'a removed allowed value ("tin")',
-        input: { ...stored, allowedValues: TIERS.filter((t) => t !== 'tin').map((t) => ({ value: { string: t } })) },
+        input: { ...stored, allowedValues: withoutTin },
         expected: scan.result.tin,
+        goal: true,
       },
-      { label: 'MULTIPLE → SINGLE', input: { ...stored, cardinality: 'SINGLE' }, expected: scan.result.several },
-      { label: 'a version bump', input: { ...stored, version: '20250101000000' }, expected: scan.result.holders },
+      { label: 'MULTIPLE → SINGLE', input: { ...stored, cardinality: 'SINGLE' }, expected: scan.result.several, goal: true },
+      { label: 'a version bump', input: { ...stored, version: '20250101000000' }, expected: scan.result.holders, goal: true },
+      // Both at once: the entities breaking both rules are counted once (pages of the multi-valued ones); no goal set.
+      {
+        label: 'both a removed value and MULTIPLE → SINGLE',
+        input: { ...stored, cardinality: 'SINGLE', allowedValues: withoutTin },
+        expected: scan.result.either,
+      },
     ];
     const figures: Figure[] = [];
     for (const c of cases) {
@@ -127,8 +138,7 @@ export async function runPreviewChangeBench(options: { entities?: number } = {})
         baseline: scan.ms,
         baselineName: 'scan of every entity',
         better: 'lower',
-        goal: `< ${GOAL_MS} ms (every run)`,
-        met: slowest < GOAL_MS && affected === c.expected,
+        ...(c.goal ? { goal: `< ${GOAL_MS} ms (every run)`, met: slowest < GOAL_MS && affected === c.expected } : {}),
       });
     }
     printTable('Impact of a definition change (SQLite)', figures);

@@ -23,7 +23,7 @@ export const SAMPLE_SIZE = 10;
 /** Distinct values read to find those a new value type or allowed-types list refuses. */
 export const DISTINCT_VALUE_LIMIT = 10_000;
 /** URNs per search when counting entities that are both multi-valued and otherwise affected. */
-const OVERLAP_PAGE = 500;
+const OVERLAP_PAGE = 5_000;
 
 const NONE: Affected = { affected: 0, sample: [] };
 
