@@ -8,6 +8,7 @@
  * is a full read per question, so it suits stores of a few thousand entities, tests and prototypes.
  * A larger catalog brings a search index of its own.
  */
+import { scanPages } from './scan-pages';
 import type { EntityStore } from './entity-store';
 import { aggregateDocuments, compareCodeUnits, matchingDocuments } from './search-evaluation';
 import type { SearchDocument, SearchIndex, SearchRequest, SearchResponse } from './search-index';
@@ -29,21 +30,14 @@ export function createScanSearchIndex(store: EntityStore, options: ScanSearchInd
 
   async function documents(): Promise<SearchDocument[]> {
     const out: SearchDocument[] = [];
-    let afterUrn: string | undefined;
-    for (;;) {
-      const page = await store.scanEntities({
-        requireAspect: SEARCH_DOCUMENT_ASPECT,
-        aspectNames: [SEARCH_DOCUMENT_ASPECT],
-        afterUrn,
-        limit: pageSize,
-      });
+    const request = { requireAspect: SEARCH_DOCUMENT_ASPECT, aspectNames: [SEARCH_DOCUMENT_ASPECT] };
+    for await (const page of scanPages(store, request, pageSize)) {
       for (const entity of page) {
         const aspect = entity.aspects[SEARCH_DOCUMENT_ASPECT];
         if (aspect) out.push(aspect.value as unknown as SearchDocument);
       }
-      if (page.length < pageSize) return out;
-      afterUrn = page.at(-1)!.urn;
     }
+    return out;
   }
 
   return {

@@ -1,5 +1,6 @@
 import { actorUrn, isScopedActor, type Actor } from './actor';
 import type { StorageAdapter } from '../../adapter/types';
+import { scanPages } from '../../adapter/scan-pages';
 import { CatalogError } from '../../errors';
 import { isPrivilege, PRIVILEGE_DESCRIPTIONS, PRIVILEGES, type Privilege } from './privileges';
 import { knownUrnProblem, urnProblem } from '../urn';
@@ -23,6 +24,8 @@ export interface StoredPolicy {
 
 export const POLICY_ENTITY = 'policy';
 export const POLICY_ASPECT = 'policyInfo';
+/** Every stored policy with its record aspect. */
+export const POLICY_SCAN = { entityType: POLICY_ENTITY, requireAspect: POLICY_ASPECT, aspectNames: [POLICY_ASPECT] } as const;
 
 /**
  * The one authorization check every domain operation uses. Grants come from `superUsers`, the static
@@ -107,22 +110,13 @@ export class Authorizer {
   /** Stored policies, read fresh (a policy change takes effect on the next call). */
   async storedPolicies(): Promise<StoredPolicy[]> {
     const out: StoredPolicy[] = [];
-    let afterUrn: string | undefined;
-    for (;;) {
-      const page = await this.adapter.scanEntities({
-        entityType: POLICY_ENTITY,
-        requireAspect: POLICY_ASPECT,
-        aspectNames: [POLICY_ASPECT],
-        afterUrn,
-        limit: 500,
-      });
+    for await (const page of scanPages(this.adapter, POLICY_SCAN, 500)) {
       for (const entity of page) {
         const value = entity.aspects[POLICY_ASPECT]?.value;
         if (value) out.push({ ...(value as unknown as Omit<StoredPolicy, 'urn'>), urn: entity.urn });
       }
-      if (page.length < 500) return out;
-      afterUrn = page[page.length - 1]!.urn;
     }
+    return out;
   }
 }
 

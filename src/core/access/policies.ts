@@ -1,7 +1,8 @@
 import type { Actor } from './actor';
 import { randomUUID } from 'node:crypto';
 import type { JsonObject, StoredEntity } from '../../adapter/types';
-import { POLICY_ASPECT, POLICY_ENTITY, type StoredPolicy } from './authorization';
+import { POLICY_ASPECT, POLICY_ENTITY, POLICY_SCAN, type StoredPolicy } from './authorization';
+import { scanPages } from '../../adapter/scan-pages';
 import type { CatalogContext } from '../context';
 import { compileSchema } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -190,22 +191,13 @@ export class PolicyService implements Policies {
 
   private async scanAll(): Promise<StoredPolicy[]> {
     const out: StoredPolicy[] = [];
-    let afterUrn: string | undefined;
-    for (;;) {
-      const page = await this.ctx.adapter.scanEntities({
-        entityType: POLICY_ENTITY,
-        requireAspect: POLICY_ASPECT,
-        aspectNames: [POLICY_ASPECT],
-        afterUrn,
-        limit: 500,
-      });
+    for await (const page of scanPages(this.ctx.adapter, POLICY_SCAN, 500)) {
       for (const entity of page) {
         const policy = toPolicy(entity);
         if (policy) out.push(policy);
       }
-      if (page.length < 500) return out;
-      afterUrn = page[page.length - 1]!.urn;
     }
+    return out;
   }
 
   private async authorize(actor: Actor): Promise<string> {

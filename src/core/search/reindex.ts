@@ -1,6 +1,7 @@
 import type { EntityWrite, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError } from '../../errors';
+import { scanPages } from '../../adapter/scan-pages';
 import type { ReindexOptions, ReindexProgress } from '../properties/types';
 import { deriveSearchDocument } from '../entities/search-document';
 
@@ -10,13 +11,8 @@ const COUNT_PAGE = 5000;
 
 async function countEntities(ctx: CatalogContext): Promise<number> {
   let total = 0;
-  let afterUrn: string | undefined;
-  for (;;) {
-    const page = await ctx.adapter.scanEntities({ afterUrn, aspectNames: [], limit: COUNT_PAGE });
-    total += page.length;
-    if (page.length < COUNT_PAGE) return total;
-    afterUrn = page[page.length - 1]!.urn;
-  }
+  for await (const page of scanPages(ctx.adapter, { aspectNames: [] }, COUNT_PAGE)) total += page.length;
+  return total;
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { HOUSEKEEPING_ACTOR, PeriodicJob } from '../jobs/periodic';
-import { expiresAtOf, TOKEN_ASPECT, TOKEN_ENTITY } from './model';
+import { expiresAtOf, TOKEN_SCAN } from './model';
+import { scanPages } from '../../adapter/scan-pages';
 
 /** The job type of the clean-up; one pending job at a time (dedupe key). */
 export const REMOVE_EXPIRED_TOKENS_JOB = 'accessTokens.removeExpired';
@@ -59,34 +60,17 @@ export class TokenCleanup {
 
   private async hasExpired(): Promise<boolean> {
     const now = this.ctx.clock();
-    let afterUrn: string | undefined;
-    for (;;) {
-      const page = await this.ctx.adapter.scanEntities({
-        entityType: TOKEN_ENTITY,
-        requireAspect: TOKEN_ASPECT,
-        aspectNames: [TOKEN_ASPECT],
-        afterUrn,
-        limit: BATCH,
-      });
+    for await (const page of scanPages(this.ctx.adapter, TOKEN_SCAN, BATCH)) {
       if (page.some((e) => isExpired(expiresAtOf(e), now))) return true;
-      if (page.length < BATCH) return false;
-      afterUrn = page[page.length - 1]!.urn;
     }
+    return false;
   }
 
   /** Deletes in batches of 500 (one atomic commit each); idempotent, so a re-run after a crash is harmless. */
   private async removeExpired(actor: Actor, onBatch?: () => Promise<void>): Promise<number> {
     const now = this.ctx.clock();
     let removed = 0;
-    let afterUrn: string | undefined;
-    for (;;) {
-      const page = await this.ctx.adapter.scanEntities({
-        entityType: TOKEN_ENTITY,
-        requireAspect: TOKEN_ASPECT,
-        aspectNames: [TOKEN_ASPECT],
-        afterUrn,
-        limit: BATCH,
-      });
+    for await (const page of scanPages(this.ctx.adapter, TOKEN_SCAN, BATCH)) {
       const expired = page.filter((e) => isExpired(expiresAtOf(e), now)).map((e) => e.urn);
       if (expired.length) {
         let deleted = 0;
@@ -102,9 +86,8 @@ export class TokenCleanup {
         removed += deleted;
         await onBatch?.();
       }
-      if (page.length < BATCH) return removed;
-      afterUrn = page[page.length - 1]!.urn;
     }
+    return removed;
   }
 }
 

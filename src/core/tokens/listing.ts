@@ -5,11 +5,11 @@ import { compileSchema } from '../validation';
 import { throwIfViolations, type Violation } from '../../errors';
 import { checkFacetFilters, matchesRecord, resolveRecordConditions, type FacetCondition, type RecordValue } from '../search/filters';
 import { listInputSchema } from '../validation/schemas/access';
+import { scanPages } from '../../adapter/scan-pages';
 import {
   toMetadata,
-  TOKEN_ASPECT,
-  TOKEN_ENTITY,
   TOKEN_FILTER_FIELDS,
+  TOKEN_SCAN,
   type AccessTokenList,
   type AccessTokenMetadata,
   type ListAccessTokensInput,
@@ -43,19 +43,7 @@ function byExpiryDescending(a: AccessTokenMetadata, b: AccessTokenMetadata): num
 
 /** Every stored token entity with its record aspect, in URN order, a page at a time (token counts are small: see docs/tokens-and-policies.md). */
 export async function* tokenEntities(ctx: CatalogContext): AsyncGenerator<StoredEntity> {
-  let afterUrn: string | undefined;
-  for (;;) {
-    const page = await ctx.adapter.scanEntities({
-      entityType: TOKEN_ENTITY,
-      requireAspect: TOKEN_ASPECT,
-      aspectNames: [TOKEN_ASPECT],
-      afterUrn,
-      limit: SCAN_PAGE,
-    });
-    yield* page;
-    if (page.length < SCAN_PAGE) return;
-    afterUrn = page[page.length - 1]!.urn;
-  }
+  for await (const page of scanPages(ctx.adapter, TOKEN_SCAN, SCAN_PAGE)) yield* page;
 }
 
 /** Every token record, in URN order. */

@@ -7,6 +7,8 @@ import type { JsonWebKeySet } from './signing-keys';
 /** The token record: entity type, aspect and where the salted hash is kept beside the aspect value. */
 export const TOKEN_ENTITY = 'accessToken';
 export const TOKEN_ASPECT = 'ServiceAccessTokenInfo';
+/** Every stored token with its record aspect. */
+export const TOKEN_SCAN = { entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT] } as const;
 export const TOKEN_HASH_METADATA = 'tokenHash';
 export const TOKEN_SALT_METADATA = 'tokenSalt';
 /** Set on the record by a revocation; the record is then kept until the token expires, for the revocation feed. */
