@@ -404,10 +404,15 @@ export function countEntitiesWithPropertyValues(h: SqliteHandle, propertyUrn: st
   return row.n;
 }
 
+/** Probes a URN walk may spend to find a page before grouping the key's rows is cheaper. */
+const SEVERAL_WALK_LIMIT = 20_000;
+
 /**
- * Documents with several values under one key: the count is the key's `multi`, kept by every write;
- * the URNs group the key's rows (its primary-key range, in entity order) without touching other keys.
- * Both read in one transaction, so they agree.
+ * Documents with several values under one key: the count is the key's `multi`, kept by every write.
+ * The page walks the URN index and probes each entity's rows under the key (two at most) while the
+ * documents with several values are common enough to fill it within SEVERAL_WALK_LIMIT probes; else it
+ * groups the key's rows (its primary-key range, in entity order) and sorts what it found. Both read
+ * in one transaction, so they agree.
  */
 export function findEntitiesWithSeveralPropertyValues(h: SqliteHandle, request: SeveralValuesRequest): SeveralValuesResponse {
   return h.db.transaction((): SeveralValuesResponse => {
@@ -415,13 +420,16 @@ export function findEntitiesWithSeveralPropertyValues(h: SqliteHandle, request: 
     if (id === undefined) return { total: 0, urns: [] };
     const total = keyStats(h, id).multi;
     if (total === 0 || request.limit <= 0) return { total, urns: [] };
-    const rows = h
-      .stmt(
-        `SELECT d.urn AS urn FROM (SELECT entity_id FROM search_values WHERE key_id = @p1 GROUP BY entity_id HAVING COUNT(*) > 1) m
+    const size = (h.stmt('SELECT MAX(entity_id) AS n FROM entities').get() as { n: number | null }).n ?? 0;
+    const walk = (request.limit * size) / total <= SEVERAL_WALK_LIMIT;
+    const sql = walk
+      ? `SELECT d.urn AS urn FROM entities d
+         WHERE d.urn > @p2 AND (SELECT COUNT(*) FROM (SELECT 1 FROM search_values v WHERE v.key_id = @p1 AND v.entity_id = d.entity_id LIMIT 2)) = 2
+         ORDER BY d.urn LIMIT @p3`
+      : `SELECT d.urn AS urn FROM (SELECT entity_id FROM search_values WHERE key_id = @p1 GROUP BY entity_id HAVING COUNT(*) > 1) m
            JOIN entities d ON d.entity_id = m.entity_id
-         WHERE d.urn > @p2 ORDER BY d.urn LIMIT @p3`,
-      )
-      .all(params(id, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
+         WHERE d.urn > @p2 ORDER BY d.urn LIMIT @p3`;
+    const rows = h.stmt(sql).all(params(id, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
     return { total, urns: rows.map((r) => r.urn) };
   })();
 }

@@ -101,6 +101,9 @@ export function registerPropertyValueTests(harness: ConformanceHarness): void {
         expect(await find(KEY_V1, { limit: 1 })).toEqual({ total: 2, urns: [URN.upperB] });
         expect(await find(KEY_V1, { afterUrn: URN.upperB })).toEqual({ total: 2, urns: [URN.unknown] });
         expect(await find(KEY_V1, { limit: 0 })).toEqual({ total: 2, urns: [] });
+        // A page far larger than the matches (an adapter may answer it another way than a small one).
+        expect(await find(KEY_V1, { limit: 10_000 })).toEqual({ total: 2, urns: [URN.upperB, URN.unknown] });
+        expect(await find(KEY_V1, { afterUrn: URN.upperB, limit: 10_000 })).toEqual({ total: 2, urns: [URN.unknown] });
 
         // Down to one value, then the entity deleted: each leaves the answer.
         await adapter.commit({

@@ -38,10 +38,17 @@ function propertyField(info: DefinitionInfo): SearchField {
 
 const exists = (field: SearchField): SearchCondition => ({ field, operator: 'EXISTS', values: [], negated: false });
 
+/**
+ * The entity types that can hold values under the current definition: its own (a value is checked
+ * against them when written, and removing one needs a new version, hence a new key). Naming them lets
+ * the index leave every other entity out (a scope of every type walks them all for the first page).
+ */
+const holderTypes = (stored: DefinitionInfo): string[] => stored.definition.entityTypes.map((t) => t.slice(ENTITY_TYPE_URN_PREFIX.length));
+
 /** Every entity holding a value under the current definition (what a new version hides). */
 export async function heldUnderKey(ctx: CatalogContext, stored: DefinitionInfo): Promise<Affected> {
   const found = await ctx.adapter.search({
-    entityTypes: [],
+    entityTypes: holderTypes(stored),
     filter: [[exists(propertyField(stored))]],
     includeRemoved: true,
     order: 'urn',
@@ -84,7 +91,7 @@ export async function affectedByRules(
   if (groups.length === 0 && !toSingle) return NONE;
 
   const byRules = groups.length
-    ? await ctx.adapter.search({ entityTypes: [], filter: groups, includeRemoved: true, order: 'urn', limit: SAMPLE_SIZE })
+    ? await ctx.adapter.search({ entityTypes: holderTypes(stored), filter: groups, includeRemoved: true, order: 'urn', limit: SAMPLE_SIZE })
     : { total: 0, hits: [] };
   let affected = byRules.total;
   let urns = byRules.hits.map((h) => h.urn);
@@ -124,7 +131,9 @@ async function invalidValues(
     return [];
   const nextType = valueTypeNameOf(next.valueType) ?? 'string';
   if ((stored.valueType === 'number') !== (nextType === 'number')) return 'all';
-  const held = before.allowedValues ? before.allowedValues.map((a) => fromPropertyValue(a.value)) : await distinctValues(ctx, field);
+  const held = before.allowedValues
+    ? before.allowedValues.map((a) => fromPropertyValue(a.value))
+    : await distinctValues(ctx, stored, field);
   const allowed = next.allowedValues ? new Set(allowedKeys(next)) : undefined;
   const allowedTypes = next.typeQualifier?.allowedTypes;
   return held.filter(
@@ -132,9 +141,9 @@ async function invalidValues(
   );
 }
 
-async function distinctValues(ctx: CatalogContext, field: SearchField): Promise<Array<string | number>> {
+async function distinctValues(ctx: CatalogContext, stored: DefinitionInfo, field: SearchField): Promise<Array<string | number>> {
   const [facet] = await ctx.adapter.aggregate({
-    entityTypes: [],
+    entityTypes: holderTypes(stored),
     filter: [],
     includeRemoved: true,
     facets: [field],
@@ -157,7 +166,7 @@ async function overlap(ctx: CatalogContext, stored: DefinitionInfo, groups: Sear
     if (page.urns.length === 0) return count;
     const inPage: SearchCondition = { field: { kind: 'urn' }, operator: 'EQUAL', values: page.urns, negated: false };
     const found = await ctx.adapter.search({
-      entityTypes: [],
+      entityTypes: holderTypes(stored),
       filter: groups.map((g) => [...g, inPage]),
       includeRemoved: true,
       order: 'urn',
