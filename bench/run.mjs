@@ -27,6 +27,7 @@ const WORKLOADS = {
   // Loads a million datasets by default (minutes): run by name.
   'preview-change': ['preview-change.ts', 'runPreviewChangeBench'],
   observability: ['observability.ts', 'runObservabilityBench'],
+  'sqlite-graphql-filters': ['sqlite-graphql-filters.ts', 'runSqliteGraphqlFiltersBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],

@@ -216,6 +216,59 @@ describe('SQLite search tables', () => {
     }
   });
 
+  it('count a lone EXISTS from the key statistics exactly: removed documents, several values, other types, another connection', async () => {
+    const filename = join(directory, 'exists-count.db');
+    const reader = createSqliteAdapter({ filename });
+    const writer = createSqliteAdapter({ filename });
+    await reader.open();
+    await writer.open();
+    const team = 'urn:li:structuredProperty:team';
+    const field = { kind: 'property' as const, propertyUrn: team, definitionKey: 'k1', valueKind: 'string' as const };
+    const doc = (entityType: string, i: number, values: string[], removed = false): SearchDocument => ({
+      urn: entityType === 'dataset' ? `urn:li:dataset:(urn:li:dataPlatform:hive,e${i},PROD)` : `urn:li:chart:(looker,e${i})`,
+      entityType,
+      removed,
+      text: { urnKey: `k${i}` },
+      fields: {},
+      properties: values.length ? [{ propertyUrn: team, definitionKey: 'k1', values }] : [],
+    });
+    const exists = async (includeRemoved: boolean, entityTypes = ['dataset']) => {
+      const answer = await reader.search({
+        entityTypes,
+        filter: [[{ field, operator: 'EXISTS', values: [], negated: false }]],
+        includeRemoved,
+        order: 'urn',
+        limit: 2,
+      });
+      return { total: answer.total, urns: answer.hits.map((h) => h.urn) };
+    };
+    const urn = (i: number) => doc('dataset', i, []).urn;
+    try {
+      // Written through another connection than the one that searches: every change is seen at once.
+      const other = new WrittenCatalog(writer);
+      await other.put([doc('dataset', 1, ['a']), doc('dataset', 2, ['b'], true), doc('dataset', 3, []), doc('dataset', 4, ['c'])]);
+      expect(await exists(false)).toEqual({ total: 2, urns: [urn(1), urn(4)] });
+      expect(await exists(true)).toEqual({ total: 3, urns: [urn(1), urn(2)] });
+      // One removed, the other restored.
+      await other.put([doc('dataset', 1, ['a'], true), doc('dataset', 2, ['b'])]);
+      expect(await exists(false)).toEqual({ total: 2, urns: [urn(2), urn(4)] });
+      expect(await exists(true)).toEqual({ total: 3, urns: [urn(1), urn(2)] });
+      // Several values on one document: still one document.
+      await other.put([doc('dataset', 5, ['d', 'e'])]);
+      expect(await exists(false)).toEqual({ total: 3, urns: [urn(2), urn(4)] });
+      // A chart under the key: datasets alone are still counted as datasets.
+      await other.put([doc('chart', 6, ['f'])]);
+      expect((await exists(false)).total).toBe(3);
+      expect((await exists(false, ['dataset', 'chart'])).total).toBe(4);
+      await other.deleteEntities([urn(4), urn(5)]);
+      expect(await exists(false)).toEqual({ total: 1, urns: [urn(2)] });
+      expect(await exists(true)).toEqual({ total: 2, urns: [urn(1), urn(2)] });
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+
   it('answer ANDs like the reference on 2,000 documents, whether planning finds a small driver (one pass) or not', async () => {
     const adapter = createSqliteAdapter({ filename: join(directory, 'plans.db') });
     await adapter.open();

@@ -13,6 +13,7 @@ import {
   SMALL_DRIVER,
   typeImplied,
   type GroupQuery,
+  type Resolved,
 } from './search-plan';
 import { docScope, fragment, join, oneType, sql, valueScope, type Fragment } from './search-sql';
 import { flushSearchText, keyStats, snapshotOf, type Snapshot } from './search-store';
@@ -111,10 +112,8 @@ function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): Se
     return smallSet(h, single, single.unique, columns, afterUrn, offset, limit);
   }
   // The size of the document table comes with the count: the page strategy below needs both.
-  const counted = one<{ n: number; size: number | null }>(
-    h,
-    countQuery(queries, plan.groups, request, fragment(', (SELECT MAX(entity_id) FROM entities) AS size')),
-  );
+  const sizeColumn = fragment(', (SELECT MAX(entity_id) FROM entities) AS size');
+  const counted = keyCount(h, plan.groups, request, sizeColumn) ?? one<Counted>(h, countQuery(queries, plan.groups, request, sizeColumn));
   const total = counted.n;
   if (total === 0 || limit === 0) return { total, hits: [] };
 
@@ -151,6 +150,29 @@ function answer(h: SqliteHandle, request: SearchRequest, snapshot: Snapshot): Se
     }
   }
   return { total, hits: hits(h, page, limit, columns) };
+}
+
+interface Counted {
+  n: number;
+  size: number | null;
+}
+
+/**
+ * The count of a lone EXISTS from its key's statistics, when they answer it: the documents with a
+ * value under the key (kept exact by every commit, and read in this transaction) less the removed
+ * ones among them, which the value index finds in one seek (`removed` is its second column). Only
+ * when every document under the key has a type of the scope and one value (one row per document);
+ * otherwise, and with full text, undefined: the rows are counted.
+ */
+function keyCount(h: SqliteHandle, groups: readonly Resolved[][], request: SearchRequest, also: Fragment): Counted | undefined {
+  const c = groups.length === 1 && groups[0]!.length === 1 ? groups[0]![0]! : undefined;
+  if (c?.kind !== 'values' || c.operator !== 'EXISTS' || c.negated || !c.typeImplied || !c.single) return undefined;
+  if (request.includeRemoved) return one<Counted>(h, sql`SELECT ${fragment(String(c.entities))} AS n ${also}`);
+  const removed = one<Counted>(
+    h,
+    sql`SELECT COUNT(*) AS n ${also} FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND v.removed = 1`,
+  );
+  return { n: c.entities - removed.n, size: removed.size };
 }
 
 /** A driven group's tables with its matches' entities rows joined as `d`, in the driver's order. */
