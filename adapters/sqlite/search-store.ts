@@ -410,18 +410,21 @@ const SEVERAL_WALK_LIMIT = 20_000;
 /**
  * Documents with several values under one key: the count is the key's `multi`, kept by every write.
  * The page walks the URN index and probes each entity's rows under the key (two at most) while the
- * documents with several values are common enough to fill it within SEVERAL_WALK_LIMIT probes; else it
- * groups the key's rows (its primary-key range, in entity order) and sorts what it found. Both read
+ * documents with several values are common enough to fill it in fewer probes than the key has documents
+ * (or SEVERAL_WALK_LIMIT); else it groups the key's rows (its primary-key range, in entity order) and
+ * sorts what it found. Both read
  * in one transaction, so they agree.
  */
 export function findEntitiesWithSeveralPropertyValues(h: SqliteHandle, request: SeveralValuesRequest): SeveralValuesResponse {
   return h.db.transaction((): SeveralValuesResponse => {
     const id = findKeyId(h, 'property', request.propertyUrn, request.definitionKey);
     if (id === undefined) return { total: 0, urns: [] };
-    const total = keyStats(h, id).multi;
+    const stats = keyStats(h, id);
+    const total = stats.multi;
     if (total === 0 || request.limit <= 0) return { total, urns: [] };
     const size = (h.stmt('SELECT MAX(entity_id) AS n FROM entities').get() as { n: number | null }).n ?? 0;
-    const walk = (request.limit * size) / total <= SEVERAL_WALK_LIMIT;
+    // Probes the walk expects against the rows grouping reads (each document under the key has one or more).
+    const walk = (request.limit * size) / total <= Math.max(SEVERAL_WALK_LIMIT, stats.entities);
     const sql = walk
       ? `SELECT d.urn AS urn FROM entities d
          WHERE d.urn > @p2 AND (SELECT COUNT(*) FROM (SELECT 1 FROM search_values v WHERE v.key_id = @p1 AND v.entity_id = d.entity_id LIMIT 2)) = 2
