@@ -11,6 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const WORKLOADS = {
   foundation: ['foundation.ts', 'runFoundationBench'],
   'property-cleanup': ['property-cleanup.ts', 'runPropertyCleanupBench'],
+  'apply-matches': ['apply-matches.ts', 'runApplyMatchesBench'],
   search: ['search.ts', 'runSearchBench'],
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
@@ -35,6 +36,7 @@ const WORKLOADS = {
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
 const ON_REQUEST = new Set([
+  'apply-matches',
   'postgres',
   'volume-postgres',
   'postgres-writes',

@@ -12,8 +12,8 @@ import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
 import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
-import { createStewardship } from './core/stewardship';
-import { createStructuredProperties, type StructuredPropertyService } from './core/properties';
+import { createStructuredProperties, createValueEditing } from './core/properties';
+import { applyOwners, createApplyToMatches, createStewardship, type StructuredPropertyService } from './core/stewardship';
 import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
 import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
@@ -62,7 +62,7 @@ export interface CatalogOptions {
 export interface Catalog {
   readonly registry: EntityRegistry;
   readonly entities: EntityService;
-  /** Structured property definitions and their values on entities. */
+  /** Structured property definitions and their values on entities (`editValues`: many entities' values at once). */
   readonly properties: StructuredPropertyService;
   /** Search and aggregation: scroll, search, aggregate (scrollAcrossEntities, searchAcrossEntities, aggregateAcrossEntities). */
   readonly search: SearchService;
@@ -365,9 +365,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
   // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
   const tracing = loadTracing();
-  const { service: propertyCore, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
-  const search = createSearchService(ctx, propertyCore, filterFields);
-  const properties: StructuredPropertyService = { ...propertyCore, ...createStewardship(ctx) };
+  const { createService: createPropertyService, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
@@ -383,7 +381,19 @@ export function createCatalog(options: CatalogOptions): Catalog {
     timeseriesOwners(ctx.registry),
     tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
     policyOwners((actor, urn) => policies.remove(actor, urn)),
+    applyOwners(),
   ]);
+  // Definitions written by `catalog.properties` (and `metacatalog properties upsert`) take the one write path.
+  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items));
+  const search = createSearchService(ctx, properties, filterFields);
+  const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
+  // Editing many entities' values writes through the entity service's one write path, built above.
+  const propertiesWithStewardship: StructuredPropertyService = {
+    ...properties,
+    ...createValueEditing(ctx, entities.pipeline),
+    ...applyToMatches,
+    ...createStewardship(ctx),
+  };
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {
     keepVersions: options.history?.keepVersions,
@@ -414,7 +424,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
     entities: instrumentService(entities, 'entities', telemetry),
-    properties: instrumentService(properties, 'properties', telemetry),
+    properties: instrumentService(propertiesWithStewardship, 'properties', telemetry),
     search: instrumentService(search, 'search', telemetry),
     tokens: instrumentService(tokens, 'tokens', telemetry),
     policies: instrumentService(policies, 'policies', telemetry),

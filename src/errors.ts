@@ -204,12 +204,12 @@ function listed(violations: readonly Violation[]): string {
 export function withPaths(error: unknown, map: (path: string) => string, summary?: string): unknown {
   if (!isCatalogError(error) || !error.details.length) return error;
   const details = error.details.map((d) => ({ path: map(d.path), message: d.message }));
-  if (error.code === 'INVALID_INPUT') {
-    const before = listed(error.details);
-    const kept = error.message.endsWith(`: ${before}`) ? error.message.slice(0, -before.length - 2) : undefined;
-    return invalidInput(details, summary ?? kept);
-  }
-  return new CatalogError(error.code, error.message, {
+  const before = listed(error.details);
+  const kept = error.message.endsWith(`: ${before}`) ? error.message.slice(0, -before.length - 2) : undefined;
+  if (error.code === 'INVALID_INPUT') return invalidInput(details, summary ?? kept);
+  // Other codes keep their message, its listed violations spelled with the mapped paths too.
+  const message = kept !== undefined ? `${kept}: ${listed(details)}` : error.message;
+  return new CatalogError(error.code, message, {
     details,
     cause: error,
     ...(error.reason !== undefined ? { reason: error.reason } : {}),

@@ -75,6 +75,8 @@ export type {
   DefinitionChangePreview,
   DefinitionInputShape,
   DefinitionUpsertResult,
+  EditValuesOptions,
+  EditValuesSummary,
   GraphqlAllowedValueInput,
   GraphqlPropertyAssignmentInput,
   GraphqlPropertyValueInput,
@@ -86,12 +88,14 @@ export type {
   PropertyReadBack,
   PreviewChangeInput,
   PropertyValue,
+  PropertyValueEdit,
+  PropertyValueEditing,
+  PropertyValuesEdit,
   ReindexOptions,
   ReindexProgress,
   ResolvedPropertyField,
   RestPropertyDefinitionInput,
   StructuredPropertyDefinition,
-  StructuredPropertyService,
   StructuredPropertySettings,
   StructuredPropertySettingsInput,
   StructuredPropertyView,
@@ -101,6 +105,21 @@ export type {
   ValuesInputShape,
   YamlPropertyEntry,
 } from './core/properties';
+
+// Stewardship: applying values to every match of a search.
+export type {
+  ApplyJob,
+  ApplyOptions,
+  ApplyPreview,
+  ApplySample,
+  ApplyState,
+  ApplyStatus,
+  ApplyToMatchesInput,
+  ApplyToMatchesService,
+  ApplyViolation,
+  CancelApplyResult,
+  StructuredPropertyService,
+} from './core/stewardship';
 
 // Search and aggregation.
 export { formatFacetNumber } from './core/search';

@@ -92,7 +92,7 @@ describe('composeAdapter over an entity store alone', () => {
     const store = createMemoryAdapter();
     const adapter = composeAdapter({ entities: store });
     await adapter.open();
-    expect(adapter.capabilities).toEqual({ durable: false, changeToken: true, changeFeed: true });
+    expect(adapter.capabilities).toEqual({ durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true });
     await adapter.commit({
       entities: [
         { urn: A, entityType: 'dataset', expectVersion: 0, put: [aspect('info', { name: 'a' })], searchDocument: document(A, 'orders') },

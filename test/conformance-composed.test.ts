@@ -12,6 +12,6 @@ runConformanceSuite({
   it,
   skip: it.skip,
   expect,
-  capabilities: { durable: false, changeToken: true, changeFeed: true },
+  capabilities: { durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true },
   createAdapter: (options) => composeAdapter({ entities: createMemoryAdapter(options) }),
 });

@@ -8,6 +8,6 @@ runConformanceSuite({
   it,
   skip: it.skip,
   expect,
-  capabilities: { durable: false, changeToken: true, changeFeed: true },
+  capabilities: { durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true },
   createAdapter: (options) => createMemoryAdapter(options),
 });

@@ -23,6 +23,8 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
   checkBatch(stores, batch);
   const log = new UndoLog();
   try {
+    // Timeseries rows of the batch, in the same step (undone with the rest when anything after them fails).
+    for (const { index, rows } of batch.timeseries ?? []) stores.timeseries.append(index, rows, log);
     (batch.entities ?? []).forEach((write, entityIndex) => {
       const { urn } = write;
       if (write.deleteEntity) {

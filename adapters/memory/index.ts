@@ -27,6 +27,7 @@ const CAPABILITIES: AdapterCapabilities = Object.freeze({
   durable: false,
   changeToken: true,
   changeFeed: true,
+  timeseriesInCommit: true,
 });
 
 interface MemoryState extends CommitStores {

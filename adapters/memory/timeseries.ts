@@ -42,11 +42,25 @@ export class TimeseriesStore {
   private readonly indexes = new Map<string, TimeseriesIndex>();
   private lastSeq = 0;
 
-  append(ref: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): void {
+  /** Appends rows; with `log` (inside a commit) the append is undone with the rest of a failed commit. */
+  append(ref: TimeseriesIndexRef, rows: readonly TimeseriesRow[], log?: UndoLog): void {
     // Copy every value before changing anything: a value that cannot be copied leaves the store as it was.
     const values = rows.map((row) => copyJson(row.value));
+    const created = !this.indexes.has(ref.indexName);
     const index = this.indexFor(ref);
     if (rows.length === 0) return;
+    if (log) {
+      const before = { rows: index.rows, bytes: index.bytes };
+      log.record(() => {
+        if (created) this.indexes.delete(ref.indexName);
+        for (const row of rows) {
+          const left = (index.rowCountByUrn.get(row.urn) ?? 1) - 1;
+          if (left > 0) index.rowCountByUrn.set(row.urn, left);
+          else index.rowCountByUrn.delete(row.urn);
+        }
+        Object.assign(index, before);
+      });
+    }
     const added: StoredRow[] = rows.map((row, position) => ({
       seq: ++this.lastSeq,
       urn: row.urn,

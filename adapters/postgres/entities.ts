@@ -172,7 +172,8 @@ export async function commit(
   faultInjector: FaultInjectionOptions['faultInjector'],
 ): Promise<void> {
   const entities = batch.entities ?? [];
-  if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length && !batch.events?.length) return;
+  if (entities.length === 0 && !batch.jobs?.length && !batch.completeJobs?.length && !batch.events?.length && !batch.timeseries?.length)
+    return;
   if (faultInjector) return commitTogether(h, stores, [batch], faultInjector);
   stores.groups ??= new CommitGroups((batches) => commitTogether(h, stores, batches, undefined));
   return stores.groups.commit(batch);
@@ -200,6 +201,8 @@ async function commitTogether(
     aspectVersions: batches.flatMap((b) => b.aspectVersions ?? []),
   };
   await h.transaction(async (tx) => {
+    // Timeseries rows of every batch, in the same transaction.
+    for (const batch of batches) for (const { index, rows } of batch.timeseries ?? []) await stores.timeseries.appendIn(tx, index, rows);
     let entityIndex = 0;
     for (const run of runsOfDistinctUrns(entities)) {
       await writeRun(tx, h.s, stores, packer, run);
@@ -211,4 +214,5 @@ async function commitTogether(
     if (feed.events!.length || feed.aspectVersions!.length || entities.some((w) => w.deleteEntity))
       await changes.writeChanges(tx, h, feed, packer);
   });
+  stores.timeseries.remember(batches.flatMap((b) => (b.timeseries ?? []).map((t) => t.index.indexName)));
 }

@@ -62,6 +62,7 @@ const CAPABILITIES: AdapterCapabilities = {
   // A cheap cross-process token would need a round trip per read; the domain reads instead.
   changeToken: false,
   changeFeed: true,
+  timeseriesInCommit: true,
 };
 
 function validate(options: PostgresAdapterOptions): void {

@@ -56,27 +56,42 @@ export class TimeseriesStore {
   }
 
   async append(index: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): Promise<void> {
-    const t = this.table(index.indexName);
     const existed = await this.exists(index);
-    await this.h.transaction(async (tx) => {
-      if (!existed) {
-        await this.lock(tx, index.indexName);
-        await this.createTable(tx, index.indexName);
-        await tx.execute(
-          `INSERT INTO ${this.h.s}.timeseries_indexes (index_name, entity_type, aspect) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-          [index.indexName, index.entityType, index.aspect],
-        );
-      }
-      if (rows.length === 0) return;
-      // Ids follow the order of `rows`: equal times read back newest appended first.
-      await tx.execute(
-        `INSERT INTO ${t} (urn, ts, value)
-         SELECT r.urn, r.ts, r.value FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS r(urn, ts, value, n)
-         ORDER BY r.n`,
-        [rows.map((r) => r.urn), rows.map((r) => r.timestampMillis), rows.map((r) => JSON.stringify(r.value))],
-      );
-    });
+    await this.h.transaction((tx) => this.appendIn(tx, index, rows, existed));
     this.known.add(index.indexName);
+  }
+
+  /**
+   * Appends inside the caller's transaction (a commit's, or `append`'s own), creating the index on first
+   * use. The caller remembers the index (`remember`) once its transaction committed: it may still fail.
+   */
+  async appendIn(tx: Queryable, index: TimeseriesIndexRef, rows: readonly TimeseriesRow[], existed?: boolean): Promise<void> {
+    const t = this.table(index.indexName);
+    const found =
+      existed ??
+      (this.known.has(index.indexName) ||
+        (await tx.query(`SELECT 1 AS found FROM ${this.h.s}.timeseries_indexes WHERE index_name = $1`, [index.indexName])).length > 0);
+    if (!found) {
+      await this.lock(tx, index.indexName);
+      await this.createTable(tx, index.indexName);
+      await tx.execute(
+        `INSERT INTO ${this.h.s}.timeseries_indexes (index_name, entity_type, aspect) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+        [index.indexName, index.entityType, index.aspect],
+      );
+    }
+    if (rows.length === 0) return;
+    // Ids follow the order of `rows`: equal times read back newest appended first.
+    await tx.execute(
+      `INSERT INTO ${t} (urn, ts, value)
+       SELECT r.urn, r.ts, r.value FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS r(urn, ts, value, n)
+       ORDER BY r.n`,
+      [rows.map((r) => r.urn), rows.map((r) => r.timestampMillis), rows.map((r) => JSON.stringify(r.value))],
+    );
+  }
+
+  /** Indexes a committed transaction appended to: they exist now. */
+  remember(indexNames: Iterable<string>): void {
+    for (const name of indexNames) this.known.add(name);
   }
 
   async query(query: TimeseriesQuery): Promise<TimeseriesPage> {

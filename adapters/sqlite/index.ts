@@ -75,6 +75,7 @@ const CAPABILITIES: AdapterCapabilities = {
   durable: true,
   changeToken: true,
   changeFeed: true,
+  timeseriesInCommit: true,
 };
 
 /**
@@ -155,6 +156,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     searchStore.resetKeyCounts(db);
     const directText = (batch.entities?.length ?? 0) >= DIRECT_TEXT_BATCH;
     if (directText) searchStore.movePendingText(db);
+    // Timeseries rows of the batch, in the same transaction.
+    for (const { index, rows } of batch.timeseries ?? []) if (rows.length) timeseries.appendRows(db, index, rows);
     (batch.entities ?? []).forEach((write, entityIndex) => {
       const existing = db.stmt('SELECT entity_id AS id, version FROM entities WHERE urn = ?').get(write.urn) as
         { id: number; version: number } | undefined;

@@ -108,24 +108,25 @@ function tracked(h: SqliteHandle, indexName: string, work: () => number): void {
 }
 
 export function appendTimeseries(h: SqliteHandle, index: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): void {
-  h.db
-    .transaction(() => {
-      if (!registered(h, index.indexName)) {
-        createIndexTable(h, index.indexName);
-        // A fresh table and its two indexes are one root page each.
-        h.stmt('INSERT INTO timeseries_indexes (index_name, entity_type, aspect, pages, row_count) VALUES (?, ?, ?, 3, 0)').run(
-          index.indexName,
-          index.entityType,
-          index.aspect,
-        );
-      }
-      const insert = h.stmt(`INSERT INTO ${ident(index.indexName)} (urn, ts, value) VALUES (?, ?, ?)`);
-      tracked(h, index.indexName, () => {
-        for (const row of rows) insert.run(row.urn, row.timestampMillis, JSON.stringify(row.value));
-        return rows.length;
-      });
-    })
-    .immediate();
+  h.db.transaction(() => appendRows(h, index, rows)).immediate();
+}
+
+/** Inside the caller's transaction (a commit's, or `appendTimeseries`'s own): creates the index on first use. */
+export function appendRows(h: SqliteHandle, index: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): void {
+  if (!registered(h, index.indexName)) {
+    createIndexTable(h, index.indexName);
+    // A fresh table and its two indexes are one root page each.
+    h.stmt('INSERT INTO timeseries_indexes (index_name, entity_type, aspect, pages, row_count) VALUES (?, ?, ?, 3, 0)').run(
+      index.indexName,
+      index.entityType,
+      index.aspect,
+    );
+  }
+  const insert = h.stmt(`INSERT INTO ${ident(index.indexName)} (urn, ts, value) VALUES (?, ?, ?)`);
+  tracked(h, index.indexName, () => {
+    for (const row of rows) insert.run(row.urn, row.timestampMillis, JSON.stringify(row.value));
+    return rows.length;
+  });
 }
 
 export function queryTimeseries(h: SqliteHandle, query: TimeseriesQuery): TimeseriesPage {

@@ -27,7 +27,7 @@ runConformanceSuite({
   it,
   skip: it.skip,
   expect,
-  capabilities: { durable: true, changeToken: false, changeFeed: true },
+  capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true },
   createAdapter: (options) => adapterOver(join(directory, `catalog-${++count}.jsonl`), options.faultInjector),
   reopen: (closed) => adapterOver(files.get(closed)!),
 });

@@ -117,6 +117,7 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
         ...(batch.now !== undefined ? { now: batch.now } : {}),
         ...(native.jobs ? { jobs: batch.jobs, completeJobs: batch.completeJobs } : {}),
         ...(native.changes ? { events: batch.events, aspectVersions: batch.aspectVersions } : {}),
+        ...(native.timeseries && batch.timeseries ? { timeseries: batch.timeseries } : {}),
       };
       try {
         await store.commit(passed);
@@ -133,6 +134,8 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
     durable: store.capabilities.durable,
     changeToken: store.capabilities.changeToken,
     changeFeed: native.changes ? (store.capabilities as Partial<AdapterCapabilities>).changeFeed === true : true,
+    // Rows kept in the store go into its commit as records; a store with its own rows must say it can.
+    timeseriesInCommit: native.timeseries ? (store.capabilities as Partial<AdapterCapabilities>).timeseriesInCommit === true : true,
   });
   const changeLog: Partial<ChangeLog> = changes ?? (parts.changes as Partial<ChangeLog>);
 
@@ -179,7 +182,7 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
 }
 
 /** The members of `WriteBatch` the composer knows how to hand on or keep as records. */
-const BATCH_MEMBERS = new Set(['entities', 'jobs', 'completeJobs', 'now', 'events', 'aspectVersions']);
+const BATCH_MEMBERS = new Set(['entities', 'jobs', 'completeJobs', 'now', 'events', 'aspectVersions', 'timeseries']);
 
 /** A batch member added to the contract later must be handled here before any of it is written, not dropped. */
 function checkBatchMembers(batch: WriteBatch): void {

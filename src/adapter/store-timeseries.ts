@@ -20,7 +20,7 @@ interface StoredRow extends TimeseriesRow {
 }
 
 export interface StoreTimeseries extends TimeseriesStore {
-  /** Removes the rows of the entities the batch deletes, inside the commit. */
+  /** Removes the rows of the entities the batch deletes, and appends the batch's rows, inside the commit. */
   plan(batch: WriteBatch, writes: RecordWrites): Promise<void>;
 }
 
@@ -36,6 +36,21 @@ function rowsOf(index: StoredEntity): StoredRow[] {
 
 /** Newest first; equal times, newest appended first. */
 const newestFirst = (a: StoredRow, b: StoredRow): number => b.timestampMillis - a.timestampMillis || b.sequence - a.sequence;
+
+/** The writes that append `rows` to the index record as read (its head counts on). */
+function addRows(index: StoredEntity, ref: TimeseriesIndexRef, rows: readonly TimeseriesRow[], writes: RecordWrites): void {
+  let next = (index.aspects[HEAD]?.value.next as number | undefined) ?? 1;
+  for (const row of rows) {
+    const stored: StoredRow = { urn: row.urn, timestampMillis: row.timestampMillis, value: row.value, sequence: next++ };
+    writes.put(index.urn, INDEX_TYPE, index.version, rowName(stored.sequence), stored as unknown as JsonObject);
+  }
+  writes.put(index.urn, INDEX_TYPE, index.version, HEAD, {
+    indexName: ref.indexName,
+    entityType: ref.entityType,
+    aspect: ref.aspect,
+    next,
+  });
+}
 
 export function createStoreTimeseries(store: EntityStore, mutate: RecordMutation): StoreTimeseries {
   /** Deletes rows at or before the end time, oldest first, at most `limit`; how many went. */
@@ -60,31 +75,27 @@ export function createStoreTimeseries(store: EntityStore, mutate: RecordMutation
   return {
     async plan(batch, writes) {
       const deleted = new Set((batch.entities ?? []).filter((w) => w.deleteEntity).map((w) => w.urn));
-      if (!deleted.size) return;
-      await scanRecords(store, INDEX_TYPE, (index) => {
-        const names = rowsOf(index)
-          .filter((r) => deleted.has(r.urn))
-          .map((r) => rowName(r.sequence));
-        writes.remove(index.urn, INDEX_TYPE, index.version, names);
-      });
+      if (deleted.size)
+        await scanRecords(store, INDEX_TYPE, (index) => {
+          const names = rowsOf(index)
+            .filter((r) => deleted.has(r.urn))
+            .map((r) => rowName(r.sequence));
+          writes.remove(index.urn, INDEX_TYPE, index.version, names);
+        });
+      // The batch's rows go into the same commit, grouped by index (one head per index).
+      const byIndex = new Map<string, { ref: TimeseriesIndexRef; rows: TimeseriesRow[] }>();
+      for (const { index, rows } of batch.timeseries ?? []) {
+        const entry = byIndex.get(index.indexName) ?? { ref: index, rows: [] };
+        entry.rows.push(...rows);
+        byIndex.set(index.indexName, entry);
+      }
+      for (const { ref, rows } of byIndex.values())
+        if (rows.length) addRows(await readRecord(store, indexUrn(ref.indexName)), ref, rows, writes);
     },
 
     async appendTimeseries(ref, rows) {
       if (!rows.length) return;
-      await mutate(async (writes) => {
-        const index = await readRecord(store, indexUrn(ref.indexName));
-        let next = (index.aspects[HEAD]?.value.next as number | undefined) ?? 1;
-        for (const row of rows) {
-          const stored: StoredRow = { urn: row.urn, timestampMillis: row.timestampMillis, value: row.value, sequence: next++ };
-          writes.put(index.urn, INDEX_TYPE, index.version, rowName(stored.sequence), stored as unknown as JsonObject);
-        }
-        writes.put(index.urn, INDEX_TYPE, index.version, HEAD, {
-          indexName: ref.indexName,
-          entityType: ref.entityType,
-          aspect: ref.aspect,
-          next,
-        });
-      });
+      await mutate(async (writes) => addRows(await readRecord(store, indexUrn(ref.indexName)), ref, rows, writes));
     },
 
     async queryTimeseries(query) {

@@ -1,15 +1,23 @@
 import type {
   AccessTokenList,
+  ApplyJob,
+  ApplyOptions,
+  ApplyPreview,
+  ApplyStatus,
+  ApplyToMatchesInput,
   CreateAccessTokenInput,
   CreatedAccessToken,
   DefinitionChangePreview,
   DefinitionUpsertResult,
+  EditValuesSummary,
   EntityDeletion,
   ExportCounts,
   ExportOptions,
   ExportRecord,
   ListAccessTokensInput,
+  PropertyValuesEdit,
   ReindexProgress,
+  SearchScopeInput,
   StructuredPropertyDefinition,
   TimeseriesIndexSizeRecord,
   TruncateInput,
@@ -27,6 +35,18 @@ export interface PropertyRecord {
   urn: string;
   removed: boolean;
   definition: StructuredPropertyDefinition;
+}
+
+/** Which entities a command works on: as search takes them (entity types, full text, OR of ANDs of filters). */
+export type EntityScope = Pick<SearchScopeInput, 'types' | 'orFilters'> & { query: string };
+
+/** A page of matching entities with their visible structured property values, in URN order. */
+export interface ValuesPage {
+  entities: Array<{ urn: string; properties: Array<{ propertyUrn: string; values: Array<string | number> }> }>;
+  /** Absent on the last page. */
+  nextScrollId?: string;
+  /** Matches in all. */
+  total: number;
 }
 
 /**
@@ -73,6 +93,26 @@ export interface CliBackend {
    * `/proposals/<i>/...` remote).
    */
   ingestProposals(proposals: readonly unknown[]): Promise<void>;
+  /** The qualified names of the structured properties that have values among the matching entities. */
+  propertiesWithValues(scope: EntityScope): Promise<string[]>;
+  /** A page of the matching entities with their values (`count` entities at most). */
+  scrollValues(scope: EntityScope, page: { scrollId?: string; count: number }): Promise<ValuesPage>;
+  /**
+   * `catalog.properties.editValues`: every edit checked first (INVALID_INPUT whose details name each
+   * violation at `/<index>/...`, nothing written), then written in atomic chunks; `onChunk` reports
+   * the entities handled so far.
+   */
+  editValues(
+    edits: readonly PropertyValuesEdit[],
+    options: { dryRun: boolean; onChunk?: (done: number, total: number) => void },
+  ): Promise<EditValuesSummary>;
+  /** Sets and removes structured properties on every match of a search: a dry run's answer, or the job queued. */
+  applyToMatches(input: ApplyToMatchesInput, options: ApplyOptions): Promise<ApplyJob | ApplyPreview>;
+  /**
+   * Waits for an apply job to finish, calling `onProgress` with its status meanwhile: embedded, the job
+   * runs here and now; against a server, its status is asked for every half second.
+   */
+  waitForApply(jobId: string, onProgress: (status: ApplyStatus) => void): Promise<ApplyStatus>;
   /** Embedded: runs the background work queued by the command (clean-up, truncation), then closes the file. */
   /** The whole catalog as export records (against a server: MANAGE_SYSTEM_OPERATIONS). */
   exportAll(options: ExportOptions): AsyncIterable<ExportRecord>;

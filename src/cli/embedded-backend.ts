@@ -8,6 +8,8 @@ import { CommandError, type CommandIo } from './io';
 import { algorithmOfKey, loadOrCreateSigningKey, signingKeyFileOf } from './signing-key';
 
 const PAGE = 1000;
+const PROPERTY_FIELD = 'structuredProperties.';
+const VALUES_ASPECT = 'structuredProperties';
 
 /**
  * Embedded mode (`--db <file>`, `--postgres <url>`): the library on a local SQLite file or a PostgreSQL
@@ -103,6 +105,46 @@ export async function openEmbeddedBackend(
       },
     }),
     importRecords: (records) => catalog.importRecordsAs(actor, records),
+    async propertiesWithValues(scope) {
+      const { facets } = await catalog.search.aggregate(actor, { ...scope, searchFlags: { maxAggValues: 1 } });
+      return facets.filter((f) => f.field.startsWith(PROPERTY_FIELD)).map((f) => f.field.slice(PROPERTY_FIELD.length));
+    },
+    async scrollValues(scope, page) {
+      const found = await catalog.search.scroll(actor, {
+        ...scope,
+        count: page.count,
+        ...(page.scrollId ? { scrollId: page.scrollId } : {}),
+      });
+      const urns = found.searchResults.map((r) => r.entity.urn);
+      const views = await catalog.entities.getMany(actor, urns, { aspects: [VALUES_ASPECT] });
+      return {
+        entities: views.map((view) => ({
+          urn: view.urn,
+          properties: catalog.properties.valuesOf(view).map((a) => ({
+            propertyUrn: a.propertyUrn,
+            values: a.values.map((v) => ('double' in v ? v.double : v.string)),
+          })),
+        })),
+        total: found.total,
+        ...(found.nextScrollId ? { nextScrollId: found.nextScrollId } : {}),
+      };
+    },
+    editValues: (edits, { dryRun, onChunk }) =>
+      catalog.properties.editValues(actor, edits, { dryRun, ...(onChunk ? { onChunk: ({ done, total }) => onChunk(done, total) } : {}) }),
+    applyToMatches: (input, options) => catalog.properties.applyToMatches(actor, input, options),
+    async waitForApply(jobId, onProgress) {
+      // The job's chunks run here; its status is read between them for the progress bar.
+      let settled = false;
+      const settling = catalog.settle().finally(() => {
+        settled = true;
+      });
+      while (!settled) {
+        onProgress(await catalog.properties.applyStatus(actor, jobId));
+        await Promise.race([settling, new Promise((resolve) => setTimeout(resolve, 200))]);
+      }
+      await settling;
+      return catalog.properties.applyStatus(actor, jobId);
+    },
     reindex: (onProgress) => catalog.reindexAs(actor, { countTotal: onProgress !== undefined, ...(onProgress ? { onProgress } : {}) }),
     async close() {
       try {

@@ -33,8 +33,10 @@ export const CONNECTION_HELP = `Where the catalog is (one of):
 export const OUTPUT_HELP = `  --json               JSON on stdout for scripts; errors as one JSON line on stderr
   -h, --help           this text`;
 
-/** The parsed values of an option table: strings and booleans, each possibly absent. */
-export type OptionValues<T extends OptionTable> = { [K in keyof T]?: T[K] extends { type: 'boolean' } ? boolean : string };
+/** The parsed values of an option table: strings and booleans (lists of strings for a repeatable option), each possibly absent. */
+export type OptionValues<T extends OptionTable> = {
+  [K in keyof T]?: T[K] extends { type: 'boolean' } ? boolean : T[K] extends { multiple: true } ? string[] : string;
+};
 
 /** Parses a command's arguments; anything `parseArgs` refuses is a usage error (exit code 2). */
 export function parseOptions<T extends OptionTable>(

@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../adapter/types';
-import type { DefinitionChangePreview, ExportCounts, ExportRecord } from '../index';
+import type { ApplyJob, ApplyPreview, ApplyStatus, DefinitionChangePreview, ExportCounts, ExportRecord } from '../index';
 import {
   CatalogError,
   encodeUrnForPath,
@@ -15,6 +15,10 @@ import {
 import type { CliBackend, PropertyRecord, PropertyUpsertOutcome } from './backend';
 import { GmsClient } from './http-client';
 import { CommandError } from './io';
+import { remoteValues } from './remote-values';
+
+/** The route of applying structured properties to every match of a search (and of its jobs' status). */
+const APPLY_PATH = '/openapi/v3/structuredProperties/applyToMatches';
 
 const PAGE = 1000;
 
@@ -174,6 +178,18 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
         value: ExportCounts;
       };
       return answer.value;
+    },
+    ...remoteValues(client),
+    async applyToMatches(input, options) {
+      return (await client.rest('POST', APPLY_PATH, { body: { ...input, ...options } })) as ApplyJob | ApplyPreview;
+    },
+    async waitForApply(jobId, onProgress) {
+      for (;;) {
+        const status = (await client.rest('GET', `${APPLY_PATH}/${encodeURIComponent(jobId)}`)) as ApplyStatus;
+        onProgress(status);
+        if (status.state === 'DONE' || status.state === 'FAILED' || status.state === 'CANCELLED') return status;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
     },
     async reindex() {
       const answer = (await client.rest('POST', '/operations', { query: { action: 'reindex' }, body: {} })) as { value: ReindexProgress };

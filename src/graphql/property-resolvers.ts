@@ -10,6 +10,7 @@ import {
   type StructuredPropertyDefinition,
   type UpdateStructuredPropertyInput,
 } from '../core/properties';
+import type { ApplyToMatchesInput } from '../core/stewardship';
 import { refOf, refOfView } from './entity-refs';
 import { viewOf } from './entity-resolvers';
 import {
@@ -89,6 +90,27 @@ function previewInputOf(input: GraphqlPreviewInput): PreviewChangeInput {
   };
 }
 
+/** `BatchApplyStructuredPropertiesInput` as GraphQL hands it over. */
+type BatchApplyInput = Omit<ApplyToMatchesInput, 'set'> & {
+  set?: GraphqlPropertyAssignmentInput[] | null;
+  dryRun?: boolean | null;
+  chunkSize?: number | null;
+};
+
+/** A GraphQL assignment (`stringValue` / `numberValue`) in the REST shape the domain takes. */
+function decodeAssignment(input: GraphqlPropertyAssignmentInput): { propertyUrn: string; values: PropertyValue[] } {
+  return {
+    propertyUrn: input.structuredPropertyUrn,
+    values: input.values.map((v) =>
+      typeof v.numberValue === 'number'
+        ? { double: v.numberValue }
+        : typeof v.stringValue === 'string'
+          ? { string: v.stringValue }
+          : ({} as PropertyValue),
+    ),
+  };
+}
+
 /** Structured property definitions and values: each operation is one call of `catalog.properties`. */
 export function propertyResolvers(
   catalog: Catalog,
@@ -105,6 +127,8 @@ export function propertyResolvers(
         const preview = await catalog.properties.previewChange(stateOf(context).actor, previewInputOf(args.input));
         return { ...preview, sample: preview.sample.map((s) => ({ urn: s.urn, values: s.values.map(toGraphQLValue) })) };
       },
+      structuredPropertyApplyStatus: async (_parent: unknown, args: { jobId: string }, context: unknown) =>
+        catalog.properties.applyStatus(stateOf(context).actor, args.jobId),
     },
     Mutation: {
       createStructuredProperty: async (_parent: unknown, args: { input: CreateStructuredPropertyInput }, context: unknown) =>
@@ -127,6 +151,26 @@ export function propertyResolvers(
         });
         return toStructuredProperties(assetUrn, assignments);
       },
+      batchApplyStructuredProperties: async (_parent: unknown, args: { input: BatchApplyInput }, context: unknown) => {
+        const { dryRun, chunkSize, set, ...scope } = args.input;
+        const input = { ...scope, ...(set ? { set: set.map(decodeAssignment) } : {}) };
+        const answer = await catalog.properties.applyToMatches(stateOf(context).actor, input, {
+          dryRun: dryRun === true,
+          ...(typeof chunkSize === 'number' ? { chunkSize } : {}),
+        });
+        if ('jobId' in answer) return { ...answer, sample: [], violations: [] };
+        return {
+          ...answer,
+          jobId: null,
+          sample: answer.sample.map((x) => ({
+            urn: x.urn,
+            before: toStructuredProperties(x.urn, x.before),
+            after: toStructuredProperties(x.urn, x.after),
+          })),
+        };
+      },
+      cancelStructuredPropertyApply: async (_parent: unknown, args: { jobId: string }, context: unknown) =>
+        catalog.properties.cancelApply(stateOf(context).actor, args.jobId),
       removeStructuredProperties: async (
         _parent: unknown,
         args: { input: { assetUrn: string; structuredPropertyUrns: string[] } },

@@ -31,6 +31,7 @@ import type { ConformanceHarness } from './types';
 import { registerCatalogTests } from './catalog';
 import { registerChangeTests } from './changes';
 import { registerCommitTests } from './commits';
+import { registerCommitTimeseriesTests } from './commit-timeseries';
 import { registerDurabilityTests } from './durability';
 import { registerEntityTests } from './entities';
 import { registerJobTests } from './jobs';
@@ -58,6 +59,7 @@ export function runConformanceSuite(harness: ConformanceHarness): void {
   harness.describe(`adapter conformance: ${harness.name}`, () => {
     registerEntityTests(harness);
     registerCommitTests(harness);
+    registerCommitTimeseriesTests(harness);
     registerPropertyValueTests(harness);
     registerSearchSemanticsTests(harness);
     registerRandomSearchTests(harness);

@@ -65,6 +65,9 @@ export interface AspectMap {
   };
   ServiceAccessTokenInfo: Record<string, unknown>;
   policyInfo: Record<string, unknown>;
+  /** A background task's request and progress, written only by the catalog (`catalog.properties.applyToMatches`). */
+  dataHubExecutionRequestInput: Record<string, unknown>;
+  dataHubExecutionRequestResult: Record<string, unknown>;
   /** Timeseries aspects: rows appended with `catalog.timeseries.append`; a read answers the newest row. */
   datasetProfile: TimeseriesRowValue;
   datasetUsageStatistics: TimeseriesRowValue;

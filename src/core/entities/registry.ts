@@ -187,6 +187,13 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
   },
   { name: 'accessToken', graphqlType: 'ACCESS_TOKEN', aspects: ['ServiceAccessTokenInfo'], searchable: false },
   { name: 'policy', graphqlType: 'POLICY', aspects: ['policyInfo'], searchable: false },
+  // A background task's request and progress (applying structured properties to every match of a search).
+  {
+    name: 'dataHubExecutionRequest',
+    graphqlType: 'EXECUTION_REQUEST',
+    aspects: ['dataHubExecutionRequestInput', 'dataHubExecutionRequestResult'],
+    searchable: false,
+  },
 ];
 
 const BUILT_IN_ASPECTS: readonly AspectSpec[] = [
@@ -207,6 +214,8 @@ const BUILT_IN_ASPECTS: readonly AspectSpec[] = [
   { name: 'structuredPropertySettings', schema: schemas.structuredPropertySettingsSchema },
   { name: 'ServiceAccessTokenInfo', schema: schemas.domainValidatedSchema },
   { name: 'policyInfo', schema: schemas.domainValidatedSchema },
+  { name: 'dataHubExecutionRequestInput', schema: schemas.domainValidatedSchema },
+  { name: 'dataHubExecutionRequestResult', schema: schemas.domainValidatedSchema },
   { name: 'datasetProfile', schema: schemas.datasetProfileSchema, timeseries: true },
   { name: 'datasetUsageStatistics', schema: schemas.datasetUsageStatisticsSchema, timeseries: true },
   { name: 'operation', schema: schemas.operationSchema, timeseries: true },

@@ -1,6 +1,6 @@
 import { actorUrn, type Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
-import type { JsonObject, NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
+import type { JsonObject, NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef, TimeseriesRow, WriteBatch } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { entityTypeOf } from '../urn';
@@ -48,6 +48,8 @@ export type WriteItem =
       patchPath: string;
       /** Where violations of the patched value are reported. */
       valuePath: string;
+      /** Skip the item when the entity is not there (background edits of entities that may be gone meanwhile). */
+      onlyIfPresent?: boolean;
     }
   | { op: 'delete'; urn: string; aspect: string; path: string }
   | { op: 'deleteEntity'; urn: string; path: string };
@@ -61,6 +63,19 @@ export interface PipelineOptions {
   violations?: readonly Violation[];
   /** Plan and check everything under a real read, then write nothing: `after` says what a write would leave. */
   dryRun?: boolean;
+  /** Jobs completed by the commit (a background job's chunk: its effect and its completion are one step); one chunk only. */
+  completeJobs?: WriteBatch['completeJobs'];
+  /** One more entity written in the same commit (a background job's own record); one chunk only. */
+  alongside?: AlongsideWrite;
+}
+
+/**
+ * An entity the caller writes beside the items, in the same unit of work: read with them and planned
+ * after them, on what the read found of the items' entities. `plan` may throw to abandon the commit.
+ */
+export interface AlongsideWrite {
+  urn: string;
+  plan(current: ReadonlyMap<string, StoredEntity>, now: number): { put?: Record<string, AspectChange>; jobs?: NewJob[] } | undefined;
 }
 
 /** Each entity of the batch after the write (undefined: deleted or never there) and as it was read. */
@@ -159,17 +174,26 @@ export class WritePipeline {
 
     const after = new Map<string, StoredEntity | undefined>();
     const before = new Map<string, StoredEntity | undefined>();
-    for (const chunk of chunksOf(routed, options.chunkEntities)) {
+    const chunks = chunksOf(routed, options.chunkEntities);
+    const { alongside, completeJobs } = options;
+    if ((alongside || completeJobs) && chunks.length > 1) throw new Error('internal: a write alongside the items needs one chunk');
+    if (alongside && chunks.length === 0) chunks.push([]);
+    for (const chunk of chunks) {
       const urns = [...new Set(chunk.map((r) => r.item.urn))];
+      if (alongside && !urns.includes(alongside.urn)) urns.push(alongside.urn);
       let read: ReadonlyMap<string, StoredEntity> = new Map();
       const written = await this.ctx.writer.write(
         actor,
         urns,
-        (current, now) => {
+        async (current, now) => {
           read = current;
-          return this.plan(chunk, current, now, actor, batches, owned, options.message);
+          const plan = await this.plan(chunk, current, now, actor, batches, owned, options.message);
+          const extra = alongside?.plan(current, now);
+          if (extra?.put) plan.entities.push({ urn: alongside!.urn, put: extra.put });
+          if (extra?.jobs) plan.jobs.push(...extra.jobs);
+          return plan;
         },
-        { dryRun: options.dryRun === true },
+        { dryRun: options.dryRun === true, ...(completeJobs ? { completeJobs } : {}) },
       );
       for (const urn of urns) {
         after.set(urn, written.get(urn));
@@ -213,6 +237,7 @@ export class WritePipeline {
     for (const r of chunk) {
       const { item } = r;
       const entity = working.get(item.urn);
+      if (item.op === 'patch' && item.onlyIfPresent && !entity) continue;
       if (item.op === 'deleteEntity') {
         const planned = r.entityOwner?.planDelete?.(item.urn, entity);
         if (planned?.jobs) jobs.push(...planned.jobs);

@@ -145,25 +145,17 @@ export function formatValue(value: string | number): string {
   return JSON.stringify(value);
 }
 
-/** YAML scalars are loosely typed: `30` for a string property is "30", "30" for a number property is 30. */
-function coerceLoose(type: ValueTypeName, value: string | number): string | number {
-  if (type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-  if (type !== 'number' && typeof value === 'number') return String(value);
-  return value;
-}
-
 export function normalizeAllowedValues(
   entries: ReadonlyArray<{ value: string | number; description?: string }>,
   type: ValueTypeName,
   allowedTypes: readonly string[] | undefined,
   pathOf: (index: number) => string,
   violations: Violation[],
-  loose: boolean,
 ): AllowedValue[] {
   const out: AllowedValue[] = [];
   const seen = new Set<string>();
   entries.forEach((entry, i) => {
-    const value = loose ? coerceLoose(type, entry.value) : entry.value;
+    const { value } = entry;
     const problem = typedValueProblem(type, allowedTypes, value);
     if (problem) {
       violations.push({ path: pathOf(i), message: `allowed value ${formatValue(value)} ${problem}` });
@@ -180,7 +172,8 @@ export function normalizeAllowedValues(
   return out;
 }
 
-function checkName(value: string | undefined, path: string, violations: Violation[]): void {
+/** A name (qualified name, id) is not empty and has no spaces. */
+export function checkName(value: string | undefined, path: string, violations: Violation[]): void {
   if (value === undefined) return;
   if (value === '') violations.push({ path, message: 'must not be empty' });
   else if (/\s/.test(value)) violations.push({ path, message: `"${value}" must not contain spaces` });
@@ -198,7 +191,6 @@ export function normalizeDraft(
   registry: EntityRegistry,
   paths: DraftPaths,
   violations: Violation[],
-  options: { looseScalars?: boolean } = {},
 ): { urn: string; definition: StructuredPropertyDefinition } | undefined {
   const before = violations.length;
   let keyFromUrn: string | undefined;
@@ -258,7 +250,7 @@ export function normalizeDraft(
   }
   const allowedValues =
     type && draft.allowedValues?.length
-      ? normalizeAllowedValues(draft.allowedValues, type, allowedTypes, paths.allowedValue, violations, options.looseScalars === true)
+      ? normalizeAllowedValues(draft.allowedValues, type, allowedTypes, paths.allowedValue, violations)
       : undefined;
   checkVersionFormat(draft.version, paths.version, violations);
   if (violations.length > before || !type || !name) return undefined;

@@ -7,7 +7,6 @@ import { fromPropertyValue, valueTypeNameOf, type DefinitionDraft, type DraftPat
 import {
   ENTITY_TYPE_URN_PREFIX,
   type CreateStructuredPropertyInput,
-  type DefinitionInputShape,
   type GraphqlAllowedValueInput,
   type PropertyReadBack,
   type RestPropertyDefinitionInput,
@@ -18,9 +17,10 @@ import {
 import * as schemas from '../validation/schemas/structured-properties';
 
 /**
- * The three input shapes of a definition (GraphQL create input, REST aspect JSON, YAML file entry):
- * checked against their ajv schemas, read into one draft, and written back from the stored
- * definition. Conversions are lossless: shape → stored → shape gives the same definition.
+ * The canonical input of a definition (the aspect's JSON, as stored) read into a draft for the rules,
+ * and the stored definition written out in each spelling the transports answer with (GraphQL input,
+ * YAML entry, read-back form). Conversions are lossless: stored → spelling → decoded gives the same
+ * definition. The GraphQL and YAML inputs are decoded before the rules (graphql-input.ts, yaml-input.ts).
  */
 
 /** GraphQL passes `null` for fields set to null; they mean "not given". */
@@ -74,33 +74,10 @@ const CAMEL = {
   entityTypes: '/entityTypes',
   version: '/version',
 };
-export const GRAPHQL_PATHS = paths('', CAMEL, '');
 export const REST_PATHS = paths('', CAMEL, '/value');
-/** The REST (aspect) shape's paths under a prefix (an item of a batch). */
+/** The canonical (aspect) spelling's paths under a prefix (an item of a batch). */
 export function restPaths(prefix: string): DraftPaths {
   return prefix ? paths(prefix, CAMEL, '/value') : REST_PATHS;
-}
-export function yamlPaths(prefix = ''): DraftPaths {
-  return paths(
-    prefix,
-    {
-      urn: '/urn',
-      id: '/id',
-      qualifiedName: '/qualified_name',
-      valueType: '/type',
-      allowedTypes: '/type_qualifier/allowed_types',
-      allowedValues: '/allowed_values',
-      cardinality: '/cardinality',
-      entityTypes: '/entity_types',
-      version: '/version',
-    },
-    '/value',
-  );
-}
-
-export function pathsFor(shape: DefinitionInputShape, prefix = ''): DraftPaths {
-  if (shape === 'yaml') return yamlPaths(prefix);
-  return shape === 'rest' ? REST_PATHS : GRAPHQL_PATHS;
 }
 
 /** `{ stringValue | numberValue }` entries: exactly one of the two. */
@@ -121,23 +98,6 @@ export function graphqlScalars(
     out.push({ value, ...(typeof entry.description === 'string' ? { description: entry.description } : {}) });
   });
   return out;
-}
-
-function fromGraphql(input: CreateStructuredPropertyInput, violations: Violation[]): DefinitionDraft {
-  const allowedValues = input.allowedValues ? graphqlScalars(input.allowedValues, (i) => `/allowedValues/${i}`, violations) : undefined;
-  return {
-    ...(input.id != null ? { id: input.id } : {}),
-    ...(input.qualifiedName != null ? { qualifiedName: input.qualifiedName } : {}),
-    ...(input.displayName != null ? { displayName: input.displayName } : {}),
-    ...(input.description != null ? { description: input.description } : {}),
-    valueType: input.valueType,
-    ...(input.typeQualifier?.allowedTypes ? { allowedTypes: input.typeQualifier.allowedTypes } : {}),
-    ...(allowedValues ? { allowedValues } : {}),
-    ...(input.cardinality ? { cardinality: input.cardinality } : {}),
-    entityTypes: [...input.entityTypes],
-    ...(input.immutable != null ? { immutable: input.immutable } : {}),
-    ...(input.version != null ? { version: input.version } : {}),
-  };
 }
 
 function fromRest(input: RestPropertyDefinitionInput, urn: string | undefined): DefinitionDraft {
@@ -163,50 +123,15 @@ function fromRest(input: RestPropertyDefinitionInput, urn: string | undefined): 
   };
 }
 
-function fromYaml(input: YamlPropertyEntry, prefix: string, violations: Violation[]): DefinitionDraft {
-  if (input.urn !== undefined && input.qualified_name === undefined) {
-    violations.push({ path: `${prefix}/qualified_name`, message: 'is required when urn is given' });
-  }
-  return {
-    ...(input.urn !== undefined ? { urn: input.urn } : {}),
-    ...(input.id !== undefined ? { id: input.id } : {}),
-    ...(input.qualified_name !== undefined ? { qualifiedName: input.qualified_name } : {}),
-    ...(input.display_name !== undefined ? { displayName: input.display_name } : {}),
-    ...(input.description !== undefined ? { description: input.description } : {}),
-    // YAML files written for DataHub's CLI say `type: STRING`, `DATE`: its CLI lower-cases them, so do we.
-    valueType: typeof input.type === 'string' && /^[A-Z_]+$/.test(input.type) ? input.type.toLowerCase() : input.type,
-    ...(input.type_qualifier ? { allowedTypes: input.type_qualifier.allowed_types } : {}),
-    ...(input.allowed_values ? { allowedValues: input.allowed_values } : {}),
-    ...(input.cardinality ? { cardinality: input.cardinality } : {}),
-    entityTypes: input.entity_types,
-    ...(input.immutable !== undefined ? { immutable: input.immutable } : {}),
-    // 14-digit numbers are exact in a double; YAML users often leave the version unquoted.
-    ...(input.version !== undefined ? { version: String(input.version) } : {}),
-  };
-}
-
-/** Checks one input against its shape's schema and reads it into a draft (undefined when the shape is wrong). */
-export function readDefinitionInput(
-  shape: DefinitionInputShape,
+/** Checks the canonical input (the aspect's JSON) against its schema and reads it into a draft (undefined when the shape is wrong). */
+export function readRestDefinition(
   input: unknown,
   violations: Violation[],
   options: { urn?: string; prefix?: string } = {},
 ): DefinitionDraft | undefined {
-  const prefix = options.prefix ?? '';
-  if (shape === 'graphql') {
-    const value = dropNulls(input);
-    const found = checkSchema(schemas.graphqlCreateDefinitionSchema, value, prefix);
-    violations.push(...found);
-    return found.length ? undefined : fromGraphql(value as CreateStructuredPropertyInput, violations);
-  }
-  if (shape === 'rest') {
-    const found = checkSchema(schemas.restDefinitionSchema, input, prefix);
-    violations.push(...found);
-    return found.length ? undefined : fromRest(input as RestPropertyDefinitionInput, options.urn);
-  }
-  const found = checkSchema(schemas.yamlDefinitionSchema, input, prefix);
+  const found = checkSchema(schemas.restDefinitionSchema, input, options.prefix ?? '');
   violations.push(...found);
-  return found.length ? undefined : fromYaml(input as YamlPropertyEntry, prefix, violations);
+  return found.length ? undefined : fromRest(input as RestPropertyDefinitionInput, options.urn);
 }
 
 /** Parses the YAML file of the command line: a list of definitions (a single mapping counts as a list of one). */

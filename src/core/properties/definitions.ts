@@ -1,10 +1,10 @@
 import { actorUrn, type Actor } from '../access/actor';
-import type { JsonObject, NewJob, StoredEntity } from '../../adapter/types';
+import type { JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { incarnationMetadata, newIncarnation, NO_DEFINITION_KEY } from './definition-key';
 import type { EntityDeletion, OwnedItem, OwnerBatch } from '../entities/owner';
 import type { EntityPlan } from '../entities/writer';
-import { CatalogError, throwIfViolations, type Violation } from '../../errors';
+import { CatalogError, throwIfViolations, withPaths, type Violation } from '../../errors';
 import { cleanupJob } from './cleanup';
 import { breakingChanges, canonicalDefinition, definitionContent, refuseBreakingChanges, resolveVersion } from './definition-changes';
 import {
@@ -16,28 +16,18 @@ import {
   type DraftPaths,
 } from './definition-rules';
 import { checkSchema } from '../validation';
-import {
-  definitionToJson,
-  dropNulls,
-  graphqlScalars,
-  parseYamlDefinitions,
-  pathsFor,
-  readDefinitionInput,
-  restPaths,
-  toReadBack,
-} from './definition-shapes';
+import { definitionToJson, dropNulls, graphqlScalars, readRestDefinition, REST_PATHS, restPaths, toReadBack } from './definition-shapes';
+import type { CanonicalDefinition } from './graphql-input';
 import { definitionInfoOf, type DefinitionCache, type DefinitionInfo } from './lookup';
 import {
   DEFINITION_ASPECT,
   STRUCTURED_PROPERTY_ENTITY,
-  type DefinitionInputShape,
   type DefinitionUpsertResult,
   type HardDeleteResult,
   type PropertyReadBack,
   type ResolvedPropertyField,
   type StructuredPropertyDefinition,
   type StructuredPropertyView,
-  type CreateStructuredPropertyInput,
   type UpdateStructuredPropertyInput,
 } from './types';
 import { graphqlUpdateDefinitionSchema } from '../validation/schemas/structured-properties';
@@ -52,6 +42,7 @@ import {
   settingsToJson,
   settingsViolations,
   type StructuredPropertySettings,
+  type StructuredPropertySettingsInput,
 } from './settings';
 
 const UPDATE_PATHS: DraftPaths = {
@@ -77,6 +68,9 @@ export function viewOf(info: DefinitionInfo): StructuredPropertyView {
   };
 }
 
+/** A batch write of whole entities through the one write path (`catalog.entities.upsertMany`). */
+export type EntityBatchWrite = (actor: Actor, items: Array<{ urn: string; aspects: Record<string, unknown> }>) => Promise<unknown>;
+
 /** Definitions of structured properties: create, update, upsert, read, soft delete, restore, hard delete. */
 export class PropertyDefinitionService {
   constructor(
@@ -91,14 +85,21 @@ export class PropertyDefinitionService {
     return who;
   }
 
-  /** Creates a definition from any input shape; CONFLICT when the URN exists (also soft-deleted). */
-  async create(actor: Actor, input: unknown, shape: DefinitionInputShape, options: { urn?: string } = {}): Promise<StructuredPropertyView> {
+  /**
+   * Creates a definition from the canonical input (the aspect's JSON, and the URN when the caller names
+   * one), with its settings when given; CONFLICT when the URN exists (also soft-deleted). `prior` are
+   * problems a decoder found already, reported with these in one answer.
+   */
+  async create(
+    actor: Actor,
+    input: CanonicalDefinition | undefined,
+    options: { settings?: StructuredPropertySettingsInput; prior?: readonly Violation[] } = {},
+  ): Promise<StructuredPropertyView> {
     const who = await this.manager(actor);
-    const violations: Violation[] = [];
-    const draft = readDefinitionInput(shape, input, violations, options);
-    const normalized = draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape), violations, { looseScalars: shape === 'yaml' });
-    const settingsInput = shape === 'graphql' && draft ? (dropNulls(input) as CreateStructuredPropertyInput).settings : undefined;
-    const settings = settingsInput ? applySettingsInput(undefined, settingsInput) : undefined;
+    const violations: Violation[] = [...(options.prior ?? [])];
+    const draft = input && readRestDefinition(input.value, violations, { urn: input.urn });
+    const normalized = draft && normalizeDraft(draft, this.ctx.registry, REST_PATHS, violations);
+    const settings = options.settings ? applySettingsInput(undefined, options.settings) : undefined;
     if (settings) violations.push(...settingsViolations(settings, '/settings'));
     throwIfViolations(violations, 'invalid structured property definition');
     const { urn, definition } = normalized!;
@@ -118,22 +119,28 @@ export class PropertyDefinitionService {
     return viewOf(definitionInfoOf(after.get(urn))!);
   }
 
-  /** Creates or replaces whole definitions (REST aspect JSON, YAML entries) in one atomic commit. */
+  /**
+   * Creates or replaces whole definitions (canonical inputs, item `i` reported under `/<i>`) in one
+   * atomic commit. `prior[i]` are the problems a decoder found in item `i` already (left out of
+   * `inputs` as undefined when it could not be decoded), reported with these in one answer.
+   */
   async upsertMany(
     actor: Actor,
-    inputs: readonly unknown[],
-    shape: 'rest' | 'yaml',
-    options: { urns?: ReadonlyArray<string | undefined> } = {},
+    inputs: ReadonlyArray<CanonicalDefinition | undefined>,
+    prior: ReadonlyArray<readonly Violation[]>,
+    write: EntityBatchWrite,
   ): Promise<DefinitionUpsertResult[]> {
-    const who = await this.manager(actor);
+    // Authenticated and authorized before the input is read (the write path checks the privilege again).
+    await this.manager(actor);
     const violations: Violation[] = [];
-    const single = inputs.length === 1 && shape === 'rest';
     const entries: Array<{ urn: string; definition: StructuredPropertyDefinition; prefix: string }> = [];
     inputs.forEach((input, i) => {
-      const prefix = single ? '' : `/${i}`;
-      const draft = readDefinitionInput(shape, input, violations, { prefix, urn: options.urns?.[i] });
-      const normalized =
-        draft && normalizeDraft(draft, this.ctx.registry, pathsFor(shape, prefix), violations, { looseScalars: shape === 'yaml' });
+      // Item by item, what a decoder found first: one answer lists the file's problems in its order.
+      violations.push(...(prior[i] ?? []));
+      if (!input) return;
+      const prefix = `/${i}`;
+      const draft = readRestDefinition(input.value, violations, { prefix, urn: input.urn });
+      const normalized = draft && normalizeDraft(draft, this.ctx.registry, restPaths(prefix), violations);
       if (!normalized) return;
       if (entries.some((e) => e.urn === normalized.urn)) {
         violations.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
@@ -141,45 +148,31 @@ export class PropertyDefinitionService {
       entries.push({ ...normalized, prefix });
     });
     throwIfViolations(violations, 'invalid structured property definition');
-    const outcomes = new Map<string, DefinitionUpsertResult['outcome']>();
-    const after = await this.ctx.writer.write(
-      who,
-      entries.map((e) => e.urn),
-      (current) => {
-        const problems: Violation[] = [];
-        const conflicts: Violation[] = [];
-        const plans: EntityPlan[] = [];
-        const jobs: NewJob[] = [];
-        for (const { urn, definition, prefix } of entries) {
-          const stored = definitionInfoOf(current.get(urn));
-          if (!stored) {
-            outcomes.set(urn, 'created');
-            plans.push(this.definitionPlan(who, urn, definition, undefined));
-            continue;
-          }
-          const paths = pathsFor(shape, prefix);
-          if (stored.removed) {
-            problems.push({ path: paths.qualifiedName, message: softDeletedMessage(urn, 'updating its definition') });
-            continue;
-          }
-          const { version, bumped } = resolveVersion(stored.definition.version, definition.version, paths.version, conflicts);
-          const next: StructuredPropertyDefinition = { ...definition, ...(version !== undefined ? { version } : {}) };
-          if (!bumped)
-            conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, paths), stored.definition.version, urn));
-          if (definitionContent(next) === definitionContent(stored.definition)) {
-            outcomes.set(urn, 'unchanged');
-            continue;
-          }
-          outcomes.set(urn, 'updated');
-          plans.push(this.definitionPlan(who, urn, next, stored));
-          if (bumped) jobs.push(cleanupJob(urn, stored.incarnation));
-        }
-        throwIfViolations(problems, 'refused structured property change');
-        throwIfConflicts(conflicts, 'refused structured property change');
-        return { entities: plans, jobs };
-      },
-    );
-    return entries.map(({ urn }) => ({ outcome: outcomes.get(urn)!, property: viewOf(definitionInfoOf(after.get(urn))!) }));
+    if (entries.length === 0) return [];
+    // The write itself goes through the one write path: the definitions' owner checks and plans each
+    // item there exactly as in any batch (versions, breaking changes, soft-deleted properties).
+    const urns = entries.map((e) => e.urn);
+    const aspects = [DEFINITION_ASPECT, 'status', SETTINGS_ASPECT];
+    const before = new Map((await this.ctx.adapter.readEntities(urns, aspects)).map((e) => [e.urn, definitionInfoOf(e)] as const));
+    const items = entries.map(({ urn, prefix }) => ({ urn, aspects: { [DEFINITION_ASPECT]: inputs[Number(prefix.slice(1))]!.value } }));
+    await write(actor, items).catch((error: unknown) => {
+      // The write path reports under `/<i>/aspects/propertyDefinition` (no index for one item): back to `/<i>`.
+      throw withPaths(
+        error,
+        (path) => {
+          const m = /^(\/\d+)?\/aspects\/[^/]+(.*)$/.exec(path);
+          return m ? `${entries.length === 1 ? entries[0]!.prefix : (m[1] ?? '')}${m[2]}` : path;
+        },
+        'refused structured property change',
+      );
+    });
+    const after = new Map((await this.ctx.adapter.readEntities(urns, aspects)).map((e) => [e.urn, definitionInfoOf(e)!] as const));
+    return entries.map(({ urn }) => {
+      const was = before.get(urn);
+      const now = after.get(urn)!;
+      const outcome = !was ? 'created' : JSON.stringify(was.definition) === JSON.stringify(now.definition) ? 'unchanged' : 'updated';
+      return { outcome, property: viewOf(now) };
+    });
   }
 
   /**
@@ -191,7 +184,7 @@ export class PropertyDefinitionService {
     const wanted = new Map<number, { definition: StructuredPropertyDefinition; paths: DraftPaths }>();
     const check = (item: OwnedItem, value: unknown, found: Violation[]) => {
       const paths = restPaths(item.path);
-      const draft = readDefinitionInput('rest', value, found, { prefix: item.path, urn: item.urn });
+      const draft = readRestDefinition(value, found, { prefix: item.path, urn: item.urn });
       const normalized = draft && normalizeDraft(draft, this.ctx.registry, paths, found);
       return normalized ? { definition: normalized.definition, paths } : undefined;
     };
@@ -286,11 +279,6 @@ export class PropertyDefinitionService {
     };
   }
 
-  /** The command-line file: a YAML list of definitions, all validated, then written in one commit. */
-  async upsertYaml(actor: Actor, text: string): Promise<DefinitionUpsertResult[]> {
-    return this.upsertMany(actor, parseYamlDefinitions(text), 'yaml');
-  }
-
   /** GraphQL `updateStructuredProperty`: texts replaced, lists appended, SINGLE → MULTIPLE, version. */
   async update(actor: Actor, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView> {
     const who = await this.manager(actor);
@@ -369,7 +357,6 @@ export class PropertyDefinitionService {
         next.typeQualifier?.allowedTypes,
         (i) => `/newAllowedValues/${i}`,
         violations,
-        false,
       );
       const merged = [...(next.allowedValues ?? [])];
       for (const entry of added) {

@@ -4,7 +4,10 @@ export { definitionKey, definitionKeyOf, incarnationOf } from './definition-key'
 export { parseYamlDefinitions, toGraphqlInput, toReadBack, toRestInput, toYamlEntry } from './definition-shapes';
 export { assignmentsOf } from './lookup';
 export { createStructuredProperties } from './service';
-export type { PropertyCoreService, StewardshipMembers, StructuredPropertyService } from './service';
+export { createValueEditing, EDIT_CHUNK_ENTITIES, MAX_EDIT_ENTITIES } from './value-editing';
+export type { EditValuesOptions, EditValuesSummary, PropertyValueEditing, PropertyValuesEdit } from './value-editing';
+export type { PropertyValueEdit } from './value-edits';
+export type { StructuredPropertyService } from './service';
 export * from './types';
 export { SETTINGS_ASPECT } from './settings';
 export type { StructuredPropertySettings, StructuredPropertySettingsInput } from './settings';

@@ -4,8 +4,12 @@ import type { CatalogContext } from '../context';
 import type { EntityView } from '../entities/service';
 import type { DomainOwners, ReadTransform } from '../entities/owner';
 import { propertyOwners } from './owner';
+import { decodeGraphqlAssignments, decodeGraphqlDefinition, graphqlDefinitionPath, graphqlValuesPath } from './graphql-input';
+import { relativeTo, withPaths } from '../../errors';
+import { parseYamlDefinitions } from './definition-shapes';
+import { decodeYamlEntry, yamlDefinitionPath } from './yaml-input';
 import { registerPropertyCleanup } from './cleanup';
-import { PropertyDefinitionService } from './definitions';
+import { PropertyDefinitionService, type EntityBatchWrite } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
 import { fillSettings, SETTINGS_ASPECT, type StructuredPropertySettings } from './settings';
 import { storedValues } from './value-rules';
@@ -16,7 +20,6 @@ import {
   VALUES_ASPECT,
   type FilterFieldSource,
   type CreateStructuredPropertyInput,
-  type DefinitionChangePreview,
   type DefinitionInputShape,
   type DefinitionUpsertResult,
   type GraphqlPropertyAssignmentInput,
@@ -24,7 +27,6 @@ import {
   type PropertyAssignment,
   type PropertyPatchRequest,
   type PropertyReadBack,
-  type PreviewChangeInput,
   type ResolvedPropertyField,
   type RestPropertyDefinitionInput,
   type StructuredPropertyDefinition,
@@ -108,25 +110,7 @@ export interface StructuredPropertyService {
     actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: PropertyAssignment[] }>,
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>>;
-
-  /**
-   * What writing this definition (the `propertyDefinition` aspect, REST shape, with its `urn`) would
-   * do: whether it is breaking and why, how many entities hold values it would invalidate or hide, a
-   * sample of them. Needs MANAGE_STRUCTURED_PROPERTIES; bad input is refused as the upsert refuses it;
-   * nothing is written.
-   */
-  previewChange(actor: Actor, input: PreviewChangeInput): Promise<DefinitionChangePreview>;
-  /** `previewChange` for each entry of the command-line file (YAML keys), every entry checked first. */
-  previewYamlEntries(actor: Actor, entries: readonly YamlPropertyEntry[]): Promise<DefinitionChangePreview[]>;
 }
-
-/**
- * The members of `catalog.properties` that the stewardship domain brings (it sits above search, which
- * it uses): `createCatalog` adds them to what this domain builds.
- */
-export type StewardshipMembers = 'previewChange' | 'previewYamlEntries';
-/** `catalog.properties` as this domain builds it. */
-export type PropertyCoreService = Omit<StructuredPropertyService, StewardshipMembers>;
 
 /** Readers never see values of a missing, soft-deleted or superseded definition. */
 function visibilityTransform(cache: DefinitionCache): ReadTransform {
@@ -150,7 +134,8 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
  * the clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
  */
 export function createStructuredProperties(ctx: CatalogContext): {
-  service: PropertyCoreService;
+  /** The service, given the entity service's batch write (built with the owners below). */
+  createService(write: EntityBatchWrite): StructuredPropertyService;
   filterFields: FilterFieldSource;
   owners: DomainOwners;
 } {
@@ -167,16 +152,21 @@ export function createStructuredProperties(ctx: CatalogContext): {
     cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
     cachedToken: () => cache.currentToken,
   };
-  const service: PropertyCoreService = {
+  const createService = (write: EntityBatchWrite): StructuredPropertyService => ({
     create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
-      definitions.create(actor, input, options.shape ?? 'graphql', { urn: options.urn }),
+      createFromShape(definitions, actor, input, options),
     update: (actor, input) => definitions.update(actor, input),
     upsert: async (actor: Actor, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
-      const [result] = await definitions.upsertMany(actor, [input], options.shape, { urns: [options.urn] });
+      if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, write, actor, [input]))[0]!;
+      const canonical = { ...(options.urn !== undefined ? { urn: options.urn } : {}), value: input as RestPropertyDefinitionInput };
+      // One canonical item reports under /0: a single REST write reports relative to the body.
+      const [result] = await definitions.upsertMany(actor, [canonical], [], write).catch((error: unknown) => {
+        throw withPaths(error, (path) => relativeTo(path, '/0'));
+      });
       return result!;
     },
-    upsertYaml: (actor, text) => definitions.upsertYaml(actor, text),
-    upsertYamlEntries: (actor, entries) => definitions.upsertMany(actor, entries, 'yaml'),
+    upsertYaml: (actor, text) => upsertYamlEntries(definitions, write, actor, parseYamlDefinitions(text)),
+    upsertYamlEntries: (actor, entries) => upsertYamlEntries(definitions, write, actor, entries),
     get: (actor, urn) => definitions.get(actor, urn),
     getReadBack: (actor, urn) => definitions.getReadBack(actor, urn),
     list: (actor, options) => definitions.list(actor, options),
@@ -197,11 +187,69 @@ export function createStructuredProperties(ctx: CatalogContext): {
     },
     getValues: (actor, entityUrn) => values.get(actor, entityUrn),
     valueHistory: (actor, entityUrn, propertyUrn) => propertyValueHistory(ctx, actor, entityUrn, propertyUrn),
-    upsertValues: (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) =>
-      values.upsert(actor, entityUrn, input, options.shape ?? 'rest'),
+    upsertValues: async (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) => {
+      if (options.shape !== 'graphql') return values.upsert(actor, entityUrn, input);
+      // The GraphQL spelling is decoded into the canonical input; violations are reported in its own spelling.
+      const decoded = decodeGraphqlAssignments(input);
+      return values.upsert(actor, entityUrn, decoded.input, decoded.report).catch((error: unknown) => {
+        throw withPaths(error, graphqlValuesPath);
+      });
+    },
     removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
-    upsertValuesMany: (actor, items) => values.upsertMany(actor, items, 'rest'),
-  };
-  return { service, filterFields, owners: propertyOwners(definitions, values, visible) };
+    upsertValuesMany: (actor, items) => values.upsertMany(actor, items),
+  });
+  return { createService, filterFields, owners: propertyOwners(definitions, values, visible) };
+}
+
+/**
+ * `catalog.properties.create` in each spelling it takes: the GraphQL and YAML inputs are decoded into
+ * the canonical definition first, and violation paths are mapped back to the caller's spelling.
+ */
+async function createFromShape(
+  definitions: PropertyDefinitionService,
+  actor: Actor,
+  input: unknown,
+  options: { shape?: DefinitionInputShape; urn?: string },
+): Promise<StructuredPropertyView> {
+  if (options.shape === 'rest')
+    return definitions.create(actor, {
+      ...(options.urn !== undefined ? { urn: options.urn } : {}),
+      value: input as RestPropertyDefinitionInput,
+    });
+  const decoded = options.shape === 'yaml' ? decodeYamlEntry(input, '') : decodeGraphqlDefinition(input);
+  const settings = 'settings' in decoded ? decoded.settings : undefined;
+  const pathOf =
+    options.shape === 'yaml'
+      ? yamlDefinitionPath(() => decoded.idOnly, decoded.violations)
+      : graphqlDefinitionPath(decoded.idOnly, decoded.violations);
+  return definitions
+    .create(actor, decoded.input, { prior: decoded.violations, ...(settings ? { settings } : {}) })
+    .catch((error: unknown) => {
+      throw withPaths(error, pathOf);
+    });
+}
+
+/** YAML entries (`/<i>` each), decoded, then written in one commit by the canonical upsert; paths back in the file's spelling. */
+async function upsertYamlEntries(
+  definitions: PropertyDefinitionService,
+  write: EntityBatchWrite,
+  actor: Actor,
+  entries: readonly unknown[],
+): Promise<DefinitionUpsertResult[]> {
+  const decoded = entries.map((entry, i) => decodeYamlEntry(entry, `/${i}`));
+  const pathOf = yamlDefinitionPath(
+    (index) => index !== undefined && decoded[index]?.idOnly === true,
+    decoded.flatMap((d) => d.violations),
+  );
+  return definitions
+    .upsertMany(
+      actor,
+      decoded.map((d) => d.input),
+      decoded.map((d) => d.violations),
+      write,
+    )
+    .catch((error: unknown) => {
+      throw withPaths(error, pathOf);
+    });
 }

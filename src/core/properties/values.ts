@@ -6,15 +6,15 @@ import type { OwnedItem, OwnerBatch, ReadTransform } from '../entities/owner';
 import { escapeToken } from './patch';
 import { withPaths } from '../../errors';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import { dropNulls } from './definition-shapes';
+import type { DecoderReport } from './graphql-input';
 import { checkSchema } from '../validation';
 import { fromPropertyValue } from './definition-rules';
 import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
 import { checkAssignments, checkImmutables, composeValues, storedValues, type AssignmentDraft, type StoredValues } from './value-rules';
-import { VALUES_ASPECT, type GraphqlPropertyAssignmentInput, type PropertyAssignment, type ValuesInputShape } from './types';
-import { graphqlAssignmentSchema, restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
+import { VALUES_ASPECT, type PropertyAssignment } from './types';
+import { restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
 import { parseUrn } from '../urn';
 
 const BULK_CHUNK = 500;
@@ -22,53 +22,39 @@ const BULK_CHUNK = 500;
 /** What to write on one entity, given what it holds now. */
 type Wish = (stored: StoredValues) => { drafts: AssignmentDraft[]; removalPath: (propertyUrn: string) => string };
 
-const ARRAY_SCHEMA = { type: 'array' } as const;
-
 /**
- * Reads values input of either shape into drafts. Shape errors are violations; an element whose
- * values are malformed still yields a draft (marked) so that its property is checked too.
+ * Reads the canonical values input (the `structuredProperties` aspect) into drafts. Shape errors are
+ * violations; an element a decoder reported already as malformed (`malformed`, by index) yields a
+ * marked draft so that its property is checked too.
  */
-export function readValuesInput(shape: ValuesInputShape, input: unknown, violations: Violation[], prefix = ''): AssignmentDraft[] {
-  const graphql = shape === 'graphql';
-  const value = graphql ? dropNulls(input) : input;
-  const listPath = graphql ? `${prefix}/structuredPropertyInputParams` : `${prefix}/properties`;
-  const envelope = graphql ? checkSchema(ARRAY_SCHEMA, value, listPath) : checkSchema(restValuesEnvelopeSchema, value, prefix);
+export function readValuesInput(input: unknown, violations: Violation[], prefix = '', malformed?: ReadonlySet<number>): AssignmentDraft[] {
+  const envelope = checkSchema(restValuesEnvelopeSchema, input, prefix);
   violations.push(...envelope);
   if (envelope.length) return [];
-  const items = (graphql ? value : (value as { properties: unknown[] }).properties) as unknown[];
+  const listPath = `${prefix}/properties`;
   const drafts: AssignmentDraft[] = [];
-  items.forEach((item, i) => {
+  (input as { properties: unknown[] }).properties.forEach((item, i) => {
     const path = `${listPath}/${i}`;
-    const urnPath = `${path}/${graphql ? 'structuredPropertyUrn' : 'propertyUrn'}`;
-    const found = checkSchema(graphql ? graphqlAssignmentSchema : restAssignmentSchema, item, path);
+    const urnPath = `${path}/propertyUrn`;
+    const propertyUrn = ((item ?? {}) as Record<string, unknown>).propertyUrn;
+    if (malformed?.has(i)) {
+      if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
+      return;
+    }
+    const found = checkSchema(restAssignmentSchema, item, path);
     violations.push(...found);
-    const record = (item ?? {}) as Record<string, unknown>;
-    const propertyUrn = record[graphql ? 'structuredPropertyUrn' : 'propertyUrn'];
     if (found.length) {
       if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
       return;
     }
-    if (!graphql) {
-      const { created, lastModified } = item as PropertyAssignment;
-      drafts.push({
-        propertyUrn: propertyUrn as string,
-        values: (item as PropertyAssignment).values.map(fromPropertyValue),
-        path,
-        urnPath,
-        ...(created || lastModified ? { sent: { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) } } : {}),
-      });
-      return;
-    }
-    const values: Array<string | number> = [];
-    let malformed = false;
-    (item as GraphqlPropertyAssignmentInput).values.forEach((v, j) => {
-      const hasString = typeof v.stringValue === 'string';
-      if (hasString === (typeof v.numberValue === 'number')) {
-        violations.push({ path: `${path}/values/${j}`, message: 'needs exactly one of stringValue or numberValue' });
-        malformed = true;
-      } else values.push(hasString ? (v.stringValue as string) : (v.numberValue as number));
+    const { created, lastModified } = item as PropertyAssignment;
+    drafts.push({
+      propertyUrn: propertyUrn as string,
+      values: (item as PropertyAssignment).values.map(fromPropertyValue),
+      path,
+      urnPath,
+      ...(created || lastModified ? { sent: { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) } } : {}),
     });
-    drafts.push({ propertyUrn: propertyUrn as string, values, path, urnPath, ...(malformed ? { malformed } : {}) });
   });
   return drafts;
 }
@@ -108,13 +94,12 @@ export class PropertyValueService {
   }
 
   /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
-  async upsert(actor: Actor, entityUrn: string, input: unknown, shape: ValuesInputShape = 'rest'): Promise<PropertyAssignment[]> {
+  async upsert(actor: Actor, entityUrn: string, input: unknown, decoded?: DecoderReport): Promise<PropertyAssignment[]> {
     const who = await this.editor(actor);
-    const urn = this.entityUrn(entityUrn, shape === 'graphql' ? '/assetUrn' : '/urn');
-    const violations: Violation[] = [];
-    const drafts = readValuesInput(shape, input, violations);
-    const listPath = shape === 'graphql' ? '/structuredPropertyInputParams' : '/properties';
-    return this.write(who, urn, () => ({ drafts, removalPath: () => listPath }), violations);
+    const urn = this.entityUrn(entityUrn, '/urn');
+    const violations: Violation[] = [...(decoded?.violations ?? [])];
+    const drafts = readValuesInput(input, violations, '', decoded?.malformed);
+    return this.write(who, urn, () => ({ drafts, removalPath: () => '/properties' }), violations);
   }
 
   /** Removes the named properties from the entity (absent ones are ignored); returns the properties left. */
@@ -168,7 +153,6 @@ export class PropertyValueService {
   async upsertMany(
     actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: unknown }>,
-    shape: ValuesInputShape = 'rest',
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>> {
     const who = await this.editor(actor);
     const violations: Violation[] = [];
@@ -184,8 +168,7 @@ export class PropertyValueService {
       }
       if (seen.has(urn)) violations.push({ path: `/${i}/urn`, message: `${urn} appears more than once` });
       seen.add(urn);
-      const body = shape === 'graphql' ? item.properties : { properties: item.properties };
-      wishes.push({ urn, drafts: readValuesInput(shape, body, violations, `/${i}`) });
+      wishes.push({ urn, drafts: readValuesInput({ properties: item.properties }, violations, `/${i}`) });
     });
     const definitions = await loadDefinitions(
       this.ctx.adapter,
@@ -261,7 +244,7 @@ export class PropertyValueService {
     for (const { index, urn, value } of items) {
       wishes.set(keyOf(index, urn), {
         urn,
-        drafts: readValuesInput('rest', value, violations, prefix(index)),
+        drafts: readValuesInput(value, violations, prefix(index)),
         path: `${prefix(index)}/properties`,
       });
     }
@@ -307,10 +290,20 @@ export class PropertyValueService {
       (index) => index,
     );
     const who = await this.ctx.authenticate(actor);
+    // Definitions read inside the unit of work, once per batch rather than once per entity (a batch of
+    // patches names the same few properties again and again).
+    const known = new Map<string, DefinitionInfo>();
+    const asked = new Set<string>();
+    const load = async (urns: Iterable<string>): Promise<void> => {
+      const missing = [...urns].filter((u) => !asked.has(u));
+      for (const u of missing) asked.add(u);
+      for (const [urn, info] of await loadDefinitions(this.ctx.adapter, missing)) known.set(urn, info);
+    };
     return {
       plan: async (item, entity, step) => {
         if (item.op === 'upsert') return { put: await planner(item.index, entity, step.problems, step.now) };
-        const definitions = await loadDefinitions(this.ctx.adapter, propertyUrnsOf(entity ? [entity] : []));
+        await load(propertyUrnsOf(entity ? [entity] : []));
+        const definitions = known;
         const stored = storedValues(entity, definitions);
         const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
         let drafts: AssignmentDraft[];
@@ -321,10 +314,7 @@ export class PropertyValueService {
           throw withPaths(error, (path) => `${item.path}${path}`);
         }
         drafts = drafts.map((d) => ({ ...d, path: `${item.path}${d.path}`, urnPath: `${item.path}${d.urnPath}` }));
-        await this.ensureDefinitions(
-          definitions,
-          drafts.map((d) => d.propertyUrn),
-        );
+        await load(drafts.map((d) => d.propertyUrn));
         const removalPath = (p: string) => `${item.path}/properties/${escapeToken(p)}`;
         const plan = this.plan(who, item.urn, entity, definitions, () => ({ drafts, removalPath }), step.problems, step.now);
         const put = plan.entity?.put?.[VALUES_ASPECT];

@@ -13,7 +13,7 @@ import {
   type SearchInputResolver,
   type SearchScopeInput,
 } from './input';
-import type { PropertyCoreService } from '../properties/service';
+import type { StructuredPropertyService } from '../properties/service';
 
 export interface AggregateAcrossEntitiesInput extends SearchScopeInput {
   /**
@@ -62,7 +62,11 @@ function displayNameOf(resolved: ResolvedSearchField, view: StructuredPropertyVi
 }
 
 /** Every active structured property that has values under its current definition. */
-async function propertiesWithValues(ctx: CatalogContext, properties: PropertyCoreService, actor: Actor): Promise<StructuredPropertyView[]> {
+async function propertiesWithValues(
+  ctx: CatalogContext,
+  properties: StructuredPropertyService,
+  actor: Actor,
+): Promise<StructuredPropertyView[]> {
   const out: StructuredPropertyView[] = [];
   let afterUrn: string | undefined;
   for (;;) {
@@ -99,7 +103,7 @@ function booleanBuckets(buckets: readonly FacetBucket[], matches: number, maxVal
 export async function aggregateAcrossEntities(
   ctx: CatalogContext,
   resolver: SearchInputResolver,
-  properties: PropertyCoreService,
+  properties: StructuredPropertyService,
   actor: Actor,
   input: AggregateAcrossEntitiesInput,
 ): Promise<AggregateAcrossEntitiesResult> {

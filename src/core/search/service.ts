@@ -7,7 +7,7 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { checkSchema } from '../validation';
 import { scrollInputSchema, searchInputSchema } from '../validation/schemas/search';
 import { SearchInputResolver, type FilterFieldSource, type SearchScopeInput } from './input';
-import type { PropertyCoreService } from '../properties/service';
+import type { StructuredPropertyService } from '../properties/service';
 
 export interface ScrollAcrossEntitiesInput extends SearchScopeInput {
   /** Page size, 0 to 10,000; default 10. */
@@ -97,7 +97,11 @@ function sameScope(a: SearchScope, b: SearchScope): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-export function createSearchService(ctx: CatalogContext, properties: PropertyCoreService, filterFields: FilterFieldSource): SearchService {
+export function createSearchService(
+  ctx: CatalogContext,
+  properties: StructuredPropertyService,
+  filterFields: FilterFieldSource,
+): SearchService {
   const resolver = new SearchInputResolver(ctx, filterFields);
   /** Whether the adapter's answers carry the change token they were read under (learnt from the first). */
   let answersCarryToken = false;

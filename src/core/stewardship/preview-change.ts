@@ -3,7 +3,8 @@ import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { breakingChanges, definitionContent, resolveVersion } from '../properties/definition-changes';
 import { normalizeDraft, type DraftPaths } from '../properties/definition-rules';
-import { readDefinitionInput, restPaths, yamlPaths } from '../properties/definition-shapes';
+import { readRestDefinition, restPaths } from '../properties/definition-shapes';
+import { decodeYamlEntry, yamlDefinitionPath } from '../properties/yaml-input';
 import { definitionInfoOf, type DefinitionInfo } from '../properties/lookup';
 import { softDeletedMessage } from '../properties/messages';
 import {
@@ -40,7 +41,7 @@ export async function previewDefinitionChange(ctx: CatalogContext, actor: Actor,
     aspect = rest;
   }
   const paths = restPaths('');
-  const draft = readDefinitionInput('rest', aspect, violations, { urn });
+  const draft = readRestDefinition(aspect, violations, { urn });
   const normalized = draft && normalizeDraft(draft, ctx.registry, paths, violations);
   throwIfViolations(violations, 'invalid structured property definition');
   const [preview] = await previewAll(ctx, [{ ...normalized!, paths }]);
@@ -56,16 +57,22 @@ export async function previewYamlDefinitionChanges(
   await requireManager(ctx, actor);
   const violations: Violation[] = [];
   const wanted: Wanted[] = [];
-  entries.forEach((entry, i) => {
+  const decoded = entries.map((entry, i) => decodeYamlEntry(entry, `/${i}`));
+  const decoderViolations = decoded.flatMap((d) => d.violations);
+  // The rules report in the canonical spelling; the file's user reads the YAML keys.
+  const inFile = yamlDefinitionPath((index) => index !== undefined && decoded[index]?.idOnly === true, decoderViolations);
+  const found: Violation[] = [];
+  decoded.forEach((d, i) => {
     const prefix = `/${i}`;
-    const paths = yamlPaths(prefix);
-    const draft = readDefinitionInput('yaml', entry, violations, { prefix });
-    const normalized = draft && normalizeDraft(draft, ctx.registry, paths, violations, { looseScalars: true });
+    if (!d.input) return;
+    const paths = restPaths(prefix);
+    const draft = readRestDefinition(d.input.value, found, { prefix, ...(d.input.urn !== undefined ? { urn: d.input.urn } : {}) });
+    const normalized = draft && normalizeDraft(draft, ctx.registry, paths, found);
     if (!normalized) return;
-    if (wanted.some((w) => w.urn === normalized.urn))
-      violations.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
+    if (wanted.some((w) => w.urn === normalized.urn)) found.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
     wanted.push({ ...normalized, paths });
   });
+  violations.push(...decoderViolations, ...found.map((v) => ({ ...v, path: inFile(v.path) })));
   throwIfViolations(violations, 'invalid structured property definition');
   return previewAll(ctx, wanted);
 }

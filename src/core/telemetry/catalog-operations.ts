@@ -58,6 +58,7 @@ const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     applyToMatches: { operation: 'bulk', search: 1 },
     previewChange: { operation: 'preview' },
     previewYamlEntries: { operation: 'preview', items: 1 },
+    editValues: { operation: 'bulk', items: 1 },
     get: read(1),
     getValues: read(1),
     list: read(),

@@ -2,7 +2,7 @@ import type { JsonObject } from '../../adapter/types';
 import type { EntityUpsert, EntityView, JsonPatchOperation } from '../../core/entities';
 import type { FacetFilterInput } from '../../core/search';
 import { entityTypeOf, urnProblem } from '../../core/urn';
-import { CatalogError, invalidInput, isCatalogError, throwIfViolations, type Violation } from '../../errors';
+import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 
 /**
  * The spelling of DataHub's OpenAPI v3 entity family: an entity is `{ urn, <aspect>: { value,
@@ -120,49 +120,34 @@ export function batchToUpserts(body: unknown, entityType: string): EntityUpsert[
 }
 
 /**
- * A bulk write's error with its paths spelled as in the v3 body: `/<i>/aspects/<name>/...` becomes
- * `/<i>/<name>/value/...`, `/<i>/systemMetadata/<name>/...` becomes `/<i>/<name>/systemMetadata/...`
- * (a one-item write reports without the index; the index is put back).
+ * Where a bulk write's canonical path lies in the v3 body (for `withPaths`): `/<i>/aspects/<name>/...` is
+ * `/<i>/<name>/value/...`, `/<i>/systemMetadata/<name>/...` is `/<i>/<name>/systemMetadata/...` (a
+ * one-item write reports without the index; the index is put back).
  */
-export function withV3Paths(error: unknown, items: number): unknown {
-  if (!isCatalogError(error) || !error.details.length) return error;
-  const details = error.details.map((d) => ({ path: v3Path(d.path, items === 1), message: d.message }));
-  if (error.code === 'INVALID_INPUT') return invalidInput(details, items === 1 ? 'invalid entity' : 'invalid entities');
-  return new CatalogError(error.code, error.message, {
-    details,
-    cause: error,
-    ...(error.reason !== undefined ? { reason: error.reason } : {}),
-  });
-}
-
-function v3Path(path: string, single: boolean): string {
-  const indexed = single && !/^\/\d+(\/|$)/.test(path) ? `/0${path === '/' ? '' : path}` : path;
-  return indexed
-    .replace(/^\/(\d+)\/aspects\/([^/]+)/, '/$1/$2/value')
-    .replace(/^\/(\d+)\/systemMetadata\/([^/]+)/, '/$1/$2/systemMetadata')
-    .replace(/^\/(\d+)\/aspects$/, '/$1');
+export function v3BatchPath(items: number): (path: string) => string {
+  const single = items === 1;
+  return (path) => {
+    const indexed = single && !/^\/\d+(\/|$)/.test(path) ? `/0${path === '/' ? '' : path}` : path;
+    return indexed
+      .replace(/^\/(\d+)\/aspects\/([^/]+)/, '/$1/$2/value')
+      .replace(/^\/(\d+)\/systemMetadata\/([^/]+)/, '/$1/$2/systemMetadata')
+      .replace(/^\/(\d+)\/aspects$/, '/$1');
+  };
 }
 
 /**
- * A one-aspect write's error with its paths spelled as in the `{ value, systemMetadata }` body:
- * `/aspects/<aspect>/...` becomes `/value/...`, `/systemMetadata/<aspect>/...` becomes `/systemMetadata/...`.
+ * Where a one-aspect write's canonical path lies in the `{ value, systemMetadata }` body (for
+ * `withPaths`): `/aspects/<aspect>/...` is `/value/...`, `/systemMetadata/<aspect>/...` is `/systemMetadata/...`.
  */
-export function withEnvelopePaths(error: unknown, aspect: string): unknown {
-  if (!isCatalogError(error) || !error.details.length) return error;
+export function envelopePath(aspect: string): (path: string) => string {
   const prefixes: Array<[string, string]> = [
     [`/aspects/${aspect}`, '/value'],
     [`/systemMetadata/${aspect}`, '/systemMetadata'],
   ];
-  const details = error.details.map((d) => {
-    const hit = prefixes.find(([from]) => d.path === from || d.path.startsWith(`${from}/`));
-    return hit ? { path: hit[1] + d.path.slice(hit[0].length), message: d.message } : { path: d.path, message: d.message };
-  });
-  if (error.code === 'INVALID_INPUT') return invalidInput(details, 'invalid aspect');
-  return new CatalogError(error.code, error.message, {
-    details,
-    cause: error,
-    ...(error.reason !== undefined ? { reason: error.reason } : {}),
-  });
+  return (path) => {
+    const hit = prefixes.find(([from]) => path === from || path.startsWith(`${from}/`));
+    return hit ? hit[1] + path.slice(hit[0].length) : path;
+  };
 }
 
 /** The platform's condition names where they differ from the catalog's. */
@@ -351,29 +336,16 @@ export function batchToPatches(body: unknown, entityType: string): BatchPatchIte
   return items;
 }
 
-/** A batch patch's error with the domain's item paths (`/<k>/...`) put back at their place in the body. */
-export function withPatchPaths(error: unknown, items: readonly BatchPatchItem[]): unknown {
-  if (!isCatalogError(error) || !error.details.length) return error;
-  const details = error.details.map((d) => {
-    const m = /^\/(\d+)(\/[^/]+)?(.*)$/.exec(d.path);
+/** Where a batch patch's canonical item path (`/<k>/...`) lies in the v3 body (for `withPaths`). */
+export function patchItemPath(items: readonly BatchPatchItem[]): (path: string) => string {
+  return (path) => {
+    const m = /^\/(\d+)(\/[^/]+)?(.*)$/.exec(path);
     const item = m ? items[Number(m[1])] : undefined;
-    if (!m || !item) return { path: d.path, message: d.message };
+    if (!m || !item) return path;
     const entityAt = item.at.split('/').slice(0, 2).join('/');
     const member = m[2] ?? '';
-    const path =
-      member === '/urn'
-        ? `${entityAt}/urn`
-        : member === '/aspect'
-          ? item.at.slice(0, -'/value'.length)
-          : member === '/patch'
-            ? `${item.at}/patch${m[3]}`
-            : `${item.at}${m[3]}`;
-    return { path, message: d.message };
-  });
-  if (error.code === 'INVALID_INPUT') return invalidInput(details, 'invalid patches');
-  return new CatalogError(error.code, error.message, {
-    details,
-    cause: error,
-    ...(error.reason !== undefined ? { reason: error.reason } : {}),
-  });
+    if (member === '/urn') return `${entityAt}/urn`;
+    if (member === '/aspect') return item.at.slice(0, -'/value'.length);
+    return member === '/patch' ? `${item.at}/patch${m[3]}` : `${item.at}${m[3]}`;
+  };
 }

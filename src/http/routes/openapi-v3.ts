@@ -1,6 +1,6 @@
 import type { AspectMap, AspectName, JsonPatchOperation, ResolvedEntityAddress } from '../../core/entities';
 import { resolveEntityAddress } from '../../core/entities';
-import { CatalogError } from '../../errors';
+import { CatalogError, withPaths } from '../../errors';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 import { aspectNames, batchGet, scrollAcrossTypes, scrollEntities } from './openapi-v3-listing';
@@ -10,9 +10,9 @@ import {
   batchToUpserts,
   entityV3,
   readEnvelope,
-  withEnvelopePaths,
-  withPatchPaths,
-  withV3Paths,
+  envelopePath,
+  patchItemPath,
+  v3BatchPath,
 } from './openapi-v3-shapes';
 import { appendTimeseriesAspect } from './timeseries';
 
@@ -56,7 +56,7 @@ async function postEntities(ctx: RouteContext): Promise<RouteResult> {
   try {
     views = await ctx.catalog.entities.upsertMany(ctx.actor, items, { systemMetadata: withSystemMetadata });
   } catch (error) {
-    throw withV3Paths(error, items.length);
+    throw withPaths(error, v3BatchPath(items.length), items.length === 1 ? 'invalid entity' : 'invalid entities');
   }
   return { body: views.map((view) => entityV3(view, withSystemMetadata, written.get(view.urn))) };
 }
@@ -80,7 +80,7 @@ async function patchEntities(ctx: RouteContext): Promise<RouteResult> {
       items.map(({ urn, aspect, patch, arrayPrimaryKeys }) => ({ urn, aspect, patch, ...(arrayPrimaryKeys ? { arrayPrimaryKeys } : {}) })),
     );
   } catch (error) {
-    throw withPatchPaths(error, items);
+    throw withPaths(error, patchItemPath(items), 'invalid patches');
   }
   if (withSystemMetadata)
     views = await ctx.catalog.entities.getMany(
@@ -206,7 +206,7 @@ async function postAspect(ctx: RouteContext): Promise<RouteResult> {
       ...(onlyIfAbsent ? { onlyIfAbsent } : {}),
     })
     .catch((error: unknown) => {
-      throw withEnvelopePaths(error, aspect!);
+      throw withPaths(error, envelopePath(aspect!), 'invalid aspect');
     });
   const view = withSystemMetadata ? await ctx.catalog.entities.get(ctx.actor, urn, { aspects: [aspect!], systemMetadata: true }) : written;
   return { body: entityV3(view ?? written, withSystemMetadata, new Set([aspect!])) };

@@ -170,6 +170,26 @@ export const graphqlAssignmentSchema: JsonObject = {
   additionalProperties: false,
 };
 
+/** One entity's edit of its values (`catalog.properties.editValues`): properties to set, properties to remove. */
+export const propertyValueEditSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    urn: str,
+    set: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { propertyUrn: str, values: { type: 'array', items: propertyValueSchema } },
+        required: ['propertyUrn', 'values'],
+        additionalProperties: false,
+      },
+    },
+    remove: strings,
+  },
+  required: ['urn'],
+  additionalProperties: false,
+};
+
 export const patchRequestSchema: JsonObject = {
   type: 'object',
   properties: {

@@ -1,0 +1,211 @@
+import type { Job, NewJob, StoredEntity } from '../../adapter/types';
+import { isCatalogError, type CatalogError } from '../../errors';
+import type { Actor } from '../access/actor';
+import type { CatalogContext } from '../context';
+import type { JobContext } from '../jobs/runner';
+import { applyItem, entityIndexOf, type ApplyDependencies } from './apply-check';
+import { executionUrn, isFinished, MAX_KEPT_ERRORS, progressPut, recordOf, type ApplyProgress, type ApplyRecord } from './apply-record';
+
+/**
+ * The background work of an apply job. The first job takes the snapshot: it lists the matches of the
+ * search (as the actor who asked, in URN order) and, in one commit, stores the total, queues one job per
+ * chunk of URNs and completes itself. Each chunk job then writes its entities through the one write path
+ * (checked by the values' own rules and the actor's privileges) and, in the same commit, adds its counts
+ * to the progress and completes itself: a process stopped mid-way loses nothing and repeats nothing.
+ */
+
+export const APPLY_JOB_TYPE = 'structuredProperty.applyToMatches';
+/** Matches listed per search page while taking the snapshot. */
+const SNAPSHOT_PAGE = 10_000;
+const MAX_CONFLICT_RETRIES = 5;
+
+export function snapshotJob(jobId: string): NewJob {
+  return { type: APPLY_JOB_TYPE, payload: { jobId } };
+}
+
+function chunkJob(jobId: string, chunk: number, urns: readonly string[]): NewJob {
+  return { type: APPLY_JOB_TYPE, payload: { jobId, chunk, urns: [...urns] } };
+}
+
+function readPayload(job: Job): { jobId: string; chunk?: { index: number; urns: string[] } } {
+  const { jobId, chunk, urns } = job.payload;
+  if (typeof jobId !== 'string') throw new Error(`job ${job.id} has a malformed payload`);
+  if (chunk === undefined) return { jobId };
+  if (typeof chunk !== 'number' || !Array.isArray(urns) || urns.some((u) => typeof u !== 'string'))
+    throw new Error(`job ${job.id} has a malformed payload`);
+  return { jobId, chunk: { index: chunk, urns: urns as string[] } };
+}
+
+/** Thrown inside a chunk's unit of work when the job was cancelled or failed meanwhile: nothing of the chunk is written. */
+class JobStopped extends Error {}
+
+export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies): void {
+  const readRecord = async (urn: string): Promise<ApplyRecord | undefined> => recordOf((await ctx.adapter.readEntities([urn]))[0]);
+
+  /** Commits only the job's completion, with a change of the progress when `change` gives one. */
+  const finish = async (
+    job: Job,
+    jobContext: JobContext,
+    actor: Actor,
+    urn: string,
+    change: (progress: ApplyProgress, now: number) => { progress?: ApplyProgress; jobs?: NewJob[] },
+  ): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ctx.writer.write(
+          actor,
+          [urn],
+          (current, now) => {
+            const record = recordOf(current.get(urn));
+            if (!record || isFinished(record.progress.status)) return { entities: [] };
+            const { progress, jobs } = change(record.progress, now);
+            return { entities: progress ? [{ urn, put: progressPut(progress) }] : [], ...(jobs ? { jobs } : {}) };
+          },
+          { completeJobs: [{ id: job.id, workerId: jobContext.workerId }] },
+        );
+        return;
+      } catch (error) {
+        // A cancel got there first: read again.
+        if (!isCatalogError(error) || error.code !== 'CONFLICT' || attempt >= MAX_CONFLICT_RETRIES) throw error;
+        await jobContext.renewLease();
+      }
+    }
+  };
+
+  const failed = (message: string) => (progress: ApplyProgress, now: number) => ({
+    progress: { ...progress, status: 'FAILED' as const, message, finishedAt: now },
+  });
+
+  const takeSnapshot = async (job: Job, jobContext: JobContext, jobId: string): Promise<void> => {
+    const urn = executionUrn(jobId);
+    const record = await readRecord(urn);
+    if (!record || isFinished(record.progress.status))
+      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
+    const { actor, scope, chunkSize } = record.request;
+    const urns: string[] = [];
+    try {
+      let scrollId: string | null | undefined;
+      do {
+        const page = await deps.search.scroll(actor, { ...scope, count: SNAPSHOT_PAGE, ...(scrollId ? { scrollId } : {}) });
+        for (const r of page.searchResults) urns.push(r.entity.urn);
+        scrollId = page.nextScrollId;
+        await jobContext.renewLease();
+      } while (scrollId);
+    } catch (error) {
+      // The search is refused now (a filter's property soft-deleted meanwhile, the actor gone): the job fails.
+      if (!refusal(error)) throw error;
+      return finish(job, jobContext, actor, urn, failed(`the search is refused: ${(error as Error).message}`));
+    }
+    const chunks: NewJob[] = [];
+    for (let i = 0; i * chunkSize < urns.length; i++) chunks.push(chunkJob(jobId, i, urns.slice(i * chunkSize, (i + 1) * chunkSize)));
+    return finish(job, jobContext, actor, urn, (progress, now) => ({
+      progress: {
+        ...progress,
+        status: urns.length === 0 ? 'DONE' : 'RUNNING',
+        total: urns.length,
+        startTimeMs: now,
+        finishedAt: urns.length === 0 ? now : null,
+      },
+      jobs: chunks,
+    }));
+  };
+
+  const runChunk = async (job: Job, jobContext: JobContext, jobId: string, urns: readonly string[]): Promise<void> => {
+    const urn = executionUrn(jobId);
+    const record = await readRecord(urn);
+    if (!record || isFinished(record.progress.status))
+      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
+    const { actor } = record.request;
+    const checked = { scope: record.request.scope, edit: record.request.edit, chunkSize: record.request.chunkSize };
+    let pending = [...urns];
+    const refused: Array<{ urn: string; message: string }> = [];
+    const thrownMessages = new Set<string>();
+    for (let attempt = 1; ;) {
+      const items = pending.map((u, i) => applyItem(u, i, checked));
+      const planned = pending;
+      try {
+        await deps.pipeline.write(actor, items, {
+          message: 'entities of the chunk refuse the change',
+          completeJobs: [{ id: job.id, workerId: jobContext.workerId }],
+          alongside: {
+            urn,
+            plan: (current: ReadonlyMap<string, StoredEntity>, now: number) => {
+              const latest = recordOf(current.get(urn));
+              if (!latest || isFinished(latest.progress.status)) throw new JobStopped();
+              const p = latest.progress;
+              const skipped = planned.filter((u) => !current.has(u)).length;
+              const done = p.done + planned.length;
+              const failedCount = p.failed + refused.length;
+              const finished = done + failedCount >= p.total;
+              const progress: ApplyProgress = {
+                ...p,
+                done,
+                failed: failedCount,
+                skipped: p.skipped + skipped,
+                errors: [...p.errors, ...refused].slice(0, MAX_KEPT_ERRORS),
+                ...(finished ? { status: 'DONE' as const, finishedAt: now } : {}),
+              };
+              return { put: progressPut(progress) };
+            },
+          },
+        });
+        return;
+      } catch (error) {
+        if (error instanceof JobStopped) return finish(job, jobContext, actor, urn, () => ({}));
+        if (isCatalogError(error) && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED'))
+          return finish(job, jobContext, actor, urn, failed(`stopped: ${error.message}`));
+        if (isCatalogError(error) && error.code === 'INVALID_INPUT') {
+          const bad = refusedEntities(error, planned.length, thrownMessages);
+          for (const index of bad) refused.push({ urn: planned[index]!, message: messageFor(error, index) });
+          pending = planned.filter((_, i) => !bad.has(i));
+          continue;
+        }
+        if (isCatalogError(error) && error.code === 'CONFLICT' && attempt < MAX_CONFLICT_RETRIES) {
+          // Someone wrote one of these entities (or cancelled) meanwhile: plan again on what is there now.
+          attempt++;
+          await jobContext.renewLease();
+          continue;
+        }
+        throw error;
+      }
+    }
+  };
+
+  ctx.jobs.register(APPLY_JOB_TYPE, async (job, jobContext) => {
+    const { jobId, chunk } = readPayload(job);
+    if (chunk) await runChunk(job, jobContext, jobId, chunk.urns);
+    else await takeSnapshot(job, jobContext, jobId);
+    return { done: true };
+  });
+}
+
+/** Whether an error is the catalog refusing the request (rather than a failure worth a retry). */
+function refusal(error: unknown): boolean {
+  return isCatalogError(error) && ['INVALID_INPUT', 'FORBIDDEN', 'UNAUTHENTICATED', 'NOT_FOUND'].includes(error.code);
+}
+
+/**
+ * The entities (by index in the chunk) that refused the edit. Problems collected from the whole chunk
+ * name each entity; a problem thrown while planning one entity names only that one, and when the same
+ * problem comes back for another entity it is one of the definition (a property soft-deleted meanwhile):
+ * every entity of the chunk would refuse it.
+ */
+function refusedEntities(error: CatalogError, size: number, thrownMessages: Set<string>): Set<number> {
+  const indices = new Set<number>();
+  for (const v of error.details) {
+    const index = entityIndexOf(v.path);
+    if (index !== undefined && index < size) indices.add(index);
+  }
+  if (indices.size === 0) return new Set(Array.from({ length: size }, (_, i) => i));
+  if (indices.size === 1) {
+    const message = error.details.map((d) => d.message).join('; ');
+    if (thrownMessages.has(message)) return new Set(Array.from({ length: size }, (_, i) => i));
+    thrownMessages.add(message);
+  }
+  return indices;
+}
+
+function messageFor(error: CatalogError, index: number): string {
+  const own = error.details.filter((v) => entityIndexOf(v.path) === index).map((v) => v.message);
+  return own.length ? own.join('; ') : (error.details[0]?.message ?? error.message);
+}

@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { CatalogError } from '../../errors';
+import { actorUrn, type Actor } from '../access/actor';
+import type { CatalogContext } from '../context';
+import { previewApply, refusal, type ApplyDependencies } from './apply-check';
+import { checkApplyInput } from './apply-input';
+import { registerApplyJobs, snapshotJob } from './apply-job';
+import {
+  APPLY_TASK,
+  executionUrn,
+  isFinished,
+  isJobId,
+  progressPut,
+  recordOf,
+  requestPut,
+  statusOf,
+  type ApplyRecord,
+} from './apply-record';
+import type { ApplyJob, ApplyOptions, ApplyPreview, ApplyStatus, ApplyToMatchesInput, CancelApplyResult } from './apply-types';
+
+/** Applying structured property values to every match of a search (docs/structured-properties.md). */
+export interface ApplyToMatchesService {
+  /**
+   * With `dryRun`: how many entities match, a sample with their values before and after, and the
+   * violations the change would meet; nothing is written. Otherwise the same checks (INVALID_INPUT when
+   * any fails), then a durable background job: `{ jobId, matched }`. Needs EDIT_ENTITY_PROPERTIES.
+   */
+  applyToMatches(actor: Actor, input: ApplyToMatchesInput, options: ApplyOptions & { dryRun: true }): Promise<ApplyPreview>;
+  applyToMatches(actor: Actor, input: ApplyToMatchesInput, options?: ApplyOptions): Promise<ApplyJob | ApplyPreview>;
+  /** The job's progress (EDIT_ENTITY_PROPERTIES, or being who started it); NOT_FOUND for an unknown id. */
+  applyStatus(actor: Actor, jobId: string): Promise<ApplyStatus>;
+  /** Stops the job after its current chunk; a finished job is left as it is (`cancelled: false`). */
+  cancelApply(actor: Actor, jobId: string): Promise<CancelApplyResult>;
+}
+
+const PRIVILEGE = 'EDIT_ENTITY_PROPERTIES';
+
+export function createApplyToMatches(ctx: CatalogContext, deps: ApplyDependencies): ApplyToMatchesService {
+  registerApplyJobs(ctx, deps);
+
+  /** The job's record, once the actor may see it: who started it, or anyone holding the privilege. */
+  const authorizedRecord = async (actor: Actor, jobId: string): Promise<ApplyRecord> => {
+    const principal = await ctx.principal(actor);
+    const record = isJobId(jobId) ? recordOf((await ctx.adapter.readEntities([executionUrn(jobId)]))[0]) : undefined;
+    if (!record || actorUrn(record.request.actor) !== actorUrn(principal)) await ctx.authorizer.require(principal, PRIVILEGE);
+    if (!record) throw new CatalogError('NOT_FOUND', `no apply job ${JSON.stringify(jobId)}`);
+    return record;
+  };
+
+  const applyToMatches = async (actor: Actor, input: ApplyToMatchesInput, options: ApplyOptions = {}): Promise<ApplyJob | ApplyPreview> => {
+    const principal = await ctx.principal(actor);
+    await ctx.authorizer.require(principal, PRIVILEGE);
+    const checked = await checkApplyInput(deps.registry, deps.properties, principal, input, options ?? {});
+    const preview = await previewApply(deps, principal, checked);
+    if (options?.dryRun) return preview;
+    if (preview.violations.length) throw refusal(preview.violations, checked);
+    const jobId = randomUUID();
+    const urn = executionUrn(jobId);
+    const now = ctx.clock();
+    await ctx.writer.write(principal, [urn], () => ({
+      entities: [
+        {
+          urn,
+          put: requestPut(
+            {
+              task: APPLY_TASK,
+              actor: principal,
+              requestedAt: now,
+              scope: checked.scope,
+              edit: checked.edit,
+              chunkSize: checked.chunkSize,
+              matched: preview.matched,
+            },
+            {
+              status: 'PENDING',
+              done: 0,
+              total: preview.matched,
+              failed: 0,
+              skipped: 0,
+              errors: [],
+              message: null,
+              startTimeMs: null,
+              finishedAt: null,
+            },
+          ),
+        },
+      ],
+      jobs: [snapshotJob(jobId)],
+    }));
+    return { jobId, matched: preview.matched };
+  };
+
+  return {
+    applyToMatches: applyToMatches as ApplyToMatchesService['applyToMatches'],
+
+    async applyStatus(actor, jobId) {
+      return statusOf(jobId, await authorizedRecord(actor, jobId));
+    },
+
+    async cancelApply(actor, jobId) {
+      await authorizedRecord(actor, jobId);
+      const principal = await ctx.principal(actor);
+      const urn = executionUrn(jobId);
+      let cancelled = false;
+      let state: ApplyStatus['state'] = 'CANCELLED';
+      await ctx.writer.write(principal, [urn], (current, now) => {
+        const record = recordOf(current.get(urn));
+        cancelled = false;
+        state = record?.progress.status ?? 'CANCELLED';
+        if (!record || isFinished(record.progress.status)) return { entities: [] };
+        cancelled = true;
+        state = 'CANCELLED';
+        const message = `cancelled by ${actorUrn(principal)}`;
+        return { entities: [{ urn, put: progressPut({ ...record.progress, status: 'CANCELLED', message, finishedAt: now }) }] };
+      });
+      return {
+        jobId,
+        cancelled,
+        state,
+        message: cancelled ? 'the job stops after its current chunk' : `the job has finished already (${state}); nothing to cancel`,
+      };
+    },
+  };
+}
