@@ -25,6 +25,8 @@ const WORKLOADS = {
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
   sizing: ['sizing.ts', 'runSizingBench'],
   volume: ['volume.ts', 'runVolumeBench'],
+  // Loads a million datasets by default (minutes): run by name.
+  'preview-change': ['preview-change.ts', 'runPreviewChangeBench'],
   observability: ['observability.ts', 'runObservabilityBench'],
   'sqlite-graphql-filters': ['sqlite-graphql-filters.ts', 'runSqliteGraphqlFiltersBench'],
   // Needs a PostgreSQL server (see bench/postgres.ts); run with `--adapter postgres` or by name.
@@ -33,7 +35,16 @@ const WORKLOADS = {
   'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
-const ON_REQUEST = new Set(['apply-matches', 'postgres', 'volume-postgres', 'postgres-writes', 'memory-ceiling', 'sizing', 'http-workers']);
+const ON_REQUEST = new Set([
+  'apply-matches',
+  'postgres',
+  'volume-postgres',
+  'postgres-writes',
+  'memory-ceiling',
+  'sizing',
+  'http-workers',
+  'preview-change',
+]);
 
 const args = process.argv.slice(2);
 const option = (name) => {

@@ -13,7 +13,7 @@ import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties, createValueEditing } from './core/properties';
-import { applyOwners, createApplyToMatches, type StructuredPropertyService } from './core/stewardship';
+import { applyOwners, createApplyToMatches, createStewardship, type StructuredPropertyService } from './core/stewardship';
 import { PolicyService, policyOwners, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
 import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
@@ -392,6 +392,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     ...properties,
     ...createValueEditing(ctx, entities.pipeline),
     ...applyToMatches,
+    ...createStewardship(ctx),
   };
   const changes = createChangeFeed(ctx);
   const retention = new ChangeRetention(ctx, {

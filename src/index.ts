@@ -72,6 +72,7 @@ export {
 export type {
   AllowedValue,
   CreateStructuredPropertyInput,
+  DefinitionChangePreview,
   DefinitionInputShape,
   DefinitionUpsertResult,
   EditValuesOptions,
@@ -85,6 +86,7 @@ export type {
   PropertyPatchOperation,
   PropertyPatchRequest,
   PropertyReadBack,
+  PreviewChangeInput,
   PropertyValue,
   PropertyValueEdit,
   PropertyValueEditing,

@@ -66,6 +66,11 @@ export class FieldIndex {
     return false;
   }
 
+  /** The slots of documents with more than one value. */
+  slotsWithSeveralValues(): number[] {
+    return [...this.moreIds.keys()];
+  }
+
   hasValues(slot: number): boolean {
     return slot < this.firstId.length && this.firstId[slot] !== NONE;
   }

@@ -107,6 +107,9 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
     async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
       return current().search.countEntitiesWithPropertyValues(propertyUrn, definitionKey);
     },
+    async findEntitiesWithSeveralPropertyValues(request) {
+      return current().search.findEntitiesWithSeveralPropertyValues(request);
+    },
 
     async claimJobs(request) {
       return current().jobs.claim(request);

@@ -9,6 +9,8 @@ import type {
   SearchRequest,
   SearchResponse,
   SearchScope,
+  SeveralValuesRequest,
+  SeveralValuesResponse,
 } from '../../src/adapter/types';
 import { FieldIndex, scopeKey } from './field-index';
 import { fieldKeyOf, propertyKey, standardFieldKey } from './field-keys';
@@ -32,6 +34,8 @@ export interface MemorySearch {
   findEntitiesWithPropertyValues(request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number }): string[];
   /** See `StorageAdapter.countEntitiesWithPropertyValues`. */
   countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): number;
+  /** See `StorageAdapter.findEntitiesWithSeveralPropertyValues`. */
+  findEntitiesWithSeveralPropertyValues(request: SeveralValuesRequest): SeveralValuesResponse;
 }
 
 /** Which documents a request matches: every one in scope (no filter, no text), or a list of slots. */
@@ -196,6 +200,18 @@ export function createMemorySearch(): MemorySearch {
     if (definitionKey !== undefined) return byKey.get(definitionKey)?.size ?? 0;
     if (byKey.size === 1) return byKey.values().next().value!.size;
     return propertySlots(propertyUrn, undefined, Number.NEGATIVE_INFINITY).length;
+  }
+
+  function findEntitiesWithSeveralPropertyValues(request: SeveralValuesRequest): SeveralValuesResponse {
+    const field = propertyFields.get(request.propertyUrn)?.get(request.definitionKey);
+    if (!field) return { total: 0, urns: [] };
+    const slots = field.slotsWithSeveralValues();
+    if (request.limit <= 0) return { total: slots.length, urns: [] };
+    const after = request.afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(request.afterUrn);
+    const { rank } = table;
+    const later = slots.filter((slot) => rank[slot]! > after);
+    const urns = topK(later, request.limit, (a, b) => rank[a]! - rank[b]!).map((slot) => table.docs[slot]!.urn);
+    return { total: slots.length, urns };
   }
 
   /** The entity types a request covers (all known when it names none). */
@@ -401,7 +417,14 @@ export function createMemorySearch(): MemorySearch {
     return topK(buckets, maxValues, (a, b) => b.count - a.count || compareValues(a.value, b.value));
   }
 
-  return { search, aggregate, documentChanged, findEntitiesWithPropertyValues, countEntitiesWithPropertyValues };
+  return {
+    search,
+    aggregate,
+    documentChanged,
+    findEntitiesWithPropertyValues,
+    countEntitiesWithPropertyValues,
+    findEntitiesWithSeveralPropertyValues,
+  };
 }
 
 /** Pages up to this size (offset included) are picked by `smallestRanks`, larger ones by a heap. */

@@ -222,6 +222,9 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
     async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
       return searchStore.countEntitiesWithPropertyValues(h(), propertyUrn, definitionKey);
     },
+    async findEntitiesWithSeveralPropertyValues(request) {
+      return searchStore.findEntitiesWithSeveralPropertyValues(h(), request);
+    },
     async claimJobs(request) {
       return jobs.claimJobs(h(), request);
     },

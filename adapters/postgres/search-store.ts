@@ -1,3 +1,4 @@
+import type { SeveralValuesRequest, SeveralValuesResponse } from '../../src/adapter/types';
 import type { PgHandle } from './database';
 
 /** What `lower()` does to a text in the "C" collation: ASCII letters only. */
@@ -38,6 +39,19 @@ export async function findEntitiesWithPropertyValues(
     [request.propertyUrn, request.keepDefinitionKey ?? null, request.afterUrn ?? '', request.limit],
   );
   return rows.map((r) => r.urn);
+}
+
+/** Documents with several values under one key, counted and listed in one statement (one snapshot). */
+export async function findEntitiesWithSeveralPropertyValues(h: PgHandle, request: SeveralValuesRequest): Promise<SeveralValuesResponse> {
+  const [row] = await h.query<{ total: string; urns: string[] }>(
+    `WITH m AS (
+       SELECT r.entity_id FROM (${valueRowsUnder(h.s, 'k.property = $1 AND k.def_key = $2')}) r GROUP BY r.entity_id HAVING count(*) > 1
+     )
+     SELECT (SELECT count(*) FROM m) AS total,
+       ARRAY(SELECT d.urn FROM ${h.s}.search_docs d WHERE d.entity_id IN (SELECT entity_id FROM m) AND d.urn > $3 ORDER BY d.urn LIMIT $4) AS urns`,
+    [request.propertyUrn, request.definitionKey, request.afterUrn ?? '', Math.max(0, request.limit)],
+  );
+  return { total: Number(row?.total ?? 0), urns: row?.urns ?? [] };
 }
 
 export async function countEntitiesWithPropertyValues(h: PgHandle, propertyUrn: string, definitionKey?: string): Promise<number> {

@@ -373,6 +373,9 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
       return searchStore.countEntitiesWithPropertyValues(h(), propertyUrn, definitionKey);
     },
+    async findEntitiesWithSeveralPropertyValues(request) {
+      return searchStore.findEntitiesWithSeveralPropertyValues(h(), request);
+    },
     async claimJobs(request) {
       return jobs.claimJobs(h(), request);
     },

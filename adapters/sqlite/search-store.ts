@@ -1,4 +1,4 @@
-import type { SearchDocument } from '../../src/adapter/types';
+import type { SearchDocument, SeveralValuesRequest, SeveralValuesResponse } from '../../src/adapter/types';
 import { analyzeText } from '../../src/adapter/text-analysis';
 import { dictionaryOf } from './dictionary';
 import { params, type SqliteHandle } from './statements';
@@ -402,4 +402,37 @@ export function countEntitiesWithPropertyValues(h: SqliteHandle, propertyUrn: st
     )
     .get(propertyUrn) as { n: number };
   return row.n;
+}
+
+/** Probes a URN walk may spend to find a page before grouping the key's rows is cheaper. */
+const SEVERAL_WALK_LIMIT = 20_000;
+
+/**
+ * Documents with several values under one key: the count is the key's `multi`, kept by every write.
+ * The page walks the URN index and probes each entity's rows under the key (two at most) while the
+ * documents with several values are common enough to fill it in fewer probes than the key has documents
+ * (or SEVERAL_WALK_LIMIT); else it groups the key's rows (its primary-key range, in entity order) and
+ * sorts what it found. Both read
+ * in one transaction, so they agree.
+ */
+export function findEntitiesWithSeveralPropertyValues(h: SqliteHandle, request: SeveralValuesRequest): SeveralValuesResponse {
+  return h.db.transaction((): SeveralValuesResponse => {
+    const id = findKeyId(h, 'property', request.propertyUrn, request.definitionKey);
+    if (id === undefined) return { total: 0, urns: [] };
+    const stats = keyStats(h, id);
+    const total = stats.multi;
+    if (total === 0 || request.limit <= 0) return { total, urns: [] };
+    const size = (h.stmt('SELECT MAX(entity_id) AS n FROM entities').get() as { n: number | null }).n ?? 0;
+    // Probes the walk expects against the rows grouping reads (each document under the key has one or more).
+    const walk = (request.limit * size) / total <= Math.max(SEVERAL_WALK_LIMIT, stats.entities);
+    const sql = walk
+      ? `SELECT d.urn AS urn FROM entities d
+         WHERE d.urn > @p2 AND (SELECT COUNT(*) FROM (SELECT 1 FROM search_values v WHERE v.key_id = @p1 AND v.entity_id = d.entity_id LIMIT 2)) = 2
+         ORDER BY d.urn LIMIT @p3`
+      : `SELECT d.urn AS urn FROM (SELECT entity_id FROM search_values WHERE key_id = @p1 GROUP BY entity_id HAVING COUNT(*) > 1) m
+           JOIN entities d ON d.entity_id = m.entity_id
+         WHERE d.urn > @p2 ORDER BY d.urn LIMIT @p3`;
+    const rows = h.stmt(sql).all(params(id, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
+    return { total, urns: rows.map((r) => r.urn) };
+  })();
 }

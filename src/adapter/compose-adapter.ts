@@ -43,7 +43,13 @@ export interface AdapterParts {
 
 const MEMBERS = {
   entities: ['open', 'close', 'readEntities', 'scanEntities', 'commit'],
-  search: ['search', 'aggregate', 'findEntitiesWithPropertyValues', 'countEntitiesWithPropertyValues'],
+  search: [
+    'search',
+    'aggregate',
+    'findEntitiesWithPropertyValues',
+    'countEntitiesWithPropertyValues',
+    'findEntitiesWithSeveralPropertyValues',
+  ],
   jobs: ['claimJobs', 'releaseJob', 'renewJobLease', 'listJobs'],
   timeseries: [
     'appendTimeseries',
@@ -167,6 +173,7 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
     aggregate: (request) => search.aggregate(request),
     findEntitiesWithPropertyValues: (request) => search.findEntitiesWithPropertyValues(request),
     countEntitiesWithPropertyValues: (propertyUrn, definitionKey) => search.countEntitiesWithPropertyValues(propertyUrn, definitionKey),
+    findEntitiesWithSeveralPropertyValues: (request) => search.findEntitiesWithSeveralPropertyValues(request),
 
     ...bound(jobs ?? parts.jobs!, MEMBERS.jobs),
     ...bound(timeseries ?? parts.timeseries!, MEMBERS.timeseries),

@@ -68,6 +68,15 @@ export function createScanSearchIndex(store: EntityStore, options: ScanSearchInd
         ),
       ).length;
     },
+    async findEntitiesWithSeveralPropertyValues(request) {
+      const { propertyUrn, definitionKey, afterUrn, limit } = request;
+      const several = (await documents())
+        .filter((d) => d.properties.some((p) => p.propertyUrn === propertyUrn && p.definitionKey === definitionKey && p.values.length > 1))
+        .map((d) => d.urn)
+        .sort(compareCodeUnits);
+      const urns = several.filter((urn) => afterUrn === undefined || urn > afterUrn).slice(0, Math.max(0, limit));
+      return { total: several.length, urns };
+    },
   };
 }
 

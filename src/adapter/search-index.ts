@@ -178,4 +178,23 @@ export interface SearchIndex {
   }): Promise<string[]>;
   /** Number of entities whose search document carries values of the property (any key, removed or not). */
   countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): Promise<number>;
+  /**
+   * Entities whose search document carries more than one value of the property under exactly this
+   * definition key (soft-deleted entities included): `total` counts them all, `urns` lists at most
+   * `limit` of them (ascending, after `afterUrn`; `total` ignores `afterUrn`). An unknown property or
+   * key answers `{ total: 0, urns: [] }`. Used to preview a change of a property to a single value.
+   */
+  findEntitiesWithSeveralPropertyValues(request: SeveralValuesRequest): Promise<SeveralValuesResponse>;
+}
+
+export interface SeveralValuesRequest {
+  propertyUrn: string;
+  definitionKey: string;
+  afterUrn?: string;
+  limit: number;
+}
+
+export interface SeveralValuesResponse {
+  total: number;
+  urns: string[];
 }

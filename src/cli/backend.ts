@@ -7,6 +7,7 @@ import type {
   ApplyToMatchesInput,
   CreateAccessTokenInput,
   CreatedAccessToken,
+  DefinitionChangePreview,
   DefinitionUpsertResult,
   EditValuesSummary,
   EntityDeletion,
@@ -60,6 +61,8 @@ export interface CliBackend {
   actor(): Promise<string>;
   /** The command-line file's entries (already parsed from YAML), all validated, then written at once. */
   upsertProperties(entries: readonly unknown[]): Promise<PropertyUpsertOutcome[]>;
+  /** What writing the file's entries would do (all validated first); writes nothing. */
+  previewProperties(entries: readonly unknown[]): Promise<DefinitionChangePreview[]>;
   /** The definition, also when soft-deleted; undefined when it does not exist. */
   getProperty(urn: string): Promise<PropertyRecord | undefined>;
   /** Every definition, soft-deleted ones included, in URN order. */

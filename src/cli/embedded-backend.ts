@@ -56,6 +56,8 @@ export async function openEmbeddedBackend(
       );
       return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
     },
+    previewProperties: (entries) =>
+      catalog.properties.previewYamlEntries(actor, entries as Parameters<Catalog['properties']['previewYamlEntries']>[1]),
     async getProperty(urn) {
       const view = await catalog.properties.get(actor, urn);
       return view && toRecord(view);

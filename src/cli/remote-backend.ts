@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../adapter/types';
-import type { ApplyJob, ApplyPreview, ApplyStatus, ExportCounts, ExportRecord } from '../index';
+import type { ApplyJob, ApplyPreview, ApplyStatus, DefinitionChangePreview, ExportCounts, ExportRecord } from '../index';
 import {
   CatalogError,
   encodeUrnForPath,
@@ -84,6 +84,13 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
         query: { action: 'upsertStructuredPropertyDefinitions' },
         body: { entries },
       })) as { value: PropertyUpsertOutcome[] };
+      return answer.value;
+    },
+    async previewProperties(entries) {
+      const answer = (await client.rest('POST', '/operations', {
+        query: { action: 'previewStructuredPropertyDefinitions' },
+        body: { entries },
+      })) as { value: DefinitionChangePreview[] };
       return answer.value;
     },
     async getProperty(urn) {

@@ -8,7 +8,7 @@ const KEY_V1 = 'tier#1';
 const KEY_V2 = 'tier#2';
 
 /**
- * `findEntitiesWithPropertyValues` / `countEntitiesWithPropertyValues` over search documents built by
+ * `findEntitiesWithPropertyValues` / `countEntitiesWithPropertyValues` / `findEntitiesWithSeveralPropertyValues` over search documents built by
  * hand, as the domain derives them (see SearchDocumentProperty in the contract).
  */
 export function registerPropertyValueTests(harness: ConformanceHarness): void {
@@ -76,6 +76,50 @@ export function registerPropertyValueTests(harness: ConformanceHarness): void {
         expect(await adapter.countEntitiesWithPropertyValues(PROP, 'tier#9')).toBe(0);
         expect(await adapter.countEntitiesWithPropertyValues(OTHER)).toBe(1);
         expect(await adapter.countEntitiesWithPropertyValues('urn:li:structuredProperty:none')).toBe(0);
+      });
+    });
+
+    it('finds entities with several values under one definition key, soft-deleted ones included, and follows their documents', async () => {
+      await withAdapter(harness, async (adapter) => {
+        await seed(adapter);
+        const info = [aspect('info', { name: 'x' })];
+        const several = (urn: string, values: Array<string | number>, removed = false) =>
+          createWrite(urn, info, { searchDocument: searchDocument(urn, [{ propertyUrn: PROP, definitionKey: KEY_V1, values }], removed) });
+        await adapter.commit({
+          entities: [several(URN.upperB, ['gold', 'silver'], true), several(URN.unknown, ['gold', 'bronze', 'silver'])],
+        });
+        const find = (definitionKey: string, extra: { afterUrn?: string; limit?: number } = {}) =>
+          adapter.findEntitiesWithSeveralPropertyValues({ propertyUrn: PROP, definitionKey, limit: 100, ...extra });
+        // Only documents with more than one value under exactly this key: a (one value) and c (one, soft-deleted) are out.
+        expect(await find(KEY_V1)).toEqual({ total: 2, urns: [URN.upperB, URN.unknown] });
+        expect(await find(KEY_V2)).toEqual({ total: 1, urns: [URN.b] });
+        expect(await find('tier#9')).toEqual({ total: 0, urns: [] });
+        expect(await adapter.findEntitiesWithSeveralPropertyValues({ propertyUrn: OTHER, definitionKey: 'owner#1', limit: 10 })).toEqual({
+          total: 0,
+          urns: [],
+        });
+        expect(await find(KEY_V1, { limit: 1 })).toEqual({ total: 2, urns: [URN.upperB] });
+        expect(await find(KEY_V1, { afterUrn: URN.upperB })).toEqual({ total: 2, urns: [URN.unknown] });
+        expect(await find(KEY_V1, { limit: 0 })).toEqual({ total: 2, urns: [] });
+        // A page far larger than the matches (an adapter may answer it another way than a small one).
+        expect(await find(KEY_V1, { limit: 10_000 })).toEqual({ total: 2, urns: [URN.upperB, URN.unknown] });
+        expect(await find(KEY_V1, { afterUrn: URN.upperB, limit: 10_000 })).toEqual({ total: 2, urns: [URN.unknown] });
+
+        // Down to one value, then the entity deleted: each leaves the answer.
+        await adapter.commit({
+          entities: [
+            {
+              urn: URN.unknown,
+              entityType: 'dataset',
+              expectVersion: 1,
+              put: [aspect('info', { name: 'y' }, 2)],
+              searchDocument: searchDocument(URN.unknown, [{ propertyUrn: PROP, definitionKey: KEY_V1, values: ['gold'] }]),
+            },
+            { urn: URN.upperB, entityType: 'dataset', expectVersion: 1, deleteEntity: true, searchDocument: null },
+          ],
+        });
+        expect(await find(KEY_V1)).toEqual({ total: 0, urns: [] });
+        expect(await find(KEY_V2)).toEqual({ total: 1, urns: [URN.b] });
       });
     });
 

@@ -101,6 +101,62 @@ describe.each(MODES)('properties ($name)', (mode) => {
     });
   });
 
+  it("--dry-run prints each entry's impact (breaking, why, the entities affected with their values) and writes nothing", async () => {
+    await withMode(async (mc, cli) => {
+      expect((await cli('properties', 'upsert', '-f', EXAMPLE_YAML)).code).toBe(0);
+      await setValues(mc, RETENTION, [DATASET_1], 30);
+      await setValues(mc, RETENTION, [DATASET_2], 90);
+      const file = yamlFile(`
+- id: io.acryl.privacy.retentionTime
+  type: number
+  cardinality: MULTIPLE
+  entity_types: [dataset, dataFlow]
+  allowed_values:
+    - value: 90
+    - value: 365
+- id: io.acryl.privacy.fresh
+  type: string
+  entity_types: [dataset]
+`);
+      const FRESH = 'urn:li:structuredProperty:io.acryl.privacy.fresh';
+      const printed = await cli('properties', 'upsert', '-f', file, '--dry-run');
+      expect(printed).toMatchObject({ code: 0, stderr: '' });
+      expect(printed.stdout.split('\n')).toEqual([
+        `Dry run: would refuse the change to structured property ${RETENTION} (breaking)`,
+        '  - Removing the allowed value(s) 30.',
+        expect.stringMatching(/^ {2}- Without a version .* the change is refused/),
+        '  1 entity holds values the new definition refuses, for example:',
+        `    ${DATASET_1}: 30`,
+        `Dry run: would create structured property ${FRESH}`,
+        '',
+      ]);
+      const json = await cli('properties', 'upsert', '-f', file, '--dry-run', '--json');
+      expect(JSON.parse(json.stdout)).toEqual([
+        expect.objectContaining({
+          urn: RETENTION,
+          outcome: 'refused',
+          breaking: true,
+          affected: 1,
+          sample: [{ urn: DATASET_1, values: [{ double: 30 }] }],
+        }),
+        { urn: FRESH, outcome: 'created', breaking: false, reasons: [], affected: 0, sample: [] },
+      ]);
+      // Nothing was written.
+      expect(JSON.parse((await cli('properties', 'get', '--urn', RETENTION)).stdout)).toEqual(RETENTION_READ_BACK);
+      expect(JSON.parse((await cli('properties', 'list', '--json')).stdout)).toHaveLength(3);
+
+      const bad = await cli(
+        'properties',
+        'upsert',
+        '-f',
+        yamlFile('- id: io.acryl.bad\n  type: colour\n  entity_types: [dataset]\n'),
+        '--dry-run',
+      );
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('entry 0 (io.acryl.bad), field type');
+    });
+  });
+
   it('writes YAML with --to-file that upsert accepts again (round trip, also into another catalog)', async () => {
     await withMode(async (_mc, cli) => {
       expect((await cli('properties', 'upsert', '-f', EXAMPLE_YAML)).code).toBe(0);

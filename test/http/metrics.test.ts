@@ -40,6 +40,21 @@ async function scrape(handler: ReturnType<typeof createMetricsHandler>): Promise
 const aspectPath = (urn: string) => `http://host/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/datasetProperties`;
 
 describe('metrics', () => {
+  it('count the preview of a definition change as a preview operation of catalog.properties', async () => {
+    const catalog = catalogFor();
+    await catalog.ready();
+    const metrics = createMetricsHandler(catalog);
+    const definition = { valueType: 'urn:li:dataType:datahub.string', entityTypes: ['urn:li:entityType:datahub.dataset'] };
+    const before = await scrape(metrics);
+    await catalog.properties.previewChange(ADMIN, { urn: 'urn:li:structuredProperty:metrics.tier', ...definition });
+    await catalog.properties.previewChange('urn:li:corpuser:nobody', definition).catch(() => undefined);
+    const after = await scrape(metrics);
+    const delta = (labels: Record<string, string>) =>
+      after.sum('metacatalog_operations_total', labels) - before.sum('metacatalog_operations_total', labels);
+    expect(delta({ operation: 'preview', method: 'properties.previewChange', outcome: 'ok' })).toBe(1);
+    expect(delta({ operation: 'preview', method: 'properties.previewChange', outcome: 'FORBIDDEN' })).toBe(1);
+  });
+
   it('parse as Prometheus text and move with requests: a write raises its counters, bad tokens their refusal outcome', async () => {
     let offset = 0;
     const catalog = catalogFor({ clock: () => Date.now() + offset });

@@ -1,10 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import { CatalogError, isCatalogError, parseYamlDefinitions, type Violation } from '../../index';
+import {
+  CatalogError,
+  isCatalogError,
+  parseYamlDefinitions,
+  type DefinitionChangePreview,
+  type PropertyValue,
+  type Violation,
+} from '../../index';
 import { defineCommand } from '../define-command';
 import { CommandError } from '../io';
 import { CONNECTION_HELP, OUTPUT_HELP, required } from '../options';
 
-const USAGE = `Usage: metacatalog properties upsert -f <file.yaml> [--db file | --server url] [--json]
+const USAGE = `Usage: metacatalog properties upsert -f <file.yaml> [--dry-run] [--db file | --server url] [--json]
 
 Creates or updates the structured property definitions of a YAML file: a list of entries with the keys
 id, urn, qualified_name, type, cardinality, version, display_name, entity_types, description,
@@ -14,14 +21,39 @@ names each bad entry and field. Prints "Created structured property <urn>", "Upd
 "Unchanged ..." for each entry.
 
   -f, --file <file>    the YAML file ("-" reads stdin)
+  --dry-run            write nothing; print each entry's impact: what the upsert would do (create,
+                       update, leave unchanged, refuse), whether the change is breaking and why, how many
+                       entities hold values it would invalidate or hide, and a few of them with their values
 
 ${CONNECTION_HELP}
 ${OUTPUT_HELP}
 
-Exit codes: 0 written, 1 the file or an entry was refused (nothing written), 2 usage error.
+Exit codes: 0 written (or previewed, even when the preview says an entry would be refused), 1 the
+file or an entry was refused (nothing written), 2 usage error.
 `;
 
 const VERBS = { created: 'Created', updated: 'Updated', unchanged: 'Unchanged' } as const;
+const DRY_VERBS = {
+  created: 'would create',
+  updated: 'would update',
+  unchanged: 'would leave unchanged',
+  refused: 'would refuse the change to',
+} as const;
+
+const entities = (n: number) => `${n} ${n === 1 ? 'entity holds' : 'entities hold'}`;
+const shown = (v: PropertyValue) => ('string' in v ? JSON.stringify(v.string) : String(v.double));
+
+/** The lines `--dry-run` prints for one entry. */
+function impactLines(p: DefinitionChangePreview): string[] {
+  const lines = [`Dry run: ${DRY_VERBS[p.outcome]} structured property ${p.urn}${p.breaking ? ' (breaking)' : ''}`];
+  for (const reason of p.reasons) lines.push(`  - ${reason}`);
+  if (p.breaking || p.affected > 0) {
+    const effect = p.outcome === 'refused' ? 'the new definition refuses' : 'the new version would hide';
+    lines.push(`  ${entities(p.affected)} values ${effect}${p.sample.length ? ', for example:' : ''}`);
+    for (const s of p.sample) lines.push(`    ${s.urn}: ${s.values.map(shown).join(', ')}`);
+  }
+  return lines;
+}
 
 async function readInput(file: string): Promise<string> {
   try {
@@ -59,7 +91,7 @@ export const propertiesUpsertCommand = defineCommand({
   name: 'properties upsert',
   summary: 'create or update structured property definitions from a YAML file',
   usage: USAGE,
-  options: { file: { type: 'string', short: 'f' } },
+  options: { file: { type: 'string', short: 'f' }, 'dry-run': { type: 'boolean' } },
   connects: true,
   async run(cli) {
     const file = required(cli.values.file, '-f <file.yaml>');
@@ -72,9 +104,17 @@ export const propertiesUpsertCommand = defineCommand({
       throw error;
     }
     if (entries.length === 0) throw new CommandError(`${file} holds no definitions (expected a YAML list of entries)`);
-    const backend = await cli.backend({ create: true });
+    const dryRun = cli.values['dry-run'] === true;
+    // A dry run makes no database either.
+    const backend = await cli.backend({ create: !dryRun });
     let outcomes;
     try {
+      if (dryRun) {
+        const previews = await backend.previewProperties(entries);
+        if (cli.json) cli.printJson(previews);
+        else for (const line of previews.flatMap(impactLines)) cli.print(line);
+        return;
+      }
       outcomes = await backend.upsertProperties(entries);
     } catch (error) {
       throw isCatalogError(error) && error.code !== 'FORBIDDEN' && error.code !== 'UNAUTHENTICATED'

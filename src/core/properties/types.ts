@@ -163,6 +163,26 @@ export interface StructuredPropertyView {
   settings?: StructuredPropertySettings;
 }
 
+/**
+ * What writing a definition would do (`catalog.properties.previewChange`); nothing is written.
+ * `outcome`: what the real upsert would answer (`refused`: it would refuse the change, a CONFLICT).
+ * `breaking`: the change invalidates or hides values already written (a breaking rule, or a new
+ * version, which supersedes every value of the current one); `reasons` says why in plain words.
+ * `affected`: the entities holding such values (see docs/structured-properties.md for what counts);
+ * `sample`: a few of them (URN order) with their current values of the property.
+ */
+export interface DefinitionChangePreview {
+  urn: string;
+  outcome: 'created' | 'updated' | 'unchanged' | 'refused';
+  breaking: boolean;
+  reasons: string[];
+  affected: number;
+  sample: Array<{ urn: string; values: PropertyValue[] }>;
+}
+
+/** The input of `previewChange`: the definition as the `propertyDefinition` aspect holds it, with its URN. */
+export type PreviewChangeInput = RestPropertyDefinitionInput & { urn?: string };
+
 export interface DefinitionUpsertResult {
   outcome: 'created' | 'updated' | 'unchanged';
   property: StructuredPropertyView;

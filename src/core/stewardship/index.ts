@@ -16,3 +16,5 @@ export type {
   CancelApplyResult,
 } from './apply-types';
 export type { StructuredPropertyService } from './catalog-properties';
+export { createStewardship } from './service';
+export type { DefinitionChangePreviews } from './service';

@@ -56,6 +56,8 @@ const OPERATIONS: Record<string, Record<string, OperationSpec>> = {
     removeValues: { operation: 'patch', urn: 1 },
     patchValues: { operation: 'patch', urn: 1 },
     applyToMatches: { operation: 'bulk', search: 1 },
+    previewChange: { operation: 'preview' },
+    previewYamlEntries: { operation: 'preview', items: 1 },
     editValues: { operation: 'bulk', items: 1 },
     get: read(1),
     getValues: read(1),

@@ -19,7 +19,8 @@ function requireBody(ctx: RouteContext, action: string, shape: string): Record<s
  * getEsTaskStatus `{ task }`: the truncation's status as JSON text `{ completed, taskId, status,
  * runTimeNanos }` (`{ error }` for an unknown id). Added for the command line (docs/cli.md):
  * upsertStructuredPropertyDefinitions (the YAML definitions file, as JSON entries; the value is
- * `[{ urn, outcome }]`), reindex (the value is the final progress) and importRecords `{ records }` (a chunk of
+ * `[{ urn, outcome }]`), previewStructuredPropertyDefinitions (the same entries; the value is each one's
+ * impact `[{ urn, outcome, breaking, reasons, affected, sample }]`, nothing written), reindex (the value is the final progress) and importRecords `{ records }` (a chunk of
  * an export written back; the value counts what was written).
  */
 const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
@@ -56,6 +57,18 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       body.entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1],
     );
     return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
+  },
+  previewStructuredPropertyDefinitions: async (ctx) => {
+    const body = requireBody(ctx, 'previewStructuredPropertyDefinitions', '{ entries: [<definitions of the YAML file>] }');
+    if (!Array.isArray(body.entries) || Object.keys(body).some((k) => k !== 'entries')) {
+      const message = 'must be { entries: [...] }, the definitions of the YAML file';
+      throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
+    }
+    const previews = await ctx.catalog.properties.previewYamlEntries(
+      ctx.actor,
+      body.entries as Parameters<Catalog['properties']['previewYamlEntries']>[1],
+    );
+    return previews.map((p) => ({ ...p, reasons: [...p.reasons], sample: p.sample.map((s) => ({ urn: s.urn, values: [...s.values] })) }));
   },
   importRecords: async (ctx) => {
     const body = requireBody(ctx, 'importRecords', '{ records: [<export records>] }');
