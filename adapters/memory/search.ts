@@ -210,7 +210,7 @@ export function createMemorySearch(): MemorySearch {
     const after = request.afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(request.afterUrn);
     const { rank } = table;
     const later = slots.filter((slot) => rank[slot]! > after);
-    const urns = topK(later, request.limit, (a, b) => rank[a]! - rank[b]!).map((slot) => table.docs[slot]!.urn);
+    const urns = topK(later, request.limit, (a, b) => rank[a]! - rank[b]!).map((slot) => table.urns[slot]!);
     return { total: slots.length, urns };
   }
 
