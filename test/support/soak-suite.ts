@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMemoryAdapter } from '../adapters/memory/index';
-import { createSqliteAdapter } from '../adapters/sqlite/index';
-import { createFetchHandler } from '../src/http/index';
-import { createCatalog, type StorageAdapter } from '../src/index';
+import { createMemoryAdapter } from '../../adapters/memory/index';
+import { createSqliteAdapter } from '../../adapters/sqlite/index';
+import { createFetchHandler } from '../../src/http/index';
+import { createCatalog, type StorageAdapter } from '../../src/index';
 
 /**
  * Long-lived state stays bounded: after a warm-up, every request path runs thousands of times on one
@@ -151,12 +151,17 @@ const ADAPTERS: Record<'memory' | 'sqlite', () => StorageAdapter> = {
   },
 };
 
-describe.each(Object.keys(ADAPTERS))('memory stays flat under load (%s)', (kind) => {
-  it(`${ROUNDS} rounds of ten calls (GraphQL, REST, PATCH, change proposals, Rest.li reads, tokens, search, aggregate, timeseries) grow the heap by less than ${ALLOWED_GROWTH / 1024 / 1024} MB beyond the data`, async () => {
-    expect(gc, 'the test runs with --expose-gc (vitest.config.ts execArgv)').toBeTypeOf('function');
-    const { growth, dataBytes } = await soak(ADAPTERS[kind as keyof typeof ADAPTERS]());
-    console.log(`soak ${kind}: heap grew ${(growth / 1024 / 1024).toFixed(2)} MB, stored data ${(dataBytes / 1024 / 1024).toFixed(2)} MB`);
-    // The memory adapter's estimate of its rows is bytes of JSON; its objects take about three times that.
-    expect(growth - 3 * dataBytes).toBeLessThan(ALLOWED_GROWTH);
-  }, 180_000);
-});
+/** The soak of one adapter: each adapter has a file (and so an isolated fork) of its own, run side by side. */
+export function soakSuite(kind: keyof typeof ADAPTERS): void {
+  describe(`memory stays flat under load (${kind})`, () => {
+    it(`${ROUNDS} rounds of ten calls (GraphQL, REST, PATCH, change proposals, Rest.li reads, tokens, search, aggregate, timeseries) grow the heap by less than ${ALLOWED_GROWTH / 1024 / 1024} MB beyond the data`, async () => {
+      expect(gc, 'the test runs with --expose-gc (vitest.config.ts execArgv)').toBeTypeOf('function');
+      const { growth, dataBytes } = await soak(ADAPTERS[kind]());
+      console.log(
+        `soak ${kind}: heap grew ${(growth / 1024 / 1024).toFixed(2)} MB, stored data ${(dataBytes / 1024 / 1024).toFixed(2)} MB`,
+      );
+      // The memory adapter's estimate of its rows is bytes of JSON; its objects take about three times that.
+      expect(growth - 3 * dataBytes).toBeLessThan(ALLOWED_GROWTH);
+    }, 180_000);
+  });
+}
