@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 /** Where a command writes; tests and embedding hosts pass their own. */
 export interface CommandIo {
   stdout: (text: string) => void;
@@ -34,4 +35,18 @@ export interface Command {
   usage: string;
   /** Runs the command; resolves with the exit code. */
   run(argv: readonly string[], io: CommandIo): Promise<number>;
+}
+
+/** A file's text, or standard input's for `-`; a file that cannot be read is a CommandError naming it. */
+export async function readInput(file: string): Promise<string> {
+  try {
+    if (file === '-') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    }
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CommandError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
 }

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { CatalogError, isCatalogError, type EditValuesSummary } from '../../index';
 import { defineCommand } from '../define-command';
-import { CommandError, UsageError } from '../io';
+import { CommandError, readInput, UsageError } from '../io';
 import { CONNECTION_HELP, OUTPUT_HELP } from '../options';
 import { decodeRows, inFileTerms, readHeader, readRecords, type FileProblem } from '../values-csv';
 
@@ -31,19 +30,6 @@ refusal, 2 usage error.
 
 /** Problems listed on stderr; the rest are counted (--json lists every one). */
 const LISTED_PROBLEMS = 100;
-
-async function readInput(file: string): Promise<string> {
-  try {
-    if (file === '-') {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    }
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CommandError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-}
 
 function describe(summary: EditValuesSummary, rows: number): string {
   const verb = summary.dryRun ? 'would change' : 'changed';

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   CatalogError,
   isCatalogError,
@@ -8,7 +7,7 @@ import {
   type Violation,
 } from '../../index';
 import { defineCommand } from '../define-command';
-import { CommandError } from '../io';
+import { CommandError, readInput } from '../io';
 import { CONNECTION_HELP, OUTPUT_HELP, required } from '../options';
 
 const USAGE = `Usage: metacatalog properties upsert -f <file.yaml> [--dry-run] [--db file | --server url] [--json]
@@ -53,19 +52,6 @@ function impactLines(p: DefinitionChangePreview): string[] {
     for (const s of p.sample) lines.push(`    ${s.urn}: ${s.values.map(shown).join(', ')}`);
   }
   return lines;
-}
-
-async function readInput(file: string): Promise<string> {
-  try {
-    if (file === '-') {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    }
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CommandError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
 }
 
 /** `/1/allowed_values/0/value` → `entry 1 (io.acme.tier), field allowed_values[0].value`. */
