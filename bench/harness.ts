@@ -59,6 +59,20 @@ function fmt(n: number | undefined): string {
   return n.toPrecision(3);
 }
 
+/** A p50 measured against hand-written SQL in the same run, with the search goal of at most 1.5× it. */
+export function againstHandSql(workload: string, p50: number, hand50: number): Figure {
+  return {
+    workload,
+    unit: 'ms',
+    value: p50,
+    baseline: hand50,
+    baselineName: 'hand SQL',
+    better: 'lower',
+    goal: '≤ 1.5× hand SQL',
+    met: p50 <= 1.5 * hand50,
+  };
+}
+
 export function printTable(title: string, figures: readonly Figure[]): void {
   const rows = figures.map((f) => [
     f.workload,

@@ -10,7 +10,7 @@ import type { AggregateRequest, SearchCondition, SearchField, SearchRequest, Sto
 import { analyzeText } from '../src/adapter/text-analysis';
 import { acquireServer } from './postgres-server';
 import { generateDatasets, type GeneratedDataset } from './generator';
-import { interleaved, median, percentile, printTable, type Figure } from './harness';
+import { againstHandSql, interleaved, median, percentile, printTable, type Figure } from './harness';
 import { CASES, FACETS, field, load, propertyUrn, scrollInput, sqliteFigures, type PropertyName as SearchBenchProperty } from './search';
 
 /**
@@ -553,16 +553,7 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
           ).library,
         );
         const [p50, hand50] = [median(runs.library), median(runs.baseline)];
-        more.push({
-          workload: `${workload.name}, p50 [SQLite adapter ${sqliteMs.toPrecision(3)} ms]`,
-          unit: 'ms',
-          value: p50,
-          baseline: hand50,
-          baselineName: 'hand SQL',
-          better: 'lower',
-          goal: '≤ 1.5× hand SQL',
-          met: p50 <= 1.5 * hand50,
-        });
+        more.push(againstHandSql(`${workload.name}, p50 [SQLite adapter ${sqliteMs.toPrecision(3)} ms]`, p50, hand50));
       }
       await sqliteCatalog.close();
     } finally {
