@@ -88,6 +88,27 @@ describe.each([
     await adapter.close();
   });
 
+  it('tells the give-up handler of the job type once, with the last error, when a job goes dead', async () => {
+    const adapter = makeAdapter();
+    const runner = contextWithMarkJob(adapter);
+    await runner.ready;
+    const gaveUp: Array<{ id: string; error: string }> = [];
+    let attempts = 0;
+    runner.ctx.jobs.register(
+      'doomed',
+      async () => {
+        attempts++;
+        throw new Error(`attempt ${attempts} fails`);
+      },
+      { onGiveUp: async (job, error) => void gaveUp.push({ id: job.id, error }) },
+    );
+    await runner.ctx.adapter.commit({ jobs: [{ type: 'doomed', payload: {}, runAt: runner.ctx.clock() }] });
+    const report = await runner.ctx.jobs.settle();
+    expect(attempts).toBe(5);
+    expect(gaveUp).toEqual([{ id: report.failed[0]!.id, error: 'attempt 5 fails' }]);
+    await adapter.close();
+  });
+
   it('marks a job dead after 5 attempts and reports it', async () => {
     const adapter = makeAdapter();
     const runner = contextWithMarkJob(adapter, { failTimes: 100 });

@@ -17,6 +17,12 @@ export interface JobContext {
  */
 export type JobHandler = (job: Job, context: JobContext) => Promise<{ done: true } | { commit: WriteBatch }>;
 
+/**
+ * Called once when a job of the type gives up after its last attempt (it is kept as `dead`): the place
+ * for its owner to record the failure where its users look (an apply job's status, for one).
+ */
+export type GiveUpHandler = (job: Job, error: string) => Promise<void>;
+
 export interface JobRunnerOptions {
   leaseMs?: number;
   pollIntervalMs?: number;
@@ -57,6 +63,7 @@ function isProcessAlive(pid: number): boolean {
 export class JobRunner {
   readonly workerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly giveUpHandlers = new Map<string, GiveUpHandler>();
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private readonly maxAttempts: number;
@@ -77,9 +84,10 @@ export class JobRunner {
     this.background = options.background ?? true;
   }
 
-  register(type: string, handler: JobHandler): void {
+  register(type: string, handler: JobHandler, options: { onGiveUp?: GiveUpHandler } = {}): void {
     if (this.handlers.has(type)) throw new Error(`internal: job type ${type} registered twice`);
     this.handlers.set(type, handler);
+    if (options.onGiveUp) this.giveUpHandlers.set(type, options.onGiveUp);
   }
 
   /** Starts the background loop (when enabled) after releasing jobs held by dead processes on this host. */
@@ -190,6 +198,8 @@ export class JobRunner {
       });
       if (giveUp && report) report.failed.push({ id: job.id, type: job.type, error: message });
       this.options.onError?.(error, job);
+      const onGiveUp = giveUp ? this.giveUpHandlers.get(job.type) : undefined;
+      if (onGiveUp) await onGiveUp(job, message).catch((failure: unknown) => this.options.onError?.(failure, job));
     }
   }
 

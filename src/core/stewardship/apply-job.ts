@@ -171,12 +171,28 @@ export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies):
     }
   };
 
-  ctx.jobs.register(APPLY_JOB_TYPE, async (job, jobContext) => {
-    const { jobId, chunk } = readPayload(job);
-    if (chunk) await runChunk(job, jobContext, jobId, chunk.urns);
-    else await takeSnapshot(job, jobContext, jobId);
-    return { done: true };
-  });
+  /** A step that gave up after its retries (storage down, say) fails the whole job, so its status does not stay RUNNING. */
+  const gaveUp = async (job: Job, error: string): Promise<void> => {
+    const urn = executionUrn(readPayload(job).jobId);
+    const record = await readRecord(urn);
+    if (!record || isFinished(record.progress.status)) return;
+    await ctx.writer.write(record.request.actor, [urn], (current, now) => {
+      const stored = recordOf(current.get(urn));
+      if (!stored || isFinished(stored.progress.status)) return { entities: [] };
+      return { entities: [{ urn, put: progressPut(failed(`a step gave up after its retries: ${error}`)(stored.progress, now).progress) }] };
+    });
+  };
+
+  ctx.jobs.register(
+    APPLY_JOB_TYPE,
+    async (job, jobContext) => {
+      const { jobId, chunk } = readPayload(job);
+      if (chunk) await runChunk(job, jobContext, jobId, chunk.urns);
+      else await takeSnapshot(job, jobContext, jobId);
+      return { done: true };
+    },
+    { onGiveUp: gaveUp },
+  );
 }
 
 /** Whether an error is the catalog refusing the request (rather than a failure worth a retry). */
