@@ -205,7 +205,14 @@ export function createMemorySearch(): MemorySearch {
   function findEntitiesWithSeveralPropertyValues(request: SeveralValuesRequest): SeveralValuesResponse {
     const field = propertyFields.get(request.propertyUrn)?.get(request.definitionKey);
     if (!field) return { total: 0, urns: [] };
-    const slots = field.slotsWithSeveralValues();
+    let slots = field.slotsWithSeveralValues();
+    if (request.filter?.length) {
+      const matching = evaluate({ entityTypes: [], filter: request.filter, includeRemoved: true });
+      if (!matching.scopeOnly) {
+        const { marks } = table;
+        slots = slots.filter((slot) => marks[slot] === matching.mark);
+      }
+    }
     if (request.limit <= 0) return { total: slots.length, urns: [] };
     const after = request.afterUrn === undefined ? Number.NEGATIVE_INFINITY : table.rankAtOrBefore(request.afterUrn);
     const { rank } = table;

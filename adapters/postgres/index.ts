@@ -223,7 +223,7 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       return searchStore.countEntitiesWithPropertyValues(h(), propertyUrn, definitionKey);
     },
     async findEntitiesWithSeveralPropertyValues(request) {
-      return searchStore.findEntitiesWithSeveralPropertyValues(h(), request);
+      return searchStore.findEntitiesWithSeveralPropertyValues(h(), stores!.keys, request);
     },
     async claimJobs(request) {
       return jobs.claimJobs(h(), request);

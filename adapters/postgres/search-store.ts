@@ -1,5 +1,7 @@
 import type { SeveralValuesRequest, SeveralValuesResponse } from '../../src/adapter/types';
 import type { PgHandle } from './database';
+import type { PropertyKeys } from './property-keys';
+import { Params, propertyPairs, scopeSql } from './search-sql';
 
 /** What `lower()` does to a text in the "C" collation: ASCII letters only. */
 const asciiLower = (value: string): string => value.replace(/[A-Z]+/g, (m) => m.toLowerCase());
@@ -41,15 +43,33 @@ export async function findEntitiesWithPropertyValues(
   return rows.map((r) => r.urn);
 }
 
-/** Documents with several values under one key, counted and listed in one statement (one snapshot). */
-export async function findEntitiesWithSeveralPropertyValues(h: PgHandle, request: SeveralValuesRequest): Promise<SeveralValuesResponse> {
+/**
+ * Documents with several values under one key, counted and listed in one statement (one snapshot).
+ * With a filter, the documents must also match it, tested as a search tests its scope (search-sql.ts).
+ */
+export async function findEntitiesWithSeveralPropertyValues(
+  h: PgHandle,
+  keys: PropertyKeys,
+  request: SeveralValuesRequest,
+): Promise<SeveralValuesResponse> {
+  const filter = request.filter ?? [];
+  const keyOf = await keys.lookup(propertyPairs({ entityTypes: [], filter, includeRemoved: true }));
+  const p = new Params();
+  const key = `k.property = ${p.add(request.propertyUrn, 'text')} AND k.def_key = ${p.add(request.definitionKey, 'text')}`;
+  const scope = filter.length ? scopeSql(h.s, p, keyOf, { entityTypes: [], filter, includeRemoved: true }).where : undefined;
+  const after = p.add(request.afterUrn ?? '', 'text');
+  const limit = p.add(Math.max(0, request.limit), 'bigint');
+  const several = `SELECT r.entity_id FROM (${valueRowsUnder(h.s, key)}) r GROUP BY r.entity_id HAVING count(*) > 1`;
   const [row] = await h.query<{ total: string; urns: string[] }>(
-    `WITH m AS (
-       SELECT r.entity_id FROM (${valueRowsUnder(h.s, 'k.property = $1 AND k.def_key = $2')}) r GROUP BY r.entity_id HAVING count(*) > 1
-     )
-     SELECT (SELECT count(*) FROM m) AS total,
-       ARRAY(SELECT d.urn FROM ${h.s}.search_docs d WHERE d.entity_id IN (SELECT entity_id FROM m) AND d.urn > $3 ORDER BY d.urn LIMIT $4) AS urns`,
-    [request.propertyUrn, request.definitionKey, request.afterUrn ?? '', Math.max(0, request.limit)],
+    scope === undefined
+      ? `WITH m AS (${several})
+         SELECT (SELECT count(*) FROM m) AS total,
+           ARRAY(SELECT d.urn FROM ${h.s}.search_docs d WHERE d.entity_id IN (SELECT entity_id FROM m) AND d.urn > ${after}
+                 ORDER BY d.urn LIMIT ${limit}) AS urns`
+      : `WITH m AS MATERIALIZED (SELECT d.urn FROM ${h.s}.search_docs d WHERE d.entity_id IN (${several}) AND ${scope})
+         SELECT (SELECT count(*) FROM m) AS total,
+           ARRAY(SELECT m.urn FROM m WHERE m.urn > ${after} ORDER BY m.urn LIMIT ${limit}) AS urns`,
+    p.values,
   );
   return { total: Number(row?.total ?? 0), urns: row?.urns ?? [] };
 }

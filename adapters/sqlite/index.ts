@@ -374,7 +374,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       return searchStore.countEntitiesWithPropertyValues(h(), propertyUrn, definitionKey);
     },
     async findEntitiesWithSeveralPropertyValues(request) {
-      return searchStore.findEntitiesWithSeveralPropertyValues(h(), request);
+      return search.findEntitiesWithSeveralPropertyValues(h(), request);
     },
     async claimJobs(request) {
       return jobs.claimJobs(h(), request);

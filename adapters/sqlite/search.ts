@@ -1,4 +1,13 @@
-import type { AggregateRequest, FacetResult, SearchHit, SearchRequest, SearchResponse } from '../../src/adapter/types';
+import type {
+  AggregateRequest,
+  FacetResult,
+  SearchHit,
+  SearchRequest,
+  SearchResponse,
+  SearchScope,
+  SeveralValuesRequest,
+  SeveralValuesResponse,
+} from '../../src/adapter/types';
 import {
   andOf,
   count,
@@ -16,7 +25,14 @@ import {
   type Resolved,
 } from './search-plan';
 import { docScope, fragment, join, oneType, sql, valueScope, type Fragment } from './search-sql';
-import { flushSearchText, keyStats, snapshotOf, type Snapshot } from './search-store';
+import {
+  findEntitiesWithSeveralPropertyValues as severalUnderKey,
+  findKeyId,
+  flushSearchText,
+  keyStats,
+  snapshotOf,
+  type Snapshot,
+} from './search-store';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -202,6 +218,40 @@ function smallSet(
     while (start < all.length && Buffer.compare(Buffer.from(urnOf(all[start]!), 'utf8'), bound) <= 0) start++;
   }
   return { total: all.length, hits: toHits(all.slice(start + offset, start + offset + limit), limit, columns) };
+}
+
+/**
+ * Documents with several values under a key (see SearchIndex). Without a filter, from the key's
+ * statistics (search-store.ts); with one, the filter's matching set is resolved as a search resolves
+ * it and each member is probed for a second row under the key: the work grows with the filter's
+ * matches, not with the key's documents. Count and page are read in one transaction.
+ */
+export function findEntitiesWithSeveralPropertyValues(h: SqliteHandle, request: SeveralValuesRequest): SeveralValuesResponse {
+  if (!request.filter?.length) return severalUnderKey(h, request);
+  return readTransaction(h)(severalMatching, h, request);
+}
+
+function severalMatching(h: SqliteHandle, request: SeveralValuesRequest): SeveralValuesResponse {
+  const keyId = findKeyId(h, 'property', request.propertyUrn, request.definitionKey);
+  if (keyId === undefined) return { total: 0, urns: [] };
+  const scope: SearchScope = { entityTypes: [], filter: request.filter ?? [], includeRemoved: true };
+  const plan = resolve(h, scope, snapshotOf(h));
+  if (plan.kind === 'nothing') return { total: 0, urns: [] };
+  if (plan.kind === 'scope') return severalUnderKey(h, { ...request, filter: undefined });
+  const matching = matchingSet(
+    plan.groups.map((group) => groupQuery(h, group, scope)),
+    plan.groups,
+    scope,
+  );
+  const secondRow = fragment(
+    '(SELECT COUNT(*) FROM (SELECT 1 FROM search_values v WHERE v.key_id = ? AND v.entity_id = d.entity_id LIMIT 2)) = 2',
+    keyId,
+  );
+  const total = count(h, sql`SELECT COUNT(*) AS n FROM entities d WHERE d.entity_id IN (${matching}) AND ${secondRow}`);
+  if (total === 0 || request.limit <= 0) return { total, urns: [] };
+  const page = sql`SELECT d.urn FROM entities d WHERE d.entity_id IN (${matching}) AND ${secondRow}
+    AND d.urn > ${fragment('?', request.afterUrn ?? '')} ORDER BY d.urn ${fragment('LIMIT ?', request.limit)}`;
+  return { total, urns: h.stmt(page.text).pluck(true).all(page.params) as string[] };
 }
 
 export function aggregate(h: SqliteHandle, request: AggregateRequest): FacetResult[] {

@@ -10,8 +10,8 @@
  */
 import { scanPages } from './scan-pages';
 import type { EntityStore } from './entity-store';
-import { aggregateDocuments, compareCodeUnits, matchingDocuments } from './search-evaluation';
-import type { SearchDocument, SearchIndex, SearchRequest, SearchResponse } from './search-index';
+import { aggregateDocuments, compareCodeUnits, documentMatches, matchingDocuments } from './search-evaluation';
+import type { SearchDocument, SearchIndex, SearchRequest, SearchResponse, SearchScope } from './search-index';
 import { SEARCH_DOCUMENT_ASPECT } from './store-records';
 import { analyzeText, parseTextQuery } from './text-analysis';
 
@@ -70,8 +70,13 @@ export function createScanSearchIndex(store: EntityStore, options: ScanSearchInd
     },
     async findEntitiesWithSeveralPropertyValues(request) {
       const { propertyUrn, definitionKey, afterUrn, limit } = request;
+      const scope: SearchScope = { entityTypes: [], filter: request.filter ?? [], includeRemoved: true };
       const several = (await documents())
-        .filter((d) => d.properties.some((p) => p.propertyUrn === propertyUrn && p.definitionKey === definitionKey && p.values.length > 1))
+        .filter(
+          (d) =>
+            d.properties.some((p) => p.propertyUrn === propertyUrn && p.definitionKey === definitionKey && p.values.length > 1) &&
+            documentMatches(d, scope),
+        )
         .map((d) => d.urn)
         .sort(compareCodeUnits);
       const urns = several.filter((urn) => afterUrn === undefined || urn > afterUrn).slice(0, Math.max(0, limit));

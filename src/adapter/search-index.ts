@@ -182,7 +182,9 @@ export interface SearchIndex {
    * Entities whose search document carries more than one value of the property under exactly this
    * definition key (soft-deleted entities included): `total` counts them all, `urns` lists at most
    * `limit` of them (ascending, after `afterUrn`; `total` ignores `afterUrn`). An unknown property or
-   * key answers `{ total: 0, urns: [] }`. Used to preview a change of a property to a single value.
+   * key answers `{ total: 0, urns: [] }`. With `filter`, only those whose document also matches it
+   * (as a search filter over every entity type, soft-deleted ones included) are counted and listed.
+   * Used to preview a change of a property to a single value, alone and together with other rules.
    */
   findEntitiesWithSeveralPropertyValues(request: SeveralValuesRequest): Promise<SeveralValuesResponse>;
 }
@@ -192,6 +194,11 @@ export interface SeveralValuesRequest {
   definitionKey: string;
   afterUrn?: string;
   limit: number;
+  /**
+   * Only entities whose search document also matches this filter (an OR of AND groups, as in
+   * `SearchScope.filter`); undefined or empty restricts nothing.
+   */
+  filter?: SearchFilter;
 }
 
 export interface SeveralValuesResponse {

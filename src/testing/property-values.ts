@@ -1,4 +1,4 @@
-import type { StorageAdapter } from '../adapter/types';
+import type { SearchFilter, StorageAdapter } from '../adapter/types';
 import type { ConformanceHarness } from './types';
 import { aspect, createWrite, searchDocument, URN, withAdapter } from './support';
 
@@ -120,6 +120,57 @@ export function registerPropertyValueTests(harness: ConformanceHarness): void {
         });
         expect(await find(KEY_V1)).toEqual({ total: 0, urns: [] });
         expect(await find(KEY_V2)).toEqual({ total: 1, urns: [URN.b] });
+      });
+    });
+
+    it('with a filter, counts and lists only the multi-valued entities whose document also matches it', async () => {
+      await withAdapter(harness, async (adapter) => {
+        const info = [aspect('info', { name: 'x' })];
+        const holding = (urn: string, values: Array<string | number>, removed = false) =>
+          createWrite(urn, info, { searchDocument: searchDocument(urn, [{ propertyUrn: PROP, definitionKey: KEY_V1, values }], removed) });
+        await adapter.commit({
+          entities: [
+            holding(URN.a, ['gold', 'tin']),
+            holding(URN.b, ['bronze', 'tin'], true),
+            holding(URN.c, ['tin']),
+            holding(URN.upperB, ['gold']),
+            holding(URN.alice, ['silver', 'bronze']),
+            createWrite(URN.bob, info, {
+              searchDocument: searchDocument(URN.bob, [{ propertyUrn: OTHER, definitionKey: 'owner#1', values: ['tin', 'gold'] }]),
+            }),
+          ],
+        });
+        const field = { kind: 'property' as const, propertyUrn: PROP, definitionKey: KEY_V1, valueKind: 'string' as const };
+        const equal = (...values: string[]) => ({ field, operator: 'EQUAL' as const, values, negated: false });
+        const find = (filter: SearchFilter, extra: { afterUrn?: string; limit?: number } = {}) =>
+          adapter.findEntitiesWithSeveralPropertyValues({ propertyUrn: PROP, definitionKey: KEY_V1, limit: 100, filter, ...extra });
+
+        expect(await find([])).toEqual({ total: 3, urns: [URN.alice, URN.a, URN.b] });
+        // c holds tin alone; b is soft-deleted and counts; bob's tin is under another property.
+        expect(await find([[equal('tin')]])).toEqual({ total: 2, urns: [URN.a, URN.b] });
+        expect(await find([[equal('tin')], [equal('silver')]])).toEqual({ total: 3, urns: [URN.alice, URN.a, URN.b] });
+        expect(await find([[equal('tin'), equal('gold')]])).toEqual({ total: 1, urns: [URN.a] });
+        expect(await find([[{ ...equal('gold'), negated: true }]])).toEqual({ total: 2, urns: [URN.alice, URN.b] });
+        expect(await find([[{ field: { kind: 'entityType' }, operator: 'EQUAL', values: ['corpuser'], negated: false }]])).toEqual({
+          total: 1,
+          urns: [URN.alice],
+        });
+        expect(await find([[{ field: { kind: 'urn' }, operator: 'EQUAL', values: [URN.a, URN.c], negated: false }]])).toEqual({
+          total: 1,
+          urns: [URN.a],
+        });
+        expect(await find([[equal('lead')]])).toEqual({ total: 0, urns: [] });
+        expect(await find([[equal('tin')]], { limit: 1 })).toEqual({ total: 2, urns: [URN.a] });
+        expect(await find([[equal('tin')]], { afterUrn: URN.a })).toEqual({ total: 2, urns: [URN.b] });
+        expect(await find([[equal('tin')]], { limit: 0 })).toEqual({ total: 2, urns: [] });
+        expect(
+          await adapter.findEntitiesWithSeveralPropertyValues({
+            propertyUrn: PROP,
+            definitionKey: 'tier#9',
+            limit: 10,
+            filter: [[equal('tin')]],
+          }),
+        ).toEqual({ total: 0, urns: [] });
       });
     });
 

@@ -22,8 +22,6 @@ export type Affected = Pick<DefinitionChangePreview, 'affected' | 'sample'>;
 export const SAMPLE_SIZE = 10;
 /** Distinct values read to find those a new value type or allowed-types list refuses. */
 export const DISTINCT_VALUE_LIMIT = 10_000;
-/** URNs per search when counting entities that are both multi-valued and otherwise affected. */
-const OVERLAP_PAGE = 5_000;
 
 const NONE: Affected = { affected: 0, sample: [] };
 
@@ -101,7 +99,18 @@ export async function affectedByRules(
       definitionKey: stored.key,
       limit: SAMPLE_SIZE,
     });
-    const both = groups.length && several.total ? await overlap(ctx, stored, groups) : 0;
+    // The multi-valued entities the other rules match too, so that none is counted twice.
+    const both =
+      groups.length && several.total
+        ? (
+            await ctx.adapter.findEntitiesWithSeveralPropertyValues({
+              propertyUrn: stored.urn,
+              definitionKey: stored.key,
+              filter: groups,
+              limit: 0,
+            })
+          ).total
+        : 0;
     affected += several.total - both;
     urns = [...new Set([...urns, ...several.urns])].sort().slice(0, SAMPLE_SIZE);
   }
@@ -150,32 +159,6 @@ async function distinctValues(ctx: CatalogContext, stored: DefinitionInfo, field
     maxValues: DISTINCT_VALUE_LIMIT,
   });
   return (facet?.buckets ?? []).map((b) => b.value);
-}
-
-/** How many multi-valued entities the other groups match too (so that none is counted twice). */
-async function overlap(ctx: CatalogContext, stored: DefinitionInfo, groups: SearchFilter): Promise<number> {
-  let count = 0;
-  let afterUrn: string | undefined;
-  for (;;) {
-    const page = await ctx.adapter.findEntitiesWithSeveralPropertyValues({
-      propertyUrn: stored.urn,
-      definitionKey: stored.key,
-      ...(afterUrn !== undefined ? { afterUrn } : {}),
-      limit: OVERLAP_PAGE,
-    });
-    if (page.urns.length === 0) return count;
-    const inPage: SearchCondition = { field: { kind: 'urn' }, operator: 'EQUAL', values: page.urns, negated: false };
-    const found = await ctx.adapter.search({
-      entityTypes: holderTypes(stored),
-      filter: groups.map((g) => [...g, inPage]),
-      includeRemoved: true,
-      order: 'urn',
-      limit: 1,
-    });
-    count += found.total;
-    if (page.urns.length < OVERLAP_PAGE) return count;
-    afterUrn = page.urns.at(-1);
-  }
 }
 
 /** The sampled entities with their values of the property under the current definition. */
