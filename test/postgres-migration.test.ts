@@ -374,13 +374,23 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
         events: [upsert(URN, v2.value, { v: 1 })],
       });
       const events = () =>
-        schemas.query<{ id: string; entity_urn: string | null; entity_id: string | null; aspect_version: number | null; packed: boolean }>(
-          `SELECT id::text, entity_urn, entity_id::text, aspect_version, packed_aspect IS NOT NULL AS packed FROM "${schema}".change_events ORDER BY id`,
+        schemas.query<{
+          id: string;
+          entity_urn: string | null;
+          entity_id: string | null;
+          aspect_version: number | null;
+          packed: boolean;
+          change_type: string | null;
+          created_actor: string | null;
+        }>(
+          `SELECT id::text, entity_urn, entity_id::text, aspect_version, packed_aspect IS NOT NULL AS packed, change_type, created_actor
+           FROM "${schema}".change_events ORDER BY id`,
         );
       const [{ id: entityId }] = await schemas.query<{ id: string }>(`SELECT id::text FROM "${schema}".entities`);
+      // It also takes its change type and actor from the row.
       expect(await events()).toEqual([
-        { id: '1', entity_urn: URN, entity_id: null, aspect_version: null, packed: true },
-        { id: '2', entity_urn: null, entity_id: entityId, aspect_version: 2, packed: false },
+        { id: '1', entity_urn: URN, entity_id: null, aspect_version: null, packed: true, change_type: 'UPSERT', created_actor: ACTOR },
+        { id: '2', entity_urn: null, entity_id: entityId, aspect_version: 2, packed: false, change_type: null, created_actor: null },
       ]);
       // The metadata is a shared document now; the row of version 5 held its own.
       expect(
@@ -398,10 +408,10 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
         entities: [{ urn: URN, entityType: 'dataset', expectVersion: 2, put: [v3], searchDocument: doc(URN, 'Gold') }],
         events: [upsert(URN, v3.value, v2.value)],
       });
-      expect((await events()).map((e) => [e.id, e.aspect_version, e.packed])).toEqual([
-        ['1', null, true],
-        ['2', null, true],
-        ['3', 3, false],
+      expect((await events()).map((e) => [e.id, e.aspect_version, e.packed, e.change_type, e.created_actor])).toEqual([
+        ['1', null, true, 'UPSERT', ACTOR],
+        ['2', null, true, 'UPSERT', ACTOR],
+        ['3', 3, false, null, null],
       ]);
       expect(await schemas.query(`SELECT count(*)::int AS n FROM "${schema}".aspect_metadata`)).toEqual([{ n: 1 }]);
       expect((await adapter.readEntities([URN]))[0]?.aspects.structuredProperties).toEqual(v3);

@@ -92,8 +92,8 @@ export class BatchRefs {
  * Inside the commit transaction, last. Documents are stored packed (packing.ts), as the aspects are.
  * An event of an entity that exists names it by id (its URN and type are read from the entity's row
  * until it is deleted), and an UPSERT event whose value is the one its aspect row holds refers to that
- * row by version instead of holding a copy (the copy is made when the row is replaced or deleted, see
- * write-statement.ts).
+ * row by version instead of holding a copy, and takes its change type and actor from it too (the copy
+ * is made when the row is replaced or deleted, see write-statement.ts).
  */
 export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch, packer: Packer, refs: BatchRefs): Promise<void> {
   const s = h.s;
@@ -128,7 +128,7 @@ export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch
   const inRow = events.map((e, i) => {
     if (e.changeType !== 'UPSERT' || ids[i] === null) return undefined;
     const put = refs.putOf(e.entityUrn, e.aspectName);
-    return put !== undefined && put.value === e.aspect ? put.version : undefined;
+    return put !== undefined && put.value === e.aspect ? put : undefined;
   });
   // One statement, the transaction's last: the counter row lock orders commits (see above) and is held
   // until COMMIT; the notification is delivered to listeners when (and only if) the transaction commits.
@@ -147,14 +147,16 @@ export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch
       events.map((e, i) => (ids[i] === null ? e.entityUrn : null)),
       events.map((e, i) => (ids[i] === null || !ownType[i] ? e.entityType : null)),
       events.map((e) => e.aspectName),
-      events.map((e) => e.changeType),
+      // An event that refers to its row is an UPSERT (read as such).
+      events.map((e, i) => (inRow[i] === undefined ? e.changeType : null)),
       events.map((e, i) => (inRow[i] === undefined ? packer.json(e.aspect) : null)),
       events.map((e) => packer.json(e.previousAspectValue)),
       events.map((e) => e.created.time),
-      events.map((e) => e.created.actor),
+      // The row's modification actor, when the event's (as it is when the row is what the event wrote).
+      events.map((e, i) => (inRow[i]?.lastModified.actor === e.created.actor ? null : e.created.actor)),
       events.map((e) => packer.json(e.systemMetadata)),
       ids,
-      inRow.map((v) => v ?? null),
+      inRow.map((put) => put?.version ?? null),
     ],
   );
 }
@@ -199,7 +201,8 @@ export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<Chan
     `WITH bounds AS (SELECT (SELECT MIN(id) FROM ${s}.change_events) AS oldest, (SELECT last_id FROM ${s}.change_counter) AS last_id),
           page AS (
             SELECT c.id, COALESCE(c.entity_urn, e.urn) AS entity_urn, COALESCE(c.entity_type, e.entity_type) AS entity_type, c.aspect_name,
-              c.change_type, c.aspect, c.previous_aspect, c.created_time, c.created_actor, c.system_metadata, c.packed_aspect, c.packed_previous,
+              COALESCE(c.change_type, 'UPSERT') AS change_type, c.aspect, c.previous_aspect, c.created_time,
+              COALESCE(c.created_actor, a.modified_actor, a.created_actor) AS created_actor, c.system_metadata, c.packed_aspect, c.packed_previous,
               c.packed_metadata, c.aspect_version, a.version AS row_version, a.packed AS row_packed
             FROM ${s}.change_events c
               LEFT JOIN ${s}.entities e ON e.id = c.entity_id
@@ -281,12 +284,15 @@ export async function pruneChanges(
   request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number },
 ): Promise<{ events: number; versions: number }> {
   const s = h.s;
-  // Events go oldest first, so what is kept is always a suffix of the feed.
+  // Events go oldest first, so what is kept is always a suffix of the feed. No index on the time (one
+  // fewer on every commit, since schema version 6): the oldest `limit` events are read in id order, and
+  // times follow ids closely enough that the walk finds the old ones; each call removes at most `limit`.
   const [cut] = await h.query<{ cut: string | null }>(
     `SELECT GREATEST(
        CASE WHEN $1::bigint IS NULL THEN 0 ELSE (SELECT last_id FROM ${s}.change_counter) - $1::bigint END,
-       COALESCE((SELECT MAX(id) FROM ${s}.change_events WHERE $2::bigint IS NOT NULL AND created_time < $2::bigint), 0)) AS cut`,
-    [request.keepEvents ?? null, request.eventsBefore ?? null],
+       COALESCE((SELECT MAX(o.id) FROM (SELECT id, created_time FROM ${s}.change_events WHERE $2::bigint IS NOT NULL ORDER BY id LIMIT $3) o
+                 WHERE o.created_time < $2::bigint), 0)) AS cut`,
+    [request.keepEvents ?? null, request.eventsBefore ?? null, request.limit],
   );
   let events = 0;
   if (cut?.cut !== null && BigInt(cut!.cut!) > 0n) {

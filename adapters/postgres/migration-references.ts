@@ -8,6 +8,7 @@
  * - The value of an UPSERT event is the aspect row it wrote (`aspect_version`: the row's version then,
  *   `packed_aspect` NULL) until that row is replaced or deleted: the statement that does so first copies
  *   the row's packed value into the event. `change_events_by_entity` finds both kinds of event.
+ * - `change_events_time` goes: retention by age walks the oldest events in id order instead.
  * - The system metadata of aspects is stored once per distinct document in `aspect_metadata` (keyed by
  *   a digest of its packed form) and referred to by `aspects.metadata_id`: the structured properties of
  *   a whole bulk call carry the same definition keys and stamps. A document no row refers to any more is
@@ -24,8 +25,11 @@ export function referencesMigration(s: string): string {
     ALTER TABLE ${s}.change_events
       ALTER COLUMN entity_urn DROP NOT NULL,
       ALTER COLUMN entity_type DROP NOT NULL,
+      ALTER COLUMN change_type DROP NOT NULL,
+      ALTER COLUMN created_actor DROP NOT NULL,
       ADD COLUMN entity_id bigint,
       ADD COLUMN aspect_version integer;
+    DROP INDEX ${s}.change_events_time;
     CREATE INDEX change_events_by_entity ON ${s}.change_events (entity_id, aspect_version) WHERE entity_id IS NOT NULL;
     CREATE TABLE ${s}.aspect_metadata (
       id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

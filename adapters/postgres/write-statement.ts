@@ -405,7 +405,7 @@ export class WriteStatement {
       'text[]',
     );
     const everyId = this.param([...new Set([...this.deletedIds, ...this.replaced.map((p) => p[0])])], 'bigint[]');
-    const rows = `SELECT a.entity_id, a.name, a.version, a.packed, a.metadata_id FROM ${this.s}.aspects a
+    const rows = `SELECT a.entity_id, a.name, a.version, a.packed, a.metadata_id, COALESCE(a.modified_actor, a.created_actor) AS actor FROM ${this.s}.aspects a
         WHERE a.entity_id = ANY(${deleted}) OR (a.entity_id, a.name) IN (SELECT * FROM unnest(${ids}, ${names}))`;
     return [
       `old_rows AS (${rows})`,
@@ -413,11 +413,13 @@ export class WriteStatement {
       UPDATE ${this.s}.change_events c SET
         packed_aspect = CASE WHEN x.detach THEN x.packed ELSE c.packed_aspect END,
         aspect_version = CASE WHEN x.detach THEN NULL ELSE c.aspect_version END,
+        change_type = COALESCE(c.change_type, 'UPSERT'),
+        created_actor = COALESCE(c.created_actor, x.actor),
         entity_urn = COALESCE(c.entity_urn, x.urn),
         entity_type = COALESCE(c.entity_type, x.entity_type),
         entity_id = CASE WHEN x.urn IS NULL THEN c.entity_id END
       FROM (
-        SELECT c.id, r.entity_id IS NOT NULL AS detach, r.packed, e.urn, e.entity_type
+        SELECT c.id, r.entity_id IS NOT NULL AS detach, r.packed, r.actor, e.urn, e.entity_type
         FROM ${this.s}.change_events c
         LEFT JOIN ${this.s}.entities e ON e.id = c.entity_id AND e.id = ANY(${deleted})
         LEFT JOIN old_rows r ON c.aspect_version IS NOT NULL AND r.entity_id = c.entity_id AND r.name = c.aspect_name AND r.version = c.aspect_version
