@@ -6,7 +6,7 @@ import { createPostgresAdapter } from '../adapters/postgres/index';
 import { migrate, SCHEMA_VERSION } from '../adapters/postgres/schema';
 import { storedLower } from '../adapters/postgres/search-store';
 import { documentVector } from '../adapters/postgres/text';
-import type { SearchCondition, SearchDocument, SearchRequest, StorageAdapter } from '../src/adapter/types';
+import type { JsonObject, SearchCondition, SearchDocument, SearchRequest, StorageAdapter } from '../src/adapter/types';
 import { POSTGRES_URL, SchemaPool, withPostgresServer } from './support/postgres';
 
 /**
@@ -331,7 +331,7 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       return schema;
     }
 
-    const put = (v: number, systemMetadata?: Record<string, unknown>) => ({
+    const put = (v: number, systemMetadata?: JsonObject) => ({
       name: 'structuredProperties',
       value: { v },
       version: v,
@@ -339,7 +339,7 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       lastModified: { time: T0 + v, actor: ACTOR },
       ...(systemMetadata ? { systemMetadata } : {}),
     });
-    const upsert = (urn: string, aspect: Record<string, unknown>, previous: Record<string, unknown> | null) => ({
+    const upsert = (urn: string, aspect: JsonObject, previous: JsonObject | null) => ({
       entityUrn: urn,
       entityType: 'dataset',
       aspectName: 'structuredProperties',
@@ -386,7 +386,8 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
           `SELECT id::text, entity_urn, entity_id::text, aspect_version, packed_aspect IS NOT NULL AS packed, change_type, created_actor
            FROM "${schema}".change_events ORDER BY id`,
         );
-      const [{ id: entityId }] = await schemas.query<{ id: string }>(`SELECT id::text FROM "${schema}".entities`);
+      const [entityRow] = await schemas.query<{ id: string }>(`SELECT id::text FROM "${schema}".entities`);
+      const entityId = entityRow!.id;
       // It also takes its change type and actor from the row.
       expect(await events()).toEqual([
         { id: '1', entity_urn: URN, entity_id: null, aspect_version: null, packed: true, change_type: 'UPSERT', created_actor: ACTOR },
