@@ -6,7 +6,7 @@ import { createPostgresAdapter } from '../adapters/postgres/index';
 import { migrate, SCHEMA_VERSION } from '../adapters/postgres/schema';
 import { storedLower } from '../adapters/postgres/search-store';
 import { documentVector } from '../adapters/postgres/text';
-import type { SearchCondition, SearchDocument, SearchRequest, StorageAdapter } from '../src/adapter/types';
+import type { JsonObject, SearchCondition, SearchDocument, SearchRequest, StorageAdapter } from '../src/adapter/types';
 import { POSTGRES_URL, SchemaPool, withPostgresServer } from './support/postgres';
 
 /**
@@ -295,6 +295,203 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       await schemas.query(`DROP OWNED BY "${role}"`);
       await schemas.query(`DROP ROLE "${role}"`);
     }
+  });
+
+  describe('a schema of schema version 5 (events and aspects holding their own copies)', () => {
+    const URN = 'urn:li:dataset:(urn:li:dataPlatform:hive,v5_table,PROD)';
+    const stamp = { time: T0, actor: ACTOR };
+    const KEYS_METADATA = { propertyKeys: { [PROPERTY]: KEY } };
+
+    /** Written as version 5 wrote rows: the event with its URN and a packed copy, the aspect with packed metadata. */
+    async function version5Schema(): Promise<string> {
+      const schema = schemas.freshSchema();
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      try {
+        const h = createHandle(pool, schema);
+        await migrate(h, 5);
+        const s = h.s;
+        const [entity] = await h.query<{ id: string }>(
+          `INSERT INTO ${s}.entities (urn, entity_type, version, removed) VALUES ($1, 'dataset', 1, false) RETURNING id`,
+          [URN],
+        );
+        await h.execute(
+          `INSERT INTO ${s}.aspects (entity_id, name, version, created_time, created_actor, packed, packed_metadata)
+           VALUES ($1, 'structuredProperties', 1, $2, $3, $4, $5)`,
+          [entity!.id, T0, ACTOR, pack(JSON.stringify({ v: 1 })), pack(JSON.stringify(KEYS_METADATA))],
+        );
+        await h.execute(`UPDATE ${s}.change_counter SET last_id = 1`);
+        await h.execute(
+          `INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, packed_aspect, created_time, created_actor)
+           VALUES (1, $1, 'dataset', 'structuredProperties', 'UPSERT', $2, $3, $4)`,
+          [URN, pack(JSON.stringify({ v: 1 })), T0, ACTOR],
+        );
+      } finally {
+        await pool.end();
+      }
+      return schema;
+    }
+
+    const put = (v: number, systemMetadata?: JsonObject) => ({
+      name: 'structuredProperties',
+      value: { v },
+      version: v,
+      created: stamp,
+      lastModified: { time: T0 + v, actor: ACTOR },
+      ...(systemMetadata ? { systemMetadata } : {}),
+    });
+    const upsert = (urn: string, aspect: JsonObject, previous: JsonObject | null) => ({
+      entityUrn: urn,
+      entityType: 'dataset',
+      aspectName: 'structuredProperties',
+      changeType: 'UPSERT' as const,
+      aspect,
+      previousAspectValue: previous,
+      created: stamp,
+    });
+    const feed = async (adapter: StorageAdapter) =>
+      (await adapter.readChanges!({ limit: 50 })).events.map((e) => [
+        e.id,
+        e.entityUrn,
+        e.entityType,
+        e.changeType,
+        e.aspect,
+        e.previousAspectValue,
+      ]);
+
+    it('is migrated in place, reads back, and new events refer to the rows they wrote until those change', async () => {
+      const schema = await version5Schema();
+      const adapter = schemas.adapter({ schema });
+      adapters.push(adapter);
+      await adapter.open();
+      const [before] = await adapter.readEntities([URN]);
+      expect(before?.aspects.structuredProperties).toEqual({ ...put(1, KEYS_METADATA), lastModified: stamp });
+      expect(await feed(adapter)).toEqual([['1', URN, 'dataset', 'UPSERT', { v: 1 }, null]]);
+
+      // Version 2 written by this release: the old event keeps its copy; the new one refers to its row and entity.
+      const v2 = put(2, KEYS_METADATA);
+      await adapter.commit({
+        entities: [{ urn: URN, entityType: 'dataset', expectVersion: 1, put: [v2], searchDocument: doc(URN, 'Gold') }],
+        events: [upsert(URN, v2.value, { v: 1 })],
+      });
+      const events = () =>
+        schemas.query<{
+          id: string;
+          entity_urn: string | null;
+          entity_id: string | null;
+          aspect_version: number | null;
+          packed: boolean;
+          change_type: string | null;
+          created_actor: string | null;
+        }>(
+          `SELECT id::text, entity_urn, entity_id::text, aspect_version, packed_aspect IS NOT NULL AS packed, change_type, created_actor
+           FROM "${schema}".change_events ORDER BY id`,
+        );
+      const [entityRow] = await schemas.query<{ id: string }>(`SELECT id::text FROM "${schema}".entities`);
+      const entityId = entityRow!.id;
+      // It also takes its change type and actor from the row.
+      expect(await events()).toEqual([
+        { id: '1', entity_urn: URN, entity_id: null, aspect_version: null, packed: true, change_type: 'UPSERT', created_actor: ACTOR },
+        { id: '2', entity_urn: null, entity_id: entityId, aspect_version: 2, packed: false, change_type: null, created_actor: null },
+      ]);
+      // The metadata is a shared document now; the row of version 5 held its own.
+      expect(
+        await schemas.query(`SELECT packed_metadata IS NULL AS own, metadata_id IS NOT NULL AS shared FROM "${schema}".aspects`),
+      ).toEqual([{ own: true, shared: true }]);
+      expect((await adapter.readEntities([URN]))[0]?.aspects.structuredProperties).toEqual(v2);
+      expect(await feed(adapter)).toEqual([
+        ['1', URN, 'dataset', 'UPSERT', { v: 1 }, null],
+        ['2', URN, 'dataset', 'UPSERT', { v: 2 }, { v: 1 }],
+      ]);
+
+      // Replaced (with other metadata): event 2 gets a copy of value 2, the unused document goes.
+      const v3 = put(3, { other: true });
+      await adapter.commit({
+        entities: [{ urn: URN, entityType: 'dataset', expectVersion: 2, put: [v3], searchDocument: doc(URN, 'Gold') }],
+        events: [upsert(URN, v3.value, v2.value)],
+      });
+      expect((await events()).map((e) => [e.id, e.aspect_version, e.packed, e.change_type, e.created_actor])).toEqual([
+        ['1', null, true, 'UPSERT', ACTOR],
+        ['2', null, true, 'UPSERT', ACTOR],
+        ['3', 3, false, null, null],
+      ]);
+      expect(await schemas.query(`SELECT count(*)::int AS n FROM "${schema}".aspect_metadata`)).toEqual([{ n: 1 }]);
+      expect((await adapter.readEntities([URN]))[0]?.aspects.structuredProperties).toEqual(v3);
+      expect(await feed(adapter)).toEqual([
+        ['1', URN, 'dataset', 'UPSERT', { v: 1 }, null],
+        ['2', URN, 'dataset', 'UPSERT', { v: 2 }, { v: 1 }],
+        ['3', URN, 'dataset', 'UPSERT', { v: 3 }, { v: 2 }],
+      ]);
+
+      // Deleted: every event gets the URN and type, event 3 its value; the document goes with the last row.
+      await adapter.commit({
+        entities: [{ urn: URN, entityType: 'dataset', expectVersion: 3, deleteEntity: true }],
+        events: [
+          {
+            entityUrn: URN,
+            entityType: 'dataset',
+            aspectName: 'structuredProperties',
+            changeType: 'DELETE',
+            aspect: null,
+            previousAspectValue: v3.value,
+            created: stamp,
+          },
+        ],
+      });
+      expect((await events()).map((e) => [e.id, e.entity_urn, e.entity_id, e.aspect_version, e.packed])).toEqual([
+        ['1', URN, null, null, true],
+        ['2', URN, null, null, true],
+        ['3', URN, null, null, true],
+        ['4', URN, null, null, false],
+      ]);
+      expect(await schemas.query(`SELECT count(*)::int AS n FROM "${schema}".aspect_metadata`)).toEqual([{ n: 0 }]);
+      expect(await feed(adapter)).toEqual([
+        ['1', URN, 'dataset', 'UPSERT', { v: 1 }, null],
+        ['2', URN, 'dataset', 'UPSERT', { v: 2 }, { v: 1 }],
+        ['3', URN, 'dataset', 'UPSERT', { v: 3 }, { v: 2 }],
+        ['4', URN, 'dataset', 'DELETE', null, { v: 3 }],
+      ]);
+      // The entity type filter reads the type wherever it is kept.
+      expect((await adapter.readChanges!({ limit: 50, entityTypes: ['dataset'] })).events).toHaveLength(4);
+      expect((await adapter.readChanges!({ limit: 50, entityTypes: ['chart'] })).events).toHaveLength(0);
+    });
+
+    it('shares one metadata document among the rows of a commit, keeps it while any row refers to it, and names a recreated entity right', async () => {
+      const schema = schemas.freshSchema();
+      const adapter = schemas.adapter({ schema });
+      adapters.push(adapter);
+      await adapter.open();
+      const urns = [0, 1, 2].map((i) => `urn:li:dataset:(urn:li:dataPlatform:hive,shared_${i},PROD)`);
+      const v1 = put(1, KEYS_METADATA);
+      await adapter.commit({
+        entities: urns.map((urn) => ({ urn, entityType: 'dataset', expectVersion: 0, put: [v1] })),
+        events: urns.map((urn) => upsert(urn, v1.value, null)),
+      });
+      expect(await schemas.query(`SELECT count(*)::int AS n FROM "${schema}".aspect_metadata`)).toEqual([{ n: 1 }]);
+      // One holder rewritten without metadata: the document stays for the others.
+      const bare = put(2);
+      await adapter.commit({ entities: [{ urn: urns[0]!, entityType: 'dataset', expectVersion: 1, put: [bare] }] });
+      expect(await schemas.query(`SELECT count(*)::int AS n FROM "${schema}".aspect_metadata`)).toEqual([{ n: 1 }]);
+      for (const urn of urns.slice(1)) expect((await adapter.readEntities([urn]))[0]?.aspects.structuredProperties).toEqual(v1);
+      expect((await adapter.readEntities([urns[0]!]))[0]?.aspects.structuredProperties).toEqual(bare);
+      // Written without an event: the event of version 1 got its copy first.
+      expect((await feed(adapter)).map((e) => e[4])).toEqual([{ v: 1 }, { v: 1 }, { v: 1 }]);
+      // Deleted and created again in one batch: every event still names the URN, the old value kept.
+      const again = put(1);
+      await adapter.commit({
+        entities: [
+          { urn: urns[1]!, entityType: 'dataset', expectVersion: 1, deleteEntity: true },
+          { urn: urns[1]!, entityType: 'dataset', expectVersion: 0, put: [again] },
+        ],
+        events: [upsert(urns[1]!, again.value, null)],
+      });
+      expect((await feed(adapter)).map((e) => [e[1], e[4]])).toEqual([
+        [urns[0], { v: 1 }],
+        [urns[1], { v: 1 }],
+        [urns[2], { v: 1 }],
+        [urns[1], { v: 1 }],
+      ]);
+      expect(await schemas.query(`SELECT count(*)::int AS n FROM "${schema}".aspect_metadata`)).toEqual([{ n: 1 }]);
+    });
   });
 
   describe('storage rules', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import type { ChangeEvent, ChangePage, ChangeQuery, StoredAspect, WriteBatch } from '../../src/adapter/types';
+import type { ChangeEvent, ChangePage, ChangeQuery, EntityWrite, StoredAspect, WriteBatch } from '../../src/adapter/types';
 import { ChangeSignal } from '../../src/adapter/change-signal';
 import type { PgHandle, Queryable } from './database';
 import { unpack, type Packer } from './packing';
@@ -52,8 +52,50 @@ export function channelOf(schemaName: string): string {
   return `metacatalog_changes_${createHash('sha256').update(schemaName).digest('hex').slice(0, 24)}`;
 }
 
-/** Inside the commit transaction, last. Documents are stored packed (packing.ts), as the aspects are. */
-export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch, packer: Packer): Promise<void> {
+type AspectPut = NonNullable<EntityWrite['put']>[number];
+
+/**
+ * What a commit's entity writes left behind, run after run: the id of each entity that exists at the
+ * end, and the aspect put that each of its aspect rows holds then. An event refers to those rows
+ * (schema version 6) instead of copying them.
+ */
+export class BatchRefs {
+  private readonly ids = new Map<string, { id: string; entityType: string }>();
+  private readonly puts = new Map<string, AspectPut>();
+
+  record(run: readonly EntityWrite[], idOf: (write: EntityWrite) => string): void {
+    for (const write of run) {
+      if (write.deleteEntity) {
+        this.ids.delete(write.urn);
+        for (const key of [...this.puts.keys()]) if (key.startsWith(`${write.urn}\u0000`)) this.puts.delete(key);
+        continue;
+      }
+      this.ids.set(write.urn, { id: idOf(write), entityType: write.entityType });
+      const deleted = new Set(write.delete ?? []);
+      for (const name of deleted) this.puts.delete(`${write.urn}\u0000${name}`);
+      for (const put of write.put ?? []) if (!deleted.has(put.name)) this.puts.set(`${write.urn}\u0000${put.name}`, put);
+    }
+  }
+
+  /** The entity's id and type, when it exists after the commit's writes. */
+  entityOf(urn: string): { id: string; entityType: string } | undefined {
+    return this.ids.get(urn);
+  }
+
+  /** The put an aspect row holds after the commit's writes. */
+  putOf(urn: string, aspectName: string): AspectPut | undefined {
+    return this.puts.get(`${urn}\u0000${aspectName}`);
+  }
+}
+
+/**
+ * Inside the commit transaction, last. Documents are stored packed (packing.ts), as the aspects are.
+ * An event of an entity that exists names it by id (its URN and type are read from the entity's row
+ * until it is deleted), and an UPSERT event whose value is the one its aspect row holds refers to that
+ * row by version instead of holding a copy, and takes its change type and actor from it too (the copy
+ * is made when the row is replaced or deleted, see write-statement.ts).
+ */
+export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch, packer: Packer, refs: BatchRefs): Promise<void> {
   const s = h.s;
   const dropped = (batch.entities ?? []).filter((w) => w.deleteEntity).map((w) => w.urn);
   if (dropped.length) await tx.execute(`DELETE FROM ${s}.aspect_versions WHERE urn = ANY($1::text[])`, [dropped]);
@@ -80,28 +122,41 @@ export async function writeChanges(tx: Queryable, h: PgHandle, batch: WriteBatch
   }
   const events = batch.events ?? [];
   if (!events.length) return;
+  const ids = events.map((e) => refs.entityOf(e.entityUrn)?.id ?? null);
+  // The type is read from the entity's row only when it is the event's (an event may name another).
+  const ownType = events.map((e) => refs.entityOf(e.entityUrn)?.entityType === e.entityType);
+  const inRow = events.map((e, i) => {
+    if (e.changeType !== 'UPSERT' || ids[i] === null) return undefined;
+    const put = refs.putOf(e.entityUrn, e.aspectName);
+    return put !== undefined && put.value === e.aspect ? put : undefined;
+  });
   // One statement, the transaction's last: the counter row lock orders commits (see above) and is held
   // until COMMIT; the notification is delivered to listeners when (and only if) the transaction commits.
   await tx.query(
     `WITH counter AS (UPDATE ${s}.change_counter SET last_id = last_id + $1 RETURNING last_id),
      inserted AS (
-       INSERT INTO ${s}.change_events (id, entity_urn, entity_type, aspect_name, change_type, packed_aspect, packed_previous, created_time, created_actor, packed_metadata)
-       SELECT (SELECT last_id FROM counter) - $1 + n, u, t, a, c, v, p, ct, ca, m
-       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[], $9::bigint[], $10::text[], $11::bytea[])
-            WITH ORDINALITY AS x(u, t, a, c, v, p, ct, ca, m, n))
+       INSERT INTO ${s}.change_events (id, entity_id, entity_urn, entity_type, aspect_name, change_type, aspect_version, packed_aspect, packed_previous,
+         created_time, created_actor, packed_metadata)
+       SELECT (SELECT last_id FROM counter) - $1 + n, eid, u, t, a, c, av, v, p, ct, ca, m
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::bytea[], $8::bytea[], $9::bigint[], $10::text[], $11::bytea[], $12::bigint[], $13::int[])
+            WITH ORDINALITY AS x(u, t, a, c, v, p, ct, ca, m, eid, av, n))
      SELECT pg_notify($2, (SELECT last_id FROM counter)::text)`,
     [
       events.length,
       channelOf(h.schemaName),
-      events.map((e) => e.entityUrn),
-      events.map((e) => e.entityType),
+      events.map((e, i) => (ids[i] === null ? e.entityUrn : null)),
+      events.map((e, i) => (ids[i] === null || !ownType[i] ? e.entityType : null)),
       events.map((e) => e.aspectName),
-      events.map((e) => e.changeType),
-      events.map((e) => packer.json(e.aspect)),
+      // An event that refers to its row is an UPSERT (read as such).
+      events.map((e, i) => (inRow[i] === undefined ? e.changeType : null)),
+      events.map((e, i) => (inRow[i] === undefined ? packer.json(e.aspect) : null)),
       events.map((e) => packer.json(e.previousAspectValue)),
       events.map((e) => e.created.time),
-      events.map((e) => e.created.actor),
+      // The row's modification actor, when the event's (as it is when the row is what the event wrote).
+      events.map((e, i) => (inRow[i]?.lastModified.actor === e.created.actor ? null : e.created.actor)),
       events.map((e) => packer.json(e.systemMetadata)),
+      ids,
+      inRow.map((put) => put?.version ?? null),
     ],
   );
 }
@@ -113,6 +168,9 @@ function document<T>(packed: Buffer | null, plain: T | null): T | null {
 
 interface EventRow {
   id: string;
+  aspect_version: number | null;
+  row_version: number | null;
+  row_packed: Buffer | null;
   entity_urn: string;
   entity_type: string;
   aspect_name: string;
@@ -129,15 +187,29 @@ interface EventRow {
   last_id: string;
 }
 
+/** The value of an event that refers to its aspect row, which holds the event's version until it is replaced (and the value copied). */
+function rowValue(r: EventRow): ChangeEvent['aspect'] {
+  if (r.row_packed === null || r.row_version !== r.aspect_version)
+    throw new Error(`internal: change event ${r.id} lost the aspect row it refers to`);
+  return JSON.parse(unpack(r.row_packed)) as ChangeEvent['aspect'];
+}
+
 export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<ChangePage> {
   const s = h.s;
   // One statement, one snapshot: the page and the bounds agree.
   const rows = await h.query<EventRow>(
     `WITH bounds AS (SELECT (SELECT MIN(id) FROM ${s}.change_events) AS oldest, (SELECT last_id FROM ${s}.change_counter) AS last_id),
           page AS (
-            SELECT * FROM ${s}.change_events
-            WHERE id > $1::bigint AND ($2::text[] IS NULL OR entity_type = ANY($2::text[])) AND ($3::text[] IS NULL OR aspect_name = ANY($3::text[]))
-            ORDER BY id LIMIT $4)
+            SELECT c.id, COALESCE(c.entity_urn, e.urn) AS entity_urn, COALESCE(c.entity_type, e.entity_type) AS entity_type, c.aspect_name,
+              COALESCE(c.change_type, 'UPSERT') AS change_type, c.aspect, c.previous_aspect, c.created_time,
+              COALESCE(c.created_actor, a.modified_actor, a.created_actor) AS created_actor, c.system_metadata, c.packed_aspect, c.packed_previous,
+              c.packed_metadata, c.aspect_version, a.version AS row_version, a.packed AS row_packed
+            FROM ${s}.change_events c
+              LEFT JOIN ${s}.entities e ON e.id = c.entity_id
+              LEFT JOIN ${s}.aspects a ON c.aspect_version IS NOT NULL AND a.entity_id = c.entity_id AND a.name = c.aspect_name
+            WHERE c.id > $1::bigint AND ($2::text[] IS NULL OR COALESCE(c.entity_type, e.entity_type) = ANY($2::text[]))
+              AND ($3::text[] IS NULL OR c.aspect_name = ANY($3::text[]))
+            ORDER BY c.id LIMIT $4)
      SELECT page.*, bounds.oldest, bounds.last_id FROM bounds LEFT JOIN page ON true ORDER BY page.id`,
     [
       query.after ?? '0',
@@ -155,7 +227,7 @@ export async function readChanges(h: PgHandle, query: ChangeQuery): Promise<Chan
       entityType: r.entity_type,
       aspectName: r.aspect_name,
       changeType: r.change_type,
-      aspect: document(r.packed_aspect, r.aspect),
+      aspect: r.aspect_version === null ? document(r.packed_aspect, r.aspect) : rowValue(r),
       previousAspectValue: document(r.packed_previous, r.previous_aspect),
       created: { time: Number(r.created_time), actor: r.created_actor },
       ...withMetadata(document(r.packed_metadata, r.system_metadata)),
@@ -212,12 +284,15 @@ export async function pruneChanges(
   request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number },
 ): Promise<{ events: number; versions: number }> {
   const s = h.s;
-  // Events go oldest first, so what is kept is always a suffix of the feed.
+  // Events go oldest first, so what is kept is always a suffix of the feed. No index on the time (one
+  // fewer on every commit, since schema version 6): the oldest `limit` events are read in id order, and
+  // times follow ids closely enough that the walk finds the old ones; each call removes at most `limit`.
   const [cut] = await h.query<{ cut: string | null }>(
     `SELECT GREATEST(
        CASE WHEN $1::bigint IS NULL THEN 0 ELSE (SELECT last_id FROM ${s}.change_counter) - $1::bigint END,
-       COALESCE((SELECT MAX(id) FROM ${s}.change_events WHERE $2::bigint IS NOT NULL AND created_time < $2::bigint), 0)) AS cut`,
-    [request.keepEvents ?? null, request.eventsBefore ?? null],
+       COALESCE((SELECT MAX(o.id) FROM (SELECT id, created_time FROM ${s}.change_events WHERE $2::bigint IS NOT NULL ORDER BY id LIMIT $3) o
+                 WHERE o.created_time < $2::bigint), 0)) AS cut`,
+    [request.keepEvents ?? null, request.eventsBefore ?? null, request.limit],
   );
   let events = 0;
   if (cut?.cut !== null && BigInt(cut!.cut!) > 0n) {

@@ -11,10 +11,12 @@ import type { TimeseriesStore } from './timeseries';
 import { WriteStatement } from './write-statement';
 
 // Rows written before schema version 3 hold plain JSON and both stamps; later ones packed documents, and
-// a modification stamp only when it differs from the creation stamp.
+// a modification stamp only when it differs from the creation stamp. Since version 6 the system
+// metadata is a shared document of `aspect_metadata`.
 const ASPECT_COLUMNS = `a.name, a.value, a.packed, a.version AS aspect_version, a.created_time, a.created_actor,
   COALESCE(a.modified_time, a.created_time) AS modified_time, COALESCE(a.modified_actor, a.created_actor) AS modified_actor,
-  a.system_metadata, a.packed_metadata`;
+  a.system_metadata, COALESCE(m.packed, a.packed_metadata) AS packed_metadata`;
+const METADATA_JOIN = (s: string) => `LEFT JOIN ${s}.aspect_metadata m ON m.id = a.metadata_id`;
 
 type AspectRow = EntityAspectRow & { packed: Buffer | null; packed_metadata: Buffer | null };
 
@@ -33,6 +35,7 @@ export async function readEntities(h: PgHandle, urns: readonly string[], aspectN
     `SELECT e.urn, e.entity_type, e.version, ${ASPECT_COLUMNS}
      FROM ${h.s}.entities e
      LEFT JOIN ${h.s}.aspects a ON a.entity_id = e.id AND ($2::text[] IS NULL OR a.name = ANY($2::text[]))
+     ${METADATA_JOIN(h.s)}
      WHERE e.urn = ANY($1::text[])
      ORDER BY e.urn, a.name`,
     [[...new Set(urns)], aspectNames ? [...aspectNames] : null],
@@ -54,6 +57,7 @@ export async function scanEntities(
      SELECT e.urn, e.entity_type, e.version, ${ASPECT_COLUMNS}
      FROM page e
      LEFT JOIN ${h.s}.aspects a ON a.entity_id = e.id AND ($5::text[] IS NULL OR a.name = ANY($5::text[]))
+     ${METADATA_JOIN(h.s)}
      ORDER BY e.urn, a.name`,
     [
       request.entityType ?? null,
@@ -113,7 +117,14 @@ const byUrn = (a: EntityWrite, b: EntityWrite): number => (a.urn < b.urn ? -1 : 
  * another writer created meanwhile is missing from the result, which is a CONFLICT too), versions,
  * deleted entities, aspects, search documents, standard fields and typed property values.
  */
-async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer, run: readonly EntityWrite[]): Promise<void> {
+async function writeRun(
+  tx: Queryable,
+  s: string,
+  stores: Stores,
+  packer: Packer,
+  run: readonly EntityWrite[],
+  refs: changes.BatchRefs,
+): Promise<string[]> {
   const { timeseries, keys } = stores;
   // One statement: the rows of the entities that exist, locked in URN order, and ids for the new ones,
   // drawn from the identity's sequence (a gap when the commit fails is harmless).
@@ -141,7 +152,7 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer
   statement.bumpVersions(kept.flatMap((w) => existingId(w) ?? []));
   const deleted = run.filter((w) => w.deleteEntity && existing.has(w.urn));
   statement.deleteEntities(deleted.map((w) => existingId(w)!));
-  statement.putAspects(kept, idOf);
+  statement.putAspects(kept, idOf, (w) => existing.has(w.urn));
   statement.deleteAspects(kept.filter((w) => existing.has(w.urn)).map((w) => ({ entityId: existingId(w)!, names: w.delete ?? [] })));
   statement.removeSearchDocuments(kept.filter((w) => w.searchDocument === null && existing.has(w.urn)).map((w) => existingId(w)!));
   statement.writeSearchDocuments(
@@ -151,13 +162,31 @@ async function writeRun(tx: Queryable, s: string, stores: Stores, packer: Packer
     (property, definitionKey) => keys.get(property, definitionKey),
   );
 
-  const created = await statement.run(tx);
+  const { created, dropped } = await statement.run(tx);
   if (created.length !== toCreate.length) {
     const made = new Set(created);
     const lost = toCreate.find((w) => !made.has(w.urn))!;
     throw new CatalogError('CONFLICT', `${lost.urn}: expected version 0, but another writer created it`);
   }
   await timeseries.deleteEntities(tx, deleted);
+  refs.record(run, idOf);
+  return dropped;
+}
+
+/**
+ * Removes the metadata documents of `candidates` that no aspect row refers to any more. Their rows are
+ * locked first, in a statement of their own: a commit that is adding a reference to one holds its lock
+ * (ON CONFLICT DO UPDATE) until it commits, and the check that follows, with a snapshot taken after the
+ * lock was granted, sees that reference. A commit that adds one after the document went inserts it anew.
+ */
+async function dropUnreferencedMetadata(tx: Queryable, s: string, candidates: readonly string[]): Promise<void> {
+  if (candidates.length === 0) return;
+  const ids = [...new Set(candidates)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+  await tx.query(`SELECT id FROM ${s}.aspect_metadata WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, [ids]);
+  await tx.execute(
+    `DELETE FROM ${s}.aspect_metadata m WHERE m.id = ANY($1::bigint[]) AND NOT EXISTS (SELECT 1 FROM ${s}.aspects a WHERE a.metadata_id = m.id)`,
+    [ids],
+  );
 }
 
 /**
@@ -204,15 +233,18 @@ async function commitTogether(
     // Timeseries rows of every batch, in the same transaction.
     for (const batch of batches) for (const { index, rows } of batch.timeseries ?? []) await stores.timeseries.appendIn(tx, index, rows);
     let entityIndex = 0;
+    const refs = new changes.BatchRefs();
+    const dropped: string[] = [];
     for (const run of runsOfDistinctUrns(entities)) {
-      await writeRun(tx, h.s, stores, packer, run);
+      dropped.push(...(await writeRun(tx, h.s, stores, packer, run, refs)));
       for (const write of run) faultInjector?.({ entityIndex: entityIndex++, urn: write.urn });
     }
+    await dropUnreferencedMetadata(tx, h.s, dropped);
     if (completeJobs.length) await jobs.completeJobs(tx, h.s, completeJobs);
     for (const batch of batches) if (batch.jobs?.length) await jobs.insertJobs(tx, h.s, batch.jobs, batch.now ?? Date.now());
     // Change feed (docs/changes.md): last, so the counter lock is held only until COMMIT.
     if (feed.events!.length || feed.aspectVersions!.length || entities.some((w) => w.deleteEntity))
-      await changes.writeChanges(tx, h, feed, packer);
+      await changes.writeChanges(tx, h, feed, packer, refs);
   });
   stores.timeseries.remember(batches.flatMap((b) => (b.timeseries ?? []).map((t) => t.index.indexName)));
 }

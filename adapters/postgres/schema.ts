@@ -1,5 +1,6 @@
 import { changesMigration } from './changes';
 import { compactMigration, entityDocumentMigration } from './migration-compact';
+import { referencesMigration } from './migration-references';
 import { valueIndexMigration } from './migration-value-index';
 import type { PgHandle, Queryable } from './database';
 
@@ -135,6 +136,8 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
   entityDocumentMigration,
   // Value indexes that answer counts and facets alone (adapters/postgres/migration-value-index.ts).
   valueIndexMigration,
+  // Events and aspects refer to entity rows, aspect rows and shared metadata (adapters/postgres/migration-references.ts).
+  referencesMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

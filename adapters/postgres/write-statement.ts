@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { EntityWrite, SearchDocument } from '../../src/adapter/types';
 import type { Queryable } from './database';
 import type { Packer } from './packing';
@@ -5,6 +6,11 @@ import { storedLower } from './search-store';
 import { documentVector } from './text';
 
 type AspectPut = NonNullable<EntityWrite['put']>[number];
+
+/** The key of a packed metadata document in `aspect_metadata`. */
+function digestOf(packed: Buffer): Buffer {
+  return createHash('sha256').update(packed).digest();
+}
 
 /**
  * The writes of one run of entities as a single statement: one data-modifying CTE per kind of change,
@@ -32,6 +38,10 @@ export class WriteStatement {
   private readonly clearIds: string[] = [];
   /** Entities whose full-text row goes. */
   private readonly dropDocIds: string[] = [];
+  /** Existing aspect rows this statement replaces or deletes (entity id, name), besides those of deleted entities. */
+  private readonly replaced: Array<readonly [string, string]> = [];
+  /** Existing entities this statement deletes. */
+  private readonly deletedIds: string[] = [];
 
   constructor(
     private readonly s: string,
@@ -123,6 +133,7 @@ export class WriteStatement {
 
   deleteEntities(ids: readonly string[]): void {
     if (ids.length === 0) return;
+    this.deletedIds.push(...ids);
     const list = this.param(ids, 'bigint[]');
     this.ctes.push(`gone_aspects AS (DELETE FROM ${this.s}.aspects WHERE entity_id = ANY(${list}))`);
     this.ctes.push(`gone_entities AS (DELETE FROM ${this.s}.entities WHERE id = ANY(${list}))`);
@@ -130,21 +141,52 @@ export class WriteStatement {
     this.dropDocIds.push(...ids);
   }
 
-  /** Inserts or replaces aspects; when one write names an aspect twice the last counts, and a deleted name is not put. */
-  putAspects(writes: readonly EntityWrite[], idOf: (write: EntityWrite) => string): void {
+  /**
+   * Inserts or replaces aspects; when one write names an aspect twice the last counts, and a deleted name is not put.
+   * `exists`: whether the write's entity existed before the statement (its rows may be replaced).
+   */
+  putAspects(writes: readonly EntityWrite[], idOf: (write: EntityWrite) => string, exists: (write: EntityWrite) => boolean): void {
     const rows = new Map<string, { entityId: string; put: AspectPut }>();
     for (const write of writes) {
       const deleted = new Set(write.delete ?? []);
       for (const put of write.put ?? []) {
-        if (!deleted.has(put.name)) rows.set(`${write.urn}\u0000${put.name}`, { entityId: idOf(write), put });
+        if (deleted.has(put.name)) continue;
+        rows.set(`${write.urn}\u0000${put.name}`, { entityId: idOf(write), put });
+        if (exists(write)) this.replaced.push([idOf(write), put.name]);
       }
     }
     if (rows.size === 0) return;
     const list = [...rows.values()];
+    // System metadata once per distinct document (aspect_metadata, keyed by the digest of its packed form).
+    const metadata = new Map<string, Buffer>();
+    const digests = list.map((r) => {
+      const packed = this.packer.json(r.put.systemMetadata);
+      if (!packed) return null;
+      const digest = digestOf(packed);
+      metadata.set(digest.toString('hex'), packed);
+      return digest;
+    });
+    if (metadata.size > 0) {
+      // Sorted: concurrent writers lock shared documents in one order.
+      const documents = [...metadata].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      // DO UPDATE: the row comes back (and stays locked until COMMIT, so that no commit removes it meanwhile).
+      this.ctes.push(`metadata AS (
+      INSERT INTO ${this.s}.aspect_metadata (digest, packed)
+      SELECT * FROM unnest(${this.param(
+        documents.map(([hex]) => Buffer.from(hex, 'hex')),
+        'bytea[]',
+      )}, ${this.param(
+        documents.map(([, packed]) => packed),
+        'bytea[]',
+      )})
+      ON CONFLICT (digest) DO UPDATE SET digest = excluded.digest
+      RETURNING id, digest)`);
+    }
+    const metadataId = metadata.size > 0 ? `(SELECT m.id FROM metadata m WHERE m.digest = a.digest)` : 'NULL::bigint';
     // Documents packed (packing.ts); the modification stamp only when it differs from the creation stamp.
     this.ctes.push(`put_aspects AS (
-      INSERT INTO ${this.s}.aspects (entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
-      SELECT a.entity_id, a.name, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.packed, a.packed_metadata
+      INSERT INTO ${this.s}.aspects (entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, metadata_id)
+      SELECT a.entity_id, a.name, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.packed, ${metadataId}
       FROM unnest(${[
         this.param(
           list.map((r) => r.entityId),
@@ -178,14 +220,11 @@ export class WriteStatement {
           list.map((r) => this.packer.json(r.put.value)),
           'bytea[]',
         ),
-        this.param(
-          list.map((r) => this.packer.json(r.put.systemMetadata)),
-          'bytea[]',
-        ),
+        this.param(digests, 'bytea[]'),
       ].join(', ')})
-        AS a(entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, packed_metadata)
+        AS a(entity_id, name, version, created_time, created_actor, modified_time, modified_actor, packed, digest)
       ON CONFLICT (entity_id, name) DO UPDATE SET
-        value = NULL, system_metadata = NULL, packed = excluded.packed, packed_metadata = excluded.packed_metadata,
+        value = NULL, system_metadata = NULL, packed = excluded.packed, packed_metadata = NULL, metadata_id = excluded.metadata_id,
         version = excluded.version, created_time = excluded.created_time, created_actor = excluded.created_actor,
         modified_time = excluded.modified_time, modified_actor = excluded.modified_actor)`);
   }
@@ -194,6 +233,7 @@ export class WriteStatement {
   deleteAspects(items: ReadonlyArray<{ entityId: string; names: readonly string[] }>): void {
     const pairs = items.flatMap((item) => item.names.map((name) => [item.entityId, name] as const));
     if (pairs.length === 0) return;
+    this.replaced.push(...pairs);
     this.ctes.push(`deleted_aspects AS (
       DELETE FROM ${this.s}.aspects a
       USING unnest(${this.param(
@@ -347,8 +387,50 @@ export class WriteStatement {
     }
   }
 
-  /** Runs the statement; returns the URNs of the entities it created. */
-  async run(tx: Queryable): Promise<string[]> {
+  /**
+   * Before existing aspect rows are replaced or deleted (all CTEs read the rows as they were before the
+   * statement): the change events that take their value from such a row get its packed value, and the
+   * events of deleted entities their URN and type. Also collects the metadata documents those rows
+   * referred to, which may now be unreferenced (see `dropped`).
+   */
+  private detachCtes(): string[] {
+    if (this.replaced.length === 0 && this.deletedIds.length === 0) return [];
+    const deleted = this.param(this.deletedIds, 'bigint[]');
+    const ids = this.param(
+      this.replaced.map((p) => p[0]),
+      'bigint[]',
+    );
+    const names = this.param(
+      this.replaced.map((p) => p[1]),
+      'text[]',
+    );
+    const everyId = this.param([...new Set([...this.deletedIds, ...this.replaced.map((p) => p[0])])], 'bigint[]');
+    const rows = `SELECT a.entity_id, a.name, a.version, a.packed, a.metadata_id, COALESCE(a.modified_actor, a.created_actor) AS actor FROM ${this.s}.aspects a
+        WHERE a.entity_id = ANY(${deleted}) OR (a.entity_id, a.name) IN (SELECT * FROM unnest(${ids}, ${names}))`;
+    return [
+      `old_rows AS (${rows})`,
+      `detached_events AS (
+      UPDATE ${this.s}.change_events c SET
+        packed_aspect = CASE WHEN x.detach THEN x.packed ELSE c.packed_aspect END,
+        aspect_version = CASE WHEN x.detach THEN NULL ELSE c.aspect_version END,
+        change_type = COALESCE(c.change_type, 'UPSERT'),
+        created_actor = COALESCE(c.created_actor, x.actor),
+        entity_urn = COALESCE(c.entity_urn, x.urn),
+        entity_type = COALESCE(c.entity_type, x.entity_type),
+        entity_id = CASE WHEN x.urn IS NULL THEN c.entity_id END
+      FROM (
+        SELECT c.id, r.entity_id IS NOT NULL AS detach, r.packed, r.actor, e.urn, e.entity_type
+        FROM ${this.s}.change_events c
+        LEFT JOIN ${this.s}.entities e ON e.id = c.entity_id AND e.id = ANY(${deleted})
+        LEFT JOIN old_rows r ON c.aspect_version IS NOT NULL AND r.entity_id = c.entity_id AND r.name = c.aspect_name AND r.version = c.aspect_version
+        WHERE c.entity_id = ANY(${everyId}) AND (e.id IS NOT NULL OR r.entity_id IS NOT NULL)
+      ) x
+      WHERE c.id = x.id)`,
+    ];
+  }
+
+  /** Runs the statement; returns the URNs of the entities it created and the metadata documents that may have lost their last reference. */
+  async run(tx: Queryable): Promise<{ created: string[]; dropped: string[] }> {
     if (this.clearIds.length > 0) {
       const list = this.param([...new Set(this.clearIds)], 'bigint[]');
       this.ctes.push(`cleared_fields AS (DELETE FROM ${this.s}.search_fields WHERE entity_id = ANY(${list}))`);
@@ -358,13 +440,18 @@ export class WriteStatement {
       const list = this.param([...new Set(this.dropDocIds)], 'bigint[]');
       this.ctes.push(`dropped_text AS (DELETE FROM ${this.s}.search_text WHERE entity_id = ANY(${list}))`);
     }
-    this.ctes.unshift(...this.entityCtes());
-    if (this.ctes.length === 0) return [];
-    const result =
-      this.toCreate.length > 0
-        ? `SELECT COALESCE((SELECT array_agg(urn) FROM created), '{}') AS created`
-        : `SELECT '{}'::text[] AS created`;
-    const [row] = await tx.query<{ created: string[] }>(`WITH ${this.ctes.join(',\n')}\n${result}`, this.values);
-    return row?.created ?? [];
+    const detach = this.detachCtes();
+    this.ctes.unshift(...this.entityCtes(), ...detach);
+    if (this.ctes.length === 0) return { created: [], dropped: [] };
+    const created = this.toCreate.length > 0 ? `COALESCE((SELECT array_agg(urn) FROM created), '{}')` : `'{}'::text[]`;
+    const dropped =
+      detach.length > 0
+        ? `COALESCE((SELECT array_agg(DISTINCT metadata_id)::text[] FROM old_rows WHERE metadata_id IS NOT NULL), '{}')`
+        : `'{}'::text[]`;
+    const [row] = await tx.query<{ created: string[]; dropped: string[] }>(
+      `WITH ${this.ctes.join(',\n')}\nSELECT ${created} AS created, ${dropped} AS dropped`,
+      this.values,
+    );
+    return { created: row?.created ?? [], dropped: row?.dropped ?? [] };
   }
 }
