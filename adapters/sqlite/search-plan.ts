@@ -160,7 +160,8 @@ export function orOfProbes(groups: readonly Resolved[][]): Fragment {
 }
 
 /**
- * Size of a positive condition. EXISTS reads its key's document count. Others step over the rows: at
+ * Size of a positive condition. EXISTS reads its key's document count; a condition its key's per-value
+ * counts answer sums them (exact up to `limit`). Others step over the rows: at
  * most SMALL_DRIVER of them is all the caller needs to know (it stops there); otherwise they are
  * counted up to `limit`, and past it half of the key's documents is the guess. `bound`: the size is
  * at least the number of entities the condition matches. Stepping with OFFSET costs a third of
@@ -177,7 +178,11 @@ function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: numbe
   if (c.kind !== 'values' || c.negated) return { size: Number.POSITIVE_INFINITY, bound: false };
   if (c.operator === 'EXISTS') return { size: c.entities, bound: true };
   const summed = countFromValueCounts(c, scope);
-  if (summed) return { size: count(h, summed), bound: true };
+  if (summed) {
+    // Past `limit`, the same guess as below: a large range driver reads its key's rows, not its matches.
+    const n = count(h, summed);
+    return n <= limit ? { size: n, bound: true } : { size: Math.max(limit, Math.floor(c.entities / 2)), bound: false };
+  }
   const rows = sql`FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope(h, 'v', scope, c.typeImplied)}
       AND ${valuePredicate('v.value', c.operator, c.values)}`;
   const moreThan = (n: number): boolean => {
