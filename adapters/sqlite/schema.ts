@@ -161,7 +161,51 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
         WHERE entity_type GLOB '[0-9]*';
     `);
   },
+  (db) => {
+    // Per-value document counts of the keys with few distinct values (adapters/sqlite/value-counts.ts):
+    // an EQUAL or a range is then counted from a few rows instead of every matching value row.
+    // value_counts is the number of the key's rows there, NULL when they are not kept; recheck_at the
+    // document count at which a key without them is looked at again. Re-running over a file that has
+    // them already (its version number set back) recounts everything.
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS search_value_counts (
+        key_id INTEGER NOT NULL,
+        value NOT NULL,
+        live INTEGER NOT NULL,
+        removed INTEGER NOT NULL,
+        PRIMARY KEY (key_id, value)
+      ) WITHOUT ROWID;
+      DELETE FROM search_value_counts;
+    `);
+    const columns = db.prepare("SELECT name FROM pragma_table_info('search_keys')").pluck().all() as string[];
+    if (!columns.includes('value_counts')) db.exec('ALTER TABLE search_keys ADD COLUMN value_counts INTEGER DEFAULT 0');
+    if (!columns.includes('recheck_at')) db.exec('ALTER TABLE search_keys ADD COLUMN recheck_at INTEGER NOT NULL DEFAULT 0');
+    const keys = db.prepare('SELECT id, entities FROM search_keys').all() as Array<{ id: number; entities: number }>;
+    for (const key of keys) countValuesOrGiveUp(db, key.id, key.entities);
+  },
 ];
+
+/**
+ * Schema version 7, one key: its per-value counts from its rows when it has at most
+ * `max(64, entities / 4)` distinct values, else none (looked at again at twice as many documents).
+ * Frozen with the migration: the adapter's own recount is in value-counts.ts.
+ */
+function countValuesOrGiveUp(db: Database, keyId: number, entities: number): void {
+  const limit = Math.max(64, Math.floor(entities / 4));
+  const distinct = db
+    .prepare('SELECT COUNT(*) FROM (SELECT DISTINCT value FROM search_values WHERE key_id = ? LIMIT ?)')
+    .pluck()
+    .get(keyId, limit + 1) as number;
+  if (distinct > limit) {
+    db.prepare('UPDATE search_keys SET value_counts = NULL, recheck_at = ? WHERE id = ?').run(2 * entities, keyId);
+    return;
+  }
+  db.prepare(
+    `INSERT INTO search_value_counts (key_id, value, live, removed)
+       SELECT key_id, value, SUM(removed = 0), SUM(removed = 1) FROM search_values WHERE key_id = ? GROUP BY value`,
+  ).run(keyId);
+  db.prepare('UPDATE search_keys SET value_counts = ?, recheck_at = 0 WHERE id = ?').run(distinct, keyId);
+}
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

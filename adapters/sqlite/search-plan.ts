@@ -19,6 +19,8 @@ export type Resolved =
       single: boolean;
       /** Every document with values under the key has a type the scope asks for (no type test needed). */
       typeImplied: boolean;
+      /** The key keeps per-value document counts (value-counts.ts). */
+      valueCounts: boolean;
       operator: FilterOperator;
       values: Array<string | number>;
       negated: boolean;
@@ -114,6 +116,7 @@ function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[], scope:
       entities: stats.entities,
       single: stats.multi === 0,
       typeImplied: typeImplied(stats, scope),
+      valueCounts: stats.valueCounts !== null,
       operator,
       values,
       negated,
@@ -122,9 +125,13 @@ function resolveGroup(h: SqliteHandle, group: readonly SearchCondition[], scope:
   return out;
 }
 
-/** Whether every document under a key (per its statistics) has one of the scope's entity types. */
+/** Whether every document under a key (per its statistics) has one of the scope's entity types (any, when it names none). */
 export function typeImplied(stats: KeyStats, scope: SearchScope): boolean {
-  return stats.entityType === null || (stats.entityType !== '*' && scope.entityTypes.includes(stats.entityType));
+  return (
+    scope.entityTypes.length === 0 ||
+    stats.entityType === null ||
+    (stats.entityType !== '*' && scope.entityTypes.includes(stats.entityType))
+  );
 }
 
 /** One condition as a test of the entity `entity` (with the entities row as `doc`, when joined). */
@@ -153,7 +160,8 @@ export function orOfProbes(groups: readonly Resolved[][]): Fragment {
 }
 
 /**
- * Size of a positive condition. EXISTS reads its key's document count. Others step over the rows: at
+ * Size of a positive condition. EXISTS reads its key's document count; a condition its key's per-value
+ * counts answer sums them (exact up to `limit`). Others step over the rows: at
  * most SMALL_DRIVER of them is all the caller needs to know (it stops there); otherwise they are
  * counted up to `limit`, and past it half of the key's documents is the guess. `bound`: the size is
  * at least the number of entities the condition matches. Stepping with OFFSET costs a third of
@@ -169,6 +177,12 @@ function estimate(h: SqliteHandle, c: Resolved, scope: SearchScope, limit: numbe
   }
   if (c.kind !== 'values' || c.negated) return { size: Number.POSITIVE_INFINITY, bound: false };
   if (c.operator === 'EXISTS') return { size: c.entities, bound: true };
+  const summed = countFromValueCounts(c, scope);
+  if (summed) {
+    // Past `limit`, the same guess as below: a large range driver reads its key's rows, not its matches.
+    const n = count(h, summed);
+    return n <= limit ? { size: n, bound: true } : { size: Math.max(limit, Math.floor(c.entities / 2)), bound: false };
+  }
   const rows = sql`FROM search_values v WHERE v.key_id = ${fragment('?', c.keyId)} AND ${valueScope(h, 'v', scope, c.typeImplied)}
       AND ${valuePredicate('v.value', c.operator, c.values)}`;
   const moreThan = (n: number): boolean => {
@@ -288,6 +302,21 @@ export function matchingSet(queries: readonly GroupQuery[], groups: readonly Res
 export function scopeIndex(scope: SearchScope, forCount: boolean): Fragment {
   if (!scope.includeRemoved && (oneType(scope.entityTypes) !== undefined || forCount)) return fragment('INDEXED BY entities_by_scope');
   return fragment('INDEXED BY entities_by_urn');
+}
+
+/**
+ * The count of a positive value condition (not EXISTS) as `n`, from its key's per-value counts: the
+ * sum over the values it matches. Exact when the counts are kept, every document under the key has
+ * a type of the scope, and no document can match twice (one value per document, or one wanted
+ * value: a document holds a value once). Otherwise undefined: the rows are counted.
+ */
+export function countFromValueCounts(c: Resolved, scope: SearchScope, also = fragment('')): Fragment | undefined {
+  if (c.kind !== 'values' || c.negated || c.operator === 'EXISTS' || !c.valueCounts || !c.typeImplied) return undefined;
+  const oneValue = (c.operator === 'EQUAL' || c.operator === 'IN') && new Set(c.values).size === 1;
+  if (!c.single && !oneValue) return undefined;
+  const counted = fragment(scope.includeRemoved ? 'c.live + c.removed' : 'c.live');
+  return sql`SELECT COALESCE(SUM(${counted}), 0) AS n ${also} FROM search_value_counts c
+    WHERE c.key_id = ${fragment('?', c.keyId)} AND ${valuePredicate('c.value', c.operator, c.values)}`;
 }
 
 /** Runs a `SELECT COUNT(*) AS n` statement. */

@@ -2,6 +2,7 @@ import type { SearchDocument, SeveralValuesRequest, SeveralValuesResponse } from
 import { analyzeText } from '../../src/adapter/text-analysis';
 import { dictionaryOf } from './dictionary';
 import { params, type SqliteHandle } from './statements';
+import { addValue, applyValueCounts, checkCountStatus, countsKept, forgetCountStatus, type ValueDeltas } from './value-counts';
 
 export type KeyKind = 'field' | 'property';
 
@@ -28,6 +29,7 @@ function cacheOf(h: SqliteHandle, kind: KeyKind): KeyCache {
  */
 export function forgetKeyIds(h: SqliteHandle): void {
   keyCaches.delete(h);
+  forgetCountStatus(h);
 }
 
 /** The id of a searchable key, or undefined when no value was ever written under it. */
@@ -97,7 +99,10 @@ function flaggedValues(values: ReadonlyArray<string | number>): Array<[string | 
   return out;
 }
 
-/** Deletes the value rows of a document; returns the keys it had, each with whether it had several values. */
+/**
+ * Deletes the value rows of a document; returns the keys it had, each with whether it had several
+ * values. The values of keys that keep per-value counts are read as they go, to be uncounted.
+ */
 function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
   const row = h.stmt('SELECT key_ids FROM entities WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
   const keys = new Map<number, boolean>();
@@ -105,7 +110,16 @@ function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
     if (item !== '') keys.set(Number(item.replace('*', '')), item.endsWith('*'));
   }
   const remove = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?');
-  for (const key of keys.keys()) remove.run(key, entityId);
+  const removeCounted = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ? RETURNING value, removed').raw(true);
+  for (const key of keys.keys()) {
+    const values = deltaOf(h, key).values;
+    if (values === null) {
+      remove.run(key, entityId);
+      continue;
+    }
+    for (const [value, removed] of removeCounted.all(key, entityId) as Array<[string | number, number]>)
+      addValue(values, value, removed, -1);
+  }
   return keys;
 }
 
@@ -115,6 +129,8 @@ interface KeyDelta {
   multi: number;
   /** The entity type of the documents that gained the key: one type, '*' for several, null for none. */
   gained: string | null;
+  /** Its per-value counts' changes; null when the key keeps none (value-counts.ts). */
+  values: ValueDeltas | null;
 }
 
 const pendingCounts = new WeakMap<SqliteHandle, Map<number, KeyDelta>>();
@@ -127,7 +143,7 @@ function deltaOf(h: SqliteHandle, id: number): KeyDelta {
   }
   let delta = deltas.get(id);
   if (!delta) {
-    delta = { entities: 0, multi: 0, gained: null };
+    delta = { entities: 0, multi: 0, gained: null, values: countsKept(h, id) ? new Map() : null };
     deltas.set(id, delta);
   }
   return delta;
@@ -157,9 +173,10 @@ function recount(h: SqliteHandle, entityType: string, before: ReadonlyMap<number
   }
 }
 
-/** At the start of a commit: forgets what a failed one collected. */
+/** At the start of a commit, inside its transaction: forgets what a failed one collected. */
 export function resetKeyCounts(h: SqliteHandle): void {
   pendingCounts.get(h)?.clear();
+  checkCountStatus(h);
 }
 
 /**
@@ -174,12 +191,22 @@ export function applyKeyCounts(h: SqliteHandle): void {
     `UPDATE search_keys SET entities = entities + @entities, multi = multi + @multi,
        entity_type = CASE WHEN entities + @entities <= 0 THEN NULL WHEN @gained IS NULL THEN entity_type
                           WHEN entity_type IS NULL OR entity_type = @gained THEN @gained ELSE '*' END
-     WHERE id = @id`,
+     WHERE id = @id RETURNING id, entities, value_counts AS valueCounts, recheck_at AS recheckAt`,
   );
   for (const [id, delta] of deltas) {
-    if (delta.entities !== 0 || delta.multi !== 0 || delta.gained !== null) update.run({ id, ...delta });
+    // A key whose per-value counts move while its statistics do not (a value replaced) is written too.
+    if (delta.entities === 0 && delta.multi === 0 && delta.gained === null && !valuesMoved(delta.values)) continue;
+    const key = update.get({ id, entities: delta.entities, multi: delta.multi, gained: delta.gained }) as Parameters<
+      typeof applyValueCounts
+    >[1];
+    applyValueCounts(h, key, delta.values);
   }
   deltas.clear();
+}
+
+function valuesMoved(values: ValueDeltas | null): boolean {
+  if (values) for (const delta of values.values()) if (delta.live !== 0 || delta.removed !== 0) return true;
+  return false;
 }
 
 /** Writes and removes search documents (the entity row's removed and key_ids, the values, the text) inside the caller's transaction. */
@@ -252,7 +279,11 @@ export function writeSearchDocument(
   const type = document.values.size ? typeKey(h, doc.entityType) : '';
   for (const [id, flagged] of document.values) {
     now.set(id, flagged.length > 1);
-    for (const [value, flags] of flagged) insert.run(id, entityId, value, document.removed, type, flags);
+    const counted = deltaOf(h, id).values;
+    for (const [value, flags] of flagged) {
+      insert.run(id, entityId, value, document.removed, type, flags);
+      if (counted) addValue(counted, value, document.removed, 1);
+    }
   }
   // The document is the entity's row itself (removed, key_ids): its URN and type are there already.
   if (!prepared)
@@ -284,13 +315,17 @@ export interface KeyStats {
   multi: number;
   /** The entity type of all of them; '*' when they have several types; null when there are none. */
   entityType: string | null;
+  /** Its distinct values with a per-value count (value-counts.ts); null when it keeps none. */
+  valueCounts: number | null;
 }
 
 export function keyStats(h: SqliteHandle, keyId: number, snapshot?: Snapshot): KeyStats {
   const cached = snapshot?.stats.get(keyId);
   if (cached) return cached;
-  const row = h.stmt('SELECT entities, multi, entity_type AS entityType FROM search_keys WHERE id = ?').get(keyId) as KeyStats | undefined;
-  const stats = row ?? { entities: 0, multi: 0, entityType: null };
+  const row = h
+    .stmt('SELECT entities, multi, entity_type AS entityType, value_counts AS valueCounts FROM search_keys WHERE id = ?')
+    .get(keyId) as KeyStats | undefined;
+  const stats = row ?? { entities: 0, multi: 0, entityType: null, valueCounts: null };
   snapshot?.stats.set(keyId, stats);
   return stats;
 }

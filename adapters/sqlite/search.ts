@@ -11,6 +11,7 @@ import type {
 import {
   andOf,
   count,
+  countFromValueCounts,
   countQuery,
   groupQuery,
   keyOf,
@@ -174,15 +175,20 @@ interface Counted {
 }
 
 /**
- * The count of a lone EXISTS from its key's statistics, when they answer it: the documents with a
- * value under the key (kept exact by every commit, and read in this transaction) less the removed
- * ones among them, which the value index finds in one seek (`removed` is its second column). Only
- * when every document under the key has a type of the scope and one value (one row per document);
- * otherwise, and with full text, undefined: the rows are counted.
+ * The count of a lone value condition from its key's statistics, when they answer it. EXISTS: the
+ * documents with a value under the key (kept exact by every commit, and read in this transaction)
+ * less the removed ones among them, which the value index finds in one seek (`removed` is its
+ * second column), when every document under the key has a type of the scope and one value (one row
+ * per document). Other operators: the sum of the key's per-value counts over the values matched
+ * (countFromValueCounts). Otherwise, and with full text, undefined: the rows are counted.
  */
 function keyCount(h: SqliteHandle, groups: readonly Resolved[][], request: SearchRequest, also: Fragment): Counted | undefined {
   const c = groups.length === 1 && groups[0]!.length === 1 ? groups[0]![0]! : undefined;
-  if (c?.kind !== 'values' || c.operator !== 'EXISTS' || c.negated || !c.typeImplied || !c.single) return undefined;
+  if (c?.kind === 'values' && c.operator !== 'EXISTS') {
+    const summed = countFromValueCounts(c, request, also);
+    return summed && one<Counted>(h, summed);
+  }
+  if (c?.kind !== 'values' || c.negated || !c.typeImplied || !c.single) return undefined;
   if (request.includeRemoved) return one<Counted>(h, sql`SELECT ${fragment(String(c.entities))} AS n ${also}`);
   const removed = one<Counted>(
     h,
