@@ -16,7 +16,7 @@ import type { AspectChange } from './writer';
 export interface OwnedItem {
   /** Position of the item in the caller's batch. */
   index: number;
-  op: 'upsert' | 'patch' | 'delete';
+  op: 'upsert' | 'patch' | 'delete' | 'edit';
   urn: string;
   entityType: string;
   aspect: string;
@@ -27,6 +27,8 @@ export interface OwnedItem {
   arrayPrimaryKeys?: ArrayPrimaryKeys;
   /** `patch`: where the operations sit. */
   patchPath?: string;
+  /** `edit`: the owner's own edit, built by its domain's service (an owner refuses an edit it does not know). */
+  edit?: unknown;
   /**
    * Where the value (for a patch: the request `{ patch, arrayPrimaryKeys }`) sits in the canonical
    * input: violations about it go under this path.
