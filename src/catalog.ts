@@ -384,7 +384,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
     applyOwners(),
   ]);
   // Definitions written by `catalog.properties` (and `metacatalog properties upsert`) take the one write path.
-  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items));
+  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items), entities.pipeline);
   const search = createSearchService(ctx, properties, filterFields);
   const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
   // Editing many entities' values writes through the entity service's one write path, built above.
