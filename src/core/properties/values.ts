@@ -211,7 +211,7 @@ export class PropertyValueService {
     actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: unknown }>,
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>> {
-    const who = await this.editor(actor);
+    await this.editor(actor);
     const violations: Violation[] = [];
     const wishes: Array<{ urn: string; drafts: AssignmentDraft[] }> = [];
     const seen = new Set<string>();
@@ -248,36 +248,17 @@ export class PropertyValueService {
       }
     }
     throwIfViolations(violations, 'invalid structured property values');
-    const results: Array<{ urn: string; properties: PropertyAssignment[] }> = [];
-    for (let start = 0; start < wishes.length; start += BULK_CHUNK) {
-      const chunk = wishes.slice(start, start + BULK_CHUNK);
-      const visible = new Map<string, PropertyAssignment[]>();
-      await this.ctx.writer.write(
-        who,
-        chunk.map((w) => w.urn),
-        async (current, now) => {
-          await this.ensureDefinitions(definitions, propertyUrnsOf([...current.values()]));
-          const plans: EntityPlan[] = [];
-          const problems: Violation[] = [];
-          for (const wish of chunk) {
-            const plan = this.plan(
-              who,
-              wish.urn,
-              current.get(wish.urn),
-              definitions,
-              () => ({ drafts: wish.drafts, removalPath: () => '/properties' }),
-              problems,
-              now,
-            );
-            visible.set(wish.urn, plan.visible);
-            if (plan.entity) plans.push(plan.entity);
-          }
-          throwIfViolations(problems, 'invalid structured property values');
-          return { entities: plans };
-        },
-      );
-      for (const wish of chunk) results.push({ urn: wish.urn, properties: visible.get(wish.urn) ?? [] });
-    }
+    // Written through the write path in atomic chunks: the values' owner plans each entity's edit in its unit of work.
+    const edits = wishes.map((wish): ValueEdit => ({ kind: 'replace', drafts: wish.drafts }));
+    const writes = wishes.map((wish, i): WriteItem => ({
+      op: 'edit',
+      urn: wish.urn,
+      aspect: VALUES_ASPECT,
+      edit: edits[i],
+      path: `/${i}`,
+    }));
+    await this.route.pipeline().write(actor, writes, { message: 'invalid structured property values', chunkEntities: BULK_CHUNK });
+    const results = wishes.map((wish, i) => ({ urn: wish.urn, properties: edits[i]!.visible ?? [] }));
     return results;
   }
 
