@@ -180,8 +180,10 @@ export class WritePipeline {
         continue;
       }
       const owner = this.ownerOf(entityType, item.aspect);
-      if (owner) needs.add(owner.privilege(entityType, item.aspect));
-      else {
+      if (owner) {
+        const privilege = owner.privilege(entityType, item.aspect, item.op);
+        if (privilege) needs.add(privilege);
+      } else {
         needs.add('EDIT_ENTITY');
         if (item.op === 'upsert') {
           const problems = this.ctx.registry.validateAspect(item.aspect, item.value, item.path);
