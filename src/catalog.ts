@@ -2,7 +2,7 @@ import { isScopedActor, type Actor } from './core/access';
 import type { StorageAdapter } from './adapter/types';
 import { Authorizer, requireActor, type StaticPolicy } from './core/access';
 import type { CatalogContext } from './core/context';
-import { EntityService } from './core/entities';
+import { EntityService, type WritePipeline } from './core/entities';
 import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities';
 import { EntityWriter } from './core/entities';
 import { CatalogError, isCatalogError, storageFailure, storageUnavailable, unavailableReason, type Violation } from './errors';
@@ -369,22 +369,27 @@ export function createCatalog(options: CatalogOptions): Catalog {
   const timeseries = new TimeseriesService(ctx);
   const started = ready.then(() => ctx.jobs.start());
   started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
-  const tokens = new TokenService(ctx, {
-    ready,
-    ...(signing ? { signing } : {}),
-    tokens: options.tokens,
-  });
-  const policies = new PolicyService(ctx);
+  // Tokens and policies write through the entity service's write path, built below with their owners.
+  const tokens = new TokenService(
+    ctx,
+    {
+      ready,
+      ...(signing ? { signing } : {}),
+      tokens: options.tokens,
+    },
+    (): WritePipeline => entities.pipeline,
+  );
+  const policies = new PolicyService(ctx, (): WritePipeline => entities.pipeline);
   // Every domain that governs aspects hands its owners to the entity service: one write path for all.
-  const entities = new EntityService(ctx, [
+  const entities: EntityService = new EntityService(ctx, [
     ownedByProperties,
     timeseriesOwners(ctx.registry),
-    tokenOwners((actor, urn) => tokens.revoke(actor, urn)),
-    policyOwners((actor, urn) => policies.remove(actor, urn)),
+    tokenOwners(tokens),
+    policyOwners(policies),
     applyOwners(),
   ]);
   // Definitions written by `catalog.properties` (and `metacatalog properties upsert`) take the one write path.
-  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items));
+  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items), entities.pipeline);
   const search = createSearchService(ctx, properties, filterFields);
   const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
   // Editing many entities' values writes through the entity service's one write path, built above.

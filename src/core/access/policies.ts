@@ -12,6 +12,26 @@ import { checkUrn, entityTypeOf, urnProblem } from '../urn';
 
 export type PolicyState = StoredPolicy['state'];
 
+/**
+ * The policies' own edits, built by `catalog.policies` after its checks and planned by the policy owner
+ * in the write path: a create (refused when the policy exists), an update (`updated` is set to the
+ * policy as written), a removal (NOT_FOUND when absent).
+ */
+export type PolicyEdit =
+  { kind: 'create'; policy: StoredPolicy } | { kind: 'update'; input: UpdatePolicyInput; updated?: StoredPolicy } | { kind: 'remove' };
+
+/**
+ * The one write path as the policies reach it: the access domain sits below the entities domain that
+ * holds it, so it names only what it uses (the entity service's pipeline is one).
+ */
+export interface PolicyWritePath {
+  write(
+    actor: Actor,
+    items: ReadonlyArray<{ op: 'edit'; urn: string; aspect: string; edit: PolicyEdit; path: string }>,
+    options: { message: string },
+  ): Promise<unknown>;
+}
+
 /** Who a policy grants to: listed users, or every authenticated actor. */
 export interface PolicyActorsInput {
   users?: readonly string[] | null;
@@ -100,10 +120,48 @@ function policyUrnOf(urn: unknown): string {
  * Authorizer reads them on every check, so a change takes effect on the next call.
  */
 export class PolicyService implements Policies {
-  constructor(private readonly ctx: CatalogContext) {}
+  constructor(
+    private readonly ctx: CatalogContext,
+    /** The one write path (built with the policy owner, so reached once it exists). */
+    private readonly writePath: () => PolicyWritePath,
+  ) {}
+
+  /** One edit of one policy through the write path (the policy owner plans it with `planEdit`). */
+  private async writeEdit(actor: Actor, urn: string, edit: PolicyEdit): Promise<void> {
+    await this.writePath().write(actor, [{ op: 'edit', urn, aspect: POLICY_ASPECT, edit, path: '' }], {
+      message: `invalid write of ${urn}`,
+    });
+  }
+
+  /** The policy owner's plan of an edit, on the policy as the unit of work reads it. */
+  planEdit(urn: string, edit: PolicyEdit, stored: StoredEntity | undefined): { put?: { value: JsonObject }; delete?: boolean } {
+    if (edit.kind === 'create') {
+      if (stored) throw new CatalogError('CONFLICT', `policy ${urn} exists already`);
+      return { put: { value: toAspectValue(edit.policy) } };
+    }
+    if (edit.kind === 'remove') {
+      if (!stored) throw new CatalogError('NOT_FOUND', `no policy ${urn}`);
+      return { delete: true };
+    }
+    const existing = stored && toPolicy(stored);
+    if (!existing) throw new CatalogError('NOT_FOUND', `no policy ${urn}`);
+    const { input } = edit;
+    const { description: _previous, ...rest } = existing;
+    const description = input.description === undefined ? existing.description : (input.description ?? undefined);
+    const updated: StoredPolicy = {
+      ...rest,
+      ...(description !== undefined ? { description } : {}),
+      name: input.name ?? existing.name,
+      state: input.state ?? existing.state,
+      privileges: input.privileges ? [...input.privileges] : existing.privileges,
+      actors: input.actors ? { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true } : existing.actors,
+    };
+    edit.updated = updated;
+    return { put: { value: toAspectValue(updated) } };
+  }
 
   async create(actor: Actor, input: CreatePolicyInput): Promise<StoredPolicy> {
-    const caller = await this.authorize(actor);
+    await this.authorize(actor);
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
     const shape = checkCreateShape(input);
@@ -119,15 +177,12 @@ export class PolicyService implements Policies {
       privileges: [...input.privileges],
       actors: { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true },
     };
-    await this.ctx.writer.write(caller, [urn], (current) => {
-      if (current.has(urn)) throw new CatalogError('CONFLICT', `policy ${urn} exists already`);
-      return { entities: [{ urn, put: { [POLICY_ASPECT]: { value: toAspectValue(policy) } } }] };
-    });
+    await this.writeEdit(actor, urn, { kind: 'create', policy });
     return policy;
   }
 
   async update(actor: Actor, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy> {
-    const caller = await this.authorize(actor);
+    await this.authorize(actor);
     const policyUrn = policyUrnOf(urn);
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
@@ -135,35 +190,15 @@ export class PolicyService implements Policies {
     if (shape.length) violations.push(...shape);
     else checkUsers(input.actors, violations);
     throwIfViolations(violations, 'invalid policy update');
-    let updated: StoredPolicy | undefined;
-    await this.ctx.writer.write(caller, [policyUrn], (current) => {
-      const stored = current.get(policyUrn);
-      const existing = stored && toPolicy(stored);
-      if (!existing) throw new CatalogError('NOT_FOUND', `no policy ${policyUrn}`);
-      const { description: _previous, ...rest } = existing;
-      const description = input.description === undefined ? existing.description : (input.description ?? undefined);
-      updated = {
-        ...rest,
-        ...(description !== undefined ? { description } : {}),
-        name: input.name ?? existing.name,
-        state: input.state ?? existing.state,
-        privileges: input.privileges ? [...input.privileges] : existing.privileges,
-        actors: input.actors
-          ? { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true }
-          : existing.actors,
-      };
-      return { entities: [{ urn: policyUrn, put: { [POLICY_ASPECT]: { value: toAspectValue(updated) } } }] };
-    });
-    return updated!;
+    const edit: PolicyEdit = { kind: 'update', input };
+    await this.writeEdit(actor, policyUrn, edit);
+    return edit.updated!;
   }
 
   async remove(actor: Actor, urn: string): Promise<true> {
-    const caller = await this.authorize(actor);
+    await this.authorize(actor);
     const policyUrn = policyUrnOf(urn);
-    await this.ctx.writer.write(caller, [policyUrn], (current) => {
-      if (!current.has(policyUrn)) throw new CatalogError('NOT_FOUND', `no policy ${policyUrn}`);
-      return { entities: [{ urn: policyUrn, deleteEntity: true }] };
-    });
+    await this.writeEdit(actor, policyUrn, { kind: 'remove' });
     return true;
   }
 

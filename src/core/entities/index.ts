@@ -16,6 +16,7 @@ export type {
 export { DEFAULT_SCROLL_COUNT } from './service';
 export { CLIENT_SYSTEM_METADATA } from './system-metadata';
 export { EntityWriter } from './writer';
+export type { WritePipeline } from './write-pipeline';
 export { applyJsonPatch, jsonPatchViolations } from './json-patch';
 export { isKeyAspectName, keyAspectName, keyAspectOf } from './key-aspects';
 export { CHANGE_TYPES } from './proposal-check';

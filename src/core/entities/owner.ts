@@ -16,7 +16,7 @@ import type { AspectChange } from './writer';
 export interface OwnedItem {
   /** Position of the item in the caller's batch. */
   index: number;
-  op: 'upsert' | 'patch' | 'delete';
+  op: 'upsert' | 'patch' | 'delete' | 'edit';
   urn: string;
   entityType: string;
   aspect: string;
@@ -27,6 +27,8 @@ export interface OwnedItem {
   arrayPrimaryKeys?: ArrayPrimaryKeys;
   /** `patch`: where the operations sit. */
   patchPath?: string;
+  /** `edit`: the owner's own edit, built by its domain's service (an owner refuses an edit it does not know). */
+  edit?: unknown;
   /**
    * Where the value (for a patch: the request `{ patch, arrayPrimaryKeys }`) sits in the canonical
    * input: violations about it go under this path.
@@ -70,8 +72,12 @@ export interface AspectOwner {
   readonly name: string;
   /** Whether this owner governs the aspect on entities of this type. */
   governs(entityType: string, aspect: string): boolean;
-  /** The privilege a write of the aspect needs (checked by the pipeline before anything is planned). */
-  privilege(entityType: string, aspect: string): Privilege;
+  /**
+   * The privilege a write of the aspect needs (checked by the pipeline before anything is planned).
+   * For an `edit` only, undefined: the owner's service authorized it already, by rules one privilege
+   * cannot say (a token for oneself or for another actor).
+   */
+  privilege(entityType: string, aspect: string, op?: OwnedItem['op']): Privilege | undefined;
   /**
    * Checks every item (adding each violation under the item's path) and reads what the check needs
    * (definitions). Called once per batch, before the unit of work. The entities themselves are read by

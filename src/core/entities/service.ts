@@ -576,7 +576,7 @@ export class EntityService {
    * counts as the real call would, and writes nothing. NOT_FOUND when the entity does not exist.
    */
   async deleteEntity(actor: Actor, urn: string, options: { hard?: boolean; dryRun?: boolean } = {}): Promise<EntityDeletion> {
-    const who = await this.ctx.authenticate(actor);
+    await this.ctx.authenticate(actor);
     const { entityType } = parseUrn(urn);
     const spec = this.ctx.registry.entityType(entityType);
     const dryRun = options.dryRun === true;
@@ -597,16 +597,26 @@ export class EntityService {
         details: [{ path: '/hard', message: 'must be true' }],
       });
     }
-    let changed = false;
-    const decide = (current: ReadonlyMap<string, StoredEntity>) => {
-      const entity = current.get(urn);
-      if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
-      changed = hard || entity.aspects.status?.value.removed !== true;
-      if (dryRun || !changed) return { entities: [] };
-      return { entities: [hard ? { urn, deleteEntity: true } : { urn, put: { status: { value: { removed: true } } } }] };
-    };
-    if (dryRun) decide(new Map((await this.ctx.adapter.readEntities([urn], ['status'])).map((e) => [e.urn, e])));
-    else await this.ctx.writer.write(who, [urn], decide);
+    let entity: StoredEntity | undefined;
+    if (dryRun) [entity] = await this.ctx.adapter.readEntities([urn], ['status']);
+    else {
+      // Through the write path: the entity's deletion, or its `status` patched (nothing is written when it is absent).
+      const item: WriteItem = hard
+        ? { op: 'deleteEntity', urn, path: '/urn' }
+        : {
+            op: 'patch',
+            urn,
+            aspect: 'status',
+            operations: [{ op: 'add', path: '/removed', value: true }],
+            path: '',
+            patchPath: '/patch',
+            valuePath: '',
+            onlyIfPresent: true,
+          };
+      entity = (await this.pipeline.write(actor, [item], { message: `cannot delete ${urn}` })).before.get(urn);
+    }
+    if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
+    const changed = hard || entity.aspects.status?.value.removed !== true;
     return { urn, entityType, mode: hard ? 'hard' : 'soft', dryRun, changed };
   }
 

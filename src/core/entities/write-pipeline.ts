@@ -52,6 +52,18 @@ export type WriteItem =
       onlyIfPresent?: boolean;
     }
   | { op: 'delete'; urn: string; aspect: string; path: string }
+  | {
+      op: 'edit';
+      urn: string;
+      aspect: string;
+      /**
+       * An edit in the owner's own canonical terms, built by the owner's domain (never decoded from a
+       * wire body): what neither a whole value nor a JSON patch says (create only when absent, append
+       * to a list without duplicates). Planned by the owner on the entity as the unit of work reads it.
+       */
+      edit: unknown;
+      path: string;
+    }
   | { op: 'deleteEntity'; urn: string; path: string };
 
 export interface PipelineOptions {
@@ -168,13 +180,16 @@ export class WritePipeline {
         continue;
       }
       const owner = this.ownerOf(entityType, item.aspect);
-      if (owner) needs.add(owner.privilege(entityType, item.aspect));
-      else {
+      if (owner) {
+        const privilege = owner.privilege(entityType, item.aspect, item.op);
+        if (privilege) needs.add(privilege);
+      } else {
         needs.add('EDIT_ENTITY');
         if (item.op === 'upsert') {
           const problems = this.ctx.registry.validateAspect(item.aspect, item.value, item.path);
           for (const problem of problems) violations.push(problem);
         }
+        if (item.op === 'edit') throw new Error(`internal: an edit of "${item.aspect}", which no owner governs`);
         if (this.ctx.registry.aspect(item.aspect).timeseries)
           violations.push({ path: item.path, message: `"${item.aspect}" is a timeseries aspect: its rows cannot be appended here` });
       }
@@ -286,7 +301,7 @@ export class WritePipeline {
       if (r.owner) change = await batches.get(r.owner)!.plan(r.owned!, entity, step);
       else if (item.op === 'upsert') change = { put: { value: item.value as JsonObject } };
       else if (item.op === 'delete') change = { delete: true };
-      else {
+      else if (item.op === 'patch') {
         const value = applyJsonPatch(entity?.aspects[item.aspect]?.value, item.operations, {
           describe: `${item.aspect} of ${item.urn}`,
           prefix: item.patchPath,
@@ -381,6 +396,7 @@ function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: nu
       patchPath: item.patchPath,
       ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}),
     };
+  if (op === 'edit') return { index, op, urn, entityType, aspect, path, edit: item.edit };
   return { index, op, urn, entityType, aspect, path };
 }
 

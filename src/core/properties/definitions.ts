@@ -2,8 +2,9 @@ import { actorUrn, type Actor } from '../access/actor';
 import type { JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { incarnationMetadata, newIncarnation, NO_DEFINITION_KEY } from './definition-key';
-import type { EntityDeletion, OwnedItem, OwnerBatch } from '../entities/owner';
-import type { EntityPlan } from '../entities/writer';
+import type { EntityDeletion, OwnedChange, OwnedItem, OwnerBatch } from '../entities/owner';
+import type { WritePipeline, WriteItem } from '../entities/write-pipeline';
+import type { AspectChange } from '../entities/writer';
 import { CatalogError, throwIfViolations, withPaths, type Violation } from '../../errors';
 import { cleanupJob } from './cleanup';
 import { breakingChanges, canonicalDefinition, definitionContent, refuseBreakingChanges, resolveVersion } from './definition-changes';
@@ -15,8 +16,7 @@ import {
   normalizeEntityTypes,
   type DraftPaths,
 } from './definition-rules';
-import { checkSchema } from '../validation';
-import { definitionToJson, dropNulls, graphqlScalars, readRestDefinition, REST_PATHS, restPaths, toReadBack } from './definition-shapes';
+import { definitionToJson, readRestDefinition, REST_PATHS, restPaths, toReadBack } from './definition-shapes';
 import type { CanonicalDefinition } from './graphql-input';
 import { definitionInfoOf, type DefinitionCache, type DefinitionInfo } from './lookup';
 import {
@@ -28,9 +28,8 @@ import {
   type ResolvedPropertyField,
   type StructuredPropertyDefinition,
   type StructuredPropertyView,
-  type UpdateStructuredPropertyInput,
+  type DefinitionUpdate,
 } from './types';
-import { graphqlUpdateDefinitionSchema } from '../validation/schemas/structured-properties';
 import { knownUrnProblem } from '../urn';
 import { applyJsonPatch } from '../entities/json-patch';
 import { requirePropertyUrn, softDeletedMessage, throwIfConflicts } from './messages';
@@ -45,18 +44,27 @@ import {
   type StructuredPropertySettingsInput,
 } from './settings';
 
+/** Where the problems of a `DefinitionUpdate` are reported. */
 const UPDATE_PATHS: DraftPaths = {
   urn: '/urn',
   id: '/urn',
   qualifiedName: '/urn',
   valueType: '/valueType',
-  allowedTypes: '/typeQualifier/newAllowedTypes',
-  allowedValues: '/newAllowedValues',
-  allowedValue: (i) => `/newAllowedValues/${i}`,
-  cardinality: '/setCardinalityAsMultiple',
-  entityTypes: '/newEntityTypes',
+  allowedTypes: '/addAllowedTypes',
+  allowedValues: '/addAllowedValues',
+  allowedValue: (i) => `/addAllowedValues/${i}`,
+  cardinality: '/multiple',
+  entityTypes: '/addEntityTypes',
   version: '/version',
 };
+
+/**
+ * The definitions' own edits, planned by their owner in the unit of work like any item of the write
+ * path: a create (refused when the property exists) with its settings, and an update.
+ */
+type DefinitionEdit =
+  | { kind: 'create'; definition: StructuredPropertyDefinition; settings?: StructuredPropertySettings }
+  | { kind: 'update'; update: DefinitionUpdate };
 
 export function viewOf(info: DefinitionInfo): StructuredPropertyView {
   return {
@@ -68,6 +76,11 @@ export function viewOf(info: DefinitionInfo): StructuredPropertyView {
   };
 }
 
+/** The one write path, once the entity service that holds it is built (with the owners of this domain). */
+export interface PipelineRoute {
+  pipeline(): WritePipeline;
+}
+
 /** A batch write of whole entities through the one write path (`catalog.entities.upsertMany`). */
 export type EntityBatchWrite = (actor: Actor, items: Array<{ urn: string; aspects: Record<string, unknown> }>) => Promise<unknown>;
 
@@ -77,9 +90,12 @@ export class PropertyDefinitionService {
     private readonly ctx: CatalogContext,
     /** Definitions for readers (search filters), shared with the visibility of values. */
     private readonly readers: DefinitionCache,
+    /** The one write path (built with this domain's owners, so handed over once it exists). */
+    private readonly route: PipelineRoute,
   ) {}
 
-  private async manager(actor: unknown): Promise<string> {
+  /** Authenticates the actor and requires MANAGE_STRUCTURED_PROPERTIES (before the input is read). */
+  async manager(actor: unknown): Promise<string> {
     const who = await this.ctx.authenticate(actor);
     await this.ctx.authorizer.require(actor as Actor, 'MANAGE_STRUCTURED_PROPERTIES');
     return who;
@@ -95,7 +111,7 @@ export class PropertyDefinitionService {
     input: CanonicalDefinition | undefined,
     options: { settings?: StructuredPropertySettingsInput; prior?: readonly Violation[] } = {},
   ): Promise<StructuredPropertyView> {
-    const who = await this.manager(actor);
+    await this.manager(actor);
     const violations: Violation[] = [...(options.prior ?? [])];
     const draft = input && readRestDefinition(input.value, violations, { urn: input.urn });
     const normalized = draft && normalizeDraft(draft, this.ctx.registry, REST_PATHS, violations);
@@ -103,20 +119,38 @@ export class PropertyDefinitionService {
     if (settings) violations.push(...settingsViolations(settings, '/settings'));
     throwIfViolations(violations, 'invalid structured property definition');
     const { urn, definition } = normalized!;
-    const after = await this.ctx.writer.write(who, [urn], async (current) => {
-      const existing = definitionInfoOf(current.get(urn));
-      if (existing || current.has(urn)) {
-        const state = existing?.removed ? ' (soft-deleted: restore it or hard-delete it first)' : '';
-        throw new CatalogError('CONFLICT', `structured property ${urn} already exists${state}`);
-      }
-      const plan = this.definitionPlan(who, urn, definition, undefined);
-      if (settings) {
-        await this.requireBadgeFree(urn, settings, undefined, '/settings/showAsAssetBadge');
-        plan.put![SETTINGS_ASPECT] = this.settingsChange(who, settings);
-      }
-      return { entities: [plan] };
-    });
+    const edit: DefinitionEdit = { kind: 'create', definition, ...(settings ? { settings } : {}) };
+    const after = await this.writeEdit(actor, urn, edit, 'invalid structured property definition');
     return viewOf(definitionInfoOf(after.get(urn))!);
+  }
+
+  /** One edit of one definition through the write path; the entity as it is after the write. */
+  private async writeEdit(
+    actor: Actor,
+    urn: string,
+    edit: DefinitionEdit,
+    message: string,
+  ): Promise<Map<string, StoredEntity | undefined>> {
+    const item: WriteItem = { op: 'edit', urn, aspect: DEFINITION_ASPECT, edit, path: '' };
+    return (await this.route.pipeline().write(actor, [item], { message })).after;
+  }
+
+  /** A create: refused when the entity exists; the definition, stamped, with its settings when given. */
+  private async planCreate(
+    urn: string,
+    edit: Extract<DefinitionEdit, { kind: 'create' }>,
+    entity: StoredEntity | undefined,
+    who: string,
+  ): Promise<OwnedChange> {
+    const existing = definitionInfoOf(entity);
+    if (existing || entity) {
+      const state = existing?.removed ? ' (soft-deleted: restore it or hard-delete it first)' : '';
+      throw new CatalogError('CONFLICT', `structured property ${urn} already exists${state}`);
+    }
+    const put = this.definitionChange(who, urn, edit.definition, undefined);
+    if (!edit.settings) return { put };
+    await this.requireBadgeFree(urn, edit.settings, undefined, '/settings/showAsAssetBadge');
+    return { put, also: { [SETTINGS_ASPECT]: this.settingsChange(who, edit.settings) } };
   }
 
   /**
@@ -198,6 +232,13 @@ export class PropertyDefinitionService {
     }
     return {
       plan: (item, entity, step) => {
+        // This domain's own edits (checked by its service already): a create, an update.
+        if (item.op === 'edit') {
+          const edit = item.edit as DefinitionEdit;
+          return edit.kind === 'create'
+            ? this.planCreate(item.urn, edit, entity, step.who)
+            : this.planUpdate(edit.update, entity, step.who);
+        }
         // A patch applies to the definition as the unit of work reads it, then is checked as a whole write.
         const patched =
           item.op === 'patch'
@@ -211,7 +252,7 @@ export class PropertyDefinitionService {
         if (!wish) return undefined;
         const { urn } = item;
         const stored = definitionInfoOf(entity);
-        if (!stored) return { put: this.definitionPlan(step.who, urn, wish.definition, undefined).put![DEFINITION_ASPECT] };
+        if (!stored) return { put: this.definitionChange(step.who, urn, wish.definition, undefined) };
         if (stored.removed) {
           step.problems.push({ path: wish.paths.qualifiedName, message: softDeletedMessage(urn, 'updating its definition') });
           return undefined;
@@ -224,7 +265,7 @@ export class PropertyDefinitionService {
         throwIfConflicts(conflicts, 'refused structured property change');
         if (definitionContent(next) === definitionContent(stored.definition)) return undefined;
         return {
-          put: this.definitionPlan(step.who, urn, next, stored).put![DEFINITION_ASPECT],
+          put: this.definitionChange(step.who, urn, next, stored),
           ...(bumped ? { jobs: [cleanupJob(urn, stored.incarnation)] } : {}),
         };
       },
@@ -279,83 +320,84 @@ export class PropertyDefinitionService {
     };
   }
 
-  /** GraphQL `updateStructuredProperty`: texts replaced, lists appended, SINGLE → MULTIPLE, version. */
-  async update(actor: Actor, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView> {
-    const who = await this.manager(actor);
-    const value = dropNulls(input) as UpdateStructuredPropertyInput;
-    throwIfViolations(checkSchema(graphqlUpdateDefinitionSchema, value), 'invalid structured property update');
-    const urn = requirePropertyUrn(value.urn);
-    const after = await this.ctx.writer.write(who, [urn], async (current) => {
-      const stored = definitionInfoOf(current.get(urn));
-      if (!stored) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
-      if (stored.removed) {
-        const message = softDeletedMessage(urn, 'updating its definition');
-        throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/urn', message }] });
-      }
-      const violations: Violation[] = [];
-      const conflicts: Violation[] = [];
-      const next = this.applyUpdate(stored, value, violations);
-      checkVersionFormat(value.version ?? undefined, '/version', violations);
-      // Settings: the flags given over the stored ones; written (and stamped) only when one changes.
-      const storedSettings = stored.settings;
-      const mergedSettings = value.settings ? applySettingsInput(storedSettings, value.settings) : undefined;
-      if (mergedSettings) violations.push(...settingsViolations(mergedSettings, '/settings'));
-      throwIfViolations(violations, `invalid update of ${urn}`);
-      const settingsChanged = mergedSettings !== undefined && !sameFlags(storedSettings, mergedSettings);
-      if (settingsChanged) await this.requireBadgeFree(urn, mergedSettings, storedSettings, '/settings/showAsAssetBadge');
-      const { version, bumped } = resolveVersion(stored.definition.version, value.version ?? undefined, '/version', conflicts);
-      if (version !== undefined) next.version = version;
-      if (!bumped)
-        conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
-      throwIfConflicts(conflicts, `refused update of ${urn}`);
-      const definitionChanged = definitionContent(next) !== definitionContent(stored.definition);
-      if (!definitionChanged && !settingsChanged) return { entities: [] };
-      const plan: EntityPlan = definitionChanged ? this.definitionPlan(who, urn, next, stored) : { urn, put: {} };
-      if (settingsChanged) plan.put![SETTINGS_ASPECT] = this.settingsChange(who, mergedSettings);
-      return { entities: [plan], jobs: bumped ? [cleanupJob(urn, stored.incarnation)] : [] };
-    });
+  /**
+   * A change of a stored definition (`DefinitionUpdate`, what GraphQL `updateStructuredProperty` is
+   * decoded into): texts replaced, lists appended, SINGLE → MULTIPLE, version, settings flags.
+   */
+  async update(actor: Actor, update: DefinitionUpdate): Promise<StructuredPropertyView> {
+    await this.manager(actor);
+    const urn = requirePropertyUrn(update.urn);
+    const after = await this.writeEdit(actor, urn, { kind: 'update', update }, `invalid update of ${urn}`);
     return viewOf(definitionInfoOf(after.get(urn))!);
   }
 
-  private applyUpdate(stored: DefinitionInfo, input: UpdateStructuredPropertyInput, violations: Violation[]): StructuredPropertyDefinition {
+  /** An update planned on the definition as the unit of work reads it (see `update`). */
+  private async planUpdate(update: DefinitionUpdate, entity: StoredEntity | undefined, who: string): Promise<OwnedChange | undefined> {
+    const urn = update.urn;
+    const stored = definitionInfoOf(entity);
+    if (!stored) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
+    if (stored.removed) {
+      const message = softDeletedMessage(urn, 'updating its definition');
+      throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/urn', message }] });
+    }
+    const violations: Violation[] = [];
+    const conflicts: Violation[] = [];
+    const next = this.applyUpdate(stored, update, violations);
+    checkVersionFormat(update.version, '/version', violations);
+    // Settings: the flags given over the stored ones; written (and stamped) only when one changes.
+    const storedSettings = stored.settings;
+    const mergedSettings = update.settings ? applySettingsInput(storedSettings, update.settings) : undefined;
+    if (mergedSettings) violations.push(...settingsViolations(mergedSettings, '/settings'));
+    throwIfViolations(violations, `invalid update of ${urn}`);
+    const settingsChanged = mergedSettings !== undefined && !sameFlags(storedSettings, mergedSettings);
+    if (settingsChanged) await this.requireBadgeFree(urn, mergedSettings, storedSettings, '/settings/showAsAssetBadge');
+    const { version, bumped } = resolveVersion(stored.definition.version, update.version, '/version', conflicts);
+    if (version !== undefined) next.version = version;
+    if (!bumped)
+      conflicts.push(...refuseBreakingChanges(breakingChanges(stored.definition, next, UPDATE_PATHS), stored.definition.version, urn));
+    throwIfConflicts(conflicts, `refused update of ${urn}`);
+    const definitionChanged = definitionContent(next) !== definitionContent(stored.definition);
+    if (!definitionChanged && !settingsChanged) return undefined;
+    const change: OwnedChange = {};
+    if (definitionChanged) change.put = this.definitionChange(who, urn, next, stored);
+    if (settingsChanged) change.also = { [SETTINGS_ASPECT]: this.settingsChange(who, mergedSettings) };
+    if (bumped) change.jobs = [cleanupJob(urn, stored.incarnation)];
+    return change;
+  }
+
+  private applyUpdate(stored: DefinitionInfo, update: DefinitionUpdate, violations: Violation[]): StructuredPropertyDefinition {
     const next = JSON.parse(JSON.stringify(stored.definition)) as StructuredPropertyDefinition;
-    if (input.displayName != null) next.displayName = input.displayName;
-    if (input.description != null) next.description = input.description;
-    if (input.immutable != null) next.immutable = input.immutable;
-    if (input.setCardinalityAsMultiple === true) next.cardinality = 'MULTIPLE';
-    if (input.newEntityTypes) {
+    if (update.displayName !== undefined) next.displayName = update.displayName;
+    if (update.description !== undefined) next.description = update.description;
+    if (update.immutable !== undefined) next.immutable = update.immutable;
+    if (update.multiple === true) next.cardinality = 'MULTIPLE';
+    if (update.addEntityTypes) {
       const added = normalizeEntityTypes(
-        input.newEntityTypes,
-        '/newEntityTypes',
+        update.addEntityTypes,
+        '/addEntityTypes',
         attachableEntityTypes(this.ctx.registry),
         violations,
         'entity type',
       );
       next.entityTypes = [...next.entityTypes, ...added.filter((t) => !next.entityTypes.includes(t))];
     }
-    const newTypes = input.typeQualifier?.newAllowedTypes;
+    const newTypes = update.addAllowedTypes;
     if (newTypes?.length) {
       if (stored.valueType !== 'urn') {
-        violations.push({ path: '/typeQualifier/newAllowedTypes', message: `applies only to urn properties, not to ${stored.valueType}` });
+        violations.push({ path: '/addAllowedTypes', message: `applies only to urn properties, not to ${stored.valueType}` });
       } else {
-        const added = normalizeEntityTypes(
-          newTypes,
-          '/typeQualifier/newAllowedTypes',
-          this.ctx.registry.entityTypeNames(),
-          violations,
-          'entity type',
-        );
+        const added = normalizeEntityTypes(newTypes, '/addAllowedTypes', this.ctx.registry.entityTypeNames(), violations, 'entity type');
         const existing = next.typeQualifier?.allowedTypes ?? [];
         next.typeQualifier = { allowedTypes: [...existing, ...added.filter((t) => !existing.includes(t))] };
       }
     }
-    if (input.newAllowedValues?.length) {
-      const scalars = graphqlScalars(input.newAllowedValues, (i) => `/newAllowedValues/${i}`, violations);
+    if (update.addAllowedValues) {
+      violations.push(...(update.allowedValueProblems ?? []));
       const added = normalizeAllowedValues(
-        scalars,
+        update.addAllowedValues,
         stored.valueType,
         next.typeQualifier?.allowedTypes,
-        (i) => `/newAllowedValues/${i}`,
+        (i) => `/addAllowedValues/${i}`,
         violations,
       );
       const merged = [...(next.allowedValues ?? [])];
@@ -387,30 +429,6 @@ export class PropertyDefinitionService {
     if (other === undefined) return;
     const message = `only one structured property may be shown as an asset badge, and ${other} is; turn its showAsAssetBadge off first`;
     throw new CatalogError('INVALID_INPUT', message, { details: [{ path, message }] });
-  }
-
-  /**
-   * A write of the `structuredPropertySettings` aspect itself (REST, a change proposal): the whole
-   * aspect, checked like the GraphQL settings. NOT_FOUND without a definition; refused while soft-deleted.
-   */
-  async writeSettings(actor: Actor, urn: string, value: JsonObject): Promise<void> {
-    const who = await this.manager(actor);
-    requirePropertyUrn(urn);
-    const violations = this.ctx.registry.validateAspect(SETTINGS_ASPECT, value);
-    throwIfViolations(violations, `invalid ${SETTINGS_ASPECT} of ${urn}`);
-    const settings = fillSettings(value);
-    throwIfViolations(settingsViolations(settings, ''), `invalid ${SETTINGS_ASPECT} of ${urn}`);
-    await this.ctx.writer.write(who, [urn], async (current) => {
-      const stored = definitionInfoOf(current.get(urn));
-      if (!stored) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
-      if (stored.removed) {
-        const message = softDeletedMessage(urn, 'changing its settings');
-        throw new CatalogError('INVALID_INPUT', message, { details: [{ path: '/', message }] });
-      }
-      if (sameFlags(stored.settings, settings)) return { entities: [] };
-      await this.requireBadgeFree(urn, settings, stored.settings, '/showAsAssetBadge');
-      return { entities: [{ urn, put: { [SETTINGS_ASPECT]: this.settingsChange(who, settings) } }] };
-    });
   }
 
   /** Settings aspects of a bulk write (`catalog.entities.upsertMany`, ingestion): checked as `writeSettings` checks one. */
@@ -448,12 +466,12 @@ export class PropertyDefinitionService {
     };
   }
 
-  private definitionPlan(
+  private definitionChange(
     actor: Actor,
     urn: string,
     definition: StructuredPropertyDefinition,
     stored: DefinitionInfo | undefined,
-  ): EntityPlan {
+  ): AspectChange {
     const now = this.ctx.clock();
     const who = actorUrn(actor);
     const stamped: StructuredPropertyDefinition = {
@@ -462,7 +480,7 @@ export class PropertyDefinitionService {
       lastModified: { time: now, actor: who },
     };
     const incarnation = stored?.incarnation || newIncarnation();
-    return { urn, put: { [DEFINITION_ASPECT]: { value: definitionToJson(stamped), systemMetadata: incarnationMetadata(incarnation) } } };
+    return { value: definitionToJson(stamped), systemMetadata: incarnationMetadata(incarnation) };
   }
 
   // --- reads ----------------------------------------------------------------------------------------
@@ -574,14 +592,11 @@ export class PropertyDefinitionService {
 
   /** Writes `status { removed }`; idempotent. NOT_FOUND when the property does not exist. */
   async setRemoved(actor: Actor, urn: string, removed: boolean): Promise<StructuredPropertyView> {
-    const who = await this.manager(actor);
+    await this.manager(actor);
     requirePropertyUrn(urn);
-    const after = await this.ctx.writer.write(who, [urn], (current) => {
-      const info = definitionInfoOf(current.get(urn));
-      if (!info) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
-      if (info.removed === removed) return { entities: [] };
-      return { entities: [{ urn, put: { status: { value: { removed } } } }] };
-    });
+    // The status owner's write: NOT_FOUND without a definition, nothing written when already so.
+    const item: WriteItem = { op: 'upsert', urn, aspect: 'status', value: { removed }, path: '' };
+    const { after } = await this.route.pipeline().write(actor, [item], { message: `invalid status of ${urn}` });
     return viewOf(definitionInfoOf(after.get(urn))!);
   }
 
@@ -591,7 +606,7 @@ export class PropertyDefinitionService {
    * and counts, and writes nothing.
    */
   async deletion(actor: Actor, urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion> {
-    const who = await this.manager(actor);
+    await this.manager(actor);
     requirePropertyUrn(urn);
     const [entity] = await this.ctx.adapter.readEntities([urn], [DEFINITION_ASPECT, 'status']);
     const info = definitionInfoOf(entity);
@@ -601,13 +616,13 @@ export class PropertyDefinitionService {
     if (options.hard) {
       if (options.dryRun)
         return { ...base, mode: 'hard', changed: true, entitiesWithValues: await this.ctx.adapter.countEntitiesWithPropertyValues(urn) };
-      const { entitiesToClean } = await this.hardDelete(who, urn);
+      const { entitiesToClean } = await this.hardDelete(actor, urn);
       return { ...base, mode: 'hard', changed: true, entitiesWithValues: entitiesToClean };
     }
     // Soft: the values written under the current definition are hidden and kept (older ones are being cleaned anyway).
     const changed = info?.removed !== true;
     const entitiesWithValues = await this.ctx.adapter.countEntitiesWithPropertyValues(urn, info!.key);
-    if (!options.dryRun && changed) await this.setRemoved(who, urn, true);
+    if (!options.dryRun && changed) await this.setRemoved(actor, urn, true);
     return { ...base, mode: 'soft', changed, entitiesWithValues };
   }
 
@@ -616,16 +631,15 @@ export class PropertyDefinitionService {
    * Works from the active and the soft-deleted state; NOT_FOUND when there is nothing to delete.
    */
   async hardDelete(actor: Actor, urn: string): Promise<HardDeleteResult> {
-    const who = await this.manager(actor);
+    await this.manager(actor);
     requirePropertyUrn(urn);
-    let entitiesToClean = 0;
-    await this.ctx.writer.write(who, [urn], async (current) => {
-      const entity = current.get(urn);
-      if (!entity) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
-      const info = definitionInfoOf(entity);
-      entitiesToClean = await this.ctx.adapter.countEntitiesWithPropertyValues(urn);
-      return { entities: [{ urn, deleteEntity: true }], jobs: info ? [cleanupJob(urn, info.incarnation)] : [] };
-    });
+    // The entity's deletion in the write path: its owner queues the clean-up of the values in the same commit.
+    const entitiesToClean = await this.ctx.adapter.countEntitiesWithPropertyValues(urn);
+    const { before } = await this.route
+      .pipeline()
+      .write(actor, [{ op: 'deleteEntity', urn, path: '/urn' }], { message: `cannot delete ${urn}` });
+    // Nothing was there, so nothing was written.
+    if (!before.get(urn)) throw new CatalogError('NOT_FOUND', `structured property ${urn} does not exist`);
     return { urn, entitiesToClean };
   }
 }

@@ -1,16 +1,22 @@
 import type { Violation } from '../../errors';
 import { checkSchema } from '../validation';
-import { graphqlAssignmentSchema, graphqlCreateDefinitionSchema } from '../validation/schemas/structured-properties';
+import {
+  graphqlAssignmentSchema,
+  graphqlCreateDefinitionSchema,
+  graphqlUpdateDefinitionSchema,
+} from '../validation/schemas/structured-properties';
 import { checkName } from './definition-rules';
-import { dropNulls } from './definition-shapes';
+import { dropNulls, graphqlScalars } from './definition-shapes';
 import type { StructuredPropertySettingsInput } from './settings';
 import type {
   AllowedValue,
   CreateStructuredPropertyInput,
+  DefinitionUpdate,
   GraphqlPropertyAssignmentInput,
   PropertyAssignment,
   PropertyValue,
   RestPropertyDefinitionInput,
+  UpdateStructuredPropertyInput,
 } from './types';
 
 /**
@@ -131,4 +137,43 @@ export function graphqlDefinitionPath(idOnly: boolean, own: readonly Violation[]
     if (idOnly && path === '/qualifiedName') return '/id';
     return path.replace(/^\/allowedValues\/(\d+)\/value(?=\/|$)/, '/allowedValues/$1');
   };
+}
+
+/**
+ * GraphQL `UpdateStructuredPropertyInput` → the canonical update. Shape violations (the input's schema)
+ * are in the GraphQL spelling, and the update is undefined then; an allowed value with both or neither
+ * of `stringValue` and `numberValue` is left out and reported with the update, under its canonical path.
+ */
+export function decodeGraphqlUpdate(input: unknown): { update?: DefinitionUpdate; violations: Violation[] } {
+  const value = dropNulls(input) as UpdateStructuredPropertyInput;
+  const violations = checkSchema(graphqlUpdateDefinitionSchema, value);
+  if (violations.length) return { violations };
+  const update: DefinitionUpdate = { urn: value.urn };
+  if (value.displayName != null) update.displayName = value.displayName;
+  if (value.description != null) update.description = value.description;
+  if (value.immutable != null) update.immutable = value.immutable;
+  if (value.setCardinalityAsMultiple === true) update.multiple = true;
+  if (value.newEntityTypes) update.addEntityTypes = [...value.newEntityTypes];
+  if (value.typeQualifier?.newAllowedTypes?.length) update.addAllowedTypes = [...value.typeQualifier.newAllowedTypes];
+  if (value.newAllowedValues?.length) {
+    const problems: Violation[] = [];
+    update.addAllowedValues = graphqlScalars(value.newAllowedValues, (i) => `/addAllowedValues/${i}`, problems);
+    if (problems.length) update.allowedValueProblems = problems;
+  }
+  if (value.version != null) update.version = value.version;
+  if (value.settings) update.settings = value.settings;
+  return { update, violations };
+}
+
+/** A canonical update path in the GraphQL update input (`/addEntityTypes` is `/newEntityTypes`, `/multiple` `/setCardinalityAsMultiple`). */
+export function graphqlUpdatePath(path: string): string {
+  const m = /^\/(addEntityTypes|addAllowedTypes|addAllowedValues|multiple)(?=\/|$)(.*)$/.exec(path);
+  if (!m) return path;
+  const spelled: Record<string, string> = {
+    addEntityTypes: '/newEntityTypes',
+    addAllowedTypes: '/typeQualifier/newAllowedTypes',
+    addAllowedValues: '/newAllowedValues',
+    multiple: '/setCardinalityAsMultiple',
+  };
+  return `${spelled[m[1]!]}${m[2]}`;
 }

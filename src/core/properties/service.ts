@@ -4,12 +4,20 @@ import type { CatalogContext } from '../context';
 import type { EntityView } from '../entities/service';
 import type { DomainOwners, ReadTransform } from '../entities/owner';
 import { propertyOwners } from './owner';
-import { decodeGraphqlAssignments, decodeGraphqlDefinition, graphqlDefinitionPath, graphqlValuesPath } from './graphql-input';
-import { relativeTo, withPaths } from '../../errors';
+import {
+  decodeGraphqlAssignments,
+  decodeGraphqlDefinition,
+  decodeGraphqlUpdate,
+  graphqlDefinitionPath,
+  graphqlUpdatePath,
+  graphqlValuesPath,
+} from './graphql-input';
+import { isCatalogError, relativeTo, throwIfViolations, withPaths } from '../../errors';
+import type { WritePipeline } from '../entities/write-pipeline';
 import { parseYamlDefinitions } from './definition-shapes';
 import { decodeYamlEntry, yamlDefinitionPath } from './yaml-input';
 import { registerPropertyCleanup } from './cleanup';
-import { PropertyDefinitionService, type EntityBatchWrite } from './definitions';
+import { PropertyDefinitionService, type EntityBatchWrite, type PipelineRoute } from './definitions';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
 import { fillSettings, SETTINGS_ASPECT, type StructuredPropertySettings } from './settings';
 import { storedValues } from './value-rules';
@@ -134,16 +142,24 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
  * the clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
  */
 export function createStructuredProperties(ctx: CatalogContext): {
-  /** The service, given the entity service's batch write (built with the owners below). */
-  createService(write: EntityBatchWrite): StructuredPropertyService;
+  /** The service, given the entity service's batch write and its write path (built with the owners below). */
+  createService(write: EntityBatchWrite, pipeline: WritePipeline): StructuredPropertyService;
   filterFields: FilterFieldSource;
   owners: DomainOwners;
 } {
   // Readers share one cache of definitions, kept while nothing changes (see DefinitionCache).
   const cache = new DefinitionCache(ctx.adapter);
   const visible = visibilityTransform(cache);
-  const definitions = new PropertyDefinitionService(ctx, cache);
-  const values = new PropertyValueService(ctx, visible);
+  // The write path is built by the entity service with the owners below: the services reach it once it is.
+  let pipeline: WritePipeline | undefined;
+  const route: PipelineRoute = {
+    pipeline: () => {
+      if (!pipeline) throw new Error('internal: the structured properties service is used before the write path is built');
+      return pipeline;
+    },
+  };
+  const definitions = new PropertyDefinitionService(ctx, cache, route);
+  const values = new PropertyValueService(ctx, visible, route);
 
   registerPropertyCleanup(ctx);
 
@@ -152,10 +168,22 @@ export function createStructuredProperties(ctx: CatalogContext): {
     cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
     cachedToken: () => cache.currentToken,
   };
-  const createService = (write: EntityBatchWrite): StructuredPropertyService => ({
+  const createService = (write: EntityBatchWrite, writePath: WritePipeline): StructuredPropertyService => {
+    pipeline = writePath;
+    return serviceOver(write);
+  };
+  const serviceOver = (write: EntityBatchWrite): StructuredPropertyService => ({
     create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
       createFromShape(definitions, actor, input, options),
-    update: (actor, input) => definitions.update(actor, input),
+    update: async (actor, input) => {
+      // The GraphQL spelling is decoded into the canonical update; violations are reported in its own spelling.
+      await definitions.manager(actor);
+      const { update, violations } = decodeGraphqlUpdate(input);
+      throwIfViolations(violations, 'invalid structured property update');
+      return definitions.update(actor, update!).catch((error: unknown) => {
+        throw graphqlUpdateError(error);
+      });
+    },
     upsert: async (actor: Actor, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
       if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, write, actor, [input]))[0]!;
       const canonical = { ...(options.urn !== undefined ? { urn: options.urn } : {}), value: input as RestPropertyDefinitionInput };
@@ -252,4 +280,10 @@ async function upsertYamlEntries(
     .catch((error: unknown) => {
       throw withPaths(error, pathOf);
     });
+}
+
+/** An error of the canonical update said in the GraphQL input's spelling (unchanged when no path is spelled otherwise). */
+function graphqlUpdateError(error: unknown): unknown {
+  if (!isCatalogError(error) || error.details.every((d) => graphqlUpdatePath(d.path) === d.path)) return error;
+  return withPaths(error, graphqlUpdatePath);
 }

@@ -2,6 +2,7 @@ import type { Actor } from '../access/actor';
 import type { StructuredPropertySettings, StructuredPropertySettingsInput } from './settings';
 import type { EntityTypeInput } from '../entities/aspect-types';
 import type { AuditStamp, JsonValue } from '../../adapter/types';
+import type { Violation } from '../../errors';
 
 /**
  * Types of structured properties: the stored definition (the REST aspect shape of the established
@@ -93,6 +94,28 @@ export interface UpdateStructuredPropertyInput {
   version?: string | null;
   /** Flags to change in the `structuredPropertySettings` aspect; flags left out keep their value. */
   settings?: StructuredPropertySettingsInput | null;
+}
+
+/**
+ * A change of a stored definition in the rules' own terms (what GraphQL `updateStructuredProperty` is
+ * decoded into): texts and flags replaced, lists appended without duplicates, SINGLE → MULTIPLE, a new
+ * version, settings flags over the stored ones. Violations are reported under these names
+ * (`/addEntityTypes`, `/addAllowedValues/0`, `/multiple`).
+ */
+export interface DefinitionUpdate {
+  urn: string;
+  displayName?: string;
+  description?: string;
+  immutable?: boolean;
+  /** SINGLE → MULTIPLE (never back). */
+  multiple?: boolean;
+  addEntityTypes?: string[];
+  addAllowedTypes?: string[];
+  addAllowedValues?: Array<{ value: string | number; description?: string }>;
+  version?: string;
+  settings?: StructuredPropertySettingsInput;
+  /** Problems a decoder found in the allowed values (reported with the rules' problems of the allowed values, in one answer). */
+  allowedValueProblems?: Violation[];
 }
 
 /** The REST aspect JSON (`POST .../structuredProperty/{urn}/propertyDefinition`); short names accepted. */

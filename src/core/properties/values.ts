@@ -3,6 +3,8 @@ import type { AuditStamp, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { AspectChange, EntityPlan } from '../entities/writer';
 import type { OwnedItem, OwnerBatch, PrepareContext, ReadTransform } from '../entities/owner';
+import type { WriteItem } from '../entities/write-pipeline';
+import type { PipelineRoute } from './definitions';
 import { escapeToken } from './patch';
 import { withPaths } from '../../errors';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -40,6 +42,61 @@ function addPatchTarget(urns: Set<string>, operation: { path?: unknown }): void 
 
 /** What to write on one entity, given what it holds now. */
 type Wish = (stored: StoredValues) => { drafts: AssignmentDraft[]; removalPath: (propertyUrn: string) => string };
+
+/**
+ * One entity's edit of its values as this domain's own routes make it, planned by the values' owner
+ * on what the entity holds when the unit of work reads it: every property replaced (`replace`), some
+ * removed (`remove`, refused for a soft-deleted one), a JSON patch of `/properties/<property urn>`
+ * (`patch`). `prior` are problems a decoder found already, reported with the rules' in one answer;
+ * the owner sets `visible` to the entity's visible properties after the edit.
+ */
+export type ValueEdit = (
+  { kind: 'replace'; drafts: AssignmentDraft[] } | { kind: 'remove'; propertyUrns: readonly string[] } | { kind: 'patch'; request: unknown }
+) & { prior?: readonly Violation[]; visible?: PropertyAssignment[] };
+
+/** The property URNs an edit names (read with the batch's definitions). */
+function namedBy(edit: ValueEdit, urns: Set<string>): void {
+  if (edit.kind === 'replace') for (const d of edit.drafts) urns.add(d.propertyUrn);
+  else if (edit.kind === 'patch') {
+    const operations = (edit.request as { patch?: unknown } | null)?.patch;
+    if (Array.isArray(operations))
+      for (const op of operations) if (op && typeof op === 'object') addPatchTarget(urns, op as { path?: unknown });
+  }
+}
+
+/** What the edit writes, given what the entity holds. */
+function wishOf(edit: ValueEdit): Wish {
+  switch (edit.kind) {
+    case 'replace':
+      return () => ({ drafts: edit.drafts, removalPath: () => '/properties' });
+    case 'remove': {
+      const { propertyUrns } = edit;
+      const pathOf = (p: string): string => `/structuredPropertyUrns/${propertyUrns.indexOf(p)}`;
+      return (stored) => {
+        const hidden = stored.softDeleted.find((s) => propertyUrns.includes(s.assignment.propertyUrn));
+        if (hidden) {
+          const message = softDeletedMessage(hidden.assignment.propertyUrn, 'removing its values');
+          throw new CatalogError('INVALID_INPUT', message, { details: [{ path: pathOf(hidden.assignment.propertyUrn), message }] });
+        }
+        const drafts = stored.visible
+          .filter((a) => !propertyUrns.includes(a.propertyUrn))
+          .map((a, i) => ({
+            propertyUrn: a.propertyUrn,
+            values: a.values.map(fromPropertyValue),
+            path: `/kept/${i}`,
+            urnPath: `/kept/${i}`,
+          }));
+        return { drafts, removalPath: pathOf };
+      };
+    }
+    case 'patch':
+      return (stored) => {
+        const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
+        const drafts = applyPropertyPatch(stored.visible, edit.request, softDeleted);
+        return { drafts, removalPath: (p) => `/properties/${p.replace(/~/g, '~0').replace(/\//g, '~1')}` };
+      };
+  }
+}
 
 /**
  * Reads the canonical values input (the `structuredProperties` aspect) into drafts. Shape errors are
@@ -83,6 +140,8 @@ export class PropertyValueService {
     private readonly ctx: CatalogContext,
     /** What readers see of stored values (values of missing, soft-deleted or superseded definitions hidden). */
     private readonly visible: ReadTransform,
+    /** The one write path (built with this domain's owners, so handed over once it exists). */
+    private readonly route: PipelineRoute,
   ) {}
 
   private async editor(actor: unknown): Promise<string> {
@@ -113,16 +172,16 @@ export class PropertyValueService {
 
   /** Replaces all of the entity's structured properties; returns the properties it has afterwards. */
   async upsert(actor: Actor, entityUrn: string, input: unknown, decoded?: DecoderReport): Promise<PropertyAssignment[]> {
-    const who = await this.editor(actor);
+    await this.editor(actor);
     const urn = this.entityUrn(entityUrn, '/urn');
     const violations: Violation[] = [...(decoded?.violations ?? [])];
     const drafts = readValuesInput(input, violations, '', decoded?.malformed);
-    return this.write(who, urn, () => ({ drafts, removalPath: () => '/properties' }), violations);
+    return this.write(actor, urn, { kind: 'replace', drafts, prior: violations });
   }
 
   /** Removes the named properties from the entity (absent ones are ignored); returns the properties left. */
   async remove(actor: Actor, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]> {
-    const who = await this.editor(actor);
+    await this.editor(actor);
     const urn = this.entityUrn(entityUrn, '/assetUrn');
     const violations: Violation[] = [];
     if (!Array.isArray(propertyUrns))
@@ -133,34 +192,14 @@ export class PropertyValueService {
         if (problem) violations.push({ path: `/structuredPropertyUrns/${i}`, message: problem });
       });
     throwIfViolations(violations, `invalid removal of structured properties from ${urn}`);
-    const pathOf = (p: string): string => `/structuredPropertyUrns/${propertyUrns.indexOf(p)}`;
-    return this.write(who, urn, (stored) => {
-      const hidden = stored.softDeleted.find((s) => propertyUrns.includes(s.assignment.propertyUrn));
-      if (hidden) {
-        const message = softDeletedMessage(hidden.assignment.propertyUrn, 'removing its values');
-        throw new CatalogError('INVALID_INPUT', message, { details: [{ path: pathOf(hidden.assignment.propertyUrn), message }] });
-      }
-      const drafts = stored.visible
-        .filter((a) => !propertyUrns.includes(a.propertyUrn))
-        .map((a, i) => ({
-          propertyUrn: a.propertyUrn,
-          values: a.values.map(fromPropertyValue),
-          path: `/kept/${i}`,
-          urnPath: `/kept/${i}`,
-        }));
-      return { drafts, removalPath: pathOf };
-    });
+    return this.write(actor, urn, { kind: 'remove', propertyUrns });
   }
 
   /** JSON Patch on the entity's structured properties (see property-patch.ts); returns the properties left. */
   async patch(actor: Actor, entityUrn: string, request: unknown): Promise<PropertyAssignment[]> {
-    const who = await this.editor(actor);
+    await this.editor(actor);
     const urn = this.entityUrn(entityUrn, '/urn');
-    return this.write(who, urn, (stored) => {
-      const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
-      const drafts = applyPropertyPatch(stored.visible, request, softDeleted);
-      return { drafts, removalPath: (p) => `/properties/${p.replace(/~/g, '~0').replace(/\//g, '~1')}` };
-    });
+    return this.write(actor, urn, { kind: 'patch', request });
   }
 
   /**
@@ -172,7 +211,7 @@ export class PropertyValueService {
     actor: Actor,
     items: ReadonlyArray<{ urn: string; properties: unknown }>,
   ): Promise<Array<{ urn: string; properties: PropertyAssignment[] }>> {
-    const who = await this.editor(actor);
+    await this.editor(actor);
     const violations: Violation[] = [];
     const wishes: Array<{ urn: string; drafts: AssignmentDraft[] }> = [];
     const seen = new Set<string>();
@@ -209,36 +248,17 @@ export class PropertyValueService {
       }
     }
     throwIfViolations(violations, 'invalid structured property values');
-    const results: Array<{ urn: string; properties: PropertyAssignment[] }> = [];
-    for (let start = 0; start < wishes.length; start += BULK_CHUNK) {
-      const chunk = wishes.slice(start, start + BULK_CHUNK);
-      const visible = new Map<string, PropertyAssignment[]>();
-      await this.ctx.writer.write(
-        who,
-        chunk.map((w) => w.urn),
-        async (current, now) => {
-          await this.ensureDefinitions(definitions, propertyUrnsOf([...current.values()]));
-          const plans: EntityPlan[] = [];
-          const problems: Violation[] = [];
-          for (const wish of chunk) {
-            const plan = this.plan(
-              who,
-              wish.urn,
-              current.get(wish.urn),
-              definitions,
-              () => ({ drafts: wish.drafts, removalPath: () => '/properties' }),
-              problems,
-              now,
-            );
-            visible.set(wish.urn, plan.visible);
-            if (plan.entity) plans.push(plan.entity);
-          }
-          throwIfViolations(problems, 'invalid structured property values');
-          return { entities: plans };
-        },
-      );
-      for (const wish of chunk) results.push({ urn: wish.urn, properties: visible.get(wish.urn) ?? [] });
-    }
+    // Written through the write path in atomic chunks: the values' owner plans each entity's edit in its unit of work.
+    const edits = wishes.map((wish): ValueEdit => ({ kind: 'replace', drafts: wish.drafts }));
+    const writes = wishes.map((wish, i): WriteItem => ({
+      op: 'edit',
+      urn: wish.urn,
+      aspect: VALUES_ASPECT,
+      edit: edits[i],
+      path: `/${i}`,
+    }));
+    await this.route.pipeline().write(actor, writes, { message: 'invalid structured property values', chunkEntities: BULK_CHUNK });
+    const results = wishes.map((wish, i) => ({ urn: wish.urn, properties: edits[i]!.visible ?? [] }));
     return results;
   }
 
@@ -311,12 +331,15 @@ export class PropertyValueService {
     // The properties the patches address are read with the rest (the values they keep are read by `begin`).
     const patched = new Set<string>();
     for (const item of items) if (item.op === 'patch') for (const op of item.operations ?? []) addPatchTarget(patched, op);
+    for (const item of items) if (item.op === 'edit') namedBy(item.edit as ValueEdit, patched);
     const values = await this.prepareBulk(actor, upserts, violations, { units: batch?.units ?? 1, alsoNamed: patched });
     const { who, definitions } = values;
     return {
       begin: values.begin,
       plan: async (item, entity, step) => {
         if (item.op === 'upsert') return { put: values.plan(item, entity, step.problems, step.now) };
+        if (item.op === 'edit')
+          return { put: await this.planEdit(who, item.urn, item.edit as ValueEdit, entity, definitions, step.problems, step.now) };
         const stored = storedValues(entity, definitions);
         const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
         let drafts: AssignmentDraft[];
@@ -366,22 +389,33 @@ export class PropertyValueService {
     return { visible, ...(change ? { entity: { urn, put: { [VALUES_ASPECT]: change } } } : {}) };
   }
 
-  /** One entity, one atomic commit: read what it holds, decide, check, write. */
-  private async write(who: string, urn: string, wish: Wish, shapeViolations: readonly Violation[] = []): Promise<PropertyAssignment[]> {
-    let result: PropertyAssignment[] = [];
-    await this.ctx.writer.write(who, [urn], async (current, now) => {
-      const entity = current.get(urn);
-      const definitions = await loadDefinitions(this.ctx.adapter, propertyUrnsOf(entity ? [entity] : []));
-      // The wish is computed once to learn which further definitions it names, then planned for real.
-      const first = wish(storedValues(entity, definitions));
-      const extra = first.drafts.map((d) => d.propertyUrn).filter((u) => !definitions.has(u));
-      for (const [u, info] of await loadDefinitions(this.ctx.adapter, extra)) definitions.set(u, info);
-      const violations: Violation[] = [...shapeViolations];
-      const plan = this.plan(who, urn, entity, definitions, () => first, violations, now);
-      throwIfViolations(violations, `invalid structured properties for ${urn}`);
-      result = plan.visible;
-      return { entities: plan.entity ? [plan.entity] : [] };
-    });
-    return result;
+  /** One entity's edit through the write path (its owner plans it in the unit of work); the visible properties after it. */
+  private async write(actor: Actor, urn: string, edit: ValueEdit): Promise<PropertyAssignment[]> {
+    const item: WriteItem = { op: 'edit', urn, aspect: VALUES_ASPECT, edit, path: '' };
+    await this.route.pipeline().write(actor, [item], { message: `invalid structured properties for ${urn}` });
+    return edit.visible ?? [];
+  }
+
+  /** An edit planned on what the entity holds (definitions of what it names read first, once). */
+  private async planEdit(
+    who: string,
+    urn: string,
+    edit: ValueEdit,
+    entity: StoredEntity | undefined,
+    definitions: Map<string, DefinitionInfo>,
+    problems: Violation[],
+    now: number,
+  ): Promise<AspectChange | undefined> {
+    // The wish is computed once to learn which further definitions it names, then planned for real.
+    const first = wishOf(edit)(storedValues(entity, definitions));
+    await this.ensureDefinitions(
+      definitions,
+      first.drafts.map((d) => d.propertyUrn),
+    );
+    const violations: Violation[] = [...(edit.prior ?? [])];
+    const plan = this.plan(who, urn, entity, definitions, () => first, violations, now);
+    problems.push(...violations);
+    edit.visible = plan.visible;
+    return plan.entity?.put?.[VALUES_ASPECT];
   }
 }

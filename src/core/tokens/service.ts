@@ -2,6 +2,9 @@ import { isScopedActor, READ_ONLY, type Actor } from '../access/actor';
 import { isPrivilege, PRIVILEGES } from '../access/privileges';
 import { randomUUID } from 'node:crypto';
 import type { StoredEntity } from '../../adapter/types';
+import type { OwnedChange } from '../entities/owner';
+import type { WritePipeline } from '../entities/write-pipeline';
+import type { TokenEdit, TokenPlanner } from './owner';
 import type { CatalogContext } from '../context';
 import { compileSchema } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -70,7 +73,7 @@ export function checkTokenOptions(options: TokenOptions | undefined): void {
  * `ServiceAccessTokenInfo` aspect of `urn:li:accessToken:<jti>`. Every call reads the record, so a
  * revocation (the record is marked revoked) takes effect at once, in every process sharing the store.
  */
-export class TokenService implements AccessTokens {
+export class TokenService implements AccessTokens, TokenPlanner {
   readonly cleanup: TokenCleanup;
   private readonly keys: SigningKeys;
   private readonly allowNoExpiry: boolean;
@@ -78,6 +81,8 @@ export class TokenService implements AccessTokens {
   constructor(
     private readonly ctx: CatalogContext,
     private readonly options: TokenServiceOptions,
+    /** The one write path (built with the token owner, so reached once it exists). */
+    private readonly writePath: () => WritePipeline,
   ) {
     this.keys = new SigningKeys(options.signing ?? []);
     this.allowNoExpiry = options.tokens?.allowNoExpiry === true;
@@ -96,7 +101,7 @@ export class TokenService implements AccessTokens {
       await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'create an access token that acts as another actor');
     }
     await this.checkScopes(actor as Actor, input);
-    return this.issue(caller, input);
+    return this.issue(actor, caller, input);
   }
 
   list(actor: Actor, input: ListAccessTokensInput = {}): Promise<AccessTokenList> {
@@ -112,20 +117,7 @@ export class TokenService implements AccessTokens {
     }
     const manager = await this.ctx.authorizer.has(actor, 'MANAGE_ACCESS_TOKENS');
     if (!manager) await this.ctx.authorizer.require(actor, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'revoke access tokens');
-    const urn = tokenUrn(id);
-    await this.ctx.writer.write(caller, [urn], async (current) => {
-      const stored = current.get(urn);
-      const metadata = stored && toMetadata(stored);
-      if (!stored || !metadata)
-        throw new CatalogError('NOT_FOUND', `no access token with id ${id} (unknown, expired and removed, or revoked already)`);
-      if (metadata.ownerUrn !== caller && !manager) {
-        await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'revoke access tokens of other actors');
-      }
-      // The record stays, marked, until the token expires (the revocation feed lists it until then); its
-      // hash goes, since nothing is verified against it any more.
-      const value = { ...stored.aspects[TOKEN_ASPECT]!.value, [TOKEN_REVOKED_AT]: this.ctx.clock() };
-      return { entities: [{ urn, put: { [TOKEN_ASPECT]: { value } } }] };
-    });
+    await this.writeEdit(actor, tokenUrn(id), { kind: 'revoke', id, caller, manager });
     return true;
   }
 
@@ -206,7 +198,7 @@ export class TokenService implements AccessTokens {
       ...(input.description !== undefined ? { description: input.description } : {}),
     };
     this.checkCreateInput(request);
-    return this.issue(actorUrn, request);
+    return this.issue(actorUrn, actorUrn, request);
   }
 
   async ensureBootstrapToken(input: EnsureBootstrapTokenInput): Promise<CreatedAccessToken | undefined> {
@@ -289,8 +281,32 @@ export class TokenService implements AccessTokens {
     throwIfViolations(violations, 'invalid access token request');
   }
 
+  /** One edit of one token record through the write path (the token owner plans it). */
+  private async writeEdit(actor: Actor, urn: string, edit: TokenEdit): Promise<void> {
+    await this.writePath().write(actor, [{ op: 'edit', urn, aspect: TOKEN_ASPECT, edit, path: '' }], {
+      message: `invalid write of ${urn}`,
+    });
+  }
+
+  /** The token owner's plan of an edit, on the record as the unit of work reads it. */
+  async planEdit(principal: Actor, urn: string, edit: TokenEdit, stored: StoredEntity | undefined): Promise<OwnedChange> {
+    if (edit.kind === 'issue') {
+      if (stored) throw new CatalogError('CONFLICT', `access token ${edit.id} exists already`);
+      return { put: { value: edit.value, systemMetadata: edit.systemMetadata } };
+    }
+    const metadata = stored && toMetadata(stored);
+    if (!stored || !metadata)
+      throw new CatalogError('NOT_FOUND', `no access token with id ${edit.id} (unknown, expired and removed, or revoked already)`);
+    if (metadata.ownerUrn !== edit.caller && !edit.manager) {
+      await this.ctx.authorizer.require(principal, 'MANAGE_ACCESS_TOKENS', 'revoke access tokens of other actors');
+    }
+    // The record stays, marked, until the token expires (the revocation feed lists it until then); its
+    // hash goes, since nothing is verified against it any more.
+    return { put: { value: { ...stored.aspects[TOKEN_ASPECT]!.value, [TOKEN_REVOKED_AT]: this.ctx.clock() } } };
+  }
+
   /** Signs a token for an authorized request and stores its record; the secret leaves only in the result. */
-  private async issue(owner: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+  private async issue(actor: Actor, owner: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
     const now = this.ctx.clock();
     const id = randomUUID();
     const urn = tokenUrn(id);
@@ -317,12 +333,7 @@ export class TokenService implements AccessTokens {
       lastUsedAt: null,
       privileges: input.privileges ? [...input.privileges] : null,
     };
-    await this.ctx.writer.write(owner, [urn], (current) => {
-      if (current.has(urn)) throw new CatalogError('CONFLICT', `access token ${id} exists already`);
-      return {
-        entities: [{ urn, put: { [TOKEN_ASPECT]: { value: toAspectValue(metadata), systemMetadata: hashNewToken(accessToken) } } }],
-      };
-    });
+    await this.writeEdit(actor, urn, { kind: 'issue', id, value: toAspectValue(metadata), systemMetadata: hashNewToken(accessToken) });
     return { accessToken, metadata };
   }
 
