@@ -51,13 +51,84 @@ function matchesFrom(pattern: RegExp, text: string, from: number): boolean {
 }
 
 /**
- * Returns a description of what is wrong with the text as a URN, or undefined when it is valid. Reads
- * the text in place (positions, not slices): it runs on every URN of every write.
+ * Returns a description of what is wrong with the text as a URN, or undefined when it is valid. It runs
+ * on every URN of every write: a URN of printable ASCII is read once, in place (`isPlainValidUrn`);
+ * only one it does not accept is read again by the rules below, which say what is wrong.
  */
 export function urnProblem(text: unknown): string | undefined {
+  if (typeof text === 'string' && text.length <= MAX_URN_LENGTH && isPlainValidUrn(text)) return undefined;
+  return urnProblemOf(text);
+}
+
+const MAX_URN_LENGTH = 2048;
+
+/**
+ * True only for a valid URN of printable ASCII (what nearly every URN is), read in one pass without
+ * slicing; false for every other text, valid or not, which `urnProblemOf` then reads (it accepts
+ * everything this accepts: the same rules, with nested URNs read in place).
+ */
+function isPlainValidUrn(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c > 126) return false;
+  }
+  return isPlainUrnAt(text, 0, text.length);
+}
+
+/** `isPlainValidUrn` of `text[start, end)`, whose characters are printable ASCII already. */
+function isPlainUrnAt(text: string, start: number, end: number): boolean {
+  if (end - start < 4 || !text.startsWith('urn:', start)) return false;
+  const nsColon = text.indexOf(':', start + 4);
+  if (nsColon <= start + 4 || nsColon >= end) return false;
+  // The entity type: a letter, then letters, digits and `_`, up to its colon.
+  let i = nsColon + 1;
+  if (i >= end || !isLetter(text.charCodeAt(i))) return false;
+  for (i++; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 58) break; // :
+    if (!isLetter(c) && !(c >= 48 && c <= 57) && c !== 95) return false;
+  }
+  const keyStart = i + 1;
+  if (keyStart >= end) return false;
+  if (text.charCodeAt(keyStart) !== 40) {
+    // A plain key: no white space, no parentheses.
+    for (let j = keyStart; j < end; j++) {
+      const c = text.charCodeAt(j);
+      if (c === 32 || c === 40 || c === 41) return false;
+    }
+    return true;
+  }
+  // A tuple key: closed at the end, balanced, no empty part, every part that is a URN valid.
+  if (text.charCodeAt(end - 1) !== 41) return false;
+  let depth = 0;
+  let partStart = keyStart + 1;
+  for (let j = keyStart; j < end; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 40) depth++;
+    else if (c === 41) {
+      depth--;
+      if (depth < 0 || (depth === 0 && j !== end - 1)) return false;
+    } else if (c === 44 && depth === 1) {
+      if (!isPlainPart(text, partStart, j)) return false;
+      partStart = j + 1;
+    }
+  }
+  return depth === 0 && isPlainPart(text, partStart, end - 1);
+}
+
+function isPlainPart(text: string, start: number, end: number): boolean {
+  return end > start && (!text.startsWith('urn:', start) || isPlainUrnAt(text, start, end));
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+/** What is wrong with the text as a URN (the rules, each with its message); undefined when it is valid. */
+function urnProblemOf(text: unknown): string | undefined {
   if (typeof text !== 'string') return `expected a URN string, got ${typeof text}`;
   if (text.length === 0) return 'URN is empty';
-  if (text.length > 2048) return 'URN is longer than 2048 characters';
+  if (text.length > MAX_URN_LENGTH) return `URN is longer than ${MAX_URN_LENGTH} characters`;
   if (!isWellFormedText(text))
     return `"${text.replace(/[\uD800-\uDFFF]/g, '\uFFFD')}" is not well-formed Unicode (it holds a lone surrogate)`;
   if (!text.startsWith('urn:')) return `"${text}" is not a URN: it must start with "urn:"`;
@@ -117,24 +188,6 @@ function tupleParts(text: string, start: number, end: number, visit: (start: num
   return visit(from, end);
 }
 
-function splitTuple(key: string): string[] {
-  const inner = key.slice(1, -1);
-  const parts: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < inner.length; i++) {
-    const c = inner[i];
-    if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === ',' && depth === 0) {
-      parts.push(inner.slice(start, i));
-      start = i + 1;
-    }
-  }
-  parts.push(inner.slice(start));
-  return parts;
-}
-
 export function isUrn(text: unknown): text is string {
   return urnProblem(text) === undefined;
 }
@@ -150,14 +203,36 @@ export function parseUrn(text: unknown, where = 'urn'): ParsedUrn {
 
 /** The parts of a URN that was checked already (no validation: `parseUrn` checks). */
 export function parseCheckedUrn(urn: string): ParsedUrn {
-  const rest = urn.slice(4);
-  const nsEnd = rest.indexOf(':');
-  const namespace = rest.slice(0, nsEnd);
-  const afterNs = rest.slice(nsEnd + 1);
-  const typeEnd = afterNs.indexOf(':');
-  const entityType = afterNs.slice(0, typeEnd);
-  const key = afterNs.slice(typeEnd + 1);
-  return { urn, namespace, entityType, key, parts: key.startsWith('(') ? splitTuple(key) : [key] };
+  const nsEnd = urn.indexOf(':', 4);
+  const typeStart = nsEnd + 1;
+  const typeEnd = urn.indexOf(':', typeStart);
+  const key = urn.slice(typeEnd + 1);
+  return {
+    urn,
+    namespace: urn.slice(4, nsEnd),
+    entityType: entityTypeOf(urn),
+    key,
+    parts: urn.charCodeAt(typeEnd + 1) === 40 ? tupleOf(urn, typeEnd + 1) : [key],
+  };
+}
+
+/** The top-level parts of the tuple key that starts at `start` and runs to the end of `urn`. */
+function tupleOf(urn: string, start: number): string[] {
+  const end = urn.length - 1;
+  const parts: string[] = [];
+  let depth = 0;
+  let from = start + 1;
+  for (let i = from; i < end; i++) {
+    const c = urn.charCodeAt(i);
+    if (c === 40) depth++;
+    else if (c === 41) depth--;
+    else if (c === 44 && depth === 0) {
+      parts.push(urn.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(urn.slice(from, end));
+  return parts;
 }
 
 /** Builds `urn:li:<entityType>:<key>`; tuple keys are given as an array of parts. */
@@ -168,16 +243,24 @@ export function formatUrn(entityType: string, key: string | readonly string[], n
   return urn;
 }
 
+/** The entity type `entityTypeOf` found last: the same type again is answered without a new string. */
+let lastEntityType = '';
+
 /** The entity type of a valid URN (no validation: call on URNs that were already parsed). */
 export function entityTypeOf(urn: string): string {
-  const afterNs = urn.slice(urn.indexOf(':', 4) + 1);
-  return afterNs.slice(0, afterNs.indexOf(':'));
+  const start = urn.indexOf(':', 4) + 1;
+  let end = urn.indexOf(':', start);
+  if (end < 0) end = urn.length - 1;
+  const last = lastEntityType;
+  if (end - start === last.length && urn.startsWith(last, start)) return last;
+  return (lastEntityType = urn.slice(start, end));
 }
 
 /** The key part of a URN (after `urn:li:<type>:`). */
 export function urnKey(urn: string): string {
-  const afterNs = urn.slice(urn.indexOf(':', 4) + 1);
-  return afterNs.slice(afterNs.indexOf(':') + 1);
+  const start = urn.indexOf(':', 4) + 1;
+  const typeEnd = urn.indexOf(':', start);
+  return urn.slice(typeEnd < 0 ? start : typeEnd + 1);
 }
 
 /** Percent-encodes a URN for use as one path segment (`:` `(` `,` `/` all encoded). */

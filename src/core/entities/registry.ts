@@ -58,14 +58,21 @@ const pathField = (name: string, aspect: string, path: string = name): SearchFie
 /** `customProperties` as the established platform indexes the map: one `key=value` string per entry. */
 function keyValues(value: JsonObject): string[] {
   const map = value.customProperties;
-  if (map === null || typeof map !== 'object' || Array.isArray(map)) return [];
+  if (map === undefined || map === null || typeof map !== 'object' || Array.isArray(map)) return NO_STRINGS;
   return Object.entries(map).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
 }
 
 /** `true` when the aspect has a non-empty description (the established platform's `hasDescription`). */
 function hasDescription(value: JsonObject): string[] {
-  return typeof value.description === 'string' && value.description !== '' ? ['true'] : [];
+  return typeof value.description === 'string' && value.description !== '' ? ONLY_TRUE : NO_STRINGS;
 }
+
+/**
+ * What the built-in `read` functions answer for nothing and for `true`: shared, as the search document
+ * never keeps the array a `read` returns (it copies the values it keeps).
+ */
+const NO_STRINGS = Object.freeze([]) as unknown as string[];
+const ONLY_TRUE = Object.freeze(['true']) as unknown as string[];
 
 /**
  * The fields every info aspect of this kind is filtered by: whether it has a description, its custom

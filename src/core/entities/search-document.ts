@@ -97,7 +97,7 @@ export function deriveSearchDocument(
   const removed = aspects.status?.value.removed === true;
   // `removed` is a standard true/false field of every type (the `status` flag), besides the document flag.
   if (removed) fields[REMOVED_FIELD] = ['true'];
-  const text: SearchDocument['text'] = { urnKey: urnKey(urn) };
+  const text: SearchDocument['text'] = { urnKey: parsed ? parsed.key : urnKey(urn) };
   if (name !== undefined) text.name = name;
   if (description !== undefined) text.description = description;
   return { urn, entityType, removed, text, fields, properties: propertiesForSearch(aspects.structuredProperties) };

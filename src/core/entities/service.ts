@@ -92,9 +92,13 @@ export const MAX_BULK_ITEMS = 100_000;
 
 function toView(entity: StoredEntity, withSystemMetadata = false): EntityView {
   const aspects: Record<string, AspectView> = {};
-  for (const [name, a] of Object.entries(entity.aspects)) {
-    aspects[name] = { value: a.value, version: a.version, created: a.created, lastModified: a.lastModified };
-    if (withSystemMetadata) aspects[name].systemMetadata = publicSystemMetadata(a);
+  const stored = entity.aspects;
+  for (const name in stored) {
+    if (!Object.hasOwn(stored, name)) continue;
+    const a = stored[name]!;
+    const view: AspectView = { value: a.value, version: a.version, created: a.created, lastModified: a.lastModified };
+    if (withSystemMetadata) view.systemMetadata = publicSystemMetadata(a);
+    aspects[name] = view;
   }
   return { urn: entity.urn, entityType: entity.entityType, aspects };
 }
@@ -482,11 +486,14 @@ export class EntityService {
       }
     }
     for (const name of names) {
-      const path = `${prefix}/aspects/${name}`;
+      // The path is made only for a violation (this runs for every aspect of every item).
       if (!this.ctx.registry.hasAspect(name)) {
-        violations.push({ path, message: `unknown aspect "${name}"` });
+        violations.push({ path: `${prefix}/aspects/${name}`, message: `unknown aspect "${name}"` });
       } else if (!spec.aspects.includes(name)) {
-        violations.push({ path, message: `entity type "${entityType}" has no aspect "${name}"; its aspects: ${spec.aspects.join(', ')}` });
+        violations.push({
+          path: `${prefix}/aspects/${name}`,
+          message: `entity type "${entityType}" has no aspect "${name}"; its aspects: ${spec.aspects.join(', ')}`,
+        });
       } else usable.push(name);
       // The value itself is checked by the write path: by its owner's rules, or by the aspect's schema.
     }

@@ -128,8 +128,8 @@ function hasKeys(record: object): boolean {
 export class WritePipeline {
   private readonly aspectOwners: readonly AspectOwner[];
   private readonly entityOwners = new Map<string, EntityTypeOwner>();
-  /** `entityType\naspect` → its owner (null: generic); bounded by the registry's types and aspects. */
-  private readonly ownerCache = new Map<string, AspectOwner | null>();
+  /** Entity type → aspect → its owner (null: generic); bounded by the registry's types and aspects. */
+  private readonly ownerCache = new Map<string, Map<string, AspectOwner | null>>();
 
   constructor(
     private readonly ctx: CatalogContext,
@@ -141,11 +141,14 @@ export class WritePipeline {
 
   /** The owner of an aspect on an entity type; undefined when the generic rules apply. */
   ownerOf(entityType: string, aspect: string): AspectOwner | undefined {
-    const key = `${entityType}\n${aspect}`;
-    let owner = this.ownerCache.get(key);
+    let owner = this.ownerCache.get(entityType)?.get(aspect);
     if (owner === undefined) {
       owner = this.aspectOwners.find((o) => o.governs(entityType, aspect)) ?? null;
-      if (this.ctx.registry.hasEntityType(entityType) && this.ctx.registry.hasAspect(aspect)) this.ownerCache.set(key, owner);
+      if (this.ctx.registry.hasEntityType(entityType) && this.ctx.registry.hasAspect(aspect)) {
+        let byAspect = this.ownerCache.get(entityType);
+        if (!byAspect) this.ownerCache.set(entityType, (byAspect = new Map()));
+        byAspect.set(aspect, owner);
+      }
     }
     return owner ?? undefined;
   }
@@ -216,7 +219,7 @@ export class WritePipeline {
     if ((alongside || completeJobs) && chunks.length > 1) throw new Error('internal: a write alongside the items needs one chunk');
     if (alongside && chunks.length === 0) chunks.push([]);
     for (const chunk of chunks) {
-      const urns = [...new Set(chunk.map((r) => r.item.urn))];
+      const urns = distinctUrns(chunk);
       if (alongside && !urns.includes(alongside.urn)) urns.push(alongside.urn);
       let read: ReadonlyMap<string, StoredEntity> = new Map();
       const written = await this.ctx.writer.write(
@@ -298,8 +301,11 @@ export class WritePipeline {
         continue;
       }
       let change: OwnedChange | undefined;
-      if (r.owner) change = await batches.get(r.owner)!.plan(r.owned!, entity, step);
-      else if (item.op === 'upsert') change = { put: { value: item.value as JsonObject } };
+      if (r.owner) {
+        // Most owners plan without waiting: a value that is not a promise is taken as it is (no turn of the event loop per item).
+        const planned = batches.get(r.owner)!.plan(r.owned!, entity, step);
+        change = planned instanceof Promise ? await planned : planned;
+      } else if (item.op === 'upsert') change = { put: { value: item.value as JsonObject } };
       else if (item.op === 'delete') change = { delete: true };
       else if (item.op === 'patch') {
         const value = applyJsonPatch(entity?.aspects[item.aspect]?.value, item.operations, {
@@ -345,13 +351,11 @@ export class WritePipeline {
         }
         aspects = target.aspects;
       }
-      const record = (name: string, change: AspectChange): void => {
-        d.put[name] = change;
-        d.delete?.delete(name);
-        if (aspects) aspects[name] = standIn(name, change, aspects[name], now, who);
-      };
-      if (also) for (const name of Object.keys(also)) record(name, name === item.aspect && put ? put : also[name]!);
-      if (put) record(item.aspect, put);
+      if (also)
+        for (const name in also) {
+          if (Object.hasOwn(also, name)) record(d, aspects, name, name === item.aspect && put ? put : also[name]!, now, who);
+        }
+      if (put) record(d, aspects, item.aspect, put, now, who);
       if (change.delete) {
         delete d.put[item.aspect];
         if (current.get(item.urn)?.aspects[item.aspect]) (d.delete ??= new Set()).add(item.aspect);
@@ -381,6 +385,20 @@ export class WritePipeline {
   }
 }
 
+/** Records a change in the entity's draft, and in its stand-in when later items of the batch read it. */
+function record(
+  d: Draft,
+  aspects: Record<string, StoredAspect> | undefined,
+  name: string,
+  change: AspectChange,
+  now: number,
+  who: string,
+): void {
+  d.put[name] = change;
+  d.delete?.delete(name);
+  if (aspects) aspects[name] = standIn(name, change, aspects[name], now, who);
+}
+
 function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number, entityType: string): OwnedItem {
   const { op, urn, aspect, path } = item;
   if (op === 'upsert') return { index, op, urn, entityType, aspect, path, value: item.value };
@@ -398,6 +416,22 @@ function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: nu
     };
   if (op === 'edit') return { index, op, urn, entityType, aspect, path, edit: item.edit };
   return { index, op, urn, entityType, aspect, path };
+}
+
+/** The URNs of the items, once each, in the order of their first item. */
+function distinctUrns(chunk: readonly Routed[]): string[] {
+  const seen = new Set<string>();
+  const urns: string[] = [];
+  let last: string | undefined;
+  for (let i = 0; i < chunk.length; i++) {
+    const urn = chunk[i]!.item.urn;
+    if (urn === last) continue;
+    last = urn;
+    if (seen.has(urn)) continue;
+    seen.add(urn);
+    urns.push(urn);
+  }
+  return urns;
 }
 
 /** The aspect as later items of the batch see it (the commit stamps the real one). */

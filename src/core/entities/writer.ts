@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { actorUrn, type Actor } from '../access/actor';
 import type {
   AspectVersionPut,
+  AuditStamp,
   EntityWrite,
   NewChangeEvent,
   JsonObject,
@@ -130,6 +131,10 @@ export class EntityWriter {
     const allowed = new Set(urns);
     const writes: EntityWrite[] = [];
     const after = new Map<string, StoredEntity | undefined>(current);
+    let eventStamp: AuditStamp | undefined;
+    /** Whether the entity type last looked up has search documents. */
+    let searchableOf: string | undefined;
+    let searchable: boolean | undefined;
     for (const entityPlan of plan.entities) {
       const { urn } = entityPlan;
       if (!allowed.has(urn)) throw new Error(`internal: plan touches ${urn}, which was not read`);
@@ -145,7 +150,8 @@ export class EntityWriter {
       const aspects: Record<string, StoredAspect> = existing ? { ...existing.aspects } : {};
       const put: StoredAspect[] = [];
       const changes = entityPlan.put ?? NO_CHANGES;
-      for (const name of Object.keys(changes)) {
+      for (const name in changes) {
+        if (!Object.hasOwn(changes, name)) continue;
         const change = changes[name]!;
         const previous = aspects[name];
         if (previous && isDeepStrictEqual(previous.value, change.value)) {
@@ -175,7 +181,8 @@ export class EntityWriter {
             changeType: 'UPSERT',
             aspect: change.value,
             previousAspectValue: previous?.value ?? null,
-            created: { time: now, actor },
+            // Events go to the adapter alone: one stamp object serves every event of the commit.
+            created: (eventStamp ??= { time: now, actor }),
           };
           if (systemMetadata) event.systemMetadata = systemMetadata;
           events.push(event);
@@ -204,14 +211,17 @@ export class EntityWriter {
         after.set(urn, undefined);
         continue;
       }
+      if (entityType !== searchableOf) {
+        searchableOf = entityType;
+        searchable = this.registry.entityType(entityType).searchable;
+      }
       writes.push({
         urn,
         entityType,
         expectVersion: existing?.version ?? 0,
         put,
         delete: deleted,
-        searchDocument:
-          this.registry.entityType(entityType).searchable === false ? null : deriveSearchDocument(this.registry, urn, entityType, aspects),
+        searchDocument: searchable === false ? null : deriveSearchDocument(this.registry, urn, entityType, aspects),
       });
       after.set(urn, { urn, entityType, version: (existing?.version ?? 0) + 1, aspects });
     }

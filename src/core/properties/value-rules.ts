@@ -12,7 +12,7 @@ import {
   type DefinitionInfo,
 } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
-import { ENTITY_TYPE_URN_PREFIX, VALUES_ASPECT, type PropertyAssignment } from './types';
+import { ENTITY_TYPE_URN_PREFIX, VALUES_ASPECT, type PropertyAssignment, type PropertyValue } from './types';
 import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 import { entityTypeOf } from '../urn';
 
@@ -90,7 +90,7 @@ export function checkAssignments(
   violations: Violation[],
 ): void {
   const entityType = entityTypeOf(entityUrn);
-  const entityTypeUrn = `${ENTITY_TYPE_URN_PREFIX}${entityType}`;
+  const entityTypeUrn = entityTypeUrnOf(entityType);
   // A few drafts (the usual entity) are compared with the earlier ones; many go through a set.
   const seen = drafts.length > 16 ? new Set<string>() : undefined;
   for (let k = 0; k < drafts.length; k++) {
@@ -162,6 +162,14 @@ export function checkAssignments(
   }
 }
 
+/** The entity-type URN `entityTypeUrnOf` made last, and its type: the same type again makes no new string. */
+let lastTypeUrn = { entityType: '', urn: '' };
+
+function entityTypeUrnOf(entityType: string): string {
+  if (lastTypeUrn.entityType !== entityType) lastTypeUrn = { entityType, urn: `${ENTITY_TYPE_URN_PREFIX}${entityType}` };
+  return lastTypeUrn.urn;
+}
+
 /** Whether a draft before `k` names the property of draft `k`. */
 function listedBefore(drafts: readonly AssignmentDraft[], k: number): boolean {
   const urn = drafts[k]!.propertyUrn;
@@ -193,6 +201,39 @@ export function checkImmutables(
       });
     }
   }
+}
+
+/**
+ * `composeValues(...).change` for an entity that holds no values aspect (nothing visible, hidden or
+ * stale to keep), when the caller drops `visible`: the same aspect, made directly. The value holds what
+ * the writer sent; the stamps (one object for every property of the entity, shared with `stamp`) are
+ * kept beside it.
+ */
+export function firstValues(
+  drafts: readonly AssignmentDraft[],
+  definitions: ReadonlyMap<string, DefinitionInfo>,
+  stamp: AuditStamp,
+): { value: JsonObject; systemMetadata: JsonObject } | undefined {
+  const count = drafts.length;
+  if (count === 0) return undefined;
+  const properties = new Array<PropertyAssignment>(count);
+  const keys: Record<string, string> = {};
+  const stamps: AssignmentStamps = {};
+  const stamped = { created: stamp, lastModified: stamp };
+  for (let i = 0; i < count; i++) {
+    const draft = drafts[i]!;
+    const propertyUrn = draft.propertyUrn;
+    const sent = draft.values;
+    const values = new Array<PropertyValue>(sent.length);
+    for (let j = 0; j < sent.length; j++) values[j] = toPropertyValue(sent[j]!);
+    properties[i] = draft.sent ? { propertyUrn, values, ...draft.sent } : { propertyUrn, values };
+    keys[propertyUrn] = definitions.get(propertyUrn)!.key;
+    stamps[propertyUrn] = stamped;
+  }
+  return {
+    value: { properties: properties as unknown as JsonObject[] },
+    systemMetadata: { [PROPERTY_KEYS_METADATA]: keys, [PROPERTY_STAMPS_METADATA]: stamps as unknown as JsonObject },
+  };
 }
 
 /**

@@ -2,20 +2,28 @@ import type { Actor } from '../access/actor';
 import type { AuditStamp, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { AspectChange, EntityPlan } from '../entities/writer';
-import type { OwnedItem, OwnerBatch, PrepareContext, ReadTransform } from '../entities/owner';
+import type { OwnedChange, OwnedItem, OwnerBatch, PlanStep, PrepareContext, ReadTransform } from '../entities/owner';
 import type { WriteItem } from '../entities/write-pipeline';
 import type { PipelineRoute } from './definitions';
 import { escapeToken } from './patch';
 import { withPaths } from '../../errors';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { DecoderReport } from './graphql-input';
-import { checkSchema, checkSchemaOnly } from '../validation';
+import { checkSchema, checkSchemaOnly, jsonValueProblems } from '../validation';
 import { fromPropertyValue } from './definition-rules';
 import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
-import { checkAssignments, checkImmutables, composeValues, storedValues, type AssignmentDraft, type StoredValues } from './value-rules';
-import { VALUES_ASPECT, type PropertyAssignment } from './types';
+import {
+  checkAssignments,
+  checkImmutables,
+  composeValues,
+  firstValues,
+  storedValues,
+  type AssignmentDraft,
+  type StoredValues,
+} from './value-rules';
+import { VALUES_ASPECT, type PropertyAssignment, type PropertyValue } from './types';
 import { restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
 import { parseUrn } from '../urn';
 
@@ -104,25 +112,37 @@ function wishOf(edit: ValueEdit): Wish {
  * marked draft so that its property is checked too.
  */
 export function readValuesInput(input: unknown, violations: Violation[], prefix = '', malformed?: ReadonlySet<number>): AssignmentDraft[] {
-  const envelope = checkSchema(restValuesEnvelopeSchema, input, prefix);
-  violations.push(...envelope);
+  // The usual body is read by hand; any other goes to the schema, which says what is wrong (the same answer for a valid one).
+  const envelope = isPlainEnvelope(input) ? jsonValueProblems(input, prefix) : checkSchema(restValuesEnvelopeSchema, input, prefix);
+  for (let k = 0; k < envelope.length; k++) violations.push(envelope[k]!);
   if (envelope.length) return [];
   const listPath = `${prefix}/properties`;
+  const list = (input as { properties: unknown[] }).properties;
   const drafts: AssignmentDraft[] = [];
-  (input as { properties: unknown[] }).properties.forEach((item, i) => {
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (!malformed?.has(i) && isPlainAssignment(item)) {
+      // The common case: checked in place, its paths made only if a violation names them.
+      const sentValues = item.values;
+      const values = new Array<string | number>(sentValues.length);
+      for (let j = 0; j < sentValues.length; j++) values[j] = fromPropertyValue(sentValues[j]!);
+      drafts.push(new ReadDraft(item.propertyUrn, values, listPath, i));
+      continue;
+    }
+    if (!(i in list)) continue; // a hole of a sparse list, as `forEach` skips it
     const path = `${listPath}/${i}`;
     const urnPath = `${path}/propertyUrn`;
     const propertyUrn = ((item ?? {}) as Record<string, unknown>).propertyUrn;
     if (malformed?.has(i)) {
       if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
-      return;
+      continue;
     }
     // The whole body was found free of what no input may hold (`envelope`): each element gets its schema only.
     const found = checkSchemaOnly(restAssignmentSchema, item, path);
     for (let k = 0; k < found.length; k++) violations.push(found[k]!);
     if (found.length) {
       if (typeof propertyUrn === 'string') drafts.push({ propertyUrn, values: [], path, urnPath, malformed: true });
-      return;
+      continue;
     }
     const { created, lastModified, values: sentValues } = item as PropertyAssignment;
     const values = new Array<string | number>(sentValues.length);
@@ -130,8 +150,59 @@ export function readValuesInput(input: unknown, violations: Violation[], prefix 
     const draft: AssignmentDraft = { propertyUrn: propertyUrn as string, values, path, urnPath };
     if (created || lastModified) draft.sent = { ...(created ? { created } : {}), ...(lastModified ? { lastModified } : {}) };
     drafts.push(draft);
-  });
+  }
   return drafts;
+}
+
+/** A draft read from the usual input: its paths (which only a violation needs) are made when asked for. */
+class ReadDraft implements AssignmentDraft {
+  constructor(
+    readonly propertyUrn: string,
+    readonly values: Array<string | number>,
+    private readonly listPath: string,
+    private readonly index: number,
+  ) {}
+
+  get path(): string {
+    return `${this.listPath}/${this.index}`;
+  }
+
+  get urnPath(): string {
+    return `${this.listPath}/${this.index}/propertyUrn`;
+  }
+}
+
+/** `{ properties: [...] }` and nothing else: what `restValuesEnvelopeSchema` accepts (it is the schema's answer, without the schema). */
+function isPlainEnvelope(input: unknown): boolean {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return false;
+  for (const key in input) if (key !== 'properties') return false;
+  return Array.isArray((input as { properties?: unknown }).properties);
+}
+
+/**
+ * `{ propertyUrn, values }` with string and finite number values, nothing else: valid for
+ * `restAssignmentSchema`. False for anything else (the schema then decides, and says why).
+ */
+function isPlainAssignment(item: unknown): item is { propertyUrn: string; values: PropertyValue[] } {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return false;
+  for (const key in item) if (key !== 'propertyUrn' && key !== 'values') return false;
+  const { propertyUrn, values } = item as { propertyUrn?: unknown; values?: unknown };
+  if (typeof propertyUrn !== 'string' || !Array.isArray(values)) return false;
+  for (let j = 0; j < values.length; j++) if (!isPlainPropertyValue(values[j])) return false;
+  return true;
+}
+
+/** `{ string: <string> }` or `{ double: <finite number> }`, one own field. */
+function isPlainPropertyValue(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  let fields = 0;
+  for (const key in value) {
+    if (++fields > 1 || !Object.hasOwn(value, key)) return false;
+    const field = (value as Record<string, unknown>)[key];
+    if (key === 'string' ? typeof field !== 'string' : key !== 'double' || typeof field !== 'number' || !Number.isFinite(field))
+      return false;
+  }
+  return fields === 1;
 }
 
 /** Structured property values on entities: read, replace all, remove some, patch, bulk replace. */
@@ -308,6 +379,9 @@ export class PropertyValueService {
         if (!wish) return undefined;
         // One stamp per unit of work (its objects are copied where the stored value needs its own).
         if (stamp?.time !== now) stamp = { time: now, actor: who };
+        // No values stored yet (a new entity): nothing immutable to keep, nothing hidden to carry over.
+        if (current?.aspects[VALUES_ASPECT] === undefined)
+          return problems.length > 0 ? undefined : firstValues(wish.drafts, definitions, stamp);
         const stored = storedValues(current, definitions);
         // The drafts were checked against these definitions above: only what depends on the stored values is left.
         checkImmutables(stored.visible, wish.drafts, definitions, () => wish.path, problems);
@@ -334,30 +408,36 @@ export class PropertyValueService {
     for (const item of items) if (item.op === 'edit') namedBy(item.edit as ValueEdit, patched);
     const values = await this.prepareBulk(actor, upserts, violations, { units: batch?.units ?? 1, alsoNamed: patched });
     const { who, definitions } = values;
+    const planPatch = async (item: OwnedItem, entity: StoredEntity | undefined, step: PlanStep): Promise<OwnedChange | undefined> => {
+      const stored = storedValues(entity, definitions);
+      const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
+      let drafts: AssignmentDraft[];
+      try {
+        const request = { patch: item.operations, ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}) };
+        drafts = applyPropertyPatch(stored.visible, request, softDeleted);
+      } catch (error) {
+        throw withPaths(error, (path) => `${item.path}${path}`);
+      }
+      drafts = drafts.map((d) => ({ ...d, path: `${item.path}${d.path}`, urnPath: `${item.path}${d.urnPath}` }));
+      await this.ensureDefinitions(
+        definitions,
+        drafts.map((d) => d.propertyUrn),
+      );
+      const removalPath = (p: string) => `${item.path}/properties/${escapeToken(p)}`;
+      const plan = this.plan(who, item.urn, entity, definitions, () => ({ drafts, removalPath }), step.problems, step.now);
+      const put = plan.entity?.put?.[VALUES_ASPECT];
+      return put ? { put } : undefined;
+    };
     return {
       begin: values.begin,
-      plan: async (item, entity, step) => {
+      // An upsert is planned without waiting (no turn of the event loop per item); an edit or a patch may read definitions.
+      plan: (item, entity, step) => {
         if (item.op === 'upsert') return { put: values.plan(item, entity, step.problems, step.now) };
         if (item.op === 'edit')
-          return { put: await this.planEdit(who, item.urn, item.edit as ValueEdit, entity, definitions, step.problems, step.now) };
-        const stored = storedValues(entity, definitions);
-        const softDeleted = new Set(stored.softDeleted.map((s) => s.assignment.propertyUrn));
-        let drafts: AssignmentDraft[];
-        try {
-          const request = { patch: item.operations, ...(item.arrayPrimaryKeys ? { arrayPrimaryKeys: item.arrayPrimaryKeys } : {}) };
-          drafts = applyPropertyPatch(stored.visible, request, softDeleted);
-        } catch (error) {
-          throw withPaths(error, (path) => `${item.path}${path}`);
-        }
-        drafts = drafts.map((d) => ({ ...d, path: `${item.path}${d.path}`, urnPath: `${item.path}${d.urnPath}` }));
-        await this.ensureDefinitions(
-          definitions,
-          drafts.map((d) => d.propertyUrn),
-        );
-        const removalPath = (p: string) => `${item.path}/properties/${escapeToken(p)}`;
-        const plan = this.plan(who, item.urn, entity, definitions, () => ({ drafts, removalPath }), step.problems, step.now);
-        const put = plan.entity?.put?.[VALUES_ASPECT];
-        return put ? { put } : undefined;
+          return this.planEdit(who, item.urn, item.edit as ValueEdit, entity, definitions, step.problems, step.now).then((put) => ({
+            put,
+          }));
+        return planPatch(item, entity, step);
       },
     };
   }

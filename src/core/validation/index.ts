@@ -22,13 +22,21 @@ interface Compiled {
   readonly key: string;
   readonly schema: JsonSchema;
   readonly validate: ValidateFunction;
+  /** When it was last used (the value of `uses` then): the entry used longest ago is dropped first. */
+  used: number;
+  /** Dropped from the cache (a schema object that still points at it compiles again). */
+  evicted: boolean;
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-/** Content key → compiled validator; Map order is recency order (oldest first). */
+/** Content key → compiled validator. */
 const byContent = new Map<string, Compiled>();
 /** Schema object → its content key, so a module-level schema is stringified once (weak: no retention). */
 const keyOfObject = new WeakMap<object, string>();
+/** Schema object → its compiled validator, while it is cached: one lookup per check (weak: no retention). */
+const entryOfObject = new WeakMap<object, Compiled>();
+/** Uses so far, counting: each use stamps its entry, instead of moving it in the map on every check. */
+let uses = 0;
 
 function contentKey(schema: JsonSchema): string {
   let key = keyOfObject.get(schema);
@@ -40,19 +48,28 @@ function contentKey(schema: JsonSchema): string {
 }
 
 function compiled(schema: JsonSchema): Compiled {
+  const known = entryOfObject.get(schema);
+  if (known !== undefined && !known.evicted) {
+    known.used = ++uses;
+    return known;
+  }
   const key = contentKey(schema);
   const found = byContent.get(key);
   if (found) {
-    byContent.delete(key);
-    byContent.set(key, found);
+    found.used = ++uses;
+    entryOfObject.set(schema, found);
     return found;
   }
-  const entry: Compiled = { key, schema, validate: ajv.compile(schema) };
+  const entry: Compiled = { key, schema, validate: ajv.compile(schema), used: ++uses, evicted: false };
   byContent.set(key, entry);
+  entryOfObject.set(schema, entry);
   if (byContent.size > MAX_COMPILED_SCHEMAS) {
-    const oldest = byContent.values().next().value;
+    // The least recently used one goes (a scan, on compiling a new schema only).
+    let oldest: Compiled | undefined;
+    for (const candidate of byContent.values()) if (!oldest || candidate.used < oldest.used) oldest = candidate;
     if (oldest) {
       byContent.delete(oldest.key);
+      oldest.evicted = true;
       ajv.removeSchema(oldest.schema);
     }
   }
@@ -133,13 +150,16 @@ export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefi
   return out;
 }
 
-/** Any surrogate: the quick test before the exact one (nearly all text has none). */
-const SURROGATE = /[\uD800-\uDFFF]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+declare global {
+  interface String {
+    /** ES2024, in Node since 20: false when the string holds a lone surrogate. */
+    isWellFormed(): boolean;
+  }
+}
 
 /** False for a string with a lone surrogate (not well-formed Unicode: it cannot be stored as UTF-8). */
 export function isWellFormedText(text: string): boolean {
-  return !SURROGATE.test(text) || !LONE_SURROGATE.test(text);
+  return text.isWellFormed();
 }
 
 /** At most this many problems of one value are listed (the walk stops there). */
@@ -155,11 +175,11 @@ const QUICK_DEPTH = 64;
 
 /**
  * Whether the value might hold what `jsonValueProblems` reports: false, without allocating a path,
- * for the clean values nearly every input is; true sends the value to the full walk (a surrogate pair
- * is fine there, a value nested deeper than QUICK_DEPTH is walked there).
+ * for the clean values nearly every input is; true sends the value to the full walk (a value nested
+ * deeper than QUICK_DEPTH is walked there).
  */
 function mayHoldProblems(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return SURROGATE.test(value);
+  if (typeof value === 'string') return !value.isWellFormed();
   if (typeof value === 'number') return !Number.isFinite(value);
   if (value === null || typeof value !== 'object') return false;
   if (depth >= QUICK_DEPTH) return true;
@@ -169,7 +189,7 @@ function mayHoldProblems(value: unknown, depth: number): boolean {
   }
   for (const key in value) {
     if (!Object.hasOwn(value, key)) continue;
-    if (SURROGATE.test(key) || mayHoldProblems((value as Record<string, unknown>)[key], depth + 1)) return true;
+    if (!key.isWellFormed() || mayHoldProblems((value as Record<string, unknown>)[key], depth + 1)) return true;
   }
   return false;
 }
