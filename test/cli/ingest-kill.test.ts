@@ -76,8 +76,12 @@ async function aspectCounts(store: Store): Promise<number[]> {
     const counts: number[] = [];
     for (let i = 0; i < LINES; i += 500) {
       const urns = Array.from({ length: Math.min(500, LINES - i) }, (_, k) => urnOf(i + k));
-      const views = await Promise.all(urns.map((urn) => catalog.entities.get(ADMIN, urn)));
-      for (const view of views) counts.push(view ? ASPECTS.filter((a) => view.aspects[a] !== undefined).length : 0);
+      // One batch read per 500 entities (unknown URNs are left out of it).
+      const views = new Map((await catalog.entities.getMany(ADMIN, urns, { aspects: [...ASPECTS] })).map((v) => [v.urn, v]));
+      for (const urn of urns) {
+        const view = views.get(urn);
+        counts.push(view ? ASPECTS.filter((a) => view.aspects[a] !== undefined).length : 0);
+      }
     }
     return counts;
   });

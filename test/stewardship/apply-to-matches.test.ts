@@ -69,7 +69,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 async function valueVersions(adapter: StorageAdapter, urns: readonly string[]): Promise<Map<string, number | undefined>> {
   const out = new Map<string, number | undefined>();
   for (let i = 0; i < urns.length; i += 1000) {
-    const entities = await adapter.readEntities(urns.slice(i, i + 1000));
+    const entities = await adapter.readEntities(urns.slice(i, i + 1000), ['structuredProperties']);
     for (const e of entities) out.set(e.urn, e.aspects.structuredProperties?.version);
   }
   return out;
