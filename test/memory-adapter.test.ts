@@ -976,6 +976,75 @@ describe('memory adapter: stored state cannot be changed from outside', () => {
   });
 });
 
+describe('memory adapter: texts reused within a commit and across a bulk load', () => {
+  it('an event carrying the very value object a write stored reads back as that value, and refuses what JSON cannot hold', async () => {
+    const adapter = await opened();
+    const urn = datasetUrn('shared');
+    const value: JsonObject = { name: 'n', nested: { list: [1, 'x', null, true] } };
+    const newEvent = (aspectValue: JsonObject) => ({
+      entityUrn: urn,
+      entityType: 'dataset',
+      aspectName: 'datasetProperties',
+      changeType: 'UPSERT' as const,
+      aspect: aspectValue,
+      previousAspectValue: null,
+      created: { time: 5, actor: ACTOR },
+      systemMetadata: { runId: 'r' },
+    });
+    await adapter.commit({
+      entities: [{ urn, entityType: 'dataset', expectVersion: 0, put: [aspect('datasetProperties', value)] }],
+      events: [newEvent(value)],
+    });
+    value.name = 'mutated';
+    const page = await adapter.readChanges!({ limit: 10 });
+    expect(page.events).toEqual([{ id: '1', ...newEvent({ name: 'n', nested: { list: [1, 'x', null, true] } }) }]);
+    const bad = { when: new Date(0) } as unknown as JsonObject;
+    const error = await adapter
+      .commit({ entities: [create(datasetUrn('other'))], events: [{ ...newEvent(value), previousAspectValue: bad }] })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('/previousAspectValue') });
+    expect((await adapter.readChanges!({ limit: 10 })).events).toHaveLength(1);
+    expect(await adapter.readEntities([datasetUrn('other')])).toEqual([]);
+  });
+
+  it('stores the system metadata of each entity when a bulk repeats some, also after the caller changes the objects it gave', async () => {
+    const adapter = await opened();
+    const metadata = (i: number): JsonObject => ({
+      keys: { a: 'k1', b: 'k2' },
+      stamps: [{ time: 1, actor: ACTOR }],
+      extra: i % 3 === 0 ? i : 'same',
+    });
+    const given = Array.from({ length: 30 }, (_, i) => metadata(i));
+    await adapter.commit({
+      entities: given.map((systemMetadata, i) => ({
+        urn: datasetUrn(`m${i}`),
+        entityType: 'dataset',
+        expectVersion: 0,
+        put: [aspect('structuredProperties', { i }, 1, systemMetadata)],
+      })),
+    });
+    // The same objects, changed, written again: nothing remembered may stand for what they hold now.
+    for (const object of given) (object.keys as JsonObject).a = 'changed';
+    given[5]!.stamps = [{ time: 2, actor: ACTOR, more: [null] }];
+    await adapter.commit({
+      entities: given.map((systemMetadata, i) => ({
+        urn: datasetUrn(`m${i}`),
+        entityType: 'dataset',
+        expectVersion: 1,
+        put: [aspect('structuredProperties', { i }, 2, systemMetadata)],
+      })),
+    });
+    const read = await adapter.readEntities(given.map((_, i) => datasetUrn(`m${i}`)));
+    expect(read.map((entity) => entity.aspects.structuredProperties?.systemMetadata)).toEqual(
+      given.map((_, i) => ({
+        ...metadata(i),
+        keys: { a: 'changed', b: 'k2' },
+        ...(i === 5 ? { stamps: [{ time: 2, actor: ACTOR, more: [null] }] } : {}),
+      })),
+    );
+  });
+});
+
 describe('memory adapter: entities with values of a structured property (the clean-up questions)', () => {
   it('pages URNs in order over every key but the kept one, soft-deleted included, and counts per key and over all keys', async () => {
     const adapter = await opened();

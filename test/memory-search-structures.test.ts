@@ -58,7 +58,11 @@ describe('SlotTable ranks', () => {
     for (let n = 1; n <= 300; n++) urns.push(`a${'a'.repeat(n)}b`);
     const random = seededRandom(11);
     for (let i = 0; i < 200; i++) urns.push(`r${Math.floor(random() * 1e9)}`);
-    for (const urn of urns) table.put(document(urn));
+    // Ranked after each write (one by one between neighbours), as when every write is followed by a question.
+    for (const urn of urns) {
+      table.put(document(urn));
+      table.settle();
+    }
     const byRank = [...table.slotOf.entries()].sort((x, y) => table.rank[x[1]]! - table.rank[y[1]]!).map(([urn]) => urn);
     expect(byRank).toEqual([...urns].sort(byCodeUnits));
     expect(new Set(byRank.map((urn) => table.rank[table.slotOf.get(urn)!])).size).toBe(urns.length);
@@ -67,6 +71,7 @@ describe('SlotTable ranks', () => {
   it('keeps a slot and its rank when a document is replaced, and reuses slots of removed ones', () => {
     const table = new SlotTable();
     for (const urn of ['b', 'd', 'f']) table.put(document(urn));
+    table.settle();
     const slot = table.slotOf.get('d')!;
     const rank = table.rank[slot];
     table.unplace(slot);
@@ -80,6 +85,28 @@ describe('SlotTable ranks', () => {
     expect(table.rankAtOrBefore('c')).toBe(Number.NEGATIVE_INFINITY);
     expect(table.rankAtOrBefore('e')).toBe(table.rank[table.slotOf.get('e')!]);
     expect(table.rankAtOrBefore('ee')).toBe(table.rank[table.slotOf.get('e')!]);
+  });
+});
+
+describe('SlotTable ranks placed later', () => {
+  it('ranks a bulk at once and a few new slots (runs of them between two old ones too) between their neighbours', () => {
+    const table = new SlotTable();
+    const random = seededRandom(7);
+    const urns: string[] = [];
+    for (let i = 0; i < 400; i++) urns.push(`m${Math.floor(random() * 1e9)}`);
+    for (const urn of urns) table.put(document(urn));
+    table.settle(); // one bulk: renumbered in URN order
+    const few = ['a', 'm0', 'm00', 'm000', 'm0000', 'zz', 'zzz', ...Array.from({ length: 15 }, (_, i) => `m5${i}`)];
+    for (const urn of few) table.put(document(urn));
+    urns.push(...few);
+    table.remove(urns[3]!); // a removal ranks what waits first
+    urns.splice(3, 1);
+    table.put(document('m4'));
+    urns.push('m4');
+    expect(table.rankAtOrBefore('m4')).toBe(table.rank[table.slotOf.get('m4')!]);
+    const byRank = [...table.slotOf.entries()].sort((x, y) => table.rank[x[1]]! - table.rank[y[1]]!).map(([urn]) => urn);
+    expect(byRank).toEqual([...urns].sort(byCodeUnits));
+    expect(new Set(byRank.map((urn) => table.rank[table.slotOf.get(urn)!])).size).toBe(urns.length);
   });
 });
 

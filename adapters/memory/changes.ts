@@ -34,6 +34,23 @@ interface EventRecord {
  */
 export const DEFAULT_MAX_EVENTS = 10_000;
 
+/**
+ * The JSON text of `{ id, ...event }`, put together key by key so that an aspect value the commit
+ * wrote already (the event carries the very object) is not written out and checked again.
+ */
+function eventJson(id: number, event: NewChangeEvent, valueTexts: ReadonlyMap<object, string> | undefined): string {
+  let json = `{"id":"${id}"`;
+  const fields = event as unknown as Record<string, JsonValue | undefined>;
+  for (const key in fields) {
+    if (!Object.hasOwn(fields, key)) continue;
+    const value = fields[key];
+    if (value === undefined) continue;
+    const known = typeof value === 'object' && value !== null ? valueTexts?.get(value) : undefined;
+    json += `,${JSON.stringify(key)}:${known ?? toJsonText(value, `/${key}`)}`;
+  }
+  return flatText(`${json}}`);
+}
+
 /** Dropped events are cut from the front of the list once this many have gathered (and half the list). */
 const COMPACT_AFTER = 1_024;
 
@@ -53,7 +70,8 @@ export class ChangeStore {
     private readonly maxVersions = 100,
   ) {}
 
-  append(events: readonly NewChangeEvent[], log: UndoLog): void {
+  /** `valueTexts`: JSON texts of this commit's aspect values by object, written already (entities.ts). */
+  append(events: readonly NewChangeEvent[], log: UndoLog, valueTexts?: ReadonlyMap<object, string>): void {
     if (!events.length) return;
     const before = this.events.length;
     const lastId = this.lastId;
@@ -64,7 +82,7 @@ export class ChangeStore {
         entityType: event.entityType,
         aspectName: event.aspectName,
         time: event.created.time,
-        json: flatText(toJsonText({ id: String(id), ...event } as unknown as JsonValue)),
+        json: eventJson(id, event, valueTexts),
       });
     }
     log.record(() => {

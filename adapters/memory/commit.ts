@@ -25,6 +25,8 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
   checkBatch(stores, batch);
   const log = new UndoLog();
   const searchChanges: Array<[string, SearchDocument | undefined]> = [];
+  /** The JSON texts of the aspect values written, by object: the events carry the same objects. */
+  const valueTexts = batch.events?.length ? new Map<object, string>() : undefined;
   try {
     // Timeseries rows of the batch, in the same step (undone with the rest when anything after them fails).
     for (const { index, rows } of batch.timeseries ?? []) stores.timeseries.append(index, rows, log);
@@ -37,7 +39,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
         stores.timeseries.deleteUrn(entityType, urn, log);
         stores.changes.dropEntity(urn, log); // change feed: kept versions go with the entity
       } else {
-        stores.entities.write(urn, write.entityType, write.expectVersion + 1, write.put ?? [], write.delete ?? [], log);
+        stores.entities.write(urn, write.entityType, write.expectVersion + 1, write.put ?? [], write.delete ?? [], log, valueTexts);
         if (write.searchDocument !== undefined) searchChanges.push([urn, write.searchDocument ?? undefined]);
       }
       faultInjector?.({ entityIndex, urn });
@@ -48,7 +50,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
     for (const job of batch.jobs ?? []) stores.jobs.insert(job, log, batch.now);
     // Change feed (docs/changes.md): kept versions and events, last, in the same step.
     if (batch.aspectVersions?.length) stores.changes.keepVersions(batch.aspectVersions, log);
-    if (batch.events?.length) stores.changes.append(batch.events, log);
+    if (batch.events?.length) stores.changes.append(batch.events, log, valueTexts);
   } catch (error) {
     log.rollback();
     throw error;

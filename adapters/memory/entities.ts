@@ -1,5 +1,5 @@
 import type { AspectPut, AuditStamp, JsonObject, StoredAspect, StoredEntity } from '../../src/adapter/types';
-import { toJsonText } from './json-copy';
+import { sameJson, toJsonText } from './json-copy';
 import { SortedStrings } from './sorted-strings';
 import { StoredTexts } from './stored-text';
 import type { UndoLog } from './undo-log';
@@ -17,7 +17,8 @@ interface AspectRecord {
   readonly version: number;
   readonly created: AuditStamp;
   readonly lastModified: AuditStamp;
-  readonly systemMetadata?: string;
+  /** Always present (undefined when absent), so every record has one shape. */
+  readonly systemMetadata: string | undefined;
 }
 
 /**
@@ -87,12 +88,21 @@ export class EntityStore {
    * Inserts or replaces aspects (stored as private copies) and deletes aspect names, creating the
    * entity when it does not exist. The entity type of an existing entity does not change.
    */
-  write(urn: string, entityType: string, version: number, put: readonly AspectPut[], deleted: readonly string[], log: UndoLog): void {
+  write(
+    urn: string,
+    entityType: string,
+    version: number,
+    put: readonly AspectPut[],
+    deleted: readonly string[],
+    log: UndoLog,
+    valueTexts?: Map<object, string>,
+  ): void {
     const previous = this.records.get(urn);
     // As a Map would: a replaced aspect keeps its place, a new one goes last, deletions come after the puts.
-    const aspects: AspectRecord[] = [...(previous?.aspects ?? [])];
+    const aspects: AspectRecord[] = previous === undefined ? [] : [...previous.aspects];
     for (const aspect of put) {
       const record = this.toRecord(aspect);
+      valueTexts?.set(aspect.value, record.value);
       const at = aspects.findIndex((a) => a.name === aspect.name);
       if (at >= 0) aspects[at] = record;
       else aspects.push(record);
@@ -139,14 +149,39 @@ export class EntityStore {
     return this.lastStamp;
   }
 
+  /**
+   * Per aspect name, the system metadata texts stored lately (a few: entities with different sets of
+   * properties have different ones) and, once a write repeated one, a private copy of it to compare
+   * the next with (sameJson): a bulk load stamps every entity alike. Bounded.
+   */
+  private readonly lastMetadata = new Map<string, Array<{ text: string; known: JsonObject | undefined }>>();
+
+  private metadataText(name: string, metadata: JsonObject): string {
+    let recent = this.lastMetadata.get(name);
+    if (recent !== undefined) for (const { text, known } of recent) if (known !== undefined && sameJson(metadata, known)) return text;
+    const text = this.texts.text(toJsonText(metadata));
+    if (recent === undefined) {
+      if (this.lastMetadata.size >= 64) this.lastMetadata.clear();
+      recent = [];
+      this.lastMetadata.set(name, recent);
+    }
+    const seen = recent.find((candidate) => candidate.text === text);
+    if (seen !== undefined) seen.known ??= JSON.parse(text) as JsonObject;
+    else {
+      if (recent.length >= 4) recent.shift();
+      recent.push({ text, known: undefined });
+    }
+    return text;
+  }
+
   private toRecord(aspect: AspectPut): AspectRecord {
     return {
       name: aspect.name,
-      value: this.texts.text(toJsonText(aspect.value)),
+      value: this.texts.value(toJsonText(aspect.value)),
       version: aspect.version,
       created: this.stamp(aspect.created),
       lastModified: this.stamp(aspect.lastModified),
-      ...(aspect.systemMetadata === undefined ? {} : { systemMetadata: this.texts.text(toJsonText(aspect.systemMetadata)) }),
+      systemMetadata: aspect.systemMetadata === undefined ? undefined : this.metadataText(aspect.name, aspect.systemMetadata),
     };
   }
 

@@ -27,6 +27,13 @@ export interface FullTextAnalyzer {
   indexTerms(value: string): string[];
   /** The terms of a query, or undefined for "match all". */
   queryTerms(query: string): QueryTerm[] | undefined;
+  /**
+   * Optional, both or neither: `indexTerms(value)` split in two, the tokens of a value and the term of
+   * one token (null when dropped). With them the index remembers each token's term and term id, one
+   * map lookup per token instead of two. Tokens of digits only are not remembered (counters in names).
+   */
+  tokens?(value: string): string[];
+  indexTerm?(token: string): string | null;
 }
 
 export interface FullTextSearchOptions {
@@ -98,7 +105,18 @@ interface AnalysedField {
   length: number;
   terms: string[];
   frequencies: number[];
+  /** With a tokenizing analyzer: the remembered token of each distinct term (its id may be stale). */
+  known?: TokenTerm[];
 }
+
+/** What a token stands for: its term (null when dropped) and the term's id when last seen (-1: none). */
+interface TokenTerm {
+  readonly term: string | null;
+  id: number;
+}
+
+/** Tokens remembered per index; cleared when full, so it stays bounded whatever the vocabulary. */
+const TOKEN_CACHE_LIMIT = 20_000;
 
 const LUNR_ANALYZER: FullTextAnalyzer = {
   indexTerms: lunrIndexTerms,
@@ -132,11 +150,55 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
 
   const fieldCount = names.length;
 
+  const { tokens: tokensOf, indexTerm } = analyzer;
+  const tokenTerms = new Map<string, TokenTerm>();
+
+  /** As `analyse`, through the remembered tokens. */
+  function analyseTokens(value: string | undefined, split: (value: string) => string[], termOfToken: (token: string) => string | null) {
+    if (typeof value !== 'string' || value === '') return { length: 0, terms: [], frequencies: [] };
+    const terms: string[] = [];
+    const frequencies: number[] = [];
+    const known: TokenTerm[] = [];
+    let positions: Map<string, number> | undefined;
+    let length = 0;
+    for (const token of split(value)) {
+      let tokenTerm = tokenTerms.get(token);
+      if (tokenTerm === undefined) {
+        tokenTerm = { term: termOfToken(token), id: -1 };
+        if (!isDigits(token)) {
+          if (tokenTerms.size >= TOKEN_CACHE_LIMIT) tokenTerms.clear();
+          tokenTerms.set(token, tokenTerm);
+        }
+      }
+      const { term } = tokenTerm;
+      if (term === null) continue;
+      length++;
+      // Catalog text is short: a linear search beats allocating a Map per field.
+      let i: number | undefined;
+      if (positions === undefined) {
+        i = terms.indexOf(term);
+        if (terms.length >= 64) positions = new Map(terms.map((t, at) => [t, at]));
+      } else {
+        i = positions.get(term) ?? -1;
+      }
+      if (i < 0) {
+        positions?.set(term, terms.length);
+        terms.push(term);
+        frequencies.push(1);
+        known.push(tokenTerm);
+      } else {
+        frequencies[i]! += 1;
+      }
+    }
+    return { length, terms, frequencies, known };
+  }
+
   function upsert(id: string, values: Readonly<Record<string, string | undefined>>): void {
     const analysed: AnalysedField[] = [];
     let distinct = 0;
     for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
-      const field = analyse(analyzer, values[names[fieldIndex]!]);
+      const value = values[names[fieldIndex]!];
+      const field = tokensOf && indexTerm ? analyseTokens(value, tokensOf, indexTerm) : analyse(analyzer, value);
       analysed.push(field);
       distinct += field.terms.length;
     }
@@ -158,12 +220,14 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     const document: DocumentTerms = new Array<number>(distinct).fill(0.5);
     let next = 0;
     for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
-      const { terms, frequencies } = analysed[fieldIndex]!;
+      const { terms, frequencies, known } = analysed[fieldIndex]!;
       const key = slot * fieldCount + fieldIndex;
       for (let i = 0; i < terms.length; i++) {
         const term = terms[i]!;
         const posting = key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1);
-        let id = termIds.get(term);
+        // A remembered id still names this term unless the term left the vocabulary meanwhile.
+        const tokenTerm = known?.[i];
+        let id = tokenTerm !== undefined && tokenTerm.id >= 0 && termOf[tokenTerm.id] === term ? tokenTerm.id : termIds.get(term);
         let position = 0;
         if (id === undefined) {
           id = freeTermIds.pop() ?? postingsOf.length;
@@ -175,6 +239,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
           position = termPostings.length;
           termPostings.push(posting);
         }
+        if (tokenTerm !== undefined) tokenTerm.id = id;
         document[next++] = id * POSITION_SPACE + position;
       }
     }
@@ -382,6 +447,14 @@ function analyse(analyzer: FullTextAnalyzer, value: string | undefined): Analyse
     }
   }
   return { length: all.length, terms, frequencies };
+}
+
+function isDigits(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const code = token.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return token.length > 0;
 }
 
 /** lunr's indexing tokenizer and pipeline. */

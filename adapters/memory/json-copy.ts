@@ -17,10 +17,36 @@ export function copyJson<T extends JsonValue>(value: T): T {
  * a value stored as text reads back as the copy `copyJson` would have made (except that -0 reads
  * back as 0, as from every durable adapter).
  */
-export function toJsonText(value: JsonValue): string {
+export function toJsonText(value: JsonValue, path = ''): string {
   // The check allocates nothing; only a refused value is walked again to say where it failed.
-  if (!isJson(value)) copy(value, '');
+  if (!isJson(value)) copy(value, path);
   return JSON.stringify(value);
+}
+
+/**
+ * Whether `value` has the same JSON text as `known`, a value that is JSON (a private copy, which no
+ * caller can change): the same keys in the same order and the same leaves. It walks the two without
+ * building any text, so a value that repeats one stored just before (the system metadata of a bulk
+ * load) is checked and matched for less than writing it out; false whenever in doubt.
+ */
+export function sameJson(value: unknown, known: JsonValue): boolean {
+  if (typeof value !== 'object' || value === null || typeof known !== 'object' || known === null) return value === known;
+  if (Array.isArray(known)) {
+    if (!Array.isArray(value) || value.length !== known.length) return false;
+    for (let index = 0; index < known.length; index++) if (!sameJson(value[index], known[index]!)) return false;
+    return true;
+  }
+  if (Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const keys = Object.keys(value);
+  const knownKeys = Object.keys(known);
+  if (keys.length !== knownKeys.length) return false;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    if (key !== knownKeys[index] || !sameJson((value as Record<string, unknown>)[key], known[key]!)) return false;
+  }
+  return true;
 }
 
 function isJson(value: unknown): boolean {

@@ -1,6 +1,6 @@
 import lunr from 'lunr';
 import type { SearchDocument } from '../../src/adapter/types';
-import { createTextAnalysis } from '../../src/adapter/text-analysis';
+import { createTextAnalysis, tokenize } from '../../src/adapter/text-analysis';
 import { createFullTextIndex, type FullTextAnalyzer } from './fulltext';
 
 /** Field boosts; the SQLite adapter gives its bm25() the same weights. */
@@ -33,6 +33,8 @@ function lunrStopWord(token: string): boolean {
 const analysis = createTextAnalysis({ stem: lunrStem, isStopWord: lunrStopWord });
 const analyzer: FullTextAnalyzer = {
   indexTerms: (value) => analysis.analyzeText(value),
+  tokens: tokenize,
+  indexTerm: analysis.indexTerm,
   queryTerms: (query) => analysis.parseTextQuery(query)?.map((t) => (t.prefix ? { prefix: t.term } : { exact: t.term })),
 };
 

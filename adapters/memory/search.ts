@@ -424,13 +424,17 @@ export function createMemorySearch(): MemorySearch {
     return topK(buckets, maxValues, (a, b) => b.count - a.count || compareValues(a.value, b.value));
   }
 
+  // Every question reads URN ranks: the slots placed since the last one are ranked first (slot-table.ts).
   return {
-    search,
-    aggregate,
+    search: (request) => (table.settle(), search(request)),
+    aggregate: (request) => (table.settle(), aggregate(request)),
     documentChanged,
-    findEntitiesWithPropertyValues,
-    countEntitiesWithPropertyValues,
-    findEntitiesWithSeveralPropertyValues,
+    findEntitiesWithPropertyValues: (request) => (table.settle(), findEntitiesWithPropertyValues(request)),
+    countEntitiesWithPropertyValues: (propertyUrn, definitionKey) => (
+      table.settle(),
+      countEntitiesWithPropertyValues(propertyUrn, definitionKey)
+    ),
+    findEntitiesWithSeveralPropertyValues: (request) => (table.settle(), findEntitiesWithSeveralPropertyValues(request)),
   };
 }
 

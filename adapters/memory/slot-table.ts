@@ -27,6 +27,8 @@ export class SlotTable {
   readonly typeNames: string[] = [];
   private readonly freeSlots: number[] = [];
   private generation = 0;
+  /** New slots whose URN is in the orders but not ranked yet (see `settle`). */
+  private unranked: number[] = [];
 
   /** The id of an entity type, created on first use. */
   typeIdOf(entityType: string): number {
@@ -74,12 +76,33 @@ export class SlotTable {
       byType = new SortedStrings();
       this.urnsByType.set(document.entityType, byType);
     }
-    byType.add(document.urn);
+    // The URN was absent from both orders (a replacement was unplaced first): placed when next read.
+    byType.addLater(document.urn);
     if (isNew) {
-      this.allUrns.add(document.urn);
-      this.assignRank(slot, document.urn);
+      this.allUrns.addLater(document.urn);
+      this.rank[slot] = Number.NaN;
+      this.unranked.push(slot);
     }
     return slot;
+  }
+
+  /**
+   * Ranks the slots placed since the last read: one by one when few (each between its neighbours),
+   * else every rank at once in URN order, so a bulk load sorts its URNs once instead of placing each
+   * with a binary search of long, alike strings. Every reader of `rank` calls this first.
+   */
+  settle(): void {
+    const { unranked } = this;
+    if (unranked.length === 0) return;
+    this.unranked = [];
+    if (unranked.length * 16 >= this.allUrns.size - unranked.length) {
+      this.relabel();
+      return;
+    }
+    // Ascending, so the neighbour below is always ranked; one above may still wait (skipped).
+    const urns = this.urns;
+    unranked.sort((a, b) => (urns[a]! < urns[b]! ? -1 : urns[a]! > urns[b]! ? 1 : 0));
+    for (const slot of unranked) if (!this.assignRank(slot, urns[slot]!)) return;
   }
 
   /** Takes a document out of the per-type structures (before `put` of its replacement, or for good). */
@@ -98,6 +121,7 @@ export class SlotTable {
   remove(urn: string): void {
     const slot = this.slotOf.get(urn);
     if (slot === undefined) return;
+    this.settle();
     this.unplace(slot);
     this.slotOf.delete(urn);
     this.allUrns.delete(urn);
@@ -107,16 +131,25 @@ export class SlotTable {
 
   /** The rank below which every URN is <= `urn` (the rank of `urn`, or of the largest URN before it). */
   rankAtOrBefore(urn: string): number {
+    this.settle();
     const slot = this.slotOf.get(urn);
     if (slot !== undefined) return this.rank[slot]!;
     const before = this.allUrns.atOrBefore(urn);
     return before === undefined ? Number.NEGATIVE_INFINITY : this.rank[this.slotOf.get(before)!]!;
   }
 
-  private assignRank(slot: number, urn: string): void {
-    const [below, above] = this.allUrns.neighbours(urn);
+  /** Ranks one slot between its ranked neighbours; false when every rank was renumbered instead. */
+  private assignRank(slot: number, urn: string): boolean {
+    const [below, aboveNext] = this.allUrns.neighbours(urn);
+    let above = aboveNext;
+    let high: number | undefined;
+    while (above !== undefined) {
+      high = this.rank[this.slotOf.get(above)!]!;
+      if (!Number.isNaN(high)) break;
+      high = undefined;
+      above = this.allUrns.neighbours(above)[1];
+    }
     const low = below === undefined ? undefined : this.rank[this.slotOf.get(below)!]!;
-    const high = above === undefined ? undefined : this.rank[this.slotOf.get(above)!]!;
     let rank: number;
     if (low === undefined && high === undefined) rank = 0;
     else if (low === undefined) rank = high! - RANK_STEP;
@@ -124,9 +157,10 @@ export class SlotTable {
     else rank = low + (high - low) / 2;
     if ((low !== undefined && rank <= low) || (high !== undefined && rank >= high) || !Number.isFinite(rank)) {
       this.relabel();
-      return;
+      return false;
     }
     this.rank[slot] = rank;
+    return true;
   }
 
   /** Renumbers every rank in URN order. */

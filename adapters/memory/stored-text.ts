@@ -1,5 +1,10 @@
 /** Texts remembered for sharing; cleared when full, so the map stays small whatever is written. */
 const SHARED_LIMIT = 4_096;
+/**
+ * Longer aspect values are only flattened: a value that long is seldom written twice (a name, a
+ * description, property values), and looking it up hashes every character for nothing.
+ */
+const SHARED_VALUE_LENGTH = 256;
 
 /**
  * Makes the JSON text of a stored value cheap to hold:
@@ -11,6 +16,11 @@ const SHARED_LIMIT = 4_096;
  */
 export class StoredTexts {
   private readonly seen = new Map<string, string>();
+
+  /** An aspect value's text: shared when short (`{"removed":false}`), else only flattened. */
+  value(json: string): string {
+    return json.length > SHARED_VALUE_LENGTH ? flatText(json) : this.text(json);
+  }
 
   text(json: string): string {
     const known = this.seen.get(json);

@@ -54,6 +54,11 @@ export interface TextAnalysis {
   /** The index terms of a text: its tokens without stop words, stemmed (repeats kept, in order). */
   analyzeText(text: string | undefined): string[];
   /**
+   * The index term of one token of `tokenize` (null for a stop word): `analyzeText` is `tokenize`,
+   * then this for each token, nulls left out. For an index that remembers what it did per token.
+   */
+  indexTerm(token: string): string | null;
+  /**
    * Parses a full-text query. Returns undefined for "match everything" (blank, or only `*`), else the
    * terms a document must all contain; an empty list (only stop words or punctuation) matches nothing.
    * Words are separated by white space; punctuation inside a word splits it further (`db.orders` is
@@ -84,6 +89,7 @@ export function createTextAnalysis(parts: { stem: (token: string) => string; isS
     return term;
   };
   return {
+    indexTerm,
     analyzeText(text) {
       if (typeof text !== 'string') return [];
       const out: string[] = [];
