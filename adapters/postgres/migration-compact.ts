@@ -1,3 +1,4 @@
+import { copyGrantsLoop, GRANTEE } from './grants';
 /**
  * Schema version 3: compact storage (docs/postgres.md, "Storage layout").
  *
@@ -47,7 +48,6 @@ export function compactMigration(s: string): string {
 export function entityDocumentMigration(s: string): string {
   // Privileges granted on the old table go to the view; roles that may insert entities get USAGE on
   // the identity's sequence, from which the writer now draws new ids itself (adapters/postgres/entities.ts).
-  const grantee = `CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END`;
   return `
     ALTER TABLE ${s}.entities
       ADD COLUMN removed boolean,
@@ -59,13 +59,8 @@ export function entityDocumentMigration(s: string): string {
       SELECT id AS entity_id, urn, entity_type, removed, urn_lower, entity_type_lower FROM ${s}.entities WHERE removed IS NOT NULL;
     DO $grants$
     DECLARE r record;
-    BEGIN
-      FOR r IN SELECT DISTINCT ${grantee} AS who, a.privilege_type AS what
-               FROM pg_class c, aclexplode(c.relacl) a
-               WHERE c.oid = '${s}.search_docs'::regclass AND a.grantee <> c.relowner LOOP
-        EXECUTE format('GRANT %s ON ${s}.search_docs_view TO %s', r.what, r.who);
-      END LOOP;
-      FOR r IN SELECT DISTINCT ${grantee} AS who
+    BEGIN${copyGrantsLoop(`${s}.search_docs`, `${s}.search_docs_view`)}
+      FOR r IN SELECT DISTINCT ${GRANTEE} AS who
                FROM pg_class c, aclexplode(c.relacl) a
                WHERE c.oid = '${s}.entities'::regclass AND a.grantee <> c.relowner AND a.privilege_type = 'INSERT' LOOP
         EXECUTE format('GRANT USAGE ON SEQUENCE %s TO %s', pg_get_serial_sequence('${s}.entities', 'id'), r.who);

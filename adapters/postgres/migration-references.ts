@@ -1,3 +1,4 @@
+import { copyGrantsLoop } from './grants';
 /**
  * Schema version 6: change events and aspects refer to rows they would otherwise copy
  * (docs/postgres.md, "Storage layout").
@@ -20,7 +21,6 @@
  * and are read as they are; readers take whichever is set.
  */
 export function referencesMigration(s: string): string {
-  const grantee = `CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END`;
   return `
     ALTER TABLE ${s}.change_events
       ALTER COLUMN entity_urn DROP NOT NULL,
@@ -41,12 +41,7 @@ export function referencesMigration(s: string): string {
     CREATE INDEX aspects_by_metadata ON ${s}.aspects (metadata_id) WHERE metadata_id IS NOT NULL;
     DO $grants$
     DECLARE r record;
-    BEGIN
-      FOR r IN SELECT DISTINCT ${grantee} AS who, a.privilege_type AS what
-               FROM pg_class c, aclexplode(c.relacl) a
-               WHERE c.oid = '${s}.aspects'::regclass AND a.grantee <> c.relowner LOOP
-        EXECUTE format('GRANT %s ON ${s}.aspect_metadata TO %s', r.what, r.who);
-      END LOOP;
+    BEGIN${copyGrantsLoop(`${s}.aspects`, `${s}.aspect_metadata`)}
     END
     $grants$;
   `;
