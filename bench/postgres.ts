@@ -62,7 +62,8 @@ type Workload =
   | { name: string; kind: 'aggregate'; request: (f: Record<BenchProperty, SearchField>) => AggregateRequest; sql: HandWritten };
 
 /** Hand-written SQL for one workload: text and parameters, given the schema and the property key ids. */
-type HandWritten = (s: string, key: (name: BenchProperty) => number) => { text: string; values: unknown[] };
+/** `key`: a property's id in `property_keys`; `name`: a standard field's or entity type's id in `search_names`. */
+type HandWritten = (s: string, key: (name: BenchProperty) => number, name: (name: string) => number) => { text: string; values: unknown[] };
 
 const SCOPE = { entityTypes: ['dataset'], includeRemoved: false };
 const eq = (field: SearchField, value: string | number): SearchCondition => ({ field, operator: 'EQUAL', values: [value], negated: false });
@@ -82,9 +83,9 @@ const countAndRanked = (s: string, where: string): string => `SELECT
 const facet = (s: string, scope: string, key: string, i: number) =>
   `(SELECT ${i} AS facet, v.str_value, v.num_value, count(*) AS n FROM ${s}.property_values v JOIN ${scope} ON sc.entity_id = v.entity_id
     WHERE v.key_id = ${key} GROUP BY v.str_value, v.num_value ORDER BY n DESC, v.num_value NULLS LAST, v.str_value LIMIT 10)`;
-const fieldFacet = (s: string, scope: string, field: string, i: number) =>
+const fieldFacet = (s: string, scope: string, fieldId: number, i: number) =>
   `(SELECT ${i} AS facet, f.value, NULL::float8, count(*) AS n FROM ${s}.search_fields f JOIN ${scope} ON sc.entity_id = f.entity_id
-    WHERE f.field = ${field} GROUP BY f.value ORDER BY n DESC, f.value LIMIT 10)`;
+    WHERE f.field_id = ${fieldId} GROUP BY f.value ORDER BY n DESC, f.value LIMIT 10)`;
 
 /**
  * The workloads of the search issue's bench (bench/search.ts): count + first 20 by URN for seven
@@ -309,7 +310,7 @@ function workloads(words: Words): Workload[] {
         maxValues: 10,
       }),
       // The value rows carry the document's type and removed flag: one table per facet.
-      sql: (s, key) => ({
+      sql: (s, key, name) => ({
         text: `(SELECT 0 AS facet, v.str_value, v.num_value, count(*) AS n FROM ${s}.property_values v
              WHERE v.key_id = $1 AND v.entity_type = 'dataset' AND NOT v.removed
              GROUP BY v.str_value, v.num_value ORDER BY n DESC, v.num_value NULLS LAST, v.str_value LIMIT 10)
@@ -319,7 +320,7 @@ function workloads(words: Words): Workload[] {
              GROUP BY v.str_value, v.num_value ORDER BY n DESC, v.num_value NULLS LAST, v.str_value LIMIT 10)
           UNION ALL
           (SELECT 2, f.value, NULL::float8, count(*) AS n FROM ${s}.search_fields f
-             WHERE f.field = 'platform' AND f.entity_type = 'dataset' AND NOT f.removed
+             WHERE f.field_id = ${name('platform')} AND f.type_id = ${name('dataset')} AND NOT f.removed
              GROUP BY f.value ORDER BY n DESC, f.value LIMIT 10)`,
         values: [key('bench.tier'), key('bench.owner')],
       }),
@@ -334,12 +335,12 @@ function workloads(words: Words): Workload[] {
         facets: [f['bench.tier'], { kind: 'field', name: 'platform' }],
         maxValues: 10,
       }),
-      sql: (s, key) => {
+      sql: (s, key, name) => {
         const scope = `(SELECT entity_id FROM scope) sc`;
         return {
           text: `WITH scope AS MATERIALIZED (SELECT d.entity_id FROM ${s}.search_docs d JOIN ${s}.search_text t ON t.entity_id = d.entity_id
               WHERE t.tsv @@ $1::tsquery AND d.entity_type = 'dataset' AND NOT d.removed)
-            ${facet(s, scope, '$2', 0)} UNION ALL ${fieldFacet(s, scope, `'platform'`, 1)}`,
+            ${facet(s, scope, '$2', 0)} UNION ALL ${fieldFacet(s, scope, name('platform'), 1)}`,
           values: [tsq(words.common), key('bench.tier')],
         };
       },
@@ -411,6 +412,16 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
         await admin.query<{ id: number; property: string; def_key: string }>(`SELECT id, property, def_key FROM "${schema}".property_keys`)
       ).rows.map((r) => [`${r.property} ${r.def_key}`, r.id] as const),
     );
+    const nameIds = new Map(
+      (await admin.query<{ id: number; name: string }>(`SELECT id, name FROM "${schema}".search_names`)).rows.map(
+        (r) => [r.name, r.id] as const,
+      ),
+    );
+    const nameId = (name: string): number => {
+      const id = nameIds.get(name);
+      if (id === undefined) throw new Error(`no search name id for ${name}`);
+      return id;
+    };
     const key = (name: BenchProperty): number => {
       const short = name.slice('bench.'.length) as SearchBenchProperty;
       const id = keyIds.get(`${propertyUrn(short)} ${loaded.keys[short]}`);
@@ -472,7 +483,7 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
 
       // The search issue's cases: count + first 20.
       for (const c of CASES) {
-        const sql = hand.get(c.label)!.sql(`"${schema}"`, key);
+        const sql = hand.get(c.label)!.sql(`"${schema}"`, key, nameId);
         const input = scrollInput(c.filters);
         const viaCatalog = async () => {
           const r = await pgCatalog.search.scroll(ADMIN, input);
@@ -499,7 +510,7 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
       }
       // The search issue's facets over the whole corpus.
       for (const name of FACETS) {
-        const sql = hand.get(`facet ${name} over the whole corpus (20 values)`)!.sql(`"${schema}"`, key);
+        const sql = hand.get(`facet ${name} over the whole corpus (20 values)`)!.sql(`"${schema}"`, key, nameId);
         const input = { types: ['DATASET' as const], query: '*', facets: [field(name)], searchFlags: { maxAggValues: 20 } };
         const viaCatalog = async () =>
           (await pgCatalog.search.aggregate(ADMIN, input)).facets[0]!.aggregations.map((a) => ({ value: a.value, count: a.count }));
@@ -530,7 +541,7 @@ export async function runPostgresBench(options: { entities?: number } = {}): Pro
       const pgFields = await resolveFields(pgCatalog);
       const sqliteFields = await resolveFields(sqliteCatalog);
       for (const workload of workloads(words)) {
-        const sql = workload.sql(`"${schema}"`, key);
+        const sql = workload.sql(`"${schema}"`, key, nameId);
         const statement = { text: sql.text, values: sql.values };
         const check = await runRequest(pgAdapter, workload, pgFields);
         const handRows = (await client.query(statement)).rows as Array<Record<string, unknown>>;

@@ -494,6 +494,228 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
     });
   });
 
+  describe('a schema of schema version 6 (standard field rows naming their field and type as text)', () => {
+    const URN_A = 'urn:li:dataset:(urn:li:dataPlatform:hive,v6_a,PROD)';
+    const URN_B = 'urn:li:dataset:(urn:li:dataPlatform:kafka,v6_b,DEV)';
+    const fieldIs = (name: string, operator: SearchCondition['operator'], values: string[]): SearchCondition => ({
+      field: { kind: 'field', name },
+      operator,
+      values,
+      negated: false,
+    });
+
+    /** Written as version 6 wrote rows: two documents with fields, one soft-deleted, one value with a stored lower-casing. */
+    async function version6Schema(role?: string): Promise<string> {
+      const schema = schemas.freshSchema();
+      const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+      try {
+        const h = createHandle(pool, schema);
+        await migrate(h, 6);
+        const s = h.s;
+        const ids: string[] = [];
+        for (const [urn, removed] of [
+          [URN_A, false],
+          [URN_B, true],
+        ] as const) {
+          const [entity] = await h.query<{ id: string }>(
+            `INSERT INTO ${s}.entities (urn, entity_type, version, removed) VALUES ($1, 'dataset', 1, $2) RETURNING id::text`,
+            [urn, removed],
+          );
+          ids.push(entity!.id);
+          await h.execute(`INSERT INTO ${s}.search_text (entity_id, tsv) VALUES ($1, $2::tsvector)`, [
+            entity!.id,
+            documentVector({ name: 'orders', description: 'daily orders', urnKey: 'orders' }),
+          ]);
+        }
+        const field = (id: string, name: string, value: string, removed: boolean, first = true) =>
+          h.execute(
+            `INSERT INTO ${s}.search_fields (field, value, entity_id, value_lower, entity_type, removed, first_of_field)
+             VALUES ($1, $2, $3, $4, 'dataset', $5, $6)`,
+            [name, value, id, storedLower(value), removed, first],
+          );
+        await field(ids[0]!, 'platform', 'urn:li:dataPlatform:hive', false);
+        await field(ids[0]!, 'origin', 'PROD', false);
+        await field(ids[0]!, 'name', 'Ärger', false);
+        await field(ids[1]!, 'platform', 'urn:li:dataPlatform:kafka', true);
+        await field(ids[1]!, 'origin', 'DEV', true);
+        await field(ids[1]!, 'tags', 'a', true);
+        await field(ids[1]!, 'tags', 'b', true, false);
+        if (role) {
+          await h.script(`GRANT USAGE ON SCHEMA ${s} TO "${role}"`);
+          await h.script(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO "${role}"`);
+          await h.script(`GRANT USAGE ON SEQUENCE ${s}.entities_id_seq TO "${role}"`);
+        }
+      } finally {
+        await pool.end();
+      }
+      return schema;
+    }
+
+    it('is migrated in place: the rows name their field and type by id, and searches and facets answer as before', async () => {
+      const schema = await version6Schema();
+      const adapter = schemas.adapter({ schema });
+      adapters.push(adapter);
+      await adapter.open();
+      expect(await schemas.query(`SELECT version FROM "${schema}".metacatalog_schema_version`)).toEqual([{ version: SCHEMA_VERSION }]);
+      expect((await schemas.query<{ name: string }>(`SELECT name FROM "${schema}".search_names ORDER BY name`)).map((r) => r.name)).toEqual(
+        ['dataset', 'name', 'origin', 'platform', 'tags'],
+      );
+      const rows = await schemas.query(
+        `SELECT e.urn, n.name AS field, t.name AS type, f.value, f.value_lower, f.removed, f.first_of_field
+         FROM "${schema}".search_fields f JOIN "${schema}".entities e ON e.id = f.entity_id
+         JOIN "${schema}".search_names n ON n.id = f.field_id JOIN "${schema}".search_names t ON t.id = f.type_id
+         ORDER BY e.urn, n.name, f.value`,
+      );
+      expect(rows).toEqual([
+        { urn: URN_A, field: 'name', type: 'dataset', value: 'Ärger', value_lower: 'ärger', removed: false, first_of_field: true },
+        { urn: URN_A, field: 'origin', type: 'dataset', value: 'PROD', value_lower: null, removed: false, first_of_field: true },
+        {
+          urn: URN_A,
+          field: 'platform',
+          type: 'dataset',
+          value: 'urn:li:dataPlatform:hive',
+          value_lower: null,
+          removed: false,
+          first_of_field: true,
+        },
+        { urn: URN_B, field: 'origin', type: 'dataset', value: 'DEV', value_lower: null, removed: true, first_of_field: true },
+        {
+          urn: URN_B,
+          field: 'platform',
+          type: 'dataset',
+          value: 'urn:li:dataPlatform:kafka',
+          value_lower: null,
+          removed: true,
+          first_of_field: true,
+        },
+        { urn: URN_B, field: 'tags', type: 'dataset', value: 'a', value_lower: null, removed: true, first_of_field: true },
+        { urn: URN_B, field: 'tags', type: 'dataset', value: 'b', value_lower: null, removed: true, first_of_field: false },
+      ]);
+      const indexes = await schemas.query<{ indexname: string; indexdef: string }>(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'search_fields' ORDER BY indexname`,
+        [schema],
+      );
+      expect(indexes.map((i) => i.indexname)).toEqual(['search_fields_by_entity', 'search_fields_by_value']);
+      expect(indexes[1]!.indexdef).toContain('(field_id, value, type_id, removed, first_of_field)');
+
+      const urns = async (conditions: SearchCondition[], includeRemoved = false) =>
+        (await adapter.search({ ...search([conditions]), includeRemoved })).hits.map((h) => h.urn);
+      expect(await urns([fieldIs('origin', 'EQUAL', ['PROD'])])).toEqual([URN_A]);
+      expect(await urns([fieldIs('origin', 'EQUAL', ['DEV'])])).toEqual([]);
+      expect(await urns([fieldIs('origin', 'EQUAL', ['DEV'])], true)).toEqual([URN_B]);
+      expect(await urns([fieldIs('name', 'IEQUAL', ['ÄRGER'])])).toEqual([URN_A]);
+      expect((await adapter.search({ ...search([[fieldIs('tags', 'EXISTS', [])]]), includeRemoved: true })).total).toBe(1);
+      expect(
+        (await adapter.search({ ...search([[fieldIs('platform', 'START_WITH', ['urn:li:dataPlatform:'])]]), includeRemoved: true })).total,
+      ).toBe(2);
+      // A field or a type no row was ever written with matches nothing.
+      expect(await urns([fieldIs('owners', 'EXISTS', [])], true)).toEqual([]);
+      expect(
+        (await adapter.search({ ...search([[fieldIs('origin', 'EXISTS', [])]]), entityTypes: ['chart'], includeRemoved: true })).total,
+      ).toBe(0);
+      const facets = await adapter.aggregate({
+        entityTypes: ['dataset'],
+        includeRemoved: true,
+        filter: [],
+        facets: [
+          { kind: 'field', name: 'origin' },
+          { kind: 'field', name: 'tags' },
+          { kind: 'field', name: 'owners' },
+        ],
+        maxValues: 10,
+      });
+      expect(facets.map((f) => f.buckets)).toEqual([
+        [
+          { value: 'DEV', count: 1 },
+          { value: 'PROD', count: 1 },
+        ],
+        [
+          { value: 'a', count: 1 },
+          { value: 'b', count: 1 },
+        ],
+        [],
+      ]);
+      // Joined with a filtered scope, the same.
+      const scoped = await adapter.aggregate({
+        entityTypes: ['dataset'],
+        includeRemoved: false,
+        filter: [[fieldIs('platform', 'EQUAL', ['urn:li:dataPlatform:hive'])]],
+        facets: [{ kind: 'field', name: 'origin' }],
+        maxValues: 10,
+      });
+      expect(scoped[0]!.buckets).toEqual([{ value: 'PROD', count: 1 }]);
+
+      // Rewritten by this release: the old rows go, the new ones name a new type and field by new ids.
+      await adapter.commit({
+        entities: [
+          {
+            urn: URN_A,
+            entityType: 'dataset',
+            expectVersion: 1,
+            put: [{ name: 'info', value: {}, version: 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+            searchDocument: { ...doc(URN_A, 'Gold'), entityType: 'dataset', fields: { origin: ['QA'], owners: ['urn:li:corpuser:x'] } },
+          },
+        ],
+      });
+      expect(await urns([fieldIs('origin', 'EQUAL', ['PROD'])])).toEqual([]);
+      expect(await urns([fieldIs('origin', 'EQUAL', ['QA'])])).toEqual([URN_A]);
+      expect(await urns([fieldIs('owners', 'EXISTS', [])])).toEqual([URN_A]);
+      expect(await schemas.query<{ name: string }>(`SELECT name FROM "${schema}".search_names WHERE name = 'owners'`)).toHaveLength(1);
+    });
+
+    it('hands the grants of the old table to the new one and to the dictionary: a role that could write fields still can', async () => {
+      const role = `mc_v6_${Math.random().toString(16).slice(2, 10)}`;
+      await schemas.query(`CREATE ROLE "${role}" NOLOGIN`);
+      try {
+        const schema = await version6Schema(role);
+        const owner = schemas.adapter({ schema });
+        await owner.open();
+        await owner.close();
+        const privileges = await schemas.query<{ table_name: string; privilege_type: string }>(
+          `SELECT table_name, privilege_type FROM information_schema.role_table_grants
+           WHERE grantee = $1 AND table_schema = $2 AND table_name IN ('search_fields', 'search_names') ORDER BY 1, 2`,
+          [role, schema],
+        );
+        for (const table of ['search_fields', 'search_names'])
+          expect(privileges.filter((p) => p.table_name === table).map((p) => p.privilege_type)).toEqual([
+            'DELETE',
+            'INSERT',
+            'SELECT',
+            'UPDATE',
+          ]);
+        const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2, options: `-c role=${role}` });
+        try {
+          const adapter = createPostgresAdapter({ pool }, { schema });
+          await adapter.open();
+          const urn = 'urn:li:chart:(looker,v6_chart)';
+          // A new entity type and a new field name: the role adds them to the dictionary.
+          await adapter.commit({
+            entities: [
+              {
+                urn,
+                entityType: 'chart',
+                expectVersion: 0,
+                put: [
+                  { name: 'info', value: {}, version: 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } },
+                ],
+                searchDocument: { ...doc(urn, 'Gold'), entityType: 'chart', fields: { tool: ['looker'], origin: ['PROD'] } },
+              },
+            ],
+          });
+          const found = await adapter.search({ ...search([[fieldIs('tool', 'EQUAL', ['looker'])]]), entityTypes: ['chart'] });
+          expect(found.hits.map((h) => h.urn)).toEqual([urn]);
+          expect((await adapter.search({ ...search([[fieldIs('origin', 'EQUAL', ['PROD'])]]), entityTypes: [] })).total).toBe(2);
+          await adapter.close();
+        } finally {
+          await pool.end();
+        }
+      } finally {
+        await schemas.query(`DROP OWNED BY "${role}"`);
+        await schemas.query(`DROP ROLE "${role}"`);
+      }
+    });
+  });
+
   describe('storage rules', () => {
     it('keeps the search document on the entity row, a lower-casing only where needed, and drops it with the document', async () => {
       const schema = schemas.freshSchema();

@@ -160,6 +160,7 @@ async function writeRun(
       .filter((w) => w.searchDocument)
       .map((w) => ({ urn: w.urn, entityId: idOf(w), isNew: !existing.has(w.urn), doc: w.searchDocument! })),
     (property, definitionKey) => keys.get(property, definitionKey),
+    (name) => keys.nameId(name),
   );
 
   const { created, dropped } = await statement.run(tx);
@@ -221,7 +222,9 @@ async function commitTogether(
   faultInjector: FaultInjectionOptions['faultInjector'],
 ): Promise<void> {
   const entities = batches.length === 1 ? (batches[0]!.entities ?? []) : batches.flatMap((b) => b.entities ?? []);
-  await stores.keys.prepare(entities.map((w) => w.searchDocument));
+  const docs = entities.map((w) => w.searchDocument);
+  await stores.keys.prepare(docs);
+  await stores.keys.prepareNames(docs);
   const packer = new Packer();
   const completeJobs = batches.flatMap((b) => b.completeJobs ?? []);
   const feed: WriteBatch = {

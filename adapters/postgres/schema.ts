@@ -1,6 +1,7 @@
 import { changesMigration } from './changes';
 import { compactMigration, entityDocumentMigration } from './migration-compact';
 import { referencesMigration } from './migration-references';
+import { searchNamesMigration } from './migration-search-names';
 import { valueIndexMigration } from './migration-value-index';
 import type { PgHandle, Queryable } from './database';
 
@@ -138,6 +139,8 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
   valueIndexMigration,
   // Events and aspects refer to entity rows, aspect rows and shared metadata (adapters/postgres/migration-references.ts).
   referencesMigration,
+  // Standard field rows name their field and type by dictionary ids (adapters/postgres/migration-search-names.ts).
+  searchNamesMigration,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

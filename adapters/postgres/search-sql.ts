@@ -1,4 +1,5 @@
 import type { SearchCondition, SearchField, SearchScope } from '../../src/adapter/types';
+import type { Ids, PropertyKeys } from './property-keys';
 import { textQuery } from './text';
 
 // The SQL of search scopes and conditions, shared by search and aggregation: every value a parameter
@@ -111,13 +112,13 @@ export function propertyColumn(field: Extract<SearchField, { kind: 'property' }>
 export function conditionIds(
   s: string,
   p: Params,
-  keyOf: KeyOf,
+  ids: Ids,
   condition: SearchCondition,
-  rowScope?: (alias: string) => string,
+  rowScope?: RowScope,
   withSole = false,
 ): string | 'FALSE' {
   const { field, operator, values } = condition;
-  const scoped = (alias: string): string => (rowScope ? ` AND ${rowScope(alias)}` : '');
+  const scoped = (alias: string, table: 'fields' | 'values'): string => (rowScope ? ` AND ${rowScope(alias, table)}` : '');
   // With a row scope (the count path), EXISTS reads each document's first row only: one per document.
   const firstOnly = (column: string): string => (rowScope && operator === 'EXISTS' ? ` AND ${column}` : '');
   switch (field.kind) {
@@ -128,13 +129,16 @@ export function conditionIds(
       return test === 'FALSE' ? 'FALSE' : `SELECT x.entity_id FROM ${s}.search_docs x${test === 'TRUE' ? '' : ` WHERE ${test}`}`;
     }
     case 'field': {
+      // A name the dictionary does not hold was never written: no row has it.
+      const fieldId = ids.name(field.name);
+      if (fieldId === undefined) return 'FALSE';
       const test = valueTest(p, operator, values, { str: 'f.value', lower: 'f.value_lower' });
       return test === 'FALSE'
         ? 'FALSE'
-        : `SELECT f.entity_id${withSole ? ', false AS sole' : ''} FROM ${s}.search_fields f WHERE f.field = ${p.add(field.name, 'text')}${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('f')}${firstOnly('f.first_of_field')}`;
+        : `SELECT f.entity_id${withSole ? ', false AS sole' : ''} FROM ${s}.search_fields f WHERE f.field_id = ${p.add(fieldId, 'smallint')}${test === 'TRUE' ? '' : ` AND ${test}`}${scoped('f', 'fields')}${firstOnly('f.first_of_field')}`;
     }
     case 'property': {
-      const keyId = keyOf(field.propertyUrn, field.definitionKey);
+      const keyId = ids.key(field.propertyUrn, field.definitionKey);
       if (keyId === undefined) return 'FALSE';
       // Only values of the key's kind can match its rows (a number never equals a string).
       const number = field.valueKind === 'number';
@@ -150,21 +154,21 @@ export function conditionIds(
         ...(implied ? [] : [`${propertyColumn(field, 'v')} IS NOT NULL`]),
         ...(test === 'TRUE' ? [] : [test]),
       ].join(' AND ');
-      return `SELECT v.entity_id${withSole ? ', v.sole_of_key AS sole' : ''} FROM ${s}.property_values v WHERE ${where}${scoped('v')}${firstOnly('v.first_of_key')}`;
+      return `SELECT v.entity_id${withSole ? ', v.sole_of_key AS sole' : ''} FROM ${s}.property_values v WHERE ${where}${scoped('v', 'values')}${firstOnly('v.first_of_key')}`;
     }
   }
 }
 
 /** One condition over the search document `d`: on its own columns, or membership in the ids that match. */
-function conditionSql(s: string, p: Params, keyOf: KeyOf, condition: SearchCondition): string {
+function conditionSql(s: string, p: Params, ids: Ids, condition: SearchCondition): string {
   const { field, operator, values } = condition;
   let matched: string;
   if (field.kind === 'entityType' || field.kind === 'urn') {
     const column = field.kind === 'urn' ? 'urn' : 'entity_type';
     matched = valueTest(p, operator, values, { str: `d.${column}`, lower: `d.${column}_lower` });
   } else {
-    const ids = conditionIds(s, p, keyOf, condition);
-    matched = ids === 'FALSE' ? 'FALSE' : `d.entity_id IN (${ids})`;
+    const matching = conditionIds(s, p, ids, condition);
+    matched = matching === 'FALSE' ? 'FALSE' : `d.entity_id IN (${matching})`;
   }
   return condition.negated ? `NOT ${wrap(matched)}` : matched;
 }
@@ -173,18 +177,18 @@ function conditionSql(s: string, p: Params, keyOf: KeyOf, condition: SearchCondi
  * Several groups (an OR): the matching ids as one set, a UNION over the groups, so the server builds
  * each group's ids once instead of testing every document against every group.
  */
-function filterIds(s: string, p: Params, keyOf: KeyOf, filter: SearchCondition[][]): string | 'FALSE' {
+function filterIds(s: string, p: Params, ids: Ids, filter: SearchCondition[][]): string | 'FALSE' {
   const groups: string[] = [];
   for (const group of filter) {
     // A group with a condition that cannot match is left out; that is decided on scratch parameters
     // first, so that no parameter is left unused in the statement.
-    if (group.some((c) => !c.negated && conditionIds(s, new Params(), keyOf, c) === 'FALSE')) continue;
+    if (group.some((c) => !c.negated && conditionIds(s, new Params(), ids, c) === 'FALSE')) continue;
     const positive: string[] = [];
     const negative: string[] = [];
     for (const condition of group) {
-      const ids = conditionIds(s, p, keyOf, condition);
-      if (ids === 'FALSE') continue; // only a negated one can be FALSE here: NOT FALSE constrains nothing
-      (condition.negated ? negative : positive).push(ids);
+      const matching = conditionIds(s, p, ids, condition);
+      if (matching === 'FALSE') continue; // only a negated one can be FALSE here: NOT FALSE constrains nothing
+      (condition.negated ? negative : positive).push(matching);
     }
     // The first condition's ids, semi-joined with the others' (so a multi-valued field cannot multiply
     // rows), less the negated ones' (NOT IN: each hashed once).
@@ -201,8 +205,11 @@ function wrap(sql: string): string {
   return /^[A-Z]+$/.test(sql) || sql.startsWith('(') ? sql : `(${sql})`;
 }
 
-/** The dictionary id of a (property, definition key) pair; undefined when no value was ever written under it. */
-export type KeyOf = (property: string, definitionKey: string) => number | undefined;
+/**
+ * Types and removed flag tested on a row itself: of `search_docs` and `property_values` (which name
+ * the type), or of `search_fields` (which carry the type's id in the `search_names` dictionary).
+ */
+export type RowScope = (alias: string, table: 'docs' | 'fields' | 'values') => string;
 
 export interface Scope {
   /** `search_docs d`, joined with `search_text t` when there is a full-text query. */
@@ -213,7 +220,7 @@ export interface Scope {
 }
 
 /** FROM and WHERE over `search_docs d` for a scope: type, removed, full text, then the OR of ANDs. */
-export function scopeSql(s: string, p: Params, keyOf: KeyOf, scope: SearchScope): Scope {
+export function scopeSql(s: string, p: Params, ids: Ids, scope: SearchScope): Scope {
   const parts: string[] = [];
   let from = `${s}.search_docs d`;
   if (!scope.includeRemoved) parts.push('NOT d.removed');
@@ -233,10 +240,10 @@ export function scopeSql(s: string, p: Params, keyOf: KeyOf, scope: SearchScope)
   // An empty group matches everything, and so does a filter that has one.
   if (scope.filter.length > 0 && !scope.filter.some((group) => group.length === 0)) {
     if (scope.filter.length === 1) {
-      parts.push(scope.filter[0]!.map((c) => conditionSql(s, p, keyOf, c)).join(' AND '));
+      parts.push(scope.filter[0]!.map((c) => conditionSql(s, p, ids, c)).join(' AND '));
     } else {
-      const ids = filterIds(s, p, keyOf, scope.filter);
-      parts.push(ids === 'FALSE' ? 'FALSE' : `d.entity_id IN (${ids})`);
+      const matching = filterIds(s, p, ids, scope.filter);
+      parts.push(matching === 'FALSE' ? 'FALSE' : `d.entity_id IN (${matching})`);
     }
   }
   return { from, where: parts.length > 0 ? parts.join(' AND ') : 'TRUE', ...(tsquery ? { tsquery } : {}) };
@@ -248,17 +255,36 @@ export function propertyPairs(scope: SearchScope, facets: readonly SearchField[]
   return fields.flatMap((f) => (f.kind === 'property' ? [{ property: f.propertyUrn, definitionKey: f.definitionKey }] : []));
 }
 
-/** Types and removed flag tested on a value row itself (`search_fields` and `property_values` carry them). */
-export function rowScopeOf(p: Params, scope: SearchScope): (alias: string) => string {
+/** The standard field names and entity types a request names, resolved to `search_names` ids. */
+export function searchNames(scope: SearchScope, facets: readonly SearchField[] = []): string[] {
+  const fields = [...scope.filter.flat().map((c) => c.field), ...facets];
+  return [...fields.flatMap((f) => (f.kind === 'field' ? [f.name] : [])), ...scope.entityTypes];
+}
+
+/** The ids a request needs from both dictionaries. */
+export function requestIds(keys: PropertyKeys, scope: SearchScope, facets: readonly SearchField[] = []): Promise<Ids> {
+  return keys.lookupIds(propertyPairs(scope, facets), searchNames(scope, facets));
+}
+
+/**
+ * Types and removed flag tested on a row itself (`search_docs`, and the value rows of `search_fields`
+ * and `property_values`, which carry them). A type the dictionary does not name has no field rows.
+ */
+export function rowScopeOf(p: Params, ids: Ids, scope: SearchScope): RowScope {
   const types = [...new Set(scope.entityTypes)];
+  const typeIds = types.flatMap((t) => ids.name(t) ?? []);
   let typeParam: string | undefined;
-  // The parameter is added on first use only: an unused parameter has no type the server can infer.
+  let typeIdParam: string | undefined;
+  // Parameters are added on first use only: an unused parameter has no type the server can infer.
   const typesParam = (): string => (typeParam ??= types.length === 1 ? p.add(types[0], 'text') : p.add(types, 'text[]'));
-  return (alias) =>
-    [
-      ...(scope.includeRemoved ? [] : [`NOT ${alias}.removed`]),
-      ...(types.length === 0
-        ? []
-        : [types.length === 1 ? `${alias}.entity_type = ${typesParam()}` : `${alias}.entity_type = ANY(${typesParam()})`]),
-    ].join(' AND ') || 'TRUE';
+  const typeIdsParam = (): string => (typeIdParam ??= typeIds.length === 1 ? p.add(typeIds[0], 'smallint') : p.add(typeIds, 'smallint[]'));
+  const typeTest = (alias: string, table: 'docs' | 'fields' | 'values'): string => {
+    if (table !== 'fields')
+      return types.length === 1 ? `${alias}.entity_type = ${typesParam()}` : `${alias}.entity_type = ANY(${typesParam()})`;
+    if (typeIds.length === 0) return 'FALSE';
+    return typeIds.length === 1 ? `${alias}.type_id = ${typeIdsParam()}` : `${alias}.type_id = ANY(${typeIdsParam()})`;
+  };
+  return (alias, table) =>
+    [...(scope.includeRemoved ? [] : [`NOT ${alias}.removed`]), ...(types.length === 0 ? [] : [typeTest(alias, table)])].join(' AND ') ||
+    'TRUE';
 }

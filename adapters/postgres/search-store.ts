@@ -1,7 +1,7 @@
 import type { SeveralValuesRequest, SeveralValuesResponse } from '../../src/adapter/types';
 import type { PgHandle } from './database';
 import type { PropertyKeys } from './property-keys';
-import { Params, propertyPairs, scopeSql } from './search-sql';
+import { Params, requestIds, scopeSql } from './search-sql';
 
 /** What `lower()` does to a text in the "C" collation: ASCII letters only. */
 const asciiLower = (value: string): string => value.replace(/[A-Z]+/g, (m) => m.toLowerCase());
@@ -53,10 +53,10 @@ export async function findEntitiesWithSeveralPropertyValues(
   request: SeveralValuesRequest,
 ): Promise<SeveralValuesResponse> {
   const filter = request.filter ?? [];
-  const keyOf = await keys.lookup(propertyPairs({ entityTypes: [], filter, includeRemoved: true }));
+  const ids = await requestIds(keys, { entityTypes: [], filter, includeRemoved: true });
   const p = new Params();
   const key = `k.property = ${p.add(request.propertyUrn, 'text')} AND k.def_key = ${p.add(request.definitionKey, 'text')}`;
-  const scope = filter.length ? scopeSql(h.s, p, keyOf, { entityTypes: [], filter, includeRemoved: true }).where : undefined;
+  const scope = filter.length ? scopeSql(h.s, p, ids, { entityTypes: [], filter, includeRemoved: true }).where : undefined;
   const after = p.add(request.afterUrn ?? '', 'text');
   const limit = p.add(Math.max(0, request.limit), 'bigint');
   const several = `SELECT r.entity_id FROM (${valueRowsUnder(h.s, key)}) r GROUP BY r.entity_id HAVING count(*) > 1`;

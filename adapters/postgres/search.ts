@@ -1,7 +1,7 @@
 import type { SearchHit, SearchRequest, SearchResponse, SearchScope, SearchCondition } from '../../src/adapter/types';
 import type { PgHandle } from './database';
-import type { PropertyKeys } from './property-keys';
-import { conditionIds, Params, propertyPairs, rowScopeOf, scopeSql, type KeyOf } from './search-sql';
+import type { Ids, PropertyKeys } from './property-keys';
+import { conditionIds, Params, requestIds, rowScopeOf, scopeSql } from './search-sql';
 import { textQuery } from './text';
 
 /**
@@ -10,9 +10,9 @@ import { textQuery } from './text';
  * the URN index; the count scans what it must).
  */
 export async function search(h: PgHandle, keys: PropertyKeys, request: SearchRequest): Promise<SearchResponse> {
-  const keyOf = await keys.lookup(propertyPairs(request));
+  const ids = await requestIds(keys, request);
   const p = new Params();
-  const scope = scopeSql(h.s, p, keyOf, request);
+  const scope = scopeSql(h.s, p, ids, request);
   const ranked = request.order === 'relevance' && scope.tsquery !== undefined;
   const pageWhere = [scope.where];
   if (request.order === 'urn' && request.afterUrn !== undefined) pageWhere.push(`d.urn > ${p.add(request.afterUrn, 'text')}`);
@@ -20,7 +20,7 @@ export async function search(h: PgHandle, keys: PropertyKeys, request: SearchReq
   const order = ranked ? 'score DESC, d.urn' : 'd.urn';
   const limit = p.add(request.limit, 'bigint');
   const offset = p.add(request.offset ?? 0, 'bigint');
-  const total = countFromValues(h.s, p, keyOf, request) ?? `SELECT count(*) FROM ${scope.from} WHERE ${scope.where}`;
+  const total = countFromValues(h.s, p, ids, request) ?? `SELECT count(*) FROM ${scope.from} WHERE ${scope.where}`;
   const [row] = await h.queryPlannedEachTime<{ total: string; hits: Array<[string, string, number | null]> | null }>(
     `SELECT
        (${total}) AS total,
@@ -46,19 +46,19 @@ export async function search(h: PgHandle, keys: PropertyKeys, request: SearchReq
  * otherwise a document's sole row under the key counts as it is and the others are counted distinct.
  * Undefined when the scope needs `search_docs`.
  */
-function countFromValues(s: string, p: Params, keyOf: KeyOf, scope: SearchScope): string | undefined {
+function countFromValues(s: string, p: Params, ids: Ids, scope: SearchScope): string | undefined {
   if (textQuery(scope.text) !== undefined || scope.filter.length !== 1) return undefined;
   const group = scope.filter[0]!;
   if (group.length === 0 || group.some((c) => c.negated || c.field.kind === 'urn' || c.field.kind === 'entityType')) return undefined;
   // Decided on scratch parameters, so that no parameter is left unused when this path is not taken.
-  if (group.some((c) => conditionIds(s, new Params(), keyOf, c) === 'FALSE')) return undefined;
+  if (group.some((c) => conditionIds(s, new Params(), ids, c) === 'FALSE')) return undefined;
   const onePerDocument = (c: SearchCondition): boolean =>
     ((c.operator === 'EQUAL' || c.operator === 'IN') && c.values.length === 1) || c.operator === 'EXISTS';
   const driver = group.find(onePerDocument) ?? group[0]!;
-  const rowScope = rowScopeOf(p, scope);
+  const rowScope = rowScopeOf(p, ids, scope);
   const perDocument = onePerDocument(driver);
-  const first = conditionIds(s, p, keyOf, driver, rowScope, !perDocument) as string;
-  const others = group.filter((c) => c !== driver).map((c) => `c0.entity_id IN (${conditionIds(s, p, keyOf, c) as string})`);
+  const first = conditionIds(s, p, ids, driver, rowScope, !perDocument) as string;
+  const others = group.filter((c) => c !== driver).map((c) => `c0.entity_id IN (${conditionIds(s, p, ids, c) as string})`);
   const rows = `SELECT c0.entity_id${perDocument ? '' : ', c0.sole'} FROM (${first}) c0${others.length > 0 ? ` WHERE ${others.join(' AND ')}` : ''}`;
   // A document's only row under the key counts as it is; the rows of documents with several values
   // under it, distinct (few, usually: the sort they need stays small).

@@ -256,6 +256,7 @@ export class WriteStatement {
   writeSearchDocuments(
     items: ReadonlyArray<{ urn: string; entityId: string; isNew: boolean; doc: SearchDocument }>,
     keyOf: (property: string, definitionKey: string) => number,
+    nameOf: (name: string) => number,
   ): void {
     if (items.length === 0) return;
     const ids = items.map((item) => item.entityId);
@@ -309,28 +310,20 @@ export class WriteStatement {
     });
     if (fields.length > 0) {
       this.ctes.push(`written_fields AS (
-        INSERT INTO ${this.s}.search_fields (entity_id, field, value, value_lower, entity_type, removed, first_of_field)
-        SELECT f.entity_id, f.field, f.value, f.value_lower, f.entity_type, f.removed, f.first
+        INSERT INTO ${this.s}.search_fields (entity_id, field_id, type_id, removed, first_of_field, value, value_lower)
+        SELECT f.entity_id, f.field_id, f.type_id, f.removed, f.first, f.value, f.value_lower
         FROM unnest(${[
           this.param(
             fields.map((r) => r.entityId),
             'bigint[]',
           ),
           this.param(
-            fields.map((r) => r.field),
-            'text[]',
+            fields.map((r) => nameOf(r.field)),
+            'smallint[]',
           ),
           this.param(
-            fields.map((r) => r.value),
-            'text[]',
-          ),
-          this.param(
-            fields.map((r) => storedLower(r.value)),
-            'text[]',
-          ),
-          this.param(
-            fields.map((r) => r.doc.entityType),
-            'text[]',
+            fields.map((r) => nameOf(r.doc.entityType)),
+            'smallint[]',
           ),
           this.param(
             fields.map((r) => r.doc.removed),
@@ -340,7 +333,15 @@ export class WriteStatement {
             fields.map((r) => r.first),
             'boolean[]',
           ),
-        ].join(', ')}) AS f(entity_id, field, value, value_lower, entity_type, removed, first))`);
+          this.param(
+            fields.map((r) => r.value),
+            'text[]',
+          ),
+          this.param(
+            fields.map((r) => storedLower(r.value)),
+            'text[]',
+          ),
+        ].join(', ')}) AS f(entity_id, field_id, type_id, removed, first, value, value_lower))`);
     }
     if (values.length > 0) {
       this.ctes.push(`written_values AS (
