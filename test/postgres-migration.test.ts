@@ -764,6 +764,54 @@ await withPostgresServer('test/postgres-migration.test.ts', 'postgres migrations
       expect((await adapter.search(search([]))).hits.map((h) => h.urn)).toEqual([OLD_URN]);
     });
 
+    it('registers search names once under concurrent writers, and a fresh adapter spends no dictionary id on names that exist', async () => {
+      const schema = schemas.freshSchema();
+      const writers = [schemas.adapter({ schema }), schemas.adapter({ schema })];
+      adapters.push(...writers);
+      for (const w of writers) await w.open();
+      const names = Array.from({ length: 12 }, (_, i) => `field${i}`);
+      const entity = (urn: string, entityType: string) => ({
+        urn,
+        entityType,
+        expectVersion: 0,
+        put: [{ name: 'info', value: {}, version: 1, created: { time: T0, actor: ACTOR }, lastModified: { time: T0, actor: ACTOR } }],
+        searchDocument: { ...doc(urn, 'Gold'), entityType, fields: Object.fromEntries(names.map((n) => [n, [`${n}-value`]])) },
+      });
+      const urnOf = (w: number, i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,names_${w}_${i},PROD)`;
+      // Both writers meet every new name (and the new type) at the same moment, several times over.
+      await Promise.all(
+        writers.map(async (writer, w) => {
+          for (let i = 0; i < 4; i++) await writer.commit({ entities: [entity(urnOf(w, i), 'dashboard')] });
+        }),
+      );
+      const dictionary = () => schemas.query<{ id: number; name: string }>(`SELECT id, name FROM "${schema}".search_names ORDER BY name`);
+      const before = await dictionary();
+      expect(before.map((r) => r.name)).toEqual(['dashboard', ...names].sort());
+      expect(new Set(before.map((r) => r.id)).size).toBe(before.length);
+      for (const name of names) {
+        const found = await writers[0]!.search({
+          ...search([[{ field: { kind: 'field', name }, operator: 'EQUAL', values: [`${name}-value`], negated: false }]]),
+          entityTypes: ['dashboard'],
+        });
+        expect(found.total).toBe(8);
+      }
+      // A new adapter (an empty cache) writing the same names reads their ids: the dictionary's sequence is not spent.
+      const lastId = async () =>
+        (
+          await schemas.query<{ last: number }>(
+            `SELECT last_value::int AS last FROM pg_sequences WHERE schemaname = $1 AND sequencename = 'search_names_id_seq'`,
+            [schema],
+          )
+        )[0]!.last;
+      const spent = await lastId();
+      const fresh = schemas.adapter({ schema });
+      adapters.push(fresh);
+      await fresh.open();
+      await fresh.commit({ entities: [entity(urnOf(9, 0), 'dashboard')] });
+      expect(await dictionary()).toEqual(before);
+      expect(await lastId()).toBe(spent);
+    });
+
     it("marks a value row sole only when it is its document's one value under the key, and counts ranges by document", async () => {
       const schema = schemas.freshSchema();
       const adapter = schemas.adapter({ schema });
