@@ -16,7 +16,10 @@ import { copyGrantsLoop } from './grants';
  * (a role that writes fields may have to add a name), so a deployment's grants keep working.
  */
 export function searchNamesMigration(s: string): string {
+  // Writes to the old table wait until the migration commits (then fail, as the table is gone): none is
+  // lost between the copy and the drop.
   return `
+    LOCK TABLE ${s}.search_fields IN SHARE ROW EXCLUSIVE MODE;
     CREATE TABLE ${s}.search_names (
       id smallint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       name text COLLATE "C" NOT NULL UNIQUE

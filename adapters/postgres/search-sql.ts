@@ -255,10 +255,13 @@ export function propertyPairs(scope: SearchScope, facets: readonly SearchField[]
   return fields.flatMap((f) => (f.kind === 'property' ? [{ property: f.propertyUrn, definitionKey: f.definitionKey }] : []));
 }
 
-/** The standard field names and entity types a request names, resolved to `search_names` ids. */
+/**
+ * The standard field names a request names, and its entity types when it reads standard field rows:
+ * resolved to `search_names` ids (only field rows carry them).
+ */
 export function searchNames(scope: SearchScope, facets: readonly SearchField[] = []): string[] {
-  const fields = [...scope.filter.flat().map((c) => c.field), ...facets];
-  return [...fields.flatMap((f) => (f.kind === 'field' ? [f.name] : [])), ...scope.entityTypes];
+  const fields = [...scope.filter.flat().map((c) => c.field), ...facets].flatMap((f) => (f.kind === 'field' ? [f.name] : []));
+  return fields.length > 0 ? [...fields, ...scope.entityTypes] : [];
 }
 
 /** The ids a request needs from both dictionaries. */
