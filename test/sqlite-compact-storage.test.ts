@@ -59,6 +59,21 @@ describe('packed JSON (the compact SQLite layout)', () => {
       { long: `urn:li:dataset:${'x'.repeat(400)}`, key: 'urn:li:dataset:(urn:li:dataPlatform:hive,db.t,PROD)' },
       // Shapes: an array that looks like a packed shape, keys with no id, values left out as JSON leaves them out.
       { list: ['\x7f{1', 'a'], mixed: { 'not an identifier': 1, name: 2 }, gone: undefined, kept: [undefined, 1] } as unknown as JsonObject,
+      // Repeats: elements and shaped values equal to the one before, short ones, and strings that look like the mark.
+      {
+        same: [{ a: 1 }, { a: 1 }, { a: 1 }, 'long text', 'long text', null, null, 1, 1, '\x7f=', '\x7f=', [], []],
+        stamps: { first: { created, lastModified: stamp }, second: { created, lastModified: stamp }, third: stamp, fourth: stamp },
+        nested: [
+          [
+            ['x', 'x'],
+            ['x', 'x'],
+          ],
+          [
+            ['x', 'x'],
+            ['x', 'x'],
+          ],
+        ],
+      },
     ];
     for (const document of documents) {
       const text = pack(document, { modified: stamp, created }, dict);
@@ -69,6 +84,28 @@ describe('packed JSON (the compact SQLite layout)', () => {
     }
     // Plain JSON (a row written without packing) reads back as it is.
     expect(unpack('{"a":[1,"b"]}', {}, dict)).toEqual({ a: [1, 'b'] });
+  });
+
+  it('writes an element equal to the one before it as a repeat, read back as a copy of its own', () => {
+    const dict = symbols();
+    const urns = ['a', 'b', 'c', 'd', 'e'].map((n) => `urn:li:structuredProperty:${n}`);
+    const metadata: JsonObject = {
+      propertyStamps: Object.fromEntries(urns.map((urn) => [urn, { created: stamp, lastModified: stamp }])),
+      list: [{ x: [1, 2] }, { x: [1, 2] }],
+    };
+    const text = pack(metadata, { modified: stamp }, dict, internMetadata);
+    expect(text.split('\x7f=').length - 1).toBe(5);
+    const back = unpack(text, { modified: stamp }, dict) as {
+      propertyStamps: Record<string, { created: { time: number } }>;
+      list: Array<{ x: number[] }>;
+    };
+    expect(back).toEqual(metadata);
+    back.propertyStamps[urns[0]!]!.created.time = 1;
+    back.list[0]!.x.push(3);
+    expect(back.propertyStamps[urns[1]!]!.created.time).toBe(stamp.time);
+    expect(back.list[1]!.x).toEqual([1, 2]);
+    // Each repeat stands for the element before it only: a repeat first in its array is no document.
+    expect(() => unpack(`["\x7f="]`, {}, dict)).toThrow('repeat');
   });
 
   it('writes repeated URNs, keys and the row stamps once, and leaves free text alone', () => {

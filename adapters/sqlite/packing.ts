@@ -11,6 +11,9 @@ import type { AuditStamp, JsonObject, JsonValue } from '../../src/adapter/types'
  * - an object of two or more such keys is written as an array `["\u007f{<id>", value, ...]`, the id that
  *   of its list of keys (its shape): the keys of an assignment are written once per catalog, not once
  *   per object;
+ * - an element of an array (or a value of a shaped object) whose packed text is that of the element
+ *   before it is written `"\u007f="`: the stamps of every property assignment, for instance, repeat
+ *   one another (schema version 8);
  * - a string that begins with U+007F itself is written with `'` after the mark, so nothing is ambiguous.
  * Plain JSON without U+007F reads back unchanged, so rows written as plain JSON stay readable.
  */
@@ -21,6 +24,8 @@ const LITERAL = "'";
 const SHAPE = '{';
 const MODIFIED = `${MARK}!`;
 const CREATED = `${MARK}*`;
+const REPEAT = `${MARK}=`;
+const REPEAT_TEXT = JSON.stringify(REPEAT);
 const MODIFIED_TEXT = JSON.stringify(MODIFIED);
 const CREATED_TEXT = JSON.stringify(CREATED);
 /** Object keys worth a dictionary id: identifier-like names (schema keys), not free text. */
@@ -89,7 +94,12 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
     return packValue((value as { toJSON(): unknown }).toJSON(), ctx, symbols, intern);
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (packValue(value[i], ctx, symbols, intern) ?? 'null');
+    let previous = '';
+    for (let i = 0; i < value.length; i++) {
+      const packed = packValue(value[i], ctx, symbols, intern) ?? 'null';
+      out += (i ? ',' : '') + (i && packed === previous && packed.length > REPEAT_TEXT.length ? REPEAT_TEXT : packed);
+      previous = packed;
+    }
     return `${out}]`;
   }
   const object = value as Record<string, unknown>;
@@ -117,6 +127,9 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
     packedValues.push(packed);
   }
   if (shaped && packedKeys.length >= 2) {
+    for (let i = packedValues.length - 1; i > 0; i--) {
+      if (packedValues[i] === packedValues[i - 1] && packedValues[i]!.length > REPEAT_TEXT.length) packedValues[i] = REPEAT_TEXT;
+    }
     // The dictionary text of a shape starts with '{': no key or interned string does.
     const shapeText = SHAPE + JSON.stringify(shapeKeys);
     let shape = symbols.shapes.get(shapeText);
@@ -138,12 +151,26 @@ export function pack(value: JsonObject, ctx: PackContext, symbols: Symbols, inte
 function unpackString(text: string, ctx: PackContext, symbols: Symbols): JsonValue {
   const tag = text[1];
   if (tag === LITERAL) return text.slice(2);
+  if (text === REPEAT) throw new Error('internal: a packed repeat without an element before it');
   if (text === MODIFIED || text === CREATED) {
     const stamp = text === MODIFIED ? ctx.modified : ctx.created;
     if (!stamp) throw new Error('internal: a packed stamp without its row stamp');
     return { time: stamp.time, actor: stamp.actor };
   }
   return symbols.textOf(parseInt(text.slice(1), 36));
+}
+
+/** A repeated element is its own copy: a caller that changes one element does not change the other. */
+function copyOf(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copyOf);
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: copyOf(value[key]!), enumerable: true, writable: true, configurable: true });
+    else out[key] = copyOf(value[key]!);
+  }
+  return out;
 }
 
 function unpackValue(value: JsonValue, ctx: PackContext, symbols: Symbols): JsonValue {
@@ -159,15 +186,19 @@ function unpackValue(value: JsonValue, ctx: PackContext, symbols: Symbols): Json
         symbols.shapeKeys.set(id, keys);
       }
       const out: JsonObject = {};
+      let previous: JsonValue = null;
       for (let i = 0; i < keys.length; i++) {
-        const unpacked = unpackValue(value[i + 1]!, ctx, symbols);
+        const raw = value[i + 1]!;
+        const unpacked: JsonValue = i > 0 && raw === REPEAT ? copyOf(previous) : unpackValue(raw, ctx, symbols);
+        previous = unpacked;
         if (keys[i] === '__proto__')
           Object.defineProperty(out, '__proto__', { value: unpacked, enumerable: true, writable: true, configurable: true });
         else out[keys[i]!] = unpacked;
       }
       return out;
     }
-    for (let i = 0; i < value.length; i++) value[i] = unpackValue(value[i]!, ctx, symbols);
+    for (let i = 0; i < value.length; i++)
+      value[i] = i > 0 && value[i] === REPEAT ? copyOf(value[i - 1]!) : unpackValue(value[i]!, ctx, symbols);
     return value;
   }
   const out: JsonObject = {};

@@ -1,5 +1,6 @@
 import { changesMigration } from './changes';
 import { compactMigration } from './compact-migration';
+import { formatKeyIds, parseKeyIds } from './search-store';
 import type { Database } from 'better-sqlite3';
 
 /**
@@ -182,6 +183,22 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     if (!columns.includes('recheck_at')) db.exec('ALTER TABLE search_keys ADD COLUMN recheck_at INTEGER NOT NULL DEFAULT 0');
     const keys = db.prepare('SELECT id, entities FROM search_keys').all() as Array<{ id: number; entities: number }>;
     for (const key of keys) countValuesOrGiveUp(db, key.id, key.entities);
+  },
+  (db) => {
+    // Fewer bytes per entity (docs/adapters.md), the tables unchanged:
+    // - search_values.flags becomes flags_off, the flags a row does NOT have (7 - flags): a key's only
+    //   value, the common case, then holds 0, which SQLite stores in no bytes (a byte less per value
+    //   row, in the table and again in its value index);
+    // - entities.key_ids writes runs of consecutive key ids as ranges ('1-9'; parseKeyIds reads both);
+    // - packed documents write an element equal to the one before it as a repeat mark (packing.ts),
+    //   which a release before this one could not read: hence the version.
+    // Re-running over a file converted already (its version number set back) finds no `flags` column.
+    const columns = db.prepare("SELECT name FROM pragma_table_info('search_values')").pluck().all() as string[];
+    if (columns.includes('flags')) {
+      db.exec('UPDATE search_values SET flags = 7 - flags; ALTER TABLE search_values RENAME COLUMN flags TO flags_off');
+    }
+    db.function('metacatalog_key_ids', { deterministic: true }, (text: unknown) => formatKeyIds(parseKeyIds(String(text))));
+    db.exec("UPDATE entities SET key_ids = metacatalog_key_ids(key_ids) WHERE key_ids LIKE '% %'");
   },
 ];
 

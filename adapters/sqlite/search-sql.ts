@@ -106,14 +106,15 @@ export function valuePredicate(column: string, operator: FilterOperator, values:
 }
 
 /**
- * For a count straight from search_values: a test that keeps one row per entity, or undefined when
+ * For a count straight from search_values: a test that keeps one row per entity (by the flags a row
+ * does not have, `flags_off`: see the schema), or undefined when
  * the operator can match several values of one entity (the count then needs DISTINCT).
  */
 export function oneRowPerEntity(alias: string, operator: FilterOperator, values: ReadonlyArray<string | number>): Fragment | undefined {
   const types = new Set(values.map((v) => typeof v));
   switch (operator) {
     case 'EXISTS':
-      return fragment(`(${alias}.flags & 4) <> 0`);
+      return fragment(`(${alias}.flags_off & 4) = 0`);
     case 'EQUAL':
     case 'IN':
       // (entity, key, value) is unique: one wanted value matches at most one row of an entity.
@@ -121,10 +122,10 @@ export function oneRowPerEntity(alias: string, operator: FilterOperator, values:
     case 'GREATER_THAN':
     case 'GREATER_THAN_OR_EQUAL_TO':
       // "Some value above the bound" is "the largest value above the bound".
-      return types.size === 1 ? fragment(`(${alias}.flags & 2) <> 0`) : undefined;
+      return types.size === 1 ? fragment(`(${alias}.flags_off & 2) = 0`) : undefined;
     case 'LESS_THAN':
     case 'LESS_THAN_OR_EQUAL_TO':
-      return types.size === 1 ? fragment(`(${alias}.flags & 1) <> 0`) : undefined;
+      return types.size === 1 ? fragment(`(${alias}.flags_off & 1) = 0`) : undefined;
     default:
       return undefined;
   }

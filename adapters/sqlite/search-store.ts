@@ -86,6 +86,9 @@ function normalized(value: string | number): string | number {
   return value === 0 ? 0 : value;
 }
 
+/** Every flag of flaggedValues: a key's only value has them all, and is stored with none off (schema version 8). */
+const ALL_FLAGS = 7;
+
 /** The distinct values with their flags (1 = smallest of its type, 2 = largest of its type, 4 = first). */
 function flaggedValues(values: ReadonlyArray<string | number>): Array<[string | number, number]> {
   const distinct = [...new Set(values.map(normalized))];
@@ -100,15 +103,55 @@ function flaggedValues(values: ReadonlyArray<string | number>): Array<[string | 
 }
 
 /**
+ * The entity row's `key_ids`: the keys its document has values under, in id order, separated by
+ * spaces, an asterisk after a key with several values; three or more consecutive ids alike in that
+ * are written as a range `first-last` (`1-9` for keys 1 to 9, `4-6*` for 4, 5 and 6 with several
+ * values each). Schema version 8; before it every id was written alone, which reads the same.
+ */
+export function formatKeyIds(keys: ReadonlyMap<number, boolean>): string {
+  const ids = [...keys.keys()].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < ids.length;) {
+    const several = keys.get(ids[i]!)!;
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1 && keys.get(ids[j + 1]!) === several) j++;
+    const mark = several ? '*' : '';
+    if (j - i >= 2) {
+      parts.push(`${ids[i]}-${ids[j]}${mark}`);
+      i = j + 1;
+    } else {
+      parts.push(`${ids[i]}${mark}`);
+      i++;
+    }
+  }
+  return parts.join(' ');
+}
+
+/** The keys of a `key_ids` text (either form, see formatKeyIds), each with whether it has several values. */
+export function parseKeyIds(text: string): Map<number, boolean> {
+  const keys = new Map<number, boolean>();
+  for (const item of text.split(' ')) {
+    if (item === '') continue;
+    const several = item.endsWith('*');
+    const body = several ? item.slice(0, -1) : item;
+    const dash = body.indexOf('-');
+    if (dash < 0) {
+      keys.set(Number(body), several);
+      continue;
+    }
+    const last = Number(body.slice(dash + 1));
+    for (let id = Number(body.slice(0, dash)); id <= last; id++) keys.set(id, several);
+  }
+  return keys;
+}
+
+/**
  * Deletes the value rows of a document; returns the keys it had, each with whether it had several
  * values. The values of keys that keep per-value counts are read as they go, to be uncounted.
  */
 function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
   const row = h.stmt('SELECT key_ids FROM entities WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
-  const keys = new Map<number, boolean>();
-  for (const item of (row?.key_ids ?? '').split(' ')) {
-    if (item !== '') keys.set(Number(item.replace('*', '')), item.endsWith('*'));
-  }
+  const keys = parseKeyIds(row?.key_ids ?? '');
   const remove = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?');
   const removeCounted = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ? RETURNING value, removed').raw(true);
   for (const key of keys.keys()) {
@@ -251,13 +294,13 @@ export function prepareSearchDocument(h: SqliteHandle, doc: SearchDocument): Pre
     if (property.values.length) collect(keyId(h, 'property', property.propertyUrn, property.definitionKey), property.values);
   }
   const values = new Map<number, Array<[string | number, number]>>();
-  const ids: string[] = [];
+  const keys = new Map<number, boolean>();
   for (const [id, list] of byKey) {
     const flagged = flaggedValues(list);
     values.set(id, flagged);
-    ids.push(flagged.length > 1 ? `${id}*` : String(id));
+    keys.set(id, flagged.length > 1);
   }
-  return { removed: doc.removed ? 1 : 0, keyIds: ids.join(' '), values };
+  return { removed: doc.removed ? 1 : 0, keyIds: formatKeyIds(keys), values };
 }
 
 /**
@@ -274,14 +317,14 @@ export function writeSearchDocument(
 ): void {
   const previous = existed ? clearValues(h, entityId) : new Map<number, boolean>();
   const document = prepared ?? prepareSearchDocument(h, doc);
-  const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags_off) VALUES (?, ?, ?, ?, ?, ?)');
   const now = new Map<number, boolean>();
   const type = document.values.size ? typeKey(h, doc.entityType) : '';
   for (const [id, flagged] of document.values) {
     now.set(id, flagged.length > 1);
     const counted = deltaOf(h, id).values;
     for (const [value, flags] of flagged) {
-      insert.run(id, entityId, value, document.removed, type, flags);
+      insert.run(id, entityId, value, document.removed, type, ALL_FLAGS ^ flags);
       if (counted) addValue(counted, value, document.removed, 1);
     }
   }
