@@ -31,6 +31,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // After each file, whatever process it started and left running is killed (a test that timed out before
+    // stopping its server): no child outlives its file.
+    setupFiles: ['test/support/kill-children.ts'],
     pool: 'forks',
     // Many files wait on processes they spawn, servers and PostgreSQL, but the run as a whole is CPU-bound on
     // two cores: four forks keep both busy, and each fork more would transform and import the library again.
