@@ -39,9 +39,13 @@ function descendants(root: number): Array<{ pid: number; command: string }> {
   return found;
 }
 
+/** esbuild's service: started by its JavaScript API (a file that bundles a fixture), kept for the process's life. */
+const KEPT = /\/esbuild(\.exe)? --service=/;
+
 afterAll(() => {
   if (!existsSync('/proc/self/stat')) return;
   for (const { pid, command } of descendants(process.pid)) {
+    if (KEPT.test(command)) continue;
     try {
       process.kill(pid, 'SIGKILL');
       process.stderr.write(`killed pid ${pid}, left running by the test file: ${command.slice(0, 200)}\n`);
