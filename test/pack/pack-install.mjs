@@ -101,6 +101,13 @@ createFetchHandler();
 createGraphQLSchema('catalog');
 `,
     );
+    // And the repository's type tests written against the package name (test/types: a host's augmentation of
+    // the aspect map, an adapter author's conformance harness), here against the packed declarations.
+    const typeTests = ['augment-package.ts', 'conformance-harness.ts', 'my-adapter.ts'];
+    for (const file of typeTests) {
+      const text = readFileSync(join(root, 'test/types', file), 'utf8').replace(/from '\.\/([\w-]+)'/g, "from './$1.js'");
+      writeFileSync(join(app, file), text);
+    }
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
@@ -115,7 +122,7 @@ createGraphQLSchema('catalog');
           types: ['node'],
           skipLibCheck: true,
         },
-        files: ['use-types.ts'],
+        files: ['use-types.ts', ...typeTests],
       }),
     );
     run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
