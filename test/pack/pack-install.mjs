@@ -5,7 +5,7 @@
 // "N passed, M failed".
 //   node test/pack/pack-install.mjs          (from the repository root; CI runs it)
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -68,6 +68,64 @@ console.log('used');
     );
     const out = run(process.execPath, ['use.mjs']);
     if (!out.includes('used')) throw new Error(out);
+  });
+
+  check('every entry point ships its declarations, and a TypeScript application compiles against them', () => {
+    const installed = join(app, 'node_modules/metacatalog');
+    const { exports } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    for (const [sub, target] of Object.entries(exports)) {
+      if (typeof target === 'string') continue;
+      if (!existsSync(join(installed, target.types))) throw new Error(`${sub}: ${target.types} is not in the package`);
+    }
+    // Strict, resolved through the package's exports map (node16). The @ts-expect-error lines fail the
+    // compile when a declaration is missing or loose (an untyped import would accept them).
+    writeFileSync(
+      join(app, 'use-types.ts'),
+      `import { createCatalog, CatalogError, type Catalog } from 'metacatalog';
+import { createMemoryAdapter } from 'metacatalog/adapters/memory';
+import { createSqliteAdapter } from 'metacatalog/adapters/sqlite';
+import { createPostgresAdapter } from 'metacatalog/adapters/postgres';
+import { createGraphQLSchema } from 'metacatalog/graphql';
+import { createFetchHandler } from 'metacatalog/http';
+import { runConformanceSuite } from 'metacatalog/testing';
+export const catalog: Catalog = createCatalog({ adapter: createMemoryAdapter(), superUsers: ['urn:li:corpuser:admin'] });
+export const handler: (request: Request) => Promise<Response> = createFetchHandler(catalog);
+export const uses = [CatalogError, createSqliteAdapter, createPostgresAdapter, createGraphQLSchema, runConformanceSuite];
+// @ts-expect-error an adapter is an object, not a number
+createCatalog({ adapter: 42 });
+// @ts-expect-error the memory adapter takes no file name
+createMemoryAdapter({ filename: 1 });
+// @ts-expect-error the fetch handler needs a catalog
+createFetchHandler();
+// @ts-expect-error the schema factory needs a catalog
+createGraphQLSchema('catalog');
+`,
+    );
+    // And the repository's type tests written against the package name (test/types: a host's augmentation of
+    // the aspect map, an adapter author's conformance harness), here against the packed declarations.
+    const typeTests = ['augment-package.ts', 'conformance-harness.ts', 'my-adapter.ts'];
+    for (const file of typeTests) {
+      const text = readFileSync(join(root, 'test/types', file), 'utf8').replace(/from '\.\/([\w-]+)'/g, "from './$1.js'");
+      writeFileSync(join(app, file), text);
+    }
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'node16',
+          moduleResolution: 'node16',
+          // Node's types from this repository (the application would install @types/node).
+          typeRoots: [join(root, 'node_modules/@types')],
+          types: ['node'],
+          skipLibCheck: true,
+        },
+        files: ['use-types.ts', ...typeTests],
+      }),
+    );
+    run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
   });
 
   check('the bin runs: npx metacatalog --version and --help', () => {

@@ -1,5 +1,6 @@
-// Checked by `tsc --noEmit` after the build (never run): a host adds its own aspect to the package's typed
-// aspect map by declaration merging on 'metacatalog', and gets the same checks as for built-in aspects.
+// Checked by `tsc --noEmit` (on the sources) and by test/pack/pack-install.mjs (on the packed declarations),
+// never run: a host adds its own aspect to the package's typed aspect map by declaration merging on
+// 'metacatalog', and gets the same checks as for built-in aspects.
 import type { Catalog } from 'metacatalog';
 declare module 'metacatalog' {
   interface AspectMap {
