@@ -206,34 +206,72 @@ export function checkImmutables(
 /**
  * `composeValues(...).change` for an entity that holds no values aspect (nothing visible, hidden or
  * stale to keep), when the caller drops `visible`: the same aspect, made directly. The value holds what
- * the writer sent; the stamps (one object for every property of the entity, shared with `stamp`) are
- * kept beside it.
+ * the writer sent (`sent`: the body as it came, when it is that already); who set each property and when
+ * is kept beside it, in system metadata shared by the entities of the unit of work that name the same
+ * properties (`metadata`).
  */
 export function firstValues(
   drafts: readonly AssignmentDraft[],
-  definitions: ReadonlyMap<string, DefinitionInfo>,
-  stamp: AuditStamp,
+  metadata: FirstValuesMetadata,
+  sent?: JsonObject,
 ): { value: JsonObject; systemMetadata: JsonObject } | undefined {
   const count = drafts.length;
   if (count === 0) return undefined;
+  if (sent) return { value: sent, systemMetadata: metadata.of(drafts) };
   const properties = new Array<PropertyAssignment>(count);
-  const keys: Record<string, string> = {};
-  const stamps: AssignmentStamps = {};
-  const stamped = { created: stamp, lastModified: stamp };
   for (let i = 0; i < count; i++) {
     const draft = drafts[i]!;
-    const propertyUrn = draft.propertyUrn;
-    const sent = draft.values;
-    const values = new Array<PropertyValue>(sent.length);
-    for (let j = 0; j < sent.length; j++) values[j] = toPropertyValue(sent[j]!);
-    properties[i] = draft.sent ? { propertyUrn, values, ...draft.sent } : { propertyUrn, values };
-    keys[propertyUrn] = definitions.get(propertyUrn)!.key;
-    stamps[propertyUrn] = stamped;
+    const given = draft.values;
+    const values = new Array<PropertyValue>(given.length);
+    for (let j = 0; j < given.length; j++) values[j] = toPropertyValue(given[j]!);
+    properties[i] = draft.sent ? { propertyUrn: draft.propertyUrn, values, ...draft.sent } : { propertyUrn: draft.propertyUrn, values };
   }
-  return {
-    value: { properties: properties as unknown as JsonObject[] },
-    systemMetadata: { [PROPERTY_KEYS_METADATA]: keys, [PROPERTY_STAMPS_METADATA]: stamps as unknown as JsonObject },
-  };
+  return { value: { properties: properties as unknown as JsonObject[] }, systemMetadata: metadata.of(drafts) };
+}
+
+/** How many different sets of properties a unit of work shares first-values metadata for (more make their own). */
+const SHARED_METADATA_LIMIT = 8;
+
+/**
+ * The system metadata of first values written by one unit of work (one stamp): the definition key and
+ * the stamps of each property. Entities naming the same properties in the same order get the same
+ * object, frozen: nothing changes stored system metadata in place (a later write makes its own).
+ */
+export class FirstValuesMetadata {
+  private readonly known: Array<{ urns: string[]; metadata: JsonObject }> = [];
+  private readonly stamped: { created: AuditStamp; lastModified: AuditStamp };
+
+  constructor(
+    stamp: AuditStamp,
+    private readonly definitions: ReadonlyMap<string, DefinitionInfo>,
+  ) {
+    this.stamped = Object.freeze({ created: stamp, lastModified: stamp });
+  }
+
+  of(drafts: readonly AssignmentDraft[]): JsonObject {
+    const count = drafts.length;
+    for (const { urns, metadata } of this.known) {
+      if (urns.length !== count) continue;
+      let same = true;
+      for (let i = 0; i < count && same; i++) same = urns[i] === drafts[i]!.propertyUrn;
+      if (same) return metadata;
+    }
+    const urns = new Array<string>(count);
+    const keys: Record<string, string> = {};
+    const stamps: AssignmentStamps = {};
+    for (let i = 0; i < count; i++) {
+      const propertyUrn = drafts[i]!.propertyUrn;
+      urns[i] = propertyUrn;
+      keys[propertyUrn] = this.definitions.get(propertyUrn)!.key;
+      stamps[propertyUrn] = this.stamped;
+    }
+    const metadata: JsonObject = Object.freeze({
+      [PROPERTY_KEYS_METADATA]: Object.freeze(keys),
+      [PROPERTY_STAMPS_METADATA]: Object.freeze(stamps) as unknown as JsonObject,
+    });
+    if (this.known.length < SHARED_METADATA_LIMIT) this.known.push({ urns, metadata });
+    return metadata;
+  }
 }
 
 /**
