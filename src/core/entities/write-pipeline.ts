@@ -199,9 +199,15 @@ export class WritePipeline {
     const routed: Routed[] = new Array<Routed>(items.length);
     // Privileges first: a refusal comes before any owner reads or checks.
     const needs = new Set<Privilege>();
+    // An entity's items come together as a rule: its type is read from its URN once.
+    let lastUrn: string | undefined;
+    let entityType = '';
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
-      const entityType = entityTypeOf(item.urn);
+      if (item.urn !== lastUrn) {
+        lastUrn = item.urn;
+        entityType = entityTypeOf(item.urn);
+      }
       if (item.op === 'deleteEntity') {
         const entityOwner = this.entityOwners.get(entityType);
         needs.add(entityOwner?.deletePrivilege ?? 'EDIT_ENTITY');
@@ -214,7 +220,8 @@ export class WritePipeline {
         if (privilege) needs.add(privilege);
       } else {
         needs.add('EDIT_ENTITY');
-        if (item.op === 'upsert') {
+        // The path is made only when the value has problems to report under it.
+        if (item.op === 'upsert' && !this.ctx.registry.passesAspectSchema(item.aspect, item.value)) {
           const problems = this.ctx.registry.validateAspect(item.aspect, item.value, item.path);
           for (const problem of problems) violations.push(problem);
         }
@@ -404,7 +411,7 @@ export class WritePipeline {
         }
         continue;
       }
-      const plan: EntityPlan = { urn };
+      const plan: EntityPlan = { urn, entityType: slot.read?.entityType ?? slot.entityType };
       if (hasKeys(d.put)) plan.put = d.put;
       if (d.delete?.size) plan.delete = [...d.delete];
       entities.push(plan);
@@ -446,9 +453,31 @@ function record(d: Draft, name: string, change: AspectChange): void {
   d.delete?.delete(name);
 }
 
+/** An upsert as its owner gets it: its path is the item's, read when asked for (only a violation needs it). */
+class OwnedUpsert implements OwnedItem {
+  readonly op = 'upsert' as const;
+  readonly urn: string;
+  readonly aspect: string;
+  readonly value: unknown;
+
+  constructor(
+    private readonly item: Extract<WriteItem, { op: 'upsert' }>,
+    readonly index: number,
+    readonly entityType: string,
+  ) {
+    this.urn = item.urn;
+    this.aspect = item.aspect;
+    this.value = item.value;
+  }
+
+  get path(): string {
+    return this.item.path;
+  }
+}
+
 function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number, entityType: string): OwnedItem {
+  if (item.op === 'upsert') return new OwnedUpsert(item, index, entityType);
   const { op, urn, aspect, path } = item;
-  if (op === 'upsert') return { index, op, urn, entityType, aspect, path, value: item.value };
   if (op === 'patch')
     return {
       index,

@@ -43,6 +43,8 @@ export interface AspectChange {
 /** What to do to one entity. */
 export interface EntityPlan {
   urn: string;
+  /** The entity type of `urn`, when the planner knows it (read from the URN otherwise). */
+  entityType?: string;
   put?: Record<string, AspectChange>;
   delete?: readonly string[];
   deleteEntity?: boolean;
@@ -152,7 +154,7 @@ export class EntityWriter {
       const { urn } = entityPlan;
       if (!wasRead(urn)) throw new Error(`internal: plan touches ${urn}, which was not read`);
       const existing = current.get(urn);
-      const entityType = existing?.entityType ?? entityTypeOf(urn);
+      const entityType = existing?.entityType ?? entityPlan.entityType ?? entityTypeOf(urn);
       if (entityPlan.deleteEntity) {
         if (!existing) continue;
         if (recordEvents) pushDeletions(events, existing, Object.keys(existing.aspects), actor, now);

@@ -34,6 +34,11 @@ export interface AssignmentDraft {
   malformed?: boolean;
   /** The stamps the writer sent with the assignment: stored in the value, read back as sent. */
   sent?: { created?: AuditStamp; lastModified?: AuditStamp };
+  /**
+   * The values as sent (`{ string }` or `{ double }` each), when the draft was read in place: `values`
+   * is made from them when first asked for, which checking them does not need.
+   */
+  readonly given?: readonly PropertyValue[];
 }
 
 export interface StoredValues {
@@ -88,8 +93,9 @@ export function checkAssignments(
   drafts: readonly AssignmentDraft[],
   definitions: ReadonlyMap<string, DefinitionInfo>,
   violations: Violation[],
+  /** The entity type of `entityUrn`, when the caller knows it already. */
+  entityType: string = entityTypeOf(entityUrn),
 ): void {
-  const entityType = entityTypeOf(entityUrn);
   const entityTypeUrn = entityTypeUrnOf(entityType);
   // A few drafts (the usual entity) are compared with the earlier ones; many go through a set.
   const seen = drafts.length > 16 ? new Set<string>() : undefined;
@@ -125,7 +131,8 @@ export function checkAssignments(
       });
     }
     if (draft.malformed) continue;
-    const count = draft.values.length;
+    const given = draft.given;
+    const count = given ? given.length : draft.values.length;
     if (count === 0) {
       violations.push({ path: `${draft.path}/values`, message: `${urn} needs at least one value (remove the property to unset it)` });
     }
@@ -140,7 +147,7 @@ export function checkAssignments(
     // Values already listed (string and number values never equal each other, as their JSON texts differ).
     let listed: Set<string | number> | undefined;
     for (let i = 0; i < count; i++) {
-      const value = draft.values[i]!;
+      const value = given ? fromPropertyValue(given[i]!) : draft.values[i]!;
       const problem = typedValueProblem(info.valueType, allowedTypes, value);
       if (problem) {
         violations.push({ path: `${draft.path}/values/${i}`, message: `value ${formatValue(value)} of ${urn} ${problem}` });

@@ -34,7 +34,7 @@ const BULK_CHUNK = 500;
 interface BulkWish {
   drafts: AssignmentDraft[];
   /** Where the item's value sits. */
-  path: string;
+  at: Where;
   /** The value as sent, when it is what a first write stores as it is (`plainValues`). */
   stored: JsonObject | undefined;
 }
@@ -124,7 +124,7 @@ function wishOf(edit: ValueEdit): Wish {
 export function readValuesInput(input: unknown, violations: Violation[], prefix = '', malformed?: ReadonlySet<number>): AssignmentDraft[] {
   // The usual body is read in one pass, with nothing for any check to find (`plainValues`).
   if (!malformed?.size) {
-    const plain = plainValues(input, prefix);
+    const plain = plainValues(input, { path: prefix });
     if (plain) return plain.drafts;
   }
   // Any other body: the schema says what is wrong with it (the same answer for a valid one).
@@ -138,7 +138,7 @@ export function readValuesInput(input: unknown, violations: Violation[], prefix 
     const item = list[i];
     if (!malformed?.has(i) && plainAssignment(item) !== NOT_PLAIN) {
       // The common case: checked in place, its paths made only if a violation names them.
-      drafts.push(new ReadDraft((item as PlainAssignment).propertyUrn, (item as PlainAssignment).values, prefix, i));
+      drafts.push(new ReadDraft((item as PlainAssignment).propertyUrn, (item as PlainAssignment).values, { path: prefix }, i));
       continue;
     }
     if (!(i in list)) continue; // a hole of a sparse list, as `forEach` skips it
@@ -181,7 +181,7 @@ interface PlainValues {
  * finite number values, all text well-formed): valid for the envelope's schema, with nothing that no
  * input may hold, so it is read in one pass, in place. Undefined for any other body.
  */
-function plainValues(input: unknown, prefix: string): PlainValues | undefined {
+function plainValues(input: unknown, at: Where): PlainValues | undefined {
   if (!isPlainEnvelope(input)) return undefined;
   const list = (input as { properties: unknown[] }).properties;
   const drafts = new Array<AssignmentDraft>(list.length);
@@ -191,9 +191,14 @@ function plainValues(input: unknown, prefix: string): PlainValues | undefined {
     const kind = plainAssignment(item, true);
     if (kind === NOT_PLAIN) return undefined;
     if (kind !== STORED_ORDER) stored = false;
-    drafts[i] = new ReadDraft((item as PlainAssignment).propertyUrn, (item as PlainAssignment).values, prefix, i);
+    drafts[i] = new ReadDraft((item as PlainAssignment).propertyUrn, (item as PlainAssignment).values, at, i);
   }
   return { drafts, stored };
+}
+
+/** Where a value sits in the input (`path` is read only when a violation names it). */
+interface Where {
+  readonly path: string;
 }
 
 /** A draft read from the usual input: its paths (which only a violation needs) and its values are made when asked for. */
@@ -202,8 +207,8 @@ class ReadDraft implements AssignmentDraft {
 
   constructor(
     readonly propertyUrn: string,
-    private readonly given: readonly PropertyValue[],
-    private readonly prefix: string,
+    readonly given: readonly PropertyValue[],
+    private readonly at: Where,
     private readonly index: number,
   ) {}
 
@@ -218,11 +223,11 @@ class ReadDraft implements AssignmentDraft {
   }
 
   get path(): string {
-    return `${this.prefix}/properties/${this.index}`;
+    return `${this.at.path}/properties/${this.index}`;
   }
 
   get urnPath(): string {
-    return `${this.prefix}/properties/${this.index}/propertyUrn`;
+    return `${this.at.path}/properties/${this.index}/propertyUrn`;
   }
 }
 
@@ -420,15 +425,16 @@ export class PropertyValueService {
     const wishes: BulkWish[] = [];
     const named = new Set<string>(options.alsoNamed ?? []);
     for (let k = 0; k < items.length; k++) {
-      const { index, value, path } = items[k]!;
-      const plain = plainValues(value, path);
-      const drafts = plain ? plain.drafts : readValuesInput(value, violations, path);
+      const item = items[k]!;
+      const { value } = item;
+      const plain = plainValues(value, item);
+      const drafts = plain ? plain.drafts : readValuesInput(value, violations, item.path);
       for (let i = 0; i < drafts.length; i++) named.add(drafts[i]!.propertyUrn);
-      wishes[index] = { drafts, path, stored: plain?.stored === true ? (value as JsonObject) : undefined };
+      wishes[item.index] = { drafts, at: item, stored: plain?.stored === true ? (value as JsonObject) : undefined };
     }
     // The one read of definitions for the batch; a unit of work reads more only for stored values naming others.
     const definitions = await loadDefinitions(this.ctx.adapter, named);
-    for (const item of items) checkAssignments(item.urn, wishes[item.index]!.drafts, definitions, violations);
+    for (const item of items) checkAssignments(item.urn, wishes[item.index]!.drafts, definitions, violations, item.entityType);
     if ((options.units ?? 1) > 1 && items.length > 0) {
       // Several commits: immutable values are checked against what is stored before the first one.
       const stored = await this.ctx.adapter.readEntities([...new Set(items.map((item) => item.urn))], [VALUES_ASPECT]);
@@ -438,7 +444,13 @@ export class PropertyValueService {
         const entity = byUrn.get(item.urn);
         const wish = wishes[item.index]!;
         if (entity)
-          checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => `${wish.path}/properties`, violations);
+          checkImmutables(
+            storedValues(entity, definitions).visible,
+            wish.drafts,
+            definitions,
+            () => `${wish.at.path}/properties`,
+            violations,
+          );
       }
     }
     let stamp: AuditStamp | undefined;
@@ -461,7 +473,7 @@ export class PropertyValueService {
           return problems.length > 0 ? undefined : firstValues(wish.drafts, firstMetadata!, wish.stored);
         const stored = storedValues(current, definitions);
         // The drafts were checked against these definitions above: only what depends on the stored values is left.
-        checkImmutables(stored.visible, wish.drafts, definitions, () => `${wish.path}/properties`, problems);
+        checkImmutables(stored.visible, wish.drafts, definitions, () => `${wish.at.path}/properties`, problems);
         if (problems.length > 0) return undefined;
         return composeValues(current, stored, wish.drafts, definitions, stamp, { visible: false }).change;
       },
