@@ -247,7 +247,8 @@ export class WritePipeline {
     throwIfViolations(violations, options.message);
 
     const after = new Map<string, StoredEntity | undefined>();
-    const before = new Map<string, StoredEntity | undefined>();
+    /** Each entity as read, in the order of `after` (the map of them is made only for a caller that asks). */
+    const reads: Array<StoredEntity | undefined> = [];
     const { alongside, completeJobs } = options;
     if ((alongside || completeJobs) && chunks.length > 1) throw new Error('internal: a write alongside the items needs one chunk');
     if (alongside && chunks.length === 0) chunks.push({ items: [], slots: [] });
@@ -270,10 +271,21 @@ export class WritePipeline {
       );
       for (const urn of urns) {
         after.set(urn, written.get(urn));
-        before.set(urn, read.get(urn));
+        reads.push(read.get(urn));
       }
     }
-    return { after, before };
+    let before: Map<string, StoredEntity | undefined> | undefined;
+    return {
+      after,
+      get before() {
+        if (!before) {
+          before = new Map();
+          let i = 0;
+          for (const urn of after.keys()) before.set(urn, reads[i++]);
+        }
+        return before;
+      },
+    };
   }
 
   private async plan(
