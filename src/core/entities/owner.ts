@@ -79,6 +79,12 @@ export interface AspectOwner {
    */
   privilege(entityType: string, aspect: string, op?: OwnedItem['op']): Privilege | undefined;
   /**
+   * The aspects of the entity this owner's plans read. While the batch's earlier items changed none of
+   * them, a plan gets the entity as the unit of work read it (no stand-in is made for it). Left out:
+   * a plan gets the whole entity as the batch's earlier items left it.
+   */
+  readonly reads?: readonly string[];
+  /**
    * Checks every item (adding each violation under the item's path) and reads what the check needs
    * (definitions). Called once per batch, before the unit of work. The entities themselves are read by
    * the unit of work: what depends on them is checked in `plan`.

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../adapter/types';
 import { CatalogError, type Violation } from '../../errors';
 import * as schemas from '../validation/schemas/aspects';
-import { checkSchema, compileSchema } from '../validation';
+import { checkSchema, compileSchema, passesSchema } from '../validation';
 import type { ParsedUrn } from '../urn';
 
 /** An aspect the catalog knows: its JSON schema (compiled once, on first use) and its kind. */
@@ -320,6 +320,11 @@ export class EntityRegistry {
   /** Validates an aspect value against its schema; returns every violation, paths prefixed with `prefix`. */
   validateAspect(aspectName: string, value: unknown, prefix = ''): Violation[] {
     return checkSchema(this.aspect(aspectName).schema, value, prefix);
+  }
+
+  /** Whether `validateAspect` finds nothing (without a path to report under). */
+  passesAspectSchema(aspectName: string, value: unknown): boolean {
+    return passesSchema(this.aspect(aspectName).schema, value);
   }
 
   // --- entity-type URNs and GraphQL names -------------------------------------------------------

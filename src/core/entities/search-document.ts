@@ -78,7 +78,7 @@ export function deriveSearchDocument(
     /** Whether `values` is a new array made here (a field's values never share an array the aspect holds). */
     let fresh = true;
     if (field.fromUrn) {
-      const v = field.fromUrn((parsed ??= parseCheckedUrn(urn)));
+      const v = field.fromUrn((parsed ??= parseCheckedUrn(urn, entityType)));
       if (v !== undefined) values = [v];
     } else if (field.aspect && field.read) {
       const value = aspects[field.aspect]?.value;
@@ -97,9 +97,16 @@ export function deriveSearchDocument(
   const removed = aspects.status?.value.removed === true;
   // `removed` is a standard true/false field of every type (the `status` flag), besides the document flag.
   if (removed) fields[REMOVED_FIELD] = ['true'];
-  const text: SearchDocument['text'] = { urnKey: parsed ? parsed.key : urnKey(urn) };
-  if (name !== undefined) text.name = name;
-  if (description !== undefined) text.description = description;
+  const key = parsed ? parsed.key : urnKey(urn);
+  // One object with its fields at once (no field added later).
+  const text: SearchDocument['text'] =
+    name === undefined
+      ? description === undefined
+        ? { urnKey: key }
+        : { urnKey: key, description }
+      : description === undefined
+        ? { urnKey: key, name }
+        : { urnKey: key, name, description };
   return { urn, entityType, removed, text, fields, properties: propertiesForSearch(aspects.structuredProperties) };
 }
 

@@ -13,6 +13,7 @@ import { jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } f
 import { applyProposals } from './proposals';
 import type { ProposalOutcome } from './proposal-check';
 import { builtInKeyAspect, keyAspectOf } from './key-aspects';
+import type { EntityTypeSpec } from './registry';
 
 /** An aspect as a reader sees it. */
 export interface AspectView {
@@ -107,6 +108,30 @@ function toView(entity: StoredEntity, withSystemMetadata = false): EntityView {
  * Generic entities and aspects: read, write (validated against each aspect's schema, audited,
  * atomic across aspects), delete. Aspects owned by a domain service are routed to it.
  */
+/** Where item `at` of a bulk write sits (`-1`: the write's one item, at the root). */
+function pathAt(at: number): string {
+  return at < 0 ? '' : `/${at}`;
+}
+
+/** An upsert of one aspect of a bulk write: its path (which only a violation needs) is made when asked for. */
+class AspectUpsert {
+  readonly op = 'upsert' as const;
+  systemMetadata?: JsonObject;
+  onlyIfAbsent?: 'aspect' | 'entity';
+  presencePath?: string;
+
+  constructor(
+    readonly urn: string,
+    readonly aspect: string,
+    readonly value: unknown,
+    private readonly at: number,
+  ) {}
+
+  get path(): string {
+    return `${pathAt(this.at)}/aspects/${this.aspect}`;
+  }
+}
+
 export class EntityService {
   readonly pipeline: WritePipeline;
   private readonly readTransforms: readonly ReadTransform[];
@@ -412,28 +437,40 @@ export class EntityService {
     }
     const violations: Violation[] = [];
     const single = items.length === 1;
-    const prefix = (i: number) => (single ? '' : `/${i}`);
     const message = single ? `invalid write to ${items[0]?.urn}` : 'invalid entity writes';
     const writes: WriteItem[] = [];
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      const at = prefix(i);
-      const usable = this.validateUpsert(item, at, violations);
-      const aspects = usable.length ? (item.aspects as Record<string, unknown>) : {};
-      // `usable` lists the aspects in the item's order; `k` counts every aspect of the item, as the first one is checked for `entity`.
+      /** Where the item sits: its paths are made only when a violation names them. */
+      const at = single ? -1 : i;
+      const spec = this.validateUpsert(item, at < 0 ? '' : `/${i}`, violations);
+      if (!spec) continue;
+      const aspects = item.aspects as Record<string, unknown>;
+      // `k` counts every aspect of the item, as the first one is checked for `entity`.
       let k = -1;
       for (const name in aspects) {
         if (!Object.hasOwn(aspects, name)) continue;
         k++;
-        if (!usable.includes(name)) continue;
-        const write: WriteItem = { op: 'upsert', urn: item.urn, aspect: name, value: aspects[name], path: `${at}/aspects/${name}` };
+        if (!this.ctx.registry.hasAspect(name)) {
+          violations.push({ path: `${pathAt(at)}/aspects/${name}`, message: `unknown aspect "${name}"` });
+          continue;
+        }
+        if (!spec.aspects.includes(name)) {
+          violations.push({
+            path: `${pathAt(at)}/aspects/${name}`,
+            message: `entity type "${spec.name}" has no aspect "${name}"; its aspects: ${spec.aspects.join(', ')}`,
+          });
+          continue;
+        }
+        // The value itself is checked by the write path: by its owner's rules, or by the aspect's schema.
+        const write = new AspectUpsert(item.urn, name, aspects[name], at);
         const systemMetadata = item.systemMetadata?.[name];
         if (systemMetadata) write.systemMetadata = systemMetadata;
         // `entity`: one check per entity (its first aspect); `aspect`: one per aspect.
         const onlyIfAbsent = item.onlyIfAbsent === 'aspect' || (item.onlyIfAbsent === 'entity' && k === 0) ? item.onlyIfAbsent : undefined;
         if (onlyIfAbsent) {
           write.onlyIfAbsent = onlyIfAbsent;
-          write.presencePath = onlyIfAbsent === 'aspect' ? write.path : `${at}/urn`;
+          write.presencePath = onlyIfAbsent === 'aspect' ? write.path : `${pathAt(at)}/urn`;
         }
         writes.push(write);
       }
@@ -445,13 +482,15 @@ export class EntityService {
     return views;
   }
 
-  /** Adds the item's structural problems; returns the aspects whose values can be checked further. */
-  private validateUpsert(item: EntityUpsert, prefix: string, violations: Violation[]): string[] {
-    const usable: string[] = [];
+  /**
+   * Adds the item's structural problems but those of its aspect names (the caller checks each name as
+   * it goes); returns the spec of its entity type when its aspects can be checked further.
+   */
+  private validateUpsert(item: EntityUpsert, prefix: string, violations: Violation[]): EntityTypeSpec | undefined {
     const problem = urnProblem(item?.urn);
     if (problem) {
       violations.push({ path: `${prefix}/urn`, message: problem });
-      return usable;
+      return undefined;
     }
     const entityType = entityTypeOf(item.urn);
     if (!this.ctx.registry.hasEntityType(entityType)) {
@@ -459,15 +498,20 @@ export class EntityService {
         path: `${prefix}/urn`,
         message: `unknown entity type "${entityType}"; known types: ${this.ctx.registry.entityTypeNames().join(', ')}`,
       });
-      return usable;
+      return undefined;
     }
     const spec = this.ctx.registry.entityType(entityType);
     if (!item.aspects || typeof item.aspects !== 'object' || Array.isArray(item.aspects)) {
       violations.push({ path: `${prefix}/aspects`, message: 'must be an object of aspect name to value' });
-      return usable;
+      return undefined;
     }
-    const names = Object.keys(item.aspects);
-    if (names.length === 0) violations.push({ path: `${prefix}/aspects`, message: 'names no aspect' });
+    let named = false;
+    for (const name in item.aspects)
+      if (Object.hasOwn(item.aspects, name)) {
+        named = true;
+        break;
+      }
+    if (!named) violations.push({ path: `${prefix}/aspects`, message: 'names no aspect' });
     if (item.onlyIfAbsent !== undefined && item.onlyIfAbsent !== 'aspect' && item.onlyIfAbsent !== 'entity') {
       violations.push({ path: `${prefix}/onlyIfAbsent`, message: 'must be "aspect" or "entity"' });
     }
@@ -475,6 +519,7 @@ export class EntityService {
       if (item.systemMetadata === null || typeof item.systemMetadata !== 'object' || Array.isArray(item.systemMetadata)) {
         violations.push({ path: `${prefix}/systemMetadata`, message: 'must be an object of aspect name to system metadata' });
       } else {
+        const names = Object.keys(item.aspects);
         for (const [name, metadata] of Object.entries(item.systemMetadata)) {
           if (!names.includes(name))
             violations.push({
@@ -485,19 +530,7 @@ export class EntityService {
         }
       }
     }
-    for (const name of names) {
-      // The path is made only for a violation (this runs for every aspect of every item).
-      if (!this.ctx.registry.hasAspect(name)) {
-        violations.push({ path: `${prefix}/aspects/${name}`, message: `unknown aspect "${name}"` });
-      } else if (!spec.aspects.includes(name)) {
-        violations.push({
-          path: `${prefix}/aspects/${name}`,
-          message: `entity type "${entityType}" has no aspect "${name}"; its aspects: ${spec.aspects.join(', ')}`,
-        });
-      } else usable.push(name);
-      // The value itself is checked by the write path: by its owner's rules, or by the aspect's schema.
-    }
-    return usable;
+    return spec;
   }
 
   /**

@@ -70,13 +70,19 @@ export function publicSystemMetadata(aspect: Pick<StoredAspect, 'version' | 'cre
   return out;
 }
 
+/** Whether the object has an own key (without listing them). */
+function hasOwnKeys(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
 /**
  * The system metadata to store with a written aspect: the catalog's own bookkeeping (`own`, which may
  * carry a previous write's fields forward) with the writer's fields replacing any earlier ones.
  */
 export function withKeptSystemMetadata(own: JsonObject | undefined, kept: JsonObject | undefined): JsonObject | undefined {
   // The common case on the bulk path (no writer's metadata before or now): the bookkeeping as it is.
-  if (!kept && !(own && CLIENT_SYSTEM_METADATA in own)) return own && Object.keys(own).length ? own : undefined;
+  if (!kept && !(own && CLIENT_SYSTEM_METADATA in own)) return own && hasOwnKeys(own) ? own : undefined;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(own ?? {})) if (key !== CLIENT_SYSTEM_METADATA) out[key] = value;
   if (kept) out[CLIENT_SYSTEM_METADATA] = kept;

@@ -100,10 +100,36 @@ interface Routed {
   item: WriteItem;
   index: number;
   entityType: string;
-  owner?: AspectOwner | undefined;
+  owner: AspectOwner | undefined;
+  entityOwner: EntityTypeOwner | undefined;
   /** The item as its owner gets it. */
-  owned?: OwnedItem;
-  entityOwner?: EntityTypeOwner | undefined;
+  owned: OwnedItem | undefined;
+  /** The item's entity in its chunk (set when the chunk is cut). */
+  slot: Slot | undefined;
+}
+
+/** Items of whole entities written by one unit of work, and their entities in the order of their first item. */
+interface Chunk {
+  items: Routed[];
+  slots: Slot[];
+}
+
+/**
+ * One entity of a chunk while its unit of work is planned: as it was read, as the chunk's earlier
+ * items left it, and what the plan does to it.
+ */
+interface Slot {
+  urn: string;
+  entityType: string;
+  /** The entity as the unit of work read it. */
+  read: StoredEntity | undefined;
+  /** The entity as the chunk's earlier items left it, apart from what `draft` holds since (`dirty`). */
+  base: StoredEntity | undefined;
+  /** Whether `draft` holds changes that `base` does not show yet. */
+  dirty: boolean;
+  /** Aspects deleted since `base` was made. */
+  gone: string[] | undefined;
+  draft: Draft | undefined;
 }
 
 /** Per-entity plan being built inside the unit of work. */
@@ -173,13 +199,19 @@ export class WritePipeline {
     const routed: Routed[] = new Array<Routed>(items.length);
     // Privileges first: a refusal comes before any owner reads or checks.
     const needs = new Set<Privilege>();
+    // An entity's items come together as a rule: its type is read from its URN once.
+    let lastUrn: string | undefined;
+    let entityType = '';
     for (let index = 0; index < items.length; index++) {
       const item = items[index]!;
-      const entityType = entityTypeOf(item.urn);
+      if (item.urn !== lastUrn) {
+        lastUrn = item.urn;
+        entityType = entityTypeOf(item.urn);
+      }
       if (item.op === 'deleteEntity') {
         const entityOwner = this.entityOwners.get(entityType);
         needs.add(entityOwner?.deletePrivilege ?? 'EDIT_ENTITY');
-        routed[index] = { item, index, entityType, entityOwner };
+        routed[index] = { item, index, entityType, owner: undefined, entityOwner, owned: undefined, slot: undefined };
         continue;
       }
       const owner = this.ownerOf(entityType, item.aspect);
@@ -188,7 +220,8 @@ export class WritePipeline {
         if (privilege) needs.add(privilege);
       } else {
         needs.add('EDIT_ENTITY');
-        if (item.op === 'upsert') {
+        // The path is made only when the value has problems to report under it.
+        if (item.op === 'upsert' && !this.ctx.registry.passesAspectSchema(item.aspect, item.value)) {
           const problems = this.ctx.registry.validateAspect(item.aspect, item.value, item.path);
           for (const problem of problems) violations.push(problem);
         }
@@ -196,7 +229,7 @@ export class WritePipeline {
         if (this.ctx.registry.aspect(item.aspect).timeseries)
           violations.push({ path: item.path, message: `"${item.aspect}" is a timeseries aspect: its rows cannot be appended here` });
       }
-      routed[index] = { item, index, entityType, owner };
+      routed[index] = { item, index, entityType, owner, entityOwner: undefined, owned: undefined, slot: undefined };
     }
     for (const privilege of needs) await this.ctx.authorizer.require(principal, privilege);
     const byOwner = new Map<AspectOwner, OwnedItem[]>();
@@ -214,12 +247,13 @@ export class WritePipeline {
     throwIfViolations(violations, options.message);
 
     const after = new Map<string, StoredEntity | undefined>();
-    const before = new Map<string, StoredEntity | undefined>();
+    /** Each entity as read, in the order of `after` (the map of them is made only for a caller that asks). */
+    const reads: Array<StoredEntity | undefined> = [];
     const { alongside, completeJobs } = options;
     if ((alongside || completeJobs) && chunks.length > 1) throw new Error('internal: a write alongside the items needs one chunk');
-    if (alongside && chunks.length === 0) chunks.push([]);
+    if (alongside && chunks.length === 0) chunks.push({ items: [], slots: [] });
     for (const chunk of chunks) {
-      const urns = distinctUrns(chunk);
+      const urns = chunk.slots.map((slot) => slot.urn);
       if (alongside && !urns.includes(alongside.urn)) urns.push(alongside.urn);
       let read: ReadonlyMap<string, StoredEntity> = new Map();
       const written = await this.ctx.writer.write(
@@ -237,14 +271,25 @@ export class WritePipeline {
       );
       for (const urn of urns) {
         after.set(urn, written.get(urn));
-        before.set(urn, read.get(urn));
+        reads.push(read.get(urn));
       }
     }
-    return { after, before };
+    let before: Map<string, StoredEntity | undefined> | undefined;
+    return {
+      after,
+      get before() {
+        if (!before) {
+          before = new Map();
+          let i = 0;
+          for (const urn of after.keys()) before.set(urn, reads[i++]);
+        }
+        return before;
+      },
+    };
   }
 
   private async plan(
-    chunk: readonly Routed[],
+    chunk: Chunk,
     current: ReadonlyMap<string, StoredEntity>,
     now: number,
     actor: Actor,
@@ -254,14 +299,21 @@ export class WritePipeline {
     const problems: Violation[] = [];
     const conflicts: Violation[] = [];
     const owners = new Set<AspectOwner>();
-    /** URN → position of its last item in the chunk: later items see an entity as the earlier ones left it. */
-    const lastAt = new Map<string, number>();
-    for (let position = 0; position < chunk.length; position++) {
-      const { item, owner } = chunk[position]!;
-      lastAt.set(item.urn, position);
+    // Each entity starts as read (a retried unit of work plans again from its new read).
+    for (const slot of chunk.slots) {
+      const entity = current.get(slot.urn);
+      slot.read = entity;
+      slot.base = entity;
+      slot.dirty = false;
+      slot.gone = undefined;
+      slot.draft = undefined;
+    }
+    const { items } = chunk;
+    for (let position = 0; position < items.length; position++) {
+      const { item, owner, slot } = items[position]!;
       if (owner) owners.add(owner);
       if (item.op !== 'upsert' || !item.onlyIfAbsent) continue;
-      const problem = presenceConflict(item.urn, item.aspect, current.get(item.urn), item.onlyIfAbsent);
+      const problem = presenceConflict(item.urn, item.aspect, slot!.read, item.onlyIfAbsent);
       if (problem) conflicts.push({ path: item.presencePath ?? item.path, message: problem });
     }
     if (conflicts.length)
@@ -272,42 +324,49 @@ export class WritePipeline {
     for (const owner of owners) await batches.get(owner)!.begin?.(current);
     const who = actorUrn(actor);
     const step = { who, now, problems };
-    const working = new Map<string, StoredEntity | undefined>(current);
-    /** The working entities this plan made: later items of the batch change them in place. */
-    const standIns = new Set<StoredEntity>();
-    const drafts = new Map<string, Draft>();
+    /** The entities with a draft, in the order their first change came. */
+    const drafted: Slot[] = [];
     const jobs: NewJob[] = [];
     const rows = new Map<string, { index: TimeseriesIndexRef; rows: TimeseriesRow[] }>();
-    const draftOf = (urn: string): Draft => {
-      let d = drafts.get(urn);
-      if (!d) drafts.set(urn, (d = { put: {}, deleteEntity: false }));
+    const draftOf = (slot: Slot): Draft => {
+      let d = slot.draft;
+      if (!d) {
+        slot.draft = d = { put: {}, deleteEntity: false };
+        drafted.push(slot);
+      }
       return d;
     };
-    for (let position = 0; position < chunk.length; position++) {
-      const r = chunk[position]!;
+    for (let position = 0; position < items.length; position++) {
+      const r = items[position]!;
       const { item } = r;
-      const entity = working.get(item.urn);
-      if (item.op === 'patch' && item.onlyIfPresent && !entity) continue;
+      const slot = r.slot!;
       if (item.op === 'deleteEntity') {
+        const entity = workingEntity(slot, now, who);
         const planned = r.entityOwner?.planDelete?.(item.urn, entity);
         if (planned?.jobs) jobs.push(...planned.jobs);
         if (entity) {
-          const d = draftOf(item.urn);
+          const d = draftOf(slot);
           d.deleteEntity = true;
           d.put = {};
           d.delete?.clear();
         }
-        working.set(item.urn, undefined);
+        slot.base = undefined;
+        slot.dirty = false;
+        slot.gone = undefined;
         continue;
       }
+      if (item.op === 'patch' && item.onlyIfPresent && !workingEntity(slot, now, who)) continue;
       let change: OwnedChange | undefined;
       if (r.owner) {
+        // An owner that reads only some aspects gets the entity as read while the batch changed none of them (no stand-in).
+        const entity = r.owner.reads && !touches(slot, r.owner.reads) ? slot.base : workingEntity(slot, now, who);
         // Most owners plan without waiting: a value that is not a promise is taken as it is (no turn of the event loop per item).
         const planned = batches.get(r.owner)!.plan(r.owned!, entity, step);
         change = planned instanceof Promise ? await planned : planned;
       } else if (item.op === 'upsert') change = { put: { value: item.value as JsonObject } };
       else if (item.op === 'delete') change = { delete: true };
       else if (item.op === 'patch') {
+        const entity = workingEntity(slot, now, who);
         const value = applyJsonPatch(entity?.aspects[item.aspect]?.value, item.operations, {
           describe: `${item.aspect} of ${item.urn}`,
           prefix: item.patchPath,
@@ -320,8 +379,8 @@ export class WritePipeline {
       if (change.jobs) jobs.push(...change.jobs);
       if (change.rows) {
         const key = change.rows.index.indexName;
-        const slot = rows.get(key);
-        if (slot) slot.rows.push(...change.rows.rows);
+        const rowSlot = rows.get(key);
+        if (rowSlot) rowSlot.rows.push(...change.rows.rows);
         else rows.set(key, { index: change.rows.index, rows: [...change.rows.rows] });
       }
       let put: AspectChange | undefined;
@@ -334,49 +393,37 @@ export class WritePipeline {
       }
       const also = change.also && hasKeys(change.also) ? change.also : undefined;
       if (!put && !also && !change.delete) continue;
-      const d = draftOf(item.urn);
-      // The entity as later items of the batch see it; the last item of an entity needs none.
-      let aspects: Record<string, StoredAspect> | undefined;
-      if (lastAt.get(item.urn) !== position) {
-        let target = entity;
-        if (!target || !standIns.has(target)) {
-          target = {
-            urn: item.urn,
-            entityType: entity?.entityType ?? r.entityType,
-            version: entity?.version ?? 0,
-            aspects: { ...(entity?.aspects ?? {}) },
-          };
-          standIns.add(target);
-          working.set(item.urn, target);
-        }
-        aspects = target.aspects;
-      }
+      const d = draftOf(slot);
+      // Later items of the entity see the change: their stand-in is made when one of them needs it.
+      slot.dirty = true;
       if (also)
         for (const name in also) {
-          if (Object.hasOwn(also, name)) record(d, aspects, name, name === item.aspect && put ? put : also[name]!, now, who);
+          if (Object.hasOwn(also, name)) record(d, name, name === item.aspect && put ? put : also[name]!);
         }
-      if (put) record(d, aspects, item.aspect, put, now, who);
+      if (put) record(d, item.aspect, put);
       if (change.delete) {
         delete d.put[item.aspect];
-        if (current.get(item.urn)?.aspects[item.aspect]) (d.delete ??= new Set()).add(item.aspect);
-        if (aspects) delete aspects[item.aspect];
+        if (slot.read?.aspects[item.aspect]) (d.delete ??= new Set()).add(item.aspect);
+        (slot.gone ??= []).push(item.aspect);
       }
     }
     // What depends on the stored state (immutable values, a definition's breaking changes) was checked under this read.
     throwIfViolations(problems, message);
     const entities: EntityPlan[] = [];
-    for (const [urn, d] of drafts) {
+    for (const slot of drafted) {
+      const { urn } = slot;
+      const d = slot.draft!;
       if (d.deleteEntity) {
         // An entity deleted and then written again in one batch is replaced: its old aspects go.
         const rewritten = hasKeys(d.put);
         if (!rewritten) entities.push({ urn, deleteEntity: true });
         else {
-          const old = Object.keys(current.get(urn)?.aspects ?? {}).filter((n) => !(n in d.put));
+          const old = Object.keys(slot.read?.aspects ?? {}).filter((n) => !(n in d.put));
           entities.push({ urn, put: d.put, delete: old });
         }
         continue;
       }
-      const plan: EntityPlan = { urn };
+      const plan: EntityPlan = { urn, entityType: slot.read?.entityType ?? slot.entityType };
       if (hasKeys(d.put)) plan.put = d.put;
       if (d.delete?.size) plan.delete = [...d.delete];
       entities.push(plan);
@@ -385,23 +432,64 @@ export class WritePipeline {
   }
 }
 
-/** Records a change in the entity's draft, and in its stand-in when later items of the batch read it. */
-function record(
-  d: Draft,
-  aspects: Record<string, StoredAspect> | undefined,
-  name: string,
-  change: AspectChange,
-  now: number,
-  who: string,
-): void {
+/**
+ * The entity as the chunk's earlier items left it: its base, or a stand-in made from the base and the
+ * changes the draft holds since (the commit stamps the real aspects).
+ */
+function workingEntity(slot: Slot, now: number, who: string): StoredEntity | undefined {
+  if (!slot.dirty) return slot.base;
+  const base = slot.base;
+  const d = slot.draft!;
+  const aspects: Record<string, StoredAspect> = { ...(base?.aspects ?? {}) };
+  if (slot.gone) for (const name of slot.gone) delete aspects[name];
+  // The draft holds every change of the chunk: one the base shows already gives the same stand-in again.
+  for (const name in d.put) if (Object.hasOwn(d.put, name)) aspects[name] = standIn(name, d.put[name]!, aspects[name], now, who);
+  const entity: StoredEntity = { urn: slot.urn, entityType: base?.entityType ?? slot.entityType, version: base?.version ?? 0, aspects };
+  slot.base = entity;
+  slot.dirty = false;
+  slot.gone = undefined;
+  return entity;
+}
+
+/** Whether the chunk's earlier items changed one of these aspects of the entity since its base. */
+function touches(slot: Slot, names: readonly string[]): boolean {
+  if (!slot.dirty) return false;
+  const put = slot.draft!.put;
+  for (const name of names) if (Object.hasOwn(put, name) || slot.gone?.includes(name)) return true;
+  return false;
+}
+
+/** Records a change in the entity's draft (later items of the entity see it through their stand-in). */
+function record(d: Draft, name: string, change: AspectChange): void {
   d.put[name] = change;
   d.delete?.delete(name);
-  if (aspects) aspects[name] = standIn(name, change, aspects[name], now, who);
+}
+
+/** An upsert as its owner gets it: its path is the item's, read when asked for (only a violation needs it). */
+class OwnedUpsert implements OwnedItem {
+  readonly op = 'upsert' as const;
+  readonly urn: string;
+  readonly aspect: string;
+  readonly value: unknown;
+
+  constructor(
+    private readonly item: Extract<WriteItem, { op: 'upsert' }>,
+    readonly index: number,
+    readonly entityType: string,
+  ) {
+    this.urn = item.urn;
+    this.aspect = item.aspect;
+    this.value = item.value;
+  }
+
+  get path(): string {
+    return this.item.path;
+  }
 }
 
 function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number, entityType: string): OwnedItem {
+  if (item.op === 'upsert') return new OwnedUpsert(item, index, entityType);
   const { op, urn, aspect, path } = item;
-  if (op === 'upsert') return { index, op, urn, entityType, aspect, path, value: item.value };
   if (op === 'patch')
     return {
       index,
@@ -418,22 +506,6 @@ function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: nu
   return { index, op, urn, entityType, aspect, path };
 }
 
-/** The URNs of the items, once each, in the order of their first item. */
-function distinctUrns(chunk: readonly Routed[]): string[] {
-  const seen = new Set<string>();
-  const urns: string[] = [];
-  let last: string | undefined;
-  for (let i = 0; i < chunk.length; i++) {
-    const urn = chunk[i]!.item.urn;
-    if (urn === last) continue;
-    last = urn;
-    if (seen.has(urn)) continue;
-    seen.add(urn);
-    urns.push(urn);
-  }
-  return urns;
-}
-
 /** The aspect as later items of the batch see it (the commit stamps the real one). */
 function standIn(name: string, change: AspectChange, previous: StoredAspect | undefined, now: number, actor: string): StoredAspect {
   return {
@@ -447,30 +519,56 @@ function standIn(name: string, change: AspectChange, previous: StoredAspect | un
 }
 
 /** Chunks of whole entities, in the order of their first item; one chunk when `size` is left out. */
-function chunksOf(routed: readonly Routed[], size: number | undefined): Routed[][] {
-  if (size === undefined) return routed.length ? [[...routed]] : [];
+function chunksOf(routed: readonly Routed[], size: number | undefined): Chunk[] {
+  // One chunk keeps the batch's order, whether or not an entity's items are next to each other.
+  if (size === undefined) return routed.length ? [withSlots([...routed], false)] : [];
   const contiguous = contiguousChunks(routed, size);
-  if (contiguous) return contiguous;
+  if (contiguous) return contiguous.map((items) => withSlots(items, true));
   const byUrn = new Map<string, Routed[]>();
   for (const r of routed) {
     const list = byUrn.get(r.item.urn);
     if (list) list.push(r);
     else byUrn.set(r.item.urn, [r]);
   }
-  const chunks: Routed[][] = [];
+  const chunks: Chunk[] = [];
   let chunk: Routed[] = [];
   let entities = 0;
   for (const list of byUrn.values()) {
     if (entities === size) {
-      chunks.push(chunk);
+      chunks.push(withSlots(chunk, true));
       chunk = [];
       entities = 0;
     }
     chunk.push(...list);
     entities++;
   }
-  if (chunk.length) chunks.push(chunk);
+  if (chunk.length) chunks.push(withSlots(chunk, true));
   return chunks;
+}
+
+/**
+ * The chunk with its entities, once each, in the order of their first item; each item points at its
+ * entity. `contiguous`: each entity's items are next to each other (no lookup by URN is needed).
+ */
+function withSlots(items: Routed[], contiguous: boolean): Chunk {
+  const slots: Slot[] = [];
+  const byUrn = contiguous ? undefined : new Map<string, Slot>();
+  let last: Slot | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const r = items[i]!;
+    const urn = r.item.urn;
+    if (last === undefined || last.urn !== urn) {
+      let slot = byUrn?.get(urn);
+      if (!slot) {
+        slot = { urn, entityType: r.entityType, read: undefined, base: undefined, dirty: false, gone: undefined, draft: undefined };
+        slots.push(slot);
+        byUrn?.set(urn, slot);
+      }
+      last = slot;
+    }
+    r.slot = last;
+  }
+  return { items, slots };
 }
 
 /**

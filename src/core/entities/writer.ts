@@ -43,6 +43,8 @@ export interface AspectChange {
 /** What to do to one entity. */
 export interface EntityPlan {
   urn: string;
+  /** The entity type of `urn`, when the planner knows it (read from the URN otherwise). */
+  entityType?: string;
   put?: Record<string, AspectChange>;
   delete?: readonly string[];
   deleteEntity?: boolean;
@@ -128,18 +130,31 @@ export class EntityWriter {
     const { events: recordEvents, versions: recordVersions } = this.recording;
     const events: NewChangeEvent[] = [];
     let aspectVersions: AspectVersionPut[] = [];
-    const allowed = new Set(urns);
+    /** The URNs read, as a set once the plan leaves their order (plans usually follow it: no set is made). */
+    let allowed: Set<string> | undefined;
+    let next = 0;
+    const wasRead = (urn: string): boolean => {
+      if (!allowed) {
+        while (next < urns.length) if (urns[next++] === urn) return true;
+        allowed = new Set(urns);
+      }
+      return allowed.has(urn);
+    };
     const writes: EntityWrite[] = [];
     const after = new Map<string, StoredEntity | undefined>(current);
-    let eventStamp: AuditStamp | undefined;
+    /**
+     * One audit stamp serves every aspect and event of the commit: the adapters store their own copies,
+     * and nothing changes a stamp in place.
+     */
+    let stamp: AuditStamp | undefined;
     /** Whether the entity type last looked up has search documents. */
     let searchableOf: string | undefined;
     let searchable: boolean | undefined;
     for (const entityPlan of plan.entities) {
       const { urn } = entityPlan;
-      if (!allowed.has(urn)) throw new Error(`internal: plan touches ${urn}, which was not read`);
+      if (!wasRead(urn)) throw new Error(`internal: plan touches ${urn}, which was not read`);
       const existing = current.get(urn);
-      const entityType = existing?.entityType ?? entityTypeOf(urn);
+      const entityType = existing?.entityType ?? entityPlan.entityType ?? entityTypeOf(urn);
       if (entityPlan.deleteEntity) {
         if (!existing) continue;
         if (recordEvents) pushDeletions(events, existing, Object.keys(existing.aspects), actor, now);
@@ -148,8 +163,11 @@ export class EntityWriter {
         continue;
       }
       const aspects: Record<string, StoredAspect> = existing ? { ...existing.aspects } : {};
-      const put: StoredAspect[] = [];
       const changes = entityPlan.put ?? NO_CHANGES;
+      let count = 0;
+      for (const name in changes) if (Object.hasOwn(changes, name)) count++;
+      const put = new Array<StoredAspect>(count);
+      let written = 0;
       for (const name in changes) {
         if (!Object.hasOwn(changes, name)) continue;
         const change = changes[name]!;
@@ -160,15 +178,16 @@ export class EntityWriter {
           if (!change.systemMetadata || isDeepStrictEqual(previous.systemMetadata, change.systemMetadata)) continue;
           const refreshed: StoredAspect = { ...previous, systemMetadata: change.systemMetadata };
           aspects[name] = refreshed;
-          put.push(refreshed);
+          put[written++] = refreshed;
           continue;
         }
+        stamp ??= { time: now, actor };
         const stored: StoredAspect = {
           name,
           value: change.value,
           version: (previous?.version ?? 0) + 1,
-          created: previous?.created ?? { time: now, actor },
-          lastModified: { time: now, actor },
+          created: previous?.created ?? stamp,
+          lastModified: stamp,
         };
         if (change.systemMetadata) stored.systemMetadata = change.systemMetadata;
         aspects[name] = stored;
@@ -181,15 +200,15 @@ export class EntityWriter {
             changeType: 'UPSERT',
             aspect: change.value,
             previousAspectValue: previous?.value ?? null,
-            // Events go to the adapter alone: one stamp object serves every event of the commit.
-            created: (eventStamp ??= { time: now, actor }),
+            created: stamp,
           };
           if (systemMetadata) event.systemMetadata = systemMetadata;
           events.push(event);
         }
         if (recordVersions && previous) aspectVersions.push({ urn, entityType, aspect: previous });
-        put.push(stored);
+        put[written++] = stored;
       }
+      if (written < count) put.length = written;
       const deleted = entityPlan.delete?.length ? entityPlan.delete.filter((name) => aspects[name] !== undefined) : [];
       if (existing && deleted.length) {
         if (recordEvents) pushDeletions(events, existing, deleted, actor, now);

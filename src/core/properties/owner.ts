@@ -39,6 +39,8 @@ export function propertyOwners(definitions: PropertyDefinitionService, values: P
         name: 'structured property values',
         governs: (_entityType, aspect) => aspect === VALUES_ASPECT,
         privilege: () => 'EDIT_ENTITY_PROPERTIES',
+        // Its plans read the values the entity holds, and nothing else of it.
+        reads: [VALUES_ASPECT],
         prepare: (principal, items, violations, batch) => values.prepareItems(principal, items, violations, batch),
       },
     ],

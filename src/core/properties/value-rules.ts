@@ -34,6 +34,11 @@ export interface AssignmentDraft {
   malformed?: boolean;
   /** The stamps the writer sent with the assignment: stored in the value, read back as sent. */
   sent?: { created?: AuditStamp; lastModified?: AuditStamp };
+  /**
+   * The values as sent (`{ string }` or `{ double }` each), when the draft was read in place: `values`
+   * is made from them when first asked for, which checking them does not need.
+   */
+  readonly given?: readonly PropertyValue[];
 }
 
 export interface StoredValues {
@@ -88,8 +93,9 @@ export function checkAssignments(
   drafts: readonly AssignmentDraft[],
   definitions: ReadonlyMap<string, DefinitionInfo>,
   violations: Violation[],
+  /** The entity type of `entityUrn`, when the caller knows it already. */
+  entityType: string = entityTypeOf(entityUrn),
 ): void {
-  const entityType = entityTypeOf(entityUrn);
   const entityTypeUrn = entityTypeUrnOf(entityType);
   // A few drafts (the usual entity) are compared with the earlier ones; many go through a set.
   const seen = drafts.length > 16 ? new Set<string>() : undefined;
@@ -125,7 +131,8 @@ export function checkAssignments(
       });
     }
     if (draft.malformed) continue;
-    const count = draft.values.length;
+    const given = draft.given;
+    const count = given ? given.length : draft.values.length;
     if (count === 0) {
       violations.push({ path: `${draft.path}/values`, message: `${urn} needs at least one value (remove the property to unset it)` });
     }
@@ -140,7 +147,7 @@ export function checkAssignments(
     // Values already listed (string and number values never equal each other, as their JSON texts differ).
     let listed: Set<string | number> | undefined;
     for (let i = 0; i < count; i++) {
-      const value = draft.values[i]!;
+      const value = given ? fromPropertyValue(given[i]!) : draft.values[i]!;
       const problem = typedValueProblem(info.valueType, allowedTypes, value);
       if (problem) {
         violations.push({ path: `${draft.path}/values/${i}`, message: `value ${formatValue(value)} of ${urn} ${problem}` });
@@ -206,34 +213,72 @@ export function checkImmutables(
 /**
  * `composeValues(...).change` for an entity that holds no values aspect (nothing visible, hidden or
  * stale to keep), when the caller drops `visible`: the same aspect, made directly. The value holds what
- * the writer sent; the stamps (one object for every property of the entity, shared with `stamp`) are
- * kept beside it.
+ * the writer sent (`sent`: the body as it came, when it is that already); who set each property and when
+ * is kept beside it, in system metadata shared by the entities of the unit of work that name the same
+ * properties (`metadata`).
  */
 export function firstValues(
   drafts: readonly AssignmentDraft[],
-  definitions: ReadonlyMap<string, DefinitionInfo>,
-  stamp: AuditStamp,
+  metadata: FirstValuesMetadata,
+  sent?: JsonObject,
 ): { value: JsonObject; systemMetadata: JsonObject } | undefined {
   const count = drafts.length;
   if (count === 0) return undefined;
+  if (sent) return { value: sent, systemMetadata: metadata.of(drafts) };
   const properties = new Array<PropertyAssignment>(count);
-  const keys: Record<string, string> = {};
-  const stamps: AssignmentStamps = {};
-  const stamped = { created: stamp, lastModified: stamp };
   for (let i = 0; i < count; i++) {
     const draft = drafts[i]!;
-    const propertyUrn = draft.propertyUrn;
-    const sent = draft.values;
-    const values = new Array<PropertyValue>(sent.length);
-    for (let j = 0; j < sent.length; j++) values[j] = toPropertyValue(sent[j]!);
-    properties[i] = draft.sent ? { propertyUrn, values, ...draft.sent } : { propertyUrn, values };
-    keys[propertyUrn] = definitions.get(propertyUrn)!.key;
-    stamps[propertyUrn] = stamped;
+    const given = draft.values;
+    const values = new Array<PropertyValue>(given.length);
+    for (let j = 0; j < given.length; j++) values[j] = toPropertyValue(given[j]!);
+    properties[i] = draft.sent ? { propertyUrn: draft.propertyUrn, values, ...draft.sent } : { propertyUrn: draft.propertyUrn, values };
   }
-  return {
-    value: { properties: properties as unknown as JsonObject[] },
-    systemMetadata: { [PROPERTY_KEYS_METADATA]: keys, [PROPERTY_STAMPS_METADATA]: stamps as unknown as JsonObject },
-  };
+  return { value: { properties: properties as unknown as JsonObject[] }, systemMetadata: metadata.of(drafts) };
+}
+
+/** How many different sets of properties a unit of work shares first-values metadata for (more make their own). */
+const SHARED_METADATA_LIMIT = 8;
+
+/**
+ * The system metadata of first values written by one unit of work (one stamp): the definition key and
+ * the stamps of each property. Entities naming the same properties in the same order get the same
+ * object, frozen: nothing changes stored system metadata in place (a later write makes its own).
+ */
+export class FirstValuesMetadata {
+  private readonly known: Array<{ urns: string[]; metadata: JsonObject }> = [];
+  private readonly stamped: { created: AuditStamp; lastModified: AuditStamp };
+
+  constructor(
+    stamp: AuditStamp,
+    private readonly definitions: ReadonlyMap<string, DefinitionInfo>,
+  ) {
+    this.stamped = Object.freeze({ created: stamp, lastModified: stamp });
+  }
+
+  of(drafts: readonly AssignmentDraft[]): JsonObject {
+    const count = drafts.length;
+    for (const { urns, metadata } of this.known) {
+      if (urns.length !== count) continue;
+      let same = true;
+      for (let i = 0; i < count && same; i++) same = urns[i] === drafts[i]!.propertyUrn;
+      if (same) return metadata;
+    }
+    const urns = new Array<string>(count);
+    const keys: Record<string, string> = {};
+    const stamps: AssignmentStamps = {};
+    for (let i = 0; i < count; i++) {
+      const propertyUrn = drafts[i]!.propertyUrn;
+      urns[i] = propertyUrn;
+      keys[propertyUrn] = this.definitions.get(propertyUrn)!.key;
+      stamps[propertyUrn] = this.stamped;
+    }
+    const metadata: JsonObject = Object.freeze({
+      [PROPERTY_KEYS_METADATA]: Object.freeze(keys),
+      [PROPERTY_STAMPS_METADATA]: Object.freeze(stamps) as unknown as JsonObject,
+    });
+    if (this.known.length < SHARED_METADATA_LIMIT) this.known.push({ urns, metadata });
+    return metadata;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Actor } from '../access/actor';
-import type { AuditStamp, StoredEntity } from '../../adapter/types';
+import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { AspectChange, EntityPlan } from '../entities/writer';
 import type { OwnedChange, OwnedItem, OwnerBatch, PlanStep, PrepareContext, ReadTransform } from '../entities/owner';
@@ -19,6 +19,7 @@ import {
   checkImmutables,
   composeValues,
   firstValues,
+  FirstValuesMetadata,
   storedValues,
   type AssignmentDraft,
   type StoredValues,
@@ -28,6 +29,15 @@ import { restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/sc
 import { parseUrn } from '../urn';
 
 const BULK_CHUNK = 500;
+
+/** One item's values in a bulk write, checked. */
+interface BulkWish {
+  drafts: AssignmentDraft[];
+  /** Where the item's value sits. */
+  at: Where;
+  /** The value as sent, when it is what a first write stores as it is (`plainValues`). */
+  stored: JsonObject | undefined;
+}
 
 /** The values of a bulk write, checked, with what their plans share: the definitions read once for the batch. */
 export interface BulkValues {
@@ -112,7 +122,12 @@ function wishOf(edit: ValueEdit): Wish {
  * marked draft so that its property is checked too.
  */
 export function readValuesInput(input: unknown, violations: Violation[], prefix = '', malformed?: ReadonlySet<number>): AssignmentDraft[] {
-  // The usual body is read by hand; any other goes to the schema, which says what is wrong (the same answer for a valid one).
+  // The usual body is read in one pass, with nothing for any check to find (`plainValues`).
+  if (!malformed?.size) {
+    const plain = plainValues(input, { path: prefix });
+    if (plain) return plain.drafts;
+  }
+  // Any other body: the schema says what is wrong with it (the same answer for a valid one).
   const envelope = isPlainEnvelope(input) ? jsonValueProblems(input, prefix) : checkSchema(restValuesEnvelopeSchema, input, prefix);
   for (let k = 0; k < envelope.length; k++) violations.push(envelope[k]!);
   if (envelope.length) return [];
@@ -121,12 +136,9 @@ export function readValuesInput(input: unknown, violations: Violation[], prefix 
   const drafts: AssignmentDraft[] = [];
   for (let i = 0; i < list.length; i++) {
     const item = list[i];
-    if (!malformed?.has(i) && isPlainAssignment(item)) {
+    if (!malformed?.has(i) && plainAssignment(item) !== NOT_PLAIN) {
       // The common case: checked in place, its paths made only if a violation names them.
-      const sentValues = item.values;
-      const values = new Array<string | number>(sentValues.length);
-      for (let j = 0; j < sentValues.length; j++) values[j] = fromPropertyValue(sentValues[j]!);
-      drafts.push(new ReadDraft(item.propertyUrn, values, listPath, i));
+      drafts.push(new ReadDraft((item as PlainAssignment).propertyUrn, (item as PlainAssignment).values, { path: prefix }, i));
       continue;
     }
     if (!(i in list)) continue; // a hole of a sparse list, as `forEach` skips it
@@ -154,21 +166,68 @@ export function readValuesInput(input: unknown, violations: Violation[], prefix 
   return drafts;
 }
 
-/** A draft read from the usual input: its paths (which only a violation needs) are made when asked for. */
+/** The usual values body read: its drafts, and whether it is the stored form already. */
+interface PlainValues {
+  drafts: AssignmentDraft[];
+  /**
+   * Every assignment is `{ propertyUrn, values }` in that order with `{ string }` or `{ double }`
+   * values: the body is what a first write of these values stores, as it is.
+   */
+  stored: boolean;
+}
+
+/**
+ * The drafts of the usual values body (`{ properties: [{ propertyUrn, values }] }` with string and
+ * finite number values, all text well-formed): valid for the envelope's schema, with nothing that no
+ * input may hold, so it is read in one pass, in place. Undefined for any other body.
+ */
+function plainValues(input: unknown, at: Where): PlainValues | undefined {
+  if (!isPlainEnvelope(input)) return undefined;
+  const list = (input as { properties: unknown[] }).properties;
+  const drafts = new Array<AssignmentDraft>(list.length);
+  let stored = true;
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const kind = plainAssignment(item, true);
+    if (kind === NOT_PLAIN) return undefined;
+    if (kind !== STORED_ORDER) stored = false;
+    drafts[i] = new ReadDraft((item as PlainAssignment).propertyUrn, (item as PlainAssignment).values, at, i);
+  }
+  return { drafts, stored };
+}
+
+/** Where a value sits in the input (`path` is read only when a violation names it). */
+interface Where {
+  readonly path: string;
+}
+
+/** A draft read from the usual input: its paths (which only a violation needs) and its values are made when asked for. */
 class ReadDraft implements AssignmentDraft {
+  private read: Array<string | number> | undefined = undefined;
+
   constructor(
     readonly propertyUrn: string,
-    readonly values: Array<string | number>,
-    private readonly listPath: string,
+    readonly given: readonly PropertyValue[],
+    private readonly at: Where,
     private readonly index: number,
   ) {}
 
+  get values(): Array<string | number> {
+    if (this.read === undefined) {
+      const { given } = this;
+      const values = new Array<string | number>(given.length);
+      for (let j = 0; j < given.length; j++) values[j] = fromPropertyValue(given[j]!);
+      this.read = values;
+    }
+    return this.read;
+  }
+
   get path(): string {
-    return `${this.listPath}/${this.index}`;
+    return `${this.at.path}/properties/${this.index}`;
   }
 
   get urnPath(): string {
-    return `${this.listPath}/${this.index}/propertyUrn`;
+    return `${this.at.path}/properties/${this.index}/propertyUrn`;
   }
 }
 
@@ -179,28 +238,42 @@ function isPlainEnvelope(input: unknown): boolean {
   return Array.isArray((input as { properties?: unknown }).properties);
 }
 
+type PlainAssignment = { propertyUrn: string; values: PropertyValue[] };
+
+const NOT_PLAIN = 0;
+const PLAIN = 1;
+/** Plain, with `propertyUrn` before `values` (the order a stored assignment has). */
+const STORED_ORDER = 2;
+
 /**
  * `{ propertyUrn, values }` with string and finite number values, nothing else: valid for
- * `restAssignmentSchema`. False for anything else (the schema then decides, and says why).
+ * `restAssignmentSchema` (NOT_PLAIN for anything else: the schema then decides, and says why). With
+ * `wellFormed`, also NOT_PLAIN when a string is not well-formed Unicode.
  */
-function isPlainAssignment(item: unknown): item is { propertyUrn: string; values: PropertyValue[] } {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return false;
-  for (const key in item) if (key !== 'propertyUrn' && key !== 'values') return false;
+function plainAssignment(item: unknown, wellFormed = false): typeof NOT_PLAIN | typeof PLAIN | typeof STORED_ORDER {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return NOT_PLAIN;
+  let first: string | undefined;
+  for (const key in item) {
+    if (key !== 'propertyUrn' && key !== 'values') return NOT_PLAIN;
+    first ??= key;
+  }
   const { propertyUrn, values } = item as { propertyUrn?: unknown; values?: unknown };
-  if (typeof propertyUrn !== 'string' || !Array.isArray(values)) return false;
-  for (let j = 0; j < values.length; j++) if (!isPlainPropertyValue(values[j])) return false;
-  return true;
+  if (typeof propertyUrn !== 'string' || !Array.isArray(values)) return NOT_PLAIN;
+  if (wellFormed && !propertyUrn.isWellFormed()) return NOT_PLAIN;
+  for (let j = 0; j < values.length; j++) if (!isPlainPropertyValue(values[j], wellFormed)) return NOT_PLAIN;
+  return first === 'propertyUrn' ? STORED_ORDER : PLAIN;
 }
 
-/** `{ string: <string> }` or `{ double: <finite number> }`, one own field. */
-function isPlainPropertyValue(value: unknown): boolean {
+/** `{ string: <string> }` or `{ double: <finite number> }`, one own field (with `wellFormed`, a well-formed string). */
+function isPlainPropertyValue(value: unknown, wellFormed: boolean): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   let fields = 0;
   for (const key in value) {
     if (++fields > 1 || !Object.hasOwn(value, key)) return false;
     const field = (value as Record<string, unknown>)[key];
-    if (key === 'string' ? typeof field !== 'string' : key !== 'double' || typeof field !== 'number' || !Number.isFinite(field))
-      return false;
+    if (key === 'string') {
+      if (typeof field !== 'string' || (wellFormed && !field.isWellFormed())) return false;
+    } else if (key !== 'double' || typeof field !== 'number' || !Number.isFinite(field)) return false;
   }
   return fields === 1;
 }
@@ -348,16 +421,20 @@ export class PropertyValueService {
     options: { units?: number; alsoNamed?: Iterable<string> } = {},
   ): Promise<BulkValues> {
     const who = await this.editor(actor);
-    const wishes = new Map<number, { drafts: AssignmentDraft[]; path: string }>();
+    /** By the item's index in the batch. */
+    const wishes: BulkWish[] = [];
     const named = new Set<string>(options.alsoNamed ?? []);
-    for (const { index, value, path } of items) {
-      const drafts = readValuesInput(value, violations, path);
-      for (const draft of drafts) named.add(draft.propertyUrn);
-      wishes.set(index, { drafts, path: `${path}/properties` });
+    for (let k = 0; k < items.length; k++) {
+      const item = items[k]!;
+      const { value } = item;
+      const plain = plainValues(value, item);
+      const drafts = plain ? plain.drafts : readValuesInput(value, violations, item.path);
+      for (let i = 0; i < drafts.length; i++) named.add(drafts[i]!.propertyUrn);
+      wishes[item.index] = { drafts, at: item, stored: plain?.stored === true ? (value as JsonObject) : undefined };
     }
     // The one read of definitions for the batch; a unit of work reads more only for stored values naming others.
     const definitions = await loadDefinitions(this.ctx.adapter, named);
-    for (const item of items) checkAssignments(item.urn, wishes.get(item.index)!.drafts, definitions, violations);
+    for (const item of items) checkAssignments(item.urn, wishes[item.index]!.drafts, definitions, violations, item.entityType);
     if ((options.units ?? 1) > 1 && items.length > 0) {
       // Several commits: immutable values are checked against what is stored before the first one.
       const stored = await this.ctx.adapter.readEntities([...new Set(items.map((item) => item.urn))], [VALUES_ASPECT]);
@@ -365,26 +442,38 @@ export class PropertyValueService {
       const byUrn = new Map(stored.map((e) => [e.urn, e] as const));
       for (const item of items) {
         const entity = byUrn.get(item.urn);
-        const wish = wishes.get(item.index)!;
-        if (entity) checkImmutables(storedValues(entity, definitions).visible, wish.drafts, definitions, () => wish.path, violations);
+        const wish = wishes[item.index]!;
+        if (entity)
+          checkImmutables(
+            storedValues(entity, definitions).visible,
+            wish.drafts,
+            definitions,
+            () => `${wish.at.path}/properties`,
+            violations,
+          );
       }
     }
     let stamp: AuditStamp | undefined;
+    /** The system metadata of first values, by the properties they name: shared by the entities of a unit of work alike. */
+    let firstMetadata: FirstValuesMetadata | undefined;
     return {
       who,
       definitions,
       begin: (current) => this.ensureDefinitions(definitions, propertyUrnsOf(current.values())),
       plan: (item, current, problems, now) => {
-        const wish = wishes.get(item.index);
+        const wish = wishes[item.index];
         if (!wish) return undefined;
         // One stamp per unit of work (its objects are copied where the stored value needs its own).
-        if (stamp?.time !== now) stamp = { time: now, actor: who };
+        if (stamp?.time !== now) {
+          stamp = { time: now, actor: who };
+          firstMetadata = new FirstValuesMetadata(stamp, definitions);
+        }
         // No values stored yet (a new entity): nothing immutable to keep, nothing hidden to carry over.
         if (current?.aspects[VALUES_ASPECT] === undefined)
-          return problems.length > 0 ? undefined : firstValues(wish.drafts, definitions, stamp);
+          return problems.length > 0 ? undefined : firstValues(wish.drafts, firstMetadata!, wish.stored);
         const stored = storedValues(current, definitions);
         // The drafts were checked against these definitions above: only what depends on the stored values is left.
-        checkImmutables(stored.visible, wish.drafts, definitions, () => wish.path, problems);
+        checkImmutables(stored.visible, wish.drafts, definitions, () => `${wish.at.path}/properties`, problems);
         if (problems.length > 0) return undefined;
         return composeValues(current, stored, wish.drafts, definitions, stamp, { visible: false }).change;
       },

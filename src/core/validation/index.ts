@@ -103,6 +103,15 @@ export function checkSchema(schema: JsonSchema, value: unknown, prefix = ''): Vi
 }
 
 /**
+ * Whether the value passes `checkSchema` (no violation), found without a path: a caller makes the
+ * prefix of the violations only when this is false.
+ */
+export function passesSchema(schema: JsonSchema, value: unknown): boolean {
+  const { validate } = compiled(schema);
+  return validate(value) === true && !mayHoldProblems(value, 0);
+}
+
+/**
  * The schema's violations only, for a part of a value whose `jsonValueProblems` were found empty already
  * (the elements of a list checked one by one after the list as a whole).
  */
