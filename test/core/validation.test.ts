@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkSchema, compileSchema, compiledSchemaCount, MAX_COMPILED_SCHEMAS } from '../../src/core/validation';
+import { BUILT_IN_ASPECTS } from '../../src/core/entities/registry';
+import { checkSchema, compileSchema, compiledSchemaCount, lazySchemaCheck, MAX_COMPILED_SCHEMAS } from '../../src/core/validation';
 
 describe('the validation module', () => {
   it('compiles a schema once per content: fresh equal literals do not grow the cache', () => {
@@ -7,6 +8,23 @@ describe('the validation module', () => {
     for (let i = 0; i < 10_000; i++) {
       expect(checkSchema({ type: 'array', items: { type: 'string', minLength: 3 } }, ['abc'])).toEqual([]);
     }
+    expect(compiledSchemaCount()).toBe(before + 1);
+  });
+
+  it('compiles the schema of every built-in aspect (a catalog compiles each on its first check only)', () => {
+    expect(BUILT_IN_ASPECTS.length).toBeGreaterThan(20);
+    for (const aspect of BUILT_IN_ASPECTS) expect(() => compileSchema(aspect.schema), aspect.name).not.toThrow();
+  });
+
+  it('compiles a lazy check on its first use, once, with the answers of an eager one', () => {
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], description: 'lazy-check' };
+    const before = compiledSchemaCount();
+    const lazy = lazySchemaCheck(schema);
+    expect(compiledSchemaCount()).toBe(before);
+    expect(lazy({ n: 'x' }, '/in')).toEqual([{ path: '/in/n', message: 'must be integer' }]);
+    expect(compiledSchemaCount()).toBe(before + 1);
+    expect(lazy({ n: 1 })).toEqual([]);
+    expect(lazy({})).toEqual(compileSchema(schema)({}));
     expect(compiledSchemaCount()).toBe(before + 1);
   });
 

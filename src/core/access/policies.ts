@@ -4,7 +4,7 @@ import type { JsonObject, StoredEntity } from '../../adapter/types';
 import { POLICY_ASPECT, POLICY_ENTITY, POLICY_SCAN, type StoredPolicy } from './authorization';
 import { scanPages } from '../../adapter/scan-pages';
 import type { CatalogContext } from '../context';
-import { compileSchema } from '../validation';
+import { lazySchemaCheck } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { Privilege } from './privileges';
 import { checkNotBlank, createPolicySchema, updatePolicySchema } from '../validation/schemas/access';
@@ -76,8 +76,8 @@ export interface Policies {
   get(actor: Actor, urn: string): Promise<StoredPolicy | undefined>;
 }
 
-const checkCreateShape = compileSchema(createPolicySchema);
-const checkUpdateShape = compileSchema(updatePolicySchema);
+const checkCreateShape = lazySchemaCheck(createPolicySchema);
+const checkUpdateShape = lazySchemaCheck(updatePolicySchema);
 const MAX_PAGE = 1000;
 
 function toPolicy(entity: StoredEntity): StoredPolicy | undefined {

@@ -1,6 +1,6 @@
 import type { FilterOperator, JsonObject } from '../../adapter/types';
 import { FILTER_OPERATORS } from '../../adapter/types';
-import { compileSchema } from '../validation';
+import { lazySchemaCheck } from '../validation';
 import type { Violation } from '../../errors';
 
 /**
@@ -37,7 +37,7 @@ export const facetFilterSchema: JsonObject = {
   additionalProperties: false,
 };
 
-const checkFilterList = compileSchema({ type: 'array', items: facetFilterSchema });
+const checkFilterList = lazySchemaCheck({ type: 'array', items: facetFilterSchema });
 
 /** Applies the defaults of one filter. */
 export function normalizeFacetFilter(input: FacetFilterInput): FacetCondition {

@@ -4,7 +4,7 @@ import type { EntityRegistry } from '../entities/registry';
 import { timeseriesIndexName, timeseriesIndexRef } from '../../adapter/timeseries-index';
 
 export { timeseriesIndexName, timeseriesIndexRef };
-import { compileSchema } from '../validation';
+import { lazySchemaCheck } from '../validation';
 import { CatalogError, type Violation } from '../../errors';
 import { timeseriesQueryInputSchema, truncateInputSchema } from '../validation/schemas/timeseries';
 
@@ -119,8 +119,8 @@ export function truncationSummary(toDelete: number, total: number, method: Trunc
 
 // ---------------------------------------------------------------------------------------------
 
-const checkTruncateShape = compileSchema(truncateInputSchema);
-const checkQueryShape = compileSchema(timeseriesQueryInputSchema);
+const checkTruncateShape = lazySchemaCheck(truncateInputSchema);
+const checkQueryShape = lazySchemaCheck(timeseriesQueryInputSchema);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);

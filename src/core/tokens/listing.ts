@@ -1,7 +1,7 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import type { StoredEntity } from '../../adapter/types';
-import { compileSchema } from '../validation';
+import { lazySchemaCheck } from '../validation';
 import { throwIfViolations, type Violation } from '../../errors';
 import { checkFacetFilters, matchesRecord, resolveRecordConditions, type FacetCondition, type RecordValue } from '../search/filters';
 import { listInputSchema } from '../validation/schemas/access';
@@ -19,7 +19,7 @@ export const DEFAULT_TOKEN_PAGE = 20;
 export const MAX_TOKEN_PAGE = 1000;
 const SCAN_PAGE = 500;
 
-const checkListShape = compileSchema(listInputSchema(MAX_TOKEN_PAGE));
+const checkListShape = lazySchemaCheck(listInputSchema(MAX_TOKEN_PAGE));
 
 /** A filter that limits the listing to the caller: `ownerUrn` or `actorUrn`, equal to it, not negated. */
 function isSelfFilter(condition: FacetCondition, caller: string): boolean {

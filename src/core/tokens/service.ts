@@ -6,7 +6,7 @@ import type { OwnedChange } from '../entities/owner';
 import type { WritePipeline } from '../entities/write-pipeline';
 import type { TokenEdit, TokenPlanner } from './owner';
 import type { CatalogContext } from '../context';
-import { compileSchema } from '../validation';
+import { lazySchemaCheck } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { isTokenId, SigningKeys, TOKEN_ISSUER, tokenFailure } from './jwt';
 import { readRevocations } from './revocations';
@@ -41,7 +41,7 @@ import { checkUrn } from '../urn';
 /** `lastUsedAt` is written at most this often per token. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-const checkCreateShape = compileSchema(createAccessTokenSchema);
+const checkCreateShape = lazySchemaCheck(createAccessTokenSchema);
 
 export interface TokenServiceOptions {
   /** Resolves once the adapter is open (verification has no actor to authenticate, but must wait too). */
