@@ -1,8 +1,8 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { CommandError, UsageError } from './io';
+import { parseYaml, stringifyYaml } from './yaml';
 
 /** `~/.metacatalog.yaml`, or the file named by METACATALOG_CONFIG. */
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { stringify as stringifyYaml } from 'yaml';
 import { CatalogError, toReadBack, toYamlEntry } from '../../index';
 import { defineCommand } from '../define-command';
 import { CommandError } from '../io';
 import { CONNECTION_HELP, OUTPUT_HELP, required } from '../options';
 import { propertyUrnOf } from '../property-urn';
+import { stringifyYaml } from '../yaml';
 
 const USAGE = `Usage: metacatalog properties get --urn <urn or id> [--to-file <file.yaml>] [--db file | --server url] [--json]
 

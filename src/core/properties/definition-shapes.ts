@@ -1,4 +1,5 @@
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { JsonObject, JsonValue } from '../../adapter/types';
 import { checkSchema } from '../validation';
 import type { EntityTypeInput } from '../entities/aspect-types';
@@ -15,6 +16,10 @@ import {
   type YamlPropertyEntry,
 } from './types';
 import * as schemas from '../validation/schemas/structured-properties';
+
+/** The yaml package, loaded on the first YAML document (a process that reads none never loads it). */
+let yamlModule: typeof Yaml | undefined;
+const parseYaml = (text: string): unknown => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml).parse(text) as unknown;
 
 /**
  * The canonical input of a definition (the aspect's JSON, as stored) read into a draft for the rules,

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Violation } from '../../errors';
 
 /**
@@ -28,7 +29,18 @@ interface Compiled {
   evicted: boolean;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+/**
+ * One ajv instance for the process, made (and the package loaded, about 40 ms) on the first compile: a
+ * process that checks no input, such as most command-line commands, never loads it.
+ */
+let ajvInstance: Ajv | undefined;
+function ajv(): Ajv {
+  if (ajvInstance === undefined) {
+    const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajvInstance = new AjvClass({ allErrors: true, strict: false });
+  }
+  return ajvInstance;
+}
 /** Content key → compiled validator. */
 const byContent = new Map<string, Compiled>();
 /** Schema object → its content key, so a module-level schema is stringified once (weak: no retention). */
@@ -60,7 +72,7 @@ function compiled(schema: JsonSchema): Compiled {
     entryOfObject.set(schema, found);
     return found;
   }
-  const entry: Compiled = { key, schema, validate: ajv.compile(schema), used: ++uses, evicted: false };
+  const entry: Compiled = { key, schema, validate: ajv().compile(schema), used: ++uses, evicted: false };
   byContent.set(key, entry);
   entryOfObject.set(schema, entry);
   if (byContent.size > MAX_COMPILED_SCHEMAS) {
@@ -70,7 +82,7 @@ function compiled(schema: JsonSchema): Compiled {
     if (oldest) {
       byContent.delete(oldest.key);
       oldest.evicted = true;
-      ajv.removeSchema(oldest.schema);
+      ajv().removeSchema(oldest.schema);
     }
   }
   return entry;
