@@ -157,7 +157,7 @@ describe('composeAdapter over an entity store alone', () => {
 
   it('passes each part the store serves itself straight through to it', async () => {
     const memory = createMemoryAdapter();
-    const adapter = composeAdapter({ entities: memory, search: memory, jobs: memory, timeseries: memory, changes: memory });
+    const adapter = composeAdapter({ entities: memory, search: memory, propertyValues: memory, jobs: memory, timeseries: memory, changes: memory });
     await adapter.open();
     await adapter.commit({
       entities: [{ urn: A, entityType: 'dataset', expectVersion: 0, put: [aspect('info', {})], searchDocument: document(A, 'orders') }],

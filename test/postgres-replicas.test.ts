@@ -60,7 +60,7 @@ withOwnPostgres('test/postgres-replicas.test.ts', 'PostgreSQL hot standbys for s
       it,
       skip: it.skip,
       expect,
-      capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true },
+      capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true, propertyValues: true },
       createAdapter: (options) => routed(options),
       reopen: (closed) => routed({ schema: schemaOf.get(closed)! }),
       inspect: { countAspects: (adapter) => countRows(adapter, 'aspects'), countJobs: (adapter) => countRows(adapter, 'jobs') },
