@@ -9,7 +9,7 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
   /**
    * `'full'` (the default): an acknowledged write survives a power loss (`synchronous = FULL`: WAL synced
    * at every commit). `'normal'`: faster; an acknowledged write survives a crash of the process but the
-   * last ones may be lost on power loss (`synchronous = NORMAL`). Measured costs: docs/adapters.md.
+   * last ones may be lost on power loss (`synchronous = NORMAL`). Measured costs: docs/adapters-sqlite.md.
    */
   durability?: SqliteDurability;
 }
