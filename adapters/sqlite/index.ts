@@ -13,6 +13,7 @@ import * as propertyValues from './property-values';
 import { scanEntities } from './scan';
 import * as search from './search';
 import * as searchStore from './search-store';
+import { flushSearchText } from './search-text-queue';
 import { createHandle, type SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
 import { commitGroup } from './write-batch';
@@ -122,7 +123,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     search: {
       ...partOverHandle('search', h, search),
       async flushSearchIndex() {
-        searchStore.flushSearchText(h());
+        flushSearchText(h());
       },
     },
     propertyValues: partOverHandle('propertyValues', h, propertyValues),

@@ -7,6 +7,7 @@ import { dictionaryOf } from './dictionary';
 import type { BatchOutcome } from './group-commit';
 import * as jobs from './jobs';
 import * as searchStore from './search-store';
+import { movePendingText } from './search-text-queue';
 import type { SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
 
@@ -21,7 +22,7 @@ export function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: F
   const puts: changes.PutIndex = new Map();
   searchStore.resetKeyCounts(db);
   const directText = (batch.entities?.length ?? 0) >= DIRECT_TEXT_BATCH;
-  if (directText) searchStore.movePendingText(db);
+  if (directText) movePendingText(db);
   // Timeseries rows of the batch, in the same transaction.
   for (const { index, rows } of batch.timeseries ?? []) if (rows.length) timeseries.appendRows(db, index, rows);
   (batch.entities ?? []).forEach((write, entityIndex) => {
