@@ -192,7 +192,7 @@ export type { ExportCounts, ExportExtra, ExportOptions, ExportRecord } from './c
 // from an entity store and the parts it lacks, and the text analysis full text must match.
 export { FILTER_OPERATORS } from './adapter/types';
 export { composeAdapter } from './adapter/compose-adapter';
-export type { AdapterParts } from './adapter/compose-adapter';
+export type { AdapterParts, CommittedPart } from './adapter/compose-adapter';
 export { createScanSearchIndex } from './adapter/scan-search-index';
 export type { ScanSearchIndexOptions } from './adapter/scan-search-index';
 export type {
@@ -221,6 +221,7 @@ export type {
   JsonValue,
   NewChangeEvent,
   NewJob,
+  PropertyValueIndex,
   SearchCondition,
   SearchDocument,
   SearchDocumentProperty,
@@ -231,6 +232,8 @@ export type {
   SearchRequest,
   SearchResponse,
   SearchScope,
+  SeveralValuesRequest,
+  SeveralValuesResponse,
   StorageAdapter,
   StoredAspect,
   StoredEntity,

@@ -7,7 +7,7 @@ import type {
   NewChangeEvent,
   StoredAspect,
 } from '../../src/adapter/types';
-import { parseChangeId } from '../../src/adapter/change-signal';
+import { ChangeSignal, parseChangeId } from '../../src/adapter/change-signal';
 import { copyJson, toJsonText } from './json-copy';
 import { flatText } from './stored-text';
 import type { UndoLog } from './undo-log';
@@ -64,6 +64,8 @@ export class ChangeStore {
   private head = 0;
   private lastId = 0;
   private readonly versions = new Map<string, StoredAspect[]>(); // key: urn \0 aspect, ascending version
+  /** Notified by each commit that appended events: it wakes the followers waiting in `waitForChanges`. */
+  readonly signal = new ChangeSignal();
 
   constructor(
     private readonly maxEvents = DEFAULT_MAX_EVENTS,
@@ -130,7 +132,7 @@ export class ChangeStore {
     }
   }
 
-  read(query: ChangeQuery): ChangePage {
+  readChanges(query: ChangeQuery): ChangePage {
     const after = query.after === undefined ? 0n : (parseChangeId(query.after) ?? 0n);
     const types = query.entityTypes?.length ? new Set(query.entityTypes) : undefined;
     const aspects = query.aspects?.length ? new Set(query.aspects) : undefined;
@@ -160,7 +162,13 @@ export class ChangeStore {
     };
   }
 
-  readVersions(request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
+  /** Returns at once when an event after `afterId` is there, else when the next commit appends one (or at the timeout). */
+  async waitForChanges(request: { afterId?: string; timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+    if (this.readChanges({ after: request.afterId, limit: 1 }).events.length) return;
+    await this.signal.wait(request.timeoutMs, request.signal);
+  }
+
+  readAspectVersions(request: { urn: string; aspectName: string; beforeVersion?: number; limit: number }): StoredAspect[] {
     const list = this.versions.get(`${request.urn}\0${request.aspectName}`) ?? [];
     const before = request.beforeVersion ?? Number.POSITIVE_INFINITY;
     return list
@@ -170,7 +178,7 @@ export class ChangeStore {
       .map(copy);
   }
 
-  prune(request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number }): {
+  pruneChanges(request: { eventsBefore?: number; keepEvents?: number; versionsBefore?: number; keepVersions?: number; limit: number }): {
     events: number;
     versions: number;
   } {

@@ -29,7 +29,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
   const valueTexts = batch.events?.length ? new Map<object, string>() : undefined;
   try {
     // Timeseries rows of the batch, in the same step (undone with the rest when anything after them fails).
-    for (const { index, rows } of batch.timeseries ?? []) stores.timeseries.append(index, rows, log);
+    for (const { index, rows } of batch.timeseries ?? []) stores.timeseries.appendTimeseries(index, rows, log);
     (batch.entities ?? []).forEach((write, entityIndex) => {
       const { urn } = write;
       if (write.deleteEntity) {

@@ -1,8 +1,9 @@
-import type { AdapterCapabilities, FaultInjectionOptions, StorageAdapter } from '../../src/adapter/types';
-import { ChangeSignal } from '../../src/adapter/change-signal';
+import { composeAdapter } from '../../src/adapter/compose-adapter';
+import { partOf } from '../../src/adapter/part-binding';
+import type { AdapterCapabilities, EntityStore, FaultInjectionOptions, PropertyValueIndex, StorageAdapter } from '../../src/adapter/types';
 import { ChangeStore } from './changes';
 import { commitBatch, type CommitStores } from './commit';
-import { EntityStore } from './entities';
+import { EntityStore as EntityRows } from './entities';
 import { JobQueue } from './jobs';
 import { createMemorySearch } from './search';
 import { TimeseriesStore } from './timeseries';
@@ -34,12 +35,14 @@ type MemoryState = CommitStores;
 /**
  * A storage adapter that keeps everything in plain maps of this process. Nothing survives `close()`.
  * Every value is copied going in and coming out, so callers can never change stored state.
+ *
+ * Composed from its parts (`composeAdapter`): each store below serves one part under the contract's
+ * names, and the entity store's commit (commit.ts) writes what every part keeps in one step.
  */
-export function createMemoryAdapter(options: MemoryAdapterOptions = {}): StorageAdapter {
+export function createMemoryAdapter(options: MemoryAdapterOptions = {}): StorageAdapter & PropertyValueIndex {
   const { faultInjector } = options;
   const now = options.now ?? Date.now;
   let state: MemoryState | undefined = createState(now, options);
-  const changeSignal = new ChangeSignal();
   /** Commits so far (failed ones too): the change token. */
   let commits = 0;
 
@@ -48,10 +51,9 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
     return state;
   }
 
-  return {
+  const entities: EntityStore = {
     name: 'memory',
     capabilities: CAPABILITIES,
-
     async open() {
       current();
     },
@@ -59,7 +61,6 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
       // Idempotent; dropping the state lets the garbage collector take it.
       state = undefined;
     },
-
     async readEntities(urns, aspectNames) {
       return current().entities.read(urns, aspectNames);
     },
@@ -67,87 +68,43 @@ export function createMemoryAdapter(options: MemoryAdapterOptions = {}): Storage
       return current().entities.scan(request);
     },
     async commit(batch) {
+      const stores = current();
       try {
-        commitBatch(current(), batch, faultInjector);
+        commitBatch(stores, batch, faultInjector);
       } finally {
         commits++;
       }
-      if (batch.events?.length) changeSignal.notify();
-    },
-    async readChanges(query) {
-      return current().changes.read(query);
-    },
-    async readAspectVersions(request) {
-      return current().changes.readVersions(request);
-    },
-    async pruneChanges(request) {
-      return current().changes.prune(request);
-    },
-    async waitForChanges(request) {
-      const page = current().changes.read({ after: request.afterId, limit: 1 });
-      if (page.events.length) return;
-      await changeSignal.wait(request.timeoutMs, request.signal);
+      if (batch.events?.length) stores.changes.signal.notify();
     },
     async changeToken() {
       current();
       return String(commits);
     },
-
-    async search(request) {
-      const response = current().search.search(request);
-      response.changeToken = String(commits);
-      return response;
-    },
-    async aggregate(request) {
-      return current().search.aggregate(request);
-    },
-    async findEntitiesWithPropertyValues(request) {
-      return current().search.findEntitiesWithPropertyValues(request);
-    },
-    async countEntitiesWithPropertyValues(propertyUrn, definitionKey) {
-      return current().search.countEntitiesWithPropertyValues(propertyUrn, definitionKey);
-    },
-    async findEntitiesWithSeveralPropertyValues(request) {
-      return current().search.findEntitiesWithSeveralPropertyValues(request);
-    },
-
-    async claimJobs(request) {
-      return current().jobs.claim(request);
-    },
-    async releaseJob(id, workerId, outcome) {
-      current().jobs.release(id, workerId, outcome);
-    },
-    async renewJobLease(id, workerId, lockedUntil) {
-      return current().jobs.renewLease(id, workerId, lockedUntil);
-    },
-    async listJobs(request) {
-      return current().jobs.list(request);
-    },
-
-    async appendTimeseries(index, rows) {
-      current().timeseries.append(index, rows);
-    },
-    async queryTimeseries(query) {
-      return current().timeseries.query(query);
-    },
-    async timeseriesIndexSizes() {
-      return current().timeseries.sizes();
-    },
-    async countTimeseries(index, endTimeMillis) {
-      return current().timeseries.count(index, endTimeMillis);
-    },
-    async deleteTimeseriesBatch(index, endTimeMillis, limit) {
-      return current().timeseries.deleteBatch(index, endTimeMillis, limit);
-    },
-    async rebuildTimeseriesIndex(index, endTimeMillis) {
-      return current().timeseries.rebuild(index, endTimeMillis);
-    },
   };
+
+  return composeAdapter({
+    entities,
+    search: {
+      async search(request) {
+        const response = current().search.search(request);
+        response.changeToken = String(commits);
+        return response;
+      },
+      async aggregate(request) {
+        return current().search.aggregate(request);
+      },
+    },
+    propertyValues: partOf('propertyValues', () => current().search),
+    jobs: partOf('jobs', () => current().jobs),
+    timeseries: partOf('timeseries', () => current().timeseries),
+    changes: partOf('changes', () => current().changes),
+    committedByStore: ['search', 'jobs', 'timeseries', 'changes'],
+  });
 }
 
 function createState(now: () => number, options: MemoryAdapterOptions): MemoryState {
   return {
-    entities: new EntityStore(),
+    entities: new EntityRows(),
     search: createMemorySearch(),
     jobs: new JobQueue(now),
     timeseries: new TimeseriesStore(),

@@ -66,7 +66,7 @@ export class JobQueue {
     log.record(() => this.add(record));
   }
 
-  claim(request: ClaimRequest): Job[] {
+  claimJobs(request: ClaimRequest): Job[] {
     if (request.limit <= 0) return [];
     const claimable: JobRecord[] = [];
     for (const record of this.records.values()) {
@@ -85,7 +85,7 @@ export class JobQueue {
     });
   }
 
-  release(id: string, workerId: string, outcome: { error: string; retryAt: number | null }): void {
+  releaseJob(id: string, workerId: string, outcome: { error: string; retryAt: number | null }): void {
     const record = this.records.get(id);
     if (!record || !isHeldBy(record.job, workerId)) return;
     const { job } = record;
@@ -100,7 +100,7 @@ export class JobQueue {
     }
   }
 
-  renewLease(id: string, workerId: string, lockedUntil: number): boolean {
+  renewJobLease(id: string, workerId: string, lockedUntil: number): boolean {
     const record = this.records.get(id);
     if (!record || !isHeldBy(record.job, workerId)) return false;
     record.job.lockedUntil = lockedUntil;
@@ -108,7 +108,7 @@ export class JobQueue {
   }
 
   /** Pending jobs (and dead ones when asked), oldest first: by `createdAt`, then by id. */
-  list(request: { includeDead?: boolean; limit?: number } = {}): Job[] {
+  listJobs(request: { includeDead?: boolean; limit?: number } = {}): Job[] {
     const records = [...this.records.values()].filter((record) => request.includeDead || record.job.state === 'pending');
     records.sort((a, b) => a.job.createdAt - b.job.createdAt || a.sequence - b.sequence);
     const limited = request.limit === undefined ? records : records.slice(0, Math.max(0, request.limit));

@@ -43,7 +43,7 @@ export class TimeseriesStore {
   private lastSeq = 0;
 
   /** Appends rows; with `log` (inside a commit) the append is undone with the rest of a failed commit. */
-  append(ref: TimeseriesIndexRef, rows: readonly TimeseriesRow[], log?: UndoLog): void {
+  appendTimeseries(ref: TimeseriesIndexRef, rows: readonly TimeseriesRow[], log?: UndoLog): void {
     // Copy every value before changing anything: a value that cannot be copied leaves the store as it was.
     const values = rows.map((row) => copyJson(row.value));
     const created = !this.indexes.has(ref.indexName);
@@ -78,7 +78,7 @@ export class TimeseriesStore {
     }
   }
 
-  query(query: TimeseriesQuery): TimeseriesPage {
+  queryTimeseries(query: TimeseriesQuery): TimeseriesPage {
     const cursor = query.cursor === undefined ? undefined : decodeMemoryCursor(query.cursor);
     const index = this.indexes.get(query.indexName);
     if (!index || query.limit <= 0) return { rows: [] };
@@ -106,20 +106,20 @@ export class TimeseriesStore {
     };
   }
 
-  sizes(): TimeseriesIndexSize[] {
+  timeseriesIndexSizes(): TimeseriesIndexSize[] {
     return [...this.indexes.values()]
       .map((index) => ({ ...index.ref, rows: index.rows.length, bytes: index.bytes }))
       .sort((a, b) => (a.indexName < b.indexName ? -1 : a.indexName > b.indexName ? 1 : 0));
   }
 
-  count(ref: TimeseriesIndexRef, endTimeMillis: number): { total: number; matching: number } {
+  countTimeseries(ref: TimeseriesIndexRef, endTimeMillis: number): { total: number; matching: number } {
     const index = this.indexes.get(ref.indexName);
     if (!index) return { total: 0, matching: 0 };
     return { total: index.rows.length, matching: rowsUpTo(index.rows, endTimeMillis) };
   }
 
   /** Deletes the oldest rows with `timestampMillis <= endTimeMillis`, at most `limit`. */
-  deleteBatch(ref: TimeseriesIndexRef, endTimeMillis: number, limit: number): number {
+  deleteTimeseriesBatch(ref: TimeseriesIndexRef, endTimeMillis: number, limit: number): number {
     const index = this.indexes.get(ref.indexName);
     if (!index || limit <= 0) return 0;
     const removed = Math.min(limit, rowsUpTo(index.rows, endTimeMillis));
@@ -128,7 +128,7 @@ export class TimeseriesStore {
   }
 
   /** Replaces the rows with those newer than `endTimeMillis`; returns how many went. */
-  rebuild(ref: TimeseriesIndexRef, endTimeMillis: number): number {
+  rebuildTimeseriesIndex(ref: TimeseriesIndexRef, endTimeMillis: number): number {
     const index = this.indexes.get(ref.indexName);
     if (!index) return 0;
     const removed = rowsUpTo(index.rows, endTimeMillis);

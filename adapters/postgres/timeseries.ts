@@ -55,7 +55,7 @@ export class TimeseriesStore {
     `);
   }
 
-  async append(index: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): Promise<void> {
+  async appendTimeseries(index: TimeseriesIndexRef, rows: readonly TimeseriesRow[]): Promise<void> {
     const existed = await this.exists(index);
     await this.h.transaction((tx) => this.appendIn(tx, index, rows, existed));
     this.known.add(index.indexName);
@@ -94,7 +94,7 @@ export class TimeseriesStore {
     for (const name of indexNames) this.known.add(name);
   }
 
-  async query(query: TimeseriesQuery): Promise<TimeseriesPage> {
+  async queryTimeseries(query: TimeseriesQuery): Promise<TimeseriesPage> {
     if (!(await this.exists(query))) return { rows: [] };
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const rows = await this.h.query<{ id: string; urn: string; ts: string; value: string }>(
@@ -128,7 +128,7 @@ export class TimeseriesStore {
    * does when pages go to its freelist. Counting the live rows is one sequential scan of the index's
    * table per call (an administrative operation).
    */
-  async sizes(): Promise<TimeseriesIndexSize[]> {
+  async timeseriesIndexSizes(): Promise<TimeseriesIndexSize[]> {
     const indexes = await this.h.query<{ index_name: string; entity_type: string; aspect: string }>(
       `SELECT index_name, entity_type, aspect FROM ${this.h.s}.timeseries_indexes ORDER BY index_name`,
     );
@@ -152,7 +152,7 @@ export class TimeseriesStore {
     return out;
   }
 
-  async count(index: TimeseriesIndexRef, endTimeMillis: number): Promise<{ total: number; matching: number }> {
+  async countTimeseries(index: TimeseriesIndexRef, endTimeMillis: number): Promise<{ total: number; matching: number }> {
     if (!(await this.exists(index))) return { total: 0, matching: 0 };
     const [row] = await this.h.query<{ total: string; matching: string }>(
       `SELECT count(*) AS total, count(*) FILTER (WHERE ts <= $1) AS matching FROM ${this.table(index.indexName)}`,
@@ -161,7 +161,7 @@ export class TimeseriesStore {
     return { total: Number(row?.total ?? 0), matching: Number(row?.matching ?? 0) };
   }
 
-  async deleteBatch(index: TimeseriesIndexRef, endTimeMillis: number, limit: number): Promise<number> {
+  async deleteTimeseriesBatch(index: TimeseriesIndexRef, endTimeMillis: number, limit: number): Promise<number> {
     if (!(await this.exists(index))) return 0;
     const t = this.table(index.indexName);
     return this.h.execute(`DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE ts <= $1 ORDER BY ts, id LIMIT $2)`, [
@@ -175,7 +175,7 @@ export class TimeseriesStore {
    * an exclusive lock on the old table (appends wait, then go to the new table). The dropped table's
    * space goes back to the file system at once.
    */
-  async rebuild(index: TimeseriesIndexRef, endTimeMillis: number): Promise<number> {
+  async rebuildTimeseriesIndex(index: TimeseriesIndexRef, endTimeMillis: number): Promise<number> {
     if (!(await this.exists(index))) return 0;
     const name = index.indexName;
     const t = this.table(name);

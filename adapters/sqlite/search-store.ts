@@ -1,7 +1,7 @@
-import type { SearchDocument, SeveralValuesRequest, SeveralValuesResponse } from '../../src/adapter/types';
-import { analyzeText } from '../../src/adapter/text-analysis';
+import type { SearchDocument } from '../../src/adapter/types';
 import { dictionaryOf } from './dictionary';
-import { params, type SqliteHandle } from './statements';
+import type { SqliteHandle } from './statements';
+import { terms } from './search-text-queue';
 import { addValue, applyValueCounts, checkCountStatus, countsKept, forgetCountStatus, type ValueDeltas } from './value-counts';
 
 export type KeyKind = 'field' | 'property';
@@ -414,103 +414,4 @@ export function snapshotOf(h: SqliteHandle): Snapshot {
     snapshots.set(h, snapshot);
   }
   return snapshot;
-}
-
-/** The FTS5 form of a text: its analysed terms separated by spaces. */
-function terms(text: string | null): string {
-  return analyzeText(text ?? '').join(' ');
-}
-
-/**
- * Moves pending full-text rows into the FTS5 index in one transaction, analysed. Called before every
- * query that uses full text, so a query always sees every committed write.
- */
-export function flushSearchText(h: SqliteHandle): number {
-  const pending = h.stmt('SELECT EXISTS (SELECT 1 FROM search_text_pending) AS n').get() as { n: number };
-  if (pending.n === 0) return 0;
-  return h.db.transaction(() => movePendingText(h)).immediate();
-}
-
-/** Inside a write transaction: moves the pending full-text rows into FTS5. */
-export function movePendingText(h: SqliteHandle): number {
-  const rows = h.stmt('SELECT entity_id, name, description, urn_key, deleted FROM search_text_pending').all() as Array<{
-    entity_id: number;
-    name: string | null;
-    description: string | null;
-    urn_key: string | null;
-    deleted: number;
-  }>;
-  if (rows.length === 0) return 0;
-  const remove = h.stmt('DELETE FROM search_text WHERE rowid = ?');
-  const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
-  for (const row of rows) {
-    remove.run(row.entity_id);
-    if (!row.deleted) insert.run(row.entity_id, terms(row.name), terms(row.description), terms(row.urn_key));
-  }
-  h.stmt('DELETE FROM search_text_pending').run();
-  return rows.length;
-}
-
-export function findEntitiesWithPropertyValues(
-  h: SqliteHandle,
-  request: { propertyUrn: string; keepDefinitionKey?: string; afterUrn?: string; limit: number },
-): string[] {
-  const rows = h
-    .stmt(
-      `SELECT DISTINCT d.urn AS urn FROM search_keys k
-         JOIN search_values v ON v.key_id = k.id
-         JOIN entities d ON d.entity_id = v.entity_id
-       WHERE k.kind = 'property' AND k.name = @p1 AND (@p2 IS NULL OR k.def_key <> @p2) AND d.urn > @p3
-       ORDER BY d.urn LIMIT @p4`,
-    )
-    .all(params(request.propertyUrn, request.keepDefinitionKey ?? null, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
-  return rows.map((r) => r.urn);
-}
-
-export function countEntitiesWithPropertyValues(h: SqliteHandle, propertyUrn: string, definitionKey?: string): number {
-  if (definitionKey !== undefined) {
-    // One key: its document count, kept by every write.
-    const id = findKeyId(h, 'property', propertyUrn, definitionKey);
-    return id === undefined ? 0 : keyStats(h, id).entities;
-  }
-  const row = h
-    .stmt(
-      `SELECT COUNT(DISTINCT v.entity_id) AS n FROM search_keys k JOIN search_values v ON v.key_id = k.id
-       WHERE k.kind = 'property' AND k.name = ?`,
-    )
-    .get(propertyUrn) as { n: number };
-  return row.n;
-}
-
-/** Probes a URN walk may spend to find a page before grouping the key's rows is cheaper. */
-const SEVERAL_WALK_LIMIT = 20_000;
-
-/**
- * Documents with several values under one key: the count is the key's `multi`, kept by every write.
- * The page walks the URN index and probes each entity's rows under the key (two at most) while the
- * documents with several values are common enough to fill it in fewer probes than the key has documents
- * (or SEVERAL_WALK_LIMIT); else it groups the key's rows (its primary-key range, in entity order) and
- * sorts what it found. Both read
- * in one transaction, so they agree.
- */
-export function findEntitiesWithSeveralPropertyValues(h: SqliteHandle, request: SeveralValuesRequest): SeveralValuesResponse {
-  return h.db.transaction((): SeveralValuesResponse => {
-    const id = findKeyId(h, 'property', request.propertyUrn, request.definitionKey);
-    if (id === undefined) return { total: 0, urns: [] };
-    const stats = keyStats(h, id);
-    const total = stats.multi;
-    if (total === 0 || request.limit <= 0) return { total, urns: [] };
-    const size = (h.stmt('SELECT MAX(entity_id) AS n FROM entities').get() as { n: number | null }).n ?? 0;
-    // Probes the walk expects against the rows grouping reads (each document under the key has one or more).
-    const walk = (request.limit * size) / total <= Math.max(SEVERAL_WALK_LIMIT, stats.entities);
-    const sql = walk
-      ? `SELECT d.urn AS urn FROM entities d
-         WHERE d.urn > @p2 AND (SELECT COUNT(*) FROM (SELECT 1 FROM search_values v WHERE v.key_id = @p1 AND v.entity_id = d.entity_id LIMIT 2)) = 2
-         ORDER BY d.urn LIMIT @p3`
-      : `SELECT d.urn AS urn FROM (SELECT entity_id FROM search_values WHERE key_id = @p1 GROUP BY entity_id HAVING COUNT(*) > 1) m
-           JOIN entities d ON d.entity_id = m.entity_id
-         WHERE d.urn > @p2 ORDER BY d.urn LIMIT @p3`;
-    const rows = h.stmt(sql).all(params(id, request.afterUrn ?? '', request.limit)) as Array<{ urn: string }>;
-    return { total, urns: rows.map((r) => r.urn) };
-  })();
 }

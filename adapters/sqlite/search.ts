@@ -26,14 +26,9 @@ import {
   type Resolved,
 } from './search-plan';
 import { docScope, fragment, join, oneType, sql, valueScope, type Fragment } from './search-sql';
-import {
-  findEntitiesWithSeveralPropertyValues as severalUnderKey,
-  findKeyId,
-  flushSearchText,
-  keyStats,
-  snapshotOf,
-  type Snapshot,
-} from './search-store';
+import { findEntitiesWithSeveralPropertyValues as severalUnderKey } from './property-value-counts';
+import { findKeyId, keyStats, snapshotOf, type Snapshot } from './search-store';
+import { flushSearchText } from './search-text-queue';
 import type { SqliteHandle } from './statements';
 
 /**

@@ -4,17 +4,24 @@
  *
  * The commit is the entity store's, always: it is the one place where atomicity and durability come
  * from. So a part that keeps what a commit carries (jobs, change events, kept versions, and the rows a
- * deleted entity takes with it) is either the store itself, served by its own commit, or left out: the
- * composer then supplies a generic one that keeps its data as reserved records in the store (see
- * store-records.ts) and turns the batch's share into writes of those records, appended to the same
- * commit. Search documents are kept the same way (one reserved aspect on each entity) unless the
- * search index is the store itself; any other search index reads them from there, as
- * `createScanSearchIndex` (the default) does.
+ * deleted entity takes with it) is either served by the store's own commit (the store itself, or a part
+ * named in `committedByStore`: the same backend, read by that part), or left out: the composer then
+ * supplies a generic one that keeps its data as reserved records in the store (see store-records.ts)
+ * and turns the batch's share into writes of those records, appended to the same commit. Search
+ * documents are kept the same way (one reserved aspect on each entity) unless the store's commit keeps
+ * them for its search index; any other search index reads them from there, as
+ * `createScanSearchIndex` (the default) does. The property-value index is optional: left out, the
+ * composed adapter does not declare it and the domain scans instead.
+ *
+ * The members of each part come from one list (parts.ts), checked against the part interfaces by the
+ * compiler.
  */
 import { CatalogError, isCatalogError } from '../errors';
 import type { ChangeLog } from './change-log';
 import type { EntityStore, EntityWrite, WriteBatch } from './entity-store';
 import type { JobQueue } from './job-queue';
+import { ADAPTER_PARTS, PART_NAMES, partMethods, type PartName } from './parts';
+import type { PropertyValueIndex } from './property-value-index';
 import { createScanSearchIndex } from './scan-search-index';
 import type { SearchIndex } from './search-index';
 import { createStoreChangeLog } from './store-change-log';
@@ -25,55 +32,50 @@ import type { TimeseriesStore } from './timeseries-store';
 import type { AdapterCapabilities, StorageAdapter } from './types';
 import type { JsonObject } from './values';
 
+/** The parts whose share of a batch a store's commit may write itself. */
+export type CommittedPart = 'search' | 'jobs' | 'timeseries' | 'changes';
+const COMMITTED_PARTS: readonly CommittedPart[] = ['search', 'jobs', 'timeseries', 'changes'];
+
 export interface AdapterParts {
   /** Entities, aspects and the atomic commit. Required. */
   entities: EntityStore;
   /** Default: `createScanSearchIndex(entities)` over the documents the composer keeps in the store. */
   search?: SearchIndex;
-  /** The store itself (its commit adds and completes jobs), or left out for a queue kept in the store. */
+  /** Optional: which entities carry values of a property. Left out, the domain scans the stored aspects. */
+  propertyValues?: PropertyValueIndex;
+  /** Served by the store's commit (it adds and completes jobs), or left out for a queue kept in the store. */
   jobs?: JobQueue;
-  /** The store itself (its commit deletes an entity's rows), or left out for rows kept in the store. */
+  /** Served by the store's commit (it deletes an entity's rows), or left out for rows kept in the store. */
   timeseries?: TimeseriesStore;
   /**
-   * The store itself (its commit appends events and keeps versions), or left out for a log kept in the
-   * store. A whole adapter given here must have the change log's members.
+   * Served by the store's commit (it appends events and keeps versions), or left out for a log kept in
+   * the store. A whole adapter given here must have the change log's members.
    */
   changes?: ChangeLog | StorageAdapter;
+  /**
+   * The parts given beside the store whose share of a batch the store's own commit writes, because they
+   * read the same backend: `search` (each write's `searchDocument`), `jobs` (`jobs`, `completeJobs`),
+   * `timeseries` (`timeseries` rows, and an entity's rows on `deleteEntity`), `changes` (`events`,
+   * `aspectVersions`). A part that is the store itself needs no mention. With every one of the four
+   * served so, the composer keeps no records and hands every call straight to its part.
+   */
+  committedByStore?: readonly CommittedPart[];
 }
-
-const MEMBERS = {
-  entities: ['open', 'close', 'readEntities', 'scanEntities', 'commit'],
-  search: [
-    'search',
-    'aggregate',
-    'findEntitiesWithPropertyValues',
-    'countEntitiesWithPropertyValues',
-    'findEntitiesWithSeveralPropertyValues',
-  ],
-  jobs: ['claimJobs', 'releaseJob', 'renewJobLease', 'listJobs'],
-  timeseries: [
-    'appendTimeseries',
-    'queryTimeseries',
-    'timeseriesIndexSizes',
-    'countTimeseries',
-    'deleteTimeseriesBatch',
-    'rebuildTimeseriesIndex',
-  ],
-  changes: ['readChanges', 'readAspectVersions', 'pruneChanges', 'waitForChanges'],
-} as const;
 
 /** How often a commit is tried again when only the composer's own records moved (another writer's commit). */
 const RECORD_RETRIES = 20;
 
+/** With a property-value index given, the adapter has it (and declares `capabilities.propertyValues`). */
+export function composeAdapter(parts: AdapterParts & { propertyValues: PropertyValueIndex }): StorageAdapter & PropertyValueIndex;
+export function composeAdapter(parts: AdapterParts): StorageAdapter;
 export function composeAdapter(parts: AdapterParts): StorageAdapter {
   checkParts(parts);
   const store = parts.entities;
-  const native = {
-    search: (parts.search as unknown) === store,
-    jobs: (parts.jobs as unknown) === store,
-    timeseries: (parts.timeseries as unknown) === store,
-    changes: (parts.changes as unknown) === store,
-  };
+  const served = (part: CommittedPart): boolean =>
+    parts[part] !== undefined && ((parts[part] as unknown) === store || (parts.committedByStore ?? []).includes(part));
+  const native = { search: served('search'), jobs: served('jobs'), timeseries: served('timeseries'), changes: served('changes') };
+  /** Whether the composer keeps records of its own in the store (and so filters them out of reads). */
+  const keepsRecords = !(native.search && native.jobs && native.timeseries && native.changes);
 
   // Read-then-commit changes of the composer's records run one at a time in this process; another
   // process's commit in between shows up as a CONFLICT on a record, and the change is read again.
@@ -130,54 +132,57 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
     }
   }
 
+  const declared = store.capabilities as Partial<AdapterCapabilities>;
   const capabilities: AdapterCapabilities = Object.freeze({
     durable: store.capabilities.durable,
     changeToken: store.capabilities.changeToken,
-    changeFeed: native.changes ? (store.capabilities as Partial<AdapterCapabilities>).changeFeed === true : true,
+    changeFeed: native.changes ? declared.changeFeed === true : true,
     // Rows kept in the store go into its commit as records; a store with its own rows must say it can.
-    timeseriesInCommit: native.timeseries ? (store.capabilities as Partial<AdapterCapabilities>).timeseriesInCommit === true : true,
+    timeseriesInCommit: native.timeseries ? declared.timeseriesInCommit === true : true,
+    ...(parts.propertyValues ? { propertyValues: true } : {}),
   });
   const changeLog: Partial<ChangeLog> = changes ?? (parts.changes as Partial<ChangeLog>);
+
+  const entityMembers = keepsRecords
+    ? {
+        open: () => store.open(),
+        close: () => store.close(),
+        async readEntities(urns: readonly string[], aspectNames?: readonly string[]) {
+          const entities = await store.readEntities(
+            urns.filter((urn) => !isReservedUrn(urn)),
+            aspectNames,
+          );
+          return entities.map(withoutRecords);
+        },
+        async scanEntities(request: Parameters<EntityStore['scanEntities']>[0]) {
+          if (request.entityType !== undefined && isReservedType(request.entityType)) return [];
+          const out = [];
+          let afterUrn = request.afterUrn;
+          // Reserved records are left out; page on until the limit is filled or the store has no more.
+          while (out.length < request.limit) {
+            const wanted = request.limit - out.length;
+            const page = await store.scanEntities({ ...request, afterUrn, limit: wanted });
+            for (const entity of page) if (!isReservedType(entity.entityType)) out.push(withoutRecords(entity));
+            if (page.length < wanted) break;
+            afterUrn = page.at(-1)!.urn;
+          }
+          return out;
+        },
+        commit: (batch: WriteBatch) => serialized(() => commit(batch)),
+        ...(store.capabilities.changeToken && store.changeToken ? { changeToken: () => store.changeToken!() } : {}),
+      }
+    : // Every part is served by the store's commit: nothing of the composer's own stands between.
+      storeMembers(store);
 
   return {
     name: store.name,
     capabilities,
-    open: () => store.open(),
-    close: () => store.close(),
-    async readEntities(urns, aspectNames) {
-      const entities = await store.readEntities(
-        urns.filter((urn) => !isReservedUrn(urn)),
-        aspectNames,
-      );
-      return entities.map(withoutRecords);
-    },
-    async scanEntities(request) {
-      if (request.entityType !== undefined && isReservedType(request.entityType)) return [];
-      const out = [];
-      let afterUrn = request.afterUrn;
-      // Reserved records are left out; page on until the limit is filled or the store has no more.
-      while (out.length < request.limit) {
-        const wanted = request.limit - out.length;
-        const page = await store.scanEntities({ ...request, afterUrn, limit: wanted });
-        for (const entity of page) if (!isReservedType(entity.entityType)) out.push(withoutRecords(entity));
-        if (page.length < wanted) break;
-        afterUrn = page.at(-1)!.urn;
-      }
-      return out;
-    },
-    commit: (batch) => serialized(() => commit(batch)),
-    ...(store.capabilities.changeToken && store.changeToken ? { changeToken: () => store.changeToken!() } : {}),
-
-    ...(parts.search && parts.search.flushSearchIndex ? { flushSearchIndex: () => parts.search!.flushSearchIndex!() } : {}),
-    search: (request) => search.search(request),
-    aggregate: (request) => search.aggregate(request),
-    findEntitiesWithPropertyValues: (request) => search.findEntitiesWithPropertyValues(request),
-    countEntitiesWithPropertyValues: (propertyUrn, definitionKey) => search.countEntitiesWithPropertyValues(propertyUrn, definitionKey),
-    findEntitiesWithSeveralPropertyValues: (request) => search.findEntitiesWithSeveralPropertyValues(request),
-
-    ...bound(jobs ?? parts.jobs!, MEMBERS.jobs),
-    ...bound(timeseries ?? parts.timeseries!, MEMBERS.timeseries),
-    ...(capabilities.changeFeed ? bound(changeLog as ChangeLog, MEMBERS.changes) : {}),
+    ...entityMembers,
+    ...(parts.search ? bound(parts.search, 'search') : { search: search.search.bind(search), aggregate: search.aggregate.bind(search) }),
+    ...(parts.propertyValues ? bound(parts.propertyValues, 'propertyValues') : {}),
+    ...bound(jobs ?? parts.jobs!, 'jobs'),
+    ...bound(timeseries ?? parts.timeseries!, 'timeseries'),
+    ...(capabilities.changeFeed ? bound(changeLog as ChangeLog, 'changes') : {}),
   } as StorageAdapter;
 }
 
@@ -211,10 +216,21 @@ function isConflict(error: unknown): boolean {
   return isCatalogError(error) && error.code === 'CONFLICT';
 }
 
-/** The named methods of a part, bound to it (a part may be a class instance). */
-function bound<K extends string>(part: object, names: readonly K[]): Record<K, unknown> {
-  const target = part as Record<K, (...args: unknown[]) => unknown>;
-  return Object.fromEntries(names.map((name) => [name, target[name].bind(part)])) as Record<K, unknown>;
+/** The entity store's own members, bound to it; its change token only when it declares one. */
+function storeMembers(store: EntityStore): Record<string, unknown> {
+  const { changeToken, ...members } = bound(store, 'entities');
+  return store.capabilities.changeToken ? { ...members, changeToken } : members;
+}
+
+/** The methods a part lists (parts.ts) that it has, bound to it (a part may be a class instance). */
+function bound(part: object, name: PartName): Record<string, unknown> {
+  const target = part as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const method of partMethods(name)) {
+    const member = target[method];
+    if (typeof member === 'function') out[method] = (member as (...args: unknown[]) => unknown).bind(part);
+  }
+  return out;
 }
 
 /** Refuses parts that are missing or not what they say, naming the part and the member. */
@@ -225,19 +241,28 @@ function checkParts(parts: AdapterParts): void {
     });
   };
   if (parts === null || typeof parts !== 'object')
-    refuse('/parts', 'must be an object of parts ({ entities, search?, jobs?, timeseries?, changes? })');
-  const known = new Set(Object.keys(MEMBERS));
-  for (const key of Object.keys(parts)) if (!known.has(key)) refuse(`/${key}`, `is not a part (the parts are ${[...known].join(', ')})`);
+    refuse('/parts', `must be an object of parts ({ ${PART_NAMES.join(', ')}, committedByStore? })`);
+  const known = new Set<string>([...PART_NAMES, 'committedByStore']);
+  for (const key of Object.keys(parts)) if (!known.has(key)) refuse(`/${key}`, `is not a part (the parts are ${PART_NAMES.join(', ')})`);
   const store = parts.entities as unknown;
   if (store === undefined || store === null) refuse('/entities', 'is required: the entity store with the commit');
-  for (const [part, names] of Object.entries(MEMBERS) as Array<[keyof AdapterParts, readonly string[]]>) {
+  for (const part of PART_NAMES) {
     const value = parts[part] as unknown;
     if (value === undefined) continue;
     if (value === null || typeof value !== 'object') refuse(`/${part}`, 'must be an object');
-    for (const name of names) {
-      if (typeof (value as Record<string, unknown>)[name] !== 'function') refuse(`/${part}/${name}`, 'must be a function');
+    const members = value as Record<string, unknown>;
+    for (const name of ADAPTER_PARTS[part].required)
+      if (typeof members[name] !== 'function') refuse(`/${part}/${name}`, 'must be a function');
+    for (const name of ADAPTER_PARTS[part].optional) {
+      if (members[name] !== undefined && typeof members[name] !== 'function') refuse(`/${part}/${name}`, 'must be a function when given');
     }
   }
+  const committed: readonly CommittedPart[] | undefined = parts.committedByStore;
+  if (committed !== undefined && !Array.isArray(committed)) refuse('/committedByStore', `must be a list of ${COMMITTED_PARTS.join(', ')}`);
+  (committed ?? []).forEach((part: CommittedPart, i: number) => {
+    if (!COMMITTED_PARTS.includes(part)) refuse(`/committedByStore/${i}`, `must be one of ${COMMITTED_PARTS.join(', ')}`);
+    if (parts[part] === undefined) refuse(`/committedByStore/${i}`, `names ${part}, which is not given`);
+  });
   const entities = parts.entities;
   if (typeof entities.name !== 'string' || !entities.name) refuse('/entities/name', 'must be a non-empty string');
   const capabilities = entities.capabilities as unknown as Record<string, unknown> | undefined;
@@ -249,10 +274,10 @@ function checkParts(parts: AdapterParts): void {
     refuse('/entities/changeToken', 'must be a function when capabilities.changeToken is true');
   }
   for (const part of ['jobs', 'timeseries', 'changes'] as const) {
-    if (parts[part] !== undefined && (parts[part] as unknown) !== entities) {
+    if (parts[part] !== undefined && (parts[part] as unknown) !== entities && !(committed ?? []).includes(part)) {
       refuse(
         `/${part}`,
-        "must be the entity store itself (its commit keeps this part's data) or left out (the composer keeps it in the store)",
+        "must be served by the entity store's commit (the store itself, or named in committedByStore) or left out (the composer keeps it in the store)",
       );
     }
   }

@@ -10,6 +10,7 @@
  */
 import { scanPages } from './scan-pages';
 import type { EntityStore } from './entity-store';
+import type { PropertyValueIndex } from './property-value-index';
 import { aggregateDocuments, compareCodeUnits, documentMatches, matchingDocuments } from './search-evaluation';
 import type { SearchDocument, SearchIndex, SearchRequest, SearchResponse, SearchScope } from './search-index';
 import { SEARCH_DOCUMENT_ASPECT } from './store-records';
@@ -24,8 +25,12 @@ export interface ScanSearchIndexOptions {
   pageSize?: number;
 }
 
-/** A search index over the documents an entity store keeps (see the file's comment for its cost). */
-export function createScanSearchIndex(store: EntityStore, options: ScanSearchIndexOptions = {}): SearchIndex {
+/**
+ * A search index over the documents an entity store keeps (see the file's comment for its cost). It
+ * answers the property-value questions over the same documents too: give it to `composeAdapter` as
+ * `propertyValues` as well to have them answered here rather than by the domain's scan of the aspects.
+ */
+export function createScanSearchIndex(store: EntityStore, options: ScanSearchIndexOptions = {}): SearchIndex & PropertyValueIndex {
   const pageSize = options.pageSize ?? PAGE;
 
   async function documents(): Promise<SearchDocument[]> {

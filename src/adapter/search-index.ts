@@ -3,8 +3,7 @@
  * documents the domain derived; it never derives one itself. Documents arrive through the entity
  * store's commit (`EntityWrite.searchDocument`), so the index never disagrees with the stored aspects.
  *
- * - Not found: a search that matches nothing answers `total: 0` and no hits; an unknown property answers
- *   no URNs and a count of 0. Never an error.
+ * - Not found: a search that matches nothing answers `total: 0` and no hits. Never an error.
  * - Atomic: every answer is read from one committed state (a commit is wholly visible or not at all).
  * - Order: as each member says; URNs and strings compare by code units.
  */
@@ -165,43 +164,4 @@ export interface SearchIndex {
   search(request: SearchRequest): Promise<SearchResponse>;
   /** One result per requested facet, in the order asked (see `FacetResult` for the bucket order). */
   aggregate(request: AggregateRequest): Promise<FacetResult[]>;
-  /**
-   * URNs (ascending, after `afterUrn`) of entities whose search document carries values of the property
-   * under any definition key other than `keepDefinitionKey` (all keys when it is undefined). Soft-deleted
-   * entities are included. Used by the background clean-up of hard-deleted and superseded values.
-   */
-  findEntitiesWithPropertyValues(request: {
-    propertyUrn: string;
-    keepDefinitionKey?: string;
-    afterUrn?: string;
-    limit: number;
-  }): Promise<string[]>;
-  /** Number of entities whose search document carries values of the property (any key, removed or not). */
-  countEntitiesWithPropertyValues(propertyUrn: string, definitionKey?: string): Promise<number>;
-  /**
-   * Entities whose search document carries more than one value of the property under exactly this
-   * definition key (soft-deleted entities included): `total` counts them all, `urns` lists at most
-   * `limit` of them (ascending, after `afterUrn`; `total` ignores `afterUrn`). An unknown property or
-   * key answers `{ total: 0, urns: [] }`. With `filter`, only those whose document also matches it
-   * (as a search filter over every entity type, soft-deleted ones included) are counted and listed.
-   * Used to preview a change of a property to a single value, alone and together with other rules.
-   */
-  findEntitiesWithSeveralPropertyValues(request: SeveralValuesRequest): Promise<SeveralValuesResponse>;
-}
-
-export interface SeveralValuesRequest {
-  propertyUrn: string;
-  definitionKey: string;
-  afterUrn?: string;
-  limit: number;
-  /**
-   * Only entities whose search document also matches this filter (an OR of AND groups, as in
-   * `SearchScope.filter`); undefined or empty restricts nothing.
-   */
-  filter?: SearchFilter;
-}
-
-export interface SeveralValuesResponse {
-  total: number;
-  urns: string[];
 }

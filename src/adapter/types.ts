@@ -2,7 +2,8 @@
  * THE storage/search adapter contract: the composition of its parts, each in its own file.
  *
  * - entity-store.ts: entities and aspects, and the one atomic `commit` (with `WriteBatch`);
- * - search-index.ts: search, aggregation and the property-value questions of the clean-up;
+ * - search-index.ts: search and aggregation;
+ * - property-value-index.ts (optional): which entities carry values of a structured property;
  * - job-queue.ts: the durable queue with leases;
  * - timeseries-store.ts: append-only rows per entity type × aspect;
  * - change-log.ts: change events and kept aspect versions;
@@ -20,12 +21,14 @@
 import type { ChangeLog } from './change-log';
 import type { EntityStore, EntityStoreCapabilities } from './entity-store';
 import type { JobQueue } from './job-queue';
+import type { PropertyValueIndex } from './property-value-index';
 import type { SearchIndex } from './search-index';
 import type { TimeseriesStore } from './timeseries-store';
 
 export * from './values';
 export * from './entity-store';
 export * from './search-index';
+export * from './property-value-index';
 export * from './job-queue';
 export * from './timeseries-store';
 export * from './change-log';
@@ -44,13 +47,21 @@ export interface AdapterCapabilities extends EntityStoreCapabilities {
   readonly changeFeed: boolean;
   /** `commit` appends the batch's `timeseries` rows in the same atomic step (optional: false when left out). */
   readonly timeseriesInCommit?: boolean;
+  /**
+   * The adapter has the property-value index part (`findEntitiesWithPropertyValues`,
+   * `countEntitiesWithPropertyValues`, `findEntitiesWithSeveralPropertyValues`). Optional: false when left
+   * out, and the domain then answers those questions by scanning the stored aspects; the suite's tests
+   * of the part are reported skipped.
+   */
+  readonly propertyValues?: boolean;
 }
 
 /**
  * The whole adapter: an entity store with its commit, a search index, a job queue and a timeseries
- * store, and optionally a change log (all reference adapters have one; declared by
- * `capabilities.changeFeed`).
+ * store, and optionally a change log (declared by `capabilities.changeFeed`) and a property-value index
+ * (declared by `capabilities.propertyValues`); the reference adapters have both.
  */
-export interface StorageAdapter extends EntityStore, SearchIndex, JobQueue, TimeseriesStore, Partial<ChangeLog> {
+export interface StorageAdapter
+  extends EntityStore, SearchIndex, JobQueue, TimeseriesStore, Partial<ChangeLog>, Partial<PropertyValueIndex> {
   readonly capabilities: AdapterCapabilities;
 }

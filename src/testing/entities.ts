@@ -13,6 +13,15 @@ export function registerEntityTests(harness: ConformanceHarness): void {
         const { durable, changeToken, changeFeed } = adapter.capabilities;
         expect([durable, changeToken, changeFeed].map((flag) => typeof flag)).toEqual(['boolean', 'boolean', 'boolean']);
         expect(typeof adapter.readChanges).toBe(changeFeed ? 'function' : 'undefined');
+        // The optional property-value index: declared exactly when its members are there.
+        const propertyValues = adapter.capabilities.propertyValues === true;
+        expect(
+          [
+            adapter.findEntitiesWithPropertyValues,
+            adapter.countEntitiesWithPropertyValues,
+            adapter.findEntitiesWithSeveralPropertyValues,
+          ].map((member) => typeof member),
+        ).toEqual(Array(3).fill(propertyValues ? 'function' : 'undefined'));
         expect(adapter.capabilities).toEqual(harness.capabilities);
         expect(typeof adapter.changeToken).toBe(changeToken ? 'function' : 'undefined');
       });

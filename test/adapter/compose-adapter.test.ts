@@ -74,6 +74,13 @@ describe('composeAdapter refuses parts that are missing or not what they say, na
     ['a job queue that the store does not serve', { entities: store(), jobs: createMemoryAdapter() }, '/jobs'],
     ['a change log that the store does not serve', { entities: store(), changes: createMemoryAdapter() }, '/changes'],
     ['a timeseries store that the store does not serve', { entities: store(), timeseries: createMemoryAdapter() }, '/timeseries'],
+    ['a part named as committed by the store but not given', { entities: store(), committedByStore: ['jobs'] }, '/committedByStore/0'],
+    ['a name that is no committed part', { entities: store(), jobs: store(), committedByStore: ['jobs', 'index'] }, '/committedByStore/1'],
+    [
+      'a property-value index without one of its members',
+      { entities: store(), propertyValues: { ...store(), countEntitiesWithPropertyValues: undefined } },
+      '/propertyValues/countEntitiesWithPropertyValues',
+    ],
   ])('%s', (_name, parts, path) => {
     const outcome = refusal(parts);
     expect([outcome.code, outcome.paths]).toEqual(['INVALID_INPUT', [path]]);
@@ -157,7 +164,14 @@ describe('composeAdapter over an entity store alone', () => {
 
   it('passes each part the store serves itself straight through to it', async () => {
     const memory = createMemoryAdapter();
-    const adapter = composeAdapter({ entities: memory, search: memory, jobs: memory, timeseries: memory, changes: memory });
+    const adapter = composeAdapter({
+      entities: memory,
+      search: memory,
+      propertyValues: memory,
+      jobs: memory,
+      timeseries: memory,
+      changes: memory,
+    });
     await adapter.open();
     await adapter.commit({
       entities: [{ urn: A, entityType: 'dataset', expectVersion: 0, put: [aspect('info', {})], searchDocument: document(A, 'orders') }],
@@ -168,6 +182,69 @@ describe('composeAdapter over an entity store alone', () => {
     expect((await memory.listJobs()).map((j) => j.type)).toEqual(['native']);
     expect((await memory.readChanges!({ limit: 10 })).events).toHaveLength(1);
     expect(adapter.capabilities).toEqual(memory.capabilities);
+  });
+});
+
+describe('composeAdapter over parts its store commits (committedByStore)', () => {
+  /** The memory adapter split into its parts again: each part its own object, one commit for all. */
+  function split(memory: ReturnType<typeof createMemoryAdapter>): AdapterParts {
+    const pick = (names: string[]): Record<string, unknown> =>
+      Object.fromEntries(names.map((n) => [n, (memory as unknown as Record<string, unknown>)[n]]));
+    return {
+      entities: {
+        ...(pick(['open', 'close', 'readEntities', 'scanEntities', 'commit', 'changeToken']) as object),
+        name: 'memory',
+        capabilities: memory.capabilities,
+      } as unknown as EntityStore,
+      search: pick(['search', 'aggregate']) as never,
+      propertyValues: pick([
+        'findEntitiesWithPropertyValues',
+        'countEntitiesWithPropertyValues',
+        'findEntitiesWithSeveralPropertyValues',
+      ]) as never,
+      jobs: pick(['claimJobs', 'releaseJob', 'renewJobLease', 'listJobs']) as never,
+      timeseries: pick([
+        'appendTimeseries',
+        'queryTimeseries',
+        'timeseriesIndexSizes',
+        'countTimeseries',
+        'deleteTimeseriesBatch',
+        'rebuildTimeseriesIndex',
+      ]) as never,
+      changes: pick(['readChanges', 'readAspectVersions', 'pruneChanges', 'waitForChanges']) as never,
+    };
+  }
+
+  it("hands each named part's share of a batch to the store's commit, keeping no records", async () => {
+    const memory = createMemoryAdapter();
+    const adapter = composeAdapter({ ...split(memory), committedByStore: ['search', 'jobs', 'timeseries', 'changes'] });
+    await adapter.open();
+    await adapter.commit({
+      entities: [{ urn: A, entityType: 'dataset', expectVersion: 0, put: [aspect('info', {})], searchDocument: document(A, 'orders') }],
+      jobs: [{ type: 'native', payload: {} }],
+      events: [event(A, 'info')],
+    });
+    // The store holds the domain's entity only: no reserved record, the job and the event in its own parts.
+    expect((await memory.scanEntities({ limit: 10 })).map((e) => [e.urn, Object.keys(e.aspects)])).toEqual([[A, ['info']]]);
+    expect((await memory.listJobs()).map((j) => j.type)).toEqual(['native']);
+    expect((await adapter.readChanges!({ limit: 10 })).events.map((e) => e.aspectName)).toEqual(['info']);
+    expect(await adapter.countEntitiesWithPropertyValues!('urn:li:structuredProperty:none')).toBe(0);
+    expect(adapter.capabilities).toEqual(memory.capabilities);
+  });
+
+  it('keeps records for the parts it is not told the store commits, and declares no property-value index left out', async () => {
+    const memory = createMemoryAdapter();
+    const { propertyValues: _left, ...parts } = split(memory);
+    const adapter = composeAdapter({ ...parts, jobs: undefined, timeseries: undefined, changes: undefined, committedByStore: ['search'] });
+    await adapter.open();
+    await adapter.commit({
+      entities: [{ urn: A, entityType: 'dataset', expectVersion: 0, put: [aspect('info', {})] }],
+      jobs: [{ type: 'kept', payload: {} }],
+    });
+    expect(await memory.listJobs()).toEqual([]);
+    expect((await adapter.listJobs()).map((j) => j.type)).toEqual(['kept']);
+    expect(adapter.capabilities.propertyValues).toBeUndefined();
+    expect(adapter.findEntitiesWithPropertyValues).toBeUndefined();
   });
 });
 

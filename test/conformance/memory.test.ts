@@ -8,6 +8,6 @@ runConformanceSuite({
   it,
   skip: it.skip,
   expect,
-  capabilities: { durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true },
+  capabilities: { durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true, propertyValues: true },
   createAdapter: (options) => createMemoryAdapter(options),
 });

@@ -19,7 +19,7 @@ await withPostgresServer('test/conformance/postgres.test.ts', 'adapter conforman
     it,
     skip: it.skip,
     expect,
-    capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true },
+    capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true, propertyValues: true },
     createAdapter: (options) => schemas.adapter({ ...options, schema: schemas.freshSchema() }),
     reopen: (closed) => schemas.adapter({ schema: schemas.schemaOfAdapter(closed) }),
     inspect: {

@@ -43,7 +43,7 @@ runConformanceSuite({
   it,
   skip: it.skip,
   expect,
-  capabilities: { durable: true, changeToken: true, changeFeed: true, timeseriesInCommit: true },
+  capabilities: { durable: true, changeToken: true, changeFeed: true, timeseriesInCommit: true, propertyValues: true },
   createAdapter: (options) => {
     const directory = mkdtempSync(join(tmpdir(), 'metacatalog-'));
     directories.push(directory);

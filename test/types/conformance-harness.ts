@@ -12,7 +12,7 @@ runConformanceSuite({
   skip: it.skip, // capabilities the adapter does not declare: their tests are reported skipped
   expect,
   // What the adapter declares; the suite checks that every adapter it creates declares exactly this.
-  capabilities: { durable: true, changeToken: false, changeFeed: true },
+  capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true },
   // A fresh, empty store per test; the options carry the suite's fault injector.
   createAdapter: (options) => createMyAdapter({ ...options, filename: freshFile() }),
   // Durable adapters: the same store again after close, to prove that what was committed survives.

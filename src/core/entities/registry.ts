@@ -243,7 +243,7 @@ export class EntityRegistry {
 
   constructor() {
     // The built-in schemas ship with the library and compile on their first check (every one is compiled
-    // by test/core/validation.test.ts): a catalog that never writes an aspect never compiles its schema.
+    // by test/core/validation/validation.test.ts): a catalog that never writes an aspect never compiles its schema.
     for (const aspect of BUILT_IN_ASPECTS) this.aspects.set(aspect.name, { ...aspect });
     for (const entityType of BUILT_IN_ENTITY_TYPES) this.registerEntityType(entityType);
   }

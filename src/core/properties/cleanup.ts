@@ -7,6 +7,7 @@ import type { JobContext } from '../jobs/runner';
 import { assignmentsOf, keysOf, loadDefinitions } from './lookup';
 import { VALUES_ASPECT } from './types';
 import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
+import { propertyValueIndexOf } from '../entities/property-values';
 
 /**
  * The durable background removal of values that no longer count: those of a hard-deleted definition
@@ -70,7 +71,7 @@ export function registerPropertyCleanup(ctx: CatalogContext): void {
     const { propertyUrn, incarnation, afterUrn } = readPayload(job);
     for (let attempt = 1; ; attempt++) {
       const currentKey = (await loadDefinitions(ctx.adapter, [propertyUrn])).get(propertyUrn)?.key;
-      const urns = await ctx.adapter.findEntitiesWithPropertyValues({
+      const urns = await propertyValueIndexOf(ctx.adapter, ctx.registry).findEntitiesWithPropertyValues({
         propertyUrn,
         keepDefinitionKey: currentKey,
         afterUrn,

@@ -43,6 +43,7 @@ import {
   type StructuredPropertySettings,
   type StructuredPropertySettingsInput,
 } from './settings';
+import { propertyValueIndexOf } from '../entities/property-values';
 
 /** Where the problems of a `DefinitionUpdate` are reported. */
 const UPDATE_PATHS: DraftPaths = {
@@ -615,13 +616,21 @@ export class PropertyDefinitionService {
     const base = { urn, entityType: STRUCTURED_PROPERTY_ENTITY, dryRun: options.dryRun };
     if (options.hard) {
       if (options.dryRun)
-        return { ...base, mode: 'hard', changed: true, entitiesWithValues: await this.ctx.adapter.countEntitiesWithPropertyValues(urn) };
+        return {
+          ...base,
+          mode: 'hard',
+          changed: true,
+          entitiesWithValues: await propertyValueIndexOf(this.ctx.adapter, this.ctx.registry).countEntitiesWithPropertyValues(urn),
+        };
       const { entitiesToClean } = await this.hardDelete(actor, urn);
       return { ...base, mode: 'hard', changed: true, entitiesWithValues: entitiesToClean };
     }
     // Soft: the values written under the current definition are hidden and kept (older ones are being cleaned anyway).
     const changed = info?.removed !== true;
-    const entitiesWithValues = await this.ctx.adapter.countEntitiesWithPropertyValues(urn, info!.key);
+    const entitiesWithValues = await propertyValueIndexOf(this.ctx.adapter, this.ctx.registry).countEntitiesWithPropertyValues(
+      urn,
+      info!.key,
+    );
     if (!options.dryRun && changed) await this.setRemoved(actor, urn, true);
     return { ...base, mode: 'soft', changed, entitiesWithValues };
   }
@@ -634,7 +643,7 @@ export class PropertyDefinitionService {
     await this.manager(actor);
     requirePropertyUrn(urn);
     // The entity's deletion in the write path: its owner queues the clean-up of the values in the same commit.
-    const entitiesToClean = await this.ctx.adapter.countEntitiesWithPropertyValues(urn);
+    const entitiesToClean = await propertyValueIndexOf(this.ctx.adapter, this.ctx.registry).countEntitiesWithPropertyValues(urn);
     const { before } = await this.route
       .pipeline()
       .write(actor, [{ op: 'deleteEntity', urn, path: '/urn' }], { message: `cannot delete ${urn}` });

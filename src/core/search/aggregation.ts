@@ -14,6 +14,7 @@ import {
   type SearchScopeInput,
 } from './input';
 import type { StructuredPropertyService } from '../properties/service';
+import { propertyValueIndexOf } from '../entities/property-values';
 
 export interface AggregateAcrossEntitiesInput extends SearchScopeInput {
   /**
@@ -72,7 +73,8 @@ async function propertiesWithValues(
   for (;;) {
     const page = await properties.list(actor, { limit: DEFINITIONS_PAGE, ...(afterUrn ? { afterUrn } : {}) });
     for (const view of page.properties) {
-      if ((await ctx.adapter.countEntitiesWithPropertyValues(view.urn, view.definitionKey)) > 0) out.push(view);
+      if ((await propertyValueIndexOf(ctx.adapter, ctx.registry).countEntitiesWithPropertyValues(view.urn, view.definitionKey)) > 0)
+        out.push(view);
     }
     if (!page.nextAfterUrn) break;
     afterUrn = page.nextAfterUrn;

@@ -8,6 +8,7 @@ import {
   type DefinitionChangePreview,
   type StructuredPropertyDefinition,
 } from '../properties/types';
+import { propertyValueIndexOf } from '../entities/property-values';
 
 /**
  * Which entities a definition change touches, asked of the search index: the values of a property
@@ -94,7 +95,7 @@ export async function affectedByRules(
   let affected = byRules.total;
   let urns = byRules.hits.map((h) => h.urn);
   if (toSingle) {
-    const several = await ctx.adapter.findEntitiesWithSeveralPropertyValues({
+    const several = await propertyValueIndexOf(ctx.adapter, ctx.registry).findEntitiesWithSeveralPropertyValues({
       propertyUrn: stored.urn,
       definitionKey: stored.key,
       limit: SAMPLE_SIZE,
@@ -103,7 +104,7 @@ export async function affectedByRules(
     const both =
       groups.length && several.total
         ? (
-            await ctx.adapter.findEntitiesWithSeveralPropertyValues({
+            await propertyValueIndexOf(ctx.adapter, ctx.registry).findEntitiesWithSeveralPropertyValues({
               propertyUrn: stored.urn,
               definitionKey: stored.key,
               filter: groups,

@@ -104,7 +104,7 @@ export function compileSchema(schema: JsonSchema): SchemaCheck {
  * The check of one of the library's own schemas, compiled on its first use rather than when its module
  * loads: a process that never checks that kind of input (a CLI command, a server's worker that reads)
  * never pays for compiling it. Only for schemas that ship with the library and are known to compile
- * (test/core/validation.test.ts compiles every one); a host's schema goes through `compileSchema`,
+ * (test/core/validation/validation.test.ts compiles every one); a host's schema goes through `compileSchema`,
  * which reports a bad schema at once.
  */
 export function lazySchemaCheck(schema: JsonSchema): SchemaCheck {

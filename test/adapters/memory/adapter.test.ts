@@ -38,7 +38,7 @@ function create(urn: string, value: JsonObject = { name: urn }, entityType = 'da
   return { urn, entityType, expectVersion: 0, put: [aspect('datasetProperties', value)] };
 }
 
-async function opened(options: Parameters<typeof createMemoryAdapter>[0] = {}): Promise<StorageAdapter> {
+async function opened(options: Parameters<typeof createMemoryAdapter>[0] = {}): Promise<ReturnType<typeof createMemoryAdapter>> {
   const adapter = createMemoryAdapter(options);
   await adapter.open();
   return adapter;
@@ -76,7 +76,7 @@ describe('memory adapter: lifecycle', () => {
   it('declares its name and capabilities', () => {
     const adapter = createMemoryAdapter();
     expect(adapter.name).toBe('memory');
-    expect(adapter.capabilities).toEqual({ durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true });
+    expect(adapter.capabilities).toEqual({ durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true, propertyValues: true });
   });
 
   it('opens idempotently and keeps data across a second open', async () => {

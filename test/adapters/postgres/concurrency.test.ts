@@ -300,7 +300,7 @@ await withPostgresServer('test/adapters/postgres/concurrency.test.ts', 'postgres
           ],
         })),
       );
-      expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(urns.length);
+      expect(await b.adapter.countEntitiesWithPropertyValues!(RETENTION)).toBe(urns.length);
 
       expect(await a.catalog.properties.hardDelete(ADMIN, RETENTION)).toEqual({ urn: RETENTION, entitiesToClean: urns.length });
       // Gone for the other process at once: the definition, and the values from every read.
@@ -312,7 +312,7 @@ await withPostgresServer('test/adapters/postgres/concurrency.test.ts', 'postgres
       void a.catalog.settle().catch(() => undefined);
       await dying.died;
       await dying.adapter.close();
-      expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(urns.length - CLEANUP_BATCH_SIZE);
+      expect(await b.adapter.countEntitiesWithPropertyValues!(RETENTION)).toBe(urns.length - CLEANUP_BATCH_SIZE);
       const [held] = await b.adapter.listJobs({ includeDead: true });
       expect([held?.type, held?.lockedBy === null, held?.attempts]).toEqual([CLEANUP_JOB_TYPE, false, 1]);
 
@@ -321,7 +321,7 @@ await withPostgresServer('test/adapters/postgres/concurrency.test.ts', 'postgres
       b.clock.now = held!.lockedUntil!;
       const report = await b.catalog.settle();
       expect(report).toEqual({ completed: 2, failed: [] });
-      expect(await b.adapter.countEntitiesWithPropertyValues(RETENTION)).toBe(0);
+      expect(await b.adapter.countEntitiesWithPropertyValues!(RETENTION)).toBe(0);
       expect(await b.adapter.listJobs({ includeDead: true })).toEqual([]);
       const stored = await b.adapter.readEntities(urns, ['structuredProperties']);
       const propertyUrns = stored.map((e) =>

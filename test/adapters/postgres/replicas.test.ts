@@ -60,7 +60,7 @@ withOwnPostgres('test/adapters/postgres/replicas.test.ts', 'PostgreSQL hot stand
       it,
       skip: it.skip,
       expect,
-      capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true },
+      capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true, propertyValues: true },
       createAdapter: (options) => routed(options),
       reopen: (closed) => routed({ schema: schemaOf.get(closed)! }),
       inspect: { countAspects: (adapter) => countRows(adapter, 'aspects'), countJobs: (adapter) => countRows(adapter, 'jobs') },

@@ -1,0 +1,186 @@
+/**
+ * The memory search's document index: documents in numbered slots (slot-table.ts), a `FieldIndex` per
+ * searchable field (a standard field, or a structured property under one definition key), per-scope
+ * counts, and the full-text index (search-text.ts). Told about every change of a document, including
+ * the undo of a failed commit; it keeps no copy of the documents themselves.
+ */
+import type { SearchDocument } from '../../src/adapter/types';
+import { FieldIndex, scopeKey } from './field-index';
+import { propertyKey, standardFieldKey } from './field-keys';
+import type { SearchState } from './search-conditions';
+import { createMemoryFullText, type MemoryFullText } from './search-text';
+import { SlotTable } from './slot-table';
+import type { IndexedValue } from './value-order';
+
+export interface DocumentIndex {
+  readonly table: SlotTable;
+  /** Field key → its index. */
+  readonly fields: Map<string, FieldIndex>;
+  /**
+   * The field indexes of each structured property by definition key (the same objects as in
+   * `fields`): the property-value questions read them, so no list of URNs per property and key is
+   * kept beside them.
+   */
+  readonly propertyFields: Map<string, Map<string, FieldIndex>>;
+  readonly state: SearchState;
+  /** Scope key → number of documents. */
+  readonly scopeCounts: Map<string, number>;
+  readonly fullText: MemoryFullText;
+  /** Called after the document of `urn` was replaced (`document`) or removed (undefined). */
+  documentChanged(urn: string, document: SearchDocument | undefined): void;
+}
+
+export function createDocumentIndex(): DocumentIndex {
+  const table = new SlotTable();
+  const fields = new Map<string, FieldIndex>();
+  /**
+   * The field indexes of each structured property by definition key (the same objects as in
+   * `fields`): the clean-up questions about a property's values read them, so no list of URNs per
+   * property and key is kept beside them.
+   */
+  const propertyFields = new Map<string, Map<string, FieldIndex>>();
+  const state: SearchState = { table, fields };
+  /** Scope key → number of documents. */
+  const scopeCounts = new Map<string, number>();
+  const fullText: MemoryFullText = createMemoryFullText();
+  /**
+   * The fields each slot is indexed under, to take it out again: the document itself is not kept.
+   * Documents with the same fields share one list, found by the first key (bounded: a cleared map
+   * only stops the sharing).
+   */
+  const fieldsBySlot: Array<readonly FieldRef[] | undefined> = [];
+  const sharedFieldLists = new Map<string, Array<readonly FieldRef[]>>();
+
+  /** Takes the slot out of one field index; an index left empty goes, with its property entry. */
+  function removeFrom(key: string, slot: number, scope: string, property?: { propertyUrn: string; definitionKey: string }): void {
+    const field = fields.get(key);
+    if (!field) return;
+    field.remove(slot, scope);
+    if (field.size > 0) return;
+    fields.delete(key);
+    if (!property) return;
+    const byKey = propertyFields.get(property.propertyUrn);
+    byKey?.delete(property.definitionKey);
+    if (byKey?.size === 0) propertyFields.delete(property.propertyUrn);
+  }
+
+  function unindex(slot: number): void {
+    if (table.urns[slot] === undefined) return;
+    const scope = scopeKey(table.typeNames[table.typeId[slot]!]!, table.removed[slot] === 1);
+    for (const ref of fieldsBySlot[slot] ?? []) removeFrom(ref.key, slot, scope, ref.property);
+    fieldsBySlot[slot] = undefined;
+    const left = (scopeCounts.get(scope) ?? 1) - 1;
+    if (left > 0) scopeCounts.set(scope, left);
+    else scopeCounts.delete(scope);
+    table.unplace(slot);
+  }
+
+  function documentChanged(urn: string, document: SearchDocument | undefined): void {
+    const existing = table.slotOf.get(urn);
+    if (existing !== undefined) unindex(existing);
+    if (!document) {
+      if (existing !== undefined) {
+        table.remove(urn);
+        fullText.remove(urn);
+      }
+      return;
+    }
+    const slot = table.put(document);
+    const scope = scopeKey(document.entityType, document.removed);
+    scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
+    const indexed = documentValues(document);
+    for (const [key, { values }] of indexed) {
+      let field = fields.get(key);
+      if (!field) {
+        field = new FieldIndex();
+        fields.set(key, field);
+      }
+      field.add(slot, values, scope);
+    }
+    fieldsBySlot[slot] = fieldListOf(indexed);
+    for (const property of document.properties) {
+      if (property.values.length === 0) continue;
+      let byKey = propertyFields.get(property.propertyUrn);
+      if (byKey?.has(property.definitionKey)) continue;
+      if (!byKey) {
+        byKey = new Map();
+        propertyFields.set(property.propertyUrn, byKey);
+      }
+      byKey.set(property.definitionKey, fields.get(propertyKey(property.propertyUrn, property.definitionKey))!);
+    }
+    // The full-text index leaves a document whose terms did not change as it is.
+    fullText.upsert(urn, document.text);
+  }
+
+  function fieldListOf(indexed: Map<string, IndexedField>): readonly FieldRef[] {
+    // Field keys are built once (field-keys.ts): comparing them by identity finds a shared list.
+    const first = indexed.keys().next().value;
+    const candidates = first === undefined ? undefined : sharedFieldLists.get(first);
+    if (candidates) {
+      for (const list of candidates) {
+        if (list.length !== indexed.size) continue;
+        let i = 0;
+        let same = true;
+        for (const key of indexed.keys()) {
+          if (list[i++]!.key !== key) {
+            same = false;
+            break;
+          }
+        }
+        if (same) return list;
+      }
+    }
+    const list = [...indexed].map(([key, { property }]) =>
+      property ? { key, property: { propertyUrn: property.propertyUrn, definitionKey: property.definitionKey } } : { key },
+    );
+    if (first !== undefined) {
+      if (sharedFieldLists.size >= 1_000) sharedFieldLists.clear();
+      const lists = sharedFieldLists.get(first) ?? [];
+      // A few lists per first key are enough to share between documents of the same shape.
+      if (lists.length >= 16) lists.shift();
+      lists.push(list);
+      sharedFieldLists.set(first, lists);
+    }
+    return list;
+  }
+
+  return { table, fields, propertyFields, state, scopeCounts, fullText, documentChanged };
+}
+
+/** The distinct values of a list; the list itself when it holds one value. */
+function distinct<V>(values: readonly V[]): V[] {
+  if (values.length === 1) return values as V[];
+  return [...new Set(values)];
+}
+
+/** A field a document is indexed under; a structured property's says which (to drop its entry when empty). */
+interface FieldRef {
+  readonly key: string;
+  readonly property?: { readonly propertyUrn: string; readonly definitionKey: string };
+}
+
+interface IndexedField {
+  values: IndexedValue[];
+  /** For a structured property: the document's entry (read for its URN and definition key only). */
+  property?: SearchDocument['properties'][number];
+}
+
+/** The distinct values of each indexed field of a document (-0 counts as 0). */
+function documentValues(document: SearchDocument): Map<string, IndexedField> {
+  const out = new Map<string, IndexedField>();
+  const normalized = (value: IndexedValue): IndexedValue => (value === 0 ? 0 : value);
+  const { fields } = document;
+  for (const name in fields) {
+    if (!Object.hasOwn(fields, name)) continue;
+    const values = fields[name]!;
+    if (values.length) out.set(standardFieldKey(name), { values: distinct(values) });
+  }
+  for (const property of document.properties) {
+    if (property.values.length === 0) continue;
+    const key = propertyKey(property.propertyUrn, property.definitionKey);
+    const values = property.values.length === 1 && property.values[0] !== 0 ? property.values : property.values.map(normalized);
+    const previous = out.get(key);
+    out.set(key, { values: previous === undefined ? distinct(values) : [...new Set([...previous.values, ...values])], property });
+  }
+  return out;
+}

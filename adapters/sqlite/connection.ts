@@ -1,0 +1,40 @@
+import { closeSync, existsSync, openSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { migrate } from './schema';
+
+/** A new database file is created readable by its owner only: it holds token hashes and policies. */
+const FILE_MODE = 0o600;
+
+function createOwnerOnlyFile(filename: string): void {
+  if (filename === ':memory:' || filename.startsWith('file:') || existsSync(filename)) return;
+  try {
+    closeSync(openSync(filename, 'wx', FILE_MODE));
+  } catch (error) {
+    // Another process made it first: fine. Anything else (no such directory...) is for SQLite to report.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return;
+  }
+}
+
+/** Opens the file (created owner-only), sets the connection up and migrates it. */
+export function openConnection(options: { filename: string; busyTimeoutMs?: number }, durability: 'full' | 'normal'): Database.Database {
+  createOwnerOnlyFile(options.filename);
+  const db = new Database(options.filename);
+  try {
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if ((db.pragma('user_version', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.pragma('foreign_keys = OFF');
+    db.pragma('cache_size = -65536');
+    migrate(db);
+    // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
+    db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+    // Planner statistics: cheap approximate ANALYZE where they are missing or stale.
+    db.pragma('analysis_limit = 1000');
+    db.pragma('optimize = 0x10002');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
