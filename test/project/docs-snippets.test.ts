@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createMemoryAdapter } from '../adapters/memory/index';
-import { composeAdapter } from '../src/adapter/compose-adapter';
+import { createMemoryAdapter } from '../../adapters/memory/index';
+import { composeAdapter } from '../../src/adapter/compose-adapter';
 
 // Code shown in the docs is code that compiles: each block of docs/adapters*.md marked
 // `<!-- checked: FILE -->` is a verbatim part of FILE, a file `tsc --noEmit` checks (an example, or a
