@@ -22,6 +22,7 @@ import { migrate } from './schema';
 import * as search from './search';
 import * as searchStore from './search-store';
 import { createHandle, type SqliteHandle } from './statements';
+import { OPTIMIZE_INTERVAL_MS, refreshStatistics } from './statistics';
 import * as timeseries from './timeseries';
 
 /** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
@@ -103,6 +104,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   const changeSignal = new ChangeSignal();
   let writesSinceOptimize = 0;
   let optimizeGap = OPTIMIZE_FIRST;
+  let statisticsTimer: NodeJS.Timeout | undefined;
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
@@ -159,7 +161,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     // Timeseries rows of the batch, in the same transaction.
     for (const { index, rows } of batch.timeseries ?? []) if (rows.length) timeseries.appendRows(db, index, rows);
     (batch.entities ?? []).forEach((write, entityIndex) => {
-      const existing = db.stmt('SELECT entity_id AS id, version FROM entities WHERE urn = ?').get(write.urn) as
+      const existing = db.stmt('SELECT entity_id AS id, version FROM entities INDEXED BY entities_by_urn WHERE urn = ?').get(write.urn) as
         { id: number; version: number } | undefined;
       const found = existing?.version ?? 0;
       if (found !== write.expectVersion) {
@@ -168,7 +170,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       if (write.deleteEntity) {
         if (existing) {
           changes.detachEntity(db, existing.id, write.urn); // change feed, kept versions
-          db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
+          db.stmt('DELETE FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ?').run(existing.id);
           searchStore.removeSearchDocument(db, existing.id, directText);
           timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
           db.stmt('DELETE FROM entities WHERE entity_id = ?').run(existing.id);
@@ -198,7 +200,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
           const nameId = dictionary.find(name);
           if (nameId === undefined) continue;
           changes.detachAspectEvents(db, entityId, nameId);
-          db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
+          db.stmt('DELETE FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
         }
         if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId, directText);
         else if (write.searchDocument)
@@ -272,7 +274,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     if (writesSinceOptimize >= optimizeGap) {
       writesSinceOptimize = 0;
       optimizeGap = Math.min(optimizeGap * 2, OPTIMIZE_MAX_GAP);
-      db.db.pragma('optimize');
+      refreshStatistics(db.db, 'running');
     }
   }
 
@@ -298,26 +300,27 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         migrate(db);
         // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
         db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
-        // Planner statistics: cheap approximate ANALYZE where they are missing or stale.
-        db.pragma('analysis_limit = 1000');
-        db.pragma('optimize = 0x10002');
+        // Planner statistics: cheap approximate ANALYZE where they are missing or stale, none about tiny tables.
+        refreshStatistics(db, 'open');
       } catch (error) {
         db.close();
         throw error;
       }
       handle = createHandle(db);
+      // A long-running process keeps its statistics fresh (statistics.ts).
+      statisticsTimer = setInterval(() => {
+        if (handle) refreshStatistics(handle.db, 'running');
+      }, OPTIMIZE_INTERVAL_MS).unref();
     },
     async close() {
       if (closed) return;
       // Writes queued for the next group are committed before the connection goes.
       if (handle) committer.flush();
       closed = true;
-      // What SQLite recommends before closing a long-lived connection: refresh stale statistics.
-      try {
-        if (handle?.db.open) handle.db.pragma('optimize');
-      } catch {
-        // Statistics are an optimisation: a busy or read-only file closes without them.
-      }
+      clearInterval(statisticsTimer);
+      // What SQLite recommends before closing a connection: refresh stale statistics (never keeping
+      // those of tiny tables, which would mislead the next long-running process: statistics.ts).
+      if (handle?.db.open) refreshStatistics(handle.db, 'running');
       handle?.db.close();
       handle = undefined;
     },
