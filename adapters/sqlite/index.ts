@@ -23,6 +23,8 @@ import * as search from './search';
 import * as searchStore from './search-store';
 import { createHandle, type SqliteHandle } from './statements';
 import { OPTIMIZE_INTERVAL_MS, refreshStatistics } from './statistics';
+import { openWalSync, type WalSync } from './wal-sync';
+import { beginWrite } from './write-lock';
 import * as timeseries from './timeseries';
 
 /** How often a change-feed follower looks for commits of other processes (PRAGMA data_version). */
@@ -102,6 +104,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   let handle: SqliteHandle | undefined;
   let closed = false;
   const changeSignal = new ChangeSignal();
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   let writesSinceOptimize = 0;
   let optimizeGap = OPTIMIZE_FIRST;
   let statisticsTimer: NodeJS.Timeout | undefined;
@@ -222,35 +225,40 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
    * batch runs in its own savepoint: one that fails (a CONFLICT, a fault) is rolled back alone and
    * reported to its writer; the others commit. A group of one is a plain transaction.
    */
-  function commitGroup(batches: readonly WriteBatch[]): BatchOutcome[] {
+  function commitGroup(batches: readonly WriteBatch[], wait: boolean): BatchOutcome[] | 'busy' {
     const db = h();
     const dictionary = dictionaryOf(db);
     const outcomes: BatchOutcome[] = [];
+    // The write lock first (write-lock.ts): while another process holds it, the committer retries on a
+    // timer rather than sleeping in SQLite's busy handler. Inside, better-sqlite3 runs the transaction
+    // functions below as savepoints of this transaction.
+    if (!beginWrite(db, wait, busyTimeoutMs)) return 'busy';
     try {
       if (batches.length === 1) {
-        db.db.transaction(() => applyBatch(db, batches[0]!)).immediate();
+        db.db.transaction(() => applyBatch(db, batches[0]!))();
+        db.db.exec('COMMIT');
         outcomes.push({ ok: true });
       } else {
         const inSavepoint = db.db.transaction((batch: WriteBatch) => applyBatch(db, batch));
-        db.db
-          .transaction(() => {
-            for (const batch of batches) {
-              const mark = dictionary.mark();
-              try {
-                inSavepoint(batch); // nested: better-sqlite3 runs it in a SAVEPOINT
-                outcomes.push({ ok: true });
-              } catch (error) {
-                outcomes.push({ ok: false, error });
-                dictionary.rollbackTo(mark);
-                searchStore.forgetKeyIds(db);
-                // SQLite rolled back the whole transaction (I/O error, disk full): the group fails.
-                if (!db.db.inTransaction) throw error;
-              }
+        db.db.transaction(() => {
+          for (const batch of batches) {
+            const mark = dictionary.mark();
+            try {
+              inSavepoint(batch); // nested: better-sqlite3 runs it in a SAVEPOINT
+              outcomes.push({ ok: true });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+              dictionary.rollbackTo(mark);
+              searchStore.forgetKeyIds(db);
+              // SQLite rolled back the whole transaction (I/O error, disk full): the group fails.
+              if (!db.db.inTransaction) throw error;
             }
-          })
-          .immediate();
+          }
+        })();
+        db.db.exec('COMMIT');
       }
     } catch (error) {
+      if (db.db.inTransaction) db.db.exec('ROLLBACK');
       dictionary.rolledBack();
       searchStore.forgetKeyIds(db);
       if (batches.length > 1) throw error;
@@ -278,7 +286,18 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     }
   }
 
-  const committer = createGroupCommitter(commitGroup, (batch) => Math.max(1, batch.entities?.length ?? 0), GROUP_MAX_ENTITIES);
+  /** Durability `full` on a file: the WAL is synced off the event loop after each commit group (wal-sync.ts). */
+  let walSync: WalSync | undefined;
+  const committer = createGroupCommitter(commitGroup, (batch) => Math.max(1, batch.entities?.length ?? 0), GROUP_MAX_ENTITIES, {
+    lockWaitMs: busyTimeoutMs,
+    durable: () => (walSync ? walSync.sync() : Promise.resolve()),
+  });
+
+  /** After a write outside the committer (jobs, timeseries, pruning): on disk before it is acknowledged. */
+  async function durable<T>(result: T): Promise<T> {
+    if (walSync) await walSync.sync();
+    return result;
+  }
 
   // Every member is async on the outside (the contract must fit network databases) and synchronous
   // inside: better-sqlite3 never holds a transaction open across an await.
@@ -291,7 +310,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       createOwnerOnlyFile(options.filename);
       const db = new Database(options.filename);
       try {
-        db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+        db.pragma(`busy_timeout = ${busyTimeoutMs}`);
         if ((db.pragma('user_version', { simple: true }) as number) === 0) db.pragma('auto_vacuum = INCREMENTAL');
         db.pragma('journal_mode = WAL');
         db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
@@ -307,6 +326,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         throw error;
       }
       handle = createHandle(db);
+      if (durability === 'full') {
+        walSync = openWalSync(db);
+        // Commits write the WAL without syncing it; walSync syncs it on the thread pool before writers hear back.
+        if (walSync) db.pragma('synchronous = NORMAL');
+      }
       // A long-running process keeps its statistics fresh (statistics.ts).
       statisticsTimer = setInterval(() => {
         if (handle) refreshStatistics(handle.db, 'running');
@@ -317,12 +341,15 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       // Writes queued for the next group are committed before the connection goes.
       if (handle) committer.flush();
       closed = true;
+      await committer.settled();
       clearInterval(statisticsTimer);
       // What SQLite recommends before closing a connection: refresh stale statistics (never keeping
       // those of tiny tables, which would mislead the next long-running process: statistics.ts).
       if (handle?.db.open) refreshStatistics(handle.db, 'running');
       handle?.db.close();
       handle = undefined;
+      walSync?.close();
+      walSync = undefined;
     },
     async readEntities(urns, aspectNames) {
       return aspects.readEntities(h(), urns, aspectNames);
@@ -344,7 +371,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       return changes.readAspectVersions(h(), request);
     },
     async pruneChanges(request) {
-      return changes.pruneChanges(h(), request);
+      return durable(changes.pruneChanges(h(), request));
     },
     async waitForChanges(request) {
       // In process: woken by commit. Other processes: PRAGMA data_version moves when another
@@ -380,19 +407,19 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       return search.findEntitiesWithSeveralPropertyValues(h(), request);
     },
     async claimJobs(request) {
-      return jobs.claimJobs(h(), request);
+      return durable(jobs.claimJobs(h(), request));
     },
     async releaseJob(id, workerId, outcome) {
-      jobs.releaseJob(h(), id, workerId, outcome);
+      await durable(jobs.releaseJob(h(), id, workerId, outcome));
     },
     async renewJobLease(id, workerId, lockedUntil) {
-      return jobs.renewJobLease(h(), id, workerId, lockedUntil);
+      return durable(jobs.renewJobLease(h(), id, workerId, lockedUntil));
     },
     async listJobs(request) {
       return jobs.listJobs(h(), request);
     },
     async appendTimeseries(index, rows) {
-      timeseries.appendTimeseries(h(), index, rows);
+      await durable(timeseries.appendTimeseries(h(), index, rows));
     },
     async queryTimeseries(query) {
       return timeseries.queryTimeseries(h(), query);
@@ -404,10 +431,10 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       return timeseries.countTimeseries(h(), index, endTimeMillis);
     },
     async deleteTimeseriesBatch(index, endTimeMillis, limit) {
-      return timeseries.deleteTimeseriesBatch(h(), index, endTimeMillis, limit);
+      return durable(timeseries.deleteTimeseriesBatch(h(), index, endTimeMillis, limit));
     },
     async rebuildTimeseriesIndex(index, endTimeMillis) {
-      return timeseries.rebuildTimeseriesIndex(h(), index, endTimeMillis);
+      return durable(timeseries.rebuildTimeseriesIndex(h(), index, endTimeMillis));
     },
   };
 }
