@@ -44,6 +44,12 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
    * last ones may be lost on power loss (`synchronous = NORMAL`). Measured costs: docs/adapters.md.
    */
   durability?: SqliteDurability;
+  /**
+   * With durability `'full'` on a file: sync the WAL on libuv's thread pool after each commit group,
+   * acknowledging its writers once the sync is done (the default, `true`), or let SQLite sync inside
+   * COMMIT on the event loop's thread (`false`: what 0.3 did). Both survive a power loss alike (wal-sync.ts).
+   */
+  syncOffEventLoop?: boolean;
 }
 
 export type SqliteDurability = 'full' | 'normal';
@@ -326,7 +332,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         throw error;
       }
       handle = createHandle(db);
-      if (durability === 'full') {
+      if (durability === 'full' && options.syncOffEventLoop !== false) {
         walSync = openWalSync(db);
         // Commits write the WAL without syncing it; walSync syncs it on the thread pool before writers hear back.
         if (walSync) db.pragma('synchronous = NORMAL');
