@@ -18,6 +18,12 @@ export interface GroupCommitterOptions {
    * acknowledged only once this resolves. Without it, the commit itself was durable.
    */
   durable?: () => Promise<void>;
+  /**
+   * At most this many batches per group (default: no limit but `maxEntities`). When the sync is off the
+   * event loop, a group no longer saves syncs (those are coalesced anyway), only CPU per commit, and a
+   * long group holds the event loop for its whole CPU time: small groups, with the loop served between them.
+   */
+  maxBatches?: () => number;
 }
 
 export interface GroupCommitter<B> {
@@ -72,7 +78,8 @@ export function createGroupCommitter<B>(
     if (queue.length === 0) return;
     let entities = 0;
     let take = 0;
-    while (take < queue.length && (take === 0 || entities + sizeOf(queue[take]!.batch) <= maxEntities)) {
+    const maxBatches = options.maxBatches?.() ?? Infinity;
+    while (take < queue.length && take < maxBatches && (take === 0 || entities + sizeOf(queue[take]!.batch) <= maxEntities)) {
       entities += sizeOf(queue[take]!.batch);
       take++;
     }
