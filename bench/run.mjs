@@ -16,6 +16,8 @@ const WORKLOADS = {
   timeseries: ['timeseries.ts', 'runTimeseriesBench'],
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
   'http-workers': ['http-workers.ts', 'runHttpWorkersBench'],
+  // Drives `serve` with wrk for about three minutes: run by name.
+  edges: ['edges-storage.ts', 'runEdgesStorageBench'],
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
@@ -44,6 +46,7 @@ const ON_REQUEST = new Set([
   'sizing',
   'http-workers',
   'preview-change',
+  'edges',
 ]);
 
 const args = process.argv.slice(2);

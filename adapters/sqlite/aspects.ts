@@ -88,7 +88,11 @@ interface JoinedRow extends AspectRow {
   entity_version: number;
 }
 
-/** Entities with their aspects (all, or those named), in the order of `urns`, each once. */
+/**
+ * Entities with their aspects (all, or those named), in the order of `urns`, each once. The indexes are
+ * named (INDEXED BY): statistics taken while the file was nearly empty must not turn this into a scan of
+ * `aspects` per entity read (docs/operations.md).
+ */
 export function readEntities(h: SqliteHandle, urns: readonly string[], aspectNames?: readonly string[]): StoredEntity[] {
   if (urns.length === 0) return [];
   const d = dictionaryOf(h);
@@ -105,7 +109,8 @@ export function readEntities(h: SqliteHandle, urns: readonly string[], aspectNam
   const rows = h
     .stmt(
       `SELECT e.entity_id AS id, e.urn, e.entity_type, e.version AS entity_version, ${ASPECT_COLUMNS}
-       FROM entities e LEFT JOIN aspects a ON a.entity_id = e.entity_id ${nameFilter} WHERE ${where}`,
+       FROM entities e INDEXED BY entities_by_urn LEFT JOIN aspects a INDEXED BY aspects_by_entity ON a.entity_id = e.entity_id ${nameFilter}
+       WHERE ${where}`,
     )
     .all(params) as JoinedRow[];
   const byUrn = new Map<string, StoredEntity>();

@@ -86,7 +86,7 @@ export function writeChanges(
 ): void {
   const d = dictionaryOf(h);
   const entityId = (urn: string): number | undefined =>
-    h.stmt('SELECT entity_id FROM entities WHERE urn = ?').pluck().get(urn) as number | undefined;
+    h.stmt('SELECT entity_id FROM entities INDEXED BY entities_by_urn WHERE urn = ?').pluck().get(urn) as number | undefined;
   if (versions?.length) {
     const put = h.stmt(
       `INSERT OR REPLACE INTO aspect_versions (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
@@ -146,7 +146,7 @@ export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: nu
   if (version === undefined) return;
   const refs = h
     .stmt(
-      'SELECT id, flags, created_time, actor_id FROM change_events WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1',
+      'SELECT id, flags, created_time, actor_id FROM change_events INDEXED BY change_events_by_entity WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1',
     )
     .all(entityId, nameId, version) as ReferringEvent[];
   if (refs.length === 0) return;
@@ -170,10 +170,13 @@ export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: nu
 
 /** Inside the commit transaction, before an entity is deleted: its events keep their values and its URN; its kept versions go. */
 export function detachEntity(h: SqliteHandle, entityId: number, urn: string): void {
-  const names = h.stmt('SELECT name_id FROM aspects WHERE entity_id = ?').pluck().all(entityId) as number[];
+  const names = h.stmt('SELECT name_id FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ?').pluck().all(entityId) as number[];
   for (const nameId of names) detachAspectEvents(h, entityId, nameId);
-  h.stmt('UPDATE change_events SET entity_id = NULL, entity_urn = ? WHERE entity_id = ?').run(urn, entityId);
-  h.stmt('DELETE FROM aspect_versions WHERE entity_id = ?').run(entityId);
+  h.stmt('UPDATE change_events INDEXED BY change_events_by_entity SET entity_id = NULL, entity_urn = ? WHERE entity_id = ?').run(
+    urn,
+    entityId,
+  );
+  h.stmt('DELETE FROM aspect_versions INDEXED BY aspect_versions_by_aspect WHERE entity_id = ?').run(entityId);
 }
 
 interface EventRow {
@@ -249,17 +252,17 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
     }
     const rows = h
       .stmt(
-        `SELECT c.id, COALESCE(c.entity_urn, e.urn) AS urn, c.type_id, c.name_id, c.change_type, c.version, c.aspect, c.previous_aspect,
+        // The URN by rowid in a scalar subquery, the aspect row by its named index: statistics cannot turn either into a scan.
+        `SELECT c.id, COALESCE(c.entity_urn, (SELECT urn FROM entities WHERE entity_id = c.entity_id)) AS urn, c.type_id, c.name_id, c.change_type, c.version, c.aspect, c.previous_aspect,
            c.created_time, c.actor_id, c.system_metadata, c.flags, a.version AS row_version, a.value AS row_value,
            a.system_metadata AS row_metadata, a.created_time AS row_created_time, a.created_actor AS row_created_actor,
            a.modified_time AS row_modified_time, a.modified_actor AS row_modified_actor
          FROM change_events c
-           LEFT JOIN entities e ON e.entity_id = c.entity_id
-           LEFT JOIN aspects a ON c.flags & 1 = 1 AND a.entity_id = c.entity_id AND a.name_id = c.name_id
+           LEFT JOIN aspects a INDEXED BY aspects_by_entity ON c.flags & 1 = 1 AND a.entity_id = c.entity_id AND a.name_id = c.name_id
          WHERE ${conditions.join(' AND ')} ORDER BY c.id LIMIT @limit`,
       )
       .all(params) as EventRow[];
-    const bounds = h.stmt('SELECT MIN(id) AS oldest, MAX(id) AS newest FROM change_events').get() as {
+    const bounds = h.stmt('SELECT (SELECT MIN(id) FROM change_events) AS oldest, (SELECT MAX(id) FROM change_events) AS newest').get() as {
       oldest: number | null;
       newest: number | null;
     };
@@ -285,7 +288,8 @@ export function readAspectVersions(
   const rows = h
     .stmt(
       `SELECT v.name_id, v.version, v.value, v.created_time, v.created_actor, v.modified_time, v.modified_actor, v.system_metadata
-       FROM entities e JOIN aspect_versions v ON v.entity_id = e.entity_id AND v.name_id = ?
+       FROM entities e INDEXED BY entities_by_urn CROSS JOIN aspect_versions v INDEXED BY aspect_versions_by_aspect
+         ON v.entity_id = e.entity_id AND v.name_id = ?
        WHERE e.urn = ? AND v.version < ? ORDER BY v.version DESC LIMIT ?`,
     )
     .all(nameId, request.urn, request.beforeVersion ?? Number.MAX_SAFE_INTEGER, request.limit) as AspectRow[];

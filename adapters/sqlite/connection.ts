@@ -1,6 +1,7 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { migrate } from './schema';
+import { refreshStatistics } from './statistics';
 
 /** A new database file is created readable by its owner only: it holds token hashes and policies. */
 const FILE_MODE = 0o600;
@@ -29,9 +30,8 @@ export function openConnection(options: { filename: string; busyTimeoutMs?: numb
     migrate(db);
     // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
     db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
-    // Planner statistics: cheap approximate ANALYZE where they are missing or stale.
-    db.pragma('analysis_limit = 1000');
-    db.pragma('optimize = 0x10002');
+    // Planner statistics: cheap approximate ANALYZE where they are missing or stale, none about tiny tables.
+    refreshStatistics(db, 'open');
   } catch (error) {
     db.close();
     throw error;

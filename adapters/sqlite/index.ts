@@ -1,4 +1,4 @@
-import type { AdapterCapabilities, EntityStore, PropertyValueIndex, StorageAdapter, WriteBatch } from '../../src/adapter/types';
+import type { AdapterCapabilities, EntityStore, PropertyValueIndex, StorageAdapter } from '../../src/adapter/types';
 import { ChangeSignal } from '../../src/adapter/change-signal';
 import { composeAdapter } from '../../src/adapter/compose-adapter';
 import { partOverHandle } from '../../src/adapter/part-binding';
@@ -6,7 +6,7 @@ import * as aspects from './aspects';
 import * as changes from './changes';
 import { waitForChanges } from './change-wait';
 import { openConnection } from './connection';
-import { createGroupCommitter } from './group-commit';
+import { createSqliteCommitter } from './committer';
 import * as jobs from './jobs';
 import { checkedDurability, type SqliteAdapterOptions } from './options';
 import * as propertyValues from './property-values';
@@ -15,23 +15,13 @@ import * as search from './search';
 import * as searchStore from './search-store';
 import { flushSearchText } from './search-text-queue';
 import { createHandle, type SqliteHandle } from './statements';
+import { refreshStatistics, StatisticsKeeper } from './statistics';
 import * as timeseries from './timeseries';
-import { commitGroup } from './write-batch';
 
 export { backupSqliteDatabase } from './backup';
 export type { SqliteBackupResult } from './backup';
 
 export type { SqliteAdapterOptions, SqliteDurability } from './options';
-
-/**
- * A group (group-commit.ts) takes queued batches up to this many entities: enough for every
- * concurrent single write, while bulk batches of 1,000 still commit one by one.
- */
-const GROUP_MAX_ENTITIES = 1_000;
-
-/** Entity writes before the first `PRAGMA optimize` run; the gap doubles after each run, up to the maximum. */
-const OPTIMIZE_FIRST = 10_000;
-const OPTIMIZE_MAX_GAP = 1_000_000;
 
 const CAPABILITIES: AdapterCapabilities = {
   durable: true,
@@ -51,8 +41,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   let handle: SqliteHandle | undefined;
   let closed = false;
   const changeSignal = new ChangeSignal();
-  let writesSinceOptimize = 0;
-  let optimizeGap = OPTIMIZE_FIRST;
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const statistics = new StatisticsKeeper();
 
   function h(): SqliteHandle {
     if (closed) throw new Error('the SQLite adapter is closed');
@@ -60,31 +50,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     return handle;
   }
 
-  function afterCommit(db: SqliteHandle, batch: WriteBatch): void {
+  const committer = createSqliteCommitter(h, { faultInjector: options.faultInjector, busyTimeoutMs }, (db, batch) => {
     if (batch.events?.length) changeSignal.notify();
-    // Keep planner statistics current as the catalog grows: PRAGMA optimize re-analyses the tables whose
-    // size changed a lot (approximately, analysis_limit), after 10,000 entity writes, then 20,000 more,
-    // 40,000 more...: statistics follow a growing catalog, and a bulk load of a million pays a dozen runs.
-    writesSinceOptimize += batch.entities?.length ?? 0;
-    if (writesSinceOptimize >= optimizeGap) {
-      writesSinceOptimize = 0;
-      optimizeGap = Math.min(optimizeGap * 2, OPTIMIZE_MAX_GAP);
-      db.db.pragma('optimize');
-    }
-  }
-
-  const committer = createGroupCommitter(
-    (batches: readonly WriteBatch[]) => {
-      const db = h();
-      const outcomes = commitGroup(db, batches, options.faultInjector);
-      batches.forEach((batch, i) => {
-        if (outcomes[i]!.ok) afterCommit(db, batch);
-      });
-      return outcomes;
-    },
-    (batch) => Math.max(1, batch.entities?.length ?? 0),
-    GROUP_MAX_ENTITIES,
-  );
+    statistics.written(db.db, batch.entities?.length ?? 0);
+  });
+  const durable = <T>(result: T): Promise<T> => committer.durable(result);
 
   // Every member is async on the outside (the contract must fit network databases) and synchronous
   // inside: better-sqlite3 never holds a transaction open across an await.
@@ -93,21 +63,24 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     capabilities: CAPABILITIES,
     async open() {
       if (closed) throw new Error('the SQLite adapter is closed');
-      if (!handle) handle = createHandle(openConnection(options, durability));
+      if (handle) return;
+      handle = createHandle(openConnection(options, durability));
+      committer.attach(handle, durability === 'full' && options.syncOffEventLoop !== false);
+      statistics.start(() => handle?.db); // a long-running process keeps its statistics fresh
     },
     async close() {
       if (closed) return;
       // Writes queued for the next group are committed before the connection goes.
       if (handle) committer.flush();
       closed = true;
-      // What SQLite recommends before closing a long-lived connection: refresh stale statistics.
-      try {
-        if (handle?.db.open) handle.db.pragma('optimize');
-      } catch {
-        // Statistics are an optimisation: a busy or read-only file closes without them.
-      }
+      await committer.settled();
+      statistics.stop();
+      // What SQLite recommends before closing a connection: refresh stale statistics (never keeping
+      // those of tiny tables, which would mislead the next long-running process: statistics.ts).
+      if (handle?.db.open) refreshStatistics(handle.db, 'running');
       handle?.db.close();
       handle = undefined;
+      committer.detach();
     },
     readEntities: async (urns, aspectNames) => aspects.readEntities(h(), urns, aspectNames),
     scanEntities: async (request) => scanEntities(h(), request),
@@ -127,10 +100,22 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       },
     },
     propertyValues: partOverHandle('propertyValues', h, propertyValues),
-    jobs: partOverHandle('jobs', h, jobs),
-    timeseries: partOverHandle('timeseries', h, timeseries),
+    // Writes outside the committer are on disk before they are acknowledged (durable, above).
+    jobs: partOverHandle('jobs', h, {
+      ...jobs,
+      claimJobs: (db, request) => durable(jobs.claimJobs(db, request)),
+      releaseJob: (db, id, workerId, outcome) => durable(jobs.releaseJob(db, id, workerId, outcome)),
+      renewJobLease: (db, id, workerId, lockedUntil) => durable(jobs.renewJobLease(db, id, workerId, lockedUntil)),
+    }),
+    timeseries: partOverHandle('timeseries', h, {
+      ...timeseries,
+      appendTimeseries: (db, index, rows) => durable(timeseries.appendTimeseries(db, index, rows)),
+      deleteTimeseriesBatch: (db, index, end, limit) => durable(timeseries.deleteTimeseriesBatch(db, index, end, limit)),
+      rebuildTimeseriesIndex: (db, index, end) => durable(timeseries.rebuildTimeseriesIndex(db, index, end)),
+    }),
     changes: partOverHandle('changes', h, {
       ...changes,
+      pruneChanges: (db, request) => durable(changes.pruneChanges(db, request)),
       waitForChanges: (db, request) => waitForChanges(db, request, changeSignal, () => !closed && handle !== undefined),
     }),
     committedByStore: ['search', 'jobs', 'timeseries', 'changes'],

@@ -12,6 +12,12 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
    * last ones may be lost on power loss (`synchronous = NORMAL`). Measured costs: docs/adapters-sqlite.md.
    */
   durability?: SqliteDurability;
+  /**
+   * With durability `'full'` on a file: sync the WAL on libuv's thread pool after each commit group,
+   * acknowledging its writers once the sync is done (the default, `true`), or let SQLite sync inside
+   * COMMIT on the event loop's thread (`false`: what 0.3 did). Both survive a power loss alike (wal-sync.ts).
+   */
+  syncOffEventLoop?: boolean;
 }
 
 export type SqliteDurability = 'full' | 'normal';

@@ -10,6 +10,7 @@ import * as searchStore from './search-store';
 import { movePendingText } from './search-text-queue';
 import type { SqliteHandle } from './statements';
 import * as timeseries from './timeseries';
+import { beginWrite } from './write-lock';
 
 /** Batches of at least this many entities write their full text into FTS5 directly (search-store.ts). */
 const DIRECT_TEXT_BATCH = 200;
@@ -26,7 +27,7 @@ export function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: F
   // Timeseries rows of the batch, in the same transaction.
   for (const { index, rows } of batch.timeseries ?? []) if (rows.length) timeseries.appendRows(db, index, rows);
   (batch.entities ?? []).forEach((write, entityIndex) => {
-    const existing = db.stmt('SELECT entity_id AS id, version FROM entities WHERE urn = ?').get(write.urn) as
+    const existing = db.stmt('SELECT entity_id AS id, version FROM entities INDEXED BY entities_by_urn WHERE urn = ?').get(write.urn) as
       { id: number; version: number } | undefined;
     const found = existing?.version ?? 0;
     if (found !== write.expectVersion) {
@@ -35,7 +36,7 @@ export function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: F
     if (write.deleteEntity) {
       if (existing) {
         changes.detachEntity(db, existing.id, write.urn); // change feed, kept versions
-        db.stmt('DELETE FROM aspects WHERE entity_id = ?').run(existing.id);
+        db.stmt('DELETE FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ?').run(existing.id);
         searchStore.removeSearchDocument(db, existing.id, directText);
         timeseries.deleteEntityTimeseries(db, write.entityType, write.urn);
         db.stmt('DELETE FROM entities WHERE entity_id = ?').run(existing.id);
@@ -65,7 +66,7 @@ export function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: F
         const nameId = dictionary.find(name);
         if (nameId === undefined) continue;
         changes.detachAspectEvents(db, entityId, nameId);
-        db.stmt('DELETE FROM aspects WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
+        db.stmt('DELETE FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
       }
       if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId, directText);
       else if (write.searchDocument)
@@ -92,34 +93,40 @@ export function commitGroup(
   db: SqliteHandle,
   batches: readonly WriteBatch[],
   faultInjector: FaultInjectionOptions['faultInjector'],
-): BatchOutcome[] {
+  lock: { wait: boolean; busyTimeoutMs: number },
+): BatchOutcome[] | 'busy' {
   const dictionary = dictionaryOf(db);
   const outcomes: BatchOutcome[] = [];
+  // The write lock first (write-lock.ts): while another process holds it, the committer retries on a
+  // timer rather than sleeping in SQLite's busy handler. Inside, better-sqlite3 runs the transaction
+  // functions below as savepoints of this transaction.
+  if (!beginWrite(db, lock.wait, lock.busyTimeoutMs)) return 'busy';
   try {
     if (batches.length === 1) {
-      db.db.transaction(() => applyBatch(db, batches[0]!, faultInjector)).immediate();
+      db.db.transaction(() => applyBatch(db, batches[0]!, faultInjector))();
+      db.db.exec('COMMIT');
       outcomes.push({ ok: true });
     } else {
       const inSavepoint = db.db.transaction((batch: WriteBatch) => applyBatch(db, batch, faultInjector));
-      db.db
-        .transaction(() => {
-          for (const batch of batches) {
-            const mark = dictionary.mark();
-            try {
-              inSavepoint(batch); // nested: better-sqlite3 runs it in a SAVEPOINT
-              outcomes.push({ ok: true });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-              dictionary.rollbackTo(mark);
-              searchStore.forgetKeyIds(db);
-              // SQLite rolled back the whole transaction (I/O error, disk full): the group fails.
-              if (!db.db.inTransaction) throw error;
-            }
+      db.db.transaction(() => {
+        for (const batch of batches) {
+          const mark = dictionary.mark();
+          try {
+            inSavepoint(batch); // nested: better-sqlite3 runs it in a SAVEPOINT
+            outcomes.push({ ok: true });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+            dictionary.rollbackTo(mark);
+            searchStore.forgetKeyIds(db);
+            // SQLite rolled back the whole transaction (I/O error, disk full): the group fails.
+            if (!db.db.inTransaction) throw error;
           }
-        })
-        .immediate();
+        }
+      })();
+      db.db.exec('COMMIT');
     }
   } catch (error) {
+    if (db.db.inTransaction) db.db.exec('ROLLBACK');
     dictionary.rolledBack();
     searchStore.forgetKeyIds(db);
     if (batches.length > 1) throw error;

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSqliteAdapter } from '../../../adapters/sqlite/index';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const BUILT_ADAPTER = join(root, 'dist/adapters/sqlite.js');
+
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+/**
+ * The writer: 16 concurrent single-entity commits on the built adapter (durability full, the WAL synced
+ * off the event loop), each URN printed once its commit is acknowledged, until it is killed.
+ */
+const WRITER = (adapterUrl: string, filename: string, writers: number) => `
+import { createSqliteAdapter } from ${JSON.stringify(adapterUrl)};
+const adapter = createSqliteAdapter({ filename: ${JSON.stringify(filename)}, durability: 'full' });
+await adapter.open();
+const stamp = { time: Date.now(), actor: 'urn:li:corpuser:admin' };
+const writer = async (w) => {
+  for (let i = 0; ; i++) {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,kill.' + process.argv[2] + '.w' + w + '.n' + i + ',PROD)';
+    await adapter.commit({ entities: [{ urn, entityType: 'dataset', expectVersion: 0,
+      put: [{ name: 'datasetProperties', value: { name: 'n' + i }, version: 1, created: stamp, lastModified: stamp }] }] });
+    process.stdout.write(urn + '\\n');
+  }
+};
+await Promise.all(Array.from({ length: ${writers} }, (_, w) => writer(w)));
+`;
+
+describe('SQLite durability under SIGKILL', () => {
+  it('loses no acknowledged write when the writing process is killed with SIGKILL, at several points', async () => {
+    if (!existsSync(BUILT_ADAPTER)) throw new Error(`${BUILT_ADAPTER} is missing: run npm run build first`);
+    const directory = mkdtempSync(join(tmpdir(), 'metacatalog-kill-'));
+    directories.push(directory);
+    const filename = join(directory, 'catalog.db');
+    const script = join(directory, 'writer.mjs');
+    writeFileSync(script, WRITER(pathToFileURL(BUILT_ADAPTER).href, filename, 16));
+    const acknowledged: string[] = [];
+    // Killed after different numbers of acknowledgements, each run appending to the same file.
+    for (const killAfter of [50, 400, 1_500]) {
+      const child = spawn(process.execPath, [script, `run${killAfter}`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const before = acknowledged.length;
+      let pending = '';
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          pending += chunk.toString('utf8');
+          const lines = pending.split('\n');
+          pending = lines.pop()!;
+          acknowledged.push(...lines);
+          if (acknowledged.length - before >= killAfter && child.exitCode === null && !child.killed) {
+            child.kill('SIGKILL');
+            resolve();
+          }
+        });
+        child.once('exit', () => resolve());
+      });
+      expect(await exited).toBe('SIGKILL');
+      // A line cut in half by the kill was never a whole acknowledgement.
+      expect(acknowledged.length - before).toBeGreaterThanOrEqual(killAfter);
+    }
+    const adapter = createSqliteAdapter({ filename });
+    await adapter.open();
+    try {
+      const found = new Set<string>();
+      for (let i = 0; i < acknowledged.length; i += 500) {
+        for (const entity of await adapter.readEntities(acknowledged.slice(i, i + 500))) found.add(entity.urn);
+      }
+      const lost = acknowledged.filter((urn) => !found.has(urn));
+      expect(lost).toEqual([]);
+      expect(found.size).toBe(acknowledged.length);
+    } finally {
+      await adapter.close();
+    }
+  }, 120_000);
+});
