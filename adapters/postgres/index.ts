@@ -20,7 +20,7 @@ import { aggregate } from './aggregate';
 import * as search from './search';
 import * as searchStore from './search-store';
 import { TimeseriesStore } from './timeseries';
-import { ReplicaSet, replicaViolations, type ReplicaOption, type ReplicaSettings } from './replicas';
+import { isConnectionFailure, ReplicaSet, replicaViolations, type ReplicaOption, type ReplicaSettings } from './replicas';
 
 const { Pool } = pg;
 
@@ -173,7 +173,16 @@ export function createPostgresAdapter(connection: PostgresAdapterOptions, settin
       else pool?.off('error', onPoolError);
     },
     async readEntities(urns, aspectNames) {
-      return entities.readEntities(h(), urns, aspectNames);
+      if (!replicas) return entities.readEntities(h(), urns, aspectNames);
+      try {
+        return await entities.readEntities(h(), urns, aspectNames);
+      } catch (error) {
+        // The primary cannot be reached: a standby answers entity reads (token checks among them) meanwhile.
+        if (!isConnectionFailure(error)) throw error;
+        const answered = await replicas.readWhilePrimaryAway((db) => entities.readEntities(db, urns, aspectNames));
+        if (!answered) throw error;
+        return answered.value;
+      }
     },
     async scanEntities(request) {
       return entities.scanEntities(h(), request);
