@@ -33,6 +33,8 @@ const WORKLOADS = {
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],
   'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
+  // Needs wrk (/usr/bin/wrk) and the built CLI: the service under overload, and the change feed's cost.
+  'edges-http': ['edges-http.ts', 'runEdgesHttpBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
 const ON_REQUEST = new Set([
@@ -44,6 +46,7 @@ const ON_REQUEST = new Set([
   'sizing',
   'http-workers',
   'preview-change',
+  'edges-http',
 ]);
 
 const args = process.argv.slice(2);
@@ -96,7 +99,11 @@ try {
     const mod = await import(pathToFileURL(outfile).href);
     await mod[fn]({
       ...(entities ? { entities } : {}),
-      ...(name === 'http-load' ? loadOptions : name === 'http-workers' && loadOptions.seconds ? { seconds: loadOptions.seconds } : {}),
+      ...(name === 'http-load' || name === 'edges-http'
+        ? loadOptions
+        : name === 'http-workers' && loadOptions.seconds
+          ? { seconds: loadOptions.seconds }
+          : {}),
     });
   }
 } finally {

@@ -11,7 +11,7 @@ export interface AdmissionOptions {
   /**
    * Units of work running at once in each class (reads, writes, GraphQL); a GraphQL request weighs 1 to 4
    * units by its cost (a search with a total or facets weighs more). 0 turns admission control off.
-   * Default: 8 per core (16 on two cores).
+   * Default: 4 per core (8 on two cores).
    */
   maxInFlight?: number;
   /** Requests waiting in each class beyond those running. Default 32 × `maxInFlight`. */
@@ -22,6 +22,32 @@ export interface AdmissionOptions {
 
 export type RequestClass = 'read' | 'write' | 'graphql';
 
+export type ShedReason = 'queue-full' | 'wait' | 'loop-lag';
+
+/**
+ * The event loop's recent lag: a timer every 20 ms notes how late it fires; the figure decays by half
+ * each tick. One timer per process (unref'd: it never keeps a process alive), started by the first
+ * admission control.
+ */
+const LOOP_TICK_MS = 20;
+let loopLag = 0;
+let lastTick = 0;
+let loopTimer: NodeJS.Timeout | undefined;
+function startLoopMonitor(): void {
+  if (loopTimer) return;
+  lastTick = performance.now();
+  loopTimer = setInterval(() => {
+    const now = performance.now();
+    loopLag = Math.max(now - lastTick - LOOP_TICK_MS, loopLag / 2);
+    lastTick = now;
+  }, LOOP_TICK_MS);
+  loopTimer.unref();
+}
+/** The lag seen by the last ticks, or the lateness of the tick due now when that is more. */
+function loopLagMs(): number {
+  return loopTimer ? Math.max(loopLag, performance.now() - lastTick - LOOP_TICK_MS) : 0;
+}
+
 /** What `admit` hands back: call it once when the request's work is done (its answer is ready). */
 export type Release = () => void;
 
@@ -30,7 +56,7 @@ const RETRY_AFTER_SECONDS = 1;
 
 /** The defaults of `AdmissionOptions`, from this machine's cores. */
 export function defaultAdmission(cores = availableParallelism()): Required<AdmissionOptions> {
-  const maxInFlight = 8 * Math.max(1, cores);
+  const maxInFlight = 4 * Math.max(1, cores);
   return { maxInFlight, maxQueued: 32 * maxInFlight, maxQueueMs: 500 };
 }
 
@@ -76,15 +102,42 @@ class Gate {
     private readonly maxInFlight: number,
     private readonly maxQueued: number,
     private readonly maxQueueMs: number,
-    private readonly onShed: (requestClass: RequestClass, why: 'queue-full' | 'wait') => void,
+    private readonly onShed: (requestClass: RequestClass, why: ShedReason) => void,
   ) {}
 
   inFlight(): number {
     return this.running;
   }
 
+  /** Whether requests wait, or every unit is taken. */
+  saturated(): boolean {
+    return this.queued() > 0 || this.running >= this.maxInFlight;
+  }
+
   queued(): number {
     return this.queue.length - this.head;
+  }
+
+  /**
+   * The check at a request's arrival, before any work is spent on it (authentication, its body): throws
+   * when a request of one unit would be refused now.
+   */
+  precheck(): void {
+    if (this.queued() >= this.maxQueued) {
+      this.onShed(this.name, 'queue-full');
+      throw new OverloadedError(this.name, `${this.queued()} waiting already`);
+    }
+    const expectedMs = this.expectedWaitMs(1);
+    if (expectedMs > this.maxQueueMs) {
+      this.onShed(this.name, 'wait');
+      throw new OverloadedError(this.name, `the wait would be about ${Math.round(expectedMs)} ms`);
+    }
+  }
+
+  /** The wait ahead of `units` more: the units queued and running drain at maxInFlight units per unitMs. */
+  private expectedWaitMs(units: number): number {
+    const ahead = this.queuedUnits + this.running + units - this.maxInFlight;
+    return ahead <= 0 ? 0 : this.unitMs * (ahead / this.maxInFlight);
   }
 
   admit(requested: number): Release | Promise<Release> {
@@ -94,8 +147,7 @@ class Gate {
       this.onShed(this.name, 'queue-full');
       throw new OverloadedError(this.name, `${this.queued()} waiting already`);
     }
-    // The wait ahead: the units queued and running drain at maxInFlight units per unitMs.
-    const expectedMs = this.unitMs * ((this.queuedUnits + this.running + units - this.maxInFlight) / this.maxInFlight);
+    const expectedMs = this.expectedWaitMs(units);
     if (expectedMs > this.maxQueueMs) {
       this.onShed(this.name, 'wait');
       throw new OverloadedError(this.name, `the wait would be about ${Math.round(expectedMs)} ms`);
@@ -150,14 +202,35 @@ class Gate {
 /** The gates of one request handler. */
 export class Admission {
   private readonly gates: Record<RequestClass, Gate>;
+  private readonly maxLagMs: number;
 
-  constructor(options: AdmissionOptions, onShed: (requestClass: RequestClass, why: 'queue-full' | 'wait') => void) {
+  constructor(
+    options: AdmissionOptions,
+    private readonly onShed: (requestClass: RequestClass, why: ShedReason) => void,
+  ) {
     const defaults = defaultAdmission();
     const maxInFlight = options.maxInFlight ?? defaults.maxInFlight;
     const maxQueued = options.maxQueued ?? 32 * maxInFlight;
     const maxQueueMs = options.maxQueueMs ?? defaults.maxQueueMs;
     const gate = (name: RequestClass) => new Gate(name, maxInFlight, maxQueued, maxQueueMs, onShed);
+    this.maxLagMs = Math.max(20, maxQueueMs / 5);
+    startLoopMonitor();
     this.gates = { read: gate('read'), write: gate('write'), graphql: gate('graphql') };
+  }
+
+  /**
+   * At a request's arrival: throws OverloadedError when its class would refuse it anyway, or when a
+   * gate is saturated and the event loop itself lags by more than a fifth of `maxQueueMs` (requests then
+   * wait before they can even be read: for CPU-bound work the loop is the queue).
+   */
+  precheck(requestClass: RequestClass): void {
+    const lag = loopLagMs();
+    // Only while requests contend for the gates: a lone slow call (a big import) sheds nothing.
+    if (lag > this.maxLagMs && Object.values(this.gates).some((g) => g.saturated())) {
+      this.onShed(requestClass, 'loop-lag');
+      throw new OverloadedError(requestClass, `the server's event loop lags ${Math.round(lag)} ms`);
+    }
+    this.gates[requestClass].precheck();
   }
 
   /** Resolves (or returns at once) with the release of the slot; throws OverloadedError when refused. */
@@ -175,7 +248,7 @@ export class Admission {
 /** Makes an admission control from the option (undefined: the defaults; false or `maxInFlight: 0`: none). */
 export function admissionOf(
   options: AdmissionOptions | false | undefined,
-  onShed: (requestClass: RequestClass, why: 'queue-full' | 'wait') => void,
+  onShed: (requestClass: RequestClass, why: ShedReason) => void,
 ): Admission | undefined {
   if (options === false || options?.maxInFlight === 0) return undefined;
   return new Admission(options ?? {}, onShed);

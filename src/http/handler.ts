@@ -154,6 +154,8 @@ export function createRequestHandler(
       const method = exchange.method.toUpperCase();
       const requestClass = requestClassOf(route, method);
       const sheddable = !NEVER_SHED.has(route);
+      // Refused at arrival, before its authentication or body costs anything, when it would be anyway.
+      if (admission && sheddable) admission.precheck(requestClass);
       const addressKey = `address ${exchange.remoteAddress ?? 'unknown'}`;
       if (!match.method.public) {
         let authenticated: Awaited<ReturnType<typeof authenticateRequest>>;

@@ -82,7 +82,7 @@ export class CatalogMetrics implements MetricsSink {
   );
   private readonly shed = new FastCounter(
     'metacatalog_http_shed_total',
-    'HTTP requests refused before they ran: overloaded (503, admission control) or rate_limited (429), by request class and why (queue-full, wait, rate).',
+    'HTTP requests refused before they ran: overloaded (503, admission control) or rate_limited (429), by request class and why (queue-full, wait, loop-lag, rate).',
     ['kind', 'class', 'why'],
   );
   private readonly verifications = new FastCounter(

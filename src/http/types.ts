@@ -67,7 +67,7 @@ export interface HttpOptions {
   /**
    * Admission control (docs/operations.md): requests running at once per class (reads, writes, GraphQL
    * weighed by its cost) and how long one may wait; beyond, 503 `UNAVAILABLE` with `Retry-After` at once.
-   * `/health` is never refused. On by default (8 units per core); `false` or `maxInFlight: 0` turns it off.
+   * `/health` is never refused. On by default (4 units per core); `false` or `maxInFlight: 0` turns it off.
    */
   admission?: AdmissionOptions | false;
   /**

@@ -59,7 +59,7 @@ export interface ServeOptions {
   metricsHost?: string;
   /** Access log and errors as text lines (default) or one JSON object per line. */
   logFormat?: LogFormat;
-  /** Admission control: units of work running at once per request class (default 8 per core); 0 turns it off. */
+  /** Admission control: units of work running at once per request class (default 4 per core); 0 turns it off. */
   maxInFlight?: number;
   /** Requests per second per client (token, else address); beyond, 429. Default: no limit. */
   rateLimit?: number;
@@ -319,7 +319,7 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
   --metrics-host <address>
                        address of the metrics listener (default ${DEFAULT_HOST}, loopback only)
   --max-in-flight <n>  admission control: requests running at once per class (reads, writes,
-                       GraphQL weighed by its cost; default 8 per core); one that would wait over
+                       GraphQL weighed by its cost; default 4 per core); one that would wait over
                        0.5 s is answered 503 with Retry-After at once; 0 turns it off
                        (docs/operations.md); /health is never refused
   --rate-limit <n/s>   requests per second per access token (per address without one); beyond,
