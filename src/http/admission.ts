@@ -203,6 +203,8 @@ class Gate {
 export class Admission {
   private readonly gates: Record<RequestClass, Gate>;
   private readonly maxLagMs: number;
+  /** Smoothed weight of recent GraphQL requests. */
+  private graphqlUnits = 2;
 
   constructor(
     options: AdmissionOptions,
@@ -231,6 +233,16 @@ export class Admission {
       throw new OverloadedError(requestClass, `the server's event loop lags ${Math.round(lag)} ms`);
     }
     this.gates[requestClass].precheck();
+  }
+
+  /** The units recent requests of the class weighed (GraphQL: smoothed over the last few dozen; else 1). */
+  typicalUnits(requestClass: RequestClass): number {
+    return requestClass === 'graphql' ? Math.max(1, Math.round(this.graphqlUnits)) : 1;
+  }
+
+  /** What a request of the class turned out to weigh, once its body was read. */
+  noteUnits(requestClass: RequestClass, units: number): void {
+    if (requestClass === 'graphql') this.graphqlUnits = this.graphqlUnits * 0.9 + units * 0.1;
   }
 
   /** Resolves (or returns at once) with the release of the slot; throws OverloadedError when refused. */

@@ -154,8 +154,14 @@ export function createRequestHandler(
       const method = exchange.method.toUpperCase();
       const requestClass = requestClassOf(route, method);
       const sheddable = !NEVER_SHED.has(route);
-      // Refused at arrival, before its authentication or body costs anything, when it would be anyway.
-      if (admission && sheddable) admission.precheck(requestClass);
+      // Admitted (or refused) at arrival, before its authentication or body cost anything: every wait
+      // a request has inside the handler is then in the gate's queue, bounded by maxQueueMs. A GraphQL
+      // request weighs what recent ones weighed (its body is not read yet).
+      if (admission && sheddable) {
+        admission.precheck(requestClass);
+        const admitted = admission.admit(requestClass, admission.typicalUnits(requestClass));
+        release = typeof admitted === 'function' ? admitted : await admitted;
+      }
       const addressKey = `address ${exchange.remoteAddress ?? 'unknown'}`;
       if (!match.method.public) {
         let authenticated: Awaited<ReturnType<typeof authenticateRequest>>;
@@ -175,12 +181,7 @@ export function createRequestHandler(
       const body = match.method.body === 'none' ? undefined : await readJson(match.method.body, limit);
       // A client that left while its body was read, or before its call started, gets no call at all.
       if (exchange.isGone()) throw new ClientGoneError();
-      if (admission && sheddable) {
-        const admitted = admission.admit(requestClass, requestClass === 'graphql' ? graphqlUnits(body) : 1);
-        release = typeof admitted === 'function' ? admitted : await admitted;
-        // It may have left while it waited.
-        if (exchange.isGone()) throw new ClientGoneError();
-      }
+      if (admission && sheddable && requestClass === 'graphql') admission.noteUnits(requestClass, graphqlUnits(body));
       const result = await match.method.handle({
         catalog,
         actorUrn: actorUrn ?? '',
