@@ -17,7 +17,8 @@ const WORKLOADS = {
   'http-load': ['http-load.ts', 'runHttpLoadBench'],
   'http-workers': ['http-workers.ts', 'runHttpWorkersBench'],
   // Drives `serve` with wrk for about three minutes: run by name.
-  edges: ['edges-storage.ts', 'runEdgesStorageBench'],
+  edges: ['edges.ts', 'runEdgesBench'],
+  'edges-storage': ['edges-storage.ts', 'runEdgesStorageBench'],
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
@@ -35,6 +36,8 @@ const WORKLOADS = {
   postgres: ['postgres.ts', 'runPostgresBench'],
   'volume-postgres': ['volume-postgres.ts', 'runVolumePostgresBench'],
   'postgres-writes': ['postgres-writes.ts', 'runPostgresWritesBench'],
+  // Needs wrk (/usr/bin/wrk) and the built CLI: the service under overload, and the change feed's cost.
+  'edges-http': ['edges-http.ts', 'runEdgesHttpBench'],
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
 const ON_REQUEST = new Set([
@@ -47,6 +50,8 @@ const ON_REQUEST = new Set([
   'http-workers',
   'preview-change',
   'edges',
+  'edges-storage',
+  'edges-http',
 ]);
 
 const args = process.argv.slice(2);
@@ -99,7 +104,11 @@ try {
     const mod = await import(pathToFileURL(outfile).href);
     await mod[fn]({
       ...(entities ? { entities } : {}),
-      ...(name === 'http-load' ? loadOptions : name === 'http-workers' && loadOptions.seconds ? { seconds: loadOptions.seconds } : {}),
+      ...(name === 'http-load' || name === 'edges-http' || name === 'edges'
+        ? loadOptions
+        : name === 'http-workers' && loadOptions.seconds
+          ? { seconds: loadOptions.seconds }
+          : {}),
     });
   }
 } finally {

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'METHOD_NOT_ALLOWED',
   'TIMEOUT',
   'UNAVAILABLE',
+  'RATE_LIMITED',
   'INTERNAL',
 ] as const;
 

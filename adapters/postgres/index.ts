@@ -12,7 +12,7 @@ import { aggregate } from './aggregate';
 import * as search from './search';
 import * as searchStore from './search-store';
 import type { TimeseriesStore } from './timeseries';
-import { ReplicaSet } from './replicas';
+import { isConnectionFailure, ReplicaSet } from './replicas';
 
 export type { PostgresAdapterOptions, PostgresAdapterSettings, PostgresConnection } from './options';
 export type { ReplicaOption, ReplicaSettings } from './replicas';
@@ -88,7 +88,18 @@ export function createPostgresAdapter(
       if (pool && ownsPool) await pool.end();
       else pool?.off('error', onPoolError);
     },
-    readEntities: async (urns, aspectNames) => entityRows.readEntities(h(), urns, aspectNames),
+    async readEntities(urns, aspectNames) {
+      if (!replicas) return entityRows.readEntities(h(), urns, aspectNames);
+      try {
+        return await entityRows.readEntities(h(), urns, aspectNames);
+      } catch (error) {
+        // The primary cannot be reached: a standby answers entity reads (token checks among them) meanwhile.
+        if (!isConnectionFailure(error)) throw error;
+        const answered = await replicas.readWhilePrimaryAway((db) => entityRows.readEntities(db, urns, aspectNames));
+        if (!answered) throw error;
+        return answered.value;
+      }
+    },
     scanEntities: async (request) => entityRows.scanEntities(h(), request),
     async commit(batch) {
       await entityRows.commit(h(), stores!, batch, options.faultInjector);

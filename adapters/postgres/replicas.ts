@@ -170,6 +170,24 @@ export class ReplicaSet {
     }
   }
 
+  /**
+   * A read the primary could not answer because it cannot be reached: on the healthy standby furthest
+   * along (its replay is all the primary had sent it), `undefined` when none answers. The standby's data
+   * may miss the primary's last commits that never reached it (asynchronous replication).
+   */
+  async readWhilePrimaryAway<T>(onReplica: (handle: PgHandle, keys: PropertyKeys) => Promise<T>): Promise<{ value: T } | undefined> {
+    const healthy = this.replicas.filter((r) => r.healthy).sort((a, b) => (b.replayed > a.replayed ? 1 : b.replayed < a.replayed ? -1 : 0));
+    for (const replica of healthy) {
+      try {
+        return { value: await onReplica(replica.handle, replica.keys) };
+      } catch (error) {
+        if (error instanceof CatalogError || !isConnectionFailure(error)) throw error;
+        this.setState(replica, false, `unreachable (${(error as Error).message})`);
+      }
+    }
+    return undefined;
+  }
+
   private async pick(): Promise<Replica | undefined> {
     const healthy = this.replicas.filter((r) => r.healthy);
     if (healthy.length === 0) return undefined;
@@ -230,7 +248,7 @@ export class ReplicaSet {
 }
 
 /** A failure to reach the server (refused, reset, terminated, timed out), as opposed to an error in a statement. */
-function isConnectionFailure(error: unknown): boolean {
+export function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P03' || /^E[A-Z]+$/.test(code))) return true;
   return /Connection terminated|connection timeout|not queryable/i.test((error as Error | null)?.message ?? '');

@@ -44,7 +44,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, unavailable: 75 } as const;
 /** The exit code of a failure. */
 export function exitCodeOf(error: unknown): number {
   if (error instanceof UsageError) return EXIT.usage;
-  return isCatalogError(error) && error.code === 'UNAVAILABLE' ? EXIT.unavailable : EXIT.failed;
+  return isCatalogError(error) && (error.code === 'UNAVAILABLE' || error.code === 'RATE_LIMITED') ? EXIT.unavailable : EXIT.failed;
 }
 
 function errorBody(error: unknown): { code: string; message: string; details?: unknown; reason?: string } {

@@ -24,6 +24,7 @@ const STATUS_CODES: Readonly<Record<number, CatalogErrorCode>> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   501: 'UNSUPPORTED',
+  429: 'RATE_LIMITED',
   503: 'UNAVAILABLE',
 };
 

@@ -14,6 +14,7 @@ export const STATUS_OF_CODE: Readonly<Record<CatalogErrorCode, number>> = {
   METHOD_NOT_ALLOWED: 405,
   TIMEOUT: 504,
   UNAVAILABLE: 503,
+  RATE_LIMITED: 429,
   INTERNAL: 500,
 };
 
@@ -67,7 +68,8 @@ export function errorAnswer(
   }
   const headers: Record<string, string> = {};
   if (error.code === 'UNAVAILABLE') {
-    report(error);
+    // A request shed by admission control is no failure to log (the metrics count it).
+    if (error.reason !== 'overloaded') report(error);
     headers['retry-after'] = String(retryAfterSeconds(error));
   }
   if (error.code === 'UNAUTHENTICATED') headers['www-authenticate'] = wwwAuthenticate(error.reason);

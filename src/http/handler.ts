@@ -4,7 +4,9 @@ import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
 import { emptyAnswer, errorAnswer, jsonAnswer, textAnswer } from './answers';
 import { repeatLimitedErrorLog } from './error-log';
-import { authenticate } from './authenticate';
+import { admissionOf, checkAdmissionOptions, graphqlUnits, type Release, type RequestClass } from './admission';
+import { authenticateRequest } from './authenticate';
+import { checkRateLimitOptions, RateLimiter, rateLimited } from './rate-limit';
 import { ClientGoneError, type IncomingExchange, type OutgoingAnswer } from './exchange';
 import { checkContentType, parseJsonBody } from './json-body';
 import { redactForLog } from './redact';
@@ -45,6 +47,17 @@ function checkOptions(options: HttpOptions): void {
   if (base !== undefined && (typeof base !== 'string' || !/^(\/[A-Za-z0-9._~-]+)*$/.test(base))) {
     throw new CatalogError('INVALID_INPUT', `basePath must look like "/catalog" (or be empty), got ${JSON.stringify(base)}`);
   }
+  checkAdmissionOptions(options.admission);
+  checkRateLimitOptions(options.rateLimit);
+}
+
+/** Routes never refused by admission control or rate limits: a balancer's health check must see the truth. */
+const NEVER_SHED = new Set(['/health']);
+
+/** The admission class of a matched route. */
+function requestClassOf(pattern: string, method: string): RequestClass {
+  if (pattern === '/api/graphql') return 'graphql';
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 
 /**
@@ -64,6 +77,8 @@ export function createRequestHandler(
   const trustActorHeader = options.trustActorHeader === true;
   const onError = options.onError ?? repeatLimitedErrorLog((line) => process.stderr.write(line), { prefix: 'metacatalog http' });
   const telemetry = telemetryOf(catalog);
+  const admission = admissionOf(options.admission, (requestClass, why) => telemetry?.metrics?.httpShed?.('overloaded', requestClass, why));
+  const limiter = options.rateLimit !== undefined ? new RateLimiter(options.rateLimit) : undefined;
 
   const handleExchange = async (exchange: IncomingExchange, trace: RequestTrace | undefined): Promise<HandledRequest> => {
     const startedAt = performance.now();
@@ -115,6 +130,18 @@ export function createRequestHandler(
 
     let answer: OutgoingAnswer;
     let restliErrors: { invalidInputStatus?: number } | undefined;
+    let release: Release | undefined;
+    let rateHeaders: Record<string, string> | undefined;
+    /** Takes one request from the client's bucket: RATE_LIMITED when it is empty. */
+    const limitRate = (key: string, requestClass: RequestClass) => {
+      if (!limiter) return;
+      const decision = limiter.take(key);
+      rateHeaders = decision.headers;
+      if (!decision.allowed) {
+        telemetry?.metrics?.httpShed?.('rate_limited', requestClass, 'rate');
+        throw rateLimited(limiter);
+      }
+    };
     try {
       let segments = pathSegments(exchange.rawPath) ?? [];
       if (!baseSegments.every((s, i) => segments[i] === s)) throw new CatalogError('NOT_FOUND', `every route is under ${options.basePath}`);
@@ -124,14 +151,37 @@ export function createRequestHandler(
       restliErrors = match.method.restliErrors;
       route = match.spec.pattern;
       trace?.route(route);
-      if (!match.method.public) {
-        actor = await authenticate(catalog, exchange.header, trustActorHeader);
-        actorUrn = typeof actor === 'string' ? actor : actor.urn;
+      const method = exchange.method.toUpperCase();
+      const requestClass = requestClassOf(route, method);
+      const sheddable = !NEVER_SHED.has(route);
+      // Admitted (or refused) at arrival, before its authentication or body cost anything: every wait
+      // a request has inside the handler is then in the gate's queue, bounded by maxQueueMs. A GraphQL
+      // request weighs what recent ones weighed (its body is not read yet).
+      if (admission && sheddable) {
+        admission.precheck(requestClass);
+        const admitted = admission.admit(requestClass, admission.typicalUnits(requestClass));
+        release = typeof admitted === 'function' ? admitted : await admitted;
       }
+      const addressKey = `address ${exchange.remoteAddress ?? 'unknown'}`;
+      if (!match.method.public) {
+        let authenticated: Awaited<ReturnType<typeof authenticateRequest>>;
+        try {
+          authenticated = await authenticateRequest(catalog, exchange.header, trustActorHeader);
+        } catch (error) {
+          // Failed attempts count against the address: guessing tokens is rate limited too.
+          if (sheddable) limitRate(addressKey, requestClass);
+          throw error;
+        }
+        actor = authenticated.actor;
+        actorUrn = typeof actor === 'string' ? actor : actor.urn;
+        if (sheddable)
+          limitRate(authenticated.tokenId !== undefined ? `token ${authenticated.tokenId}` : `actor ${actorUrn}`, requestClass);
+      } else if (sheddable) limitRate(addressKey, requestClass);
       const limit = match.method.bodyLimit === 'proposals' ? maxProposalBodyBytes : maxBodyBytes;
       const body = match.method.body === 'none' ? undefined : await readJson(match.method.body, limit);
       // A client that left while its body was read, or before its call started, gets no call at all.
       if (exchange.isGone()) throw new ClientGoneError();
+      if (admission && sheddable && requestClass === 'graphql') admission.noteUnits(requestClass, graphqlUnits(body));
       const result = await match.method.handle({
         catalog,
         actorUrn: actorUrn ?? '',
@@ -165,7 +215,11 @@ export function createRequestHandler(
         answer = failed.answer;
         errorCode = failed.code;
       }
+    } finally {
+      // The slot is held while the route works; a stream's slot is given back when it starts.
+      release?.();
     }
+    if (rateHeaders) Object.assign(answer.headers, rateHeaders);
     answer.headers['x-request-id'] = requestId;
     trace?.answered({
       status: answer.status,

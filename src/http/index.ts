@@ -17,3 +17,5 @@ export type { MetricsHandler, MetricsHandlerOptions } from './metrics-handler';
 export { startMetricsServer } from './metrics-server';
 export type { MetricsServerOptions, RunningMetricsServer } from './metrics-server';
 export type { AccessLogEntry, FetchHandler, HttpErrorReport, HttpOptions } from './types';
+export type { AdmissionOptions } from './admission';
+export type { RateLimitOptions } from './rate-limit';

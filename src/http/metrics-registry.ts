@@ -80,6 +80,11 @@ export class CatalogMetrics implements MetricsSink {
     ['adapter', 'kind', 'outcome'],
     LATENCY_BUCKETS,
   );
+  private readonly shed = new FastCounter(
+    'metacatalog_http_shed_total',
+    'HTTP requests refused before they ran: overloaded (503, admission control) or rate_limited (429), by request class and why (queue-full, wait, loop-lag, rate).',
+    ['kind', 'class', 'why'],
+  );
   private readonly verifications = new FastCounter(
     'metacatalog_token_verifications_total',
     'Access token verifications by outcome: ok, expired, revoked, forged, unknown_key, malformed.',
@@ -102,6 +107,7 @@ export class CatalogMetrics implements MetricsSink {
       this.changeEvents,
       this.queryDuration,
       this.verifications,
+      this.shed,
     ]) {
       this.registry.registerMetric(metric as unknown as PromClient.Metric);
     }
@@ -134,6 +140,10 @@ export class CatalogMetrics implements MetricsSink {
     const methodLabel = HTTP_METHOD_LABELS.has(method) ? method : 'OTHER';
     this.httpRequests.child(methodLabel, route, status).value += 1;
     this.httpDuration.child(methodLabel, route).observe(seconds);
+  }
+
+  httpShed(kind: string, requestClass: string, why: string): void {
+    this.shed.child(kind, requestClass, why).value += 1;
   }
 
   graphqlOperation(operationName: string, operationType: string, outcome: string): void {

@@ -14,6 +14,12 @@ export interface ServerOptions extends HttpOptions {
   host?: string;
   /** How long `close()` waits for requests in flight before it cuts their connections (streams end at once). Default 10 s. */
   shutdownTimeoutMs?: number;
+  /** Time a client has to send the request line and headers (408 after). Default 20 s. */
+  headersTimeoutMs?: number;
+  /** Time a client has to send the whole request, body included (408 after). Default 60 s. */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection stays open. Default 5 s. */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -36,7 +42,11 @@ export interface RunningServer {
 /** What node:http's parser refused, as status and code of the JSON error body. */
 function clientErrorAnswer(error: NodeJS.ErrnoException): { status: number; code: string; message: string } {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, code: 'INVALID_INPUT', message: 'the request line and headers are larger than 16 KB: send long input in a body' };
+    return {
+      status: 431,
+      code: 'INVALID_INPUT',
+      message: 'the request line and headers are larger than 16 KB: send long input in a body',
+    };
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, code: 'TIMEOUT', message: 'the request took too long to arrive' };
   return { status: 400, code: 'INVALID_INPUT', message: `the request is not well-formed HTTP (${error.code ?? 'unreadable'})` };
@@ -48,11 +58,19 @@ function answerClientError(error: NodeJS.ErrnoException, socket: import('node:st
     return;
   }
   const { status, code, message } = clientErrorAnswer(error);
-  const body = JSON.stringify({ error: { code, message } });
+  // `message` also at the top level, as in every other error answer.
+  const body = JSON.stringify({ error: { code, message }, message });
   const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+function timeoutOption(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new CatalogError('INVALID_INPUT', `${name} must be a positive integer (ms), got ${String(value)}`);
+  return value;
 }
 
 /** Serves the catalog over node:http on one port, with a graceful `close()`. */
@@ -60,9 +78,15 @@ export async function startServer(catalog: Catalog, options: ServerOptions = {})
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8080;
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+  const headersTimeout = timeoutOption(options.headersTimeoutMs, 'headersTimeoutMs', 20_000);
+  const requestTimeout = Math.max(headersTimeout, timeoutOption(options.requestTimeoutMs, 'requestTimeoutMs', 60_000));
+  const keepAliveTimeout = timeoutOption(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5_000);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new CatalogError('INVALID_INPUT', `port must be an integer from 0 to 65535, got ${String(port)}`);
-  const server: Server = createServer();
+  // node checks the headers and request timeouts on a timer of this period (30 s by default, so that a
+  // 20 s timeout held up to 50 s): check often enough that a timeout holds to within a tenth of it.
+  const connectionsCheckingInterval = Math.max(50, Math.min(1_000, Math.floor(headersTimeout / 10)));
+  const server: Server = createServer({ connectionsCheckingInterval, headersTimeout, requestTimeout, keepAliveTimeout });
   const shutdown = new GracefulShutdown(server, shutdownTimeoutMs);
   const listener = nodeListenerOf(createRequestHandler(catalog, options), shutdown);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -72,10 +96,6 @@ export async function startServer(catalog: Catalog, options: ServerOptions = {})
   // Requests node:http refuses before any route sees them (a URL or headers over its 16 KB limit, a
   // malformed Content-Length...) get the same JSON error body as every other refusal.
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
-  // Slow or stalled clients cannot hold a connection forever.
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 20_000;
-  server.keepAliveTimeout = 5_000;
   const listening = server;
   await new Promise<void>((resolve, reject) => {
     listening.once('error', reject);

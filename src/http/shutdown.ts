@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { ListenerLifecycle } from './node-listener';
 
 /**
@@ -6,16 +7,36 @@ import type { ListenerLifecycle } from './node-listener';
  * stream ends at once (its client resumes from its last event id, on this server when it comes back or
  * on another instance); answers in flight are finished with `Connection: close`; idle keep-alive
  * connections are closed; whatever is still open after the bound is cut.
+ *
+ * An idle keep-alive connection is closed once its last answer is `IDLE_GRACE_MS` old: a client that
+ * sent its next request just as the stop began (still in the socket's buffer, unseen by the parser) gets
+ * that request answered (with `Connection: close`) instead of a reset connection.
  */
+const IDLE_GRACE_MS = 1_000;
+
+interface SocketState {
+  /** Requests of this connection being answered. */
+  active: number;
+  /** When its last answer finished (or it connected). */
+  lastAt: number;
+}
+
 export class GracefulShutdown implements ListenerLifecycle {
   private readonly streams = new Set<() => void>();
+  private readonly sockets = new Map<Socket, SocketState>();
   private requests = 0;
   private stopping: Promise<void> | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly server: Server,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    server.on('connection', (socket: Socket) => {
+      this.sockets.set(socket, { active: 0, lastAt: performance.now() });
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
 
   /** Whether the stop has begun (answers then carry `Connection: close`). */
   closing(): boolean {
@@ -30,9 +51,15 @@ export class GracefulShutdown implements ListenerLifecycle {
   /** Counts a request until its response closes. */
   track(response: ServerResponse): void {
     this.requests++;
+    const state = this.sockets.get(response.socket as Socket);
+    if (state) state.active++;
     response.once('close', () => {
       this.requests--;
-      if (this.stopping && this.requests === 0) this.server.closeIdleConnections();
+      if (state) {
+        state.active--;
+        state.lastAt = performance.now();
+      }
+      if (this.stopping) this.sweepSoon(0);
     });
   }
 
@@ -50,14 +77,42 @@ export class GracefulShutdown implements ListenerLifecycle {
     this.stopping ??= new Promise<void>((resolve) => {
       const timer = setTimeout(() => this.server.closeAllConnections(), this.timeoutMs);
       timer.unref();
-      this.server.close(() => {
+      // net's close, not http's: http's closes idle connections at once, and with them requests already
+      // sent on them but not yet read. The listening socket closes now; connections close as they go idle.
+      NetServer.prototype.close.call(this.server, () => {
         clearTimeout(timer);
+        if (this.sweepTimer) clearTimeout(this.sweepTimer);
+        this.server.closeIdleConnections(); // also stops node's timeout checks of this server
         resolve();
       });
       for (const cancel of [...this.streams]) cancel();
       this.streams.clear();
-      this.server.closeIdleConnections();
+      this.sweep();
     });
     return this.stopping;
+  }
+
+  /**
+   * Closes every connection without a request that answered its last one over `IDLE_GRACE_MS` ago (a
+   * client that is busy sends its next request well within it); checks again when the next one is due.
+   */
+  private sweep(): void {
+    const now = performance.now();
+    let nextDue = Infinity;
+    for (const [socket, state] of this.sockets) {
+      if (state.active > 0) continue;
+      const idleFor = now - state.lastAt;
+      if (idleFor >= IDLE_GRACE_MS) socket.destroy();
+      else nextDue = Math.min(nextDue, IDLE_GRACE_MS - idleFor);
+    }
+    if (nextDue !== Infinity) this.sweepSoon(nextDue);
+  }
+
+  private sweepSoon(ms: number): void {
+    if (this.sweepTimer) return;
+    this.sweepTimer = setTimeout(() => {
+      this.sweepTimer = undefined;
+      this.sweep();
+    }, ms);
   }
 }

@@ -1,3 +1,6 @@
+import type { AdmissionOptions } from './admission';
+import type { RateLimitOptions } from './rate-limit';
+
 /** One line of the access log, handed to the host's hook. It never holds a token or a request body. */
 export interface AccessLogEntry {
   /** ISO 8601 time the request arrived. */
@@ -61,6 +64,18 @@ export interface HttpOptions {
    * the same failure repeated written once per 10 s and then counted.
    */
   onError?: (error: unknown, report: HttpErrorReport) => void;
+  /**
+   * Admission control (docs/operations.md): requests running at once per class (reads, writes, GraphQL
+   * weighed by its cost) and how long one may wait; beyond, 503 `UNAVAILABLE` with `Retry-After` at once.
+   * `/health` is never refused. On by default (4 units per core); `false` or `maxInFlight: 0` turns it off.
+   */
+  admission?: AdmissionOptions | false;
+  /**
+   * Requests per second per client (the access token's id, else the trusted actor, else the address):
+   * beyond, 429 `RATE_LIMITED` with `Retry-After`; every answer then carries `RateLimit-Limit`,
+   * `RateLimit-Remaining` and `RateLimit-Reset`. A number is `perSecond`. Default: no limit.
+   */
+  rateLimit?: number | RateLimitOptions;
 }
 
 /** A fetch-style handler: standard `Request` in, `Response` out. */

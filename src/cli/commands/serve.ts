@@ -59,6 +59,10 @@ export interface ServeOptions {
   metricsHost?: string;
   /** Access log and errors as text lines (default) or one JSON object per line. */
   logFormat?: LogFormat;
+  /** Admission control: units of work running at once per request class (default 4 per core); 0 turns it off. */
+  maxInFlight?: number;
+  /** Requests per second per client (token, else address); beyond, 429. Default: no limit. */
+  rateLimit?: number;
 }
 
 export interface ServeHandle {
@@ -196,6 +200,8 @@ async function listen(
       host: options.host ?? DEFAULT_HOST,
       ...(options.trustActorHeader ? { trustActorHeader: true } : {}),
       ...(options.shutdownTimeoutMs !== undefined ? { shutdownTimeoutMs: options.shutdownTimeoutMs } : {}),
+      ...(options.maxInFlight !== undefined ? { admission: options.maxInFlight === 0 ? false : { maxInFlight: options.maxInFlight } } : {}),
+      ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
       ...(options.accessLog === false ? {} : { accessLog: log.access }),
       onError: options.logFormat === 'json' ? log.requestError : repeatLimitedErrorLog((line) => io.stderr(line)),
     });
@@ -312,6 +318,12 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
                        (default: no metrics; docs/operations.md lists them)
   --metrics-host <address>
                        address of the metrics listener (default ${DEFAULT_HOST}, loopback only)
+  --max-in-flight <n>  admission control: requests running at once per class (reads, writes,
+                       GraphQL weighed by its cost; default 4 per core); one that would wait over
+                       0.5 s is answered 503 with Retry-After at once; 0 turns it off
+                       (docs/operations.md); /health is never refused
+  --rate-limit <n/s>   requests per second per access token (per address without one); beyond,
+                       429 RATE_LIMITED with Retry-After and RateLimit-* headers (default: none)
   --help               this text
 
 The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
@@ -352,6 +364,8 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         'log-format': { type: 'string' },
         'metrics-port': { type: 'string' },
         'metrics-host': { type: 'string' },
+        'max-in-flight': { type: 'string' },
+        'rate-limit': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -385,6 +399,13 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     throw new UsageError(`--durability must be full or normal, got "${v.durability}"`);
   if (v.durability !== undefined && v.postgres !== undefined)
     throw new UsageError('--durability is for the SQLite file (PostgreSQL keeps its own settings)');
+  const maxInFlight = v['max-in-flight'];
+  if (maxInFlight !== undefined && !/^\d{1,6}$/.test(maxInFlight))
+    throw new UsageError(`--max-in-flight must be a whole number (0 turns admission control off), got "${maxInFlight}"`);
+  const rateLimit = v['rate-limit'];
+  const rate = rateLimit === undefined ? undefined : /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(rateLimit);
+  if (rate !== undefined && (rate === null || Number(rate[1]) <= 0))
+    throw new UsageError(`--rate-limit must be requests per second, e.g. 50/s, got "${rateLimit}"`);
   const workers = parseWorkers(v.workers);
   if (workers !== undefined && workers > 1 && v.db === ':memory:')
     throw new UsageError('--workers needs a file or --postgres: each worker would have its own :memory: database');
@@ -406,6 +427,8 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(metricsPort !== undefined ? { metricsPort } : {}),
     ...(v['metrics-host'] !== undefined ? { metricsHost: v['metrics-host'] } : {}),
     ...(v['log-format'] === 'json' || v['log-format'] === 'text' ? { logFormat: v['log-format'] } : {}),
+    ...(maxInFlight !== undefined ? { maxInFlight: Number(maxInFlight) } : {}),
+    ...(rate ? { rateLimit: Number(rate[1]) } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import type { CatalogContext } from '../context';
 import { previewApply, refusal, type ApplyDependencies } from './apply-check';
 import { checkApplyInput } from './apply-input';
 import { registerApplyJobs, snapshotJob } from './apply-job';
+import { LEASE_SCAN_LIMIT, withLease } from './apply-lease';
 import {
   APPLY_TASK,
   executionUrn,
@@ -94,7 +95,9 @@ export function createApplyToMatches(ctx: CatalogContext, deps: ApplyDependencie
     applyToMatches: applyToMatches as ApplyToMatchesService['applyToMatches'],
 
     async applyStatus(actor, jobId) {
-      return statusOf(jobId, await authorizedRecord(actor, jobId));
+      const status = statusOf(jobId, await authorizedRecord(actor, jobId));
+      if (isFinished(status.state)) return status;
+      return withLease(status, await ctx.adapter.listJobs({ limit: LEASE_SCAN_LIMIT }), ctx.clock());
     },
 
     async cancelApply(actor, jobId) {

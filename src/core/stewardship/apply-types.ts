@@ -78,6 +78,13 @@ export interface ApplyStatus {
   startedBy: string;
   requestedAt: number;
   finishedAt: number | null;
+  /**
+   * While unfinished and held by a worker: when that worker's lease runs out (it renews the lease while
+   * it works; a worker that stopped is replaced once it has run out).
+   */
+  leaseExpiresAt?: number;
+  /** While unfinished: what holds it up, e.g. "worker … stopped responding (its lease ran out at …)". */
+  hint?: string;
 }
 
 export interface CancelApplyResult {

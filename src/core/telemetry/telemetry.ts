@@ -18,6 +18,8 @@ export interface MetricsSink {
   httpRequest(method: string, route: string, status: number, seconds: number): void;
   /** One GraphQL request that named (or had) an operation. */
   graphqlOperation(operationName: string, operationType: string, outcome: string): void;
+  /** One HTTP request refused before it ran: `overloaded` (admission control) or `rate_limited`, by request class. */
+  httpShed?(kind: string, requestClass: string, why: string): void;
 }
 
 /** What the scrape reads at collection time, through the catalog's own state. */

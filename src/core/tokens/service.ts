@@ -37,6 +37,7 @@ import {
   type VerifiedAccessToken,
 } from './model';
 import { checkUrn } from '../urn';
+import { LastUseThrottle } from './last-use';
 
 /** `lastUsedAt` is written at most this often per token. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -77,6 +78,7 @@ export class TokenService implements AccessTokens, TokenPlanner {
   readonly cleanup: TokenCleanup;
   private readonly keys: SigningKeys;
   private readonly allowNoExpiry: boolean;
+  private readonly lastUse = new LastUseThrottle(LAST_USED_RESOLUTION_MS);
 
   constructor(
     private readonly ctx: CatalogContext,
@@ -357,6 +359,8 @@ export class TokenService implements AccessTokens, TokenPlanner {
     const now = this.ctx.clock();
     // A clock that went back never moves lastUsedAt back either.
     if (metadata.lastUsedAt !== null && now - metadata.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+    // Once per token per resolution in this process, and not while the storage refuses writes.
+    if (!this.lastUse.shouldTry(metadata.id, now)) return;
     try {
       await this.ctx.writer.write(metadata.actorUrn, [entity.urn], (current) => {
         const stored = current.get(entity.urn);
@@ -377,8 +381,10 @@ export class TokenService implements AccessTokens, TokenPlanner {
         };
       });
     } catch (error) {
-      if (!(error instanceof CatalogError && error.code === 'CONFLICT'))
+      if (!(error instanceof CatalogError && error.code === 'CONFLICT')) {
+        this.lastUse.failed(now);
         this.ctx.reportError(error, `recording the use of access token ${metadata.id}`);
+      }
     }
   }
 }

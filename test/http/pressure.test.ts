@@ -1,0 +1,261 @@
+import { request as httpRequest, Agent } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryAdapter } from '../../adapters/memory/index';
+import { createRequestHandler } from '../../src/http/handler';
+import type { IncomingExchange } from '../../src/http/exchange';
+import { graphqlUnits } from '../../src/http/admission';
+import { createMetricsHandler } from '../../src/http/index';
+import { metaRoutes } from '../../src/http/routes/meta';
+import type { RouteSpec } from '../../src/http/router';
+import { createCatalog, type Catalog } from '../../src/index';
+import { ADMIN, DATASET, startTestServer, type TestServer } from './helpers';
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+function exchange(method: string, path: string, headers: Record<string, string> = {}, body?: unknown): IncomingExchange {
+  const bytes = body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(body));
+  const all: Record<string, string> = { ...headers, ...(bytes ? { 'content-type': 'application/json' } : {}) };
+  return {
+    method,
+    rawPath: path,
+    rawQuery: '',
+    header: (name) => all[name],
+    hasBody: () => bytes !== undefined,
+    readBody: async () => bytes ?? new Uint8Array(0),
+    isGone: () => false,
+    remoteAddress: '127.0.0.1',
+  };
+}
+
+/** A catalog whose `/slow` routes wait until released: requests held in flight at will. */
+function heldRoutes() {
+  const waiting: Array<() => void> = [];
+  const slow = async () => {
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    return { body: { ok: true } };
+  };
+  const routes: RouteSpec[] = [
+    ...metaRoutes,
+    {
+      pattern: '/slow',
+      methods: { GET: { body: 'none', public: true, handle: slow }, POST: { body: 'none', public: true, handle: slow } },
+    },
+  ];
+  return {
+    routes,
+    waiting,
+    releaseAll() {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
+}
+
+function memoryCatalog(): Catalog {
+  const catalog = createCatalog({ adapter: createMemoryAdapter(), superUsers: [ADMIN], jobs: { background: false } });
+  closers.push(() => catalog.close());
+  return catalog;
+}
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+describe('admission control', () => {
+  it('answers 503 UNAVAILABLE with Retry-After at once when the queue is full; health still answers 200', async () => {
+    const catalog = memoryCatalog();
+    const metrics = createMetricsHandler(catalog, { processMetrics: false });
+    const held = heldRoutes();
+    const handle = createRequestHandler(catalog, { admission: { maxInFlight: 1, maxQueued: 1, maxQueueMs: 60_000 } }, held.routes);
+    const first = handle(exchange('GET', '/slow'));
+    await settled();
+    const second = handle(exchange('GET', '/slow'));
+    await settled();
+    expect(held.waiting).toHaveLength(1); // the second waits in the queue
+
+    const third = await handle(exchange('GET', '/slow'));
+    expect(third.answer.status).toBe(503);
+    expect(third.answer.headers['retry-after']).toBe('1');
+    const body = JSON.parse(third.answer.body) as { error: { code: string; reason: string }; message: string };
+    expect(body.error).toMatchObject({ code: 'UNAVAILABLE', reason: 'overloaded' });
+    expect(body.message).toMatch(/overloaded/);
+
+    // Writes have their own gate: one runs while the reads are full.
+    const write = handle(exchange('POST', '/slow'));
+    await settled();
+    expect(held.waiting).toHaveLength(2);
+
+    const health = await handle(exchange('GET', '/health'));
+    expect(health.answer.status).toBe(200);
+
+    held.releaseAll();
+    expect((await first).answer.status).toBe(200);
+    await settled();
+    held.releaseAll();
+    expect((await second).answer.status).toBe(200);
+    expect((await write).answer.status).toBe(200);
+    expect(await metrics.metrics()).toMatch(/metacatalog_http_shed_total\{kind="overloaded",class="read",why="queue-full"\} 1/);
+  });
+
+  it('refuses a request that waited its maxQueueMs in the queue', async () => {
+    const held = heldRoutes();
+    const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 20 } }, held.routes);
+    const first = handle(exchange('GET', '/slow'));
+    await settled();
+    const second = await handle(exchange('GET', '/slow'));
+    expect(second.answer.status).toBe(503);
+    expect(second.answer.headers['retry-after']).toBe('1');
+    held.releaseAll();
+    expect((await first).answer.status).toBe(200);
+  });
+
+  it('lets everything through with admission: false', async () => {
+    const held = heldRoutes();
+    const handle = createRequestHandler(memoryCatalog(), { admission: false }, held.routes);
+    const all = Array.from({ length: 50 }, () => handle(exchange('GET', '/slow')));
+    await settled();
+    expect(held.waiting).toHaveLength(50);
+    held.releaseAll();
+    expect((await Promise.all(all)).every((h) => h.answer.status === 200)).toBe(true);
+  });
+
+  it('refuses bad options with INVALID_INPUT', () => {
+    expect(() => createRequestHandler(memoryCatalog(), { admission: { maxInFlight: -1 } })).toThrow(/admission.maxInFlight/);
+    expect(() => createRequestHandler(memoryCatalog(), { rateLimit: 0 })).toThrow(/rateLimit.perSecond/);
+  });
+
+  it('weighs GraphQL searches with a total or facets more than a lookup', () => {
+    expect(graphqlUnits({ query: '{ me { corpUser { urn } } }' })).toBe(1);
+    expect(graphqlUnits({ query: 'query { searchAcrossEntities(input: {query: "*"}) { start } }' })).toBe(2);
+    expect(graphqlUnits({ query: 'query { searchAcrossEntities(input: {query: "*"}) { total facets { field } } }' })).toBe(3);
+    expect(graphqlUnits('not a body')).toBe(1);
+  });
+});
+
+describe('rate limits', () => {
+  it('answers 429 RATE_LIMITED with Retry-After and RateLimit headers, per token', async () => {
+    const server = await startTestServer({ http: { rateLimit: { perSecond: 0.5, burst: 2 } } });
+    closers.push(() => server.close());
+    const me = (token: string) => fetch(`${server.url}/openapi/v2/me`, { headers: { authorization: `Bearer ${token}` } });
+    const first = await me(server.adminToken);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-limit')).toBe('2');
+    expect(first.headers.get('ratelimit-remaining')).toBe('1');
+    expect(Number(first.headers.get('ratelimit-reset'))).toBeGreaterThan(0);
+    expect((await me(server.adminToken)).status).toBe(200);
+    const refused = await me(server.adminToken);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const body = (await refused.json()) as { error: { code: string }; message: string };
+    expect(body.error.code).toBe('RATE_LIMITED');
+    expect(body.message).toMatch(/too many requests/);
+    // Another token has a bucket of its own; health is never limited.
+    const other = await server.tokenFor(ADMIN);
+    expect((await me(other)).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  it('limits requests without a token by address, failed authentications included', async () => {
+    const server = await startTestServer({ http: { rateLimit: { perSecond: 0.5, burst: 2 } } });
+    closers.push(() => server.close());
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${server.url}/openapi/v2/me`, { headers: { authorization: 'Bearer not-a-token' } });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([401, 401, 429]);
+  });
+});
+
+/** Sends raw bytes on a connection; resolves with what the server answered and when the connection closed. */
+function rawConnection(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)));
+  socket.on('error', () => undefined);
+  return { socket, closed };
+}
+
+describe('slow and oversized requests', () => {
+  let server: TestServer;
+
+  it('times out a client that trickles its headers, within the headers timeout', async () => {
+    server = await startTestServer({ http: { headersTimeoutMs: 300, requestTimeoutMs: 300 } });
+    closers.push(() => server.close());
+    const { socket, closed } = rawConnection(server.server.port);
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    let sent = 0;
+    const trickle = setInterval(() => {
+      if (!socket.destroyed) socket.write(`X-${sent++}: y\r\n`);
+    }, 50);
+    const startedAt = Date.now();
+    const answer = await closed;
+    clearInterval(trickle);
+    expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'TIMEOUT' } });
+    // node's default check every 30 s would have let it trickle for 30 s; the check follows the timeout now.
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+  });
+
+  it('answers 431 with the top-level message of every error answer', async () => {
+    server = await startTestServer();
+    closers.push(() => server.close());
+    const { socket, closed } = rawConnection(server.server.port);
+    socket.write(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const answer = await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 431/);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string }; message: string };
+    expect(body.error.code).toBe('INVALID_INPUT');
+    expect(body.message).toBe(body.error.message);
+  });
+});
+
+describe('a stop under writers', () => {
+  it('answers every request it accepted: no reset connection, every acknowledged write stored', async () => {
+    const server = await startTestServer();
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const acknowledged: string[] = [];
+    const failures: string[] = [];
+    let stopping = false;
+    const writeOnce = (name: string) =>
+      new Promise<void>((resolve) => {
+        const urn = DATASET.replace('sales.orders', name);
+        const req = httpRequest(
+          `${server.url}/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/datasetProperties`,
+          { method: 'POST', agent, headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode === 200 || res.statusCode === 201) acknowledged.push(urn);
+              else failures.push(`status ${res.statusCode}`);
+              resolve();
+            });
+          },
+        );
+        req.on('error', (error: NodeJS.ErrnoException) => {
+          // Refused connections after the stop are fine: those requests were never accepted.
+          if (error.code !== 'ECONNREFUSED') failures.push(error.code ?? error.message);
+          else stopping = true;
+          resolve();
+        });
+        req.end(JSON.stringify({ name }));
+      });
+    const writer = async (w: number) => {
+      for (let i = 0; !stopping && i < 2_000; i++) await writeOnce(`w${w}.n${i}`);
+    };
+    const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await server.server.close();
+    stopping = true;
+    await Promise.all(writers);
+    agent.destroy();
+    expect(failures).toEqual([]);
+    expect(acknowledged.length).toBeGreaterThan(8);
+    const stored = await server.catalog.entities.getMany(ADMIN, acknowledged, { aspects: ['datasetProperties'] });
+    expect(stored.filter((e) => e !== null && e !== undefined)).toHaveLength(acknowledged.length);
+    await server.catalog.close();
+  });
+});
