@@ -16,10 +16,10 @@ import { unresolvedPeers } from '../../adapter/peer';
 import { isCatalogError } from '../../errors';
 import { GRAPHQL_PEERS } from '../../http/routes/graphql-schema';
 
-export const DEFAULT_DB = './data/catalog.db';
-export const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
-export const DEFAULT_PORT = 8080;
-export const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_DB = './data/catalog.db';
+const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1';
 
 export interface ServeOptions {
   /** SQLite file (created with its directory when missing), or `:memory:`. Default `./data/catalog.db`. */
