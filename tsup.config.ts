@@ -20,7 +20,7 @@ export const entries = {
 /**
  * Writes the documents under docs/ that are generated: docs/openapi.json (a copy of the OpenAPI document the
  * HTTP layer serves, src/http/openapi.json) and docs/schema.graphql: the printed executable schema of a default catalog, built from the
- * files just written to dist/ (test/graphql-schema-file.test.ts checks that the committed file matches).
+ * files just written to dist/ (test/graphql/schema-file.test.ts checks that the committed file matches).
  */
 async function writeSchemaDocument(): Promise<void> {
   const load = (file: string) => import(`${pathToFileURL(resolve('dist', file)).href}?build=${Date.now()}`);

@@ -48,7 +48,7 @@ export default defineConfig({
         test: {
           name: 'shared',
           include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
-          exclude: ['test/soak-*.test.ts'],
+          exclude: ['test/soak/**'],
           isolate: false,
           sequence: { groupOrder: 0 },
         },
@@ -59,7 +59,7 @@ export default defineConfig({
       // their timeout.
       {
         extends: true,
-        test: { name: 'isolated', include: ['test/soak-*.test.ts'], isolate: true, sequence: { groupOrder: 1 } },
+        test: { name: 'isolated', include: ['test/soak/**/*.test.ts'], isolate: true, sequence: { groupOrder: 1 } },
       },
     ],
     // The JSON report lets .ci/run print one closing "N passed, M failed" line for the whole run.

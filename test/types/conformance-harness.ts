@@ -1,5 +1,5 @@
 // Checked by `tsc --noEmit` (never run): the harness example of docs/adapters.md and of
-// src/testing/index.ts, which test/docs-snippets.test.ts keeps equal to the lines below the marker.
+// src/testing/index.ts, which test/project/docs-snippets.test.ts keeps equal to the lines below the marker.
 // docs:start
 import { describe, it, expect } from 'vitest';
 import { runConformanceSuite } from 'metacatalog/testing';
