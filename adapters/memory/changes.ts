@@ -32,7 +32,7 @@ interface EventRecord {
  * The default bound: what a test or a preview reads back of the feed, at about 1.3 KB of heap an
  * event for a dataset with five structured properties (13 MB, where 100,000 held about 130 MB).
  */
-export const DEFAULT_MAX_EVENTS = 10_000;
+const DEFAULT_MAX_EVENTS = 10_000;
 
 /**
  * The JSON text of `{ id, ...event }`, put together key by key so that an aspect value the commit

@@ -16,7 +16,7 @@ export interface FullTextFieldConfig {
 }
 
 /** A parsed query term: an index term to match exactly, or a prefix of index terms. */
-export type QueryTerm = { readonly exact: string } | { readonly prefix: string };
+type QueryTerm = { readonly exact: string } | { readonly prefix: string };
 
 /**
  * How field values and queries become terms. The default is lunr's own: `lunr.tokenizer`, then
@@ -36,7 +36,7 @@ export interface FullTextAnalyzer {
   indexTerm?(token: string): string | null;
 }
 
-export interface FullTextSearchOptions {
+interface FullTextSearchOptions {
   /**
    * Only documents that match every query term (a prefix term: any of its expansions) are returned.
    * Scores are unchanged. Default false: lunr's OR semantics.

@@ -24,7 +24,7 @@ type ValueTest = (value: IndexedValue) => boolean;
 const RANGE_OPERATORS = new Set(['GREATER_THAN', 'GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN', 'LESS_THAN_OR_EQUAL_TO']);
 
 /** Whether one value satisfies the operator for any of the wanted values (typed: a number never equals a string). */
-export function valueTest(operator: SearchCondition['operator'], wanted: readonly IndexedValue[]): ValueTest {
+function valueTest(operator: SearchCondition['operator'], wanted: readonly IndexedValue[]): ValueTest {
   switch (operator) {
     case 'EXISTS':
       return () => true;

@@ -48,7 +48,7 @@ export function changesMigration(s: string): string {
 }
 
 /** The NOTIFY channel of one schema (a channel name is at most 63 bytes: a hash of the schema). */
-export function channelOf(schemaName: string): string {
+function channelOf(schemaName: string): string {
   return `metacatalog_changes_${createHash('sha256').update(schemaName).digest('hex').slice(0, 24)}`;
 }
 

@@ -23,7 +23,7 @@ export interface ReplicaSettings {
 }
 
 /** A write-ahead log position (`16/B374D848`) as a number that compares. */
-export function parseLsn(text: string): bigint {
+function parseLsn(text: string): bigint {
   const [high, low] = text.split('/');
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }

@@ -250,7 +250,7 @@ export function scopeSql(s: string, p: Params, ids: Ids, scope: SearchScope): Sc
 }
 
 /** The (property, definition key) pairs a request names, resolved to dictionary ids. */
-export function propertyPairs(scope: SearchScope, facets: readonly SearchField[] = []): Array<{ property: string; definitionKey: string }> {
+function propertyPairs(scope: SearchScope, facets: readonly SearchField[] = []): Array<{ property: string; definitionKey: string }> {
   const fields = [...scope.filter.flat().map((c) => c.field), ...facets];
   return fields.flatMap((f) => (f.kind === 'property' ? [{ property: f.propertyUrn, definitionKey: f.definitionKey }] : []));
 }
@@ -259,7 +259,7 @@ export function propertyPairs(scope: SearchScope, facets: readonly SearchField[]
  * The standard field names a request names, and its entity types when it reads standard field rows:
  * resolved to `search_names` ids (only field rows carry them).
  */
-export function searchNames(scope: SearchScope, facets: readonly SearchField[] = []): string[] {
+function searchNames(scope: SearchScope, facets: readonly SearchField[] = []): string[] {
   const fields = [...scope.filter.flat().map((c) => c.field), ...facets].flatMap((f) => (f.kind === 'field' ? [f.name] : []));
   return fields.length > 0 ? [...fields, ...scope.entityTypes] : [];
 }

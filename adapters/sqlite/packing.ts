@@ -57,7 +57,7 @@ export interface PackContext {
 export type InternRule = (text: string) => boolean;
 
 /** URNs: they name properties, platforms, users, and repeat across entities. */
-export const internUrns: InternRule = (text) => text.length <= MAX_INTERNED && text.startsWith('urn:li:');
+const internUrns: InternRule = (text) => text.length <= MAX_INTERNED && text.startsWith('urn:li:');
 /** System metadata: URNs and definition keys (a UUID and a version), one per property, on every entity. */
 export const internMetadata: InternRule = (text) => internUrns(text) || (text.length <= 64 && UUID_PREFIX.test(text));
 

@@ -42,8 +42,8 @@ export function sql(strings: TemplateStringsArray, ...parts: Fragment[]): Fragme
   return { text, params };
 }
 
-export const TRUE = fragment('1');
-export const FALSE = fragment('0');
+const TRUE = fragment('1');
+const FALSE = fragment('0');
 
 const json = (values: readonly unknown[]): string => JSON.stringify(values);
 

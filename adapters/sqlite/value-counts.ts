@@ -15,9 +15,9 @@ import type { SqliteHandle } from './statements';
  */
 
 /** Any key with at most this many distinct values keeps counts. */
-export const ALWAYS_COUNTED = 64;
+const ALWAYS_COUNTED = 64;
 /** Above it, counts are kept while the documents per distinct value are at least this many on average. */
-export const DOCUMENTS_PER_VALUE = 4;
+const DOCUMENTS_PER_VALUE = 4;
 
 export function countLimit(entities: number): number {
   return Math.max(ALWAYS_COUNTED, Math.floor(entities / DOCUMENTS_PER_VALUE));

@@ -13,7 +13,7 @@ export function compareCodeUnits(a: string, b: string): number {
 }
 
 /** The contract's value order: numbers (ascending) before strings (code units). */
-export function compareValues(a: string | number, b: string | number): number {
+function compareValues(a: string | number, b: string | number): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   if (typeof a === 'number') return -1;
   if (typeof b === 'number') return 1;
@@ -21,7 +21,7 @@ export function compareValues(a: string | number, b: string | number): number {
 }
 
 /** The values a document has for a field (properties: only under the field's definition key). */
-export function documentFieldValues(document: SearchDocument, field: SearchField): Array<string | number> {
+function documentFieldValues(document: SearchDocument, field: SearchField): Array<string | number> {
   switch (field.kind) {
     case 'entityType':
       return [document.entityType];
@@ -66,7 +66,7 @@ function valueMatches(operator: SearchCondition['operator'], actual: string | nu
   }
 }
 
-export function conditionMatches(document: SearchDocument, condition: SearchCondition): boolean {
+function conditionMatches(document: SearchDocument, condition: SearchCondition): boolean {
   const values = documentFieldValues(document, condition.field);
   const matched =
     condition.operator === 'EXISTS'
@@ -76,7 +76,7 @@ export function conditionMatches(document: SearchDocument, condition: SearchCond
 }
 
 /** Every query term must be an index term of the document's text (a prefix term: the start of one). */
-export function textMatches(document: SearchDocument, text: string | undefined): boolean {
+function textMatches(document: SearchDocument, text: string | undefined): boolean {
   const terms = parseTextQuery(text);
   if (terms === undefined) return true;
   if (terms.length === 0) return false;

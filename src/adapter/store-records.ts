@@ -10,7 +10,7 @@ import type { JsonObject, StoredEntity } from './values';
 /** Every reserved entity's URN starts with this (the domain's URNs start with `urn:li:`). */
 export const RESERVED_URN_PREFIX = 'urn:metacatalog:';
 /** Every reserved entity's type starts with this. */
-export const RESERVED_TYPE_PREFIX = 'metacatalog.';
+const RESERVED_TYPE_PREFIX = 'metacatalog.';
 /** The aspect of a domain entity that holds its search document, when the store does not index them itself. */
 export const SEARCH_DOCUMENT_ASPECT = 'metacatalog.searchDocument';
 

@@ -4,7 +4,7 @@ import { FIRST_WORKER_ENV, READY_MESSAGE } from './cluster';
 import type { CommandIo } from './io';
 
 /** Every answer of a worker of `serve --workers N` names it: the worker's id (a replacement gets a new one). */
-export const WORKER_HEADER = 'X-Metacatalog-Worker';
+const WORKER_HEADER = 'X-Metacatalog-Worker';
 
 /** The worker's own messages say which worker wrote them; the access log and the token line stay as they are. */
 function workerIo(io: CommandIo, id: number): CommandIo {

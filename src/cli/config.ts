@@ -16,7 +16,7 @@ export interface CliConfig {
 }
 
 /** The configuration file, or `{}` when there is none; a file that cannot be read is an error naming it. */
-export function readConfig(file: string): CliConfig {
+function readConfig(file: string): CliConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -72,7 +72,7 @@ export function normalizeServer(text: string, from: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-export const DEFAULT_ACTOR = 'urn:li:corpuser:admin';
+const DEFAULT_ACTOR = 'urn:li:corpuser:admin';
 
 /** Where a command's catalog is: a local SQLite file or a PostgreSQL database (embedded), or a server. */
 export type Connection =

@@ -62,7 +62,7 @@ function errorBody(error: unknown): { code: string; message: string; details?: u
 }
 
 /** Reports an error on stderr in one line (JSON with --json); returns the exit code. */
-export function reportError(name: string, error: unknown, io: CommandIo, json: boolean): number {
+function reportError(name: string, error: unknown, io: CommandIo, json: boolean): number {
   const body = errorBody(error);
   const exitCode = exitCodeOf(error);
   if (json) {

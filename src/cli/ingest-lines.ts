@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
  */
 
 /** One line read: its number and the proposals it stands for, or why it cannot be taken. */
-export type IngestLine = { line: number; proposals: unknown[]; urns: string[]; entity: boolean } | { line: number; problem: string };
+type IngestLine = { line: number; proposals: unknown[]; urns: string[]; entity: boolean } | { line: number; problem: string };
 
 /** Lines of a chunk, with where each line's proposals start in the chunk's proposal list. */
 export interface IngestChunk {
@@ -25,7 +25,7 @@ export interface IngestChunk {
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** Reads one line's JSON into proposals (a whole entity becomes one UPSERT per aspect). */
-export function readIngestLine(text: string, line: number): IngestLine {
+function readIngestLine(text: string, line: number): IngestLine {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -5,7 +5,7 @@ import { CatalogError, isCatalogError } from '../errors';
 import { CommandError, type CommandIo } from './io';
 
 /** Where the command line keeps its catalog. */
-export type CatalogStore =
+type CatalogStore =
   { sqlite: string; durability?: 'full' | 'normal' } | { postgres: string; schema?: string; replicas?: readonly string[] };
 
 export interface OpenCatalogOptions {

@@ -13,7 +13,7 @@ export interface Terminal {
   progress(label: string): ProgressBar;
 }
 
-export interface ProgressBar {
+interface ProgressBar {
   update(done: number, total: number | undefined): void;
   finish(): void;
 }

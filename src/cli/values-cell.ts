@@ -10,9 +10,9 @@
  * the two words: a round trip gives back exactly the values that were exported.
  */
 
-export const REMOVE_CELL = '<remove>';
-export const EMPTY_VALUE = '<empty>';
-export const VALUE_SEPARATOR = '|';
+const REMOVE_CELL = '<remove>';
+const EMPTY_VALUE = '<empty>';
+const VALUE_SEPARATOR = '|';
 
 export type CellEdit =
   { kind: 'unchanged' } | { kind: 'remove' } | { kind: 'values'; values: string[] } | { kind: 'error'; message: string };

@@ -10,7 +10,7 @@ import { decodeCell, encodeCell, typedValue } from './values-cell';
  * csv-parse and csv-stringify; the cells are read by values-cell.ts.
  */
 
-export const URN_COLUMN = 'urn';
+const URN_COLUMN = 'urn';
 
 /** A column of the file: the property it stands for. */
 export interface ValueColumn {

@@ -1,7 +1,7 @@
-// `metacatalog/graphql`: loads the schema factory (and graphql) once, naming the peer when it is missing.
+// `metacatalog/graphql`: loads the schema factory (with graphql and @graphql-tools/schema) once, naming the peers when they are missing.
 import { loadWithPeer } from '../adapter/peer';
 
-const implementation = await loadWithPeer('metacatalog/graphql', 'graphql', () => import('./index'));
+const implementation = await loadWithPeer('metacatalog/graphql', ['graphql', '@graphql-tools/schema'], () => import('./index'));
 
 export const typeDefs = implementation.typeDefs;
 export const createResolvers = implementation.createResolvers;

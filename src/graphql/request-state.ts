@@ -29,7 +29,7 @@ export interface RequestState {
 const READ_CHUNK = 500;
 
 /** The actor of the request (with its token's scopes, when scoped); UNAUTHENTICATED when the host set none (or not a URN). */
-export function actorOf(context: unknown): Actor {
+function actorOf(context: unknown): Actor {
   const given = typeof context === 'object' && context !== null ? (context as CatalogGraphQLContext) : undefined;
   const urn = requireActor(given?.actorUrn);
   return Array.isArray(given?.scopes) ? { urn, scopes: [...given.scopes] } : urn;

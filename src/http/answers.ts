@@ -90,6 +90,6 @@ function wwwAuthenticate(reason: string | undefined): string {
 }
 
 /** `Retry-After` of an UNAVAILABLE answer, in seconds. */
-export function retryAfterSeconds(error: CatalogError): number {
+function retryAfterSeconds(error: CatalogError): number {
   return RETRY_AFTER_SECONDS[unavailableReason(error)];
 }

@@ -17,10 +17,10 @@ import { inRequestSpan, recordRequest, type RequestTrace } from './request-telem
 import type { AccessLogEntry, HttpOptions } from './types';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-export const DEFAULT_MAX_PROPOSAL_BODY_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_PROPOSAL_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What the server adapter sends, and how it completes the access-log entry once it has. */
-export interface HandledRequest {
+interface HandledRequest {
   answer: OutgoingAnswer;
   /** The request body was refused part-way: the connection should not be reused. */
   closeConnection: boolean;

@@ -7,7 +7,7 @@ import { CatalogError } from '../errors';
  */
 
 /** The media type of a Content-Type header, lower case, without parameters. */
-export function mediaTypeOf(contentType: string | undefined): string | undefined {
+function mediaTypeOf(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined;
   const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
   return type === '' ? undefined : type;
@@ -58,7 +58,7 @@ export function parseJsonBody(bytes: Uint8Array): unknown {
 }
 
 /** No input of the catalog nests this deep; deeper bodies would only cost stack in the validators. */
-export const MAX_NESTING = 64;
+const MAX_NESTING = 64;
 
 /** Iterative, so a hostile body cannot overflow the stack here. */
 function nestedDeeperThan(root: unknown, limit: number): boolean {
@@ -99,7 +99,7 @@ class JsonScanError extends Error {
  * Finds the first error of a text that JSON.parse refused (V8 names a position for some errors only).
  * A plain recursive-descent scan of RFC 8259; depth is bounded by the body size limit.
  */
-export function locateJsonError(text: string): { position: number; expected: string } {
+function locateJsonError(text: string): { position: number; expected: string } {
   let i = 0;
   const fail = (expected: string): never => {
     throw new JsonScanError(i, expected);

@@ -1,6 +1,6 @@
 import type * as PromClient from 'prom-client';
 import type { CatalogTelemetry } from '../core/telemetry';
-import type { Prom } from './metrics-registry';
+import type { Prom } from './metrics-client';
 
 /** Jobs counted per scrape at most (a queue this long is an alert of its own). */
 const JOB_LIST_LIMIT = 10_000;

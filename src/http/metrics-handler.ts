@@ -23,7 +23,7 @@ export interface MetricsHandler {
 }
 
 /** Switches the catalog's metrics on (once; later calls share them) and returns them. */
-export function catalogMetricsOf(catalog: Catalog): CatalogMetrics {
+function catalogMetricsOf(catalog: Catalog): CatalogMetrics {
   const telemetry = telemetryOf(catalog);
   if (!telemetry) throw new CatalogError('INVALID_INPUT', 'metrics need a catalog made by createCatalog');
   if (telemetry.metrics instanceof CatalogMetrics) return telemetry.metrics;

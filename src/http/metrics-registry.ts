@@ -1,17 +1,8 @@
-import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
 import type { CatalogTelemetry, MetricsSink } from '../core/telemetry';
+import { promClient } from './metrics-client';
 import { registerGauges } from './metrics-gauges';
 import { FastCounter, FastHistogram } from './metrics-series';
-
-export type Prom = typeof PromClient;
-
-/** prom-client is loaded on the first call that asks for metrics: importing the HTTP layer stays cheap. */
-let prom: Prom | undefined;
-export function promClient(): Prom {
-  prom ??= createRequire(import.meta.url)('prom-client') as Prom;
-  return prom;
-}
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const SIZE_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];

@@ -20,7 +20,7 @@ interface MetricSnapshot {
 }
 
 /** What a prom-client registry needs of a metric to render and reset it. */
-export interface RegistrableMetric {
+interface RegistrableMetric {
   readonly name: string;
   readonly help: string;
   readonly type: 'counter' | 'histogram';

@@ -5,8 +5,8 @@ import { decodeUrnFromPath } from '../core/urn';
 import { methodNotAllowed } from './answers';
 import type { AnswerStream } from './exchange';
 
-export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'] as const;
+type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /**
  * What a route reads from the request body: nothing, a JSON body (required or optional), or a JSON

@@ -19,12 +19,12 @@ export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
 /** The catalog clock of a test: moved by hand, never by waiting. */
-export interface TestClock {
+interface TestClock {
   now(): number;
   advance(ms: number): void;
 }
 
-export function testClock(start = T0): TestClock {
+function testClock(start = T0): TestClock {
   let now = start;
   return { now: () => now, advance: (ms) => void (now += ms) };
 }
@@ -36,7 +36,7 @@ export interface CatalogFixture {
 }
 
 /** Superuser ADMIN; MANAGER manages tokens; ALICE and BOB may have personal tokens; CAROL nothing. */
-export function baseOptions(adapter: StorageAdapter, clock: TestClock): CatalogOptions {
+function baseOptions(adapter: StorageAdapter, clock: TestClock): CatalogOptions {
   return {
     adapter,
     clock: clock.now,
@@ -70,7 +70,7 @@ export async function withCatalog(
 }
 
 /** The same store seen by a second catalog (another process, another configuration); its `close` leaves the store open. */
-export function sharedAdapter(adapter: StorageAdapter): StorageAdapter {
+function sharedAdapter(adapter: StorageAdapter): StorageAdapter {
   return new Proxy(adapter, {
     get(target, property) {
       if (property === 'close') return async () => undefined;

@@ -29,7 +29,7 @@ function pickSome<T>(random: Random, values: readonly T[], low: number, high: nu
 }
 
 /** The properties of the random catalog, each with the definition key queries use and a stale one. */
-export const RANDOM_PROPERTIES = {
+const RANDOM_PROPERTIES = {
   tier: { urn: 'urn:li:structuredProperty:io.conformance.tier', key: 'tier:2', staleKey: 'tier:1', valueKind: 'string' },
   score: { urn: 'urn:li:structuredProperty:io.conformance.score', key: 'score:1', staleKey: 'score:0', valueKind: 'number' },
   reviewed: { urn: 'urn:li:structuredProperty:io.conformance.reviewed', key: 'reviewed:1', staleKey: 'reviewed:0', valueKind: 'string' },
@@ -47,7 +47,7 @@ const TIER_WEIGHTS = [0.45, 0.25, 0.15, 0.1, 0.05];
 const TAGS = ['pii', 'PII', 'finance', 'core', 'deprecated', 'raw', 'curated', 'gold-standard'];
 const COST_CENTERS = ['cc-1', 'cc-2', 'cc-10', 'cc-20', 'CC-1'];
 /** Inflections, stop words, diacritics and case, so that analysis differences would show. */
-export const RANDOM_WORDS = [
+const RANDOM_WORDS = [
   'customer',
   'customers',
   'order',

@@ -122,7 +122,7 @@ export async function expectSearchLikeReference(
   });
 }
 
-export async function expectAggregateLikeReference(
+async function expectAggregateLikeReference(
   expect: ConformanceExpect,
   adapter: StorageAdapter,
   documents: readonly SearchDocument[],

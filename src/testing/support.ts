@@ -12,7 +12,7 @@ import type { FaultInjector, ConformanceHarness, ConformanceExpect } from './typ
 
 /** A fixed instant so stamps and job times are predictable (2023-11-14T22:13:20Z). */
 export const T0 = 1_700_000_000_000;
-export const ACTOR = 'urn:li:corpuser:ingest';
+const ACTOR = 'urn:li:corpuser:ingest';
 
 /** URNs of the suite. Chosen so that code-unit order differs from locale order (`B` < `a`). */
 export const URN = {
@@ -36,7 +36,7 @@ export const OPERATION_INDEX: TimeseriesIndexRef = {
   aspect: 'operation',
 };
 
-export function entityTypeOfUrn(urn: string): string {
+function entityTypeOfUrn(urn: string): string {
   return urn.split(':')[2] ?? '';
 }
 

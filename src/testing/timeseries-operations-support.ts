@@ -80,7 +80,7 @@ export function profileRow(offset: number, extra: JsonObject = {}): JsonObject {
   return { timestampMillis: T0 + offset, rowCount: offset, columnCount: 7, ...extra };
 }
 
-export const PADDING = 'p'.repeat(300);
+const PADDING = 'p'.repeat(300);
 
 /** Appends `count` padded profile rows at offsets 1..count, alternating two datasets, in chunks. */
 export async function appendProfiles(catalog: Catalog, count: number, actor: string = ACTORS.writer): Promise<void> {

@@ -29,7 +29,7 @@ function claimsOf(token: string): Record<string, unknown> {
 }
 
 /** The scenarios of the access-token issue, run on a catalog over the harness's adapter. */
-export function registerTokenScenarioTests(harness: ConformanceHarness): void {
+function registerTokenScenarioTests(harness: ConformanceHarness): void {
   const { describe, it, expect } = harness;
   const mine = (actor: string) => [{ field: 'ownerUrn', value: actor }];
 

@@ -35,8 +35,20 @@ try {
   const tarball = join(app, packed);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'host-app', version: '1.0.0', type: 'module', private: true }, null, 2));
 
+  // The tarball as the registry would see it: publint (package.json fields against the files) and
+  // arethetypeswrong (each entry's types resolve as its JavaScript does). The package is ESM only: attw's
+  // esm-only profile leaves out the CommonJS resolutions (node10, require from node16).
+  const bin = (name) => join(root, 'node_modules/.bin', name);
+  check('publint finds nothing in the tarball (strict: warnings fail)', () => {
+    run(bin('publint'), ['run', '--strict', tarball], { cwd: root });
+  });
+  check('arethetypeswrong finds no problem in any entry (esm-only profile)', () => {
+    run(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'ascii'], { cwd: root });
+  });
+
   check('the tarball installs with only the peers the application uses', () => {
-    const peers = ['graphql', 'lunr', 'better-sqlite3', 'vitest'].map((name) => `${name}@${versionOf(name)}`);
+    // Not prom-client: metrics are not used here, and the checks below see the message that names it.
+    const peers = ['graphql', '@graphql-tools/schema', 'lunr', 'better-sqlite3', 'vitest'].map((name) => `${name}@${versionOf(name)}`);
     // No install scripts: better-sqlite3 would compile from source; its compiled binding is copied below.
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...peers]);
     cpSync(join(root, 'node_modules/better-sqlite3/build'), join(app, 'node_modules/better-sqlite3/build'), { recursive: true });
@@ -133,6 +145,50 @@ createGraphQLSchema('catalog');
     if (version !== JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) throw new Error(`--version printed ${version}`);
     if (!run('npx', ['--no-install', 'metacatalog', '--help']).includes('serve')) throw new Error('--help does not list serve');
   });
+
+  check(
+    'metacatalog serve answers GraphQL with its bootstrap token; --metrics-port without prom-client names npm install prom-client',
+    () => {
+      writeFileSync(
+        join(app, 'serve.mjs'),
+        `import { spawn, spawnSync } from 'node:child_process';
+const bin = 'node_modules/metacatalog/dist/cli.js';
+const server = spawn(process.execPath, [bin, 'serve', '--db', ':memory:', '--port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+let out = '';
+let err = '';
+server.stderr.on('data', (chunk) => (err += chunk));
+try {
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no listening line in 20 s: ' + out + err)), 20_000);
+    server.stdout.on('data', (chunk) => {
+      out += chunk;
+      const found = /listening on (http:\\S+)/.exec(out);
+      if (found) { clearTimeout(timer); resolve(found[1]); }
+    });
+    server.on('exit', (code) => reject(new Error('serve exited ' + code + ': ' + err)));
+  });
+  const token = /export METACATALOG_TOKEN=(\\S+)/.exec(out)[1];
+  const response = await fetch(url + '/api/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + token },
+    body: JSON.stringify({ query: '{ listAccessTokens(input: {}) { total } }' }),
+  });
+  const body = await response.json();
+  if (body.data?.listAccessTokens?.total !== 1) throw new Error('GraphQL answered ' + JSON.stringify(body));
+  if (err !== '') throw new Error('serve wrote on stderr: ' + err);
+} finally {
+  server.kill('SIGTERM');
+}
+const metrics = spawnSync(process.execPath, [bin, 'serve', '--db', ':memory:', '--port', '0', '--metrics-port', '0'], { encoding: 'utf8', timeout: 20_000 });
+if (metrics.status !== 1 || !metrics.stderr.includes('optional peer dependency that is not installed: npm install prom-client'))
+  throw new Error('--metrics-port without prom-client: exit ' + metrics.status + ' ' + metrics.stderr);
+console.log('served');
+`,
+      );
+      const out = run(process.execPath, ['serve.mjs'], { timeout: 60_000 });
+      if (!out.includes('served')) throw new Error(out);
+    },
+  );
 
   check("a host's plain vitest (no alias) runs the schema with metacatalog/graphql's graphql()", () => {
     writeFileSync(

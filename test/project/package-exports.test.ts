@@ -50,6 +50,7 @@ describe('a missing optional peer', () => {
     ['metacatalog/adapters/memory', 'lunr'],
     ['metacatalog/adapters/postgres', 'pg'],
     ['metacatalog/graphql', 'graphql'],
+    ['metacatalog/graphql', '@graphql-tools/schema'],
   ])('%s without %s names the package and the install command', (entry, peer) => {
     const result = importWithoutPeers(entry, [peer]);
     expect(result.status).not.toBe(0);
@@ -58,8 +59,18 @@ describe('a missing optional peer', () => {
     );
   });
 
+  it('without graphql and @graphql-tools/schema, metacatalog/graphql names both in one install command', () => {
+    const result = importWithoutPeers('metacatalog/graphql', ['graphql', '@graphql-tools/schema']);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(
+      'metacatalog/graphql needs the packages graphql, @graphql-tools/schema, optional peer dependencies that are not installed: npm install graphql @graphql-tools/schema',
+    );
+  });
+
   it('the root entry needs none of them', () => {
-    expect(importWithoutPeers('metacatalog', ['better-sqlite3', 'lunr', 'pg', 'graphql', '@opentelemetry'])).toEqual({
+    expect(
+      importWithoutPeers('metacatalog', ['better-sqlite3', 'lunr', 'pg', 'graphql', '@graphql-tools', 'prom-client', '@opentelemetry']),
+    ).toEqual({
       status: 0,
       stderr: '',
     });

@@ -12,11 +12,14 @@ import { isServeWorker, parseWorkers, superviseWorkers } from '../cluster';
 import { runServeWorker } from '../cluster-worker';
 import { jsonLinesIo, serviceLog, type LogFormat } from '../service-log';
 import { redactedUrl } from '../open-catalog';
+import { unresolvedPeers } from '../../adapter/peer';
+import { isCatalogError } from '../../errors';
+import { GRAPHQL_PEERS } from '../../http/routes/graphql-schema';
 
-export const DEFAULT_DB = './data/catalog.db';
-export const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
-export const DEFAULT_PORT = 8080;
-export const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_DB = './data/catalog.db';
+const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = '127.0.0.1';
 
 export interface ServeOptions {
   /** SQLite file (created with its directory when missing), or `:memory:`. Default `./data/catalog.db`. */
@@ -208,6 +211,8 @@ async function listen(
   } catch (error) {
     await metrics?.close();
     await catalog.close();
+    // An optional peer that is not installed (prom-client for --metrics-port): its message names the install command.
+    if (isCatalogError(error)) throw new CommandError(error.message);
     const code = (error as NodeJS.ErrnoException).code;
     const where =
       metrics === undefined && options.metricsPort !== undefined
@@ -250,6 +255,12 @@ async function listen(
     );
   }
   io.stdout(`metacatalog: listening on ${server.url} (database ${state.database})\n`);
+  const absent = unresolvedPeers(GRAPHQL_PEERS);
+  if (absent.length) {
+    io.stderr(
+      `metacatalog: /api/graphql (and the command line's token commands against this server) needs ${absent.join(' and ')}, optional peer dependencies that are not installed: npm install ${absent.join(' ')}\n`,
+    );
+  }
   if (metrics) io.stdout(`metacatalog: metrics at ${metrics.url}\n`);
 
   let stopping: Promise<void> | undefined;

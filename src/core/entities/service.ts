@@ -40,10 +40,23 @@ export interface AspectVersionView {
   value: JsonObject;
   created: AuditStamp;
   lastModified: AuditStamp;
+  /** That version's own system metadata as a reader sees it (as `get` answers it), when asked for (`{ systemMetadata: true }`). */
+  systemMetadata?: JsonObject;
 }
 
-function toVersionView(aspect: { version: number; value: JsonObject; created: AuditStamp; lastModified: AuditStamp }): AspectVersionView {
-  return { version: aspect.version, value: aspect.value, created: aspect.created, lastModified: aspect.lastModified };
+function toVersionView(
+  aspect: { version: number; value: JsonObject; created: AuditStamp; lastModified: AuditStamp; systemMetadata?: JsonObject },
+  withSystemMetadata = false,
+): AspectVersionView {
+  const view: AspectVersionView = {
+    version: aspect.version,
+    value: aspect.value,
+    created: aspect.created,
+    lastModified: aspect.lastModified,
+  };
+  // As a reader sees it (the writer's fields, version and stamps): never the catalog's own bookkeeping.
+  if (withSystemMetadata) view.systemMetadata = publicSystemMetadata(aspect);
+  return view;
 }
 
 export interface EntityView {
@@ -198,7 +211,7 @@ export class EntityService {
     actor: Actor,
     urn: string,
     aspect: AspectName,
-    options: { limit?: number; before?: number } = {},
+    options: { limit?: number; before?: number; systemMetadata?: boolean } = {},
   ): Promise<AspectVersionView[]> {
     await this.ctx.authenticate(actor);
     const parsed = parseUrn(urn);
@@ -213,7 +226,8 @@ export class EntityService {
     if (!entity) return [];
     const out: AspectVersionView[] = [];
     const current = entity.aspects[aspect];
-    if (current && (before === undefined || current.version < before)) out.push(toVersionView(current));
+    const withSystemMetadata = options.systemMetadata === true;
+    if (current && (before === undefined || current.version < before)) out.push(toVersionView(current, withSystemMetadata));
     if (out.length < limit && this.ctx.adapter.readAspectVersions) {
       const top = current ? current.version : Number.POSITIVE_INFINITY;
       const kept = await this.ctx.adapter.readAspectVersions({
@@ -222,7 +236,7 @@ export class EntityService {
         beforeVersion: Math.min(before ?? top, top),
         limit: limit - out.length,
       });
-      out.push(...kept.map(toVersionView));
+      out.push(...kept.map((aspect) => toVersionView(aspect, withSystemMetadata)));
     }
     return out;
   }
@@ -232,11 +246,18 @@ export class EntityService {
    * (DataHub copies the replaced latest to version max + 1, so 1 is the oldest), which is the stored
    * `version` of that value here. Undefined when it is not kept (retention) or never existed.
    */
-  async aspectVersion(actor: Actor, urn: string, aspect: AspectName, version: number): Promise<AspectVersionView | undefined> {
+  async aspectVersion(
+    actor: Actor,
+    urn: string,
+    aspect: AspectName,
+    version: number,
+    options: { systemMetadata?: boolean } = {},
+  ): Promise<AspectVersionView | undefined> {
     if (!Number.isInteger(version) || version < 0)
       throw new CatalogError('INVALID_INPUT', `version must be a non-negative integer (0 is the latest), got ${String(version)}`);
-    if (version === 0) return (await this.history(actor, urn, aspect, { limit: 1 }))[0];
-    const [found] = await this.history(actor, urn, aspect, { before: version + 1, limit: 1 });
+    const systemMetadata = options.systemMetadata === true;
+    if (version === 0) return (await this.history(actor, urn, aspect, { limit: 1, systemMetadata }))[0];
+    const [found] = await this.history(actor, urn, aspect, { before: version + 1, limit: 1, systemMetadata });
     return found?.version === version ? found : undefined;
   }
 

@@ -1,11 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
+import { loadWithPeer } from '../../adapter/peer';
 import type { Catalog } from '../../catalog';
 import { RETRY_AFTER_SECONDS, type UnavailableReason } from '../../errors';
 import type { QueryLimits } from '../../graphql/limits';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 import type { GraphQLHttpLimits } from '../types';
-import { loadCatalogSchema } from './graphql-schema';
+import { GRAPHQL_PEERS, loadCatalogSchema } from './graphql-schema';
 
 /**
  * `POST /api/graphql`: GraphQL over HTTP with a JSON body `{ query, variables?, operationName? }`.
@@ -127,7 +128,7 @@ export function graphqlRoutes(catalog: Catalog, limitOptions: GraphQLHttpLimits 
   const load = () => {
     loading ??= (async () => {
       const [graphql, { checkQueryLimits }, { coerceStringVariables }] = await Promise.all([
-        import('graphql'),
+        loadWithPeer('the GraphQL endpoint (/api/graphql)', GRAPHQL_PEERS, () => import('graphql')),
         import('../../graphql/limits'),
         import('../../graphql/variable-coercion'),
       ]);

@@ -4,7 +4,7 @@ import type { FacetFilterInput } from '../../core/search';
 import { CatalogError } from '../../errors';
 import { QueryReader } from '../query';
 import type { RouteContext, RouteResult } from '../router';
-import { batchGetRequest, batchGetVersions, entityV3, readScrollBody } from './openapi-v3-shapes';
+import { aspectV3, batchGetRequest, batchGetVersions, entityV3, readScrollBody } from './openapi-v3-shapes';
 
 /**
  * The reads of many entities in DataHub's OpenAPI v3 family: the scroll of one type
@@ -112,9 +112,11 @@ export async function batchGet(ctx: RouteContext): Promise<RouteResult> {
   // `If-Version-Match: N` per aspect: the N-th value written, as `?version=N` reads it; left out when not kept.
   for (const entity of body) {
     for (const [aspect, version] of versions.get(entity.urn as string) ?? []) {
-      const kept = await ctx.catalog.entities.aspectVersion(ctx.actor, entity.urn as string, aspect as AspectName, version);
+      const kept = await ctx.catalog.entities.aspectVersion(ctx.actor, entity.urn as string, aspect as AspectName, version, {
+        systemMetadata: withSystemMetadata,
+      });
       if (!kept) delete entity[aspect];
-      else entity[aspect] = { value: kept.value, ...(withSystemMetadata ? { auditStamp: kept.lastModified } : {}) };
+      else entity[aspect] = aspectV3(kept, withSystemMetadata);
     }
   }
   return { body: body.filter((entity) => Object.keys(entity).length > 1) };

@@ -156,9 +156,11 @@ async function getAspect(ctx: RouteContext): Promise<RouteResult> {
     return { body: { value } };
   }
   if (version !== undefined && version !== 0) {
-    const kept = await ctx.catalog.entities.aspectVersion(ctx.actor, urn, aspect as AspectName, version);
+    const kept = await ctx.catalog.entities.aspectVersion(ctx.actor, urn, aspect as AspectName, version, {
+      systemMetadata: withSystemMetadata,
+    });
     if (!kept) throw notFound(`version ${version} of ${aspect} of ${urn}`);
-    return { body: { value: kept.value, ...(withSystemMetadata ? { auditStamp: kept.lastModified } : {}) } };
+    return { body: aspectV3(kept, withSystemMetadata) };
   }
   const view = await ctx.catalog.entities.get(ctx.actor, urn, { aspects: [aspect!], systemMetadata: withSystemMetadata });
   const found = view?.aspects[aspect!];

@@ -18,7 +18,7 @@ import { pegasusClassOf } from './pegasus-classes';
  * SDK (not the command line) writes through OpenAPI v3; below, every client writes through
  * `ingestProposal(Batch)`, which this catalog serves in full. docs/datahub-clients.md explains the choice.
  */
-export const REPORTED_DATAHUB_VERSION = 'v1.0.0';
+const REPORTED_DATAHUB_VERSION = 'v1.0.0';
 
 const RESTLI: Pick<MethodSpec, 'restliErrors'> = { restliErrors: {} };
 const PROPOSALS: Pick<MethodSpec, 'restliErrors'> = { restliErrors: { invalidInputStatus: 422 } };
