@@ -1,8 +1,8 @@
 import type { AspectMap, AspectName, AspectValues } from './aspect-types';
 import type { Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
-import type { DomainOwners, EntityDeletion, ReadTransform } from './owner';
-import { WritePipeline, type WriteItem } from './write-pipeline';
+import type { EntityDeleter, EntityDeletion, ReadTransform } from './owner';
+import type { WritePipeline, WriteItem } from './write-pipeline';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
@@ -133,15 +133,18 @@ class AspectUpsert {
 }
 
 export class EntityService {
-  readonly pipeline: WritePipeline;
   private readonly readTransforms: readonly ReadTransform[];
+  private readonly deleters = new Map<string, EntityDeleter>();
 
   constructor(
     private readonly ctx: CatalogContext,
-    owners: readonly DomainOwners[] = [],
+    /** The one write path, built by createCatalog with every domain's owners. */
+    readonly pipeline: WritePipeline,
+    /** What readers see (each domain's read transform) and how each owned entity type is deleted (its service). */
+    parts: { reads?: readonly ReadTransform[]; deleters?: readonly EntityDeleter[] } = {},
   ) {
-    this.pipeline = new WritePipeline(ctx, owners);
-    this.readTransforms = owners.flatMap((o) => (o.read ? [o.read] : []));
+    this.readTransforms = parts.reads ?? [];
+    for (const deleter of parts.deleters ?? []) this.deleters.set(deleter.entityType, deleter);
   }
 
   /** The privilege a write of the aspect needs (its owner's, or EDIT_ENTITY). */
@@ -598,7 +601,7 @@ export class EntityService {
     await this.ctx.authenticate(actor);
     const parsed = parseUrn(urn);
     this.ctx.registry.entityType(parsed.entityType);
-    const owner = this.pipeline.entityOwnerOf(parsed.entityType);
+    const owner = this.deleters.get(parsed.entityType);
     if (owner) {
       await owner.delete(actor, urn, { hard: owner.hardOnly === true || options.hard === true, dryRun: false });
       return true;
@@ -620,7 +623,7 @@ export class EntityService {
     const { entityType } = parseUrn(urn);
     const spec = this.ctx.registry.entityType(entityType);
     const dryRun = options.dryRun === true;
-    const owner = this.pipeline.entityOwnerOf(entityType);
+    const owner = this.deleters.get(entityType);
     const hard = options.hard ?? (owner ? !owner.softByDefault : true);
     if (owner?.hardOnly) {
       // Tokens and policies: their own service deletes them (revoke, remove), with no soft state to preview.
