@@ -2,7 +2,7 @@ import { isScopedActor, READ_ONLY, type Actor } from '../access/actor';
 import { isPrivilege, PRIVILEGES } from '../access/privileges';
 import { randomUUID } from 'node:crypto';
 import type { StoredEntity } from '../../adapter/types';
-import type { WritePipeline } from '../entities/write-pipeline';
+import type { Admission, WritePipeline } from '../entities/write-pipeline';
 import type { TokenEdit } from './owner';
 import type { CatalogContext } from '../context';
 import { lazySchemaCheck } from '../validation';
@@ -88,7 +88,9 @@ export class TokenService implements AccessTokens {
   }
 
   async create(actor: Actor, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
-    const caller = await this.ctx.authenticate(actor);
+    // Authenticated once, by the write path; who may create which token is this service's rule (checked below).
+    const admitted = await this.pipeline.admit(actor, []);
+    const caller = admitted.who;
     this.requireKeys('create access tokens');
     this.checkCreateInput(input);
     if (input.actorUrn === caller) {
@@ -99,7 +101,7 @@ export class TokenService implements AccessTokens {
       await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'create an access token that acts as another actor');
     }
     await this.checkScopes(actor as Actor, input);
-    return this.issue(actor, caller, input);
+    return this.issue(admitted, caller, input);
   }
 
   list(actor: Actor, input: ListAccessTokensInput = {}): Promise<AccessTokenList> {
@@ -107,7 +109,8 @@ export class TokenService implements AccessTokens {
   }
 
   async revoke(actor: Actor, tokenId: string): Promise<true> {
-    const caller = await this.ctx.authenticate(actor);
+    const admitted = await this.pipeline.admit(actor, []);
+    const caller = admitted.who;
     const id = typeof tokenId === 'string' && tokenId.startsWith(tokenUrn('')) ? tokenId.slice(tokenUrn('').length) : tokenId;
     if (!isTokenId(id)) {
       const message = 'must be a token id (letters, digits and "-") or an accessToken URN';
@@ -115,7 +118,7 @@ export class TokenService implements AccessTokens {
     }
     const manager = await this.ctx.authorizer.has(actor, 'MANAGE_ACCESS_TOKENS');
     if (!manager) await this.ctx.authorizer.require(actor, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'revoke access tokens');
-    await this.writeEdit(actor, tokenUrn(id), { kind: 'revoke', id, caller, manager });
+    await this.writeEdit(admitted, tokenUrn(id), { kind: 'revoke', id, caller, manager });
     return true;
   }
 
@@ -280,14 +283,14 @@ export class TokenService implements AccessTokens {
   }
 
   /** One edit of one token record through the write path (the token owner plans it). */
-  private async writeEdit(actor: Actor, urn: string, edit: TokenEdit): Promise<void> {
+  private async writeEdit(actor: Actor | Admission, urn: string, edit: TokenEdit): Promise<void> {
     await this.pipeline.write(actor, [{ op: 'edit', urn, aspect: TOKEN_ASPECT, edit, path: '' }], {
       message: `invalid write of ${urn}`,
     });
   }
 
   /** Signs a token for an authorized request and stores its record; the secret leaves only in the result. */
-  private async issue(actor: Actor, owner: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+  private async issue(actor: Actor | Admission, owner: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
     const now = this.ctx.clock();
     const id = randomUUID();
     const urn = tokenUrn(id);
