@@ -203,20 +203,27 @@ await withPostgresServer('test/postgres-concurrency.test.ts', 'postgres: several
       const schema = schemas.freshSchema();
       const a = await startProcess(schema);
       const b = await startProcess(schema);
-      await new EntityService(a.ctx, new WritePipeline(a.ctx, [])).upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders', customProperties: {} });
+      await new EntityService(a.ctx, new WritePipeline(a.ctx, [])).upsertAspect(ADMIN, DATASET, 'datasetProperties', {
+        name: 'orders',
+        customProperties: {},
+      });
       const addKey = async (p: Process, key: string): Promise<string> => {
         // A client retries what the writer's own bounded retries could not place.
         for (let attempt = 0; attempt < 100; attempt++) {
           try {
-            await new EntityWriter(p.ctx.adapter, p.ctx.registry, p.ctx.clock, () => p.ctx.jobs.kick()).write(ADMIN, [DATASET], (current) => {
-              const value = current.get(DATASET)?.aspects.datasetProperties?.value ?? { name: 'orders' };
-              const custom = (value.customProperties ?? {}) as JsonObject;
-              return {
-                entities: [
-                  { urn: DATASET, put: { datasetProperties: { value: { ...value, customProperties: { ...custom, [key]: 'yes' } } } } },
-                ],
-              };
-            });
+            await new EntityWriter(p.ctx.adapter, p.ctx.registry, p.ctx.clock, () => p.ctx.jobs.kick()).write(
+              ADMIN,
+              [DATASET],
+              (current) => {
+                const value = current.get(DATASET)?.aspects.datasetProperties?.value ?? { name: 'orders' };
+                const custom = (value.customProperties ?? {}) as JsonObject;
+                return {
+                  entities: [
+                    { urn: DATASET, put: { datasetProperties: { value: { ...value, customProperties: { ...custom, [key]: 'yes' } } } } },
+                  ],
+                };
+              },
+            );
             return key;
           } catch (error) {
             if (!(error instanceof CatalogError) || error.code !== 'CONFLICT') throw error;

@@ -609,7 +609,9 @@ export class EntityService {
       await owner.delete(admitted.principal, urn, { hard: owner.hardOnly === true || options.hard === true, dryRun: false });
       return true;
     }
-    const { before } = await this.pipeline.write(admitted, [{ op: 'deleteEntity', urn, path: '/urn' }], { message: `cannot delete ${urn}` });
+    const { before } = await this.pipeline.write(admitted, [{ op: 'deleteEntity', urn, path: '/urn' }], {
+      message: `cannot delete ${urn}`,
+    });
     return before.get(urn) !== undefined;
   }
 
