@@ -169,21 +169,3 @@ export interface DomainOwners {
   /** Applied to every generic read. */
   read?: ReadTransform;
 }
-
-/** An owner that takes no write through the generic path (its domain writes the aspect itself). */
-export function refusingOwner(
-  name: string,
-  governs: AspectOwner['governs'],
-  message: string,
-  privilege: Privilege = 'EDIT_ENTITY',
-): AspectOwner {
-  return {
-    name,
-    governs,
-    privilege: () => privilege,
-    async prepare(_principal, items, violations) {
-      for (const item of items) violations.push({ path: item.path, message });
-      return { plan: () => undefined };
-    },
-  };
-}

@@ -216,10 +216,6 @@ export class WritePipeline {
     return owner ?? undefined;
   }
 
-  entityOwnerOf(entityType: string): EntityTypeOwner | undefined {
-    return this.entityOwners.get(entityType);
-  }
-
   /** Whether commits carry change events (the `changes.enabled` option). */
   get recordsEvents(): boolean {
     return this.writer.recordsEvents;
