@@ -137,7 +137,7 @@ export class PropertyDefinitionService {
    * A change of a stored definition (`DefinitionUpdate`, what GraphQL `updateStructuredProperty` is
    * decoded into): texts replaced, lists appended, SINGLE → MULTIPLE, version, settings flags.
    */
-  async update(actor: Actor, update: DefinitionUpdate): Promise<StructuredPropertyView> {
+  async update(actor: Actor | Admission, update: DefinitionUpdate): Promise<StructuredPropertyView> {
     const admitted = await this.manager(actor);
     const urn = requirePropertyUrn(update.urn);
     const after = await this.writeEdit(admitted, urn, { kind: 'update', update }, `invalid update of ${urn}`);

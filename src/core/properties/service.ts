@@ -193,10 +193,11 @@ function serviceOver(
       createFromShape(definitions, actor, input, options),
     update: async (actor, input) => {
       // The GraphQL spelling is decoded into the canonical update; violations are reported in its own spelling.
-      await definitions.manager(actor);
+      // Admitted before the input is read; the update is not checked again.
+      const admitted = await definitions.manager(actor);
       const { update, violations } = decodeGraphqlUpdate(input);
       throwIfViolations(violations, 'invalid structured property update');
-      return definitions.update(actor, update!).catch((error: unknown) => {
+      return definitions.update(admitted, update!).catch((error: unknown) => {
         throw graphqlUpdateError(error);
       });
     },
