@@ -2,25 +2,25 @@ import { isScopedActor, type Actor } from './core/access';
 import type { StorageAdapter } from './adapter/types';
 import { Authorizer, requireActor, type StaticPolicy } from './core/access';
 import type { CatalogContext } from './core/context';
-import { EntityService, type WritePipeline } from './core/entities';
+import { entitiesModule, type EntityService, WritePipeline } from './core/entities';
 import { EntityRegistry, type AspectSpec, type EntityTypeSpec } from './core/entities';
-import { EntityWriter } from './core/entities';
 import { CatalogError, isCatalogError, storageFailure, storageUnavailable, unavailableReason, type Violation } from './errors';
 import { JobRunner, type JobRunnerOptions, type SettleReport } from './core/jobs';
 import type { Job } from './adapter/types';
 import { isPrivilege, PRIVILEGES, type Privilege } from './core/access';
 import type { ReindexOptions, ReindexProgress } from './core/properties';
-import { reindexSearchDocuments } from './core/search';
-import { createSearchService, type SearchService } from './core/search';
-import { createStructuredProperties, createValueEditing } from './core/properties';
-import { applyOwners, createApplyToMatches, createStewardship, type StructuredPropertyService } from './core/stewardship';
-import { PolicyService, policyOwners, type Policies } from './core/access';
+import { reindexSearchDocuments, searchModule, type SearchService } from './core/search';
+import { propertiesModule } from './core/properties';
+import { stewardshipModule, type StructuredPropertyService } from './core/stewardship';
+import { accessModule, type Policies } from './core/access';
 import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
-import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
-import { TimeseriesService, timeseriesOwners } from './core/timeseries';
-import { createChangeFeed, type ChangeFeed } from './core/changes/service';
+import { checkTokenOptions, parseTokenSigning, tokensModule } from './core/tokens';
+import { timeseriesModule, type TimeseriesService } from './core/timeseries';
+import type { ChangeFeed } from './core/changes/service';
+import { changesModule } from './core/changes/module';
 import { errorKind, limitRepeats } from './core/logging/index';
-import { ChangeRetention, type ChangeRetentionOptions } from './core/changes/retention';
+import type { ChangeRetentionOptions } from './core/changes/retention';
+import type { DeclaredJobs } from './core/module';
 import { attachTelemetry, CatalogTelemetry, instrumentService, loadTracing, measuredCommit, measuredQuery } from './core/telemetry';
 import { exportRecords, importRecords, type ExportCounts, type ExportOptions, type ExportRecord } from './core/transfer';
 
@@ -170,6 +170,8 @@ export function createCatalogContext(options: CatalogOptions): {
   health: StorageHealth;
   telemetry: CatalogTelemetry;
   signing: ParsedTokenSigning | undefined;
+  /** What each commit records besides the change (the `changes` and `history` options), for the write pipeline. */
+  recording: { events: boolean; versions: boolean };
 } {
   const signing = validateOptions(options);
   // One clock for everything the catalog writes: every batch carries the catalog's time, so adapters stamp
@@ -197,10 +199,7 @@ export function createCatalogContext(options: CatalogOptions): {
   const onError = options.onError ?? defaultErrorLog();
   const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
   const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
-  const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick(), {
-    events: options.changes?.enabled !== false,
-    versions: options.history?.enabled !== false,
-  });
+  const recording = { events: options.changes?.enabled !== false, versions: options.history?.enabled !== false };
   const ready = adapter.open();
   // Surface the failure on first use, not as an unhandled rejection.
   let opened = false;
@@ -215,7 +214,6 @@ export function createCatalogContext(options: CatalogOptions): {
     registry,
     clock,
     authorizer,
-    writer,
     jobs,
     async principal(actor: unknown) {
       const urn = await this.authenticate(actor);
@@ -232,7 +230,7 @@ export function createCatalogContext(options: CatalogOptions): {
     },
     reportError: onError,
   };
-  return { ctx, ready, health, telemetry, signing };
+  return { ctx, ready, health, telemetry, signing, recording };
 }
 
 /** How long `catalog.health()` waits for the storage to answer its probe before it says failing. */
@@ -362,51 +360,57 @@ function probeOf(adapter: StorageAdapter): () => Promise<unknown> {
 /** Creates a catalog over one adapter. Synchronous; the adapter opens in the background and every call waits for it. */
 export function createCatalog(options: CatalogOptions): Catalog {
   checkTokenOptions(options?.tokens);
-  const { ctx, ready, health, telemetry, signing } = createCatalogContext(options);
+  const { ctx, ready, health, telemetry, signing, recording } = createCatalogContext(options);
   // Spans need the optional `@opentelemetry/api`: loaded in the background, awaited by `ready()`.
   const tracing = loadTracing();
-  const { createService: createPropertyService, filterFields, owners: ownedByProperties } = createStructuredProperties(ctx);
-  const timeseries = new TimeseriesService(ctx);
-  const started = ready.then(() => ctx.jobs.start());
-  started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
-  // Tokens and policies write through the entity service's write path, built below with their owners.
-  const tokens = new TokenService(
-    ctx,
-    {
-      ready,
-      ...(signing ? { signing } : {}),
-      tokens: options.tokens,
-    },
-    (): WritePipeline => entities.pipeline,
-  );
-  const policies = new PolicyService(ctx, (): WritePipeline => entities.pipeline);
-  // Every domain that governs aspects hands its owners to the entity service: one write path for all.
-  const entities: EntityService = new EntityService(ctx, [
-    ownedByProperties,
-    timeseriesOwners(ctx.registry),
-    tokenOwners(tokens),
-    policyOwners(policies),
-    applyOwners(),
-  ]);
-  // Definitions written by `catalog.properties` (and `metacatalog properties upsert`) take the one write path.
-  const properties = createPropertyService((actor, items) => entities.upsertMany(actor, items), entities.pipeline);
-  const search = createSearchService(ctx, properties, filterFields);
-  const applyToMatches = createApplyToMatches(ctx, { pipeline: entities.pipeline, search, properties, registry: ctx.registry });
-  // Editing many entities' values writes through the entity service's one write path, built above.
-  const propertiesWithStewardship: StructuredPropertyService = {
-    ...properties,
-    ...createValueEditing(ctx, entities.pipeline),
-    ...applyToMatches,
-    ...createStewardship(ctx),
+  // Each domain, as its module builds it: what it owns now, its service once what it depends on exists.
+  const domains = {
+    access: accessModule.build(ctx),
+    entities: entitiesModule.build(ctx),
+    timeseries: timeseriesModule.build(ctx),
+    properties: propertiesModule.build(ctx),
+    search: searchModule.build(ctx),
+    stewardship: stewardshipModule.build(ctx),
+    tokens: tokensModule.build(ctx),
+    changes: changesModule.build(ctx),
   };
-  const changes = createChangeFeed(ctx);
-  const retention = new ChangeRetention(ctx, {
+  // The one write path, built once with every domain's owners; every service below writes through it.
+  const owners = Object.values(domains).flatMap((d) => ('owners' in d && d.owners ? [d.owners] : []));
+  const pipeline = new WritePipeline(ctx, owners, recording);
+  const policies = domains.access.createService({ pipeline });
+  const timeseriesDomain = domains.timeseries.createService({ pipeline });
+  const timeseries = timeseriesDomain.service;
+  const ownProperties = domains.properties.createService({ pipeline });
+  const search = domains.search.createService({ properties: ownProperties.service, filterFields: domains.properties.filterFields });
+  const stewardshipDeps = { pipeline, search, properties: ownProperties.service };
+  const properties = domains.stewardship.createService(stewardshipDeps);
+  const tokens = domains.tokens.createService({ pipeline, ready, ...(signing ? { signing } : {}), tokens: options.tokens });
+  const retentionOptions: ChangeRetentionOptions = {
     keepVersions: options.history?.keepVersions,
     versionsKeepDays: options.history?.keepDays,
     keepEvents: options.changes?.keepEvents,
     eventsKeepDays: options.changes?.keepDays,
     intervalMs: options.changes?.intervalMs,
+  };
+  const changeDomain = domains.changes.createService({ pipeline, retention: retentionOptions });
+  const { feed: changes, retention } = changeDomain;
+  const entities: EntityService = domains.entities.createService({
+    pipeline,
+    reads: owners.flatMap((o) => (o.read ? [o.read] : [])),
+    deleters: [ownProperties.deleter, domains.tokens.deleter(tokens), domains.access.deleter(policies)],
   });
+  // Every domain's background jobs, registered here and nowhere else, before the runner starts.
+  const declared: DeclaredJobs[] = [
+    domains.timeseries.jobs!(timeseriesDomain, { pipeline }),
+    domains.properties.jobs!(ownProperties, { pipeline }),
+    domains.stewardship.jobs!(properties, stewardshipDeps),
+    domains.tokens.jobs!(tokens, { pipeline, ready }),
+    domains.changes.jobs!(changeDomain, { pipeline, retention: retentionOptions }),
+  ];
+  for (const jobs of declared)
+    for (const [type, job] of Object.entries(jobs)) ctx.jobs.register(type, job.run, job.onGiveUp ? { onGiveUp: job.onGiveUp } : {});
+  const started = ready.then(() => ctx.jobs.start());
+  started.catch((error: unknown) => ctx.reportError(error, 'starting background jobs'));
   started
     .then(
       () => retention.start(),
@@ -429,7 +433,7 @@ export function createCatalog(options: CatalogOptions): Catalog {
   return attachTelemetry<Catalog>(telemetry, {
     registry: ctx.registry,
     entities: instrumentService(entities, 'entities', telemetry),
-    properties: instrumentService(propertiesWithStewardship, 'properties', telemetry),
+    properties: instrumentService(properties, 'properties', telemetry),
     search: instrumentService(search, 'search', telemetry),
     tokens: instrumentService(tokens, 'tokens', telemetry),
     policies: instrumentService(policies, 'policies', telemetry),

@@ -2,7 +2,6 @@ import type { Actor } from './access/actor';
 import type { StorageAdapter } from '../adapter/types';
 import type { Authorizer } from './access/authorization';
 import type { EntityRegistry } from './entities/registry';
-import type { EntityWriter } from './entities/writer';
 import type { JobRunner } from './jobs/runner';
 
 /** What every domain service shares. Built once by `createCatalog`. */
@@ -11,7 +10,6 @@ export interface CatalogContext {
   readonly registry: EntityRegistry;
   readonly clock: () => number;
   readonly authorizer: Authorizer;
-  readonly writer: EntityWriter;
   readonly jobs: JobRunner;
   /** Waits until the adapter is open, then checks that an actor was given (UNAUTHENTICATED otherwise). */
   authenticate(actor: unknown): Promise<string>;

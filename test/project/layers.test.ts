@@ -198,6 +198,23 @@ export function importCircles(sources: ReadonlyMap<string, string>): string[][] 
   return circles;
 }
 
+/** The only files that may import the unit of work (`src/core/entities/writer.ts`): every write goes through the pipeline. */
+const WRITER = 'src/core/entities/writer.ts';
+const WRITER_IMPORTERS = ['src/core/entities/write-pipeline.ts'];
+
+/** Every import of the writer outside the write pipeline (type-only imports included). */
+export function writerViolations(sources: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of sources) {
+    if (file === WRITER || WRITER_IMPORTERS.includes(file)) continue;
+    for (const match of text.matchAll(IMPORT)) {
+      if (resolveImport(file, match[2]!, (f) => sources.has(f)) === WRITER)
+        out.push(`${file} → ${WRITER}: only the write pipeline reaches the writer (write through it, or bookkeep through it)`);
+    }
+  }
+  return out;
+}
+
 function repositorySources(): Map<string, string> {
   const files = execSync("git ls-files -co --exclude-standard 'src/*.ts' 'adapters/*.ts'", { cwd: root, encoding: 'utf8' })
     .split('\n')
@@ -259,6 +276,24 @@ describe('layers', () => {
     const sources = repositorySources();
     expect(domainOrderViolations(sources)).toEqual([]);
     expect(importCircles(sources)).toEqual([]);
+  });
+
+  it('only the write pipeline imports the writer (no second way to write)', () => {
+    const sources = repositorySources();
+    expect(sources.has(WRITER)).toBe(true);
+    expect(writerViolations(sources)).toEqual([]);
+  });
+
+  it('the writer check finds planted imports of the writer (it can fail)', () => {
+    const planted = new Map([
+      [WRITER, ''],
+      ['src/core/entities/write-pipeline.ts', "import { EntityWriter } from './writer';"],
+      ['src/core/tokens/service.ts', "import type { EntityWriter } from '../entities/writer';"],
+      ['src/catalog.ts', "import { EntityWriter } from './core/entities/writer';"],
+      ['src/core/properties/cleanup.ts', "import type { AspectChange } from '../entities/write-plan';"],
+      ['src/core/entities/write-plan.ts', ''],
+    ]);
+    expect(writerViolations(planted).map((v) => v.split(' →')[0])).toEqual(['src/core/tokens/service.ts', 'src/catalog.ts']);
   });
 
   it('the order check finds a planted import up the order, and the circle check a planted circle (they can fail)', () => {

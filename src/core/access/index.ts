@@ -7,4 +7,5 @@ export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './privileges';
 export type { Privilege } from './privileges';
 export { READ_ONLY, actorUrn, isScopedActor } from './actor';
 export type { Actor, ScopedActor } from './actor';
-export { policyOwners } from './owner';
+export { policyDeleter, policyOwners } from './owner';
+export { accessModule } from './module';

@@ -1,15 +1,9 @@
-import type { JsonObject, StoredEntity } from '../../adapter/types';
+import type { StoredEntity } from '../../adapter/types';
 import type { Violation } from '../../errors';
 import type { Actor } from './actor';
 import { POLICY_ASPECT, POLICY_ENTITY } from './authorization';
-import type { PolicyEdit } from './policies';
+import { planPolicyEdit, type PolicyEdit } from './policies';
 import type { Privilege } from './privileges';
-
-/** What the policy owner asks of the policies service. */
-export interface PolicyPlanner {
-  planEdit(urn: string, edit: PolicyEdit, stored: StoredEntity | undefined): { put?: { value: JsonObject }; delete?: boolean };
-  remove(actor: Actor, urn: string): Promise<unknown>;
-}
 
 /** An item as the policy owner gets it (the entity service's owned item, named structurally). */
 interface PolicyItem {
@@ -25,7 +19,7 @@ interface PolicyItem {
  * generic reads never see it). Spelled as the entity service's owner contract expects it, without
  * importing it: access sits below entities in the order of the domains.
  */
-export function policyOwners(policies: PolicyPlanner) {
+export function policyOwners() {
   const refusal = `${POLICY_ASPECT} is written only by catalog.policies`;
   return {
     aspects: [
@@ -36,22 +30,25 @@ export function policyOwners(policies: PolicyPlanner) {
         async prepare(_principal: Actor, items: readonly PolicyItem[], violations: Violation[]) {
           for (const item of items) if (item.op !== 'edit') violations.push({ path: item.path, message: refusal });
           return {
-            plan: (item: PolicyItem, entity: StoredEntity | undefined) => policies.planEdit(item.urn, item.edit as PolicyEdit, entity),
+            plan: (item: PolicyItem, entity: StoredEntity | undefined) => planPolicyEdit(item.urn, item.edit as PolicyEdit, entity),
           };
         },
       },
     ],
-    entityTypes: [
-      {
-        entityType: POLICY_ENTITY,
-        softByDefault: false,
-        hardOnly: true,
-        async delete(actor: Actor, urn: string, options: { dryRun: boolean }) {
-          await policies.remove(actor, urn);
-          return { urn, entityType: POLICY_ENTITY, mode: 'hard' as const, dryRun: options.dryRun, changed: true };
-        },
-      },
-    ],
+    entityTypes: [{ entityType: POLICY_ENTITY }],
     read: async (entities: StoredEntity[]) => entities.filter((e) => e.entityType !== POLICY_ENTITY),
+  };
+}
+
+/** Deleting a policy entity removes the policy (no soft state, no dry run). */
+export function policyDeleter(policies: { remove(actor: Actor, urn: string): Promise<unknown> }) {
+  return {
+    entityType: POLICY_ENTITY,
+    softByDefault: false,
+    hardOnly: true,
+    async delete(actor: Actor, urn: string, options: { dryRun: boolean }) {
+      await policies.remove(actor, urn);
+      return { urn, entityType: POLICY_ENTITY, mode: 'hard' as const, dryRun: options.dryRun, changed: true };
+    },
   };
 }

@@ -14,22 +14,29 @@ export type PolicyState = StoredPolicy['state'];
 
 /**
  * The policies' own edits, built by `catalog.policies` after its checks and planned by the policy owner
- * in the write path: a create (refused when the policy exists), an update (`updated` is set to the
- * policy as written), a removal (NOT_FOUND when absent).
+ * in the write path: a create (refused when the policy exists), an update (its result is the policy as
+ * written), a removal (NOT_FOUND when absent).
  */
-export type PolicyEdit =
-  { kind: 'create'; policy: StoredPolicy } | { kind: 'update'; input: UpdatePolicyInput; updated?: StoredPolicy } | { kind: 'remove' };
+export type PolicyEdit = { kind: 'create'; policy: StoredPolicy } | { kind: 'update'; input: UpdatePolicyInput } | { kind: 'remove' };
+
+/** An actor the write path admitted (authenticated, MANAGE_POLICIES checked), as the policies name it. */
+export interface PolicyAdmission {
+  readonly principal: Actor;
+  readonly who: string;
+  readonly granted: ReadonlySet<Privilege>;
+}
 
 /**
  * The one write path as the policies reach it: the access domain sits below the entities domain that
- * holds it, so it names only what it uses (the entity service's pipeline is one).
+ * holds it, so it names only what it uses (the write pipeline is one).
  */
 export interface PolicyWritePath {
+  admit(actor: unknown, privileges: readonly Privilege[]): Promise<PolicyAdmission>;
   write(
-    actor: Actor,
+    actor: PolicyAdmission,
     items: ReadonlyArray<{ op: 'edit'; urn: string; aspect: string; edit: PolicyEdit; path: string }>,
     options: { message: string },
-  ): Promise<unknown>;
+  ): Promise<{ results: unknown[] }>;
 }
 
 /** Who a policy grants to: listed users, or every authenticated actor. */
@@ -122,46 +129,20 @@ function policyUrnOf(urn: unknown): string {
 export class PolicyService implements Policies {
   constructor(
     private readonly ctx: CatalogContext,
-    /** The one write path (built with the policy owner, so reached once it exists). */
-    private readonly writePath: () => PolicyWritePath,
+    /** The one write path (built by createCatalog with the policy owner). */
+    private readonly writePath: PolicyWritePath,
   ) {}
 
-  /** One edit of one policy through the write path (the policy owner plans it with `planEdit`). */
-  private async writeEdit(actor: Actor, urn: string, edit: PolicyEdit): Promise<void> {
-    await this.writePath().write(actor, [{ op: 'edit', urn, aspect: POLICY_ASPECT, edit, path: '' }], {
+  /** One edit of one policy through the write path (the policy owner plans it with `planPolicyEdit`); the owner's result. */
+  private async writeEdit(admitted: PolicyAdmission, urn: string, edit: PolicyEdit): Promise<unknown> {
+    const { results } = await this.writePath.write(admitted, [{ op: 'edit', urn, aspect: POLICY_ASPECT, edit, path: '' }], {
       message: `invalid write of ${urn}`,
     });
-  }
-
-  /** The policy owner's plan of an edit, on the policy as the unit of work reads it. */
-  planEdit(urn: string, edit: PolicyEdit, stored: StoredEntity | undefined): { put?: { value: JsonObject }; delete?: boolean } {
-    if (edit.kind === 'create') {
-      if (stored) throw new CatalogError('CONFLICT', `policy ${urn} exists already`);
-      return { put: { value: toAspectValue(edit.policy) } };
-    }
-    if (edit.kind === 'remove') {
-      if (!stored) throw new CatalogError('NOT_FOUND', `no policy ${urn}`);
-      return { delete: true };
-    }
-    const existing = stored && toPolicy(stored);
-    if (!existing) throw new CatalogError('NOT_FOUND', `no policy ${urn}`);
-    const { input } = edit;
-    const { description: _previous, ...rest } = existing;
-    const description = input.description === undefined ? existing.description : (input.description ?? undefined);
-    const updated: StoredPolicy = {
-      ...rest,
-      ...(description !== undefined ? { description } : {}),
-      name: input.name ?? existing.name,
-      state: input.state ?? existing.state,
-      privileges: input.privileges ? [...input.privileges] : existing.privileges,
-      actors: input.actors ? { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true } : existing.actors,
-    };
-    edit.updated = updated;
-    return { put: { value: toAspectValue(updated) } };
+    return results[0];
   }
 
   async create(actor: Actor, input: CreatePolicyInput): Promise<StoredPolicy> {
-    await this.authorize(actor);
+    const admitted = await this.writePath.admit(actor, ['MANAGE_POLICIES']);
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
     const shape = checkCreateShape(input);
@@ -177,12 +158,12 @@ export class PolicyService implements Policies {
       privileges: [...input.privileges],
       actors: { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true },
     };
-    await this.writeEdit(actor, urn, { kind: 'create', policy });
+    await this.writeEdit(admitted, urn, { kind: 'create', policy });
     return policy;
   }
 
   async update(actor: Actor, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy> {
-    await this.authorize(actor);
+    const admitted = await this.writePath.admit(actor, ['MANAGE_POLICIES']);
     const policyUrn = policyUrnOf(urn);
     const violations: Violation[] = [];
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
@@ -190,15 +171,13 @@ export class PolicyService implements Policies {
     if (shape.length) violations.push(...shape);
     else checkUsers(input.actors, violations);
     throwIfViolations(violations, 'invalid policy update');
-    const edit: PolicyEdit = { kind: 'update', input };
-    await this.writeEdit(actor, policyUrn, edit);
-    return edit.updated!;
+    return (await this.writeEdit(admitted, policyUrn, { kind: 'update', input })) as StoredPolicy;
   }
 
   async remove(actor: Actor, urn: string): Promise<true> {
-    await this.authorize(actor);
+    const admitted = await this.writePath.admit(actor, ['MANAGE_POLICIES']);
     const policyUrn = policyUrnOf(urn);
-    await this.writeEdit(actor, policyUrn, { kind: 'remove' });
+    await this.writeEdit(admitted, policyUrn, { kind: 'remove' });
     return true;
   }
 
@@ -240,4 +219,34 @@ export class PolicyService implements Policies {
     await this.ctx.authorizer.require(actor, 'MANAGE_POLICIES');
     return caller;
   }
+}
+
+/** The policy owner's plan of an edit, on the policy as the unit of work reads it (an update answers the policy as written). */
+export function planPolicyEdit(
+  urn: string,
+  edit: PolicyEdit,
+  stored: StoredEntity | undefined,
+): { put?: { value: JsonObject }; delete?: boolean; result?: StoredPolicy } {
+  if (edit.kind === 'create') {
+    if (stored) throw new CatalogError('CONFLICT', `policy ${urn} exists already`);
+    return { put: { value: toAspectValue(edit.policy) } };
+  }
+  if (edit.kind === 'remove') {
+    if (!stored) throw new CatalogError('NOT_FOUND', `no policy ${urn}`);
+    return { delete: true };
+  }
+  const existing = stored && toPolicy(stored);
+  if (!existing) throw new CatalogError('NOT_FOUND', `no policy ${urn}`);
+  const { input } = edit;
+  const { description: _previous, ...rest } = existing;
+  const description = input.description === undefined ? existing.description : (input.description ?? undefined);
+  const updated: StoredPolicy = {
+    ...rest,
+    ...(description !== undefined ? { description } : {}),
+    name: input.name ?? existing.name,
+    state: input.state ?? existing.state,
+    privileges: input.privileges ? [...input.privileges] : existing.privileges,
+    actors: input.actors ? { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true } : existing.actors,
+  };
+  return { put: { value: toAspectValue(updated) }, result: updated };
 }

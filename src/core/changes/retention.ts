@@ -1,5 +1,7 @@
+import type { NewJob } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { PeriodicJob } from '../jobs/periodic';
+import type { DeclaredJobs } from '../module';
 
 /** The job type of change retention; one pending job at a time (dedupe key). */
 export const CHANGE_RETENTION_JOB = 'changes.retention';
@@ -28,13 +30,23 @@ export class ChangeRetention {
 
   constructor(
     private readonly ctx: CatalogContext,
+    /** Queues the retention job (the write pipeline's bookkeeping). */
+    queue: (job: NewJob) => Promise<unknown>,
     private readonly options: ChangeRetentionOptions,
   ) {
-    this.schedule = new PeriodicJob(ctx, CHANGE_RETENTION_JOB, options.intervalMs ?? 3_600_000, 'change retention');
-    ctx.jobs.register(CHANGE_RETENTION_JOB, async (_job, context) => {
-      await this.run(() => context.renewLease());
-      return { commit: {} };
-    });
+    this.schedule = new PeriodicJob(ctx, queue, CHANGE_RETENTION_JOB, options.intervalMs ?? 3_600_000, 'change retention');
+  }
+
+  /** The retention job, declared for createCatalog to register. */
+  jobs(): DeclaredJobs {
+    return {
+      [CHANGE_RETENTION_JOB]: {
+        run: async (_job, context) => {
+          await this.run(() => context.renewLease());
+          return { commit: {} };
+        },
+      },
+    };
   }
 
   /** Prunes now; answers how many events and versions went. */

@@ -15,8 +15,10 @@ export type {
 } from './service';
 export { DEFAULT_SCROLL_COUNT } from './service';
 export { CLIENT_SYSTEM_METADATA } from './system-metadata';
-export { EntityWriter } from './writer';
-export type { WritePipeline } from './write-pipeline';
+export { WritePipeline } from './write-pipeline';
+export type { Admission, WriteItem } from './write-pipeline';
+export { entitiesModule } from './module';
+export type { EntitiesDeps } from './module';
 export { applyJsonPatch, jsonPatchViolations } from './json-patch';
 export { isKeyAspectName, keyAspectName, keyAspectOf } from './key-aspects';
 export { CHANGE_TYPES } from './proposal-check';

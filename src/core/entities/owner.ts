@@ -3,7 +3,7 @@ import type { Privilege } from '../access/privileges';
 import type { NewJob, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
 import type { Violation } from '../../errors';
 import type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
-import type { AspectChange } from './writer';
+import type { AspectChange } from './write-plan';
 
 /**
  * Aspect owners: a domain that governs aspects (structured properties, tokens, policies, timeseries)
@@ -30,6 +30,11 @@ export interface OwnedItem {
   /** `edit`: the owner's own edit, built by its domain's service (an owner refuses an edit it does not know). */
   edit?: unknown;
   /**
+   * The edit is the catalog's own bookkeeping (`WritePipeline.bookkeep`: a job's progress, an expired
+   * token's removal), which no user sends: an owner plans its bookkeeping edits only when this is set.
+   */
+  system?: true;
+  /**
    * Where the value (for a patch: the request `{ patch, arrayPrimaryKeys }`) sits in the canonical
    * input: violations about it go under this path.
    */
@@ -55,6 +60,10 @@ export interface OwnedChange {
   jobs?: NewJob[];
   /** Timeseries rows appended in the same commit. */
   rows?: { index: TimeseriesIndexRef; rows: TimeseriesRow[] };
+  /** The whole entity goes (a bookkeeping edit: an expired token's record). */
+  deleteEntity?: boolean;
+  /** What the owner answers its service about the item (the visible values after an edit, whether a job was cancelled). */
+  result?: unknown;
 }
 
 /** An owner's checked batch: plans each item inside the unit of work, given the entity as it stands then. */
@@ -84,6 +93,13 @@ export interface AspectOwner {
    * a plan gets the whole entity as the batch's earlier items left it.
    */
   readonly reads?: readonly string[];
+  /**
+   * Whether the actor may write this item on this entity (as the unit of work read it, or as the
+   * batch's earlier items left it), beyond the privilege the batch was checked for: throws FORBIDDEN
+   * otherwise. The pipeline calls it for every item of a user's write, right before the item is
+   * planned; never for bookkeeping.
+   */
+  authorize?(principal: Actor, item: OwnedItem, entity: StoredEntity | undefined): void | Promise<void>;
   /**
    * Checks every item (adding each violation under the item's path) and reads what the check needs
    * (definitions). Called once per batch, before the unit of work. The entities themselves are read by
@@ -122,8 +138,21 @@ export interface EntityDeletion {
 /** Shapes what readers see (e.g. hides values of soft-deleted or superseded property definitions). */
 export type ReadTransform = (entities: StoredEntity[]) => Promise<StoredEntity[]>;
 
-/** The owner of an entity type: how it is deleted, and whether generic reads see it. */
+/**
+ * The owner of an entity type in the write path: the privilege deleting one inside a batch needs (a
+ * change proposal deleting the key aspect) and the jobs queued with the deletion.
+ */
 export interface EntityTypeOwner {
+  readonly entityType: string;
+  readonly deletePrivilege?: Privilege;
+  planDelete?(urn: string, entity: StoredEntity | undefined): { jobs?: NewJob[] };
+}
+
+/**
+ * How a domain's service deletes entities of its type when asked (`catalog.entities.delete` and
+ * `deleteEntity` hand the call to it): soft or hard, with a report. Built with the service.
+ */
+export interface EntityDeleter {
   readonly entityType: string;
   /** Soft unless `hard` when the caller does not say (structured properties: false, as the platform does). */
   readonly softByDefault: boolean;
@@ -131,36 +160,12 @@ export interface EntityTypeOwner {
   readonly hardOnly?: boolean;
   /** The reported deletion: decides soft or hard, counts what is affected, writes nothing on a dry run. */
   delete(actor: Actor, urn: string, options: { hard: boolean; dryRun: boolean }): Promise<EntityDeletion>;
-  /**
-   * The deletion of an entity inside a batch (a change proposal deleting the key aspect): the privilege
-   * it needs and the jobs queued with it.
-   */
-  readonly deletePrivilege?: Privilege;
-  planDelete?(urn: string, entity: StoredEntity | undefined): { jobs?: NewJob[] };
 }
 
-/** Everything one domain owns, handed to the entity service when it is built. */
+/** Everything one domain owns, handed to the write pipeline when createCatalog builds it. */
 export interface DomainOwners {
   aspects?: readonly AspectOwner[];
   entityTypes?: readonly EntityTypeOwner[];
   /** Applied to every generic read. */
   read?: ReadTransform;
-}
-
-/** An owner that takes no write through the generic path (its domain writes the aspect itself). */
-export function refusingOwner(
-  name: string,
-  governs: AspectOwner['governs'],
-  message: string,
-  privilege: Privilege = 'EDIT_ENTITY',
-): AspectOwner {
-  return {
-    name,
-    governs,
-    privilege: () => privilege,
-    async prepare(_principal, items, violations) {
-      for (const item of items) violations.push({ path: item.path, message });
-      return { plan: () => undefined };
-    },
-  };
 }

@@ -1,8 +1,8 @@
 import type { AspectMap, AspectName, AspectValues } from './aspect-types';
 import type { Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
-import type { DomainOwners, EntityDeletion, ReadTransform } from './owner';
-import { WritePipeline, type WriteItem } from './write-pipeline';
+import type { EntityDeleter, EntityDeletion, ReadTransform } from './owner';
+import type { WritePipeline, WriteItem } from './write-pipeline';
 import { decodeCursor, encodeCursor, malformedCursor } from '../../adapter/cursor';
 import type { AuditStamp, JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
@@ -146,15 +146,18 @@ class AspectUpsert {
 }
 
 export class EntityService {
-  readonly pipeline: WritePipeline;
   private readonly readTransforms: readonly ReadTransform[];
+  private readonly deleters = new Map<string, EntityDeleter>();
 
   constructor(
     private readonly ctx: CatalogContext,
-    owners: readonly DomainOwners[] = [],
+    /** The one write path, built by createCatalog with every domain's owners. */
+    readonly pipeline: WritePipeline,
+    /** What readers see (each domain's read transform) and how each owned entity type is deleted (its service). */
+    parts: { reads?: readonly ReadTransform[]; deleters?: readonly EntityDeleter[] } = {},
   ) {
-    this.pipeline = new WritePipeline(ctx, owners);
-    this.readTransforms = owners.flatMap((o) => (o.read ? [o.read] : []));
+    this.readTransforms = parts.reads ?? [];
+    for (const deleter of parts.deleters ?? []) this.deleters.set(deleter.entityType, deleter);
   }
 
   /** The privilege a write of the aspect needs (its owner's, or EDIT_ENTITY). */
@@ -286,7 +289,6 @@ export class EntityService {
     value: AspectMap[K],
     options: AspectWriteOptions = {},
   ): Promise<EntityView> {
-    await this.ctx.authenticate(actor);
     const item: EntityUpsert = { urn, aspects: { [aspect]: value } };
     if (options.systemMetadata !== undefined) item.systemMetadata = { [aspect]: options.systemMetadata };
     if (options.onlyIfAbsent) item.onlyIfAbsent = options.onlyIfAbsent;
@@ -327,7 +329,8 @@ export class EntityService {
     operations: readonly JsonPatchOperation[],
     options: { arrayPrimaryKeys?: ArrayPrimaryKeys } = {},
   ): Promise<EntityView> {
-    await this.ctx.authenticate(actor);
+    // Authenticated once, by the write path, before the input is read; its write is not checked again for it.
+    const admitted = await this.pipeline.admit(actor, []);
     const { entityType } = parseUrn(urn);
     const spec = this.ctx.registry.requireAspectOf(entityType, aspectName);
     if (spec.timeseries) {
@@ -346,7 +349,7 @@ export class EntityService {
       patchPath: '/patch',
       valuePath: '',
     };
-    await this.pipeline.write(actor, [item], { message: `the patched ${aspectName} of ${urn} is not valid` });
+    await this.pipeline.write(admitted, [item], { message: `the patched ${aspectName} of ${urn} is not valid` });
     const [entity] = await this.readVisible([urn]);
     if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
     return toView(entity);
@@ -364,7 +367,8 @@ export class EntityService {
     actor: Actor,
     items: ReadonlyArray<{ urn: string; aspect: string; patch: readonly JsonPatchOperation[]; arrayPrimaryKeys?: ArrayPrimaryKeys }>,
   ): Promise<EntityView[]> {
-    await this.ctx.authenticate(actor);
+    // Authenticated once, by the write path, before the input is read; its write is not checked again for it.
+    const admitted = await this.pipeline.admit(actor, []);
     if (!Array.isArray(items))
       throw new CatalogError('INVALID_INPUT', 'the patches must be a list of { urn, aspect, patch }', {
         details: [{ path: '/', message: 'must be an array' }],
@@ -397,7 +401,7 @@ export class EntityService {
       patchPath: `/${i}/patch`,
       valuePath: `/${i}/value`,
     }));
-    const { after } = await this.pipeline.write(actor, writes, { message: 'the patched aspects are not valid' });
+    const { after } = await this.pipeline.write(admitted, writes, { message: 'the patched aspects are not valid' });
     return [...after.values()].flatMap((entity) => (entity ? [toView(entity)] : []));
   }
 
@@ -446,7 +450,8 @@ export class EntityService {
    * Timeseries aspects are appended as rows in the same commit.
    */
   async upsertMany(actor: Actor, items: readonly EntityUpsert[], options: { systemMetadata?: boolean } = {}): Promise<EntityView[]> {
-    await this.ctx.authenticate(actor);
+    // Authenticated once, by the write path, before the input is read; its write is not checked again for it.
+    const admitted = await this.pipeline.admit(actor, []);
     if (!Array.isArray(items))
       throw new CatalogError('INVALID_INPUT', 'the entities must be a list of { urn, aspects }', {
         details: [{ path: '/', message: 'must be an array' }],
@@ -497,7 +502,7 @@ export class EntityService {
       }
     }
     // Each aspect's value is checked by the write path too, so that one answer lists every problem.
-    const { after } = await this.pipeline.write(actor, writes, { message, chunkEntities: BULK_CHUNK_ENTITIES, violations });
+    const { after } = await this.pipeline.write(admitted, writes, { message, chunkEntities: BULK_CHUNK_ENTITIES, violations });
     const views: EntityView[] = [];
     for (const entity of after.values()) if (entity) views.push(toView(entity, options.systemMetadata === true));
     return views;
@@ -579,7 +584,8 @@ export class EntityService {
    * deleted only by that domain). Deleting the last aspect deletes the entity.
    */
   async deleteAspects(actor: Actor, urn: string, aspects: readonly string[]): Promise<string[]> {
-    await this.ctx.authenticate(actor);
+    // Authenticated once, by the write path, before the input is read; its write is not checked again for it.
+    const admitted = await this.pipeline.admit(actor, []);
     const parsed = parseUrn(urn);
     const violations: Violation[] = [];
     const spec = this.ctx.registry.hasEntityType(parsed.entityType) ? this.ctx.registry.entityType(parsed.entityType) : undefined;
@@ -603,7 +609,7 @@ export class EntityService {
         return new CatalogError('INVALID_INPUT', error.details[0]!.message, { details: error.details });
       return error;
     };
-    const { before } = await this.pipeline.write(actor, writes, { message: `cannot delete these aspects of ${urn}` }).catch((error) => {
+    const { before } = await this.pipeline.write(admitted, writes, { message: `cannot delete these aspects of ${urn}` }).catch((error) => {
       throw refusal(error);
     });
     const entity = before.get(urn);
@@ -616,15 +622,17 @@ export class EntityService {
    * unless `hard`).
    */
   async delete(actor: Actor, urn: string, options: { hard?: boolean } = {}): Promise<boolean> {
-    await this.ctx.authenticate(actor);
+    const admitted = await this.pipeline.admit(actor, []);
     const parsed = parseUrn(urn);
     this.ctx.registry.entityType(parsed.entityType);
-    const owner = this.pipeline.entityOwnerOf(parsed.entityType);
+    const owner = this.deleters.get(parsed.entityType);
     if (owner) {
-      await owner.delete(actor, urn, { hard: owner.hardOnly === true || options.hard === true, dryRun: false });
+      await owner.delete(admitted.principal, urn, { hard: owner.hardOnly === true || options.hard === true, dryRun: false });
       return true;
     }
-    const { before } = await this.pipeline.write(actor, [{ op: 'deleteEntity', urn, path: '/urn' }], { message: `cannot delete ${urn}` });
+    const { before } = await this.pipeline.write(admitted, [{ op: 'deleteEntity', urn, path: '/urn' }], {
+      message: `cannot delete ${urn}`,
+    });
     return before.get(urn) !== undefined;
   }
 
@@ -637,11 +645,11 @@ export class EntityService {
    * counts as the real call would, and writes nothing. NOT_FOUND when the entity does not exist.
    */
   async deleteEntity(actor: Actor, urn: string, options: { hard?: boolean; dryRun?: boolean } = {}): Promise<EntityDeletion> {
-    await this.ctx.authenticate(actor);
+    const admitted = await this.pipeline.admit(actor, []);
     const { entityType } = parseUrn(urn);
     const spec = this.ctx.registry.entityType(entityType);
     const dryRun = options.dryRun === true;
-    const owner = this.pipeline.entityOwnerOf(entityType);
+    const owner = this.deleters.get(entityType);
     const hard = options.hard ?? (owner ? !owner.softByDefault : true);
     if (owner?.hardOnly) {
       // Tokens and policies: their own service deletes them (revoke, remove), with no soft state to preview.
@@ -651,8 +659,9 @@ export class EntityService {
         });
       if (dryRun) throw new CatalogError('UNSUPPORTED', `a dry run of deleting ${entityType} entities is not available`);
     }
-    if (owner) return owner.delete(actor, urn, { hard, dryRun });
-    await this.ctx.authorizer.require(actor, 'EDIT_ENTITY');
+    if (owner) return owner.delete(admitted.principal, urn, { hard, dryRun });
+    // EDIT_ENTITY before the dry run reads anything; the write below is not checked again for it.
+    const editor = await this.pipeline.admit(admitted, ['EDIT_ENTITY']);
     if (!hard && !spec.aspects.includes('status')) {
       throw new CatalogError('INVALID_INPUT', `${entityType} entities have no status aspect and cannot be soft-deleted; delete them hard`, {
         details: [{ path: '/hard', message: 'must be true' }],
@@ -674,7 +683,7 @@ export class EntityService {
             valuePath: '',
             onlyIfPresent: true,
           };
-      entity = (await this.pipeline.write(actor, [item], { message: `cannot delete ${urn}` })).before.get(urn);
+      entity = (await this.pipeline.write(editor, [item], { message: `cannot delete ${urn}` })).before.get(urn);
     }
     if (!entity) throw new CatalogError('NOT_FOUND', `${urn} does not exist`);
     const changed = hard || entity.aspects.status?.value.removed !== true;

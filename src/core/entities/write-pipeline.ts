@@ -7,7 +7,8 @@ import { entityTypeOf } from '../urn';
 import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import type { AspectOwner, DomainOwners, EntityTypeOwner, OwnedChange, OwnedItem, OwnerBatch } from './owner';
 import { keptSystemMetadata, withKeptSystemMetadata } from './system-metadata';
-import type { AspectChange, EntityPlan } from './writer';
+import type { AspectChange, EntityPlan } from './write-plan';
+import { EntityWriter, type ChangeRecording } from './writer';
 
 /**
  * The one write path: every write of an aspect (an upsert, a JSON patch, a delete, a timeseries row)
@@ -21,6 +22,11 @@ import type { AspectChange, EntityPlan } from './writer';
  *    the aspects, the jobs and the timeseries rows.
  *
  * A batch is one unit of work unless the caller asks for chunks, which always hold whole entities.
+ *
+ * The pipeline is the only way to the writer (`EntityWriter`, the unit of work): a user's write
+ * (`write`, authenticated and authorized here, once) and the catalog's own bookkeeping (`bookkeep`: a
+ * job's progress, expired tokens removed, stale values cleaned up, a job queued), which no user makes
+ * and so nothing authorizes, planned by the same owners as their typed edits.
  */
 
 export type WriteItem =
@@ -79,6 +85,31 @@ export interface PipelineOptions {
   completeJobs?: WriteBatch['completeJobs'];
   /** One more entity written in the same commit (a background job's own record); one chunk only. */
   alongside?: AlongsideWrite;
+  /**
+   * Privileges the route needs whatever its items (a route that refuses before it has an item, a bad
+   * URN say): checked with the items' own, once.
+   */
+  requires?: readonly Privilege[];
+  /** Jobs queued in the same commit; one chunk only. */
+  jobs?: readonly NewJob[];
+}
+
+/**
+ * An actor the pipeline authenticated and found to hold `granted` (`WritePipeline.admit`): a route that
+ * must refuse before it reads anything (its own checks read stored state) is admitted first, and its
+ * write is then not checked again for these privileges.
+ */
+export interface Admission {
+  readonly principal: Actor;
+  readonly who: string;
+  readonly granted: ReadonlySet<Privilege>;
+}
+
+/** The admissions this pipeline made (a caller cannot make one up). */
+const admissions = new WeakSet<Admission>();
+
+function isAdmission(actor: unknown): actor is Admission {
+  return typeof actor === 'object' && actor !== null && admissions.has(actor as Admission);
 }
 
 /**
@@ -94,6 +125,8 @@ export interface AlongsideWrite {
 export interface WriteOutcome {
   after: Map<string, StoredEntity | undefined>;
   before: Map<string, StoredEntity | undefined>;
+  /** What each item's owner answered (`OwnedChange.result`), by the item's index; as planned by the last unit of work that ran. */
+  results: unknown[];
 }
 
 interface Routed {
@@ -152,6 +185,7 @@ function hasKeys(record: object): boolean {
 }
 
 export class WritePipeline {
+  private readonly writer: EntityWriter;
   private readonly aspectOwners: readonly AspectOwner[];
   private readonly entityOwners = new Map<string, EntityTypeOwner>();
   /** Entity type → aspect → its owner (null: generic); bounded by the registry's types and aspects. */
@@ -160,7 +194,10 @@ export class WritePipeline {
   constructor(
     private readonly ctx: CatalogContext,
     owners: readonly DomainOwners[],
+    /** What each commit records besides the change (change events, earlier versions). */
+    recording: ChangeRecording = { events: true, versions: true },
   ) {
+    this.writer = new EntityWriter(ctx.adapter, ctx.registry, ctx.clock, () => ctx.jobs.kick(), recording);
     this.aspectOwners = owners.flatMap((o) => o.aspects ?? []);
     for (const o of owners) for (const e of o.entityTypes ?? []) this.entityOwners.set(e.entityType, e);
   }
@@ -179,8 +216,34 @@ export class WritePipeline {
     return owner ?? undefined;
   }
 
-  entityOwnerOf(entityType: string): EntityTypeOwner | undefined {
-    return this.entityOwners.get(entityType);
+  /** Whether commits carry change events (the `changes.enabled` option). */
+  get recordsEvents(): boolean {
+    return this.writer.recordsEvents;
+  }
+
+  /**
+   * Authenticates the actor and checks the privileges a route needs before it reads anything; its
+   * `write` with the admission checks only what the items need beyond them.
+   */
+  async admit(actor: unknown, privileges: readonly Privilege[]): Promise<Admission> {
+    // An admission asked for more is checked only for what it does not hold yet.
+    const held = isAdmission(actor) ? actor.granted : undefined;
+    const principal = isAdmission(actor) ? actor.principal : await this.ctx.principal(actor);
+    for (const privilege of privileges) if (!held?.has(privilege)) await this.ctx.authorizer.require(principal, privilege);
+    const granted = new Set([...(held ?? []), ...privileges]);
+    const admission: Admission = Object.freeze({ principal, who: actorUrn(principal), granted });
+    admissions.add(admission);
+    return admission;
+  }
+
+  /**
+   * The catalog's own bookkeeping, written as `stampAs` (the system actor, or the user a job works for):
+   * no user's write, so nothing is authenticated or authorized. The items are owners' edits (each owner
+   * plans its bookkeeping edits only when they come this way) or entity deletions; `options.jobs`
+   * queues jobs, alone or with them.
+   */
+  async bookkeep(stampAs: string, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
+    return this.run({ principal: stampAs, system: true, granted: undefined }, items, options);
   }
 
   /** The privilege a write of the aspect needs. */
@@ -193,12 +256,22 @@ export class WritePipeline {
    * aspect of the type): the caller checked them with its own paths. Returns each written entity as it
    * is after the write (undefined when deleted).
    */
-  async write(actor: Actor, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
-    const principal = await this.ctx.principal(actor);
+  async write(actor: Actor | Admission, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
+    if (isAdmission(actor)) return this.run({ principal: actor.principal, system: false, granted: actor.granted }, items, options);
+    return this.run({ principal: await this.ctx.principal(actor), system: false, granted: undefined }, items, options);
+  }
+
+  private async run(
+    caller: { principal: Actor; system: boolean; granted: ReadonlySet<Privilege> | undefined },
+    items: readonly WriteItem[],
+    options: PipelineOptions,
+  ): Promise<WriteOutcome> {
+    const { principal, system } = caller;
+    const actor = principal;
     const violations: Violation[] = options.violations ? [...options.violations] : [];
     const routed: Routed[] = new Array<Routed>(items.length);
     // Privileges first: a refusal comes before any owner reads or checks.
-    const needs = new Set<Privilege>();
+    const needs = new Set<Privilege>(options.requires ?? []);
     // An entity's items come together as a rule: its type is read from its URN once.
     let lastUrn: string | undefined;
     let entityType = '';
@@ -231,11 +304,11 @@ export class WritePipeline {
       }
       routed[index] = { item, index, entityType, owner, entityOwner: undefined, owned: undefined, slot: undefined };
     }
-    for (const privilege of needs) await this.ctx.authorizer.require(principal, privilege);
+    if (!system) await this.authorize(principal, needs, caller.granted);
     const byOwner = new Map<AspectOwner, OwnedItem[]>();
     for (const r of routed) {
       if (!r.owner || r.item.op === 'deleteEntity') continue;
-      r.owned = toOwnedItem(r.item, r.index, r.entityType);
+      r.owned = toOwnedItem(r.item, r.index, r.entityType, system);
       let list = byOwner.get(r.owner);
       if (!list) byOwner.set(r.owner, (list = []));
       list.push(r.owned);
@@ -249,19 +322,23 @@ export class WritePipeline {
     const after = new Map<string, StoredEntity | undefined>();
     /** Each entity as read, in the order of `after` (the map of them is made only for a caller that asks). */
     const reads: Array<StoredEntity | undefined> = [];
+    const results: unknown[] = [];
     const { alongside, completeJobs } = options;
-    if ((alongside || completeJobs) && chunks.length > 1) throw new Error('internal: a write alongside the items needs one chunk');
-    if (alongside && chunks.length === 0) chunks.push({ items: [], slots: [] });
+    const jobsAlong = options.jobs ?? [];
+    if ((alongside || completeJobs || jobsAlong.length) && chunks.length > 1)
+      throw new Error('internal: a write alongside the items needs one chunk');
+    if ((alongside || completeJobs || jobsAlong.length) && chunks.length === 0) chunks.push({ items: [], slots: [] });
     for (const chunk of chunks) {
       const urns = chunk.slots.map((slot) => slot.urn);
       if (alongside && !urns.includes(alongside.urn)) urns.push(alongside.urn);
       let read: ReadonlyMap<string, StoredEntity> = new Map();
-      const written = await this.ctx.writer.write(
+      const written = await this.writer.write(
         actor,
         urns,
         async (current, now) => {
           read = current;
-          const plan = await this.plan(chunk, current, now, actor, batches, options.message);
+          const plan = await this.plan(chunk, current, now, caller, batches, options.message, results);
+          if (jobsAlong.length) plan.jobs.push(...jobsAlong);
           const extra = alongside?.plan(current, now);
           if (extra?.put) plan.entities.push({ urn: alongside!.urn, put: extra.put });
           if (extra?.jobs) plan.jobs.push(...extra.jobs);
@@ -277,6 +354,7 @@ export class WritePipeline {
     let before: Map<string, StoredEntity | undefined> | undefined;
     return {
       after,
+      results,
       get before() {
         if (!before) {
           before = new Map();
@@ -288,14 +366,25 @@ export class WritePipeline {
     };
   }
 
+  /**
+   * The batch's privileges, checked once (those an admission holds are not checked again). A check
+   * that depends on the entity an item changes is the owner's `authorize`, called where each item is
+   * planned.
+   */
+  private async authorize(principal: Actor, needs: ReadonlySet<Privilege>, granted: ReadonlySet<Privilege> | undefined): Promise<void> {
+    for (const privilege of needs) if (!granted?.has(privilege)) await this.ctx.authorizer.require(principal, privilege);
+  }
+
   private async plan(
     chunk: Chunk,
     current: ReadonlyMap<string, StoredEntity>,
     now: number,
-    actor: Actor,
+    caller: { principal: Actor; system: boolean },
     batches: ReadonlyMap<AspectOwner, OwnerBatch>,
     message: string,
+    results: unknown[],
   ) {
+    const actor = caller.principal;
     const problems: Violation[] = [];
     const conflicts: Violation[] = [];
     const owners = new Set<AspectOwner>();
@@ -360,9 +449,12 @@ export class WritePipeline {
       if (r.owner) {
         // An owner that reads only some aspects gets the entity as read while the batch changed none of them (no stand-in).
         const entity = r.owner.reads && !touches(slot, r.owner.reads) ? slot.base : workingEntity(slot, now, who);
+        // The one place an item is authorized on the entity it changes (beyond the batch's privileges).
+        if (!caller.system && r.owner.authorize) await r.owner.authorize(actor, r.owned!, entity);
         // Most owners plan without waiting: a value that is not a promise is taken as it is (no turn of the event loop per item).
         const planned = batches.get(r.owner)!.plan(r.owned!, entity, step);
         change = planned instanceof Promise ? await planned : planned;
+        if (change?.result !== undefined) results[r.index] = change.result;
       } else if (item.op === 'upsert') change = { put: { value: item.value as JsonObject } };
       else if (item.op === 'delete') change = { delete: true };
       else if (item.op === 'patch') {
@@ -377,6 +469,19 @@ export class WritePipeline {
       }
       if (!change) continue;
       if (change.jobs) jobs.push(...change.jobs);
+      if (change.deleteEntity) {
+        // The owner's edit removes the whole entity (a token's expired record, say).
+        if (workingEntity(slot, now, who)) {
+          const d = draftOf(slot);
+          d.deleteEntity = true;
+          d.put = {};
+          d.delete?.clear();
+        }
+        slot.base = undefined;
+        slot.dirty = false;
+        slot.gone = undefined;
+        continue;
+      }
       if (change.rows) {
         const key = change.rows.index.indexName;
         const rowSlot = rows.get(key);
@@ -487,9 +592,10 @@ class OwnedUpsert implements OwnedItem {
   }
 }
 
-function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number, entityType: string): OwnedItem {
+function toOwnedItem(item: Exclude<WriteItem, { op: 'deleteEntity' }>, index: number, entityType: string, system: boolean): OwnedItem {
   if (item.op === 'upsert') return new OwnedUpsert(item, index, entityType);
   const { op, urn, aspect, path } = item;
+  if (op === 'edit' && system) return { index, op, urn, entityType, aspect, path, edit: item.edit, system: true };
   if (op === 'patch')
     return {
       index,

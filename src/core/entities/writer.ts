@@ -6,12 +6,9 @@ import type {
   EntityWrite,
   NewChangeEvent,
   JsonObject,
-  NewJob,
   StorageAdapter,
   StoredAspect,
   StoredEntity,
-  TimeseriesIndexRef,
-  TimeseriesRow,
   WriteBatch,
 } from '../../adapter/types';
 import type { EntityRegistry } from './registry';
@@ -19,6 +16,7 @@ import { CatalogError } from '../../errors';
 import { deriveSearchDocument } from './search-document';
 import { entityTypeOf } from '../urn';
 import { clientSystemMetadataOf } from './system-metadata';
+import type { AspectChange, Decide, WritePlan } from './write-plan';
 
 /** What the unit of work records besides the change itself (docs/changes.md). */
 export interface ChangeRecording {
@@ -34,34 +32,6 @@ export interface ChangeRecording {
  * from the aspect, and would be a copy stored with every event; secrets are part of it.
  */
 const eventMetadata = (systemMetadata: JsonObject | undefined): JsonObject | undefined => clientSystemMetadataOf(systemMetadata);
-
-export interface AspectChange {
-  value: JsonObject;
-  systemMetadata?: JsonObject;
-}
-
-/** What to do to one entity. */
-export interface EntityPlan {
-  urn: string;
-  /** The entity type of `urn`, when the planner knows it (read from the URN otherwise). */
-  entityType?: string;
-  put?: Record<string, AspectChange>;
-  delete?: readonly string[];
-  deleteEntity?: boolean;
-}
-
-export interface WritePlan {
-  entities: EntityPlan[];
-  jobs?: NewJob[];
-  /** Timeseries rows appended with the change (in the commit when the adapter can, right after it otherwise). */
-  timeseries?: Array<{ index: TimeseriesIndexRef; rows: TimeseriesRow[] }>;
-}
-
-/**
- * Decides the changes from what is stored. `now` is the time the commit stamps its aspects with: what a
- * decision stamps itself (the values of structured properties) uses it too, so that the stamps agree.
- */
-export type Decide = (current: ReadonlyMap<string, StoredEntity>, now: number) => WritePlan | Promise<WritePlan>;
 
 const MAX_ATTEMPTS = 8;
 const NO_CHANGES: Readonly<Record<string, AspectChange>> = Object.freeze({});

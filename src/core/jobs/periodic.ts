@@ -1,4 +1,5 @@
 import type { CatalogContext } from '../context';
+import type { NewJob } from '../../adapter/types';
 
 /** The actor stamped on the writes of the catalog's own housekeeping jobs. */
 export const HOUSEKEEPING_ACTOR = 'urn:li:corpuser:__metacatalog';
@@ -14,6 +15,8 @@ export class PeriodicJob {
 
   constructor(
     private readonly ctx: CatalogContext,
+    /** Queues the job (the write pipeline's bookkeeping, as the housekeeping actor). */
+    private readonly queue: (job: NewJob) => Promise<unknown>,
     private readonly jobType: string,
     private readonly intervalMs: number,
     /** What the job does, for the error report when queueing fails. */
@@ -41,9 +44,6 @@ export class PeriodicJob {
 
   /** Queues the job now (one pending at a time). */
   async enqueue(): Promise<void> {
-    await this.ctx.writer.write(HOUSEKEEPING_ACTOR, [], () => ({
-      entities: [],
-      jobs: [{ type: this.jobType, payload: {}, dedupeKey: this.jobType }],
-    }));
+    await this.queue({ type: this.jobType, payload: {}, dedupeKey: this.jobType });
   }
 }

@@ -1,13 +1,13 @@
-import type { Job, NewJob, StoredEntity } from '../../adapter/types';
+import type { Job, NewJob } from '../../adapter/types';
 import type { CatalogContext } from '../context';
-import { keyBelongsTo } from './definition-key';
-import type { EntityPlan } from '../entities/writer';
+import type { WriteItem, WritePipeline } from '../entities/write-pipeline';
 import { CatalogError } from '../../errors';
 import type { JobContext } from '../jobs/runner';
-import { assignmentsOf, keysOf, loadDefinitions } from './lookup';
+import type { DeclaredJobs } from '../module';
+import { loadDefinitions } from './lookup';
 import { VALUES_ASPECT } from './types';
-import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 import { propertyValueIndexOf } from '../entities/property-values';
+import type { ValueEdit } from './value-input';
 
 /**
  * The durable background removal of values that no longer count: those of a hard-deleted definition
@@ -41,33 +41,9 @@ function readPayload(job: Job): { propertyUrn: string; incarnation: string; afte
   return { propertyUrn, incarnation, ...(typeof afterUrn === 'string' ? { afterUrn } : {}) };
 }
 
-/** The entity without the stale values of the property, or undefined when it has none. */
-function stripPlan(
-  entity: StoredEntity | undefined,
-  propertyUrn: string,
-  incarnation: string,
-  currentKey: string | undefined,
-): EntityPlan | undefined {
-  const aspect = entity?.aspects[VALUES_ASPECT];
-  if (!entity || !aspect) return undefined;
-  const keys = keysOf(aspect);
-  const key = keys[propertyUrn];
-  if (key === undefined || !keyBelongsTo(key, incarnation) || key === currentKey) return undefined;
-  const kept = assignmentsOf(aspect).filter((a) => a.propertyUrn !== propertyUrn);
-  const { [propertyUrn]: _removed, ...keptKeys } = keys;
-  return {
-    urn: entity.urn,
-    put: {
-      [VALUES_ASPECT]: {
-        value: { ...aspect.value, properties: JSON.parse(JSON.stringify(kept)) },
-        systemMetadata: { ...(aspect.systemMetadata ?? {}), [PROPERTY_KEYS_METADATA]: keptKeys },
-      },
-    },
-  };
-}
-
-export function registerPropertyCleanup(ctx: CatalogContext): void {
-  ctx.jobs.register(CLEANUP_JOB_TYPE, async (job: Job, jobContext: JobContext) => {
+/** The clean-up's job, declared for createCatalog to register; it writes through the pipeline's bookkeeping. */
+export function propertyCleanupJobs(ctx: CatalogContext, pipeline: WritePipeline): DeclaredJobs {
+  const run = async (job: Job, jobContext: JobContext): Promise<{ done: true }> => {
     const { propertyUrn, incarnation, afterUrn } = readPayload(job);
     for (let attempt = 1; ; attempt++) {
       const currentKey = (await loadDefinitions(ctx.adapter, [propertyUrn])).get(propertyUrn)?.key;
@@ -79,14 +55,16 @@ export function registerPropertyCleanup(ctx: CatalogContext): void {
       });
       const next = urns.length === CLEANUP_BATCH_SIZE ? [cleanupJob(propertyUrn, incarnation, urns[urns.length - 1])] : [];
       try {
-        await ctx.writer.write(
+        // The values' owner plans each entity's removal on what the unit of work reads.
+        const edit: ValueEdit = { kind: 'removeStale', propertyUrn, incarnation, currentKey };
+        await pipeline.bookkeep(
           SYSTEM_ACTOR,
-          urns,
-          (current) => ({
-            entities: urns.map((urn) => stripPlan(current.get(urn), propertyUrn, incarnation, currentKey)).filter((p) => p !== undefined),
+          urns.map((urn): WriteItem => ({ op: 'edit', urn, aspect: VALUES_ASPECT, edit, path: '' })),
+          {
+            message: `cannot clean up the values of ${propertyUrn}`,
             jobs: next,
-          }),
-          { completeJobs: [{ id: job.id, workerId: jobContext.workerId }] },
+            completeJobs: [{ id: job.id, workerId: jobContext.workerId }],
+          },
         );
         return { done: true };
       } catch (error) {
@@ -96,5 +74,6 @@ export function registerPropertyCleanup(ctx: CatalogContext): void {
         await jobContext.renewLease();
       }
     }
-  });
+  };
+  return { [CLEANUP_JOB_TYPE]: { run } };
 }

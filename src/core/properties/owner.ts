@@ -1,11 +1,12 @@
 import type { Actor } from '../access/actor';
-import type { DomainOwners, ReadTransform } from '../entities/owner';
+import type { DomainOwners, EntityDeleter, ReadTransform } from '../entities/owner';
 import { cleanupJob } from './cleanup';
+import type { DefinitionOwner } from './definition-owner';
 import type { PropertyDefinitionService } from './definitions';
 import { definitionInfoOf } from './lookup';
 import { SETTINGS_ASPECT } from './settings';
 import { DEFINITION_ASPECT, STRUCTURED_PROPERTY_ENTITY, VALUES_ASPECT } from './types';
-import type { PropertyValueService } from './values';
+import type { ValueOwner } from './value-owner';
 
 /**
  * What the properties domain owns: `propertyDefinition`, `structuredPropertySettings` and the `status`
@@ -14,7 +15,7 @@ import type { PropertyValueService } from './values';
  * background), and what readers see of values (those of missing, soft-deleted or superseded
  * definitions are hidden).
  */
-export function propertyOwners(definitions: PropertyDefinitionService, values: PropertyValueService, visible: ReadTransform): DomainOwners {
+export function propertyOwners(definitions: DefinitionOwner, values: ValueOwner, visible: ReadTransform): DomainOwners {
   return {
     aspects: [
       {
@@ -47,8 +48,6 @@ export function propertyOwners(definitions: PropertyDefinitionService, values: P
     entityTypes: [
       {
         entityType: STRUCTURED_PROPERTY_ENTITY,
-        softByDefault: false,
-        delete: (actor, urn, options) => definitions.deletion(actor, urn, options),
         deletePrivilege: 'MANAGE_STRUCTURED_PROPERTIES',
         planDelete(urn, entity) {
           const info = definitionInfoOf(entity);
@@ -57,5 +56,14 @@ export function propertyOwners(definitions: PropertyDefinitionService, values: P
       },
     ],
     read: visible,
+  };
+}
+
+/** A structured property is deleted by `catalog.properties` (hard unless the caller says soft, as the platform does). */
+export function propertyDeleter(definitions: PropertyDefinitionService): EntityDeleter {
+  return {
+    entityType: STRUCTURED_PROPERTY_ENTITY,
+    softByDefault: false,
+    delete: (actor, urn, options) => definitions.deletion(actor, urn, options),
   };
 }

@@ -2,8 +2,9 @@ import type { Actor } from '../access/actor';
 import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { EntityView } from '../entities/service';
-import type { DomainOwners, ReadTransform } from '../entities/owner';
-import { propertyOwners } from './owner';
+import type { DomainOwners, EntityDeleter, ReadTransform } from '../entities/owner';
+import type { DomainModule, DomainParts } from '../module';
+import { propertyDeleter, propertyOwners } from './owner';
 import {
   decodeGraphqlAssignments,
   decodeGraphqlDefinition,
@@ -16,8 +17,11 @@ import { isCatalogError, relativeTo, throwIfViolations, withPaths } from '../../
 import type { WritePipeline } from '../entities/write-pipeline';
 import { parseYamlDefinitions } from './definition-shapes';
 import { decodeYamlEntry, yamlDefinitionPath } from './yaml-input';
-import { registerPropertyCleanup } from './cleanup';
-import { PropertyDefinitionService, type EntityBatchWrite, type PipelineRoute } from './definitions';
+import { propertyCleanupJobs } from './cleanup';
+import { DefinitionOwner } from './definition-owner';
+import { PropertyDefinitionService } from './definitions';
+import { filterFieldSource, resolveFilterField } from './filter-fields';
+import { ValueOwner } from './value-owner';
 import { assignmentsOf, DefinitionCache, propertyUrnsOf } from './lookup';
 import { fillSettings, SETTINGS_ASPECT, type StructuredPropertySettings } from './settings';
 import { storedValues } from './value-rules';
@@ -137,64 +141,77 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
   };
 }
 
+/** What the properties domain's service is built from: the one write path. */
+export interface PropertiesDeps {
+  pipeline: WritePipeline;
+}
+
+/** The service, and how `catalog.entities` deletes a structured property (through it). */
+export interface PropertiesService {
+  service: StructuredPropertyService;
+  deleter: EntityDeleter;
+}
+
+/** The properties domain as createCatalog composes it. */
+export interface PropertiesParts extends DomainParts<PropertiesDeps, PropertiesService> {
+  readonly owners: DomainOwners;
+  /** For search: what `structuredProperties.<qualifiedName>` means (not part of `catalog.properties`). */
+  readonly filterFields: FilterFieldSource;
+}
+
 /**
- * Builds the service, the owners of the aspects the domain governs (handed to the entity service) and
- * the clean-up job. `filterFields` is for the search service (not part of `catalog.properties`).
+ * The properties domain: the owners of definitions, settings, status and values (with what readers see
+ * of values), the clean-up job, the search's filter fields, and `catalog.properties` over the pipeline.
  */
-export function createStructuredProperties(ctx: CatalogContext): {
-  /** The service, given the entity service's batch write and its write path (built with the owners below). */
-  createService(write: EntityBatchWrite, pipeline: WritePipeline): StructuredPropertyService;
-  filterFields: FilterFieldSource;
-  owners: DomainOwners;
-} {
-  // Readers share one cache of definitions, kept while nothing changes (see DefinitionCache).
-  const cache = new DefinitionCache(ctx.adapter);
-  const visible = visibilityTransform(cache);
-  // The write path is built by the entity service with the owners below: the services reach it once it is.
-  let pipeline: WritePipeline | undefined;
-  const route: PipelineRoute = {
-    pipeline: () => {
-      if (!pipeline) throw new Error('internal: the structured properties service is used before the write path is built');
-      return pipeline;
-    },
-  };
-  const definitions = new PropertyDefinitionService(ctx, cache, route);
-  const values = new PropertyValueService(ctx, visible, route);
+export const propertiesModule: DomainModule<PropertiesParts> = {
+  name: 'properties',
+  build(ctx) {
+    // Readers share one cache of definitions, kept while nothing changes (see DefinitionCache).
+    const cache = new DefinitionCache(ctx.adapter);
+    const visible = visibilityTransform(cache);
+    return {
+      owners: propertyOwners(new DefinitionOwner(ctx), new ValueOwner(ctx), visible),
+      filterFields: filterFieldSource(ctx, cache),
+      createService: ({ pipeline }) => {
+        const definitions = new PropertyDefinitionService(ctx, cache, pipeline);
+        const values = new PropertyValueService(ctx, visible, pipeline);
+        return { service: serviceOver(ctx, cache, definitions, values), deleter: propertyDeleter(definitions) };
+      },
+      jobs: (_service, { pipeline }) => propertyCleanupJobs(ctx, pipeline),
+    };
+  },
+};
 
-  registerPropertyCleanup(ctx);
-
-  const filterFields: FilterFieldSource = {
-    resolve: (actor, qualifiedName) => definitions.resolveSearchField(actor, qualifiedName),
-    cached: (qualifiedName) => definitions.cachedFilterField(qualifiedName),
-    cachedToken: () => cache.currentToken,
-  };
-  const createService = (write: EntityBatchWrite, writePath: WritePipeline): StructuredPropertyService => {
-    pipeline = writePath;
-    return serviceOver(write);
-  };
-  const serviceOver = (write: EntityBatchWrite): StructuredPropertyService => ({
+function serviceOver(
+  ctx: CatalogContext,
+  cache: DefinitionCache,
+  definitions: PropertyDefinitionService,
+  values: PropertyValueService,
+): StructuredPropertyService {
+  return {
     create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
       createFromShape(definitions, actor, input, options),
     update: async (actor, input) => {
       // The GraphQL spelling is decoded into the canonical update; violations are reported in its own spelling.
-      await definitions.manager(actor);
+      // Admitted before the input is read; the update is not checked again.
+      const admitted = await definitions.manager(actor);
       const { update, violations } = decodeGraphqlUpdate(input);
       throwIfViolations(violations, 'invalid structured property update');
-      return definitions.update(actor, update!).catch((error: unknown) => {
+      return definitions.update(admitted, update!).catch((error: unknown) => {
         throw graphqlUpdateError(error);
       });
     },
     upsert: async (actor: Actor, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
-      if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, write, actor, [input]))[0]!;
+      if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, actor, [input]))[0]!;
       const canonical = { ...(options.urn !== undefined ? { urn: options.urn } : {}), value: input as RestPropertyDefinitionInput };
       // One canonical item reports under /0: a single REST write reports relative to the body.
-      const [result] = await definitions.upsertMany(actor, [canonical], [], write).catch((error: unknown) => {
+      const [result] = await definitions.upsertMany(actor, [canonical], []).catch((error: unknown) => {
         throw withPaths(error, (path) => relativeTo(path, '/0'));
       });
       return result!;
     },
-    upsertYaml: (actor, text) => upsertYamlEntries(definitions, write, actor, parseYamlDefinitions(text)),
-    upsertYamlEntries: (actor, entries) => upsertYamlEntries(definitions, write, actor, entries),
+    upsertYaml: (actor, text) => upsertYamlEntries(definitions, actor, parseYamlDefinitions(text)),
+    upsertYamlEntries: (actor, entries) => upsertYamlEntries(definitions, actor, entries),
     get: (actor, urn) => definitions.get(actor, urn),
     getReadBack: (actor, urn) => definitions.getReadBack(actor, urn),
     list: (actor, options) => definitions.list(actor, options),
@@ -206,7 +223,7 @@ export function createStructuredProperties(ctx: CatalogContext): {
       await definitions.setRemoved(actor, urn, true);
       return { urn, hard: false, entitiesToClean: 0 };
     },
-    resolveFilterField: (actor, qualifiedName) => definitions.resolveFilterField(actor, qualifiedName),
+    resolveFilterField: (actor, qualifiedName) => resolveFilterField(ctx, cache, actor, qualifiedName),
     valuesOf: (view) => assignmentsOf(view.aspects[VALUES_ASPECT]),
     definitionOf: (view) => view.aspects[DEFINITION_ASPECT]?.value as unknown as StructuredPropertyDefinition | undefined,
     settingsOf: (view) => {
@@ -226,8 +243,7 @@ export function createStructuredProperties(ctx: CatalogContext): {
     removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
     upsertValuesMany: (actor, items) => values.upsertMany(actor, items),
-  });
-  return { createService, filterFields, owners: propertyOwners(definitions, values, visible) };
+  };
 }
 
 /**
@@ -261,7 +277,6 @@ async function createFromShape(
 /** YAML entries (`/<i>` each), decoded, then written in one commit by the canonical upsert; paths back in the file's spelling. */
 async function upsertYamlEntries(
   definitions: PropertyDefinitionService,
-  write: EntityBatchWrite,
   actor: Actor,
   entries: readonly unknown[],
 ): Promise<DefinitionUpsertResult[]> {
@@ -275,7 +290,6 @@ async function upsertYamlEntries(
       actor,
       decoded.map((d) => d.input),
       decoded.map((d) => d.violations),
-      write,
     )
     .catch((error: unknown) => {
       throw withPaths(error, pathOf);

@@ -124,7 +124,7 @@ function chunksOf<T>(list: readonly T[], size: number): T[][] {
  * command line). Writes go through the one write path (`pipeline`), each entity's edit as one values
  * patch, so the write re-checks every rule under its own read.
  */
-export function createValueEditing(ctx: CatalogContext, pipeline: Pick<WritePipeline, 'write'>): PropertyValueEditing {
+export function createValueEditing(ctx: CatalogContext, pipeline: Pick<WritePipeline, 'admit' | 'write'>): PropertyValueEditing {
   /** Structural checks of each edit; the edits worth checking further. */
   function readEdits(edits: readonly PropertyValuesEdit[], violations: Violation[]): CheckedEdit[] {
     const checked: CheckedEdit[] = [];
@@ -190,8 +190,8 @@ export function createValueEditing(ctx: CatalogContext, pipeline: Pick<WritePipe
 
   return {
     async editValues(actor, edits, options = {}) {
-      const principal = await ctx.principal(actor);
-      await ctx.authorizer.require(principal, 'EDIT_ENTITY_PROPERTIES');
+      // Admitted by the write path before anything is read; its writes are not checked again.
+      const admitted = await pipeline.admit(actor, ['EDIT_ENTITY_PROPERTIES']);
       if (!Array.isArray(edits))
         throw new CatalogError('INVALID_INPUT', 'the edits must be a list of { urn, set?, remove? }', {
           details: [{ path: '/', message: 'must be an array' }],
@@ -268,7 +268,7 @@ export function createValueEditing(ctx: CatalogContext, pipeline: Pick<WritePipe
         if (items.length) {
           let before: ReadonlyMap<string, StoredEntity | undefined>;
           try {
-            ({ before } = await pipeline.write(actor, items, { message: MESSAGE }));
+            ({ before } = await pipeline.write(admitted, items, { message: MESSAGE }));
           } catch (error) {
             const mapped = withPaths(error, (path) => editPath(path, edits));
             if (done === 0 || !isCatalogError(mapped)) throw mapped;

@@ -13,3 +13,4 @@ export type {
   SearchResultEntry,
   SearchService,
 } from './service';
+export { searchModule } from './module';

@@ -1,10 +1,21 @@
 import type { Job, NewJob, StoredEntity } from '../../adapter/types';
 import { isCatalogError, type CatalogError } from '../../errors';
-import type { Actor } from '../access/actor';
+import { actorUrn, type Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import type { JobContext } from '../jobs/runner';
+import type { DeclaredJobs } from '../module';
 import { applyItem, entityIndexOf, type ApplyDependencies } from './apply-check';
-import { executionUrn, isFinished, MAX_KEPT_ERRORS, progressPut, recordOf, type ApplyProgress, type ApplyRecord } from './apply-record';
+import type { ApplyEdit } from './apply-owner';
+import {
+  executionUrn,
+  isFinished,
+  MAX_KEPT_ERRORS,
+  progressPut,
+  recordOf,
+  RESULT_ASPECT,
+  type ApplyProgress,
+  type ApplyRecord,
+} from './apply-record';
 
 /**
  * The background work of an apply job. The first job takes the snapshot: it lists the matches of the
@@ -39,30 +50,18 @@ function readPayload(job: Job): { jobId: string; chunk?: { index: number; urns: 
 /** Thrown inside a chunk's unit of work when the job was cancelled or failed meanwhile: nothing of the chunk is written. */
 class JobStopped extends Error {}
 
-export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies): void {
+/** The apply job's handler, declared for createCatalog to register. */
+export function applyJobs(ctx: CatalogContext, deps: ApplyDependencies): DeclaredJobs {
   const readRecord = async (urn: string): Promise<ApplyRecord | undefined> => recordOf((await ctx.adapter.readEntities([urn]))[0]);
 
-  /** Commits only the job's completion, with a change of the progress when `change` gives one. */
-  const finish = async (
-    job: Job,
-    jobContext: JobContext,
-    actor: Actor,
-    urn: string,
-    change: (progress: ApplyProgress, now: number) => { progress?: ApplyProgress; jobs?: NewJob[] },
-  ): Promise<void> => {
+  /** Commits the job's completion, with the record's bookkeeping edit (nothing changes once the job is finished). */
+  const finish = async (job: Job, jobContext: JobContext, actor: Actor, urn: string, edit: ApplyEdit): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        await ctx.writer.write(
-          actor,
-          [urn],
-          (current, now) => {
-            const record = recordOf(current.get(urn));
-            if (!record || isFinished(record.progress.status)) return { entities: [] };
-            const { progress, jobs } = change(record.progress, now);
-            return { entities: progress ? [{ urn, put: progressPut(progress) }] : [], ...(jobs ? { jobs } : {}) };
-          },
-          { completeJobs: [{ id: job.id, workerId: jobContext.workerId }] },
-        );
+        await deps.pipeline.bookkeep(actorUrn(actor), [{ op: 'edit', urn, aspect: RESULT_ASPECT, edit, path: '' }], {
+          message: `cannot record the progress of ${urn}`,
+          completeJobs: [{ id: job.id, workerId: jobContext.workerId }],
+        });
         return;
       } catch (error) {
         // A cancel got there first: read again.
@@ -72,15 +71,13 @@ export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies):
     }
   };
 
-  const failed = (message: string) => (progress: ApplyProgress, now: number) => ({
-    progress: { ...progress, status: 'FAILED' as const, message, finishedAt: now },
-  });
+  const failed = (message: string): ApplyEdit => ({ kind: 'fail', message });
 
   const takeSnapshot = async (job: Job, jobContext: JobContext, jobId: string): Promise<void> => {
     const urn = executionUrn(jobId);
     const record = await readRecord(urn);
     if (!record || isFinished(record.progress.status))
-      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
+      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, { kind: 'finish' });
     const { actor, scope, chunkSize } = record.request;
     const urns: string[] = [];
     try {
@@ -98,23 +95,14 @@ export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies):
     }
     const chunks: NewJob[] = [];
     for (let i = 0; i * chunkSize < urns.length; i++) chunks.push(chunkJob(jobId, i, urns.slice(i * chunkSize, (i + 1) * chunkSize)));
-    return finish(job, jobContext, actor, urn, (progress, now) => ({
-      progress: {
-        ...progress,
-        status: urns.length === 0 ? 'DONE' : 'RUNNING',
-        total: urns.length,
-        startTimeMs: now,
-        finishedAt: urns.length === 0 ? now : null,
-      },
-      jobs: chunks,
-    }));
+    return finish(job, jobContext, actor, urn, { kind: 'snapshot', total: urns.length, jobs: chunks });
   };
 
   const runChunk = async (job: Job, jobContext: JobContext, jobId: string, urns: readonly string[]): Promise<void> => {
     const urn = executionUrn(jobId);
     const record = await readRecord(urn);
     if (!record || isFinished(record.progress.status))
-      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, () => ({}));
+      return finish(job, jobContext, record?.request.actor ?? 'urn:li:corpuser:unknown', urn, { kind: 'finish' });
     const { actor } = record.request;
     const checked = { scope: record.request.scope, edit: record.request.edit, chunkSize: record.request.chunkSize };
     let pending = [...urns];
@@ -151,7 +139,7 @@ export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies):
         });
         return;
       } catch (error) {
-        if (error instanceof JobStopped) return finish(job, jobContext, actor, urn, () => ({}));
+        if (error instanceof JobStopped) return finish(job, jobContext, actor, urn, { kind: 'finish' });
         if (isCatalogError(error) && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED'))
           return finish(job, jobContext, actor, urn, failed(`stopped: ${error.message}`));
         if (isCatalogError(error) && error.code === 'INVALID_INPUT') {
@@ -176,23 +164,24 @@ export function registerApplyJobs(ctx: CatalogContext, deps: ApplyDependencies):
     const urn = executionUrn(readPayload(job).jobId);
     const record = await readRecord(urn);
     if (!record || isFinished(record.progress.status)) return;
-    await ctx.writer.write(record.request.actor, [urn], (current, now) => {
-      const stored = recordOf(current.get(urn));
-      if (!stored || isFinished(stored.progress.status)) return { entities: [] };
-      return { entities: [{ urn, put: progressPut(failed(`a step gave up after its retries: ${error}`)(stored.progress, now).progress) }] };
-    });
+    await deps.pipeline.bookkeep(
+      actorUrn(record.request.actor),
+      [{ op: 'edit', urn, aspect: RESULT_ASPECT, edit: failed(`a step gave up after its retries: ${error}`), path: '' }],
+      { message: `cannot record the failure of ${urn}` },
+    );
   };
 
-  ctx.jobs.register(
-    APPLY_JOB_TYPE,
-    async (job, jobContext) => {
-      const { jobId, chunk } = readPayload(job);
-      if (chunk) await runChunk(job, jobContext, jobId, chunk.urns);
-      else await takeSnapshot(job, jobContext, jobId);
-      return { done: true };
+  return {
+    [APPLY_JOB_TYPE]: {
+      run: async (job, jobContext) => {
+        const { jobId, chunk } = readPayload(job);
+        if (chunk) await runChunk(job, jobContext, jobId, chunk.urns);
+        else await takeSnapshot(job, jobContext, jobId);
+        return { done: true };
+      },
+      onGiveUp: gaveUp,
     },
-    { onGiveUp: gaveUp },
-  );
+  };
 }
 
 /** Whether an error is the catalog refusing the request (rather than a failure worth a retry). */

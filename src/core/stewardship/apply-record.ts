@@ -1,6 +1,6 @@
 import type { JsonObject, StoredEntity } from '../../adapter/types';
 import type { Actor } from '../access/actor';
-import type { AspectChange } from '../entities/writer';
+import type { AspectChange } from '../entities/write-plan';
 import type { SearchScopeInput } from '../search/input';
 import type { CheckedApply } from './apply-input';
 import type { ApplyState, ApplyStatus } from './apply-types';

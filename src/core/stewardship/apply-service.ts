@@ -4,19 +4,10 @@ import { actorUrn, type Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { previewApply, refusal, type ApplyDependencies } from './apply-check';
 import { checkApplyInput } from './apply-input';
-import { registerApplyJobs, snapshotJob } from './apply-job';
+import { snapshotJob } from './apply-job';
+import type { ApplyEdit, CancelOutcome } from './apply-owner';
 import { LEASE_SCAN_LIMIT, withLease } from './apply-lease';
-import {
-  APPLY_TASK,
-  executionUrn,
-  isFinished,
-  isJobId,
-  progressPut,
-  recordOf,
-  requestPut,
-  statusOf,
-  type ApplyRecord,
-} from './apply-record';
+import { APPLY_TASK, executionUrn, isFinished, isJobId, recordOf, RESULT_ASPECT, statusOf, type ApplyRecord } from './apply-record';
 import type { ApplyJob, ApplyOptions, ApplyPreview, ApplyStatus, ApplyToMatchesInput, CancelApplyResult } from './apply-types';
 
 /** Applying structured property values to every match of a search (docs/structured-properties.md). */
@@ -37,8 +28,6 @@ export interface ApplyToMatchesService {
 const PRIVILEGE = 'EDIT_ENTITY_PROPERTIES';
 
 export function createApplyToMatches(ctx: CatalogContext, deps: ApplyDependencies): ApplyToMatchesService {
-  registerApplyJobs(ctx, deps);
-
   /** The job's record, once the actor may see it: who started it, or anyone holding the privilege. */
   const authorizedRecord = async (actor: Actor, jobId: string): Promise<ApplyRecord> => {
     const principal = await ctx.principal(actor);
@@ -58,36 +47,36 @@ export function createApplyToMatches(ctx: CatalogContext, deps: ApplyDependencie
     const jobId = randomUUID();
     const urn = executionUrn(jobId);
     const now = ctx.clock();
-    await ctx.writer.write(principal, [urn], () => ({
-      entities: [
-        {
-          urn,
-          put: requestPut(
-            {
-              task: APPLY_TASK,
-              actor: principal,
-              requestedAt: now,
-              scope: checked.scope,
-              edit: checked.edit,
-              chunkSize: checked.chunkSize,
-              matched: preview.matched,
-            },
-            {
-              status: 'PENDING',
-              done: 0,
-              total: preview.matched,
-              failed: 0,
-              skipped: 0,
-              errors: [],
-              message: null,
-              startTimeMs: null,
-              finishedAt: null,
-            },
-          ),
+    // The job's record and its first job: bookkeeping of the job (the actor was authorized above), stamped as the actor.
+    const edit: ApplyEdit = {
+      kind: 'start',
+      record: {
+        request: {
+          task: APPLY_TASK,
+          actor: principal,
+          requestedAt: now,
+          scope: checked.scope,
+          edit: checked.edit,
+          chunkSize: checked.chunkSize,
+          matched: preview.matched,
         },
-      ],
+        progress: {
+          status: 'PENDING',
+          done: 0,
+          total: preview.matched,
+          failed: 0,
+          skipped: 0,
+          errors: [],
+          message: null,
+          startTimeMs: null,
+          finishedAt: null,
+        },
+      },
       jobs: [snapshotJob(jobId)],
-    }));
+    };
+    await deps.pipeline.bookkeep(actorUrn(principal), [{ op: 'edit', urn, aspect: RESULT_ASPECT, edit, path: '' }], {
+      message: `cannot record the apply job ${jobId}`,
+    });
     return { jobId, matched: preview.matched };
   };
 
@@ -104,18 +93,11 @@ export function createApplyToMatches(ctx: CatalogContext, deps: ApplyDependencie
       await authorizedRecord(actor, jobId);
       const principal = await ctx.principal(actor);
       const urn = executionUrn(jobId);
-      let cancelled = false;
-      let state: ApplyStatus['state'] = 'CANCELLED';
-      await ctx.writer.write(principal, [urn], (current, now) => {
-        const record = recordOf(current.get(urn));
-        cancelled = false;
-        state = record?.progress.status ?? 'CANCELLED';
-        if (!record || isFinished(record.progress.status)) return { entities: [] };
-        cancelled = true;
-        state = 'CANCELLED';
-        const message = `cancelled by ${actorUrn(principal)}`;
-        return { entities: [{ urn, put: progressPut({ ...record.progress, status: 'CANCELLED', message, finishedAt: now }) }] };
+      const edit: ApplyEdit = { kind: 'cancel', by: actorUrn(principal) };
+      const { results } = await deps.pipeline.bookkeep(actorUrn(principal), [{ op: 'edit', urn, aspect: RESULT_ASPECT, edit, path: '' }], {
+        message: `cannot cancel the apply job ${jobId}`,
       });
+      const { cancelled, state } = results[0] as CancelOutcome;
       return {
         jobId,
         cancelled,

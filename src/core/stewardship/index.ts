@@ -18,3 +18,4 @@ export type {
 export type { StructuredPropertyService } from './catalog-properties';
 export { createStewardship } from './service';
 export type { DefinitionChangePreviews } from './service';
+export { stewardshipModule } from './module';

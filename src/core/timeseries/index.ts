@@ -17,3 +17,4 @@ export type {
 export type { TruncationProgressListener, TruncationState, TruncationStatus } from './truncation';
 export { isFinal as isTruncationFinal } from './truncation';
 export { timeseriesOwners } from './owner';
+export { timeseriesModule } from './module';

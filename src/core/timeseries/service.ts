@@ -19,7 +19,8 @@ import {
   truncationSummary,
   type TruncationMethod,
 } from './input';
-import { TruncationRunner, type TruncationProgressListener, type TruncationStatus } from './truncation';
+import type { TruncationRunner } from './truncation';
+import type { TruncationProgressListener, TruncationStatus } from './truncation';
 import { parseUrn, urnProblem } from '../urn';
 
 /** One row of a timeseries aspect as a reader sees it. `value` is the aspect as appended, `timestampMillis` included. */
@@ -130,11 +131,11 @@ export interface TruncateOptions {
  * first, one index per (entity type, aspect), index sizes, and truncation of old rows.
  */
 export class TimeseriesService {
-  private readonly truncations: TruncationRunner;
-
-  constructor(private readonly ctx: CatalogContext) {
-    this.truncations = new TruncationRunner(ctx);
-  }
+  constructor(
+    private readonly ctx: CatalogContext,
+    /** Truncations as durable background work (their job is declared by the timeseries module). */
+    private readonly truncations: TruncationRunner,
+  ) {}
 
   /**
    * Appends one row or several (atomically) to the aspect's index; needs EDIT_ENTITY. Every row is

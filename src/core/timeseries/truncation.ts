@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityWrite, Job, JsonObject, NewChangeEvent, StorageAdapter, TimeseriesIndexRef } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import type { JobContext } from '../jobs/runner';
+import type { DeclaredJobs } from '../module';
 import type { TruncationMethod } from './input';
 
 /** Where a truncation is: waiting for a worker, working, or finished one of three ways. */
@@ -73,8 +74,15 @@ export async function indexSizeMb(adapter: StorageAdapter, indexName: string): P
 export class TruncationRunner {
   private readonly listeners = new Map<string, TruncationProgressListener>();
 
-  constructor(private readonly ctx: CatalogContext) {
-    ctx.jobs.register(TRUNCATION_JOB, (job, context) => this.runUnit(job, context));
+  constructor(
+    private readonly ctx: CatalogContext,
+    /** Whether commits carry change events (a finished truncation records one). */
+    private readonly recordsEvents: boolean,
+  ) {}
+
+  /** The truncation's job, declared for createCatalog to register. */
+  jobs(): DeclaredJobs {
+    return { [TRUNCATION_JOB]: { run: (job, context) => this.runUnit(job, context) } };
   }
 
   /** Records the truncation and queues its first unit, atomically. Returns the task id. */
@@ -208,7 +216,7 @@ export class TruncationRunner {
       jobs: final ? [] : [{ type: TRUNCATION_JOB, payload: job.payload, runAt: this.ctx.clock() }],
       completeJobs: complete,
       // Change feed (docs/changes.md): one TRUNCATE event per truncation run, when it ends.
-      ...(final && this.ctx.writer.recordsEvents ? { events: [truncationEvent(status)] } : {}),
+      ...(final && this.recordsEvents ? { events: [truncationEvent(status)] } : {}),
     });
     if (!final) this.ctx.jobs.kick();
     await this.notify(status);

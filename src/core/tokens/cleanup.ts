@@ -1,7 +1,10 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
+import type { WritePipeline } from '../entities/write-pipeline';
 import { HOUSEKEEPING_ACTOR, PeriodicJob } from '../jobs/periodic';
-import { expiresAtOf, TOKEN_SCAN } from './model';
+import type { DeclaredJobs } from '../module';
+import { expiresAtOf, TOKEN_ASPECT, TOKEN_SCAN } from './model';
+import type { TokenEdit } from './owner';
 import { scanPages } from '../../adapter/scan-pages';
 
 /** The job type of the clean-up; one pending job at a time (dedupe key). */
@@ -26,18 +29,28 @@ export class TokenCleanup {
 
   constructor(
     private readonly ctx: CatalogContext,
+    private readonly pipeline: WritePipeline,
     intervalMs: number | undefined,
   ) {
     this.schedule = new PeriodicJob(
       ctx,
+      (job) => pipeline.bookkeep(HOUSEKEEPING_ACTOR, [], { message: 'cannot queue the removal of expired access tokens', jobs: [job] }),
       REMOVE_EXPIRED_TOKENS_JOB,
       intervalMs ?? DEFAULT_INTERVAL_MS,
       'the removal of expired access tokens',
     );
-    ctx.jobs.register(REMOVE_EXPIRED_TOKENS_JOB, async (_job, context) => {
-      await this.removeExpired(TOKEN_CLEANUP_ACTOR, () => context.renewLease());
-      return { commit: {} };
-    });
+  }
+
+  /** The clean-up's job, declared for createCatalog to register. */
+  jobs(): DeclaredJobs {
+    return {
+      [REMOVE_EXPIRED_TOKENS_JOB]: {
+        run: async (_job, context) => {
+          await this.removeExpired(TOKEN_CLEANUP_ACTOR, () => context.renewLease());
+          return { commit: {} };
+        },
+      },
+    };
   }
 
   /** `catalog.tokens.removeExpired(actor)`: MANAGE_ACCESS_TOKENS; returns how many records went. */
@@ -67,23 +80,20 @@ export class TokenCleanup {
   }
 
   /** Deletes in batches of 500 (one atomic commit each); idempotent, so a re-run after a crash is harmless. */
-  private async removeExpired(actor: Actor, onBatch?: () => Promise<void>): Promise<number> {
+  private async removeExpired(actor: string, onBatch?: () => Promise<void>): Promise<number> {
     const now = this.ctx.clock();
     let removed = 0;
     for await (const page of scanPages(this.ctx.adapter, TOKEN_SCAN, BATCH)) {
       const expired = page.filter((e) => isExpired(expiresAtOf(e), now)).map((e) => e.urn);
       if (expired.length) {
-        let deleted = 0;
-        await this.ctx.writer.write(actor, expired, (current) => {
-          // Re-checked on the fresh read (the writer may retry): only what is still there and still expired.
-          const urns = expired.filter((urn) => {
-            const stored = current.get(urn);
-            return stored !== undefined && isExpired(expiresAtOf(stored), now);
-          });
-          deleted = urns.length;
-          return { entities: urns.map((urn) => ({ urn, deleteEntity: true })) };
-        });
-        removed += deleted;
+        // The token owner re-checks each record on the fresh read (the unit of work may retry): only what is still there and still expired goes.
+        const edit: TokenEdit = { kind: 'expire', now };
+        const { results } = await this.pipeline.bookkeep(
+          actor,
+          expired.map((urn) => ({ op: 'edit', urn, aspect: TOKEN_ASPECT, edit, path: '' })),
+          { message: 'cannot remove expired access tokens' },
+        );
+        removed += results.filter((gone) => gone === true).length;
         await onBatch?.();
       }
     }
@@ -91,6 +101,6 @@ export class TokenCleanup {
   }
 }
 
-function isExpired(expiresAt: number | null | undefined, now: number): boolean {
+export function isExpired(expiresAt: number | null | undefined, now: number): boolean {
   return typeof expiresAt === 'number' && expiresAt <= now;
 }

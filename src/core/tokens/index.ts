@@ -30,3 +30,5 @@ export type {
 } from './signing-keys';
 export { TokenService, checkTokenOptions } from './service';
 export { tokenOwners } from './owner';
+export { tokensModule } from './module';
+export type { TokensDeps, TokensParts } from './module';

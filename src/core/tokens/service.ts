@@ -2,9 +2,8 @@ import { isScopedActor, READ_ONLY, type Actor } from '../access/actor';
 import { isPrivilege, PRIVILEGES } from '../access/privileges';
 import { randomUUID } from 'node:crypto';
 import type { StoredEntity } from '../../adapter/types';
-import type { OwnedChange } from '../entities/owner';
-import type { WritePipeline } from '../entities/write-pipeline';
-import type { TokenEdit, TokenPlanner } from './owner';
+import type { Admission, WritePipeline } from '../entities/write-pipeline';
+import type { TokenEdit } from './owner';
 import type { CatalogContext } from '../context';
 import { lazySchemaCheck } from '../validation';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -21,7 +20,6 @@ import {
   toAspectValue,
   toMetadata,
   TOKEN_ASPECT,
-  TOKEN_REVOKED_AT,
   tokenUrn,
   type AccessTokenList,
   type AccessTokenMetadata,
@@ -74,7 +72,7 @@ export function checkTokenOptions(options: TokenOptions | undefined): void {
  * `ServiceAccessTokenInfo` aspect of `urn:li:accessToken:<jti>`. Every call reads the record, so a
  * revocation (the record is marked revoked) takes effect at once, in every process sharing the store.
  */
-export class TokenService implements AccessTokens, TokenPlanner {
+export class TokenService implements AccessTokens {
   readonly cleanup: TokenCleanup;
   private readonly keys: SigningKeys;
   private readonly allowNoExpiry: boolean;
@@ -83,16 +81,18 @@ export class TokenService implements AccessTokens, TokenPlanner {
   constructor(
     private readonly ctx: CatalogContext,
     private readonly options: TokenServiceOptions,
-    /** The one write path (built with the token owner, so reached once it exists). */
-    private readonly writePath: () => WritePipeline,
+    /** The one write path (built by createCatalog with the token owner). */
+    private readonly pipeline: WritePipeline,
   ) {
     this.keys = new SigningKeys(options.signing ?? []);
     this.allowNoExpiry = options.tokens?.allowNoExpiry === true;
-    this.cleanup = new TokenCleanup(ctx, options.tokens?.cleanupIntervalMs);
+    this.cleanup = new TokenCleanup(ctx, pipeline, options.tokens?.cleanupIntervalMs);
   }
 
   async create(actor: Actor, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
-    const caller = await this.ctx.authenticate(actor);
+    // Authenticated once, by the write path; who may create which token is this service's rule (checked below).
+    const admitted = await this.pipeline.admit(actor, []);
+    const caller = admitted.who;
     this.requireKeys('create access tokens');
     this.checkCreateInput(input);
     if (input.actorUrn === caller) {
@@ -103,7 +103,7 @@ export class TokenService implements AccessTokens, TokenPlanner {
       await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'create an access token that acts as another actor');
     }
     await this.checkScopes(actor as Actor, input);
-    return this.issue(actor, caller, input);
+    return this.issue(admitted, caller, input);
   }
 
   list(actor: Actor, input: ListAccessTokensInput = {}): Promise<AccessTokenList> {
@@ -111,7 +111,8 @@ export class TokenService implements AccessTokens, TokenPlanner {
   }
 
   async revoke(actor: Actor, tokenId: string): Promise<true> {
-    const caller = await this.ctx.authenticate(actor);
+    const admitted = await this.pipeline.admit(actor, []);
+    const caller = admitted.who;
     const id = typeof tokenId === 'string' && tokenId.startsWith(tokenUrn('')) ? tokenId.slice(tokenUrn('').length) : tokenId;
     if (!isTokenId(id)) {
       const message = 'must be a token id (letters, digits and "-") or an accessToken URN';
@@ -119,7 +120,7 @@ export class TokenService implements AccessTokens, TokenPlanner {
     }
     const manager = await this.ctx.authorizer.has(actor, 'MANAGE_ACCESS_TOKENS');
     if (!manager) await this.ctx.authorizer.require(actor, 'GENERATE_PERSONAL_ACCESS_TOKENS', 'revoke access tokens');
-    await this.writeEdit(actor, tokenUrn(id), { kind: 'revoke', id, caller, manager });
+    await this.writeEdit(admitted, tokenUrn(id), { kind: 'revoke', id, caller, manager });
     return true;
   }
 
@@ -284,31 +285,14 @@ export class TokenService implements AccessTokens, TokenPlanner {
   }
 
   /** One edit of one token record through the write path (the token owner plans it). */
-  private async writeEdit(actor: Actor, urn: string, edit: TokenEdit): Promise<void> {
-    await this.writePath().write(actor, [{ op: 'edit', urn, aspect: TOKEN_ASPECT, edit, path: '' }], {
+  private async writeEdit(actor: Actor | Admission, urn: string, edit: TokenEdit): Promise<void> {
+    await this.pipeline.write(actor, [{ op: 'edit', urn, aspect: TOKEN_ASPECT, edit, path: '' }], {
       message: `invalid write of ${urn}`,
     });
   }
 
-  /** The token owner's plan of an edit, on the record as the unit of work reads it. */
-  async planEdit(principal: Actor, urn: string, edit: TokenEdit, stored: StoredEntity | undefined): Promise<OwnedChange> {
-    if (edit.kind === 'issue') {
-      if (stored) throw new CatalogError('CONFLICT', `access token ${edit.id} exists already`);
-      return { put: { value: edit.value, systemMetadata: edit.systemMetadata } };
-    }
-    const metadata = stored && toMetadata(stored);
-    if (!stored || !metadata)
-      throw new CatalogError('NOT_FOUND', `no access token with id ${edit.id} (unknown, expired and removed, or revoked already)`);
-    if (metadata.ownerUrn !== edit.caller && !edit.manager) {
-      await this.ctx.authorizer.require(principal, 'MANAGE_ACCESS_TOKENS', 'revoke access tokens of other actors');
-    }
-    // The record stays, marked, until the token expires (the revocation feed lists it until then); its
-    // hash goes, since nothing is verified against it any more.
-    return { put: { value: { ...stored.aspects[TOKEN_ASPECT]!.value, [TOKEN_REVOKED_AT]: this.ctx.clock() } } };
-  }
-
   /** Signs a token for an authorized request and stores its record; the secret leaves only in the result. */
-  private async issue(actor: Actor, owner: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+  private async issue(actor: Actor | Admission, owner: string, input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
     const now = this.ctx.clock();
     const id = randomUUID();
     const urn = tokenUrn(id);
@@ -362,23 +346,10 @@ export class TokenService implements AccessTokens, TokenPlanner {
     // Once per token per resolution in this process, and not while the storage refuses writes.
     if (!this.lastUse.shouldTry(metadata.id, now)) return;
     try {
-      await this.ctx.writer.write(metadata.actorUrn, [entity.urn], (current) => {
-        const stored = current.get(entity.urn);
-        const latest = stored && toMetadata(stored);
-        const aspect = stored?.aspects[TOKEN_ASPECT];
-        // Revoked meanwhile, or another verification recorded the use already: nothing to do.
-        if (!latest || !aspect || (latest.lastUsedAt !== null && now - latest.lastUsedAt < LAST_USED_RESOLUTION_MS)) {
-          return { entities: [] };
-        }
-        const value = toAspectValue({ ...latest, lastUsedAt: now });
-        return {
-          entities: [
-            {
-              urn: entity.urn,
-              put: { [TOKEN_ASPECT]: { value, ...(aspect.systemMetadata ? { systemMetadata: aspect.systemMetadata } : {}) } },
-            },
-          ],
-        };
+      // Bookkeeping stamped as the token's actor: the token owner plans it on the record as the unit of work reads it.
+      const edit: TokenEdit = { kind: 'recordUse', now, resolutionMs: LAST_USED_RESOLUTION_MS };
+      await this.pipeline.bookkeep(metadata.actorUrn, [{ op: 'edit', urn: entity.urn, aspect: TOKEN_ASPECT, edit, path: '' }], {
+        message: `cannot record the use of access token ${metadata.id}`,
       });
     } catch (error) {
       if (!(error instanceof CatalogError && error.code === 'CONFLICT')) {

@@ -2,7 +2,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../../adapters/postgres/schema';
 import type { JsonObject, StorageAdapter } from '../../../src/adapter/types';
 import { createCatalog, createCatalogContext, type Catalog } from '../../../src/catalog';
-import { EntityService } from '../../../src/core/entities';
+import { EntityService, WritePipeline } from '../../../src/core/entities';
+import { EntityWriter } from '../../../src/core/entities/writer';
 import { CLEANUP_BATCH_SIZE, CLEANUP_JOB_TYPE } from '../../../src/core/properties/cleanup';
 import type { CatalogContext } from '../../../src/core/context';
 import { CatalogError } from '../../../src/errors';
@@ -168,7 +169,7 @@ await withPostgresServer('test/adapters/postgres/concurrency.test.ts', 'postgres
       const schema = schemas.freshSchema();
       const a = await startProcess(schema);
       const b = await startProcess(schema);
-      await new EntityService(a.ctx).upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders' });
+      await new EntityService(a.ctx, new WritePipeline(a.ctx, [])).upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders' });
       const put = (who: string) => ({
         name: 'datasetProperties',
         value: { name: who },
@@ -202,20 +203,27 @@ await withPostgresServer('test/adapters/postgres/concurrency.test.ts', 'postgres
       const schema = schemas.freshSchema();
       const a = await startProcess(schema);
       const b = await startProcess(schema);
-      await new EntityService(a.ctx).upsertAspect(ADMIN, DATASET, 'datasetProperties', { name: 'orders', customProperties: {} });
+      await new EntityService(a.ctx, new WritePipeline(a.ctx, [])).upsertAspect(ADMIN, DATASET, 'datasetProperties', {
+        name: 'orders',
+        customProperties: {},
+      });
       const addKey = async (p: Process, key: string): Promise<string> => {
         // A client retries what the writer's own bounded retries could not place.
         for (let attempt = 0; attempt < 100; attempt++) {
           try {
-            await p.ctx.writer.write(ADMIN, [DATASET], (current) => {
-              const value = current.get(DATASET)?.aspects.datasetProperties?.value ?? { name: 'orders' };
-              const custom = (value.customProperties ?? {}) as JsonObject;
-              return {
-                entities: [
-                  { urn: DATASET, put: { datasetProperties: { value: { ...value, customProperties: { ...custom, [key]: 'yes' } } } } },
-                ],
-              };
-            });
+            await new EntityWriter(p.ctx.adapter, p.ctx.registry, p.ctx.clock, () => p.ctx.jobs.kick()).write(
+              ADMIN,
+              [DATASET],
+              (current) => {
+                const value = current.get(DATASET)?.aspects.datasetProperties?.value ?? { name: 'orders' };
+                const custom = (value.customProperties ?? {}) as JsonObject;
+                return {
+                  entities: [
+                    { urn: DATASET, put: { datasetProperties: { value: { ...value, customProperties: { ...custom, [key]: 'yes' } } } } },
+                  ],
+                };
+              },
+            );
             return key;
           } catch (error) {
             if (!(error instanceof CatalogError) || error.code !== 'CONFLICT') throw error;

@@ -9,6 +9,7 @@ import { createSqliteAdapter } from '../../../adapters/sqlite';
 import type { StorageAdapter } from '../../../src/adapter/types';
 import { createCatalogContext } from '../../../src/catalog';
 import type { CatalogContext } from '../../../src/core/context';
+import { EntityWriter } from '../../../src/core/entities/writer';
 
 const ADMIN = 'urn:li:corpuser:admin';
 const MARK = 'urn:li:dataset:(urn:li:dataPlatform:hive,jobs.mark,PROD)';
@@ -31,7 +32,7 @@ function contextWithMarkJob(adapter: StorageAdapter, options: { failTimes?: numb
   ctx.jobs.register('mark', async (job, context) => {
     calls++;
     if (calls <= (options.failTimes ?? 0)) throw new Error(`attempt ${calls} fails`);
-    await ctx.writer.write(
+    await new EntityWriter(ctx.adapter, ctx.registry, ctx.clock, () => ctx.jobs.kick()).write(
       ADMIN,
       [MARK],
       () => ({ entities: [{ urn: MARK, put: { datasetProperties: { value: { name: String(job.payload.name) } } } }] }),
