@@ -11,7 +11,7 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { DecoderReport } from './graphql-input';
 import { checkSchema, checkSchemaOnly, jsonValueProblems } from '../validation';
 import { fromPropertyValue } from './definition-rules';
-import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
+import { keepsStoredValues, loadDefinitions, propertyUrnsOf, stampedAssignmentsOf, type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
 import {
@@ -519,6 +519,8 @@ export class PropertyValueService {
     };
     return {
       begin: values.begin,
+      // The pipeline found the value equal to the stored one: kept as it is when its values are all visible and stamped.
+      unchanged: (item, stored) => item.op === 'upsert' && keepsStoredValues(stored, definitions),
       // An upsert is planned without waiting (no turn of the event loop per item); an edit or a patch may read definitions.
       plan: (item, entity, step) => {
         if (item.op === 'upsert') return { put: values.plan(item, entity, step.problems, step.now) };
