@@ -17,6 +17,7 @@ import * as aspects from './aspects';
 import * as changes from './changes';
 import { dictionaryOf } from './dictionary';
 import { createGroupCommitter, type BatchOutcome } from './group-commit';
+import { createSqliteInitialLoad, recoverInitialLoad } from './initial-load';
 import * as jobs from './jobs';
 import { migrate } from './schema';
 import * as search from './search';
@@ -276,6 +277,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     }
   }
 
+  const initialLoad = createSqliteInitialLoad(h);
+
   const committer = createGroupCommitter(commitGroup, (batch) => Math.max(1, batch.entities?.length ?? 0), GROUP_MAX_ENTITIES);
 
   // Every member is async on the outside (the contract must fit network databases) and synchronous
@@ -296,6 +299,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
         db.pragma('foreign_keys = OFF');
         db.pragma('cache_size = -65536');
         migrate(db);
+        // A load that did not complete is rolled back (its process is gone) or refused (initial-load.ts).
+        recoverInitialLoad(db);
         // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
         db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
         // Planner statistics: cheap approximate ANALYZE where they are missing or stale.
@@ -311,6 +316,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       if (closed) return;
       // Writes queued for the next group are committed before the connection goes.
       if (handle) committer.flush();
+      // A load that did not complete leaves the catalog as it was before it (empty).
+      if (handle) initialLoad.closing();
       closed = true;
       // What SQLite recommends before closing a long-lived connection: refresh stale statistics.
       try {
@@ -329,7 +336,15 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     },
     async commit(batch) {
       h();
+      if (initialLoad.loadingEntities) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: writes wait for its end');
       return committer.submit(batch);
+    },
+    initialLoad: {
+      begin: () => initialLoad.begin(),
+      loadEntities: (writes) => initialLoad.loadEntities(writes),
+      buildSearch: () => initialLoad.buildSearch(),
+      complete: () => initialLoad.complete(),
+      abandon: () => initialLoad.abandon(),
     },
     async changeToken() {
       return searchStore.databaseVersion(h());

@@ -19,6 +19,7 @@
  */
 import type { ChangeLog } from './change-log';
 import type { EntityStore, EntityStoreCapabilities } from './entity-store';
+import type { InitialLoad } from './initial-load';
 import type { JobQueue } from './job-queue';
 import type { SearchIndex } from './search-index';
 import type { TimeseriesStore } from './timeseries-store';
@@ -29,6 +30,7 @@ export * from './search-index';
 export * from './job-queue';
 export * from './timeseries-store';
 export * from './change-log';
+export * from './initial-load';
 
 /**
  * What an adapter can do beyond the required members, declared, never guessed. Each flag is read:
@@ -53,4 +55,6 @@ export interface AdapterCapabilities extends EntityStoreCapabilities {
  */
 export interface StorageAdapter extends EntityStore, SearchIndex, JobQueue, TimeseriesStore, Partial<ChangeLog> {
   readonly capabilities: AdapterCapabilities;
+  /** Restoring an export into an empty store at the engine's pace (initial-load.ts); optional. */
+  readonly initialLoad?: InitialLoad;
 }
