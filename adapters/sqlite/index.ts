@@ -277,7 +277,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     }
   }
 
-  const initialLoad = createSqliteInitialLoad(h);
+  const initialLoad = createSqliteInitialLoad(h, durability === 'normal' ? 'NORMAL' : 'FULL');
 
   const committer = createGroupCommitter(commitGroup, (batch) => Math.max(1, batch.entities?.length ?? 0), GROUP_MAX_ENTITIES);
 

@@ -101,7 +101,11 @@ export function recoverInitialLoad(db: Database): void {
 }
 
 /** The initial load of one adapter's connection. */
-export function createSqliteInitialLoad(handle: () => SqliteHandle): InitialLoad & {
+export function createSqliteInitialLoad(
+  handle: () => SqliteHandle,
+  /** The adapter's `synchronous` setting, restored for the transaction that completes the load. */
+  synchronous: 'FULL' | 'NORMAL',
+): InitialLoad & {
   /** Whether this adapter is loading entities: its other writes wait until the search structures are built. */
   readonly loadingEntities: boolean;
   /** At close: a load not completed is rolled back. */
@@ -135,8 +139,19 @@ export function createSqliteInitialLoad(handle: () => SqliteHandle): InitialLoad
     return found;
   }
 
+  /**
+   * While the load's rows are written nothing of them needs to survive a power loss on its own (the
+   * marker, committed with the adapter's setting, rolls them all back): WAL commits are not synced one
+   * by one (`synchronous = NORMAL`: never a corrupt file, at most the last commits lost). The
+   * transaction that completes or rolls back the load is synced as the adapter says.
+   */
+  function syncEachCommit(on: boolean): void {
+    handle().db.pragma(`synchronous = ${on ? synchronous : 'NORMAL'}`);
+  }
+
   function abandonNow(): void {
     if (owner === undefined) return;
+    syncEachCommit(true);
     write((h) => rollBack(h.db, readMarker(h.db)));
     owner = undefined;
     lastUrn = '';
@@ -177,6 +192,7 @@ export function createSqliteInitialLoad(handle: () => SqliteHandle): InitialLoad
       owner = me;
       lastUrn = '';
       building = false;
+      syncEachCommit(false);
     },
     async loadEntities(writes: readonly EntityWrite[]) {
       if (owner === undefined) throw new Error('internal: loadEntities outside an initial load');
@@ -264,6 +280,7 @@ export function createSqliteInitialLoad(handle: () => SqliteHandle): InitialLoad
     },
     async complete() {
       if (owner === undefined) return;
+      syncEachCommit(true);
       write((h) => {
         if (marker(h).phase !== 'search') throw new Error('internal: an initial load completed before its search structures were built');
         h.db.exec(`DROP TABLE ${MARKER}`);
