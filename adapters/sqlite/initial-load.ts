@@ -288,6 +288,8 @@ export function createSqliteInitialLoad(
       owner = undefined;
       lastUrn = '';
       building = false;
+      // The parked full-text rows left free pages: the file gives them back (auto_vacuum is incremental).
+      handle().db.pragma('incremental_vacuum');
     },
     async abandon() {
       abandonNow();
