@@ -336,7 +336,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     },
     async commit(batch) {
       h();
-      if (initialLoad.loadingEntities) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: writes wait for its end');
+      if (initialLoad.blocksCommits()) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: writes wait for its end');
       return committer.submit(batch);
     },
     initialLoad: {

@@ -106,14 +106,20 @@ export function createSqliteInitialLoad(
   /** The adapter's `synchronous` setting, restored for the transaction that completes the load. */
   synchronous: 'FULL' | 'NORMAL',
 ): InitialLoad & {
-  /** Whether this adapter is loading entities: its other writes wait until the search structures are built. */
-  readonly loadingEntities: boolean;
+  /**
+   * Whether a commit must wait: this adapter is loading entities, or another connection's load is in
+   * progress (its marker is in the file; the schema version says when to look again).
+   */
+  blocksCommits(): boolean;
   /** At close: a load not completed is rolled back. */
   closing(): void;
 } {
   let owner: string | undefined;
   let lastUrn = '';
   let building = false;
+  /** Whether another connection's load was in progress when the schema had version `seenSchema`. */
+  let seenSchema = -1;
+  let othersLoad = false;
 
   function write<T>(fn: (h: SqliteHandle) => T): T {
     const h = handle();
@@ -159,8 +165,15 @@ export function createSqliteInitialLoad(
   }
 
   return {
-    get loadingEntities() {
-      return owner !== undefined && !building;
+    blocksCommits() {
+      if (owner !== undefined) return !building;
+      const h = handle();
+      const version = h.db.pragma('schema_version', { simple: true }) as number;
+      if (version !== seenSchema) {
+        seenSchema = version;
+        othersLoad = readMarker(h.db) !== undefined;
+      }
+      return othersLoad;
     },
     async begin() {
       if (owner !== undefined) return;

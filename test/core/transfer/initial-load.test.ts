@@ -232,6 +232,24 @@ describe('initial load (importRecords { initial: true })', () => {
     await reopened.close();
   });
 
+  it('another connection to the file writes nothing while a load runs, and cannot open the file then', async () => {
+    const path = file('shared.db');
+    const other = await open(createSqliteAdapter({ filename: path }));
+    const loader = await open(createSqliteAdapter({ filename: path }));
+    await loader.importRecords(records.slice(0, 200), { initial: true });
+    await expect(other.entities.upsertAspect(ADMIN, ds(9999, 'hive'), 'status', { removed: false })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    const late = createSqliteAdapter({ filename: path });
+    await expect(late.open()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await importAll(loader, records.slice(200), true);
+    // Once complete, the other connection writes again and sees the load.
+    await other.entities.upsertAspect(ADMIN, ds(9999, 'hive'), 'status', { removed: false });
+    expect((await exportOf(other)).length).toBe(records.length + 1);
+    await loader.close();
+    await other.close();
+  });
+
   it('refuses entities out of URN order and rolls the load back', async () => {
     const catalog = await open(createSqliteAdapter({ filename: file('order.db') }));
     const entities = records.filter((r) => (r as { kind: string }).kind === 'entity');
