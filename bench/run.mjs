@@ -23,6 +23,8 @@ const WORKLOADS = {
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
   'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
+  // Restore, re-ingest and initial load against the plain design (100,000 datasets by default: minutes).
+  load: ['load.ts', 'runLoadBench'],
   'domain-cpu': ['domain-cpu.ts', 'runDomainCpuBench'],
   'http-writes': ['http-writes.ts', 'runHttpWritesBench'],
   'memory-ceiling': ['memory-ceiling.ts', 'runMemoryCeilingBench'],
@@ -41,6 +43,7 @@ const WORKLOADS = {
 };
 /** Workloads that run only when named (or selected with --adapter): a server, or minutes of loading. */
 const ON_REQUEST = new Set([
+  'load',
   'apply-matches',
   'postgres',
   'volume-postgres',

@@ -22,7 +22,15 @@ import { errorKind, limitRepeats } from './core/logging/index';
 import type { ChangeRetentionOptions } from './core/changes/retention';
 import type { DeclaredJobs } from './core/module';
 import { attachTelemetry, CatalogTelemetry, instrumentService, loadTracing, measuredCommit, measuredQuery } from './core/telemetry';
-import { exportRecords, importRecords, type ExportCounts, type ExportOptions, type ExportRecord } from './core/transfer';
+import {
+  exportRecords,
+  importRecords,
+  InitialLoadSession,
+  type ExportCounts,
+  type ExportOptions,
+  type ExportRecord,
+  type ImportOptions,
+} from './core/transfer';
 
 export interface CatalogOptions {
   /** The storage/search adapter (required). */
@@ -105,10 +113,13 @@ export interface Catalog {
   /**
    * Writes a chunk of export records back as they were exported (one atomic commit, then the chunk's
    * timeseries rows; importing twice leaves the catalog as after once). An operator's call.
+   * `{ initial: true }`: an initial load into an empty catalog (refused with CONFLICT otherwise), its
+   * search structures built once at the end; the calls pass the export's records in order and the one
+   * holding its end record completes the load (docs/deploy.md).
    */
-  importRecords(records: readonly unknown[]): Promise<ExportCounts>;
+  importRecords(records: readonly unknown[], options?: ImportOptions): Promise<ExportCounts>;
   /** `importRecords` on behalf of an actor holding MANAGE_SYSTEM_OPERATIONS. */
-  importRecordsAs(actor: Actor, records: readonly unknown[]): Promise<ExportCounts>;
+  importRecordsAs(actor: Actor, records: readonly unknown[], options?: ImportOptions): Promise<ExportCounts>;
   /** Stops background work after its current batch and closes the adapter. */
   close(): Promise<void>;
 }
@@ -424,9 +435,10 @@ export function createCatalog(options: CatalogOptions): Catalog {
     )
     .catch((error: unknown) => ctx.reportError(error, 'scheduling the removal of expired access tokens'));
   let closed: Promise<void> | undefined;
-  const runImport = async (records: readonly unknown[]): Promise<ExportCounts> => {
+  const initialLoad = new InitialLoadSession();
+  const runImport = async (records: readonly unknown[], importOptions?: ImportOptions): Promise<ExportCounts> => {
     await started;
-    const counts = await importRecords(ctx, records);
+    const counts = await importRecords(ctx, records, importOptions, initialLoad);
     if (counts.jobs) ctx.jobs.kick();
     return counts;
   };
@@ -481,9 +493,9 @@ export function createCatalog(options: CatalogOptions): Catalog {
       return exportRecords(ctx, exportOptions);
     },
     importRecords: runImport,
-    async importRecordsAs(actor, records) {
+    async importRecordsAs(actor, records, importOptions) {
       await ctx.authorizer.require(await ctx.principal(actor), 'MANAGE_SYSTEM_OPERATIONS');
-      return runImport(records);
+      return runImport(records, importOptions);
     },
     close() {
       closed ??= (async () => {

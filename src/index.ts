@@ -186,7 +186,7 @@ export type {
 } from './core/timeseries';
 
 // Moving a catalog: export records and importing them back.
-export type { ExportCounts, ExportExtra, ExportOptions, ExportRecord } from './core/transfer';
+export type { ExportCounts, ExportExtra, ExportOptions, ExportRecord, ImportOptions } from './core/transfer';
 
 // For adapter authors: the storage/search contract in its parts, the composer that builds an adapter
 // from an entity store and the parts it lacks, and the text analysis full text must match.
@@ -212,6 +212,7 @@ export type {
   EntityWrite,
   FacetBucket,
   FacetResult,
+  InitialLoad,
   FaultInjectionOptions,
   FilterOperator,
   Job,

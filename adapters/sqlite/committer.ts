@@ -23,6 +23,8 @@ export interface SqliteCommitter extends GroupCommitter<WriteBatch> {
   /** After a write outside the committer (jobs, timeseries, pruning): on disk before it is acknowledged. */
   durable<T>(result: T): Promise<T>;
   detach(): void;
+  /** The connection's steady `synchronous` setting again, after a step that changed it (an initial load). */
+  steady(db: SqliteHandle): void;
 }
 
 export function createSqliteCommitter(
@@ -59,6 +61,9 @@ export function createSqliteCommitter(
     async durable<T>(result: T): Promise<T> {
       if (walSync) await walSync.sync();
       return result;
+    },
+    steady(db: SqliteHandle) {
+      if (walSync) db.db.pragma('synchronous = NORMAL');
     },
     detach() {
       walSync?.close();

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { recoverInitialLoad } from './initial-load';
 import { migrate } from './schema';
 import { refreshStatistics } from './statistics';
 
@@ -28,6 +29,8 @@ export function openConnection(options: { filename: string; busyTimeoutMs?: numb
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -65536');
     migrate(db);
+    // A load that did not complete is rolled back (its process is gone) or refused (initial-load.ts).
+    recoverInitialLoad(db);
     // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
     db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
     // Planner statistics: cheap approximate ANALYZE where they are missing or stale, none about tiny tables.

@@ -1,4 +1,5 @@
 import type { AdapterCapabilities, EntityStore, PropertyValueIndex, StorageAdapter } from '../../src/adapter/types';
+import { CatalogError } from '../../src/errors';
 import { ChangeSignal } from '../../src/adapter/change-signal';
 import { composeAdapter } from '../../src/adapter/compose-adapter';
 import { partOverHandle } from '../../src/adapter/part-binding';
@@ -7,6 +8,7 @@ import * as changes from './changes';
 import { waitForChanges } from './change-wait';
 import { openConnection } from './connection';
 import { createSqliteCommitter } from './committer';
+import { createSqliteInitialLoad } from './initial-load';
 import * as jobs from './jobs';
 import { checkedDurability, type SqliteAdapterOptions } from './options';
 import * as propertyValues from './property-values';
@@ -55,6 +57,16 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     statistics.written(db.db, batch.entities?.length ?? 0);
   });
   const durable = <T>(result: T): Promise<T> => committer.durable(result);
+  /** A read that fails while an initial load has the indexes dropped (initial-load.ts) is UNAVAILABLE, not an SQL error. */
+  function duringLoad<T>(read: () => T): T {
+    try {
+      return read();
+    } catch (error) {
+      if (initialLoad.blocksCommits()) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: reads wait for its end');
+      throw error;
+    }
+  }
+  const initialLoad = createSqliteInitialLoad(h, durability === 'normal' ? 'NORMAL' : 'FULL', () => committer.steady(h()));
 
   // Every member is async on the outside (the contract must fit network databases) and synchronous
   // inside: better-sqlite3 never holds a transaction open across an await.
@@ -72,6 +84,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       if (closed) return;
       // Writes queued for the next group are committed before the connection goes.
       if (handle) committer.flush();
+      // A load that did not complete leaves the catalog as it was before it (empty).
+      if (handle) initialLoad.closing();
       closed = true;
       await committer.settled();
       statistics.stop();
@@ -82,10 +96,11 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       handle = undefined;
       committer.detach();
     },
-    readEntities: async (urns, aspectNames) => aspects.readEntities(h(), urns, aspectNames),
-    scanEntities: async (request) => scanEntities(h(), request),
+    readEntities: async (urns, aspectNames) => duringLoad(() => aspects.readEntities(h(), urns, aspectNames)),
+    scanEntities: async (request) => duringLoad(() => scanEntities(h(), request)),
     async commit(batch) {
       h();
+      if (initialLoad.blocksCommits()) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: writes wait for its end');
       return committer.submit(batch);
     },
     changeToken: async () => searchStore.databaseVersion(h()),
@@ -119,5 +134,12 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       waitForChanges: (db, request) => waitForChanges(db, request, changeSignal, () => !closed && handle !== undefined),
     }),
     committedByStore: ['search', 'jobs', 'timeseries', 'changes'],
+    initialLoad: {
+      begin: () => initialLoad.begin(),
+      loadEntities: (writes) => initialLoad.loadEntities(writes),
+      buildSearch: () => initialLoad.buildSearch(),
+      complete: () => initialLoad.complete(),
+      abandon: () => initialLoad.abandon(),
+    },
   });
 }

@@ -67,7 +67,7 @@ function keyId(h: SqliteHandle, kind: KeyKind, name: string, defKey: string): nu
  * two where the name takes seven or more, on every value row and again in the value index). Inside
  * a write transaction: the id is added on first use.
  */
-function typeKey(h: SqliteHandle, entityType: string): string {
+export function typeKey(h: SqliteHandle, entityType: string): string {
   return String(dictionaryOf(h).idOf(entityType));
 }
 

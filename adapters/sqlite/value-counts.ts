@@ -131,6 +131,11 @@ function drop(h: SqliteHandle, keyId: number, entities: number): void {
   statuses.get(h)?.kept.set(keyId, false);
 }
 
+/** `recount` for a key whose statistics were computed apart (an initial load's, adapters/sqlite/initial-load.ts). */
+export function recountValues(h: SqliteHandle, keyId: number, entities: number): void {
+  recount(h, keyId, entities);
+}
+
 /** The key's counts from its value rows, if it has few enough distinct values; else none until twice the documents. */
 function recount(h: SqliteHandle, keyId: number, entities: number): void {
   const limit = countLimit(entities);

@@ -20,6 +20,7 @@ import { CatalogError, isCatalogError } from '../errors';
 import type { ChangeLog } from './change-log';
 import type { EntityStore, EntityWrite, WriteBatch } from './entity-store';
 import type { JobQueue } from './job-queue';
+import type { InitialLoad } from './initial-load';
 import { ADAPTER_PARTS, PART_NAMES, partMethods, type PartName } from './parts';
 import type { PropertyValueIndex } from './property-value-index';
 import { createScanSearchIndex } from './scan-search-index';
@@ -60,6 +61,12 @@ export interface AdapterParts {
    * served so, the composer keeps no records and hands every call straight to its part.
    */
   committedByStore?: readonly CommittedPart[];
+  /**
+   * Optional: the restore of an export into an empty store at the engine's pace (initial-load.ts),
+   * handed on as the adapter's `initialLoad`. Only for a store whose commit serves every part (the
+   * composer keeps no records of its own a load could leave out).
+   */
+  initialLoad?: InitialLoad;
 }
 
 /** How often a commit is tried again when only the composer's own records moved (another writer's commit). */
@@ -76,6 +83,10 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
   const native = { search: served('search'), jobs: served('jobs'), timeseries: served('timeseries'), changes: served('changes') };
   /** Whether the composer keeps records of its own in the store (and so filters them out of reads). */
   const keepsRecords = !(native.search && native.jobs && native.timeseries && native.changes);
+  if (parts.initialLoad !== undefined && keepsRecords)
+    throw new CatalogError('INVALID_INPUT', 'composeAdapter: initialLoad needs a store whose commit serves every part (committedByStore)', {
+      details: [{ path: '/parts/initialLoad', message: 'needs search, jobs, timeseries and changes served by the store' }],
+    });
 
   // Read-then-commit changes of the composer's records run one at a time in this process; another
   // process's commit in between shows up as a CONFLICT on a record, and the change is read again.
@@ -183,6 +194,7 @@ export function composeAdapter(parts: AdapterParts): StorageAdapter {
     ...bound(jobs ?? parts.jobs!, 'jobs'),
     ...bound(timeseries ?? parts.timeseries!, 'timeseries'),
     ...(capabilities.changeFeed ? bound(changeLog as ChangeLog, 'changes') : {}),
+    ...(parts.initialLoad ? { initialLoad: parts.initialLoad } : {}),
   } as StorageAdapter;
 }
 
@@ -242,7 +254,7 @@ function checkParts(parts: AdapterParts): void {
   };
   if (parts === null || typeof parts !== 'object')
     refuse('/parts', `must be an object of parts ({ ${PART_NAMES.join(', ')}, committedByStore? })`);
-  const known = new Set<string>([...PART_NAMES, 'committedByStore']);
+  const known = new Set<string>([...PART_NAMES, 'committedByStore', 'initialLoad']);
   for (const key of Object.keys(parts)) if (!known.has(key)) refuse(`/${key}`, `is not a part (the parts are ${PART_NAMES.join(', ')})`);
   const store = parts.entities as unknown;
   if (store === undefined || store === null) refuse('/entities', 'is required: the entity store with the commit');

@@ -20,6 +20,7 @@
  */
 import type { ChangeLog } from './change-log';
 import type { EntityStore, EntityStoreCapabilities } from './entity-store';
+import type { InitialLoad } from './initial-load';
 import type { JobQueue } from './job-queue';
 import type { PropertyValueIndex } from './property-value-index';
 import type { SearchIndex } from './search-index';
@@ -32,6 +33,7 @@ export * from './property-value-index';
 export * from './job-queue';
 export * from './timeseries-store';
 export * from './change-log';
+export * from './initial-load';
 
 /**
  * What an adapter can do beyond the required members, declared, never guessed. Each flag is read:
@@ -64,4 +66,6 @@ export interface AdapterCapabilities extends EntityStoreCapabilities {
 export interface StorageAdapter
   extends EntityStore, SearchIndex, JobQueue, TimeseriesStore, Partial<ChangeLog>, Partial<PropertyValueIndex> {
   readonly capabilities: AdapterCapabilities;
+  /** Restoring an export into an empty store at the engine's pace (initial-load.ts); optional. */
+  readonly initialLoad?: InitialLoad;
 }

@@ -14,6 +14,7 @@ import type {
   ExportCounts,
   ExportOptions,
   ExportRecord,
+  ImportOptions,
   ListAccessTokensInput,
   PropertyValuesEdit,
   ReindexProgress,
@@ -117,7 +118,7 @@ export interface CliBackend {
   /** The whole catalog as export records (against a server: MANAGE_SYSTEM_OPERATIONS). */
   exportAll(options: ExportOptions): AsyncIterable<ExportRecord>;
   /** Writes a chunk of export records back as they were exported. */
-  importRecords(records: readonly unknown[]): Promise<ExportCounts>;
+  importRecords(records: readonly unknown[], options?: ImportOptions): Promise<ExportCounts>;
   close(): Promise<void>;
 }
 

@@ -104,7 +104,7 @@ export async function openEmbeddedBackend(
         yield* await catalog.exportAllAs(actor, options);
       },
     }),
-    importRecords: (records) => catalog.importRecordsAs(actor, records),
+    importRecords: (records, options) => catalog.importRecordsAs(actor, records, options),
     async propertiesWithValues(scope) {
       const { facets } = await catalog.search.aggregate(actor, { ...scope, searchFlags: { maxAggValues: 1 } });
       return facets.filter((f) => f.field.startsWith(PROPERTY_FIELD)).map((f) => f.field.slice(PROPERTY_FIELD.length));

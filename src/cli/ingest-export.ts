@@ -34,6 +34,8 @@ export async function ingestExport(
   options: {
     chunkSize: number;
     maxChunkBytes: number;
+    /** An initial load (catalog.importRecords with `initial`): into an empty catalog, search built at the end. */
+    initial?: boolean;
     onChunk: (linesRead: number, bytesRead: number) => void;
     onRefused: (refusals: ReadonlyArray<{ line: number; message: string }>) => void;
   },
@@ -62,7 +64,7 @@ export async function ingestExport(
     const unreadable = lines.flatMap((l) => ('problem' in l ? [{ line: l.line, message: l.problem }] : []));
     const refusals = unreadable.length
       ? unreadable
-      : await importChunk(backend, lines as Array<{ line: number; record: unknown }>, summary);
+      : await importChunk(backend, lines as Array<{ line: number; record: unknown }>, summary, options.initial === true);
     if (refusals.length) {
       summary.badLines += new Set(refusals.map((r) => r.line)).size;
       options.onRefused(refusals);
@@ -98,10 +100,12 @@ async function importChunk(
   backend: CliBackend,
   lines: ReadonlyArray<{ line: number; record: unknown }>,
   summary: ExportImportSummary,
+  initial: boolean,
 ): Promise<Array<{ line: number; message: string }>> {
   // The header and end lines carry no data; they are checked with the rest.
   try {
-    const counts = await backend.importRecords(lines.map((l) => l.record));
+    const records = lines.map((l) => l.record);
+    const counts = await (initial ? backend.importRecords(records, { initial: true }) : backend.importRecords(records));
     summary.entities += counts.entities;
     summary.aspects += counts.aspects;
     summary.timeseries += counts.timeseries;

@@ -173,8 +173,9 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
       const extras = options.with?.length ? { with: options.with.join(',') } : {};
       return client.jsonLines('/openapi/v2/export', extras) as AsyncIterable<ExportRecord>;
     },
-    async importRecords(records) {
-      const answer = (await client.rest('POST', '/operations', { query: { action: 'importRecords' }, body: { records } })) as {
+    async importRecords(records, options = {}) {
+      const body = options.initial ? { records, initial: true } : { records };
+      const answer = (await client.rest('POST', '/operations', { query: { action: 'importRecords' }, body })) as {
         value: ExportCounts;
       };
       return answer.value;

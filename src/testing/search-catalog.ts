@@ -47,7 +47,7 @@ const TIER_WEIGHTS = [0.45, 0.25, 0.15, 0.1, 0.05];
 const TAGS = ['pii', 'PII', 'finance', 'core', 'deprecated', 'raw', 'curated', 'gold-standard'];
 const COST_CENTERS = ['cc-1', 'cc-2', 'cc-10', 'cc-20', 'CC-1'];
 /** Inflections, stop words, diacritics and case, so that analysis differences would show. */
-const RANDOM_WORDS = [
+export const RANDOM_WORDS = [
   'customer',
   'customers',
   'order',

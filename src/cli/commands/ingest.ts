@@ -7,7 +7,7 @@ import { ingestExport, isExportHeader, peekFirst, type ExportImportSummary } fro
 import type { CommandContext } from '../define-command';
 import { CONNECTION_HELP, OUTPUT_HELP, parseInteger } from '../options';
 
-const USAGE = `Usage: metacatalog ingest <file | -> [--chunk-size n] [--db file | --server url] [--json]
+const USAGE = `Usage: metacatalog ingest <file | -> [--chunk-size n] [--initial] [--db file | --server url] [--json]
 
 Writes the JSON lines of a file (or of standard input, with -). Each line is either a whole entity,
   {"urn": "urn:li:dataset:(...)", "aspects": {"datasetProperties": {...}, "structuredProperties": {...}}}
@@ -21,6 +21,9 @@ a chunk is checked before any is written, and a chunk of upserts is written atom
 its chunk is written, the other chunks are, and the command exits with 1.
 
   --chunk-size <n>      lines per chunk (1 to 10000, default 1000)
+  --initial             an initial load of an export into an empty catalog: stored rows first, search
+                        structures built once at the end; all or nothing (a load cut short leaves the
+                        catalog empty: run the command again). Refused when the catalog holds entities.
 
 ${CONNECTION_HELP}
 ${OUTPUT_HELP}
@@ -55,7 +58,7 @@ export const ingestCommand = defineCommand({
   name: 'ingest',
   summary: 'write entities and change proposals from a JSON lines file (- for stdin)',
   usage: USAGE,
-  options: { 'chunk-size': { type: 'string' } },
+  options: { 'chunk-size': { type: 'string' }, initial: { type: 'boolean' } },
   connects: true,
   positionals: true,
   async run(cli) {
@@ -63,6 +66,7 @@ export const ingestCommand = defineCommand({
     if (source === undefined) throw new UsageError('a file to ingest is needed (- reads standard input)');
     if (extra.length) throw new UsageError(`one file at a time; also given: ${extra.join(' ')}`);
     const chunkSize = parseInteger(cli.values['chunk-size'], '--chunk-size', 1, 10_000) ?? 1000;
+    const initial = cli.values.initial === true;
     let size: number | undefined;
     if (source !== '-') {
       try {
@@ -86,6 +90,7 @@ export const ingestCommand = defineCommand({
       if (first !== undefined && isExportHeader(first.text)) {
         const imported = await ingestExport(backend, all, {
           chunkSize,
+          initial,
           maxChunkBytes: MAX_CHUNK_BYTES,
           onChunk: (lines, bytes) => bar?.update(source === '-' ? lines : bytes, size),
           onRefused: (bad) => {
@@ -98,6 +103,7 @@ export const ingestCommand = defineCommand({
         bar?.finish();
         return reportExportImport(cli, imported, refusals, Date.now() - started);
       }
+      if (initial) throw new UsageError('--initial loads a file written by metacatalog export (its first line is the export header)');
       for await (const chunk of chunksOf(all, chunkSize, MAX_CHUNK_BYTES)) {
         summary.lines += chunk.lines.length;
         bytesDone += chunk.bytes;

@@ -1,6 +1,6 @@
 import type { Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
-import type { NewJob, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
+import type { NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
 import type { Violation } from '../../errors';
 import type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 import type { AspectChange } from './write-plan';
@@ -74,6 +74,12 @@ export interface OwnerBatch {
    */
   begin?(read: ReadonlyMap<string, StoredEntity>): void | Promise<void>;
   plan(item: OwnedItem, entity: StoredEntity | undefined, step: PlanStep): OwnedChange | undefined | Promise<OwnedChange | undefined>;
+  /**
+   * Whether an upsert whose value equals the stored aspect's (the pipeline compared them) would plan no
+   * change: then it is not planned at all (a re-ingest of unchanged metadata costs a read and a
+   * compare). Left out: every item is planned. Called after `begin`.
+   */
+  unchanged?(item: OwnedItem, stored: StoredAspect): boolean;
 }
 
 export interface AspectOwner {

@@ -4,6 +4,7 @@ import type { JsonObject, NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { entityTypeOf } from '../urn';
+import { sameJson } from './json-equal';
 import { applyJsonPatch, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import type { AspectOwner, DomainOwners, EntityTypeOwner, OwnedChange, OwnedItem, OwnerBatch } from './owner';
 import { keptSystemMetadata, withKeptSystemMetadata } from './system-metadata';
@@ -445,6 +446,8 @@ export class WritePipeline {
         continue;
       }
       if (item.op === 'patch' && item.onlyIfPresent && !workingEntity(slot, now, who)) continue;
+      // An upsert of the value stored already (the daily re-ingest): compared, not planned.
+      if (item.op === 'upsert' && unchangedUpsert(item, r, slot, batches)) continue;
       let change: OwnedChange | undefined;
       if (r.owner) {
         // An owner that reads only some aspects gets the entity as read while the batch changed none of them (no stand-in).
@@ -554,6 +557,26 @@ function workingEntity(slot: Slot, now: number, who: string): StoredEntity | und
   slot.dirty = false;
   slot.gone = undefined;
   return entity;
+}
+
+/**
+ * Whether an upsert would change nothing: a plain upsert (no system metadata to refresh, no presence
+ * condition) of the value the entity holds (as read, or as the chunk's earlier items left it), which
+ * its owner, if it has one, says it would keep as it is.
+ */
+function unchangedUpsert(
+  item: Extract<WriteItem, { op: 'upsert' }>,
+  r: Routed,
+  slot: Slot,
+  batches: ReadonlyMap<AspectOwner, OwnerBatch>,
+): boolean {
+  if (item.systemMetadata !== undefined || item.onlyIfAbsent !== undefined) return false;
+  if (slot.dirty && touches(slot, [item.aspect])) return false;
+  const stored = slot.base?.aspects[item.aspect];
+  if (stored === undefined || !sameJson(stored.value, item.value)) return false;
+  if (!r.owner) return true;
+  const batch = batches.get(r.owner)!;
+  return batch.unchanged !== undefined && batch.unchanged(r.owned!, stored);
 }
 
 /** Whether the chunk's earlier items changed one of these aspects of the entity since its base. */

@@ -163,6 +163,33 @@ export function assignmentState(info: DefinitionInfo | undefined, key: string | 
   return info.removed ? 'softDeleted' : 'visible';
 }
 
+/**
+ * Whether writing the stored values aspect again, value for value, keeps it as it is (what
+ * `composeValues` would find): every assignment visible under its definition's current key, stamped by
+ * the catalog (no stamps of the writer's in the value), and the bookkeeping naming exactly those
+ * properties. Anything else (a soft-deleted or superseded property, a definition re-created) is planned.
+ */
+export function keepsStoredValues(
+  aspect: Pick<StoredAspect, 'value' | 'systemMetadata'>,
+  definitions: ReadonlyMap<string, DefinitionInfo>,
+): boolean {
+  const keys = (aspect.systemMetadata?.[PROPERTY_KEYS_METADATA] ?? undefined) as Record<string, unknown> | undefined;
+  const stamps = stampsOf(aspect);
+  if (!keys) return false;
+  const assignments = assignmentsOf(aspect);
+  let named = 0;
+  for (const urn in keys) if (Object.hasOwn(keys, urn)) named++;
+  let stamped = 0;
+  for (const urn in stamps) if (Object.hasOwn(stamps, urn)) stamped++;
+  if (named !== assignments.length || stamped !== assignments.length) return false;
+  for (const a of assignments) {
+    const key = keys[a.propertyUrn];
+    if (typeof key !== 'string' || assignmentState(definitions.get(a.propertyUrn), key) !== 'visible') return false;
+    if (!stamps[a.propertyUrn] || a.created !== undefined || a.lastModified !== undefined) return false;
+  }
+  return true;
+}
+
 /** Property URNs named by the values aspects of these entities. */
 export function propertyUrnsOf(entities: Iterable<StoredEntity>): Set<string> {
   const urns = new Set<string>();

@@ -7,7 +7,7 @@ import { PROPERTY_KEYS_METADATA } from '../entities/search-document';
 import { escapeToken } from './patch';
 import { withPaths, type Violation } from '../../errors';
 import { keyBelongsTo } from './definition-key';
-import { assignmentsOf, keysOf, loadDefinitions, propertyUrnsOf, type DefinitionInfo } from './lookup';
+import { assignmentsOf, keepsStoredValues, keysOf, loadDefinitions, propertyUrnsOf, type DefinitionInfo } from './lookup';
 import { applyPropertyPatch } from './patch';
 import {
   checkAssignments,
@@ -194,6 +194,8 @@ export class ValueOwner {
     };
     return {
       begin: values.begin,
+      // The pipeline found the value equal to the stored one: kept as it is when its values are all visible and stamped.
+      unchanged: (item, stored) => item.op === 'upsert' && keepsStoredValues(stored, definitions),
       // An upsert is planned without waiting (no turn of the event loop per item); an edit or a patch may read definitions.
       plan: (item, entity, step) => {
         if (item.op === 'upsert') return { put: values.plan(item, entity, step.problems, step.now) };

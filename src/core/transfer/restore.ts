@@ -12,6 +12,7 @@ import {
   type ExportRecord,
   type TimeseriesRowRecord,
 } from './records';
+import { countEntities, InitialLoadSession, leadingEntities, loadWrite, NOT_EMPTY, type ImportOptions } from './initial';
 
 /** What an import writes through: the adapter and the registry that derives search documents. */
 export interface RestoreDeps {
@@ -33,7 +34,12 @@ export const MAX_IMPORT_RECORDS = 10_000;
  * nothing of it is written. An import is a restore, not a user's write: it writes no change events of its
  * own (the export's events are appended when it carries them) and keeps no versions of what it replaces.
  */
-export async function importRecords(deps: RestoreDeps, records: readonly unknown[]): Promise<ExportCounts> {
+export async function importRecords(
+  deps: RestoreDeps,
+  records: readonly unknown[],
+  options: ImportOptions = {},
+  session: InitialLoadSession = new InitialLoadSession(),
+): Promise<ExportCounts> {
   if (!Array.isArray(records)) throw new CatalogError('INVALID_INPUT', 'records must be an array of export records');
   if (records.length > MAX_IMPORT_RECORDS) {
     throw new CatalogError('INVALID_INPUT', `at most ${MAX_IMPORT_RECORDS} records per import call, got ${records.length}`);
@@ -45,6 +51,7 @@ export async function importRecords(deps: RestoreDeps, records: readonly unknown
   });
   throwIfViolations(violations, 'the export records cannot be imported');
   const typed = records as readonly ExportRecord[];
+  if (options.initial) return importInitial(deps, typed, session);
   const counts = emptyCounts();
   await commitChunk(deps, typed, counts);
   await appendRows(
@@ -53,6 +60,59 @@ export async function importRecords(deps: RestoreDeps, records: readonly unknown
     counts,
   );
   return counts;
+}
+
+/**
+ * A chunk of an initial load: the export's entities go to the adapter's initial-load part (their rows
+ * only; an adapter without it commits them as an ordinary import does), the search structures are built
+ * when the first record after the entities comes, and what follows takes the ordinary path; the chunk
+ * holding the end record completes the load. A failure of the storage abandons the load (the adapter
+ * rolls it back: the catalog is empty again), and the next call with `initial` starts it over.
+ */
+async function importInitial(deps: RestoreDeps, records: readonly ExportRecord[], session: InitialLoadSession): Promise<ExportCounts> {
+  const { adapter, registry } = deps;
+  const loader = adapter.initialLoad;
+  const counts = emptyCounts();
+  try {
+    if (session.phase === 'none') {
+      if (loader) await loader.begin();
+      else if ((await adapter.scanEntities({ limit: 1 })).length > 0) throw NOT_EMPTY();
+      session.phase = 'entities';
+    }
+    let rest = 0;
+    if (session.phase === 'entities') {
+      const lead = leadingEntities(records);
+      rest = lead.rest;
+      if (lead.entities.length) {
+        if (loader) {
+          await loader.loadEntities(lead.entities.map((record) => loadWrite(registry, record)));
+          countEntities(counts, lead.entities);
+        } else await commitChunk(deps, lead.entities, counts);
+      }
+      if (rest < records.length) {
+        await loader?.buildSearch();
+        session.phase = 'rest';
+      }
+    }
+    const after = records.slice(rest);
+    await commitChunk(deps, after, counts);
+    await appendRows(
+      adapter,
+      after.filter((r): r is TimeseriesRowRecord => r.kind === 'timeseries'),
+      counts,
+    );
+    if (after.some((r) => r.kind === 'end')) {
+      await loader?.complete();
+      session.phase = 'none';
+    }
+    return counts;
+  } catch (error) {
+    if (session.phase !== 'none') {
+      session.phase = 'none';
+      await loader?.abandon();
+    }
+    throw error;
+  }
 }
 
 /** The URN and types a record names must be ones this catalog knows (its search documents are derived here). */

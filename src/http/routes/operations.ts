@@ -71,12 +71,17 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
     return previews.map((p) => ({ ...p, reasons: [...p.reasons], sample: p.sample.map((s) => ({ urn: s.urn, values: [...s.values] })) }));
   },
   importRecords: async (ctx) => {
-    const body = requireBody(ctx, 'importRecords', '{ records: [<export records>] }');
-    if (!Array.isArray(body.records) || Object.keys(body).some((k) => k !== 'records')) {
-      const message = 'must be { records: [...] }, lines of an export';
+    const body = requireBody(ctx, 'importRecords', '{ records: [<export records>], initial? }');
+    if (
+      !Array.isArray(body.records) ||
+      Object.keys(body).some((k) => k !== 'records' && k !== 'initial') ||
+      (body.initial !== undefined && typeof body.initial !== 'boolean')
+    ) {
+      const message = 'must be { records: [...], initial?: boolean }, lines of an export';
       throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
     }
-    return { ...(await ctx.catalog.importRecordsAs(ctx.actor, body.records)) };
+    const options = body.initial === true ? { initial: true } : {};
+    return { ...(await ctx.catalog.importRecordsAs(ctx.actor, body.records, options)) };
   },
   reindex: async (ctx) => {
     const body = ctx.body === undefined ? {} : requireBody(ctx, 'reindex', '{ batchSize? }');

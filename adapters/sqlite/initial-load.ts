@@ -1,0 +1,318 @@
+import { hostname } from 'node:os';
+import type { Database } from 'better-sqlite3';
+import type { EntityWrite, InitialLoad } from '../../src/adapter/types';
+import { analyzeText } from '../../src/adapter/text-analysis';
+import { CatalogError } from '../../src/errors';
+import { aspectColumns } from './aspects';
+import { dictionaryOf } from './dictionary';
+import { forgetKeyIds, prepareSearchDocument, typeKey } from './search-store';
+import { ident, type SqliteHandle } from './statements';
+import { recountValues } from './value-counts';
+
+/**
+ * The initial load on SQLite (src/adapter/initial-load.ts; docs/deploy.md): the restore of an export
+ * into an empty file, as SQLite's own importers load one. `begin` drops the secondary indexes of the
+ * entity, aspect and value tables; each `loadEntities` call is one transaction that appends entity,
+ * aspect and value rows in entity order and parks the full text in search_text_pending; `buildSearch`
+ * creates the indexes again over the data, fills the FTS5 index in one pass and computes the key
+ * statistics and per-value counts once, in one transaction.
+ *
+ * All or nothing: `begin` writes a marker table (the loading process, the indexes it dropped) in the
+ * transaction that drops them, and `complete` drops it. A file opened with the marker present belongs
+ * to a load that did not complete: when the loading process is gone (same host, no such process) the
+ * open rolls the load back (every row the load may have written is deleted, the indexes are created
+ * again: the catalog is empty, as before `begin`), and a load of a process still running is refused
+ * with UNAVAILABLE. A failed call and `close()` during a load roll it back too.
+ */
+
+const MARKER = 'mc_initial_load';
+/** The tables whose secondary indexes wait for the end of the load. */
+const DEFERRED = ['entities', 'aspects', 'search_values'];
+/** All three flags of a value row (search-store.ts): stored as the flags a row lacks. */
+const ALL_FLAGS = 7;
+/** Pending full-text rows read at once while the FTS5 index is filled. */
+const TEXT_PAGE = 5_000;
+
+interface Marker {
+  owner: string;
+  phase: 'entities' | 'search';
+  indexes: Array<{ name: string; sql: string }>;
+}
+
+function readMarker(db: Database): Marker | undefined {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MARKER);
+  if (!exists) return undefined;
+  const row = db.prepare(`SELECT owner, phase, indexes FROM ${MARKER}`).get() as
+    { owner: string; phase: Marker['phase']; indexes: string } | undefined;
+  if (!row) return undefined;
+  return { owner: row.owner, phase: row.phase, indexes: JSON.parse(row.indexes) as Marker['indexes'] };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Inside a transaction: every row a load may have written goes, the dropped indexes come back, the marker goes. */
+function rollBack(db: Database, marker: Marker | undefined): void {
+  db.exec(`
+    DELETE FROM entities;
+    DELETE FROM aspects;
+    DELETE FROM search_values;
+    DELETE FROM search_text_pending;
+    INSERT INTO search_text (search_text) VALUES ('delete-all');
+    DELETE FROM search_value_counts;
+    UPDATE search_keys SET entities = 0, multi = 0, entity_type = NULL, value_counts = 0, recheck_at = 0;
+    DELETE FROM change_events;
+    DELETE FROM aspect_versions;
+    DELETE FROM jobs WHERE dedupe_key LIKE 'import:%';
+  `);
+  // Timeseries tables were empty when the load began: what they hold now is the load's.
+  for (const name of db.prepare('SELECT index_name FROM timeseries_indexes').pluck().all() as string[]) {
+    db.exec(`DELETE FROM ${ident(name)}`);
+  }
+  db.exec('UPDATE timeseries_indexes SET pages = NULL, row_count = NULL');
+  for (const index of marker?.indexes ?? []) {
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?").get(index.name)) db.exec(index.sql);
+  }
+  db.exec(`DROP TABLE IF EXISTS ${MARKER}`);
+}
+
+/**
+ * At open, before anything else reads the file: a load that did not complete is rolled back when its
+ * process is gone; one still running (or of another host) is refused.
+ */
+export function recoverInitialLoad(db: Database): void {
+  const marker = readMarker(db);
+  if (!marker) return;
+  const [host, pid] = marker.owner.split(':');
+  if (host === hostname() && Number(pid) !== process.pid && !alive(Number(pid))) {
+    db.transaction(() => rollBack(db, marker)).immediate();
+    return;
+  }
+  throw new CatalogError(
+    'UNAVAILABLE',
+    `the database is being loaded by an initial load (process ${marker.owner.split(':').slice(0, 2).join(':')}); open it when the load has ended`,
+  );
+}
+
+/** The initial load of one adapter's connection. */
+export function createSqliteInitialLoad(
+  handle: () => SqliteHandle,
+  /** The adapter's `synchronous` setting, restored for the transaction that completes the load. */
+  synchronous: 'FULL' | 'NORMAL',
+  /** Called once the load has completed or been rolled back: the connection's steady settings again (the WAL synced off the event loop). */
+  steady: () => void = () => undefined,
+): InitialLoad & {
+  /**
+   * Whether a commit must wait: this adapter is loading entities, or another connection's load is in
+   * progress (its marker is in the file; the schema version says when to look again).
+   */
+  blocksCommits(): boolean;
+  /** At close: a load not completed is rolled back. */
+  closing(): void;
+} {
+  let owner: string | undefined;
+  let lastUrn = '';
+  let building = false;
+  /** Whether another connection's load was in progress when the schema had version `seenSchema`. */
+  let seenSchema = -1;
+  let othersLoad = false;
+
+  function write<T>(fn: (h: SqliteHandle) => T): T {
+    const h = handle();
+    const dictionary = dictionaryOf(h);
+    let result: T;
+    try {
+      result = h.db.transaction(() => fn(h)).immediate();
+    } catch (error) {
+      dictionary.rolledBack();
+      forgetKeyIds(h);
+      throw error;
+    } finally {
+      // Cached statistics and definitions follow this connection's commits.
+      h.commits++;
+    }
+    dictionary.committed();
+    return result;
+  }
+
+  function marker(h: SqliteHandle): Marker {
+    const found = readMarker(h.db);
+    if (!found || found.owner !== owner) throw new Error('internal: the initial load lost its marker');
+    return found;
+  }
+
+  /**
+   * While the load's rows are written nothing of them needs to survive a power loss on its own (the
+   * marker, committed with the adapter's setting, rolls them all back): WAL commits are not synced one
+   * by one (`synchronous = NORMAL`: never a corrupt file, at most the last commits lost). The
+   * transaction that completes or rolls back the load is synced as the adapter says.
+   */
+  function syncEachCommit(on: boolean): void {
+    handle().db.pragma(`synchronous = ${on ? synchronous : 'NORMAL'}`);
+  }
+
+  function abandonNow(): void {
+    if (owner === undefined) return;
+    syncEachCommit(true);
+    write((h) => rollBack(h.db, readMarker(h.db)));
+    steady();
+    owner = undefined;
+    lastUrn = '';
+    building = false;
+  }
+
+  return {
+    blocksCommits() {
+      if (owner !== undefined) return !building;
+      const h = handle();
+      const version = h.db.pragma('schema_version', { simple: true }) as number;
+      if (version !== seenSchema) {
+        seenSchema = version;
+        othersLoad = readMarker(h.db) !== undefined;
+      }
+      return othersLoad;
+    },
+    async begin() {
+      if (owner !== undefined) return;
+      const me = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+      write((h) => {
+        const db = h.db;
+        if (readMarker(db)) throw new CatalogError('UNAVAILABLE', 'another initial load of this database is in progress');
+        const holds = (sql: string): boolean => db.prepare(sql).get() !== undefined;
+        let stored =
+          holds('SELECT 1 FROM entities LIMIT 1') ||
+          holds('SELECT 1 FROM change_events LIMIT 1') ||
+          holds('SELECT 1 FROM aspect_versions LIMIT 1');
+        for (const name of db.prepare('SELECT index_name FROM timeseries_indexes').pluck().all() as string[])
+          stored ||= holds(`SELECT 1 FROM ${ident(name)} LIMIT 1`);
+        if (stored)
+          throw new CatalogError(
+            'CONFLICT',
+            'an initial load needs an empty catalog: this one holds entities, change events or timeseries rows',
+          );
+        const indexes = db
+          .prepare(
+            `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${DEFERRED.map(() => '?').join(', ')})`,
+          )
+          .all(...DEFERRED) as Marker['indexes'];
+        db.exec(`CREATE TABLE ${MARKER} (owner TEXT NOT NULL, phase TEXT NOT NULL, indexes TEXT NOT NULL)`);
+        db.prepare(`INSERT INTO ${MARKER} (owner, phase, indexes) VALUES (?, 'entities', ?)`).run(me, JSON.stringify(indexes));
+        for (const index of indexes) db.exec(`DROP INDEX ${ident(index.name)}`);
+      });
+      owner = me;
+      lastUrn = '';
+      building = false;
+      syncEachCommit(false);
+    },
+    async loadEntities(writes: readonly EntityWrite[]) {
+      if (owner === undefined) throw new Error('internal: loadEntities outside an initial load');
+      if (writes.length === 0) return;
+      const last = write((h) => {
+        if (marker(h).phase !== 'entities') throw new Error('internal: entities loaded after the search structures were built');
+        const d = dictionaryOf(h);
+        const insertEntity = h.stmt('INSERT INTO entities (urn, entity_type, version, removed, key_ids) VALUES (?, ?, 1, ?, ?)');
+        const insertAspect = h.stmt(
+          `INSERT INTO aspects (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
+           VALUES (@entity_id, @name_id, @version, @created_time, @created_actor, @modified_time, @modified_actor, @value, @system_metadata)`,
+        );
+        const insertValue = h.stmt(
+          'INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags_off) VALUES (?, ?, ?, ?, ?, ?)',
+        );
+        const insertText = h.stmt(
+          'INSERT INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)',
+        );
+        let previous = lastUrn;
+        for (const w of writes) {
+          if (!(w.urn > previous)) {
+            throw new CatalogError(
+              'INVALID_INPUT',
+              `an initial load takes entities in URN order, each once (as an export writes them): ${w.urn} comes after ${previous}`,
+            );
+          }
+          previous = w.urn;
+          const doc = w.searchDocument ?? undefined;
+          const prepared = doc ? prepareSearchDocument(h, doc) : undefined;
+          const id = Number(insertEntity.run(w.urn, w.entityType, prepared?.removed ?? null, prepared?.keyIds ?? '').lastInsertRowid);
+          for (const a of w.put ?? []) insertAspect.run({ entity_id: id, ...aspectColumns(d, a) });
+          if (!doc || !prepared) continue;
+          const type = prepared.values.size ? typeKey(h, doc.entityType) : '';
+          for (const [keyId, flagged] of prepared.values)
+            for (const [value, flags] of flagged) insertValue.run(keyId, id, value, prepared.removed, type, ALL_FLAGS ^ flags);
+          insertText.run(id, doc.text.name ?? '', doc.text.description ?? '', doc.text.urnKey);
+        }
+        return previous;
+      });
+      lastUrn = last;
+    },
+    async buildSearch() {
+      if (owner === undefined) throw new Error('internal: buildSearch outside an initial load');
+      write((h) => {
+        const found = marker(h);
+        if (found.phase === 'search') return;
+        const db = h.db;
+        // The indexes over the data, each built in one sorted pass.
+        for (const index of found.indexes) db.exec(index.sql);
+        // Full text in one pass, in entity order.
+        const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
+        const terms = (text: string | null): string => analyzeText(text ?? '').join(' ');
+        // A page at a time (a statement cannot write while another one iterates on the connection).
+        const page = h
+          .stmt('SELECT entity_id, name, description, urn_key FROM search_text_pending WHERE entity_id > ? ORDER BY entity_id LIMIT ?')
+          .raw(true);
+        for (let after = 0; ;) {
+          const rows = page.all(after, TEXT_PAGE) as Array<[number, string | null, string | null, string | null]>;
+          for (const row of rows) insert.run(row[0], terms(row[1]), terms(row[2]), terms(row[3]));
+          if (rows.length < TEXT_PAGE) break;
+          after = rows[rows.length - 1]![0];
+        }
+        db.exec('DELETE FROM search_text_pending');
+        // Key statistics once: documents, documents with several values, and their entity type.
+        db.exec(`
+          UPDATE search_keys SET entities = s.entities, multi = s.multi,
+            entity_type = CASE WHEN s.types > 1 THEN '*' ELSE (SELECT d.text FROM dictionary d WHERE CAST(d.id AS TEXT) = s.type) END
+          FROM (
+            SELECT key_id, COUNT(*) AS entities, SUM(n > 1) AS multi, COUNT(DISTINCT type) AS types, MIN(type) AS type
+            FROM (SELECT key_id, entity_id, COUNT(*) AS n, MIN(entity_type) AS type FROM search_values GROUP BY key_id, entity_id)
+            GROUP BY key_id
+          ) AS s
+          WHERE search_keys.id = s.key_id;
+        `);
+        for (const key of db.prepare('SELECT id, entities FROM search_keys WHERE entities > 0').all() as Array<{
+          id: number;
+          entities: number;
+        }>)
+          recountValues(h, key.id, key.entities);
+        // Planner statistics for the new tables (approximate: analysis_limit is set at open).
+        db.exec('ANALYZE');
+        db.prepare(`UPDATE ${MARKER} SET phase = 'search'`).run();
+      });
+      building = true;
+    },
+    async complete() {
+      if (owner === undefined) return;
+      syncEachCommit(true);
+      write((h) => {
+        if (marker(h).phase !== 'search') throw new Error('internal: an initial load completed before its search structures were built');
+        h.db.exec(`DROP TABLE ${MARKER}`);
+      });
+      steady();
+      owner = undefined;
+      lastUrn = '';
+      building = false;
+      // The parked full-text rows left free pages: the file gives them back (auto_vacuum is incremental).
+      handle().db.pragma('incremental_vacuum');
+    },
+    async abandon() {
+      abandonNow();
+    },
+    closing() {
+      abandonNow();
+    },
+  };
+}

@@ -1,0 +1,264 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMemoryAdapter } from '../../../adapters/memory/index';
+import { createSqliteAdapter } from '../../../adapters/sqlite/index';
+import { createCatalog, type Catalog, type FacetFilterInput, type StorageAdapter } from '../../../src/index';
+import { RANDOM_WORDS } from '../../../src/testing/search-catalog';
+import { seededRandom } from '../../../src/testing/random';
+
+const ADMIN = 'urn:li:corpuser:admin';
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function file(name: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mc-initial-'));
+  dirs.push(dir);
+  return join(dir, name);
+}
+
+const P = (name: string) => `urn:li:structuredProperty:io.load.${name}`;
+const TIERS = ['gold', 'silver', 'bronze'];
+const RETENTIONS = [7, 30, 45, 90, 365];
+const ds = (i: number, platform: string) => `urn:li:dataset:(urn:li:dataPlatform:${platform},db.t${String(i).padStart(4, '0')},PROD)`;
+
+async function open(adapter: StorageAdapter): Promise<Catalog> {
+  const catalog = createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false } });
+  await catalog.ready();
+  return catalog;
+}
+
+/**
+ * A catalog like the conformance suite's search data, on a larger scale: datasets of three platforms and
+ * data flows, names and descriptions from the suite's words, a string property of three values, a
+ * multi-valued number, a date, a string of many distinct values (too many for per-value counts), some
+ * entities soft-deleted, some without values, a soft-deleted property whose values are hidden.
+ */
+async function seedSource(catalog: Catalog, count: number): Promise<void> {
+  const random = seededRandom(40);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const words = (n: number) => Array.from({ length: n }, () => pick(RANDOM_WORDS)).join(' ');
+  await catalog.properties.create(ADMIN, { qualifiedName: 'io.load.tier', valueType: 'string', entityTypes: ['dataset'] });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'io.load.retention',
+    valueType: 'number',
+    cardinality: 'MULTIPLE',
+    entityTypes: ['dataset', 'dataFlow'],
+  });
+  await catalog.properties.create(ADMIN, { qualifiedName: 'io.load.reviewed', valueType: 'date', entityTypes: ['dataset'] });
+  await catalog.properties.create(ADMIN, { qualifiedName: 'io.load.owner', valueType: 'string', entityTypes: ['dataset'] });
+  await catalog.properties.create(ADMIN, { qualifiedName: 'io.load.legacy', valueType: 'string', entityTypes: ['dataset'] });
+  const entities = [];
+  for (let i = 0; i < count; i++) {
+    const flow = i % 7 === 6;
+    const urn = flow ? `urn:li:dataFlow:(airflow,flow_${i},PROD)` : ds(i, pick(['hive', 'snowflake', 'kafka']));
+    const properties = [];
+    if (!flow && random() < 0.8) properties.push({ propertyUrn: P('tier'), values: [{ string: pick(TIERS) }] });
+    if (random() < 0.7)
+      properties.push({
+        propertyUrn: P('retention'),
+        values: [...new Set([pick(RETENTIONS), pick(RETENTIONS)])].map((double) => ({ double })),
+      });
+    if (!flow && random() < 0.5)
+      properties.push({
+        propertyUrn: P('reviewed'),
+        values: [{ string: `2024-${String(1 + Math.floor(random() * 12)).padStart(2, '0')}-15` }],
+      });
+    if (!flow && random() < 0.6) properties.push({ propertyUrn: P('owner'), values: [{ string: `team-${Math.floor(random() * 150)}` }] });
+    if (!flow && random() < 0.3) properties.push({ propertyUrn: P('legacy'), values: [{ string: pick(TIERS) }] });
+    const info = { name: words(2), description: words(8) };
+    entities.push({
+      urn,
+      aspects: {
+        ...(flow ? { dataFlowInfo: info } : { datasetProperties: info }),
+        ...(properties.length ? { structuredProperties: { properties } } : {}),
+        ...(random() < 0.1 ? { status: { removed: true } } : {}),
+      },
+    });
+  }
+  for (let i = 0; i < entities.length; i += 100) await catalog.entities.upsertMany(ADMIN, entities.slice(i, i + 100));
+  await catalog.properties.delete(ADMIN, P('legacy'));
+}
+
+async function exportOf(catalog: Catalog): Promise<unknown[]> {
+  const records: unknown[] = [];
+  for await (const record of catalog.exportAll()) records.push(JSON.parse(JSON.stringify(record)));
+  return records;
+}
+
+async function importAll(catalog: Catalog, records: readonly unknown[], initial: boolean, chunk = 97): Promise<void> {
+  for (let i = 0; i < records.length; i += chunk) {
+    const slice = records.slice(i, i + chunk);
+    await (initial ? catalog.importRecords(slice, { initial: true }) : catalog.importRecords(slice));
+  }
+}
+
+/** Every question the comparison asks: searches, filters of every property and operator, facets, counts. */
+async function answers(catalog: Catalog): Promise<unknown[]> {
+  const out: unknown[] = [];
+  const filters: FacetFilterInput[][] = [[]];
+  for (const tier of TIERS) filters.push([{ field: 'structuredProperties.io.load.tier', values: [tier] }]);
+  for (const days of RETENTIONS) {
+    filters.push([{ field: 'structuredProperties.io.load.retention', values: [String(days)] }]);
+    filters.push([{ field: 'structuredProperties.io.load.retention', values: [String(days)], condition: 'GREATER_THAN' }]);
+  }
+  filters.push([{ field: 'structuredProperties.io.load.reviewed', values: ['2024-06-01'], condition: 'LESS_THAN' }]);
+  for (const name of ['tier', 'retention', 'reviewed', 'owner'])
+    filters.push([{ field: `structuredProperties.io.load.${name}`, condition: 'EXISTS' }]);
+  for (const owner of ['team-3', 'team-77', 'team-149']) filters.push([{ field: 'structuredProperties.io.load.owner', values: [owner] }]);
+  filters.push([{ field: 'platform', values: ['urn:li:dataPlatform:snowflake'] }]);
+  filters.push([
+    { field: 'structuredProperties.io.load.tier', values: ['gold'] },
+    { field: 'structuredProperties.io.load.retention', values: ['30'], condition: 'GREATER_THAN_OR_EQUAL_TO' },
+  ]);
+  const facets = [
+    'structuredProperties.io.load.tier',
+    'structuredProperties.io.load.retention',
+    'structuredProperties.io.load.owner',
+    'platform',
+    '_entityType',
+  ];
+  for (const and of filters) {
+    for (const includeSoftDeleted of [false, true]) {
+      const scope = {
+        types: ['DATASET' as const, 'DATA_FLOW' as const],
+        query: '*',
+        orFilters: [{ and }],
+        searchFlags: { includeSoftDeleted },
+      };
+      const found = await catalog.search.search(ADMIN, { ...scope, count: 1000 });
+      out.push({ and, includeSoftDeleted, total: found.total, urns: found.searchResults.map((r) => r.entity.urn) });
+      out.push(
+        (await catalog.search.aggregate(ADMIN, { ...scope, facets, searchFlags: { includeSoftDeleted, maxAggValues: 200 } })).facets,
+      );
+    }
+  }
+  for (const word of RANDOM_WORDS.slice(0, 12)) {
+    const found = await catalog.search.search(ADMIN, { query: word, count: 1000 });
+    out.push({ word, total: found.total, urns: found.searchResults.map((r) => r.entity.urn).sort() });
+  }
+  return out;
+}
+
+describe('initial load (importRecords { initial: true })', () => {
+  const COUNT = 700;
+  let records: unknown[] = [];
+
+  it('answers every search, filter, facet and count as an ordinary import of the same export does (SQLite, memory)', async () => {
+    const source = await open(createMemoryAdapter());
+    await seedSource(source, COUNT);
+    records = await exportOf(source);
+    await source.close();
+    expect(records.filter((r) => (r as { kind: string }).kind === 'entity').length).toBeGreaterThan(COUNT);
+
+    const ordinary = await open(createSqliteAdapter({ filename: file('ordinary.db') }));
+    await importAll(ordinary, records, false);
+    const initialFile = file('initial.db');
+    const initial = await open(createSqliteAdapter({ filename: initialFile }));
+    await importAll(initial, records, true);
+    const expected = await answers(ordinary);
+    expect(await answers(initial)).toEqual(expected);
+    // Spot checks that the comparison compares something: soft-deleted entities hidden, hidden values of the deleted property.
+    const all = expected[0] as { total: number };
+    expect(all.total).toBeGreaterThan(COUNT * 0.8);
+    expect(all.total).toBeLessThan(COUNT);
+    expect(await initial.exportAll()[Symbol.asyncIterator]().next()).toBeDefined();
+    await ordinary.close();
+    await initial.close();
+    // The file is an ordinary one afterwards: no marker, every index there.
+    const db = new Database(initialFile, { readonly: true });
+    try {
+      const names = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'table')").pluck().all() as string[];
+      expect(names).not.toContain('mc_initial_load');
+      expect(names).toEqual(
+        expect.arrayContaining(['entities_by_urn', 'entities_by_scope', 'aspects_by_entity', 'search_values_by_value']),
+      );
+    } finally {
+      db.close();
+    }
+
+    const memoryOrdinary = await open(createMemoryAdapter());
+    await importAll(memoryOrdinary, records, false);
+    const memoryInitial = await open(createMemoryAdapter());
+    await importAll(memoryInitial, records, true);
+    expect(await answers(memoryInitial)).toEqual(await answers(memoryOrdinary));
+    await memoryOrdinary.close();
+    await memoryInitial.close();
+  });
+
+  it('reads back every aspect as exported, and a new write after the load is versioned on top of it', async () => {
+    const catalog = await open(createSqliteAdapter({ filename: file('round.db') }));
+    await importAll(catalog, records, true, 250);
+    expect(await exportOf(catalog)).toEqual(records.map((r) => ((r as { kind: string }).kind === 'header' ? expect.anything() : r)));
+    const urn = (records.find((r) => (r as { urn?: string }).urn?.startsWith('urn:li:dataset:')) as { urn: string }).urn;
+    const before = await catalog.entities.get(ADMIN, urn);
+    const after = await catalog.entities.upsertAspect(ADMIN, urn, 'datasetProperties', { name: 'renamed after the load' });
+    expect(after.aspects.datasetProperties?.version).toBe(before!.aspects.datasetProperties!.version + 1);
+    const found = await catalog.search.search(ADMIN, { query: 'renamed', count: 5 });
+    expect(found.searchResults.map((r) => r.entity.urn)).toEqual([urn]);
+    await catalog.close();
+  });
+
+  it('is refused on a catalog that holds entities, and changes nothing', async () => {
+    for (const adapter of [createSqliteAdapter({ filename: file('full.db') }), createMemoryAdapter()]) {
+      const catalog = await open(adapter);
+      await catalog.entities.upsertAspect(ADMIN, ds(1, 'hive'), 'datasetProperties', { name: 'there already' });
+      await expect(catalog.importRecords(records.slice(0, 50), { initial: true })).rejects.toMatchObject({ code: 'CONFLICT' });
+      const found = await catalog.search.search(ADMIN, { query: '*', count: 10 });
+      expect(found.searchResults.map((r) => r.entity.urn)).toEqual([ds(1, 'hive')]);
+      // The ordinary import still merges into it.
+      await catalog.importRecords(records.slice(0, 50));
+      await catalog.close();
+    }
+  });
+
+  it('leaves the catalog empty when the load does not complete (closed mid-way), and a new load completes it', async () => {
+    const path = file('cut.db');
+    const cut = await open(createSqliteAdapter({ filename: path }));
+    await cut.importRecords(records.slice(0, 300), { initial: true });
+    // While it loads, the catalog takes no other write.
+    await expect(cut.entities.upsertAspect(ADMIN, ds(9999, 'hive'), 'status', { removed: false })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    await cut.close();
+    const reopened = await open(createSqliteAdapter({ filename: path }));
+    expect((await reopened.search.search(ADMIN, { query: '*', count: 1 })).total).toBe(0);
+    expect(await exportOf(reopened)).toHaveLength(2);
+    await importAll(reopened, records, true);
+    expect((await exportOf(reopened)).length).toBe(records.length);
+    await reopened.close();
+  });
+
+  it('another connection to the file writes nothing while a load runs, and cannot open the file then', async () => {
+    const path = file('shared.db');
+    const other = await open(createSqliteAdapter({ filename: path }));
+    const loader = await open(createSqliteAdapter({ filename: path }));
+    await loader.importRecords(records.slice(0, 200), { initial: true });
+    await expect(other.entities.upsertAspect(ADMIN, ds(9999, 'hive'), 'status', { removed: false })).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+    });
+    const late = createSqliteAdapter({ filename: path });
+    await expect(late.open()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await importAll(loader, records.slice(200), true);
+    // Once complete, the other connection writes again and sees the load.
+    await other.entities.upsertAspect(ADMIN, ds(9999, 'hive'), 'status', { removed: false });
+    expect((await exportOf(other)).length).toBe(records.length + 1);
+    await loader.close();
+    await other.close();
+  });
+
+  it('refuses entities out of URN order and rolls the load back', async () => {
+    const catalog = await open(createSqliteAdapter({ filename: file('order.db') }));
+    const entities = records.filter((r) => (r as { kind: string }).kind === 'entity');
+    await catalog.importRecords([records[0], ...entities.slice(0, 20)], { initial: true });
+    await expect(catalog.importRecords(entities.slice(10, 30), { initial: true })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await exportOf(catalog)).length).toBe(2);
+    // Writes are taken again, and a new load may start.
+    await importAll(catalog, records, true);
+    expect((await exportOf(catalog)).length).toBe(records.length);
+    await catalog.close();
+  });
+});
