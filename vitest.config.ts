@@ -16,24 +16,28 @@ function graphqlCommonJsEntry(): string | undefined {
 const graphqlEntry = graphqlCommonJsEntry();
 
 /**
- * The files that take longest, slowest first (wall seconds of a full run on two cores, measured on a
- * fresh clone). vitest starts the files it has durations of longest first, but a fresh clone has none,
- * and then it starts the largest files first: these are small files (a conformance run, a process killed
- * mid-way, spawned servers) that would start last and end the run alone on one core.
+ * The files that take longest, slowest first (each file run alone on two busy cores). vitest starts the
+ * files it has durations of longest first, but a fresh clone has none, and then it starts the largest
+ * files first: these are small files (a conformance run, a process killed mid-way, spawned servers)
+ * that would start last and end the run alone on one core.
  */
 const SLOWEST_FILES: readonly string[] = [
-  'test/conformance/postgres.test.ts',
   'test/cli/ingest-kill.test.ts',
-  'test/cli/serve-workers.test.ts',
-  'test/core/stewardship/apply-to-matches.test.ts',
+  'test/conformance/postgres.test.ts',
   'test/adapters/postgres/replicas.test.ts',
+  'test/core/properties/edit-values-csv.test.ts',
+  'test/core/properties/preview-change.test.ts',
+  'test/conformance/composed.test.ts',
+  'test/cli/properties-values-postgres.test.ts',
   'test/conformance/sqlite.test.ts',
   'test/cli/properties-values.test.ts',
-  'test/cli/serve.test.ts',
+  'test/core/stewardship/apply-to-matches.test.ts',
+  'test/cli/serve-postgres.test.ts',
+  'test/cli/properties.test.ts',
+  'test/core/properties/cleanup-kill.test.ts',
+  'test/cli/serve-workers.test.ts',
   'test/cli/command-line.test.ts',
-  'test/cli/ingest.test.ts',
-  'test/cli/operations.test.ts',
-  'test/adapters/postgres/outage.test.ts',
+  'test/cli/serve.test.ts',
 ];
 
 /**
