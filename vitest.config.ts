@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
-import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const require = createRequire(import.meta.url);
 
@@ -14,52 +12,6 @@ function graphqlCommonJsEntry(): string | undefined {
   }
 }
 const graphqlEntry = graphqlCommonJsEntry();
-
-/**
- * The files that take longest, slowest first (each file run alone on two busy cores). vitest starts the
- * files it has durations of longest first, but a fresh clone has none, and then it starts the largest
- * files first: these are small files (a conformance run, a process killed mid-way, spawned servers)
- * that would start last and end the run alone on one core.
- */
-const SLOWEST_FILES: readonly string[] = [
-  'test/cli/ingest-kill.test.ts',
-  'test/conformance/postgres.test.ts',
-  'test/adapters/postgres/replicas.test.ts',
-  'test/core/properties/edit-values-csv.test.ts',
-  'test/core/properties/preview-change.test.ts',
-  'test/conformance/composed.test.ts',
-  'test/cli/properties-values-postgres.test.ts',
-  'test/conformance/sqlite.test.ts',
-  'test/cli/properties-values.test.ts',
-  'test/core/stewardship/apply-to-matches.test.ts',
-  'test/cli/serve-postgres.test.ts',
-  'test/cli/properties.test.ts',
-  'test/core/properties/cleanup-kill.test.ts',
-  'test/cli/serve-workers.test.ts',
-  'test/cli/command-line.test.ts',
-  'test/cli/serve.test.ts',
-];
-
-/**
- * Longest first: by the durations of the last run when vitest has them for every file, else the files
- * above first, then the rest as vitest orders them.
- */
-class SlowestFirstSequencer extends BaseSequencer {
-  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const root = this.ctx.config.root;
-    const path = (spec: TestSpecification) => relative(root, spec.moduleId).split('\\').join('/');
-    const known = sorted.every((spec) => this.ctx.cache.getFileTestResults(`${spec.project.name}:${path(spec)}`) !== undefined);
-    if (known) return sorted;
-    const rank = (spec: TestSpecification) => {
-      const i = SLOWEST_FILES.indexOf(path(spec));
-      return i < 0 ? SLOWEST_FILES.length : i;
-    };
-    const group = (spec: TestSpecification) => spec.project.config.sequence.groupOrder;
-    // Array.prototype.sort is stable: within a rank, vitest's own order stays.
-    return [...sorted].sort((a, b) => group(a) - group(b) || rank(a) - rank(b));
-  }
-}
 
 export default defineConfig({
   plugins: [
@@ -83,8 +35,6 @@ export default defineConfig({
     // stopping its server): no child outlives its file.
     setupFiles: ['test/support/kill-children.ts'],
     pool: 'forks',
-    // The slowest files start first, also on a fresh clone that has no durations of an earlier run.
-    sequence: { sequencer: SlowestFirstSequencer },
     // Many files wait on processes they spawn, servers and PostgreSQL, but the run as a whole is CPU-bound on
     // two cores: four forks keep both busy, and each fork more would transform and import the library again.
     maxWorkers: 4,
