@@ -5,7 +5,7 @@ import { SchemaPool, withPostgresServer } from '../support/postgres';
 // A schema per test (dropped after it); `reopen` opens a new adapter on the schema of the closed one.
 
 await withPostgresServer('test/conformance/postgres.test.ts', 'adapter conformance: postgres', () => {
-  const schemas = new SchemaPool();
+  const schemas = new SchemaPool({ recycle: true });
   afterEach(async () => {
     await schemas.dropAll();
   });

@@ -70,21 +70,45 @@ export function unreachableMessage(): string {
   return `CI is set but no PostgreSQL server answers at ${POSTGRES_URL}: .ci/run starts one (test/support/pg-test-server.sh)`;
 }
 
-/** Fresh schemas for tests, and an administrative pool to look into them and drop them. */
+/** A relation of a schema: its name and kind (pg_class.relkind). */
+interface Relation {
+  name: string;
+  kind: string;
+}
+
+/**
+ * Fresh schemas for tests, and an administrative pool to look into them and drop them.
+ *
+ * With `recycle`, a schema a test used is not dropped but made fresh again for a later test (the
+ * conformance suite opens some 130 adapters, and migrating a new schema costs the server far more than
+ * emptying one): the connections still open on it are ended, it is renamed (an adapter left open on it
+ * finds its schema gone, as after a drop), every relation the migrations did not create is dropped,
+ * its tables are emptied with their sequences restarted, and the rows a new schema starts with are
+ * copied from a template schema the adapter migrated once. What the next test finds is what the adapter
+ * itself makes of a new schema.
+ */
 export class SchemaPool {
   private readonly admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
   private readonly created: string[] = [];
   private readonly schemaOf = new WeakMap<StorageAdapter, string>();
+  /** Recycled schemas, fresh again, not yet handed out. */
+  private readonly ready: string[] = [];
+  private template: Promise<{ schema: string; relations: Relation[]; seeded: string[] }> | undefined;
 
-  /** A schema name no other test uses (the adapter creates it on open). */
+  constructor(private readonly options: { recycle?: boolean } = {}) {}
+
+  /** A schema name no other test uses (the adapter creates it on open, unless it is a recycled one). */
   freshSchema(): string {
-    const name = `mc_test_${randomBytes(6).toString('hex')}`;
+    const name = this.ready.pop() ?? `mc_test_${randomBytes(6).toString('hex')}`;
     this.created.push(name);
     return name;
   }
 
   adapter(settings: PostgresAdapterSettings & { schema: string }): StorageAdapter {
-    const adapter = createPostgresAdapter({ connectionString: POSTGRES_URL }, { maxConnections: 4, ...settings });
+    // Its connections carry the schema's name, so that a recycling can end the ones still open.
+    const url = new URL(POSTGRES_URL);
+    url.searchParams.set('application_name', settings.schema);
+    const adapter = createPostgresAdapter({ connectionString: url.href }, { maxConnections: 4, ...settings });
     this.schemaOf.set(adapter, settings.schema);
     return adapter;
   }
@@ -105,15 +129,95 @@ export class SchemaPool {
     return (await this.admin.query<R>(sql, values)).rows;
   }
 
-  /** Drops the schemas made so far. */
+  /** Drops the schemas made so far (with `recycle`: makes them fresh for the next tests). */
   async dropAll(): Promise<void> {
     const names = this.created.splice(0);
-    for (const name of names) await this.admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+    for (const name of names) {
+      if (this.options.recycle && this.ready.length < 8 && (await this.recycle(name))) continue;
+      await this.dropSchema(name);
+    }
   }
 
   async end(): Promise<void> {
     await this.dropAll();
+    for (const name of this.ready.splice(0)) await this.dropSchema(name);
+    const template = await this.template?.catch(() => undefined);
+    if (template) await this.dropSchema(template.schema);
     await this.admin.end();
+  }
+
+  private async dropSchema(name: string): Promise<void> {
+    await this.admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+  }
+
+  private async relationsOf(schema: string): Promise<Relation[]> {
+    return (
+      await this.admin.query<Relation>(
+        `SELECT c.relname AS name, c.relkind AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') ORDER BY c.relname`,
+        [schema],
+      )
+    ).rows;
+  }
+
+  /** A schema the adapter migrated and closed: its relations, and the tables that start with rows. */
+  private templateSchema(): Promise<{ schema: string; relations: Relation[]; seeded: string[] }> {
+    this.template ??= (async () => {
+      const schema = `mc_test_${randomBytes(6).toString('hex')}`;
+      const adapter = this.adapter({ schema });
+      await adapter.open();
+      await adapter.close();
+      const relations = await this.relationsOf(schema);
+      const seeded: string[] = [];
+      for (const r of relations.filter((r) => r.kind === 'r' || r.kind === 'p')) {
+        const rows = await this.admin.query(`SELECT 1 FROM "${schema}"."${r.name}" LIMIT 1`);
+        if (rows.rowCount) seeded.push(r.name);
+      }
+      return { schema, relations, seeded };
+    })();
+    return this.template;
+  }
+
+  /** Makes a used schema fresh under a new name, into `ready`; false when it cannot (then it is dropped). */
+  private async recycle(used: string): Promise<boolean> {
+    const template = await this.templateSchema();
+    const relations = await this.relationsOf(used);
+    // Never opened (no tables): nothing to recycle.
+    if (!template.relations.every((t) => relations.some((r) => r.name === t.name && r.kind === t.kind))) return false;
+    const fresh = `mc_test_${randomBytes(6).toString('hex')}`;
+    await this.admin.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+      [used],
+    );
+    const client = await this.admin.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(`ALTER SCHEMA "${used}" RENAME TO "${fresh}"`);
+      const extra = relations.filter((r) => !template.relations.some((t) => t.name === r.name && t.kind === r.kind));
+      for (const r of extra) {
+        const kind = { r: 'TABLE', p: 'TABLE', v: 'VIEW', m: 'MATERIALIZED VIEW', S: 'SEQUENCE', f: 'FOREIGN TABLE' }[r.kind];
+        await client.query(`DROP ${kind} IF EXISTS "${fresh}"."${r.name}" CASCADE`);
+      }
+      const tables = template.relations.filter((r) => r.kind === 'r' || r.kind === 'p').map((r) => `"${fresh}"."${r.name}"`);
+      await client.query(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY`);
+      // Sequences not owned by a column (TRUNCATE restarts only those) start again too.
+      await client.query(
+        `SELECT setval(c.oid, s.seqstart, false) FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid
+          JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1`,
+        [fresh],
+      );
+      for (const table of template.seeded) {
+        await client.query(`INSERT INTO "${fresh}"."${table}" OVERRIDING SYSTEM VALUE SELECT * FROM "${template.schema}"."${table}"`);
+      }
+      await client.query('COMMIT');
+    } catch {
+      await client.query('ROLLBACK').catch(() => undefined);
+      return false;
+    } finally {
+      client.release();
+    }
+    this.ready.push(fresh);
+    return true;
   }
 }
 
