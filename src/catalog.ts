@@ -14,9 +14,16 @@ import { reindexSearchDocuments } from './core/search';
 import { createSearchService, type SearchService } from './core/search';
 import { createStructuredProperties, createValueEditing } from './core/properties';
 import { applyOwners, createApplyToMatches, createStewardship, type StructuredPropertyService } from './core/stewardship';
-import { PolicyService, policyOwners, type Policies } from './core/access';
-import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
-import { checkTokenOptions, parseTokenSigning, tokenOwners, TokenService } from './core/tokens';
+import { AccessService, PolicyService, policyOwners, type Access, type Policies } from './core/access';
+import type { AccessTokens, ParsedTokenSigning, ServiceAccounts, TokenOptions, TokenSigningOptions } from './core/tokens';
+import {
+  checkTokenOptions,
+  parseTokenSigning,
+  ServiceAccountService,
+  serviceAccountOwners,
+  tokenOwners,
+  TokenService,
+} from './core/tokens';
 import { TimeseriesService, timeseriesOwners } from './core/timeseries';
 import { createChangeFeed, type ChangeFeed } from './core/changes/service';
 import { errorKind, limitRepeats } from './core/logging/index';
@@ -70,6 +77,10 @@ export interface Catalog {
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
   readonly policies: Policies;
+  /** Why an actor may or may not do something (`explain`), and what it may do on a resource (docs/access.md). */
+  readonly access: Access;
+  /** Service accounts (MANAGE_SERVICE_ACCOUNTS): create, list, get, disable, enable, remove (docs/access.md). */
+  readonly serviceAccounts: ServiceAccounts;
   /** Timeseries aspects: append, query, index sizes, truncation (docs/timeseries.md). */
   readonly timeseries: TimeseriesService;
   /** The change feed: read and follow committed changes (VIEW_CHANGE_FEED; docs/changes.md). */
@@ -195,7 +206,7 @@ export function createCatalogContext(options: CatalogOptions): {
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
   const onError = options.onError ?? defaultErrorLog();
-  const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
+  const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? [], () => options.changes?.enabled !== false);
   const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
   const writer = new EntityWriter(adapter, registry, clock, () => jobs.kick(), {
     events: options.changes?.enabled !== false,
@@ -380,12 +391,14 @@ export function createCatalog(options: CatalogOptions): Catalog {
     (): WritePipeline => entities.pipeline,
   );
   const policies = new PolicyService(ctx, (): WritePipeline => entities.pipeline);
+  const serviceAccounts = new ServiceAccountService(ctx, (): WritePipeline => entities.pipeline);
   // Every domain that governs aspects hands its owners to the entity service: one write path for all.
   const entities: EntityService = new EntityService(ctx, [
     ownedByProperties,
     timeseriesOwners(ctx.registry),
     tokenOwners(tokens),
     policyOwners(policies),
+    serviceAccountOwners(serviceAccounts),
     applyOwners(),
   ]);
   // Definitions written by `catalog.properties` (and `metacatalog properties upsert`) take the one write path.
@@ -433,6 +446,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
     search: instrumentService(search, 'search', telemetry),
     tokens: instrumentService(tokens, 'tokens', telemetry),
     policies: instrumentService(policies, 'policies', telemetry),
+    access: instrumentService(new AccessService(ctx), 'access', telemetry),
+    serviceAccounts: instrumentService(serviceAccounts, 'serviceAccounts', telemetry),
     timeseries: instrumentService(timeseries, 'timeseries', telemetry),
     changes: instrumentService(changes, 'changes', telemetry),
     now: () => ctx.clock(),

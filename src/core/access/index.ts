@@ -8,3 +8,7 @@ export type { Privilege } from './privileges';
 export { READ_ONLY, actorUrn, isScopedActor } from './actor';
 export type { Actor, ScopedActor } from './actor';
 export { policyOwners } from './owner';
+export { AccessService } from './explain';
+export type { Access, AccessExplanation, ExplainAccessInput, GrantedPrivilegesInput } from './explain';
+export type { CriterionCondition, PolicyCriterion, PolicyResources, PolicyType } from './policy-model';
+export type { ServiceAccount } from './service-account-model';

@@ -9,6 +9,7 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { Privilege } from './privileges';
 import { checkNotBlank, createPolicySchema, updatePolicySchema } from '../validation/schemas/access';
 import { checkUrn, entityTypeOf, urnProblem } from '../urn';
+import { checkResources, normalizeResources, type PolicyResources, type PolicyType } from './policy-model';
 
 export type PolicyState = StoredPolicy['state'];
 
@@ -41,16 +42,22 @@ export interface PolicyActorsInput {
 export interface CreatePolicyInput {
   /** Key of `urn:li:policy:<id>`; default a random UUID. */
   id?: string;
+  /** Default PLATFORM (everywhere); METADATA with `resources` grants where they say. */
+  type?: PolicyType | null;
   name: string;
   description?: string | null;
   /** Default ACTIVE. */
   state?: PolicyState;
   privileges: readonly Privilege[];
   actors: PolicyActorsInput;
+  /** Which entities (and, for EDIT_ENTITY_PROPERTIES, which properties) it covers; absent: every resource. */
+  resources?: PolicyResources | null;
 }
 
-/** Fields to change; `actors`, when given, replaces the actors as a whole. */
+/** Fields to change; `actors` and `resources`, when given, replace the old ones as a whole (`resources: null` removes them). */
 export interface UpdatePolicyInput {
+  type?: PolicyType;
+  resources?: PolicyResources | null;
   name?: string;
   description?: string | null;
   state?: PolicyState;
@@ -86,22 +93,26 @@ function toPolicy(entity: StoredEntity): StoredPolicy | undefined {
   const actors = (value.actors ?? {}) as JsonObject;
   return {
     urn: entity.urn,
+    type: value.type === 'METADATA' ? 'METADATA' : 'PLATFORM',
     name: String(value.name ?? ''),
     ...(typeof value.description === 'string' ? { description: value.description } : {}),
     state: value.state === 'INACTIVE' ? 'INACTIVE' : 'ACTIVE',
     privileges: (Array.isArray(value.privileges) ? value.privileges : []) as Privilege[],
     actors: { users: (Array.isArray(actors.users) ? actors.users : []) as string[], allUsers: actors.allUsers === true },
+    ...(value.resources && typeof value.resources === 'object' ? { resources: value.resources as unknown as PolicyResources } : {}),
   };
 }
 
 /** The aspect value: the shape the Authorizer reads on every check. */
 function toAspectValue(policy: StoredPolicy): JsonObject {
   return {
+    type: policy.type,
     name: policy.name,
     ...(policy.description !== undefined ? { description: policy.description } : {}),
     state: policy.state,
     privileges: [...policy.privileges],
     actors: { users: [...policy.actors.users], allUsers: policy.actors.allUsers },
+    ...(policy.resources ? { resources: policy.resources as unknown as JsonObject } : {}),
   };
 }
 
@@ -148,14 +159,21 @@ export class PolicyService implements Policies {
     const { input } = edit;
     const { description: _previous, ...rest } = existing;
     const description = input.description === undefined ? existing.description : (input.description ?? undefined);
+    const { resources: _oldResources, ...kept } = rest;
+    const resources = input.resources === undefined ? existing.resources : normalizeResources(input.resources);
     const updated: StoredPolicy = {
-      ...rest,
+      ...kept,
+      type: input.type ?? existing.type,
+      ...(resources ? { resources } : {}),
       ...(description !== undefined ? { description } : {}),
       name: input.name ?? existing.name,
       state: input.state ?? existing.state,
       privileges: input.privileges ? [...input.privileges] : existing.privileges,
       actors: input.actors ? { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true } : existing.actors,
     };
+    const violations: Violation[] = [];
+    checkResources(updated.type, updated.resources, updated.privileges, (t) => this.ctx.registry.hasEntityType(t), violations);
+    throwIfViolations(violations, 'invalid policy update');
     edit.updated = updated;
     return { put: { value: toAspectValue(updated) } };
   }
@@ -166,11 +184,23 @@ export class PolicyService implements Policies {
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
     const shape = checkCreateShape(input);
     if (shape.length) violations.push(...shape);
-    else checkUsers(input.actors, violations);
+    else {
+      checkUsers(input.actors, violations);
+      checkResources(
+        input.type ?? 'PLATFORM',
+        input.resources ?? undefined,
+        input.privileges,
+        (t) => this.ctx.registry.hasEntityType(t),
+        violations,
+      );
+    }
     throwIfViolations(violations, 'invalid policy');
     const urn = `urn:li:${POLICY_ENTITY}:${input.id ?? randomUUID()}`;
+    const resources = normalizeResources(input.resources);
     const policy: StoredPolicy = {
       urn,
+      type: input.type ?? 'PLATFORM',
+      ...(resources ? { resources } : {}),
       name: input.name,
       ...(typeof input.description === 'string' ? { description: input.description } : {}),
       state: input.state ?? 'ACTIVE',

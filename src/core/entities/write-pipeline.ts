@@ -1,5 +1,6 @@
 import { actorUrn, type Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
+import { changedProperties, type ItemAccess } from '../access/item-access';
 import type { JsonObject, NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef, TimeseriesRow, WriteBatch } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -22,6 +23,9 @@ import type { AspectChange, EntityPlan } from './writer';
  *
  * A batch is one unit of work unless the caller asks for chunks, which always hold whole entities.
  */
+
+/** The aspect of structured property values (whose per-property rights the access check reads). */
+const VALUES_ASPECT = 'structuredProperties';
 
 export type WriteItem =
   | {
@@ -104,6 +108,8 @@ interface Routed {
   entityOwner: EntityTypeOwner | undefined;
   /** The item as its owner gets it. */
   owned: OwnedItem | undefined;
+  /** The privilege the item needs (undefined: its owner's service authorized it). */
+  privilege: Privilege | undefined;
   /** The item's entity in its chunk (set when the chunk is cut). */
   slot: Slot | undefined;
 }
@@ -210,13 +216,15 @@ export class WritePipeline {
       }
       if (item.op === 'deleteEntity') {
         const entityOwner = this.entityOwners.get(entityType);
-        needs.add(entityOwner?.deletePrivilege ?? 'EDIT_ENTITY');
-        routed[index] = { item, index, entityType, owner: undefined, entityOwner, owned: undefined, slot: undefined };
+        const privilege = entityOwner?.deletePrivilege ?? 'EDIT_ENTITY';
+        needs.add(privilege);
+        routed[index] = { item, index, entityType, owner: undefined, entityOwner, owned: undefined, privilege, slot: undefined };
         continue;
       }
       const owner = this.ownerOf(entityType, item.aspect);
+      let privilege: Privilege | undefined = 'EDIT_ENTITY';
       if (owner) {
-        const privilege = owner.privilege(entityType, item.aspect, item.op);
+        privilege = owner.privilege(entityType, item.aspect, item.op);
         if (privilege) needs.add(privilege);
       } else {
         needs.add('EDIT_ENTITY');
@@ -229,9 +237,12 @@ export class WritePipeline {
         if (this.ctx.registry.aspect(item.aspect).timeseries)
           violations.push({ path: item.path, message: `"${item.aspect}" is a timeseries aspect: its rows cannot be appended here` });
       }
-      routed[index] = { item, index, entityType, owner, entityOwner: undefined, owned: undefined, slot: undefined };
+      routed[index] = { item, index, entityType, owner, entityOwner: undefined, owned: undefined, privilege, slot: undefined };
     }
-    for (const privilege of needs) await this.ctx.authorizer.require(principal, privilege);
+    // ACCESS HOOK (metadata policies, docs/access.md): refused when the actor holds a needed privilege
+    // nowhere; when it holds one only through policies with resources, `access` checks each item in the
+    // unit of work (`plan`), on the entity as read there, and refuses the whole batch for one bad item.
+    const access = await this.ctx.authorizer.authorizeBatch(principal, needs);
     const byOwner = new Map<AspectOwner, OwnedItem[]>();
     for (const r of routed) {
       if (!r.owner || r.item.op === 'deleteEntity') continue;
@@ -245,6 +256,8 @@ export class WritePipeline {
     const batches = new Map<AspectOwner, OwnerBatch>();
     for (const [owner, list] of byOwner) batches.set(owner, await owner.prepare(principal, list, violations, context));
     throwIfViolations(violations, options.message);
+    // ACCESS HOOK: a batch of several units of work is checked whole (a dry run of every chunk) before the first commits.
+    if (access && chunks.length > 1 && options.dryRun !== true) await this.write(actor, items, { ...options, dryRun: true });
 
     const after = new Map<string, StoredEntity | undefined>();
     /** Each entity as read, in the order of `after` (the map of them is made only for a caller that asks). */
@@ -261,7 +274,7 @@ export class WritePipeline {
         urns,
         async (current, now) => {
           read = current;
-          const plan = await this.plan(chunk, current, now, actor, batches, options.message);
+          const plan = await this.plan(chunk, current, now, actor, batches, options.message, access);
           const extra = alongside?.plan(current, now);
           if (extra?.put) plan.entities.push({ urn: alongside!.urn, put: extra.put });
           if (extra?.jobs) plan.jobs.push(...extra.jobs);
@@ -295,6 +308,7 @@ export class WritePipeline {
     actor: Actor,
     batches: ReadonlyMap<AspectOwner, OwnerBatch>,
     message: string,
+    access?: ItemAccess,
   ) {
     const problems: Violation[] = [];
     const conflicts: Violation[] = [];
@@ -322,6 +336,12 @@ export class WritePipeline {
       });
     // Each owner learns what this unit of work read once, before its first item is planned.
     for (const owner of owners) await batches.get(owner)!.begin?.(current);
+    // ACCESS HOOK: what the per-item checks need beyond this read (the datasets of columns), read once.
+    if (access)
+      await access.begin(
+        current,
+        chunk.slots.map((slot) => slot.urn),
+      );
     const who = actorUrn(actor);
     const step = { who, now, problems };
     /** The entities with a draft, in the order their first change came. */
@@ -341,6 +361,7 @@ export class WritePipeline {
       const { item } = r;
       const slot = r.slot!;
       if (item.op === 'deleteEntity') {
+        if (access?.checks(r.privilege)) access.check({ urn: item.urn, entityType: r.entityType, path: item.path }, r.privilege, slot.read);
         const entity = workingEntity(slot, now, who);
         const planned = r.entityOwner?.planDelete?.(item.urn, entity);
         if (planned?.jobs) jobs.push(...planned.jobs);
@@ -356,6 +377,10 @@ export class WritePipeline {
         continue;
       }
       if (item.op === 'patch' && item.onlyIfPresent && !workingEntity(slot, now, who)) continue;
+      // ACCESS HOOK: the structured properties an item sets or removes are those whose values differ before and after it.
+      const checked = access?.checks(r.privilege) ? r.privilege : undefined;
+      const valuesBefore =
+        checked && item.aspect === VALUES_ASPECT ? workingEntity(slot, now, who)?.aspects[VALUES_ASPECT]?.value : undefined;
       let change: OwnedChange | undefined;
       if (r.owner) {
         // An owner that reads only some aspects gets the entity as read while the batch changed none of them (no stand-in).
@@ -374,6 +399,16 @@ export class WritePipeline {
         });
         problems.push(...this.ctx.registry.validateAspect(item.aspect, value, item.valuePath));
         change = { put: { value } };
+      }
+      if (checked) {
+        const properties =
+          item.aspect !== VALUES_ASPECT
+            ? undefined
+            : changedProperties(
+                valuesBefore,
+                change?.delete ? undefined : (change?.put?.value ?? change?.also?.[VALUES_ASPECT]?.value ?? valuesBefore),
+              );
+        access!.check({ urn: item.urn, entityType: r.entityType, path: item.path }, checked, slot.read, properties);
       }
       if (!change) continue;
       if (change.jobs) jobs.push(...change.jobs);
@@ -407,6 +442,8 @@ export class WritePipeline {
         (slot.gone ??= []).push(item.aspect);
       }
     }
+    // ACCESS HOOK: one refused item refuses the batch (403, naming entity, property and privilege).
+    access?.throwIfRefused();
     // What depends on the stored state (immutable values, a definition's breaking changes) was checked under this read.
     throwIfViolations(problems, message);
     const entities: EntityPlan[] = [];

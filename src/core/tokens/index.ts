@@ -30,3 +30,5 @@ export type {
 } from './signing-keys';
 export { TokenService, checkTokenOptions } from './service';
 export { tokenOwners } from './owner';
+export { ServiceAccountService, serviceAccountOwners } from './service-accounts';
+export type { CreateServiceAccountInput, ServiceAccounts } from './service-accounts';
