@@ -2,7 +2,15 @@
 export { Authorizer, requireActor } from './authorization';
 export type { StaticPolicy, StoredPolicy } from './authorization';
 export { PolicyService } from './policies';
-export type { CreatePolicyInput, Policies, PolicyActorsInput, PolicyList, PolicyState, UpdatePolicyInput } from './policies';
+export type {
+  CreatePolicyInput,
+  ListPoliciesInput,
+  Policies,
+  PolicyActorsInput,
+  PolicyList,
+  PolicyState,
+  UpdatePolicyInput,
+} from './policies';
 export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './privileges';
 export type { Privilege } from './privileges';
 export { READ_ONLY, actorUrn, isScopedActor } from './actor';

@@ -65,6 +65,16 @@ export interface UpdatePolicyInput {
   actors?: PolicyActorsInput;
 }
 
+export interface ListPoliciesInput {
+  start?: number | null;
+  count?: number | null;
+  query?: string | null;
+  /** The platform's filter shape: any AND group holds; each condition on `type` or `state`, its values any of. */
+  orFilters?: ReadonlyArray<{
+    and?: ReadonlyArray<{ field: string; value?: string | null; values?: readonly string[] | null; negated?: boolean | null }> | null;
+  }> | null;
+}
+
 export interface PolicyList {
   start: number;
   count: number;
@@ -78,8 +88,8 @@ export interface Policies {
   update(actor: Actor, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy>;
   /** Deletes a policy; `NOT_FOUND` when there is none. */
   remove(actor: Actor, urn: string): Promise<true>;
-  /** By name, then URN. */
-  list(actor: Actor, input?: { start?: number | null; count?: number | null }): Promise<PolicyList>;
+  /** By name, then URN; `query`: a case-insensitive part of the name or description; `orFilters`: on `type` and `state`. */
+  list(actor: Actor, input?: ListPoliciesInput): Promise<PolicyList>;
   get(actor: Actor, urn: string): Promise<StoredPolicy | undefined>;
 }
 
@@ -232,7 +242,7 @@ export class PolicyService implements Policies {
     return true;
   }
 
-  async list(actor: Actor, input: { start?: number | null; count?: number | null } = {}): Promise<PolicyList> {
+  async list(actor: Actor, input: ListPoliciesInput = {}): Promise<PolicyList> {
     await this.authorize(actor);
     const start = input?.start ?? 0;
     const count = input?.count ?? 20;
@@ -240,8 +250,22 @@ export class PolicyService implements Policies {
     if (!Number.isInteger(start) || start < 0) violations.push({ path: '/start', message: 'must be an integer >= 0' });
     if (!Number.isInteger(count) || count < 0 || count > MAX_PAGE)
       violations.push({ path: '/count', message: `must be an integer from 0 to ${MAX_PAGE}` });
+    const query = typeof input?.query === 'string' && input.query.trim() !== '*' ? input.query.trim().toLowerCase() : '';
+    const groups = (input?.orFilters ?? []).map((group, i) =>
+      (group?.and ?? []).map((condition, j) => {
+        const path = `/orFilters/${i}/and/${j}`;
+        if (condition.field !== 'type' && condition.field !== 'state')
+          violations.push({ path: `${path}/field`, message: `policies are filtered on type or state, not "${condition.field}"` });
+        const values = condition.values ?? (condition.value !== undefined && condition.value !== null ? [condition.value] : []);
+        return { field: condition.field as 'type' | 'state', values, negated: condition.negated === true };
+      }),
+    );
     throwIfViolations(violations, 'invalid policy listing');
-    const all = await this.scanAll();
+    const all = (await this.scanAll()).filter(
+      (p) =>
+        (!query || p.name.toLowerCase().includes(query) || (p.description ?? '').toLowerCase().includes(query)) &&
+        (!groups.length || groups.some((and) => and.every((c) => c.values.includes(p[c.field]) !== c.negated))),
+    );
     all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
     const policies = all.slice(start, start + count);
     return { start, count: policies.length, total: all.length, policies };
