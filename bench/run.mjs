@@ -19,6 +19,7 @@ const WORKLOADS = {
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
+  policies: ['policies.ts', 'runPoliciesBench'],
   'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
   'domain-cpu': ['domain-cpu.ts', 'runDomainCpuBench'],
   'http-writes': ['http-writes.ts', 'runHttpWritesBench'],

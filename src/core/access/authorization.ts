@@ -3,7 +3,7 @@ import type { StorageAdapter } from '../../adapter/types';
 import { CatalogError } from '../../errors';
 import { isPrivilege, PRIVILEGE_DESCRIPTIONS, PRIVILEGES, type Privilege } from './privileges';
 import { knownUrnProblem, urnProblem } from '../urn';
-import { AccessState } from './access-state';
+import { AccessState, type ActorGrants } from './access-state';
 import { ItemAccess } from './item-access';
 import type { PolicyResources, PolicyType } from './policy-model';
 
@@ -130,17 +130,18 @@ export class Authorizer {
    */
   async authorizeBatch(actor: Actor, needs: Iterable<Privilege>): Promise<ItemAccess | undefined> {
     const urn = actorUrn(actor);
+    const superUser = this.superUsers.has(urn);
+    let grants: ActorGrants | undefined;
     let scoped: Privilege[] | undefined;
     for (const privilege of needs) {
       if (isScopedActor(actor) && !actor.scopes.includes(privilege)) throw this.refusal(actor, privilege);
-      if (this.superUsers.has(urn)) continue;
-      const grants = (await this.state.current()).grantsOf(urn);
+      if (superUser) continue;
+      grants ??= (await this.state.current()).grantsOf(urn);
       if (grants.everywhere.has(privilege)) continue;
       if (!grants.scoped.some((p) => p.privileges.has(privilege))) throw this.refusal(actor, privilege);
       (scoped ??= []).push(privilege);
     }
-    if (!scoped) return undefined;
-    const grants = (await this.state.current()).grantsOf(urn);
+    if (!scoped || !grants) return undefined;
     return new ItemAccess(this.adapter, urn, grants, scoped);
   }
 }
