@@ -1,8 +1,8 @@
 import { actorUrn, isScopedActor, type Actor } from './actor';
-import type { StorageAdapter } from '../../adapter/types';
+import type { StorageAdapter, StoredEntity } from '../../adapter/types';
 import { CatalogError } from '../../errors';
 import { isPrivilege, PRIVILEGE_DESCRIPTIONS, PRIVILEGES, type Privilege } from './privileges';
-import { knownUrnProblem, urnProblem } from '../urn';
+import { entityTypeOf, knownUrnProblem, urnProblem } from '../urn';
 import { AccessState, type ActorGrants } from './access-state';
 import { ItemAccess } from './item-access';
 import type { PolicyResources, PolicyType } from './policy-model';
@@ -143,6 +143,26 @@ export class Authorizer {
     }
     if (!scoped || !grants) return undefined;
     return new ItemAccess(this.adapter, urn, grants, scoped);
+  }
+
+  /**
+   * For writes outside the write path (timeseries rows appended by `catalog.timeseries`): FORBIDDEN
+   * unless the actor holds the privilege on each entity (read once, only when a criterion reads stored values).
+   */
+  async requireOnEntities(actor: Actor, privilege: Privilege, entities: ReadonlyArray<{ urn: string; path: string }>): Promise<void> {
+    const access = await this.authorizeBatch(actor, [privilege]);
+    if (!access) return;
+    const urns = [...new Set(entities.map((e) => e.urn))];
+    const read = new Map<string, StoredEntity>();
+    if (access.needsStoredValues) for (const e of await this.adapter.readEntities(urns, ['structuredProperties'])) read.set(e.urn, e);
+    await access.begin(read, urns);
+    const checked = new Set<string>();
+    for (const { urn, path } of entities) {
+      if (checked.has(urn)) continue;
+      checked.add(urn);
+      access.check({ urn, entityType: entityTypeOf(urn), path }, privilege, read.get(urn));
+    }
+    access.throwIfRefused();
   }
 }
 

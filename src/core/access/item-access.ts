@@ -64,6 +64,11 @@ export class ItemAccess {
     this.readsValues = grants.scoped.some((p) => p.readsValues);
   }
 
+  /** Whether a criterion of the actor's policies reads stored values (the entities must be read to check). */
+  get needsStoredValues(): boolean {
+    return this.readsValues;
+  }
+
   /** Whether items needing this privilege are checked one by one. */
   checks(privilege: Privilege | undefined): privilege is Privilege {
     return privilege !== undefined && this.scoped.includes(privilege);

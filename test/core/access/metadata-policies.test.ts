@@ -254,6 +254,28 @@ describe.each(Object.keys(adapters))('metadata policies on %s', (kind) => {
     expect(refused.message).toContain(column(MKT, 'clicks'));
   });
 
+  it('timeseries rows appended by catalog.timeseries are checked against EDIT_ENTITY per entity', async () => {
+    const { catalog } = await setUp(adapter());
+    await catalog.policies.create(ADMIN, {
+      name: 'finance operations',
+      type: 'METADATA',
+      privileges: ['EDIT_ENTITY'],
+      actors: { users: [BOB] },
+      resources: { filter: { criteria: [{ field: 'structuredProperties.finance.domain', condition: 'EQUALS', values: ['finance'] }] } },
+    });
+    const row = { timestampMillis: 1_700_000_000_000, rowCount: 3 };
+    await catalog.timeseries.append(BOB, FIN, 'datasetProfile', row);
+    expect((await errorOf(catalog.timeseries.append(BOB, MKT, 'datasetProfile', row))).code).toBe('FORBIDDEN');
+    const many = await errorOf(
+      catalog.timeseries.appendMany(BOB, 'datasetProfile', [
+        { urn: FIN, value: row },
+        { urn: MKT, value: row },
+      ]),
+    );
+    expect(many.code).toBe('FORBIDDEN');
+    expect(many.details).toEqual([{ path: '/1/urn', message: expect.stringContaining(MKT) }]);
+  });
+
   it('explain names the granting policy, or says in words why not; getGrantedPrivileges answers per resource', async () => {
     const { catalog, policyUrn } = await setUp(adapter());
     const yes = await catalog.access.explain(ANA, { privilege: 'EDIT_ENTITY_PROPERTIES', resourceUrn: FIN, propertyUrn: COST });
