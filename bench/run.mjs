@@ -22,6 +22,7 @@ const WORKLOADS = {
   'fresh-catalog': ['fresh-catalog.ts', 'runFreshCatalogBench'],
   durability: ['durability.ts', 'runDurabilityBench'],
   changes: ['changes.ts', 'runChangesBench'],
+  policies: ['policies.ts', 'runPoliciesBench'],
   'memory-bulk': ['memory-bulk.ts', 'runMemoryBulkBench'],
   // Restore, re-ingest and initial load against the plain design (100,000 datasets by default: minutes).
   load: ['load.ts', 'runLoadBench'],

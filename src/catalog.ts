@@ -12,9 +12,9 @@ import type { ReindexOptions, ReindexProgress } from './core/properties';
 import { reindexSearchDocuments, searchModule, type SearchService } from './core/search';
 import { propertiesModule } from './core/properties';
 import { stewardshipModule, type StructuredPropertyService } from './core/stewardship';
-import { accessModule, type Policies } from './core/access';
-import type { AccessTokens, ParsedTokenSigning, TokenOptions, TokenSigningOptions } from './core/tokens';
-import { checkTokenOptions, parseTokenSigning, tokensModule } from './core/tokens';
+import { accessModule, type Access, type Policies } from './core/access';
+import type { AccessTokens, ParsedTokenSigning, ServiceAccounts, TokenOptions, TokenSigningOptions } from './core/tokens';
+import { checkTokenOptions, parseTokenSigning, serviceAccountsModule, tokensModule } from './core/tokens';
 import { timeseriesModule, type TimeseriesService } from './core/timeseries';
 import type { ChangeFeed } from './core/changes/service';
 import { changesModule } from './core/changes/module';
@@ -78,6 +78,10 @@ export interface Catalog {
   readonly tokens: AccessTokens;
   /** Stored policies (MANAGE_POLICIES): create, update, remove, list, get. */
   readonly policies: Policies;
+  /** Why an actor may or may not do something (`explain`), and what it may do on a resource (docs/access.md). */
+  readonly access: Access;
+  /** Service accounts (MANAGE_SERVICE_ACCOUNTS): create, list, get, disable, enable, remove (docs/access.md). */
+  readonly serviceAccounts: ServiceAccounts;
   /** Timeseries aspects: append, query, index sizes, truncation (docs/timeseries.md). */
   readonly timeseries: TimeseriesService;
   /** The change feed: read and follow committed changes (VIEW_CHANGE_FEED; docs/changes.md). */
@@ -208,7 +212,7 @@ export function createCatalogContext(options: CatalogOptions): {
   for (const aspect of options.aspects ?? []) registry.registerAspect(aspect);
   for (const entityType of options.entityTypes ?? []) registry.registerEntityType(entityType);
   const onError = options.onError ?? defaultErrorLog();
-  const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? []);
+  const authorizer = new Authorizer(adapter, options.superUsers ?? [], options.policies ?? [], () => options.changes?.enabled !== false);
   const jobs = new JobRunner(adapter, clock, { ...options.jobs, onError: (error, job) => onError(error, `job ${job.type} ${job.id}`) });
   const recording = { events: options.changes?.enabled !== false, versions: options.history?.enabled !== false };
   const ready = adapter.open();
@@ -383,12 +387,15 @@ export function createCatalog(options: CatalogOptions): Catalog {
     search: searchModule.build(ctx),
     stewardship: stewardshipModule.build(ctx),
     tokens: tokensModule.build(ctx),
+    serviceAccounts: serviceAccountsModule.build(ctx),
     changes: changesModule.build(ctx),
   };
   // The one write path, built once with every domain's owners; every service below writes through it.
   const owners = Object.values(domains).flatMap((d) => ('owners' in d && d.owners ? [d.owners] : []));
   const pipeline = new WritePipeline(ctx, owners, recording);
   const policies = domains.access.createService({ pipeline });
+  const access = domains.access.createAccess();
+  const serviceAccounts = domains.serviceAccounts.createService({ pipeline });
   const timeseriesDomain = domains.timeseries.createService({ pipeline });
   const timeseries = timeseriesDomain.service;
   const ownProperties = domains.properties.createService({ pipeline });
@@ -449,6 +456,8 @@ export function createCatalog(options: CatalogOptions): Catalog {
     search: instrumentService(search, 'search', telemetry),
     tokens: instrumentService(tokens, 'tokens', telemetry),
     policies: instrumentService(policies, 'policies', telemetry),
+    access: instrumentService(access, 'access', telemetry),
+    serviceAccounts: instrumentService(serviceAccounts, 'serviceAccounts', telemetry),
     timeseries: instrumentService(timeseries, 'timeseries', telemetry),
     changes: instrumentService(changes, 'changes', telemetry),
     now: () => ctx.clock(),

@@ -9,18 +9,29 @@ export type { ParsedUrn } from './core/urn';
 // Access: privileges and policies.
 export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, READ_ONLY, isPrivilege } from './core/access';
 export type {
+  Access,
+  AccessExplanation,
   Actor,
   CreatePolicyInput,
+  CriterionCondition,
+  ExplainAccessInput,
+  GrantedPrivilegesInput,
+  ListPoliciesInput,
   Policies,
   PolicyActorsInput,
+  PolicyCriterion,
   PolicyList,
+  PolicyResources,
   PolicyState,
+  PolicyType,
   Privilege,
   ScopedActor,
+  ServiceAccount,
   StaticPolicy,
   StoredPolicy,
   UpdatePolicyInput,
 } from './core/access';
+export type { CreateServiceAccountInput, ServiceAccounts } from './core/tokens';
 
 // Entities and the registry of entity types and aspects.
 export { DEFAULT_SCROLL_COUNT } from './core/entities';

@@ -24,6 +24,7 @@ import type {
   TruncateInput,
 } from '../index';
 import type { ChangeEvent } from '../adapter/types';
+import type { AccessBackend } from './access-backend';
 
 /** One entry of `properties upsert`: what happened to which URN. */
 export interface PropertyUpsertOutcome {
@@ -55,7 +56,7 @@ export interface ValuesPage {
  * SQLite file) and remote (`--server`: the REST family and /api/graphql). Each method is one call of
  * the public library or one request; the rules are the catalog's, in both modes.
  */
-export interface CliBackend {
+export interface CliBackend extends AccessBackend {
   /** For messages: `SQLite file <f>` or `<server url>`. */
   readonly where: string;
   /** The user the commands act as: the `--actor` super user (embedded) or the token's subject (remote). */

@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import type { Catalog } from '../index';
 import type { TokenSigningAlgorithm } from '../core/tokens';
 import type { CliBackend, OpenRequirements, PropertyRecord } from './backend';
+import { embeddedAccess } from './access-backend';
 import { CommandError, type CommandIo } from './io';
 import { algorithmOfKey, loadOrCreateSigningKey, signingKeyFileOf } from './signing-key';
 
@@ -47,6 +48,8 @@ export async function openEmbeddedBackend(
   });
 
   return {
+    // Policies and service accounts (src/cli/access-backend.ts).
+    ...embeddedAccess(catalog, actor),
     where: 'sqlite' in store ? `SQLite file ${label}` : `PostgreSQL database ${label}`,
     actor: async () => actor,
     async upsertProperties(entries) {

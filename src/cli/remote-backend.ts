@@ -13,6 +13,7 @@ import {
   type TimeseriesIndexSizeRecord,
 } from '../index';
 import type { CliBackend, PropertyRecord, PropertyUpsertOutcome } from './backend';
+import { remoteAccess } from './access-backend';
 import { GmsClient } from './http-client';
 import { CommandError } from './io';
 import { remoteValues } from './remote-values';
@@ -71,6 +72,8 @@ export function openRemoteBackend(server: string, token: string): CliBackend {
   const client = new GmsClient(server, token);
   let actor: Promise<string> | undefined;
   return {
+    // Policies and service accounts (src/cli/access-backend.ts).
+    ...remoteAccess(client),
     where: server,
     // Whom the server sees: it says so itself (the token is its business, not ours to decode).
     actor: () =>

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Catalog } from '../catalog';
 import { CatalogError } from '../errors';
+import { accessResolvers } from './access-resolvers';
 import { entityResolvers, type EntityResolverOptions } from './entity-resolvers';
 import { toGraphQLError, type GraphQLErrorHook } from './errors';
 import { LongScalar } from './long-scalar';
@@ -39,6 +40,7 @@ export function createResolvers(catalog: Catalog, options: GraphQLOptions = {}):
   const groups = mergeGroups([
     entityResolvers(catalog, stateOf, options),
     tokenResolvers(catalog, stateOf),
+    accessResolvers(catalog, stateOf),
     propertyResolvers(catalog, stateOf),
     searchResolvers(catalog, stateOf),
   ]);

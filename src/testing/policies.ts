@@ -19,6 +19,8 @@ export function registerPolicyTests(harness: ConformanceHarness): void {
         });
         expect(policy).toEqual({
           urn: policy.urn,
+          // A policy without resources is a platform policy: it grants everywhere.
+          type: 'PLATFORM',
           name: 'token managers',
           description: 'may manage every token',
           state: 'ACTIVE',

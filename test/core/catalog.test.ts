@@ -48,7 +48,7 @@ describe('createCatalog', () => {
         { actors: ['urn:li:corpuser:ana'], privileges: ['EDIT_ENTITY'] },
       ],
     });
-    expect((await catalog.privilegesOf(ADMIN)).length).toBe(11); // the platform's eight, MANAGE_SYSTEM_OPERATIONS, VIEW_CHANGE_FEED and VIEW_TOKEN_REVOCATIONS (docs/tokens-and-policies.md)
+    expect((await catalog.privilegesOf(ADMIN)).length).toBe(12); // the platform's eight, MANAGE_SYSTEM_OPERATIONS, VIEW_CHANGE_FEED, VIEW_TOKEN_REVOCATIONS and MANAGE_SERVICE_ACCOUNTS (docs/tokens-and-policies.md)
     expect(await catalog.privilegesOf(ADMIN)).toEqual([...PRIVILEGES]);
     expect((await catalog.privilegesOf('urn:li:corpuser:ana')).sort()).toEqual(['EDIT_ENTITY', 'GET_TIMESERIES_INDEX_SIZES']);
     await expect(catalog.authorize('urn:li:corpuser:bob', 'GET_TIMESERIES_INDEX_SIZES')).resolves.toBeUndefined();

@@ -11,6 +11,8 @@ import { propertiesCommand } from './properties';
 import { serveCommand } from './serve';
 import { systemUpdateCommand } from './system-update';
 import { tokensCommand } from './tokens';
+import { policiesCommand } from './policies';
+import { serviceAccountsCommand } from './service-accounts';
 import { truncateTimeseriesCommand } from './truncate-timeseries';
 
 /** Every command of the tool, in the order `--help` lists them. */
@@ -24,6 +26,8 @@ export const COMMANDS: readonly Command[] = [
   deleteCommand,
   restoreCommand,
   tokensCommand,
+  policiesCommand,
+  serviceAccountsCommand,
   indexSizesCommand,
   truncateTimeseriesCommand,
   systemUpdateCommand,

@@ -19,7 +19,7 @@ interface PolicyItem {
  * generic reads never see it). Spelled as the entity service's owner contract expects it, without
  * importing it: access sits below entities in the order of the domains.
  */
-export function policyOwners() {
+export function policyOwners(hasEntityType: (entityType: string) => boolean) {
   const refusal = `${POLICY_ASPECT} is written only by catalog.policies`;
   return {
     aspects: [
@@ -30,7 +30,8 @@ export function policyOwners() {
         async prepare(_principal: Actor, items: readonly PolicyItem[], violations: Violation[]) {
           for (const item of items) if (item.op !== 'edit') violations.push({ path: item.path, message: refusal });
           return {
-            plan: (item: PolicyItem, entity: StoredEntity | undefined) => planPolicyEdit(item.urn, item.edit as PolicyEdit, entity),
+            plan: (item: PolicyItem, entity: StoredEntity | undefined) =>
+              planPolicyEdit(item.urn, item.edit as PolicyEdit, entity, hasEntityType),
           };
         },
       },

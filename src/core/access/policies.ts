@@ -9,6 +9,7 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import type { Privilege } from './privileges';
 import { checkNotBlank, createPolicySchema, updatePolicySchema } from '../validation/schemas/access';
 import { checkUrn, entityTypeOf, urnProblem } from '../urn';
+import { checkResources, normalizeResources, type PolicyResources, type PolicyType } from './policy-model';
 
 export type PolicyState = StoredPolicy['state'];
 
@@ -24,6 +25,7 @@ export interface PolicyAdmission {
   readonly principal: Actor;
   readonly who: string;
   readonly granted: ReadonlySet<Privilege>;
+  readonly perResource: ReadonlySet<Privilege>;
 }
 
 /**
@@ -48,21 +50,37 @@ export interface PolicyActorsInput {
 export interface CreatePolicyInput {
   /** Key of `urn:li:policy:<id>`; default a random UUID. */
   id?: string;
+  /** Default PLATFORM (everywhere); METADATA with `resources` grants where they say. */
+  type?: PolicyType | null;
   name: string;
   description?: string | null;
   /** Default ACTIVE. */
   state?: PolicyState;
   privileges: readonly Privilege[];
   actors: PolicyActorsInput;
+  /** Which entities (and, for EDIT_ENTITY_PROPERTIES, which properties) it covers; absent: every resource. */
+  resources?: PolicyResources | null;
 }
 
-/** Fields to change; `actors`, when given, replaces the actors as a whole. */
+/** Fields to change; `actors` and `resources`, when given, replace the old ones as a whole (`resources: null` removes them). */
 export interface UpdatePolicyInput {
+  type?: PolicyType;
+  resources?: PolicyResources | null;
   name?: string;
   description?: string | null;
   state?: PolicyState;
   privileges?: readonly Privilege[];
   actors?: PolicyActorsInput;
+}
+
+export interface ListPoliciesInput {
+  start?: number | null;
+  count?: number | null;
+  query?: string | null;
+  /** The platform's filter shape: any AND group holds; each condition on `type` or `state`, its values any of. */
+  orFilters?: ReadonlyArray<{
+    and?: ReadonlyArray<{ field: string; value?: string | null; values?: readonly string[] | null; negated?: boolean | null }> | null;
+  }> | null;
 }
 
 export interface PolicyList {
@@ -78,8 +96,8 @@ export interface Policies {
   update(actor: Actor, urn: string, input: UpdatePolicyInput): Promise<StoredPolicy>;
   /** Deletes a policy; `NOT_FOUND` when there is none. */
   remove(actor: Actor, urn: string): Promise<true>;
-  /** By name, then URN. */
-  list(actor: Actor, input?: { start?: number | null; count?: number | null }): Promise<PolicyList>;
+  /** By name, then URN; `query`: a case-insensitive part of the name or description; `orFilters`: on `type` and `state`. */
+  list(actor: Actor, input?: ListPoliciesInput): Promise<PolicyList>;
   get(actor: Actor, urn: string): Promise<StoredPolicy | undefined>;
 }
 
@@ -93,22 +111,26 @@ function toPolicy(entity: StoredEntity): StoredPolicy | undefined {
   const actors = (value.actors ?? {}) as JsonObject;
   return {
     urn: entity.urn,
+    type: value.type === 'METADATA' ? 'METADATA' : 'PLATFORM',
     name: String(value.name ?? ''),
     ...(typeof value.description === 'string' ? { description: value.description } : {}),
     state: value.state === 'INACTIVE' ? 'INACTIVE' : 'ACTIVE',
     privileges: (Array.isArray(value.privileges) ? value.privileges : []) as Privilege[],
     actors: { users: (Array.isArray(actors.users) ? actors.users : []) as string[], allUsers: actors.allUsers === true },
+    ...(value.resources && typeof value.resources === 'object' ? { resources: value.resources as unknown as PolicyResources } : {}),
   };
 }
 
 /** The aspect value: the shape the Authorizer reads on every check. */
 function toAspectValue(policy: StoredPolicy): JsonObject {
   return {
+    type: policy.type,
     name: policy.name,
     ...(policy.description !== undefined ? { description: policy.description } : {}),
     state: policy.state,
     privileges: [...policy.privileges],
     actors: { users: [...policy.actors.users], allUsers: policy.actors.allUsers },
+    ...(policy.resources ? { resources: policy.resources as unknown as JsonObject } : {}),
   };
 }
 
@@ -147,11 +169,23 @@ export class PolicyService implements Policies {
     if (typeof input === 'object' && input !== null) checkNotBlank(input.name, '/name', violations);
     const shape = checkCreateShape(input);
     if (shape.length) violations.push(...shape);
-    else checkUsers(input.actors, violations);
+    else {
+      checkUsers(input.actors, violations);
+      checkResources(
+        input.type ?? 'PLATFORM',
+        input.resources ?? undefined,
+        input.privileges,
+        (t) => this.ctx.registry.hasEntityType(t),
+        violations,
+      );
+    }
     throwIfViolations(violations, 'invalid policy');
     const urn = `urn:li:${POLICY_ENTITY}:${input.id ?? randomUUID()}`;
+    const resources = normalizeResources(input.resources);
     const policy: StoredPolicy = {
       urn,
+      type: input.type ?? 'PLATFORM',
+      ...(resources ? { resources } : {}),
       name: input.name,
       ...(typeof input.description === 'string' ? { description: input.description } : {}),
       state: input.state ?? 'ACTIVE',
@@ -181,7 +215,7 @@ export class PolicyService implements Policies {
     return true;
   }
 
-  async list(actor: Actor, input: { start?: number | null; count?: number | null } = {}): Promise<PolicyList> {
+  async list(actor: Actor, input: ListPoliciesInput = {}): Promise<PolicyList> {
     await this.authorize(actor);
     const start = input?.start ?? 0;
     const count = input?.count ?? 20;
@@ -189,8 +223,22 @@ export class PolicyService implements Policies {
     if (!Number.isInteger(start) || start < 0) violations.push({ path: '/start', message: 'must be an integer >= 0' });
     if (!Number.isInteger(count) || count < 0 || count > MAX_PAGE)
       violations.push({ path: '/count', message: `must be an integer from 0 to ${MAX_PAGE}` });
+    const query = typeof input?.query === 'string' && input.query.trim() !== '*' ? input.query.trim().toLowerCase() : '';
+    const groups = (input?.orFilters ?? []).map((group, i) =>
+      (group?.and ?? []).map((condition, j) => {
+        const path = `/orFilters/${i}/and/${j}`;
+        if (condition.field !== 'type' && condition.field !== 'state')
+          violations.push({ path: `${path}/field`, message: `policies are filtered on type or state, not "${condition.field}"` });
+        const values = condition.values ?? (condition.value !== undefined && condition.value !== null ? [condition.value] : []);
+        return { field: condition.field as 'type' | 'state', values, negated: condition.negated === true };
+      }),
+    );
     throwIfViolations(violations, 'invalid policy listing');
-    const all = await this.scanAll();
+    const all = (await this.scanAll()).filter(
+      (p) =>
+        (!query || p.name.toLowerCase().includes(query) || (p.description ?? '').toLowerCase().includes(query)) &&
+        (!groups.length || groups.some((and) => and.every((c) => c.values.includes(p[c.field]) !== c.negated))),
+    );
     all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0));
     const policies = all.slice(start, start + count);
     return { start, count: policies.length, total: all.length, policies };
@@ -226,6 +274,7 @@ export function planPolicyEdit(
   urn: string,
   edit: PolicyEdit,
   stored: StoredEntity | undefined,
+  hasEntityType: (entityType: string) => boolean,
 ): { put?: { value: JsonObject }; delete?: boolean; result?: StoredPolicy } {
   if (edit.kind === 'create') {
     if (stored) throw new CatalogError('CONFLICT', `policy ${urn} exists already`);
@@ -240,13 +289,20 @@ export function planPolicyEdit(
   const { input } = edit;
   const { description: _previous, ...rest } = existing;
   const description = input.description === undefined ? existing.description : (input.description ?? undefined);
+  const { resources: _oldResources, ...kept } = rest;
+  const resources = input.resources === undefined ? existing.resources : normalizeResources(input.resources);
   const updated: StoredPolicy = {
-    ...rest,
+    ...kept,
+    type: input.type ?? existing.type,
+    ...(resources ? { resources } : {}),
     ...(description !== undefined ? { description } : {}),
     name: input.name ?? existing.name,
     state: input.state ?? existing.state,
     privileges: input.privileges ? [...input.privileges] : existing.privileges,
     actors: input.actors ? { users: [...new Set(input.actors.users ?? [])], allUsers: input.actors.allUsers === true } : existing.actors,
   };
+  const violations: Violation[] = [];
+  checkResources(updated.type, updated.resources, updated.privileges, hasEntityType, violations);
+  throwIfViolations(violations, 'invalid policy update');
   return { put: { value: toAspectValue(updated) }, result: updated };
 }

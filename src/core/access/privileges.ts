@@ -11,6 +11,7 @@ export const PRIVILEGES = [
   'MANAGE_SYSTEM_OPERATIONS',
   'VIEW_CHANGE_FEED',
   'VIEW_TOKEN_REVOCATIONS',
+  'MANAGE_SERVICE_ACCOUNTS',
 ] as const;
 
 export type Privilege = (typeof PRIVILEGES)[number];
@@ -28,6 +29,7 @@ export const PRIVILEGE_DESCRIPTIONS: Readonly<Record<Privilege, string>> = {
   VIEW_CHANGE_FEED: 'read and follow the change feed of every entity (docs/changes.md)',
   VIEW_TOKEN_REVOCATIONS:
     'read the ids of revoked access tokens that have not expired (a deny-list for services that verify tokens themselves)',
+  MANAGE_SERVICE_ACCOUNTS: 'create, list, disable, enable and remove service accounts',
 };
 
 export function isPrivilege(value: unknown): value is Privilege {

@@ -65,6 +65,8 @@ export interface AspectMap {
   };
   ServiceAccessTokenInfo: Record<string, unknown>;
   policyInfo: Record<string, unknown>;
+  /** A service account's record, written only by `catalog.serviceAccounts`. */
+  serviceAccountInfo: Record<string, unknown>;
   /** A background task's request and progress, written only by the catalog (`catalog.properties.applyToMatches`). */
   dataHubExecutionRequestInput: Record<string, unknown>;
   dataHubExecutionRequestResult: Record<string, unknown>;

@@ -162,7 +162,8 @@ const BUILT_IN_ENTITY_TYPES: readonly EntityTypeSpec[] = [
   {
     name: 'corpuser',
     graphqlType: 'CORP_USER',
-    aspects: [...COMMON_ASPECTS, 'corpUserInfo'],
+    // serviceAccountInfo: a service account's record (written only by catalog.serviceAccounts).
+    aspects: [...COMMON_ASPECTS, 'corpUserInfo', 'serviceAccountInfo'],
     textAspect: 'corpUserInfo',
     searchFields: [nameField('corpUserInfo')],
   },
@@ -221,6 +222,7 @@ export const BUILT_IN_ASPECTS: readonly AspectSpec[] = [
   { name: 'structuredPropertySettings', schema: schemas.structuredPropertySettingsSchema },
   { name: 'ServiceAccessTokenInfo', schema: schemas.domainValidatedSchema },
   { name: 'policyInfo', schema: schemas.domainValidatedSchema },
+  { name: 'serviceAccountInfo', schema: schemas.domainValidatedSchema },
   { name: 'dataHubExecutionRequestInput', schema: schemas.domainValidatedSchema },
   { name: 'dataHubExecutionRequestResult', schema: schemas.domainValidatedSchema },
   { name: 'datasetProfile', schema: schemas.datasetProfileSchema, timeseries: true },

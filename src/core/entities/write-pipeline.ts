@@ -1,5 +1,6 @@
 import { actorUrn, type Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
+import { changedProperties, type ItemAccess } from '../access/item-access';
 import type { JsonObject, NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef, TimeseriesRow, WriteBatch } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
@@ -29,6 +30,9 @@ import { EntityWriter, type ChangeRecording } from './writer';
  * job's progress, expired tokens removed, stale values cleaned up, a job queued), which no user makes
  * and so nothing authorizes, planned by the same owners as their typed edits.
  */
+
+/** The aspect of structured property values (whose per-property rights the access check reads). */
+const VALUES_ASPECT = 'structuredProperties';
 
 export type WriteItem =
   | {
@@ -104,6 +108,19 @@ export interface Admission {
   readonly principal: Actor;
   readonly who: string;
   readonly granted: ReadonlySet<Privilege>;
+  /**
+   * Those of `granted` the actor holds only through policies with resources (docs/access.md): the
+   * write still checks each item that needs one of them on the entity it changes.
+   */
+  readonly perResource: ReadonlySet<Privilege>;
+}
+
+/** Who writes: a user (authorized here) or the catalog's bookkeeping (`system`). */
+interface Caller {
+  principal: Actor;
+  system: boolean;
+  granted: ReadonlySet<Privilege> | undefined;
+  perResource: ReadonlySet<Privilege> | undefined;
 }
 
 /** The admissions this pipeline made (a caller cannot make one up). */
@@ -138,6 +155,8 @@ interface Routed {
   entityOwner: EntityTypeOwner | undefined;
   /** The item as its owner gets it. */
   owned: OwnedItem | undefined;
+  /** The privilege the item needs (undefined: its owner's service authorized it). */
+  privilege: Privilege | undefined;
   /** The item's entity in its chunk (set when the chunk is cut). */
   slot: Slot | undefined;
 }
@@ -230,9 +249,13 @@ export class WritePipeline {
     // An admission asked for more is checked only for what it does not hold yet.
     const held = isAdmission(actor) ? actor.granted : undefined;
     const principal = isAdmission(actor) ? actor.principal : await this.ctx.principal(actor);
-    for (const privilege of privileges) if (!held?.has(privilege)) await this.ctx.authorizer.require(principal, privilege);
+    const wanted = privileges.filter((privilege) => !held?.has(privilege));
+    // FORBIDDEN when one is held nowhere; those held only per resource are noted for the write's per-item check.
+    const access = wanted.length ? await this.ctx.authorizer.authorizeBatch(principal, wanted) : undefined;
+    const perResource = new Set(isAdmission(actor) ? actor.perResource : []);
+    if (access) for (const privilege of wanted) if (access.checks(privilege)) perResource.add(privilege);
     const granted = new Set([...(held ?? []), ...privileges]);
-    const admission: Admission = Object.freeze({ principal, who: actorUrn(principal), granted });
+    const admission: Admission = Object.freeze({ principal, who: actorUrn(principal), granted, perResource });
     admissions.add(admission);
     return admission;
   }
@@ -244,7 +267,7 @@ export class WritePipeline {
    * queues jobs, alone or with them.
    */
   async bookkeep(stampAs: string, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
-    return this.run({ principal: stampAs, system: true, granted: undefined }, items, options);
+    return this.run({ principal: stampAs, system: true, granted: undefined, perResource: undefined }, items, options);
   }
 
   /** The privilege a write of the aspect needs. */
@@ -258,15 +281,20 @@ export class WritePipeline {
    * is after the write (undefined when deleted).
    */
   async write(actor: Actor | Admission, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
-    if (isAdmission(actor)) return this.run({ principal: actor.principal, system: false, granted: actor.granted }, items, options);
-    return this.run({ principal: await this.ctx.principal(actor), system: false, granted: undefined }, items, options);
+    if (isAdmission(actor))
+      return this.run(
+        { principal: actor.principal, system: false, granted: actor.granted, perResource: actor.perResource },
+        items,
+        options,
+      );
+    return this.run(
+      { principal: await this.ctx.principal(actor), system: false, granted: undefined, perResource: undefined },
+      items,
+      options,
+    );
   }
 
-  private async run(
-    caller: { principal: Actor; system: boolean; granted: ReadonlySet<Privilege> | undefined },
-    items: readonly WriteItem[],
-    options: PipelineOptions,
-  ): Promise<WriteOutcome> {
+  private async run(caller: Caller, items: readonly WriteItem[], options: PipelineOptions): Promise<WriteOutcome> {
     const { principal, system } = caller;
     const actor = principal;
     const violations: Violation[] = options.violations ? [...options.violations] : [];
@@ -284,13 +312,15 @@ export class WritePipeline {
       }
       if (item.op === 'deleteEntity') {
         const entityOwner = this.entityOwners.get(entityType);
-        needs.add(entityOwner?.deletePrivilege ?? 'EDIT_ENTITY');
-        routed[index] = { item, index, entityType, owner: undefined, entityOwner, owned: undefined, slot: undefined };
+        const privilege = entityOwner?.deletePrivilege ?? 'EDIT_ENTITY';
+        needs.add(privilege);
+        routed[index] = { item, index, entityType, owner: undefined, entityOwner, owned: undefined, privilege, slot: undefined };
         continue;
       }
       const owner = this.ownerOf(entityType, item.aspect);
+      let privilege: Privilege | undefined = 'EDIT_ENTITY';
       if (owner) {
-        const privilege = owner.privilege(entityType, item.aspect, item.op);
+        privilege = owner.privilege(entityType, item.aspect, item.op);
         if (privilege) needs.add(privilege);
       } else {
         needs.add('EDIT_ENTITY');
@@ -303,9 +333,12 @@ export class WritePipeline {
         if (this.ctx.registry.aspect(item.aspect).timeseries)
           violations.push({ path: item.path, message: `"${item.aspect}" is a timeseries aspect: its rows cannot be appended here` });
       }
-      routed[index] = { item, index, entityType, owner, entityOwner: undefined, owned: undefined, slot: undefined };
+      routed[index] = { item, index, entityType, owner, entityOwner: undefined, owned: undefined, privilege, slot: undefined };
     }
-    if (!system) await this.authorize(principal, needs, caller.granted);
+    // ACCESS HOOK (metadata policies, docs/access.md): refused when the actor holds a needed privilege
+    // nowhere; when it holds one only through policies with resources, `access` checks each item in the
+    // unit of work (`plan`), on the entity as read there, and refuses the whole batch for one bad item.
+    const access = system ? undefined : await this.authorize(principal, needs, caller);
     const byOwner = new Map<AspectOwner, OwnedItem[]>();
     for (const r of routed) {
       if (!r.owner || r.item.op === 'deleteEntity') continue;
@@ -319,6 +352,8 @@ export class WritePipeline {
     const batches = new Map<AspectOwner, OwnerBatch>();
     for (const [owner, list] of byOwner) batches.set(owner, await owner.prepare(principal, list, violations, context));
     throwIfViolations(violations, options.message);
+    // ACCESS HOOK: a batch of several units of work is checked whole (a dry run of every chunk) before the first commits.
+    if (access && chunks.length > 1 && options.dryRun !== true) await this.run(caller, items, { ...options, dryRun: true });
 
     const after = new Map<string, StoredEntity | undefined>();
     /** Each entity as read, in the order of `after` (the map of them is made only for a caller that asks). */
@@ -338,7 +373,7 @@ export class WritePipeline {
         urns,
         async (current, now) => {
           read = current;
-          const plan = await this.plan(chunk, current, now, caller, batches, options.message, results);
+          const plan = await this.plan(chunk, current, now, caller, batches, options.message, results, access);
           if (jobsAlong.length) plan.jobs.push(...jobsAlong);
           const extra = alongside?.plan(current, now);
           if (extra?.put) plan.entities.push({ urn: alongside!.urn, put: extra.put });
@@ -368,12 +403,17 @@ export class WritePipeline {
   }
 
   /**
-   * The batch's privileges, checked once (those an admission holds are not checked again). A check
-   * that depends on the entity an item changes is the owner's `authorize`, called where each item is
-   * planned.
+   * The batch's privileges, checked once (those an admission holds are not checked again, unless held
+   * only per resource). Returns the per-item check of the privileges held only through policies with
+   * resources (undefined when every one is held everywhere: nothing more to check). A check that depends
+   * on the entity an item changes is the owner's `authorize`, called where each item is planned.
    */
-  private async authorize(principal: Actor, needs: ReadonlySet<Privilege>, granted: ReadonlySet<Privilege> | undefined): Promise<void> {
-    for (const privilege of needs) if (!granted?.has(privilege)) await this.ctx.authorizer.require(principal, privilege);
+  private async authorize(principal: Actor, needs: ReadonlySet<Privilege>, caller: Caller): Promise<ItemAccess | undefined> {
+    const { granted, perResource } = caller;
+    if (!granted) return this.ctx.authorizer.authorizeBatch(principal, needs);
+    let wanted: Privilege[] | undefined;
+    for (const privilege of needs) if (!granted.has(privilege) || perResource?.has(privilege)) (wanted ??= []).push(privilege);
+    return wanted ? this.ctx.authorizer.authorizeBatch(principal, wanted) : undefined;
   }
 
   private async plan(
@@ -384,6 +424,7 @@ export class WritePipeline {
     batches: ReadonlyMap<AspectOwner, OwnerBatch>,
     message: string,
     results: unknown[],
+    access?: ItemAccess,
   ) {
     const actor = caller.principal;
     const problems: Violation[] = [];
@@ -412,6 +453,12 @@ export class WritePipeline {
       });
     // Each owner learns what this unit of work read once, before its first item is planned.
     for (const owner of owners) await batches.get(owner)!.begin?.(current);
+    // ACCESS HOOK: what the per-item checks need beyond this read (the datasets of columns), read once.
+    if (access)
+      await access.begin(
+        current,
+        chunk.slots.map((slot) => slot.urn),
+      );
     const who = actorUrn(actor);
     const step = { who, now, problems };
     /** The entities with a draft, in the order their first change came. */
@@ -431,6 +478,7 @@ export class WritePipeline {
       const { item } = r;
       const slot = r.slot!;
       if (item.op === 'deleteEntity') {
+        if (access?.checks(r.privilege)) access.check({ urn: item.urn, entityType: r.entityType, path: item.path }, r.privilege, slot.read);
         const entity = workingEntity(slot, now, who);
         const planned = r.entityOwner?.planDelete?.(item.urn, entity);
         if (planned?.jobs) jobs.push(...planned.jobs);
@@ -446,8 +494,12 @@ export class WritePipeline {
         continue;
       }
       if (item.op === 'patch' && item.onlyIfPresent && !workingEntity(slot, now, who)) continue;
-      // An upsert of the value stored already (the daily re-ingest): compared, not planned.
+      // An upsert of the value stored already (the daily re-ingest): compared, not planned (it writes nothing, so nothing to authorize).
       if (item.op === 'upsert' && unchangedUpsert(item, r, slot, batches)) continue;
+      // ACCESS HOOK: the structured properties an item sets or removes are those whose values differ before and after it.
+      const checked = access?.checks(r.privilege) ? r.privilege : undefined;
+      const valuesBefore =
+        checked && item.aspect === VALUES_ASPECT ? workingEntity(slot, now, who)?.aspects[VALUES_ASPECT]?.value : undefined;
       let change: OwnedChange | undefined;
       if (r.owner) {
         // An owner that reads only some aspects gets the entity as read while the batch changed none of them (no stand-in).
@@ -469,6 +521,16 @@ export class WritePipeline {
         });
         problems.push(...this.ctx.registry.validateAspect(item.aspect, value, item.valuePath));
         change = { put: { value } };
+      }
+      if (checked) {
+        const properties =
+          item.aspect !== VALUES_ASPECT
+            ? undefined
+            : changedProperties(
+                valuesBefore,
+                change?.delete ? undefined : (change?.put?.value ?? change?.also?.[VALUES_ASPECT]?.value ?? valuesBefore),
+              );
+        access!.check({ urn: item.urn, entityType: r.entityType, path: item.path }, checked, slot.read, properties);
       }
       if (!change) continue;
       if (change.jobs) jobs.push(...change.jobs);
@@ -515,6 +577,8 @@ export class WritePipeline {
         (slot.gone ??= []).push(item.aspect);
       }
     }
+    // ACCESS HOOK: one refused item refuses the batch (403, naming entity, property and privilege).
+    access?.throwIfRefused();
     // What depends on the stored state (immutable values, a definition's breaking changes) was checked under this read.
     throwIfViolations(problems, message);
     const entities: EntityPlan[] = [];

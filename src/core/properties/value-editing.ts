@@ -232,6 +232,11 @@ export function createValueEditing(ctx: CatalogContext, pipeline: Pick<WritePipe
         summary.removed += removed;
         if (set + removed > 0) summary.changed++;
       };
+      // ACCESS HOOK (metadata policies): every chunk's items are checked on this read before the first is written.
+      // (Only an actor holding the privilege just per resource has items to check: the admission says.)
+      const access = admitted.perResource.has('EDIT_ENTITY_PROPERTIES')
+        ? await ctx.authorizer.authorizeBatch(admitted.principal, ['EDIT_ENTITY_PROPERTIES'])
+        : undefined;
       for (const chunk of chunksOf(checked, size)) {
         const stored = await ctx.adapter.readEntities(
           chunk.map((c) => c.urn),
@@ -239,18 +244,29 @@ export function createValueEditing(ctx: CatalogContext, pipeline: Pick<WritePipe
         );
         await ensureDefinitions(definitions, stored);
         const byUrn = new Map(stored.map((e) => [e.urn, e] as const));
+        if (access)
+          await access.begin(
+            byUrn,
+            chunk.map((c) => c.urn),
+            { keepRefusals: true },
+          );
         for (const item of chunk) {
           const entity = byUrn.get(item.urn);
           if (!entity) {
             violations.push({ path: `/${item.index}/urn`, message: `${item.urn} does not exist` });
             continue;
           }
+          access?.check({ urn: item.urn, entityType: entity.entityType, path: `/${item.index}` }, 'EDIT_ENTITY_PROPERTIES', entity, [
+            ...(item.edit.set ?? []).map((s) => s.propertyUrn),
+            ...(item.edit.remove ?? []),
+          ]);
           const { visible } = storedValues(entity, definitions);
           const removalPath = (propertyUrn: string): string => `/${item.index}/remove/${(item.edit.remove ?? []).indexOf(propertyUrn)}`;
           checkImmutables(visible, draftsAfter(visible, item), definitions, removalPath, violations);
           count(visible, item.edit);
         }
       }
+      access?.throwIfRefused();
       violations.sort((a, b) => indexOf(a.path) - indexOf(b.path));
       throwIfViolations(violations, MESSAGE);
       if (summary.dryRun) {

@@ -31,7 +31,12 @@ export interface ApplyDependencies {
  * - entity-level rules (immutable values) are checked on the matches that hold a value of an immutable
  *   property (found by a filter on it), the first `IMMUTABLE_CHECKS` of them one by one, the rest counted.
  */
-export async function previewApply(deps: ApplyDependencies, actor: Actor, checked: CheckedApply): Promise<ApplyPreview> {
+export async function previewApply(
+  deps: ApplyDependencies,
+  actor: Actor,
+  checked: CheckedApply,
+  refusedSome = false,
+): Promise<ApplyPreview> {
   const { search, properties } = deps;
   const { scope, edit } = checked;
   const first = await search.scroll(actor, { ...scope, count: SAMPLE_SIZE });
@@ -63,7 +68,7 @@ export async function previewApply(deps: ApplyDependencies, actor: Actor, checke
       });
   }
   // A problem every sampled entity shows is the definition's (listed once); the others are the entities' own.
-  const sampled = await dryRun(deps, actor, sampleUrns, checked);
+  const sampled = await dryRun(deps, actor, sampleUrns, checked, refusedSome);
   const shared = new Set<string>();
   for (const [key, group] of groupBy(sampled)) {
     if (violations.has(key)) continue;
@@ -74,7 +79,7 @@ export async function previewApply(deps: ApplyDependencies, actor: Actor, checke
   }
   const inSample = new Set(sampleUrns);
   const holders = [...new Set(immutableHolders)].filter((u) => !inSample.has(u));
-  for (const v of await dryRun(deps, actor, holders, checked)) if (!shared.has(keyOf(v))) violations.add(v, true);
+  for (const v of await dryRun(deps, actor, holders, checked, refusedSome)) if (!shared.has(keyOf(v))) violations.add(v, true);
   const sample: ApplySample[] = [];
   for (const urn of sampleUrns) {
     const before = await properties.getValues(actor, urn);
@@ -144,13 +149,21 @@ function propertyOf(path: string): string | undefined {
 }
 
 /** Plans the edit of these entities under a real read and answers what they would refuse. */
-async function dryRun(deps: ApplyDependencies, actor: Actor, urns: readonly string[], checked: CheckedApply): Promise<ApplyViolation[]> {
+async function dryRun(
+  deps: ApplyDependencies,
+  actor: Actor,
+  urns: readonly string[],
+  checked: CheckedApply,
+  /** Some matches are refused to the actor (counted already): their FORBIDDEN is not a problem of the change. */
+  refusedSome = false,
+): Promise<ApplyViolation[]> {
   const found: ApplyViolation[] = [];
   // One entity at a time: a problem thrown while planning one (rather than collected) must not hide the others.
   for (const urn of urns) {
     try {
       await deps.pipeline.write(actor, [applyItem(urn, 0, checked)], { message: 'the change is refused', dryRun: true });
     } catch (error) {
+      if (refusedSome && isCatalogError(error) && error.code === 'FORBIDDEN') continue;
       if (!isCatalogError(error) || error.code !== 'INVALID_INPUT') throw error;
       const details: readonly Violation[] = error.details.length ? error.details : [{ path: '/entities/0', message: error.message }];
       for (const v of details) {

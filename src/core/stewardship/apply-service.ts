@@ -3,6 +3,7 @@ import { CatalogError } from '../../errors';
 import { actorUrn, type Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
 import { previewApply, refusal, type ApplyDependencies } from './apply-check';
+import { accessRefusal, accessViolations } from './apply-access';
 import { checkApplyInput } from './apply-input';
 import { snapshotJob } from './apply-job';
 import type { ApplyEdit, CancelOutcome } from './apply-owner';
@@ -41,8 +42,13 @@ export function createApplyToMatches(ctx: CatalogContext, deps: ApplyDependencie
     const principal = await ctx.principal(actor);
     await ctx.authorizer.require(principal, PRIVILEGE);
     const checked = await checkApplyInput(deps.registry, deps.properties, principal, input, options ?? {});
-    const preview = await previewApply(deps, principal, checked);
+    // ACCESS HOOK: matches the actor may not edit (policies with resources) are counted by the dry run and refuse the run.
+    const denied = await accessViolations(ctx, deps.search, principal, checked);
+    const preview = await previewApply(deps, principal, checked, denied.length > 0);
+    preview.violations.unshift(...denied);
     if (options?.dryRun) return preview;
+    const forbidden = accessRefusal(preview.violations);
+    if (forbidden) throw forbidden;
     if (preview.violations.length) throw refusal(preview.violations, checked);
     const jobId = randomUUID();
     const urn = executionUrn(jobId);

@@ -1,3 +1,4 @@
+import type { Privilege } from '../access/privileges';
 import type { PropertyAssignment, PropertyValue } from '../properties/types';
 import type { FacetFilterInput } from '../search/filters';
 import type { SearchScopeInput } from '../search/input';
@@ -35,6 +36,8 @@ export interface ApplyViolation {
   /** An entity type the property does not allow, with how many matches are of it. */
   entityType?: string;
   count?: number;
+  /** Set when the actor may not make the change there (a policy with resources does not cover it): the privilege it lacks. */
+  privilege?: Privilege;
 }
 
 export interface ApplySample {

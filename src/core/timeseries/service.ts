@@ -159,6 +159,8 @@ export class TimeseriesService {
       rows.forEach((row, i) => violations.push(...rowViolations(this.ctx.registry, index.aspect, row, single ? '' : `/${i}`)));
     }
     throwIfViolations(violations, `invalid timeseries rows for ${String(urn)}`);
+    // ACCESS HOOK (metadata policies): the entity must be one the actor's EDIT_ENTITY covers.
+    await this.ctx.authorizer.requireOnEntities(await this.ctx.principal(actor), 'EDIT_ENTITY', [{ urn, path: '/urn' }]);
     const stored: TimeseriesRow[] = (rows as JsonObject[]).map((value) => ({
       urn,
       timestampMillis: value.timestampMillis as number,
@@ -210,6 +212,12 @@ export class TimeseriesService {
       rows[i] = { urn: urn as string, timestampMillis: entry.value.timestampMillis as number, value: entry.value };
     });
     throwIfViolations(violations, 'invalid timeseries rows');
+    // ACCESS HOOK (metadata policies): every entity must be one the actor's EDIT_ENTITY covers.
+    await this.ctx.authorizer.requireOnEntities(
+      await this.ctx.principal(actor),
+      'EDIT_ENTITY',
+      rows.map((row, i) => ({ urn: row.urn, path: `/${i}/urn` })),
+    );
     await this.ctx.adapter.appendTimeseries(index!, rows);
     return { aspect, indexName: index!.indexName, appended: rows.length };
   }

@@ -32,3 +32,6 @@ export { TokenService, checkTokenOptions } from './service';
 export { tokenOwners } from './owner';
 export { tokensModule } from './module';
 export type { TokensDeps, TokensParts } from './module';
+export { ServiceAccountService, serviceAccountOwners } from './service-accounts';
+export type { CreateServiceAccountInput, ServiceAccounts } from './service-accounts';
+export { serviceAccountsModule } from './service-accounts-module';

@@ -103,6 +103,11 @@ export class TokenService implements AccessTokens {
       await this.ctx.authorizer.require(actor, 'MANAGE_ACCESS_TOKENS', 'create an access token that acts as another actor');
     }
     await this.checkScopes(actor as Actor, input);
+    // A disabled service account gets no new token until it is enabled.
+    if (await this.ctx.authorizer.isDisabled(input.actorUrn))
+      throw new CatalogError('FORBIDDEN', `${input.actorUrn} is a disabled service account: enable it before creating tokens for it`, {
+        reason: 'disabled',
+      });
     return this.issue(admitted, caller, input);
   }
 

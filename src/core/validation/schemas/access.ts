@@ -35,7 +35,44 @@ export const listInputSchema = (maxCount: number): JsonObject => ({
   additionalProperties: false,
 });
 
+const stringList: JsonObject = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 2048 }, maxItems: 1000 };
+
+/** A policy's resources, as the platform's DataHubPolicyInfo spells them, plus `properties`. */
+const policyResources: JsonObject = {
+  type: ['object', 'null'],
+  properties: {
+    type: { type: ['string', 'null'], minLength: 1 },
+    resources: { ...stringList, type: ['array', 'null'] },
+    allResources: { type: ['boolean', 'null'] },
+    filter: {
+      type: ['object', 'null'],
+      properties: {
+        criteria: {
+          type: 'array',
+          maxItems: 64,
+          items: {
+            type: 'object',
+            properties: {
+              field: { type: 'string', minLength: 1, maxLength: 1024 },
+              condition: { enum: ['EQUALS', 'STARTS_WITH', 'NOT_EQUALS', null] },
+              values: { ...stringList, minItems: 1 },
+            },
+            required: ['field', 'values'],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ['criteria'],
+      additionalProperties: false,
+    },
+    properties: { ...stringList, type: ['array', 'null'] },
+  },
+  additionalProperties: false,
+};
+
 const policyFields: Record<string, JsonObject> = {
+  type: { enum: ['PLATFORM', 'METADATA'] },
+  resources: policyResources,
   name,
   description,
   state: { enum: ['ACTIVE', 'INACTIVE'] },
