@@ -473,6 +473,18 @@ export class WritePipeline {
       }
       return d;
     };
+    /** The slot's entity goes as a whole (a deletion, or an owner's edit that removes it); drafted only for one that exists. */
+    const removeEntity = (slot: Slot, exists: boolean): void => {
+      if (exists) {
+        const d = draftOf(slot);
+        d.deleteEntity = true;
+        d.put = {};
+        d.delete?.clear();
+      }
+      slot.base = undefined;
+      slot.dirty = false;
+      slot.gone = undefined;
+    };
     for (let position = 0; position < items.length; position++) {
       const r = items[position]!;
       const { item } = r;
@@ -482,15 +494,7 @@ export class WritePipeline {
         const entity = workingEntity(slot, now, who);
         const planned = r.entityOwner?.planDelete?.(item.urn, entity);
         if (planned?.jobs) jobs.push(...planned.jobs);
-        if (entity) {
-          const d = draftOf(slot);
-          d.deleteEntity = true;
-          d.put = {};
-          d.delete?.clear();
-        }
-        slot.base = undefined;
-        slot.dirty = false;
-        slot.gone = undefined;
+        removeEntity(slot, entity !== undefined);
         continue;
       }
       if (item.op === 'patch' && item.onlyIfPresent && !workingEntity(slot, now, who)) continue;
@@ -536,15 +540,7 @@ export class WritePipeline {
       if (change.jobs) jobs.push(...change.jobs);
       if (change.deleteEntity) {
         // The owner's edit removes the whole entity (a token's expired record, say).
-        if (workingEntity(slot, now, who)) {
-          const d = draftOf(slot);
-          d.deleteEntity = true;
-          d.put = {};
-          d.delete?.clear();
-        }
-        slot.base = undefined;
-        slot.dirty = false;
-        slot.gone = undefined;
+        removeEntity(slot, workingEntity(slot, now, who) !== undefined);
         continue;
       }
       if (change.rows) {
