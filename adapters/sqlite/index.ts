@@ -62,7 +62,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     try {
       return read();
     } catch (error) {
-      if (initialLoad.blocksCommits()) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: reads wait for its end');
+      if (!closed && handle && initialLoad.blocksCommits())
+        throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: reads wait for its end');
       throw error;
     }
   }
