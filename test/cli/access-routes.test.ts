@@ -174,7 +174,7 @@ describe('metadata policies on the command line (remote, as a finance steward)',
     const marketingError = refusalOf(marketing);
     expect(marketingError).toMatchObject({ code: 'FORBIDDEN', exitCode: 1 });
     expect(marketingError.message).toBe(
-      `${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT}: no policy that grants it covers that entity; nothing was written (writing the chunk of lines 1-2; nothing was written before it)`,
+      `${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT} (to set or remove ${COST}): no policy that grants it covers that entity; nothing was written (writing the chunk of lines 1-2; nothing was written before it)`,
     );
     // The refused item is the file's second line; the first (allowed on its own) was not written either.
     expect(marketingError.details).toEqual([{ path: '/proposals/1/aspect/value', message: expect.stringContaining(MKT) as unknown }]);
@@ -215,7 +215,7 @@ describe('metadata policies on the command line (remote, as a finance steward)',
     const marketingError = refusalOf(marketing);
     expect(marketingError).toMatchObject({ code: 'FORBIDDEN', exitCode: 1 });
     expect(marketingError.message).toBe(
-      `${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT}: no policy that grants it covers that entity; nothing was written`,
+      `${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT} (to set or remove ${COST}): no policy that grants it covers that entity; nothing was written`,
     );
     // The refused edit is the file's second row; the first (allowed on its own) was not written either.
     expect(marketingError.details).toEqual([{ path: '/edits/1', message: expect.stringContaining(MKT) as unknown }]);
@@ -237,14 +237,14 @@ describe('metadata policies on the command line (remote, as a finance steward)',
         propertyUrn: COST,
         count: 1,
         privilege: 'EDIT_ENTITY_PROPERTIES',
-        message: `${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT}: no policy that grants it covers that entity`,
+        message: `${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT} (to set or remove ${COST}): no policy that grants it covers that entity`,
       },
     ]);
     const refused = await asSteward(...all);
     expect(refused).toEqual({
       code: 1,
       stdout: '',
-      stderr: `metacatalog properties apply: the change is refused: ${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT}: no policy that grants it covers that entity; nothing was queued\n`,
+      stderr: `metacatalog properties apply: the change is refused: ${ANA} lacks the EDIT_ENTITY_PROPERTIES privilege on ${MKT} (to set or remove ${COST}): no policy that grants it covers that entity; nothing was queued\n`,
     });
     const refusedJson = refusalOf(await asSteward(...all, '--json'));
     expect(refusedJson.code).toBe('FORBIDDEN');

@@ -11,6 +11,8 @@ export interface AccessRefusal {
   privilege: Privilege;
   /** The structured property the item sets or removes, when that is what no policy covers. */
   propertyUrn?: string;
+  /** The structured properties the item sets or removes, when its entity is what no policy covers. */
+  properties?: readonly string[];
   path: string;
 }
 
@@ -112,7 +114,7 @@ export class ItemAccess {
       if (policy.privileges.has(privilege) && policyCovers(policy, resource, parent)) covering.push(policy);
     }
     if (!covering.length) {
-      this.refusals.push({ urn: item.urn, privilege, path: item.path });
+      this.refusals.push({ urn: item.urn, privilege, path: item.path, ...(properties?.length ? { properties } : {}) });
       return;
     }
     if (privilege !== 'EDIT_ENTITY_PROPERTIES' || !properties) return;
@@ -137,7 +139,14 @@ export class ItemAccess {
 export function describeRefusal(actor: string, r: AccessRefusal): string {
   return r.propertyUrn
     ? `${actor} may not set or remove ${r.propertyUrn} on ${r.urn}: no policy grants ${r.privilege} for that property there`
-    : `${actor} lacks the ${r.privilege} privilege on ${r.urn}: no policy that grants it covers that entity`;
+    : `${actor} lacks the ${r.privilege} privilege on ${r.urn}${settingOf(r.properties)}: no policy that grants it covers that entity`;
+}
+
+/** " (to set or remove a, b and 2 more)": the properties an item refused for its entity would have changed. */
+function settingOf(properties: readonly string[] | undefined): string {
+  if (!properties?.length) return '';
+  const named = properties.slice(0, 3).join(', ');
+  return ` (to set or remove ${named}${properties.length > 3 ? ` and ${properties.length - 3} more` : ''})`;
 }
 
 export function refusedItems(actor: string, refusals: readonly AccessRefusal[]): CatalogError {
