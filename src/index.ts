@@ -73,7 +73,6 @@ export type {
   AllowedValue,
   CreateStructuredPropertyInput,
   DefinitionChangePreview,
-  DefinitionInputShape,
   DefinitionUpsertResult,
   EditValuesOptions,
   EditValuesSummary,
@@ -102,7 +101,8 @@ export type {
   UpdateStructuredPropertyInput,
   ValueTypeInput,
   ValueTypeName,
-  ValuesInputShape,
+  CreatePropertyDefinitionInput,
+  PropertyDefinitionInput,
   YamlPropertyEntry,
 } from './core/properties';
 

@@ -22,6 +22,12 @@ import {
   type PropertyEntry,
   type PropertyRef,
 } from './property-shapes';
+import {
+  createStructuredPropertyFromGraphql,
+  decodeGraphqlAssignments,
+  updateStructuredPropertyFromGraphql,
+  upsertStructuredPropertiesFromGraphql,
+} from './property-input';
 import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';
 
@@ -97,20 +103,6 @@ type BatchApplyInput = Omit<ApplyToMatchesInput, 'set'> & {
   chunkSize?: number | null;
 };
 
-/** A GraphQL assignment (`stringValue` / `numberValue`) in the REST shape the domain takes. */
-function decodeAssignment(input: GraphqlPropertyAssignmentInput): { propertyUrn: string; values: PropertyValue[] } {
-  return {
-    propertyUrn: input.structuredPropertyUrn,
-    values: input.values.map((v) =>
-      typeof v.numberValue === 'number'
-        ? { double: v.numberValue }
-        : typeof v.stringValue === 'string'
-          ? { string: v.stringValue }
-          : ({} as PropertyValue),
-    ),
-  };
-}
-
 /** Structured property definitions and values: each operation is one call of `catalog.properties`. */
 export function propertyResolvers(
   catalog: Catalog,
@@ -132,9 +124,9 @@ export function propertyResolvers(
     },
     Mutation: {
       createStructuredProperty: async (_parent: unknown, args: { input: CreateStructuredPropertyInput }, context: unknown) =>
-        propertyRefOf(await catalog.properties.create(stateOf(context).actor, args.input)),
+        propertyRefOf(await createStructuredPropertyFromGraphql(catalog, stateOf(context).actor, args.input)),
       updateStructuredProperty: async (_parent: unknown, args: { input: UpdateStructuredPropertyInput }, context: unknown) =>
-        propertyRefOf(await catalog.properties.update(stateOf(context).actor, args.input)),
+        propertyRefOf(await updateStructuredPropertyFromGraphql(catalog, stateOf(context).actor, args.input)),
       deleteStructuredProperty: async (_parent: unknown, args: { input: { urn: string; hard?: boolean | null } }, context: unknown) => {
         // Hard unless `hard: false`, as the platform's web app means it (it sends only `{ urn }`).
         await catalog.properties.delete(stateOf(context).actor, args.input.urn, { hard: args.input.hard !== false });
@@ -146,14 +138,18 @@ export function propertyResolvers(
         context: unknown,
       ) => {
         const { assetUrn, structuredPropertyInputParams } = args.input;
-        const assignments = await catalog.properties.upsertValues(stateOf(context).actor, assetUrn, structuredPropertyInputParams, {
-          shape: 'graphql',
-        });
+        const assignments = await upsertStructuredPropertiesFromGraphql(
+          catalog,
+          stateOf(context).actor,
+          assetUrn,
+          structuredPropertyInputParams,
+        );
         return toStructuredProperties(assetUrn, assignments);
       },
       batchApplyStructuredProperties: async (_parent: unknown, args: { input: BatchApplyInput }, context: unknown) => {
         const { dryRun, chunkSize, set, ...scope } = args.input;
-        const input = { ...scope, ...(set ? { set: set.map(decodeAssignment) } : {}) };
+        // The same decoder as upsertStructuredProperties; what it could not decode is left for the rules to refuse.
+        const input = { ...scope, ...(set ? { set: decodeGraphqlAssignments(set).input.properties } : {}) };
         const answer = await catalog.properties.applyToMatches(stateOf(context).actor, input, {
           dryRun: dryRun === true,
           ...(typeof chunkSize === 'number' ? { chunkSize } : {}),

@@ -1,35 +1,66 @@
-import type { Violation } from '../../errors';
-import { checkSchema } from '../validation';
+import type { Catalog } from '../catalog';
+import { isCatalogError, withPaths, type Violation } from '../errors';
+import type { Actor } from '../core/access';
+import { checkSchema } from '../core/validation';
 import {
+  checkName,
   graphqlAssignmentSchema,
   graphqlCreateDefinitionSchema,
   graphqlUpdateDefinitionSchema,
-} from '../validation/schemas/structured-properties';
-import { checkName } from './definition-rules';
-import { dropNulls, graphqlScalars } from './definition-shapes';
-import type { StructuredPropertySettingsInput } from './settings';
-import type {
-  AllowedValue,
-  CreateStructuredPropertyInput,
-  DefinitionUpdate,
-  GraphqlPropertyAssignmentInput,
-  PropertyAssignment,
-  PropertyValue,
-  RestPropertyDefinitionInput,
-  UpdateStructuredPropertyInput,
-} from './types';
+  type AllowedValue,
+  type CreatePropertyDefinitionInput,
+  type CreateStructuredPropertyInput,
+  type DecoderReport,
+  type DefinitionUpdate,
+  type GraphqlAllowedValueInput,
+  type GraphqlPropertyAssignmentInput,
+  type PropertyAssignment,
+  type PropertyDefinitionInput,
+  type PropertyValue,
+  type RestPropertyDefinitionInput,
+  type StructuredPropertySettingsInput,
+  type StructuredPropertyView,
+  type UpdateStructuredPropertyInput,
+} from '../core/properties';
 
 /**
- * The GraphQL spelling of structured property values, decoded into the one canonical input (the
- * `structuredProperties` aspect: `{ properties: [{ propertyUrn, values: [{ string } | { double }] }] }`)
- * before the rules see it, and the way back from a canonical violation path to the GraphQL input's.
- * Nothing here decides what a value means: it only translates.
+ * The GraphQL spellings of structured property inputs (`CreateStructuredPropertyInput`,
+ * `UpdateStructuredPropertyInput`, `StructuredPropertyInputParams`), decoded into the canonical input
+ * `catalog.properties` takes, and the way back from a canonical violation path to the GraphQL input's.
+ * Nothing here decides what a definition or a value means: it only translates. The resolvers use these
+ * and nothing else; `metacatalog/graphql` exports them for hosts that take the GraphQL spelling on
+ * another road (a message queue, a script).
  */
 
-/** What the decoder already reported, under canonical paths: the rules check only the property of a `malformed` element. */
-export interface DecoderReport {
-  violations: Violation[];
-  malformed: ReadonlySet<number>;
+/** GraphQL passes `null` for fields set to null; they mean "not given". */
+function dropNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropNulls);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = dropNulls(v);
+    return out;
+  }
+  return value;
+}
+
+/** `{ stringValue | numberValue }` entries: exactly one of the two. */
+function graphqlScalars(
+  entries: readonly GraphqlAllowedValueInput[],
+  pathOf: (index: number) => string,
+  violations: Violation[],
+): Array<{ value: string | number; description?: string }> {
+  const out: Array<{ value: string | number; description?: string }> = [];
+  entries.forEach((entry, i) => {
+    const hasString = typeof entry.stringValue === 'string';
+    const hasNumber = typeof entry.numberValue === 'number';
+    if (hasString === hasNumber) {
+      violations.push({ path: pathOf(i), message: 'needs exactly one of stringValue or numberValue' });
+      return;
+    }
+    const value = hasString ? (entry.stringValue as string) : (entry.numberValue as number);
+    out.push({ value, ...(typeof entry.description === 'string' ? { description: entry.description } : {}) });
+  });
+  return out;
 }
 
 const ARRAY_SCHEMA = { type: 'array' } as const;
@@ -71,19 +102,13 @@ export function graphqlValuesPath(path: string): string {
   return `/structuredPropertyInputParams${m[1] ?? ''}${m[2] ? '/structuredPropertyUrn' : ''}${m[3]}`;
 }
 
-/** A definition as the rules take it: the `propertyDefinition` aspect as stored (REST spelling), and the URN it is written to when the input names one. */
-export interface CanonicalDefinition {
-  urn?: string;
-  value: RestPropertyDefinitionInput;
-}
-
 /**
  * GraphQL `CreateStructuredPropertyInput` → the canonical definition (and its settings input, read by
  * the settings rules). Shape violations are in the GraphQL spelling; `idOnly` tells the path map that
  * the qualified name came from `id`. Undefined input when the shape is wrong.
  */
 export function decodeGraphqlDefinition(input: unknown): {
-  input?: CanonicalDefinition;
+  input?: PropertyDefinitionInput;
   settings?: StructuredPropertySettingsInput;
   violations: Violation[];
   idOnly: boolean;
@@ -122,7 +147,7 @@ export function decodeGraphqlDefinition(input: unknown): {
     ...(g.version != null ? { version: g.version } : {}),
   };
   return {
-    input: { value: canonical },
+    input: canonical,
     ...(g.settings ? { settings: g.settings } : {}),
     violations,
     idOnly: g.qualifiedName == null && g.id != null,
@@ -176,4 +201,65 @@ export function graphqlUpdatePath(path: string): string {
     multiple: '/setCardinalityAsMultiple',
   };
   return `${spelled[m[1]!]}${m[2]}`;
+}
+
+/**
+ * GraphQL `createStructuredProperty` through the canonical `catalog.properties.create`: decoded, the
+ * decoder's violations handed over as `prior` (one answer, after the actor is admitted), every
+ * violation path in the GraphQL input's spelling.
+ */
+export async function createStructuredPropertyFromGraphql(
+  catalog: Catalog,
+  actor: Actor,
+  input: CreateStructuredPropertyInput,
+): Promise<StructuredPropertyView> {
+  const decoded = decodeGraphqlDefinition(input);
+  const pathOf = graphqlDefinitionPath(decoded.idOnly, decoded.violations);
+  return (
+    catalog.properties
+      // The decoder checked the input's schema; the rules check the names (the compiler's types are for library callers).
+      .create(actor, decoded.input as CreatePropertyDefinitionInput | undefined, {
+        prior: decoded.violations,
+        ...(decoded.settings ? { settings: decoded.settings } : {}),
+      })
+      .catch((error: unknown) => {
+        throw withPaths(error, pathOf);
+      })
+  );
+}
+
+/** GraphQL `updateStructuredProperty` through the canonical `catalog.properties.update`, violations in the GraphQL spelling. */
+export async function updateStructuredPropertyFromGraphql(
+  catalog: Catalog,
+  actor: Actor,
+  input: UpdateStructuredPropertyInput,
+): Promise<StructuredPropertyView> {
+  const { update, violations } = decodeGraphqlUpdate(input);
+  const urn = (input as { urn?: unknown } | null)?.urn;
+  return catalog.properties
+    .update(actor, update ?? { urn: typeof urn === 'string' ? urn : '' }, { prior: violations })
+    .catch((error: unknown) => {
+      throw graphqlUpdateError(error);
+    });
+}
+
+/** GraphQL `upsertStructuredProperties` through the canonical `catalog.properties.upsertValues`, violations in the GraphQL spelling. */
+export async function upsertStructuredPropertiesFromGraphql(
+  catalog: Catalog,
+  actor: Actor,
+  assetUrn: string,
+  params: readonly GraphqlPropertyAssignmentInput[],
+): Promise<PropertyAssignment[]> {
+  const { input, report } = decodeGraphqlAssignments(params);
+  return catalog.properties
+    .upsertValues(actor, assetUrn, input, { prior: report.violations, malformed: report.malformed })
+    .catch((error: unknown) => {
+      throw withPaths(error, graphqlValuesPath);
+    });
+}
+
+/** An error of the canonical update said in the GraphQL input's spelling (unchanged when no path is spelled otherwise). */
+function graphqlUpdateError(error: unknown): unknown {
+  if (!isCatalogError(error) || error.details.every((d) => graphqlUpdatePath(d.path) === d.path)) return error;
+  return withPaths(error, graphqlUpdatePath);
 }
