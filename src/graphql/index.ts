@@ -17,6 +17,7 @@ export {
   createStructuredPropertyFromGraphql,
   decodeGraphqlAssignments,
   decodeGraphqlDefinition,
+  decodeGraphqlPreview,
   decodeGraphqlUpdate,
   graphqlDefinitionPath,
   graphqlUpdatePath,
@@ -24,6 +25,7 @@ export {
   updateStructuredPropertyFromGraphql,
   upsertStructuredPropertiesFromGraphql,
 } from './property-input';
+export type { GraphqlPreviewInput } from './property-input';
 /**
  * graphql-js's own `graphql()` and `execute()`, from the copy of graphql this schema was built with: under
  * a test runner that loads graphql twice (vitest without the alias), running the schema with these works.

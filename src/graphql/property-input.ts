@@ -16,6 +16,7 @@ import {
   type GraphqlPropertyAssignmentInput,
   type PropertyAssignment,
   type PropertyDefinitionInput,
+  type PreviewChangeInput,
   type PropertyValue,
   type RestPropertyDefinitionInput,
   type StructuredPropertySettingsInput,
@@ -201,6 +202,50 @@ export function graphqlUpdatePath(path: string): string {
     multiple: '/setCardinalityAsMultiple',
   };
   return `${spelled[m[1]!]}${m[2]}`;
+}
+
+/** `PreviewStructuredPropertyChangeInput` as GraphQL hands it over (absent fields may be null). */
+export interface GraphqlPreviewInput {
+  urn?: string | null;
+  qualifiedName?: string | null;
+  displayName?: string | null;
+  description?: string | null;
+  immutable?: boolean | null;
+  valueType: string;
+  typeQualifier?: { allowedTypes?: string[] | null } | null;
+  allowedValues?: Array<{ stringValue?: string | null; numberValue?: number | null; description?: string | null }> | null;
+  cardinality?: 'SINGLE' | 'MULTIPLE' | null;
+  entityTypes: string[];
+  version?: string | null;
+}
+
+/** `previewStructuredPropertyChange`'s input spelled as the aspect holds a definition (the canonical input of `catalog.properties.previewChange`). */
+export function decodeGraphqlPreview(input: GraphqlPreviewInput): PreviewChangeInput {
+  const given = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
+  return {
+    ...(given(input.urn) ? { urn: input.urn } : {}),
+    ...(given(input.qualifiedName) ? { qualifiedName: input.qualifiedName } : {}),
+    ...(given(input.displayName) ? { displayName: input.displayName } : {}),
+    ...(given(input.description) ? { description: input.description } : {}),
+    ...(given(input.immutable) ? { immutable: input.immutable } : {}),
+    valueType: input.valueType,
+    ...(given(input.typeQualifier) ? { typeQualifier: { allowedTypes: input.typeQualifier.allowedTypes ?? [] } } : {}),
+    ...(given(input.allowedValues)
+      ? {
+          allowedValues: input.allowedValues.map((a) => ({
+            // Neither or both of the two: left for the definition's schema to refuse, with the entry's path.
+            value: {
+              ...(given(a.stringValue) ? { string: a.stringValue } : {}),
+              ...(given(a.numberValue) ? { double: a.numberValue } : {}),
+            } as PropertyValue,
+            ...(given(a.description) ? { description: a.description } : {}),
+          })),
+        }
+      : {}),
+    ...(given(input.cardinality) ? { cardinality: input.cardinality } : {}),
+    entityTypes: input.entityTypes,
+    ...(given(input.version) ? { version: input.version } : {}),
+  };
 }
 
 /**

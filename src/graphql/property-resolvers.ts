@@ -5,8 +5,6 @@ import {
   ENTITY_TYPE_URN_PREFIX,
   type CreateStructuredPropertyInput,
   type GraphqlPropertyAssignmentInput,
-  type PreviewChangeInput,
-  type PropertyValue,
   type StructuredPropertyDefinition,
   type UpdateStructuredPropertyInput,
 } from '../core/properties';
@@ -25,6 +23,8 @@ import {
 import {
   createStructuredPropertyFromGraphql,
   decodeGraphqlAssignments,
+  decodeGraphqlPreview,
+  type GraphqlPreviewInput,
   updateStructuredPropertyFromGraphql,
   upsertStructuredPropertiesFromGraphql,
 } from './property-input';
@@ -52,50 +52,6 @@ async function definitionOf(catalog: Catalog, ref: PropertyRef, state: RequestSt
   return definition;
 }
 
-/** `PreviewStructuredPropertyChangeInput` as GraphQL hands it over (absent fields may be null). */
-interface GraphqlPreviewInput {
-  urn?: string | null;
-  qualifiedName?: string | null;
-  displayName?: string | null;
-  description?: string | null;
-  immutable?: boolean | null;
-  valueType: string;
-  typeQualifier?: { allowedTypes?: string[] | null } | null;
-  allowedValues?: Array<{ stringValue?: string | null; numberValue?: number | null; description?: string | null }> | null;
-  cardinality?: 'SINGLE' | 'MULTIPLE' | null;
-  entityTypes: string[];
-  version?: string | null;
-}
-
-/** The GraphQL input spelled as the aspect holds a definition (the domain's one input for a preview). */
-function previewInputOf(input: GraphqlPreviewInput): PreviewChangeInput {
-  const given = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
-  return {
-    ...(given(input.urn) ? { urn: input.urn } : {}),
-    ...(given(input.qualifiedName) ? { qualifiedName: input.qualifiedName } : {}),
-    ...(given(input.displayName) ? { displayName: input.displayName } : {}),
-    ...(given(input.description) ? { description: input.description } : {}),
-    ...(given(input.immutable) ? { immutable: input.immutable } : {}),
-    valueType: input.valueType,
-    ...(given(input.typeQualifier) ? { typeQualifier: { allowedTypes: input.typeQualifier.allowedTypes ?? [] } } : {}),
-    ...(given(input.allowedValues)
-      ? {
-          allowedValues: input.allowedValues.map((a) => ({
-            // Neither or both of the two: left for the definition's schema to refuse, with the entry's path.
-            value: {
-              ...(given(a.stringValue) ? { string: a.stringValue } : {}),
-              ...(given(a.numberValue) ? { double: a.numberValue } : {}),
-            } as PropertyValue,
-            ...(given(a.description) ? { description: a.description } : {}),
-          })),
-        }
-      : {}),
-    ...(given(input.cardinality) ? { cardinality: input.cardinality } : {}),
-    entityTypes: input.entityTypes,
-    ...(given(input.version) ? { version: input.version } : {}),
-  };
-}
-
 /** `BatchApplyStructuredPropertiesInput` as GraphQL hands it over. */
 type BatchApplyInput = Omit<ApplyToMatchesInput, 'set'> & {
   set?: GraphqlPropertyAssignmentInput[] | null;
@@ -116,7 +72,7 @@ export function propertyResolvers(
         return property ? propertyRefOf(property) : null;
       },
       previewStructuredPropertyChange: async (_parent: unknown, args: { input: GraphqlPreviewInput }, context: unknown) => {
-        const preview = await catalog.properties.previewChange(stateOf(context).actor, previewInputOf(args.input));
+        const preview = await catalog.properties.previewChange(stateOf(context).actor, decodeGraphqlPreview(args.input));
         return { ...preview, sample: preview.sample.map((s) => ({ urn: s.urn, values: s.values.map(toGraphQLValue) })) };
       },
       structuredPropertyApplyStatus: async (_parent: unknown, args: { jobId: string }, context: unknown) =>
