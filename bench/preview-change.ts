@@ -68,8 +68,7 @@ export async function runPreviewChangeBench(options: { entities?: number } = {})
   const catalog = createCatalog({ adapter, superUsers: [ADMIN], jobs: { background: false } });
   try {
     await catalog.ready();
-    const { urn, ...definition } = stored;
-    await catalog.properties.upsert(ADMIN, definition, { shape: 'rest', urn: urn! });
+    await catalog.properties.upsert(ADMIN, stored);
     const load = await time(async () => {
       for (const batch of batches(count)) await catalog.entities.upsertMany(ADMIN, batch);
       await adapter.flushSearchIndex?.();

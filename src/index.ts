@@ -84,7 +84,6 @@ export type {
   AllowedValue,
   CreateStructuredPropertyInput,
   DefinitionChangePreview,
-  DefinitionInputShape,
   DefinitionUpsertResult,
   EditValuesOptions,
   EditValuesSummary,
@@ -113,7 +112,8 @@ export type {
   UpdateStructuredPropertyInput,
   ValueTypeInput,
   ValueTypeName,
-  ValuesInputShape,
+  CreatePropertyDefinitionInput,
+  PropertyDefinitionInput,
   YamlPropertyEntry,
 } from './core/properties';
 

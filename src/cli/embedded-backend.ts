@@ -1,8 +1,8 @@
 import { openCatalog, redactedUrl } from './open-catalog';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Catalog } from '../index';
 import type { TokenSigningAlgorithm } from '../core/tokens';
+import { previewYamlDefinitions, upsertYamlDefinitions } from '../http/property-yaml';
 import type { CliBackend, OpenRequirements, PropertyRecord } from './backend';
 import { embeddedAccess } from './access-backend';
 import { CommandError, type CommandIo } from './io';
@@ -53,14 +53,10 @@ export async function openEmbeddedBackend(
     where: 'sqlite' in store ? `SQLite file ${label}` : `PostgreSQL database ${label}`,
     actor: async () => actor,
     async upsertProperties(entries) {
-      const results = await catalog.properties.upsertYamlEntries(
-        actor,
-        entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1],
-      );
+      const results = await upsertYamlDefinitions(catalog, actor, entries);
       return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
     },
-    previewProperties: (entries) =>
-      catalog.properties.previewYamlEntries(actor, entries as Parameters<Catalog['properties']['previewYamlEntries']>[1]),
+    previewProperties: (entries) => previewYamlDefinitions(catalog, actor, entries),
     async getProperty(urn) {
       const view = await catalog.properties.get(actor, urn);
       return view && toRecord(view);

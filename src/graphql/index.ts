@@ -13,6 +13,19 @@ export type { GraphQLErrorHook, GraphQLErrorReport } from './errors';
 export { checkQueryLimits, createQueryLimitRules, DEFAULT_QUERY_LIMITS } from './limits';
 export { coerceStringVariables } from './variable-coercion';
 export type { QueryLimits } from './limits';
+export {
+  createStructuredPropertyFromGraphql,
+  decodeGraphqlAssignments,
+  decodeGraphqlDefinition,
+  decodeGraphqlPreview,
+  decodeGraphqlUpdate,
+  graphqlDefinitionPath,
+  graphqlUpdatePath,
+  graphqlValuesPath,
+  updateStructuredPropertyFromGraphql,
+  upsertStructuredPropertiesFromGraphql,
+} from './property-input';
+export type { GraphqlPreviewInput } from './property-input';
 /**
  * graphql-js's own `graphql()` and `execute()`, from the copy of graphql this schema was built with: under
  * a test runner that loads graphql twice (vitest without the alias), running the schema with these works.

@@ -5,8 +5,6 @@ import {
   ENTITY_TYPE_URN_PREFIX,
   type CreateStructuredPropertyInput,
   type GraphqlPropertyAssignmentInput,
-  type PreviewChangeInput,
-  type PropertyValue,
   type StructuredPropertyDefinition,
   type UpdateStructuredPropertyInput,
 } from '../core/properties';
@@ -22,6 +20,14 @@ import {
   type PropertyEntry,
   type PropertyRef,
 } from './property-shapes';
+import {
+  createStructuredPropertyFromGraphql,
+  decodeGraphqlAssignments,
+  decodeGraphqlPreview,
+  type GraphqlPreviewInput,
+  updateStructuredPropertyFromGraphql,
+  upsertStructuredPropertiesFromGraphql,
+} from './property-input';
 import type { RequestState } from './request-state';
 import type { ResolverFunction } from './resolver-types';
 
@@ -46,70 +52,12 @@ async function definitionOf(catalog: Catalog, ref: PropertyRef, state: RequestSt
   return definition;
 }
 
-/** `PreviewStructuredPropertyChangeInput` as GraphQL hands it over (absent fields may be null). */
-interface GraphqlPreviewInput {
-  urn?: string | null;
-  qualifiedName?: string | null;
-  displayName?: string | null;
-  description?: string | null;
-  immutable?: boolean | null;
-  valueType: string;
-  typeQualifier?: { allowedTypes?: string[] | null } | null;
-  allowedValues?: Array<{ stringValue?: string | null; numberValue?: number | null; description?: string | null }> | null;
-  cardinality?: 'SINGLE' | 'MULTIPLE' | null;
-  entityTypes: string[];
-  version?: string | null;
-}
-
-/** The GraphQL input spelled as the aspect holds a definition (the domain's one input for a preview). */
-function previewInputOf(input: GraphqlPreviewInput): PreviewChangeInput {
-  const given = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
-  return {
-    ...(given(input.urn) ? { urn: input.urn } : {}),
-    ...(given(input.qualifiedName) ? { qualifiedName: input.qualifiedName } : {}),
-    ...(given(input.displayName) ? { displayName: input.displayName } : {}),
-    ...(given(input.description) ? { description: input.description } : {}),
-    ...(given(input.immutable) ? { immutable: input.immutable } : {}),
-    valueType: input.valueType,
-    ...(given(input.typeQualifier) ? { typeQualifier: { allowedTypes: input.typeQualifier.allowedTypes ?? [] } } : {}),
-    ...(given(input.allowedValues)
-      ? {
-          allowedValues: input.allowedValues.map((a) => ({
-            // Neither or both of the two: left for the definition's schema to refuse, with the entry's path.
-            value: {
-              ...(given(a.stringValue) ? { string: a.stringValue } : {}),
-              ...(given(a.numberValue) ? { double: a.numberValue } : {}),
-            } as PropertyValue,
-            ...(given(a.description) ? { description: a.description } : {}),
-          })),
-        }
-      : {}),
-    ...(given(input.cardinality) ? { cardinality: input.cardinality } : {}),
-    entityTypes: input.entityTypes,
-    ...(given(input.version) ? { version: input.version } : {}),
-  };
-}
-
 /** `BatchApplyStructuredPropertiesInput` as GraphQL hands it over. */
 type BatchApplyInput = Omit<ApplyToMatchesInput, 'set'> & {
   set?: GraphqlPropertyAssignmentInput[] | null;
   dryRun?: boolean | null;
   chunkSize?: number | null;
 };
-
-/** A GraphQL assignment (`stringValue` / `numberValue`) in the REST shape the domain takes. */
-function decodeAssignment(input: GraphqlPropertyAssignmentInput): { propertyUrn: string; values: PropertyValue[] } {
-  return {
-    propertyUrn: input.structuredPropertyUrn,
-    values: input.values.map((v) =>
-      typeof v.numberValue === 'number'
-        ? { double: v.numberValue }
-        : typeof v.stringValue === 'string'
-          ? { string: v.stringValue }
-          : ({} as PropertyValue),
-    ),
-  };
-}
 
 /** Structured property definitions and values: each operation is one call of `catalog.properties`. */
 export function propertyResolvers(
@@ -124,7 +72,7 @@ export function propertyResolvers(
         return property ? propertyRefOf(property) : null;
       },
       previewStructuredPropertyChange: async (_parent: unknown, args: { input: GraphqlPreviewInput }, context: unknown) => {
-        const preview = await catalog.properties.previewChange(stateOf(context).actor, previewInputOf(args.input));
+        const preview = await catalog.properties.previewChange(stateOf(context).actor, decodeGraphqlPreview(args.input));
         return { ...preview, sample: preview.sample.map((s) => ({ urn: s.urn, values: s.values.map(toGraphQLValue) })) };
       },
       structuredPropertyApplyStatus: async (_parent: unknown, args: { jobId: string }, context: unknown) =>
@@ -132,9 +80,9 @@ export function propertyResolvers(
     },
     Mutation: {
       createStructuredProperty: async (_parent: unknown, args: { input: CreateStructuredPropertyInput }, context: unknown) =>
-        propertyRefOf(await catalog.properties.create(stateOf(context).actor, args.input)),
+        propertyRefOf(await createStructuredPropertyFromGraphql(catalog, stateOf(context).actor, args.input)),
       updateStructuredProperty: async (_parent: unknown, args: { input: UpdateStructuredPropertyInput }, context: unknown) =>
-        propertyRefOf(await catalog.properties.update(stateOf(context).actor, args.input)),
+        propertyRefOf(await updateStructuredPropertyFromGraphql(catalog, stateOf(context).actor, args.input)),
       deleteStructuredProperty: async (_parent: unknown, args: { input: { urn: string; hard?: boolean | null } }, context: unknown) => {
         // Hard unless `hard: false`, as the platform's web app means it (it sends only `{ urn }`).
         await catalog.properties.delete(stateOf(context).actor, args.input.urn, { hard: args.input.hard !== false });
@@ -146,14 +94,18 @@ export function propertyResolvers(
         context: unknown,
       ) => {
         const { assetUrn, structuredPropertyInputParams } = args.input;
-        const assignments = await catalog.properties.upsertValues(stateOf(context).actor, assetUrn, structuredPropertyInputParams, {
-          shape: 'graphql',
-        });
+        const assignments = await upsertStructuredPropertiesFromGraphql(
+          catalog,
+          stateOf(context).actor,
+          assetUrn,
+          structuredPropertyInputParams,
+        );
         return toStructuredProperties(assetUrn, assignments);
       },
       batchApplyStructuredProperties: async (_parent: unknown, args: { input: BatchApplyInput }, context: unknown) => {
         const { dryRun, chunkSize, set, ...scope } = args.input;
-        const input = { ...scope, ...(set ? { set: set.map(decodeAssignment) } : {}) };
+        // The same decoder as upsertStructuredProperties; what it could not decode is left for the rules to refuse.
+        const input = { ...scope, ...(set ? { set: decodeGraphqlAssignments(set).input.properties } : {}) };
         const answer = await catalog.properties.applyToMatches(stateOf(context).actor, input, {
           dryRun: dryRun === true,
           ...(typeof chunkSize === 'number' ? { chunkSize } : {}),

@@ -19,3 +19,4 @@ export type { MetricsServerOptions, RunningMetricsServer } from './metrics-serve
 export type { AccessLogEntry, FetchHandler, HttpErrorReport, HttpOptions } from './types';
 export type { AdmissionOptions } from './admission';
 export type { RateLimitOptions } from './rate-limit';
+export { decodeYamlDefinitions, decodeYamlEntry, previewYamlDefinitions, upsertYamlDefinitions, yamlDefinitionPath } from './property-yaml';

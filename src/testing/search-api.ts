@@ -358,7 +358,7 @@ export function registerSearchApiTests(harness: ConformanceHarness): void {
           entityTypes: ['dataset', 'dataFlow'],
           version: '20240101000000',
         };
-        await catalog.properties.upsert(ADMIN, body, { shape: 'rest' });
+        await catalog.properties.upsert(ADMIN, body);
         expect(
           await urnsOf(catalog, { orFilters: [{ and: [filter('structuredProperties.io.search.retention', ['0'], 'GREATER_THAN')] }] }),
         ).toEqual([]);

@@ -235,8 +235,8 @@ export function registerStructuredPropertyTests(harness: ConformanceHarness): vo
           cardinality: 'SINGLE' as const,
           entityTypes: ['dataset'],
         };
-        expect(await outcomeCode(catalog.properties.upsert(ADMIN, body, { shape: 'rest' }))).toBe('CONFLICT');
-        const bumped = await catalog.properties.upsert(ADMIN, { ...body, version: '20240614080000' }, { shape: 'rest' });
+        expect(await outcomeCode(catalog.properties.upsert(ADMIN, body))).toBe('CONFLICT');
+        const bumped = await catalog.properties.upsert(ADMIN, { ...body, version: '20240614080000' });
         expect(bumped.outcome).toBe('updated');
         expect(bumped.property.definitionKey).not.toBe(oldKey);
 

@@ -14,7 +14,7 @@ const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},P
 const withPostgres = (await serverDecision('test/cli/export-backup.test.ts')) === 'run';
 
 async function populate(catalog: Catalog, names: readonly string[]): Promise<void> {
-  await catalog.properties.create(ADMIN, { id: 'owner', qualifiedName: 'owner', valueType: 'string', entityTypes: ['dataset'] });
+  await catalog.properties.create(ADMIN, { qualifiedName: 'owner', valueType: 'string', entityTypes: ['dataset'] });
   await catalog.entities.upsertMany(
     ADMIN,
     names.map((name) => ({

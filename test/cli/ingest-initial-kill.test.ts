@@ -18,7 +18,7 @@ const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,initial.t
 /** An export of ENTITIES datasets (a name, a description, a structured property each), written by the library. */
 async function writeExport(): Promise<string> {
   const source = createCatalog({ adapter: createMemoryAdapter(), superUsers: [ADMIN], jobs: { background: false } });
-  await source.properties.create(ADMIN, { id: 'tier', qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] });
+  await source.properties.create(ADMIN, { qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] });
   for (let i = 0; i < ENTITIES; i += 500) {
     await source.entities.upsertMany(
       ADMIN,

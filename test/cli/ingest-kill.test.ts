@@ -95,7 +95,7 @@ describe('metacatalog ingest killed mid-way (kill -9)', () => {
       for (let run = 0; run < 4; run++) {
         const store = storeOf(run);
         await withStore(store, (catalog) =>
-          catalog.properties.create(ADMIN, { id: 'tier', qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] }),
+          catalog.properties.create(ADMIN, { qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] }),
         );
         const child = spawn(process.execPath, [CLI, 'ingest', file, ...store.args, '--chunk-size', '250'], { cwd: ROOT, env: cliEnv() });
         const exit = new Promise((resolve) => child.once('exit', resolve));

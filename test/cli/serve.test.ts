@@ -104,7 +104,7 @@ describe('metacatalog serve', () => {
     const PROP = 'urn:li:structuredProperty:test.cleanup';
     const urns = Array.from({ length: 3000 }, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`);
     const seed = createCatalog({ adapter: createSqliteAdapter({ filename: db }), superUsers: [ADMIN], jobs: { background: false } });
-    await seed.properties.create(ADMIN, { id: 'test.cleanup', valueType: 'string', entityTypes: ['dataset'] });
+    await seed.properties.create(ADMIN, { qualifiedName: 'test.cleanup', valueType: 'string', entityTypes: ['dataset'] });
     await seed.properties.upsertValuesMany(
       ADMIN,
       urns.map((urn) => ({ urn, properties: [{ propertyUrn: PROP, values: [{ string: 'x' }] }] })),

@@ -20,7 +20,7 @@ const TRICKY = ['a, b', 'say "hi"', 'two\nlines', 'pipe | inside', 'back\\slash'
 async function define(catalog: Catalog): Promise<void> {
   const create = (qualifiedName: string, extra: Record<string, unknown> = {}) =>
     catalog.properties.create(ADMIN, { qualifiedName, valueType: 'string', entityTypes: ['dataset'], ...extra });
-  await create('csv.tier', { allowedValues: ['gold', 'silver', 'bronze'].map((stringValue) => ({ stringValue })) });
+  await create('csv.tier', { allowedValues: ['gold', 'silver', 'bronze'].map((string) => ({ value: { string } })) });
   await create('csv.days', { valueType: 'number' });
   await create('csv.tags', { cardinality: 'MULTIPLE' });
   await create('csv.note');

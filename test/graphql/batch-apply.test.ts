@@ -27,7 +27,7 @@ describe.each(ADAPTERS)('batchApplyStructuredProperties (%s)', (kind) => {
       qualifiedName: 'io.test.tier',
       valueType: 'string',
       entityTypes: ['dataset'],
-      allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }],
+      allowedValues: [{ value: { string: 'gold' } }, { value: { string: 'silver' } }],
     });
     await h.catalog.entities.upsertMany(
       ADMIN,

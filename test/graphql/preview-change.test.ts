@@ -21,7 +21,7 @@ describe.each(ADAPTERS)('GraphQL previewStructuredPropertyChange (%s)', (kind) =
   let h: Harness;
   beforeEach(async () => {
     h = createHarness(createAdapter(kind));
-    await h.catalog.properties.upsert(ADMIN, stored, { shape: 'rest', urn: TIER });
+    await h.catalog.properties.upsert(ADMIN, { ...stored, urn: TIER });
     const tiers = [['gold'], ['gold', 'silver'], ['bronze'], ['silver', 'bronze'], ['gold']];
     for (const [i, values] of tiers.entries())
       await h.catalog.properties.upsertValues(ADMIN, dataset(i), {

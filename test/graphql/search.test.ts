@@ -29,12 +29,12 @@ describe.each(ADAPTERS)('GraphQL search and aggregation (%s)', (kind) => {
     counted = countingAdapter(createAdapter(kind));
     h = createHarness(counted.adapter);
     await h.catalog.properties.create(ADMIN, {
-      id: 'io.acryl.privacy.retentionTime',
+      qualifiedName: 'io.acryl.privacy.retentionTime',
       valueType: 'number',
       cardinality: 'MULTIPLE',
       entityTypes: ['dataset', 'dataFlow'],
     });
-    await h.catalog.properties.create(ADMIN, { id: 'team', displayName: 'Team', valueType: 'string', entityTypes: ['dataset'] });
+    await h.catalog.properties.create(ADMIN, { qualifiedName: 'team', displayName: 'Team', valueType: 'string', entityTypes: ['dataset'] });
     await h.catalog.entities.upsertMany(
       ADMIN,
       Array.from({ length: 120 }, (_, i) => ({

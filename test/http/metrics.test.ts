@@ -117,7 +117,6 @@ describe('metrics', () => {
     const catalog = catalogFor({ fail: () => failing });
     const metrics = createMetricsHandler(catalog);
     await catalog.properties.create(ADMIN, {
-      id: 'metrics.owner',
       qualifiedName: 'metrics.owner',
       valueType: 'string',
       entityTypes: ['dataset'],

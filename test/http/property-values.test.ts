@@ -17,7 +17,7 @@ beforeAll(async () => {
     qualifiedName: 'http.tier',
     valueType: 'string',
     entityTypes: ['dataset'],
-    allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }],
+    allowedValues: [{ value: { string: 'gold' } }, { value: { string: 'silver' } }],
   });
   await t.catalog.entities.upsertMany(
     ADMIN,

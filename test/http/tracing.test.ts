@@ -38,7 +38,6 @@ beforeAll(async () => {
   await catalog.ready();
   token = (await catalog.tokens.create(ADMIN, { type: 'PERSONAL', actorUrn: ADMIN, duration: 'ONE_HOUR', name: 'tracing' })).accessToken;
   await catalog.properties.create(ADMIN, {
-    id: 'tracing.owner',
     qualifiedName: 'tracing.owner',
     valueType: 'string',
     entityTypes: ['dataset'],

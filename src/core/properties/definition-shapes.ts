@@ -8,7 +8,6 @@ import { fromPropertyValue, valueTypeNameOf, type DefinitionDraft, type DraftPat
 import {
   ENTITY_TYPE_URN_PREFIX,
   type CreateStructuredPropertyInput,
-  type GraphqlAllowedValueInput,
   type PropertyReadBack,
   type RestPropertyDefinitionInput,
   type StructuredPropertyDefinition,
@@ -25,19 +24,9 @@ const parseYaml = (text: string): unknown => (yamlModule ??= createRequire(impor
  * The canonical input of a definition (the aspect's JSON, as stored) read into a draft for the rules,
  * and the stored definition written out in each spelling the transports answer with (GraphQL input,
  * YAML entry, read-back form). Conversions are lossless: stored → spelling → decoded gives the same
- * definition. The GraphQL and YAML inputs are decoded before the rules (graphql-input.ts, yaml-input.ts).
+ * definition. The GraphQL and YAML inputs are decoded by their transports (src/graphql/property-input.ts,
+ * src/http/property-yaml.ts) before the rules see them.
  */
-
-/** GraphQL passes `null` for fields set to null; they mean "not given". */
-export function dropNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(dropNulls);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = dropNulls(v);
-    return out;
-  }
-  return value;
-}
 
 function paths(
   prefix: string,
@@ -83,26 +72,6 @@ export const REST_PATHS = paths('', CAMEL, '/value');
 /** The canonical (aspect) spelling's paths under a prefix (an item of a batch). */
 export function restPaths(prefix: string): DraftPaths {
   return prefix ? paths(prefix, CAMEL, '/value') : REST_PATHS;
-}
-
-/** `{ stringValue | numberValue }` entries: exactly one of the two. */
-export function graphqlScalars(
-  entries: readonly GraphqlAllowedValueInput[],
-  pathOf: (index: number) => string,
-  violations: Violation[],
-): Array<{ value: string | number; description?: string }> {
-  const out: Array<{ value: string | number; description?: string }> = [];
-  entries.forEach((entry, i) => {
-    const hasString = typeof entry.stringValue === 'string';
-    const hasNumber = typeof entry.numberValue === 'number';
-    if (hasString === hasNumber) {
-      violations.push({ path: pathOf(i), message: 'needs exactly one of stringValue or numberValue' });
-      return;
-    }
-    const value = hasString ? (entry.stringValue as string) : (entry.numberValue as number);
-    out.push({ value, ...(typeof entry.description === 'string' ? { description: entry.description } : {}) });
-  });
-  return out;
 }
 
 function fromRest(input: RestPropertyDefinitionInput, urn: string | undefined): DefinitionDraft {

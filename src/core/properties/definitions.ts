@@ -7,7 +7,6 @@ import type { Admission, WritePipeline, WriteItem } from '../entities/write-pipe
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { normalizeDraft } from './definition-rules';
 import { readRestDefinition, REST_PATHS, restPaths, toReadBack } from './definition-shapes';
-import type { CanonicalDefinition } from './graphql-input';
 import { definitionInfoOf, type DefinitionCache, type DefinitionInfo } from './lookup';
 import {
   DEFINITION_ASPECT,
@@ -18,10 +17,17 @@ import {
   type StructuredPropertyDefinition,
   type StructuredPropertyView,
   type DefinitionUpdate,
+  type RestPropertyDefinitionInput,
 } from './types';
 import { requirePropertyUrn } from './messages';
 import { propertyValueIndexOf } from '../entities/property-values';
 import { applySettingsInput, SETTINGS_ASPECT, settingsViolations, type StructuredPropertySettingsInput } from './settings';
+
+/** A definition as the rules take it: the `propertyDefinition` aspect as stored (REST spelling), and the URN it is written to when the input names one. */
+export interface CanonicalDefinition {
+  urn?: string;
+  value: RestPropertyDefinitionInput;
+}
 
 export function viewOf(info: DefinitionInfo): StructuredPropertyView {
   return {
@@ -221,13 +227,21 @@ export class PropertyDefinitionService {
     const base = { urn, entityType: STRUCTURED_PROPERTY_ENTITY, dryRun: options.dryRun };
     if (options.hard) {
       if (options.dryRun)
-        return { ...base, mode: 'hard', changed: true, entitiesWithValues: await propertyValueIndexOf(this.ctx.adapter, this.ctx.registry).countEntitiesWithPropertyValues(urn) };
+        return {
+          ...base,
+          mode: 'hard',
+          changed: true,
+          entitiesWithValues: await propertyValueIndexOf(this.ctx.adapter, this.ctx.registry).countEntitiesWithPropertyValues(urn),
+        };
       const { entitiesToClean } = await this.hardDelete(admitted, urn);
       return { ...base, mode: 'hard', changed: true, entitiesWithValues: entitiesToClean };
     }
     // Soft: the values written under the current definition are hidden and kept (older ones are being cleaned anyway).
     const changed = info?.removed !== true;
-    const entitiesWithValues = await propertyValueIndexOf(this.ctx.adapter, this.ctx.registry).countEntitiesWithPropertyValues(urn, info!.key);
+    const entitiesWithValues = await propertyValueIndexOf(this.ctx.adapter, this.ctx.registry).countEntitiesWithPropertyValues(
+      urn,
+      info!.key,
+    );
     if (!options.dryRun && changed) await this.setRemoved(admitted, urn, true);
     return { ...base, mode: 'soft', changed, entitiesWithValues };
   }

@@ -12,3 +12,12 @@ export type { StructuredPropertyService } from './service';
 export * from './types';
 export { SETTINGS_ASPECT } from './settings';
 export type { StructuredPropertySettings, StructuredPropertySettingsInput } from './settings';
+// For the transports' decoders (GraphQL, YAML): the input schemas and the name rules they share with the domain.
+export { checkName, parseValueType } from './definition-rules';
+export {
+  graphqlAssignmentSchema,
+  graphqlCreateDefinitionSchema,
+  graphqlUpdateDefinitionSchema,
+  yamlDefinitionSchema,
+} from '../validation/schemas/structured-properties';
+export type { DecoderReport } from './values';

@@ -5,18 +5,9 @@ import type { EntityView } from '../entities/service';
 import type { DomainOwners, EntityDeleter, ReadTransform } from '../entities/owner';
 import type { DomainModule, DomainParts } from '../module';
 import { propertyDeleter, propertyOwners } from './owner';
-import {
-  decodeGraphqlAssignments,
-  decodeGraphqlDefinition,
-  decodeGraphqlUpdate,
-  graphqlDefinitionPath,
-  graphqlUpdatePath,
-  graphqlValuesPath,
-} from './graphql-input';
-import { isCatalogError, relativeTo, throwIfViolations, withPaths } from '../../errors';
+import { relativeTo, throwIfViolations, withPaths, type Violation } from '../../errors';
 import type { WritePipeline } from '../entities/write-pipeline';
-import { parseYamlDefinitions } from './definition-shapes';
-import { decodeYamlEntry, yamlDefinitionPath } from './yaml-input';
+import type { CanonicalDefinition } from './definitions';
 import { propertyCleanupJobs } from './cleanup';
 import { DefinitionOwner } from './definition-owner';
 import { PropertyDefinitionService } from './definitions';
@@ -31,41 +22,59 @@ import {
   DEFINITION_ASPECT,
   VALUES_ASPECT,
   type FilterFieldSource,
-  type CreateStructuredPropertyInput,
-  type DefinitionInputShape,
+  type DefinitionUpdate,
   type DefinitionUpsertResult,
-  type GraphqlPropertyAssignmentInput,
   type HardDeleteResult,
   type PropertyAssignment,
+  type CreatePropertyDefinitionInput,
+  type PropertyDefinitionInput,
+  type RestPropertyDefinitionInput,
   type PropertyPatchRequest,
   type PropertyReadBack,
   type ResolvedPropertyField,
-  type RestPropertyDefinitionInput,
   type StructuredPropertyDefinition,
   type StructuredPropertyView,
-  type UpdateStructuredPropertyInput,
-  type YamlPropertyEntry,
 } from './types';
+import type { StructuredPropertySettingsInput } from './settings';
 
 /**
  * `catalog.properties`: structured property definitions and their values on entities. The GraphQL,
  * HTTP and command-line layers are thin shells over these methods; every rule lives behind them.
  * Every method takes the acting user first; writes of definitions need MANAGE_STRUCTURED_PROPERTIES,
  * writes of values EDIT_ENTITY_PROPERTIES, reads an authenticated actor.
+ *
+ * Input is canonical: a definition is the `propertyDefinition` aspect's JSON with its URN
+ * (`{ urn?, qualifiedName, valueType, entityTypes, allowedValues: [{ value: { string } | { double } }], ... }`),
+ * values are the `structuredProperties` aspect (`{ properties: [{ propertyUrn, values: [{ string } | { double }] }] }`),
+ * and violation paths point into that input. The GraphQL, YAML and REST spellings are decoded by their
+ * transports (`metacatalog/graphql` exports its decoders); a transport hands what its decoder found as
+ * `prior`, reported with the rules' violations in one answer after the actor is admitted, and maps the
+ * paths back to its own spelling.
  */
 export interface StructuredPropertyService {
-  /** Creates a definition (CONFLICT when the URN exists). Input shape: GraphQL create input (default), REST aspect JSON, YAML entry. */
-  create(actor: Actor, input: CreateStructuredPropertyInput, options?: { shape?: 'graphql' }): Promise<StructuredPropertyView>;
-  create(actor: Actor, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<StructuredPropertyView>;
-  create(actor: Actor, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<StructuredPropertyView>;
-  /** GraphQL `updateStructuredProperty`. */
-  update(actor: Actor, input: UpdateStructuredPropertyInput): Promise<StructuredPropertyView>;
-  /** Creates or replaces a whole definition (REST POST of the aspect, one YAML entry); reports which. */
-  upsert(actor: Actor, input: RestPropertyDefinitionInput, options: { shape: 'rest'; urn?: string }): Promise<DefinitionUpsertResult>;
-  upsert(actor: Actor, input: YamlPropertyEntry, options: { shape: 'yaml' }): Promise<DefinitionUpsertResult>;
-  /** The command-line file (a YAML list): all entries validated, then written in one atomic commit. */
-  upsertYaml(actor: Actor, yamlText: string): Promise<DefinitionUpsertResult[]>;
-  upsertYamlEntries(actor: Actor, entries: readonly YamlPropertyEntry[]): Promise<DefinitionUpsertResult[]>;
+  /**
+   * Creates a definition (CONFLICT when the URN exists, also soft-deleted):
+   * `create(actor, { qualifiedName: 'io.acme.tier', valueType: 'string', entityTypes: ['dataset'] })`.
+   * `input` is undefined only with `prior` violations (a decoder that could not read its input).
+   */
+  create(
+    actor: Actor,
+    input: CreatePropertyDefinitionInput | undefined,
+    options?: { settings?: StructuredPropertySettingsInput; prior?: readonly Violation[] },
+  ): Promise<StructuredPropertyView>;
+  /** Changes a stored definition (texts replaced, lists appended, SINGLE → MULTIPLE, version, settings): `update(actor, { urn, addEntityTypes: ['chart'] })`. */
+  update(actor: Actor, input: DefinitionUpdate, options?: { prior?: readonly Violation[] }): Promise<StructuredPropertyView>;
+  /** Creates or replaces a whole definition; reports which. Violations relative to the input. */
+  upsert(actor: Actor, input: PropertyDefinitionInput): Promise<DefinitionUpsertResult>;
+  /**
+   * Creates or replaces whole definitions (item `i` reported under `/<i>`): all validated, then written
+   * in one atomic commit. `prior[i]`: what a decoder found in item `i` (undefined there when it could not decode it).
+   */
+  upsertMany(
+    actor: Actor,
+    inputs: ReadonlyArray<PropertyDefinitionInput | undefined>,
+    options?: { prior?: ReadonlyArray<readonly Violation[]> },
+  ): Promise<DefinitionUpsertResult[]>;
   /** The definition, also when soft-deleted (`removed: true`); undefined when it does not exist. */
   get(actor: Actor, urn: string): Promise<StructuredPropertyView | undefined>;
   /** The command-line read-back form (docs/cli.md). */
@@ -96,17 +105,16 @@ export interface StructuredPropertyService {
   /** The entity's visible structured properties. */
   getValues(actor: Actor, entityUrn: string): Promise<PropertyAssignment[]>;
   /** Replaces all of the entity's structured properties; returns those it has afterwards. */
+  /**
+   * `upsertValues(actor, urn, { properties: [{ propertyUrn, values: [{ string: 'gold' }] }] })`. `prior`:
+   * what a decoder found (canonical or its own paths); `malformed`: elements whose values it could not
+   * decode (only their property is checked).
+   */
   upsertValues(
     actor: Actor,
     entityUrn: string,
     input: { properties: PropertyAssignment[] },
-    options?: { shape?: 'rest' },
-  ): Promise<PropertyAssignment[]>;
-  upsertValues(
-    actor: Actor,
-    entityUrn: string,
-    input: GraphqlPropertyAssignmentInput[],
-    options: { shape: 'graphql' },
+    options?: { prior?: readonly Violation[]; malformed?: ReadonlySet<number> },
   ): Promise<PropertyAssignment[]>;
   /** Removes the named properties; returns the properties left. */
   removeValues(actor: Actor, entityUrn: string, propertyUrns: readonly string[]): Promise<PropertyAssignment[]>;
@@ -189,29 +197,31 @@ function serviceOver(
   values: PropertyValueService,
 ): StructuredPropertyService {
   return {
-    create: (actor: Actor, input: unknown, options: { shape?: DefinitionInputShape; urn?: string } = {}) =>
-      createFromShape(definitions, actor, input, options),
-    update: async (actor, input) => {
-      // The GraphQL spelling is decoded into the canonical update; violations are reported in its own spelling.
+    create: (actor, input, options = {}) => {
+      const violations: Violation[] = [...(options.prior ?? [])];
+      const canonical = input && canonicalOf(input, '', violations);
+      return definitions.create(actor, canonical, { prior: violations, ...(options.settings ? { settings: options.settings } : {}) });
+    },
+    update: async (actor, input, options = {}) => {
       // Admitted before the input is read; the update is not checked again.
       const admitted = await definitions.manager(actor);
-      const { update, violations } = decodeGraphqlUpdate(input);
-      throwIfViolations(violations, 'invalid structured property update');
-      return definitions.update(admitted, update!).catch((error: unknown) => {
-        throw graphqlUpdateError(error);
-      });
+      throwIfViolations([...(options.prior ?? [])], 'invalid structured property update');
+      return definitions.update(admitted, input);
     },
-    upsert: async (actor: Actor, input: unknown, options: { shape: 'rest' | 'yaml'; urn?: string }) => {
-      if (options.shape === 'yaml') return (await upsertYamlEntries(definitions, actor, [input]))[0]!;
-      const canonical = { ...(options.urn !== undefined ? { urn: options.urn } : {}), value: input as RestPropertyDefinitionInput };
-      // One canonical item reports under /0: a single REST write reports relative to the body.
-      const [result] = await definitions.upsertMany(actor, [canonical], []).catch((error: unknown) => {
+    upsert: async (actor, input) => {
+      const violations: Violation[] = [];
+      const canonical = canonicalOf(input, '/0', violations);
+      // One item reports under /0: a single write reports relative to its input.
+      const [result] = await definitions.upsertMany(actor, [canonical], [violations]).catch((error: unknown) => {
         throw withPaths(error, (path) => relativeTo(path, '/0'));
       });
       return result!;
     },
-    upsertYaml: (actor, text) => upsertYamlEntries(definitions, actor, parseYamlDefinitions(text)),
-    upsertYamlEntries: (actor, entries) => upsertYamlEntries(definitions, actor, entries),
+    upsertMany: (actor, inputs, options = {}) => {
+      const prior = inputs.map((_, i): Violation[] => [...(options.prior?.[i] ?? [])]);
+      const canonical = inputs.map((input, i) => input && canonicalOf(input, `/${i}`, prior[i]!));
+      return definitions.upsertMany(actor, canonical, prior);
+    },
     get: (actor, urn) => definitions.get(actor, urn),
     getReadBack: (actor, urn) => definitions.getReadBack(actor, urn),
     list: (actor, options) => definitions.list(actor, options),
@@ -232,72 +242,28 @@ function serviceOver(
     },
     getValues: (actor, entityUrn) => values.get(actor, entityUrn),
     valueHistory: (actor, entityUrn, propertyUrn) => propertyValueHistory(ctx, actor, entityUrn, propertyUrn),
-    upsertValues: async (actor: Actor, entityUrn: string, input: unknown, options: { shape?: 'rest' | 'graphql' } = {}) => {
-      if (options.shape !== 'graphql') return values.upsert(actor, entityUrn, input);
-      // The GraphQL spelling is decoded into the canonical input; violations are reported in its own spelling.
-      const decoded = decodeGraphqlAssignments(input);
-      return values.upsert(actor, entityUrn, decoded.input, decoded.report).catch((error: unknown) => {
-        throw withPaths(error, graphqlValuesPath);
-      });
-    },
+    upsertValues: (actor, entityUrn, input, options = {}) =>
+      values.upsert(actor, entityUrn, input, { violations: [...(options.prior ?? [])], malformed: options.malformed ?? new Set() }),
     removeValues: (actor, entityUrn, propertyUrns) => values.remove(actor, entityUrn, propertyUrns),
     patchValues: (actor, entityUrn, request) => values.patch(actor, entityUrn, request),
     upsertValuesMany: (actor, items) => values.upsertMany(actor, items),
   };
 }
 
-/**
- * `catalog.properties.create` in each spelling it takes: the GraphQL and YAML inputs are decoded into
- * the canonical definition first, and violation paths are mapped back to the caller's spelling.
- */
-async function createFromShape(
-  definitions: PropertyDefinitionService,
-  actor: Actor,
-  input: unknown,
-  options: { shape?: DefinitionInputShape; urn?: string },
-): Promise<StructuredPropertyView> {
-  if (options.shape === 'rest')
-    return definitions.create(actor, {
-      ...(options.urn !== undefined ? { urn: options.urn } : {}),
-      value: input as RestPropertyDefinitionInput,
-    });
-  const decoded = options.shape === 'yaml' ? decodeYamlEntry(input, '') : decodeGraphqlDefinition(input);
-  const settings = 'settings' in decoded ? decoded.settings : undefined;
-  const pathOf =
-    options.shape === 'yaml'
-      ? yamlDefinitionPath(() => decoded.idOnly, decoded.violations)
-      : graphqlDefinitionPath(decoded.idOnly, decoded.violations);
-  return definitions
-    .create(actor, decoded.input, { prior: decoded.violations, ...(settings ? { settings } : {}) })
-    .catch((error: unknown) => {
-      throw withPaths(error, pathOf);
-    });
-}
-
-/** YAML entries (`/<i>` each), decoded, then written in one commit by the canonical upsert; paths back in the file's spelling. */
-async function upsertYamlEntries(
-  definitions: PropertyDefinitionService,
-  actor: Actor,
-  entries: readonly unknown[],
-): Promise<DefinitionUpsertResult[]> {
-  const decoded = entries.map((entry, i) => decodeYamlEntry(entry, `/${i}`));
-  const pathOf = yamlDefinitionPath(
-    (index) => index !== undefined && decoded[index]?.idOnly === true,
-    decoded.flatMap((d) => d.violations),
-  );
-  return definitions
-    .upsertMany(
-      actor,
-      decoded.map((d) => d.input),
-      decoded.map((d) => d.violations),
-    )
-    .catch((error: unknown) => {
-      throw withPaths(error, pathOf);
-    });
-}
-
-/** An error of the canonical update said in the GraphQL input's spelling (unchanged when no path is spelled otherwise). */
-function graphqlUpdateError(error: unknown): unknown {
-  if (!isCatalogError(error) || error.details.every((d) => graphqlUpdatePath(d.path) === d.path)) return error;
-  return withPaths(error, graphqlUpdatePath);
+/** `{ urn?, ...aspect }` → the URN and the aspect's JSON the rules read; a URN that is not a string is reported at `<prefix>/urn`. */
+function canonicalOf(
+  input: PropertyDefinitionInput | CreatePropertyDefinitionInput,
+  prefix: string,
+  violations: Violation[],
+): CanonicalDefinition | undefined {
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    return { value: input as unknown as RestPropertyDefinitionInput };
+  const { urn, ...rest } = input;
+  // The typed names are checked by the compiler for library callers; the rules read the aspect's JSON as any caller sends it.
+  const value = rest as unknown as RestPropertyDefinitionInput;
+  if (urn !== undefined && typeof urn !== 'string') {
+    violations.push({ path: `${prefix}/urn`, message: 'must be a string (a urn:li:structuredProperty:<id> URN)' });
+    return { value };
+  }
+  return { ...(urn !== undefined ? { urn } : {}), value };
 }

@@ -172,7 +172,18 @@ export interface PropertyReadBack {
   type_qualifier?: { allowed_types: string[] };
 }
 
-export type DefinitionInputShape = 'graphql' | 'rest' | 'yaml';
+/**
+ * The one input `catalog.properties` takes for a definition: the `propertyDefinition` aspect's JSON
+ * (REST spelling, short names accepted) and the URN it is written to when the caller names one. The
+ * GraphQL, REST and YAML spellings are decoded into it by their transports.
+ */
+export type PropertyDefinitionInput = RestPropertyDefinitionInput & { urn?: string };
+
+/** The canonical definition `catalog.properties.create` takes, its value type and entity types checked by the compiler. */
+export type CreatePropertyDefinitionInput = Omit<PropertyDefinitionInput, 'valueType' | 'entityTypes'> & {
+  valueType: ValueTypeInput;
+  entityTypes: readonly EntityTypeInput[];
+};
 
 /** A definition as a reader sees it. */
 export interface StructuredPropertyView {
@@ -204,7 +215,7 @@ export interface DefinitionChangePreview {
 }
 
 /** The input of `previewChange`: the definition as the `propertyDefinition` aspect holds it, with its URN. */
-export type PreviewChangeInput = RestPropertyDefinitionInput & { urn?: string };
+export type PreviewChangeInput = PropertyDefinitionInput;
 
 export interface DefinitionUpsertResult {
   outcome: 'created' | 'updated' | 'unchanged';
@@ -238,8 +249,6 @@ export interface GraphqlPropertyAssignmentInput {
   structuredPropertyUrn: string;
   values: GraphqlPropertyValueInput[];
 }
-
-export type ValuesInputShape = 'rest' | 'graphql';
 
 export interface PropertyPatchOperation {
   op: 'add' | 'remove' | 'replace' | 'test';

@@ -3,7 +3,6 @@ import type { CatalogContext } from '../context';
 import type { ReadTransform } from '../entities/owner';
 import type { Admission, WritePipeline, WriteItem } from '../entities/write-pipeline';
 import { CatalogError, throwIfViolations, type Violation } from '../../errors';
-import type { DecoderReport } from './graphql-input';
 import { loadDefinitions, propertyUrnsOf, stampedAssignmentsOf } from './lookup';
 import { propertyUrnProblem } from './messages';
 import { checkAssignments, checkImmutables, storedValues, type AssignmentDraft } from './value-rules';
@@ -13,6 +12,12 @@ import { readValuesInput, type ValueEdit } from './value-input';
 import { ensureDefinitions } from './value-owner';
 
 const BULK_CHUNK = 500;
+
+/** What a transport's decoder already reported: the rules check only the property of a `malformed` element. */
+export interface DecoderReport {
+  violations: readonly Violation[];
+  malformed: ReadonlySet<number>;
+}
 
 /** Structured property values on entities: read, replace all, remove some, patch, bulk replace. */
 export class PropertyValueService {

@@ -4,14 +4,13 @@ import { CatalogError, throwIfViolations, type Violation } from '../../errors';
 import { breakingChanges, definitionContent, resolveVersion } from '../properties/definition-changes';
 import { normalizeDraft, type DraftPaths } from '../properties/definition-rules';
 import { readRestDefinition, restPaths } from '../properties/definition-shapes';
-import { decodeYamlEntry, yamlDefinitionPath } from '../properties/yaml-input';
 import { definitionInfoOf, type DefinitionInfo } from '../properties/lookup';
 import { softDeletedMessage } from '../properties/messages';
 import {
   DEFINITION_ASPECT,
   type DefinitionChangePreview,
+  type PreviewChangeInput,
   type StructuredPropertyDefinition,
-  type YamlPropertyEntry,
 } from '../properties/types';
 import { affectedByRules, heldUnderKey } from './affected-entities';
 
@@ -48,31 +47,41 @@ export async function previewDefinitionChange(ctx: CatalogContext, actor: Actor,
   return preview!;
 }
 
-/** The command-line file's entries (YAML keys), all checked as `upsertYamlEntries` checks them. */
-export async function previewYamlDefinitionChanges(
+/**
+ * `previewChange` for several definitions (item `i` reported under `/<i>`), all checked as
+ * `catalog.properties.upsertMany` checks them. `prior[i]`: what a transport's decoder found in item `i`
+ * (undefined there when it could not decode it), reported with these in one answer.
+ */
+export async function previewDefinitionChanges(
   ctx: CatalogContext,
   actor: Actor,
-  entries: readonly YamlPropertyEntry[],
+  inputs: ReadonlyArray<PreviewChangeInput | undefined>,
+  prior: ReadonlyArray<readonly Violation[]> = [],
 ): Promise<DefinitionChangePreview[]> {
   await requireManager(ctx, actor);
   const violations: Violation[] = [];
   const wanted: Wanted[] = [];
-  const decoded = entries.map((entry, i) => decodeYamlEntry(entry, `/${i}`));
-  const decoderViolations = decoded.flatMap((d) => d.violations);
-  // The rules report in the canonical spelling; the file's user reads the YAML keys.
-  const inFile = yamlDefinitionPath((index) => index !== undefined && decoded[index]?.idOnly === true, decoderViolations);
-  const found: Violation[] = [];
-  decoded.forEach((d, i) => {
+  inputs.forEach((input, i) => {
+    violations.push(...(prior[i] ?? []));
+    if (input === undefined) return;
     const prefix = `/${i}`;
-    if (!d.input) return;
+    let urn: string | undefined;
+    let aspect: unknown = input;
+    if (input !== null && typeof input === 'object' && !Array.isArray(input) && 'urn' in input) {
+      const { urn: given, ...rest } = input as unknown as Record<string, unknown>;
+      if (typeof given === 'string') urn = given;
+      else if (given !== undefined)
+        violations.push({ path: `${prefix}/urn`, message: 'must be a string (a urn:li:structuredProperty:<id> URN)' });
+      aspect = rest;
+    }
     const paths = restPaths(prefix);
-    const draft = readRestDefinition(d.input.value, found, { prefix, ...(d.input.urn !== undefined ? { urn: d.input.urn } : {}) });
-    const normalized = draft && normalizeDraft(draft, ctx.registry, paths, found);
+    const draft = readRestDefinition(aspect, violations, { prefix, ...(urn !== undefined ? { urn } : {}) });
+    const normalized = draft && normalizeDraft(draft, ctx.registry, paths, violations);
     if (!normalized) return;
-    if (wanted.some((w) => w.urn === normalized.urn)) found.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
+    if (wanted.some((w) => w.urn === normalized.urn))
+      violations.push({ path: `${prefix}/`, message: `${normalized.urn} is defined twice` });
     wanted.push({ ...normalized, paths });
   });
-  violations.push(...decoderViolations, ...found.map((v) => ({ ...v, path: inFile(v.path) })));
   throwIfViolations(violations, 'invalid structured property definition');
   return previewAll(ctx, wanted);
 }

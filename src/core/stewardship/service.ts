@@ -1,7 +1,8 @@
 import type { Actor } from '../access/actor';
 import type { CatalogContext } from '../context';
-import type { DefinitionChangePreview, PreviewChangeInput, YamlPropertyEntry } from '../properties/types';
-import { previewDefinitionChange, previewYamlDefinitionChanges } from './preview-change';
+import type { Violation } from '../../errors';
+import type { DefinitionChangePreview, PreviewChangeInput } from '../properties/types';
+import { previewDefinitionChange, previewDefinitionChanges } from './preview-change';
 
 /** The previews of definition changes that `catalog.properties` carries. */
 export interface DefinitionChangePreviews {
@@ -12,13 +13,20 @@ export interface DefinitionChangePreviews {
    * nothing is written.
    */
   previewChange(actor: Actor, input: PreviewChangeInput): Promise<DefinitionChangePreview>;
-  /** `previewChange` for each entry of the command-line file (YAML keys), every entry checked first. */
-  previewYamlEntries(actor: Actor, entries: readonly YamlPropertyEntry[]): Promise<DefinitionChangePreview[]>;
+  /**
+   * `previewChange` for several definitions (item `i` reported under `/<i>`), every one checked first.
+   * `prior[i]`: what a transport's decoder found in item `i` (undefined there when it could not decode it).
+   */
+  previewChanges(
+    actor: Actor,
+    inputs: ReadonlyArray<PreviewChangeInput | undefined>,
+    options?: { prior?: ReadonlyArray<readonly Violation[]> },
+  ): Promise<DefinitionChangePreview[]>;
 }
 
 export function createStewardship(ctx: CatalogContext): DefinitionChangePreviews {
   return {
     previewChange: (actor, input) => previewDefinitionChange(ctx, actor, input),
-    previewYamlEntries: (actor, entries) => previewYamlDefinitionChanges(ctx, actor, entries),
+    previewChanges: (actor, inputs, options = {}) => previewDefinitionChanges(ctx, actor, inputs, options.prior),
   };
 }

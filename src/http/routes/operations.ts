@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../adapter/types';
-import type { Catalog } from '../../catalog';
 import { CatalogError } from '../../errors';
 import { isTruncationFinal, type TruncateInput } from '../../core/timeseries';
+import { previewYamlDefinitions, upsertYamlDefinitions } from '../property-yaml';
 import type { RouteContext, RouteResult, RouteSpec } from '../router';
 
 function requireBody(ctx: RouteContext, action: string, shape: string): Record<string, unknown> {
@@ -52,10 +52,7 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       const message = 'must be { entries: [...] }, the definitions of the YAML file';
       throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
     }
-    const results = await ctx.catalog.properties.upsertYamlEntries(
-      ctx.actor,
-      body.entries as Parameters<Catalog['properties']['upsertYamlEntries']>[1],
-    );
+    const results = await upsertYamlDefinitions(ctx.catalog, ctx.actor, body.entries);
     return results.map((r) => ({ urn: r.property.urn, outcome: r.outcome }));
   },
   previewStructuredPropertyDefinitions: async (ctx) => {
@@ -64,10 +61,7 @@ const ACTIONS: Record<string, (ctx: RouteContext) => Promise<JsonValue>> = {
       const message = 'must be { entries: [...] }, the definitions of the YAML file';
       throw new CatalogError('INVALID_INPUT', `body ${message}`, { details: [{ path: 'body', message }] });
     }
-    const previews = await ctx.catalog.properties.previewYamlEntries(
-      ctx.actor,
-      body.entries as Parameters<Catalog['properties']['previewYamlEntries']>[1],
-    );
+    const previews = await previewYamlDefinitions(ctx.catalog, ctx.actor, body.entries);
     return previews.map((p) => ({ ...p, reasons: [...p.reasons], sample: p.sample.map((s) => ({ urn: s.urn, values: [...s.values] })) }));
   },
   importRecords: async (ctx) => {

@@ -111,7 +111,7 @@ describe('hot statements on SQLite keep their indexes whatever the statistics sa
       qualifiedName: 'io.test.tier',
       valueType: 'string',
       entityTypes: ['dataset'],
-      allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }],
+      allowedValues: [{ value: { string: 'gold' } }, { value: { string: 'silver' } }],
     });
     await seed.properties.create(ADMIN, { qualifiedName: 'io.test.size', valueType: 'number', entityTypes: ['dataset'] });
     for (let start = 0; start < ENTITIES; start += 500) {

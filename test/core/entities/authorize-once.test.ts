@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryAdapter } from '../../../adapters/memory/index';
 import { createCatalog, type StorageAdapter } from '../../../src/index';
+import { upsertStructuredPropertiesFromGraphql } from '../../../src/graphql/property-input';
 
 /**
  * A write is authorized once, in the write path: an actor whose privileges come from a stored policy
@@ -63,9 +64,9 @@ describe('a write is authorized once, in the write path', () => {
         catalog.properties.upsertValues(STEWARD, DATASET, { properties: [{ propertyUrn: TIER, values: [{ string: 'gold' }] }] }),
       ),
       upsertValuesGraphql: await readsOf(() =>
-        catalog.properties.upsertValues(STEWARD, DATASET, [{ structuredPropertyUrn: TIER, values: [{ stringValue: 'silver' }] }], {
-          shape: 'graphql',
-        }),
+        upsertStructuredPropertiesFromGraphql(catalog, STEWARD, DATASET, [
+          { structuredPropertyUrn: TIER, values: [{ stringValue: 'silver' }] },
+        ]),
       ),
       patchValues: await readsOf(() =>
         catalog.properties.patchValues(STEWARD, DATASET, {

@@ -11,6 +11,8 @@ import {
   RETENTION_YAML,
   type TestCatalog,
 } from '../properties/helpers';
+import { parseYamlDefinitions } from '../../../src/index';
+import { upsertYamlDefinitions } from '../../../src/http/property-yaml';
 
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
 
@@ -23,7 +25,7 @@ afterEach(async () => {
 async function withValues(): Promise<TestCatalog> {
   t = openCatalog();
   const { catalog } = t;
-  await catalog.properties.upsertYaml(ADMIN, RETENTION_YAML);
+  await upsertYamlDefinitions(catalog, ADMIN, parseYamlDefinitions(RETENTION_YAML));
   for (const urn of [DATASET, DATASET_2]) {
     await catalog.properties.upsertValues(EDITOR, urn, { properties: [{ propertyUrn: RETENTION, values: [{ double: 30 }] }] });
   }

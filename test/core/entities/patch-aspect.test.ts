@@ -86,7 +86,7 @@ for (const [kind, adapter] of Object.entries(adapters)) {
     it('structuredProperties: the values patch, removing an absent property is a no-op (remove then add), authorized as value edits', async () => {
       const c = open();
       await c.properties.create(ADMIN, {
-        id: 'io.acryl.privacy.retentionTime',
+        qualifiedName: 'io.acryl.privacy.retentionTime',
         valueType: 'number',
         entityTypes: ['dataset'],
         cardinality: 'MULTIPLE',
@@ -115,7 +115,7 @@ for (const [kind, adapter] of Object.entries(adapters)) {
 
     it('an owned aspect goes through its service (a property definition); a timeseries aspect is refused', async () => {
       const c = open();
-      await c.properties.create(ADMIN, { id: 'io.acryl.privacy.retentionTime', valueType: 'number', entityTypes: ['dataset'] });
+      await c.properties.create(ADMIN, { qualifiedName: 'io.acryl.privacy.retentionTime', valueType: 'number', entityTypes: ['dataset'] });
       const view = await c.entities.patchAspect(ADMIN, RETENTION, 'propertyDefinition', [
         { op: 'add', path: '/displayName', value: 'Retention' },
       ]);

@@ -19,7 +19,7 @@ async function open(kind: string) {
     qualifiedName: 'bulk.tier',
     valueType: 'string',
     entityTypes: ['dataset'],
-    allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }],
+    allowedValues: [{ value: { string: 'gold' } }, { value: { string: 'silver' } }],
   });
   return catalog;
 }

@@ -1,5 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CreateStructuredPropertyInput, RestPropertyDefinitionInput, YamlPropertyEntry } from '../../../src/index';
+import {
+  parseYamlDefinitions,
+  type Catalog,
+  type CreatePropertyDefinitionInput,
+  type CreateStructuredPropertyInput,
+  type RestPropertyDefinitionInput,
+  type YamlPropertyEntry,
+} from '../../../src/index';
+import { createStructuredPropertyFromGraphql, updateStructuredPropertyFromGraphql } from '../../../src/graphql/property-input';
+import { upsertYamlDefinitions } from '../../../src/http/property-yaml';
 import { ADMIN, codeOf, EDITOR, errorOf, openCatalog, READER, RETENTION_YAML, type TestCatalog } from './helpers';
 
 const RETENTION = 'urn:li:structuredProperty:io.acryl.privacy.retentionTime';
@@ -14,6 +23,14 @@ afterEach(async () => {
 function open(options?: Parameters<typeof openCatalog>[0]): TestCatalog {
   t = openCatalog(options);
   return t;
+}
+
+/**
+ * The inputs below are in the spellings the transports take: GraphQL inputs go through the GraphQL
+ * layer's decoder, YAML text through the command line's, then to the canonical `catalog.properties`.
+ */
+async function upsertYamlText(catalog: Catalog, actor: string, text: string) {
+  return upsertYamlDefinitions(catalog, actor, parseYamlDefinitions(text));
 }
 
 const graphqlRetention: CreateStructuredPropertyInput = {
@@ -34,7 +51,7 @@ const graphqlRetention: CreateStructuredPropertyInput = {
 describe('definition input shapes', () => {
   it('stores the GraphQL create input as the REST aspect shape with full URNs and defaults', async () => {
     const { catalog } = open();
-    const view = await catalog.properties.create(ADMIN, graphqlRetention);
+    const view = await createStructuredPropertyFromGraphql(catalog, ADMIN, graphqlRetention);
     expect(view.urn).toBe('urn:li:structuredProperty:retentionTime');
     expect(view.removed).toBe(false);
     const { created, lastModified, ...definition } = view.definition;
@@ -75,7 +92,7 @@ describe('definition input shapes', () => {
     const viaRoute = await catalog.entities.upsertAspect(ADMIN, restUrn, 'propertyDefinition', rest as never);
     expect(viaRoute.aspects.propertyDefinition?.value.allowedValues).toEqual(rest.allowedValues!);
 
-    const [result] = await catalog.properties.upsertYaml(ADMIN, RETENTION_YAML);
+    const [result] = await upsertYamlText(catalog, ADMIN, RETENTION_YAML);
     expect(result?.outcome).toBe('created');
     expect(await catalog.properties.getReadBack(READER, RETENTION)).toEqual({
       urn: RETENTION,
@@ -108,28 +125,25 @@ describe('definition input shapes', () => {
 
   it('refuses fields a shape does not have, with their paths, for each shape', async () => {
     const { catalog } = open();
-    const graphql = await errorOf(catalog.properties.create(ADMIN, { ...graphqlRetention, colour: 'red' } as never));
+    const graphql = await errorOf(createStructuredPropertyFromGraphql(catalog, ADMIN, { ...graphqlRetention, colour: 'red' } as never));
     expect(graphql.code).toBe('INVALID_INPUT');
     expect(graphql.details.map((d) => d.path)).toEqual(['/colour']);
     const rest = await errorOf(
-      catalog.properties.create(
-        ADMIN,
-        {
-          valueType: 'string',
-          entityTypes: ['dataset'],
-          qualifiedName: 'a',
-          allowedValues: [{ value: { string: 'x', double: 1 } }],
-        } as never,
-        { shape: 'rest' },
-      ),
+      catalog.properties.create(ADMIN, {
+        valueType: 'string',
+        entityTypes: ['dataset'],
+        qualifiedName: 'a',
+        allowedValues: [{ value: { string: 'x', double: 1 } }],
+      } as never),
     );
     expect(rest.details.map((d) => d.path)).toEqual(['/allowedValues/0/value']);
-    const yaml = await errorOf(
-      catalog.properties.upsertYaml(ADMIN, '- id: a\n  type: string\n  entity_types: [dataset]\n  displayName: A\n'),
-    );
+    const yaml = await errorOf(upsertYamlText(catalog, ADMIN, '- id: a\n  type: string\n  entity_types: [dataset]\n  displayName: A\n'));
     expect(yaml.details.map((d) => d.path)).toEqual(['/0/displayName']);
     const both = await errorOf(
-      catalog.properties.create(ADMIN, { ...graphqlRetention, allowedValues: [{ numberValue: 1, stringValue: 'x' }, {}] }),
+      createStructuredPropertyFromGraphql(catalog, ADMIN, {
+        ...graphqlRetention,
+        allowedValues: [{ numberValue: 1, stringValue: 'x' }, {}],
+      }),
     );
     expect(both.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/1']);
     expect((await catalog.properties.list(READER)).properties).toEqual([]);
@@ -137,7 +151,8 @@ describe('definition input shapes', () => {
 
   it("takes YAML types in capitals, as files written for DataHub's CLI have them (datahub-project/datahub metadata-ingestion/examples/structured_properties)", async () => {
     const { catalog } = open();
-    const [first, second] = await catalog.properties.upsertYaml(
+    const [first, second] = await upsertYamlText(
+      catalog,
       ADMIN,
       '- id: io.acryl.caps.s\n  type: STRING\n  entity_types: [dataset]\n- id: io.acryl.caps.d\n  type: DATE\n  entity_types: [dataset]\n',
     );
@@ -145,14 +160,14 @@ describe('definition input shapes', () => {
       'urn:li:dataType:datahub.string',
       'urn:li:dataType:datahub.date',
     ]);
-    expect(
-      (await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: io.acryl.caps.x\n  type: STRNG\n  entity_types: [dataset]\n'))).code,
-    ).toBe('INVALID_INPUT');
+    expect((await errorOf(upsertYamlText(catalog, ADMIN, '- id: io.acryl.caps.x\n  type: STRNG\n  entity_types: [dataset]\n'))).code).toBe(
+      'INVALID_INPUT',
+    );
   });
 
   it('names the line and column of a YAML syntax error, in one line', async () => {
     const { catalog } = open();
-    const broken = await errorOf(catalog.properties.upsertYaml(ADMIN, '- id: a\n  type: string\n  description: "unterminated\n'));
+    const broken = await errorOf(upsertYamlText(catalog, ADMIN, '- id: a\n  type: string\n  description: "unterminated\n'));
     expect(broken.code).toBe('INVALID_INPUT');
     expect(broken.message).toMatch(/^the YAML file cannot be read: .* at line \d+, column \d+$/);
     expect(broken.message).not.toContain('\n');
@@ -174,7 +189,7 @@ describe('definition input shapes', () => {
       immutable: true,
       type_qualifier: { allowed_types: ['corpuser', 'corpGroup'] },
     };
-    const [created] = await catalog.properties.upsertYamlEntries(ADMIN, [yamlEntry]);
+    const [created] = await upsertYamlDefinitions(catalog, ADMIN, [yamlEntry]);
     const stored = created!.property.definition;
     const { created: _c, lastModified: _m, ...content } = stored;
     expect(toYamlEntry(stored)).toEqual(yamlEntry);
@@ -184,12 +199,12 @@ describe('definition input shapes', () => {
     const rest = toRestInput(stored);
     expect(rest).toEqual(content);
     await catalog.properties.hardDelete(ADMIN, created!.property.urn);
-    const viaGraphql = await catalog.properties.create(ADMIN, graphql);
+    const viaGraphql = await createStructuredPropertyFromGraphql(catalog, ADMIN, graphql);
     const { created: _c2, lastModified: _m2, ...fromGraphql } = viaGraphql.definition;
     expect(fromGraphql).toEqual(content);
     expect(toGraphqlInput(viaGraphql.definition)).toEqual(graphql);
     await catalog.properties.hardDelete(ADMIN, viaGraphql.urn);
-    const viaRest = await catalog.properties.create(ADMIN, rest, { shape: 'rest' });
+    const viaRest = await catalog.properties.create(ADMIN, rest as CreatePropertyDefinitionInput);
     const { created: _c3, lastModified: _m3, ...fromRest } = viaRest.definition;
     expect(fromRest).toEqual(content);
     expect(toRestInput(viaRest.definition)).toEqual(rest);
@@ -200,17 +215,23 @@ describe('identity: id, qualified name and URN', () => {
   it('takes the qualified name, else the id, and refuses the two when they differ', async () => {
     const { catalog } = open();
     const base = { valueType: 'string', entityTypes: ['dataset'] } as const;
-    expect((await catalog.properties.create(ADMIN, { ...base, id: 'only.id' })).urn).toBe('urn:li:structuredProperty:only.id');
-    expect((await catalog.properties.create(ADMIN, { ...base, qualifiedName: 'only.name' })).urn).toBe(
+    expect((await createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, id: 'only.id' })).urn).toBe(
+      'urn:li:structuredProperty:only.id',
+    );
+    expect((await createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, qualifiedName: 'only.name' })).urn).toBe(
       'urn:li:structuredProperty:only.name',
     );
-    expect((await catalog.properties.create(ADMIN, { ...base, id: 'same', qualifiedName: 'same' })).definition.qualifiedName).toBe('same');
-    const mismatch = await errorOf(catalog.properties.create(ADMIN, { ...base, id: 'one', qualifiedName: 'two' }));
+    expect(
+      (await createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, id: 'same', qualifiedName: 'same' })).definition.qualifiedName,
+    ).toBe('same');
+    const mismatch = await errorOf(createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, id: 'one', qualifiedName: 'two' }));
     expect(mismatch.code).toBe('INVALID_INPUT');
     expect(mismatch.details.map((d) => d.path)).toEqual(['/id']);
-    const neither = await errorOf(catalog.properties.create(ADMIN, base));
+    const neither = await errorOf(createStructuredPropertyFromGraphql(catalog, ADMIN, base));
     expect(neither.details.map((d) => d.path)).toEqual(['/qualifiedName']);
-    const spaces = await errorOf(catalog.properties.create(ADMIN, { ...base, id: 'has space', qualifiedName: 'has space' }));
+    const spaces = await errorOf(
+      createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, id: 'has space', qualifiedName: 'has space' }),
+    );
     expect(spaces.details.map((d) => d.path)).toEqual(['/id', '/qualifiedName']);
   });
 
@@ -221,14 +242,15 @@ describe('identity: id, qualified name and URN', () => {
     expect(wrong.code).toBe('INVALID_INPUT');
     expect(wrong.details.map((d) => d.path)).toEqual(['/qualifiedName']);
     const { qualifiedName: _q, ...withoutName } = body;
-    const derived = await catalog.properties.upsert(ADMIN, withoutName, { shape: 'rest', urn: 'urn:li:structuredProperty:io.c' });
+    const derived = await catalog.properties.upsert(ADMIN, { ...withoutName, urn: 'urn:li:structuredProperty:io.c' });
     expect(derived.property.definition.qualifiedName).toBe('io.c');
     const yaml = await errorOf(
-      catalog.properties.upsertYaml(ADMIN, '- urn: urn:li:structuredProperty:io.d\n  type: string\n  entity_types: [dataset]\n'),
+      upsertYamlText(catalog, ADMIN, '- urn: urn:li:structuredProperty:io.d\n  type: string\n  entity_types: [dataset]\n'),
     );
     expect(yaml.details.map((d) => d.path)).toEqual(['/0/qualified_name']);
     const yamlMismatch = await errorOf(
-      catalog.properties.upsertYaml(
+      upsertYamlText(
+        catalog,
         ADMIN,
         '- urn: urn:li:structuredProperty:io.d\n  qualified_name: io.e\n  type: string\n  entity_types: [dataset]\n',
       ),
@@ -238,10 +260,10 @@ describe('identity: id, qualified name and URN', () => {
 
   it('refuses to create an existing URN, active or soft-deleted, with CONFLICT', async () => {
     const { catalog } = open();
-    await catalog.properties.create(ADMIN, graphqlRetention);
-    expect(await codeOf(catalog.properties.create(ADMIN, graphqlRetention))).toBe('CONFLICT');
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, graphqlRetention);
+    expect(await codeOf(createStructuredPropertyFromGraphql(catalog, ADMIN, graphqlRetention))).toBe('CONFLICT');
     await catalog.properties.softDelete(ADMIN, 'urn:li:structuredProperty:retentionTime');
-    expect(await codeOf(catalog.properties.create(ADMIN, graphqlRetention))).toBe('CONFLICT');
+    expect(await codeOf(createStructuredPropertyFromGraphql(catalog, ADMIN, graphqlRetention))).toBe('CONFLICT');
   });
 });
 
@@ -251,24 +273,24 @@ describe('value types, entity types, allowed values, cardinality, version', () =
   it('accepts short and full value-type names and stores the full URN; refuses unknown ones', async () => {
     const { catalog } = open();
     for (const [i, valueType] of (['string', 'datahub.rich_text', 'urn:li:dataType:datahub.number', 'date', 'urn'] as const).entries()) {
-      const view = await catalog.properties.create(ADMIN, { ...base, qualifiedName: `p${i}`, valueType });
+      const view = await createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, qualifiedName: `p${i}`, valueType });
       expect(view.definition.valueType).toMatch(/^urn:li:dataType:datahub\.(string|rich_text|number|date|urn)$/);
     }
-    const bad = await errorOf(catalog.properties.create(ADMIN, { ...base, valueType: 'integer' as never }));
+    const bad = await errorOf(createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, valueType: 'integer' as never }));
     expect(bad.code).toBe('INVALID_INPUT');
     expect(bad.details.map((d) => d.path)).toEqual(['/valueType']);
   });
 
   it('accepts entity types as short names or datahub URNs; refuses urn:li:entityType:dataset listing the valid names', async () => {
     const { catalog } = open();
-    const view = await catalog.properties.create(ADMIN, {
+    const view = await createStructuredPropertyFromGraphql(catalog, ADMIN, {
       qualifiedName: 'p',
       valueType: 'string',
       entityTypes: ['dataset', 'dataFlow', 'urn:li:entityType:datahub.chart'],
     });
     expect(view.definition.entityTypes).toEqual([DS, FLOW, 'urn:li:entityType:datahub.chart']);
     const bad = await errorOf(
-      catalog.properties.create(ADMIN, {
+      createStructuredPropertyFromGraphql(catalog, ADMIN, {
         qualifiedName: 'q',
         valueType: 'string',
         entityTypes: ['urn:li:entityType:dataset', 'table'] as never,
@@ -290,17 +312,19 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     ]) {
       expect(bad.details[0]!.message).toContain(name);
     }
-    const none = await errorOf(catalog.properties.create(ADMIN, { qualifiedName: 'r', valueType: 'string', entityTypes: [] }));
+    const none = await errorOf(
+      createStructuredPropertyFromGraphql(catalog, ADMIN, { qualifiedName: 'r', valueType: 'string', entityTypes: [] }),
+    );
     expect(none.details.map((d) => d.path)).toEqual(['/entityTypes']);
     const twice = await errorOf(
-      catalog.properties.create(ADMIN, { qualifiedName: 's', valueType: 'string', entityTypes: ['dataset', DS] }),
+      createStructuredPropertyFromGraphql(catalog, ADMIN, { qualifiedName: 's', valueType: 'string', entityTypes: ['dataset', DS] }),
     );
     expect(twice.details.map((d) => d.path)).toEqual(['/entityTypes/1']);
   });
 
   it('restricts URN values with typeQualifier.allowedTypes (URN properties only)', async () => {
     const { catalog } = open();
-    const view = await catalog.properties.create(ADMIN, {
+    const view = await createStructuredPropertyFromGraphql(catalog, ADMIN, {
       ...base,
       valueType: 'urn',
       typeQualifier: { allowedTypes: ['corpuser', 'urn:li:entityType:datahub.corpGroup'] },
@@ -309,7 +333,12 @@ describe('value types, entity types, allowed values, cardinality, version', () =
       allowedTypes: ['urn:li:entityType:datahub.corpuser', 'urn:li:entityType:datahub.corpGroup'],
     });
     const onString = await errorOf(
-      catalog.properties.create(ADMIN, { ...base, qualifiedName: 'q', valueType: 'string', typeQualifier: { allowedTypes: ['corpuser'] } }),
+      createStructuredPropertyFromGraphql(catalog, ADMIN, {
+        ...base,
+        qualifiedName: 'q',
+        valueType: 'string',
+        typeQualifier: { allowedTypes: ['corpuser'] },
+      }),
     );
     expect(onString.details.map((d) => d.path)).toEqual(['/typeQualifier/allowedTypes']);
   });
@@ -317,17 +346,19 @@ describe('value types, entity types, allowed values, cardinality, version', () =
   it('types allowed values to the value type and refuses duplicates', async () => {
     const { catalog } = open();
     const number = await errorOf(
-      catalog.properties.create(ADMIN, {
+      createStructuredPropertyFromGraphql(catalog, ADMIN, {
         ...base,
         valueType: 'number',
         allowedValues: [{ stringValue: 'thirty' }, { numberValue: 30 }, { numberValue: 30 }],
       }),
     );
     expect(number.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/2']);
-    const string = await errorOf(catalog.properties.create(ADMIN, { ...base, valueType: 'string', allowedValues: [{ numberValue: 1 }] }));
+    const string = await errorOf(
+      createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, valueType: 'string', allowedValues: [{ numberValue: 1 }] }),
+    );
     expect(string.details.map((d) => d.path)).toEqual(['/allowedValues/0']);
     const date = await errorOf(
-      catalog.properties.create(ADMIN, {
+      createStructuredPropertyFromGraphql(catalog, ADMIN, {
         ...base,
         valueType: 'date',
         allowedValues: [{ stringValue: '2024-02-30' }, { stringValue: '2024-02-29' }, { stringValue: '24-1-1' }],
@@ -335,7 +366,7 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     );
     expect(date.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/2']);
     const urn = await errorOf(
-      catalog.properties.create(ADMIN, {
+      createStructuredPropertyFromGraphql(catalog, ADMIN, {
         ...base,
         valueType: 'urn',
         typeQualifier: { allowedTypes: ['corpuser'] },
@@ -344,22 +375,23 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     );
     expect(urn.details.map((d) => d.path)).toEqual(['/allowedValues/0', '/allowedValues/1']);
     const restPaths = await errorOf(
-      catalog.properties.create(
-        ADMIN,
-        { qualifiedName: 'p', valueType: 'number', entityTypes: ['dataset'], allowedValues: [{ value: { string: '1' } }] },
-        { shape: 'rest' },
-      ),
+      catalog.properties.create(ADMIN, {
+        qualifiedName: 'p',
+        valueType: 'number',
+        entityTypes: ['dataset'],
+        allowedValues: [{ value: { string: '1' } }],
+      }),
     );
     expect(restPaths.details.map((d) => d.path)).toEqual(['/allowedValues/0/value']);
   });
 
   it('defaults to SINGLE, not immutable; takes immutable and a 14-digit version', async () => {
     const { catalog } = open();
-    const plain = await catalog.properties.create(ADMIN, { ...base, valueType: 'string' });
+    const plain = await createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, valueType: 'string' });
     expect(plain.definition.cardinality).toBe('SINGLE');
     expect(plain.definition.immutable).toBe(false);
     expect(plain.definition.version).toBeUndefined();
-    const versioned = await catalog.properties.create(ADMIN, {
+    const versioned = await createStructuredPropertyFromGraphql(catalog, ADMIN, {
       ...base,
       qualifiedName: 'v',
       valueType: 'string',
@@ -369,7 +401,9 @@ describe('value types, entity types, allowed values, cardinality, version', () =
     expect(versioned.definition.version).toBe('20240614080000');
     expect(versioned.definition.immutable).toBe(true);
     for (const version of ['2024', '2024061408000a', '202406140800000']) {
-      const bad = await errorOf(catalog.properties.create(ADMIN, { ...base, qualifiedName: 'w', valueType: 'string', version }));
+      const bad = await errorOf(
+        createStructuredPropertyFromGraphql(catalog, ADMIN, { ...base, qualifiedName: 'w', valueType: 'string', version }),
+      );
       expect(bad.details.map((d) => d.path)).toEqual(['/version']);
     }
   });
@@ -377,7 +411,7 @@ describe('value types, entity types, allowed values, cardinality, version', () =
   it('lists every violation of a definition in one error and writes nothing', async () => {
     const { catalog } = open();
     const error = await errorOf(
-      catalog.properties.create(ADMIN, {
+      createStructuredPropertyFromGraphql(catalog, ADMIN, {
         id: 'a b',
         valueType: 'decimal' as never,
         entityTypes: ['urn:li:entityType:dataset'] as never,
@@ -395,15 +429,15 @@ describe('updates and breaking changes', () => {
   it('replaces texts, appends allowed values, entity types and allowed types, and goes SINGLE → MULTIPLE', async () => {
     let now = 1_700_000_000_000;
     const { catalog } = open({ clock: () => now });
-    await catalog.properties.create(ADMIN, { ...graphqlRetention });
-    await catalog.properties.create(ADMIN, {
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, { ...graphqlRetention });
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, {
       qualifiedName: 'owner',
       valueType: 'urn',
       entityTypes: ['dataset'],
       typeQualifier: { allowedTypes: ['corpuser'] },
     });
     now += 1000;
-    const updated = await catalog.properties.update(ADMIN, {
+    const updated = await updateStructuredPropertyFromGraphql(catalog, ADMIN, {
       urn: 'urn:li:structuredProperty:retentionTime',
       displayName: 'Retention',
       description: null,
@@ -426,7 +460,7 @@ describe('updates and breaking changes', () => {
     expect(updated.definition.entityTypes).toEqual([DS, FLOW, 'urn:li:entityType:datahub.dataJob']);
     expect(updated.definition.created?.time).toBe(1_700_000_000_000);
     expect(updated.definition.lastModified?.time).toBe(1_700_000_001_000);
-    const owner = await catalog.properties.update(ADMIN, {
+    const owner = await updateStructuredPropertyFromGraphql(catalog, ADMIN, {
       urn: 'urn:li:structuredProperty:owner',
       typeQualifier: { newAllowedTypes: ['corpGroup'] },
     });
@@ -438,18 +472,24 @@ describe('updates and breaking changes', () => {
 
   it('refuses newly restricting allowed values or types unless a new version is given (absent → present counts as greater)', async () => {
     const { catalog } = open();
-    await catalog.properties.create(ADMIN, { qualifiedName: 'free', valueType: 'string', entityTypes: ['dataset'] });
-    await catalog.properties.create(ADMIN, { qualifiedName: 'who', valueType: 'urn', entityTypes: ['dataset'] });
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, { qualifiedName: 'free', valueType: 'string', entityTypes: ['dataset'] });
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, { qualifiedName: 'who', valueType: 'urn', entityTypes: ['dataset'] });
     const restrict = await errorOf(
-      catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:free', newAllowedValues: [{ stringValue: 'a' }] }),
+      updateStructuredPropertyFromGraphql(catalog, ADMIN, {
+        urn: 'urn:li:structuredProperty:free',
+        newAllowedValues: [{ stringValue: 'a' }],
+      }),
     );
     expect(restrict.code).toBe('CONFLICT');
     expect(restrict.details.map((d) => d.path)).toEqual(['/newAllowedValues']);
     const types = await errorOf(
-      catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:who', typeQualifier: { newAllowedTypes: ['corpuser'] } }),
+      updateStructuredPropertyFromGraphql(catalog, ADMIN, {
+        urn: 'urn:li:structuredProperty:who',
+        typeQualifier: { newAllowedTypes: ['corpuser'] },
+      }),
     );
     expect(types.details.map((d) => d.path)).toEqual(['/typeQualifier/newAllowedTypes']);
-    const ok = await catalog.properties.update(ADMIN, {
+    const ok = await updateStructuredPropertyFromGraphql(catalog, ADMIN, {
       urn: 'urn:li:structuredProperty:free',
       newAllowedValues: [{ stringValue: 'a' }],
       version: '20240101000000',
@@ -460,37 +500,37 @@ describe('updates and breaking changes', () => {
 
   it('refuses MULTIPLE → SINGLE, a value-type change and removing allowed values without a greater version', async () => {
     const { catalog } = open();
-    await catalog.properties.upsertYaml(ADMIN, RETENTION_YAML);
+    await upsertYamlText(catalog, ADMIN, RETENTION_YAML);
     const single = RETENTION_YAML.replace('cardinality: MULTIPLE', 'cardinality: SINGLE');
-    const refused = await errorOf(catalog.properties.upsertYaml(ADMIN, single));
+    const refused = await errorOf(upsertYamlText(catalog, ADMIN, single));
     expect(refused.code).toBe('CONFLICT');
     expect(refused.details.map((d) => d.path)).toEqual(['/0/cardinality']);
     const typeChange = RETENTION_YAML.replace('type: number', 'type: string');
-    const typeRefused = await errorOf(catalog.properties.upsertYaml(ADMIN, typeChange));
+    const typeRefused = await errorOf(upsertYamlText(catalog, ADMIN, typeChange));
     expect([typeRefused.code, typeRefused.details.map((d) => d.path)]).toEqual(['CONFLICT', ['/0/type', '/0/allowed_values']]);
     const fewer = RETENTION_YAML.replace(/ {4}- value: 365\n.*\n/, '');
-    expect((await errorOf(catalog.properties.upsertYaml(ADMIN, fewer))).details.map((d) => d.path)).toEqual(['/0/allowed_values']);
+    expect((await errorOf(upsertYamlText(catalog, ADMIN, fewer))).details.map((d) => d.path)).toEqual(['/0/allowed_values']);
 
-    const [bumped] = await catalog.properties.upsertYaml(ADMIN, `${single.trimEnd()}\n  version: "20240614080000"\n`);
+    const [bumped] = await upsertYamlText(catalog, ADMIN, `${single.trimEnd()}\n  version: "20240614080000"\n`);
     expect(bumped?.outcome).toBe('updated');
     expect(bumped?.property.definition.cardinality).toBe('SINGLE');
     expect(bumped?.property.definition.version).toBe('20240614080000');
     // Going back needs a version greater still; the same version or an older one is refused.
     const multipleAgain = `${RETENTION_YAML.trimEnd()}\n  version: "20240614080000"\n`;
-    expect((await catalog.properties.upsertYaml(ADMIN, multipleAgain))[0]?.outcome).toBe('updated');
+    expect((await upsertYamlText(catalog, ADMIN, multipleAgain))[0]?.outcome).toBe('updated');
     const singleSame = `${single.trimEnd()}\n  version: "20240614080000"\n`;
-    expect((await errorOf(catalog.properties.upsertYaml(ADMIN, singleSame))).details.map((d) => d.path)).toEqual(['/0/cardinality']);
+    expect((await errorOf(upsertYamlText(catalog, ADMIN, singleSame))).details.map((d) => d.path)).toEqual(['/0/cardinality']);
     const older = `${single.trimEnd()}\n  version: 20230101000000\n`;
-    const olderRefused = await errorOf(catalog.properties.upsertYaml(ADMIN, older));
+    const olderRefused = await errorOf(upsertYamlText(catalog, ADMIN, older));
     expect([olderRefused.code, olderRefused.details.map((d) => d.path)]).toEqual(['CONFLICT', ['/0/version', '/0/cardinality']]);
     const typeWithVersion = `${typeChange.replace(/ {2}allowed_values:[\s\S]*$/, '').trimEnd()}\n  version: "20250101000000"\n`;
-    const [changed] = await catalog.properties.upsertYaml(ADMIN, typeWithVersion);
+    const [changed] = await upsertYamlText(catalog, ADMIN, typeWithVersion);
     expect(changed?.property.definition.valueType).toBe('urn:li:dataType:datahub.string');
   });
 
   it('never changes the qualified name, version or not', async () => {
     const { catalog } = open();
-    await catalog.properties.create(ADMIN, { qualifiedName: 'io.a', valueType: 'string', entityTypes: ['dataset'] });
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, { qualifiedName: 'io.a', valueType: 'string', entityTypes: ['dataset'] });
     const body = { qualifiedName: 'io.b', valueType: 'string', entityTypes: ['dataset'], version: '20990101000000' };
     expect(await codeOf(catalog.entities.upsertAspect(ADMIN, 'urn:li:structuredProperty:io.a', 'propertyDefinition', body))).toBe(
       'INVALID_INPUT',
@@ -500,41 +540,39 @@ describe('updates and breaking changes', () => {
 
   it('reports created, updated and unchanged for a YAML upsert', async () => {
     const { catalog } = open();
-    expect((await catalog.properties.upsertYaml(ADMIN, RETENTION_YAML)).map((r) => r.outcome)).toEqual(['created']);
-    expect((await catalog.properties.upsertYaml(ADMIN, RETENTION_YAML)).map((r) => r.outcome)).toEqual(['unchanged']);
+    expect((await upsertYamlText(catalog, ADMIN, RETENTION_YAML)).map((r) => r.outcome)).toEqual(['created']);
+    expect((await upsertYamlText(catalog, ADMIN, RETENTION_YAML)).map((r) => r.outcome)).toEqual(['unchanged']);
     const changed = RETENTION_YAML.replace('display_name: Retention Time', 'display_name: Retention');
-    expect((await catalog.properties.upsertYaml(ADMIN, changed)).map((r) => r.outcome)).toEqual(['updated']);
+    expect((await upsertYamlText(catalog, ADMIN, changed)).map((r) => r.outcome)).toEqual(['updated']);
   });
 
   it('refuses updating a missing property (NOT_FOUND) and a soft-deleted one, naming it', async () => {
     const { catalog } = open();
-    expect(await codeOf(catalog.properties.update(ADMIN, { urn: 'urn:li:structuredProperty:absent', displayName: 'x' }))).toBe('NOT_FOUND');
-    await catalog.properties.create(ADMIN, graphqlRetention);
+    expect(
+      await codeOf(updateStructuredPropertyFromGraphql(catalog, ADMIN, { urn: 'urn:li:structuredProperty:absent', displayName: 'x' })),
+    ).toBe('NOT_FOUND');
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, graphqlRetention);
     const urn = 'urn:li:structuredProperty:retentionTime';
     await catalog.properties.softDelete(ADMIN, urn);
-    const refused = await errorOf(catalog.properties.update(ADMIN, { urn, displayName: 'x' }));
+    const refused = await errorOf(updateStructuredPropertyFromGraphql(catalog, ADMIN, { urn, displayName: 'x' }));
     expect(refused.code).toBe('INVALID_INPUT');
     expect(refused.message).toContain(urn);
     const viaRest = await errorOf(
-      catalog.properties.upsert(
-        ADMIN,
-        { qualifiedName: 'retentionTime', valueType: 'number', entityTypes: ['dataset'] },
-        { shape: 'rest' },
-      ),
+      catalog.properties.upsert(ADMIN, { qualifiedName: 'retentionTime', valueType: 'number', entityTypes: ['dataset'] }),
     );
     expect(viaRest.message).toContain(urn);
   });
 
   it('needs MANAGE_STRUCTURED_PROPERTIES to write definitions and only an actor to read them', async () => {
     const { catalog } = open();
-    expect(await codeOf(catalog.properties.create(EDITOR, graphqlRetention))).toBe('FORBIDDEN');
-    await catalog.properties.create(ADMIN, graphqlRetention);
+    expect(await codeOf(createStructuredPropertyFromGraphql(catalog, EDITOR, graphqlRetention))).toBe('FORBIDDEN');
+    await createStructuredPropertyFromGraphql(catalog, ADMIN, graphqlRetention);
     const urn = 'urn:li:structuredProperty:retentionTime';
-    expect(await codeOf(catalog.properties.update(READER, { urn, displayName: 'x' }))).toBe('FORBIDDEN');
+    expect(await codeOf(updateStructuredPropertyFromGraphql(catalog, READER, { urn, displayName: 'x' }))).toBe('FORBIDDEN');
     expect(await codeOf(catalog.properties.softDelete(EDITOR, urn))).toBe('FORBIDDEN');
     expect(await codeOf(catalog.properties.hardDelete(EDITOR, urn))).toBe('FORBIDDEN');
     expect(await codeOf(catalog.entities.delete(EDITOR, urn))).toBe('FORBIDDEN');
-    expect(await codeOf(catalog.properties.upsertYaml(READER, RETENTION_YAML))).toBe('FORBIDDEN');
+    expect(await codeOf(upsertYamlText(catalog, READER, RETENTION_YAML))).toBe('FORBIDDEN');
     expect((await catalog.properties.get(READER, urn))?.urn).toBe(urn);
     expect(await codeOf(catalog.properties.get('', urn))).toBe('UNAUTHENTICATED');
   });
@@ -542,7 +580,7 @@ describe('updates and breaking changes', () => {
   it('lists definitions in URN order, pages, and leaves soft-deleted ones out unless asked', async () => {
     const { catalog } = open();
     for (const name of ['c', 'a', 'b', 'd'])
-      await catalog.properties.create(ADMIN, { qualifiedName: name, valueType: 'string', entityTypes: ['dataset'] });
+      await createStructuredPropertyFromGraphql(catalog, ADMIN, { qualifiedName: name, valueType: 'string', entityTypes: ['dataset'] });
     await catalog.properties.softDelete(ADMIN, 'urn:li:structuredProperty:b');
     const page1 = await catalog.properties.list(READER, { limit: 2 });
     expect(page1.properties.map((p) => p.definition.qualifiedName)).toEqual(['a', 'c']);

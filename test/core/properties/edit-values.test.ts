@@ -23,7 +23,7 @@ async function open(kind: string): Promise<Catalog> {
   });
   const define = (qualifiedName: string, extra: Record<string, unknown>) =>
     catalog.properties.create(ADMIN, { qualifiedName, valueType: 'string', entityTypes: ['dataset'], ...extra });
-  await define('edit.tier', { allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }] });
+  await define('edit.tier', { allowedValues: [{ value: { string: 'gold' } }, { value: { string: 'silver' } }] });
   await define('edit.days', { valueType: 'number' });
   await define('edit.tags', { cardinality: 'MULTIPLE' });
   await define('edit.fixed', { immutable: true });

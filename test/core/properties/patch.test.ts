@@ -16,27 +16,19 @@ afterEach(async () => {
 async function setup(): Promise<Catalog> {
   t = openCatalog();
   const { catalog } = t;
-  await catalog.properties.create(
-    ADMIN,
-    {
-      qualifiedName: 'io.acryl.privacy.retentionTime',
-      valueType: 'number',
-      cardinality: 'MULTIPLE',
-      entityTypes: ['dataset'],
-      allowedValues: [{ value: { double: 30 } }, { value: { double: 60 } }, { value: { double: 365 } }],
-    },
-    { shape: 'rest' },
-  );
-  await catalog.properties.create(
-    ADMIN,
-    {
-      qualifiedName: 'io.acryl.privacy.retentionTime02',
-      valueType: 'string',
-      entityTypes: ['dataset'],
-      allowedValues: [{ value: { string: 'foo2' } }, { value: { string: 'bar2' } }],
-    },
-    { shape: 'rest' },
-  );
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'io.acryl.privacy.retentionTime',
+    valueType: 'number',
+    cardinality: 'MULTIPLE',
+    entityTypes: ['dataset'],
+    allowedValues: [{ value: { double: 30 } }, { value: { double: 60 } }, { value: { double: 365 } }],
+  });
+  await catalog.properties.create(ADMIN, {
+    qualifiedName: 'io.acryl.privacy.retentionTime02',
+    valueType: 'string',
+    entityTypes: ['dataset'],
+    allowedValues: [{ value: { string: 'foo2' } }, { value: { string: 'bar2' } }],
+  });
   await catalog.properties.create(ADMIN, { qualifiedName: 'team/tier~x', valueType: 'string', entityTypes: ['dataset'] });
   await catalog.properties.upsertValues(EDITOR, DATASET, {
     properties: [

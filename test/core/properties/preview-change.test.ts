@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { adaptersWithPostgres } from '../../support/postgres';
+import { previewYamlDefinitions } from '../../../src/http/property-yaml';
 import { createCatalog, type Catalog, type CatalogError, type DefinitionChangePreview, type PropertyValue } from '../../../src/index';
 
 const ADMIN = 'urn:li:corpuser:admin';
@@ -67,8 +68,7 @@ async function open(kind: string): Promise<{ catalog: Catalog; urns: string[] }>
     policies: [{ actors: [EDITOR], privileges: ['EDIT_ENTITY_PROPERTIES', 'EDIT_ENTITY'] }],
     jobs: { background: false },
   });
-  for (const { urn, ...definition } of [tierDefinition, ownerDefinition, sizeDefinition])
-    await catalog.properties.upsert(ADMIN, definition, { shape: 'rest', urn });
+  for (const definition of [tierDefinition, ownerDefinition, sizeDefinition]) await catalog.properties.upsert(ADMIN, definition);
   const next = random(kind.length * 7919 + 28);
   const urns = [...Array.from({ length: 240 }, (_, i) => dataset(i)), ...Array.from({ length: 60 }, (_, i) => flow(i))];
   const items = urns.map((urn) => {
@@ -223,8 +223,7 @@ describe.each(Object.keys(ADAPTERS))('previewChange: the impact of a definition 
     const { catalog } = await open(kind);
     const bad = { ...tierDefinition, valueType: 'urn:li:dataType:datahub.colour', entityTypes: ['spaceship'], version: '2024' };
     const refusal = (await catalog.properties.previewChange(ADMIN, bad).catch((e: unknown) => e)) as CatalogError;
-    const { urn, ...aspect } = bad;
-    const upsertRefusal = (await catalog.properties.upsert(ADMIN, aspect, { shape: 'rest', urn }).catch((e: unknown) => e)) as CatalogError;
+    const upsertRefusal = (await catalog.properties.upsert(ADMIN, bad).catch((e: unknown) => e)) as CatalogError;
     expect(refusal.code).toBe('INVALID_INPUT');
     expect(refusal.details.map((d) => d.path).sort()).toEqual(['/entityTypes/0', '/valueType', '/version']);
     expect(refusal.details).toEqual(upsertRefusal.details);
@@ -246,7 +245,7 @@ describe.each(Object.keys(ADAPTERS))('previewChange: the impact of a definition 
   it('previews the entries of the command-line file, every entry checked first', async () => {
     const { catalog, urns } = await open(kind);
     const tiers = (await valuesOfAll(catalog, urns)).get(TIER)!;
-    const previews = await catalog.properties.previewYamlEntries(ADMIN, [
+    const previews = await previewYamlDefinitions(catalog, ADMIN, [
       {
         id: 'preview.tier',
         type: 'string',
@@ -259,12 +258,10 @@ describe.each(Object.keys(ADAPTERS))('previewChange: the impact of a definition 
     ]);
     expect(previews.map((p) => p.outcome)).toEqual(['refused', 'created']);
     expectMatches(previews[0]!, tiers, (_, values) => values.length > 1);
-    const refusal = (await catalog.properties
-      .previewYamlEntries(ADMIN, [
-        { id: 'preview.ok', type: 'string', entity_types: ['dataset'] },
-        { id: 'preview.bad', type: 'colour', entity_types: ['dataset'] },
-      ])
-      .catch((e: unknown) => e)) as CatalogError;
+    const refusal = (await previewYamlDefinitions(catalog, ADMIN, [
+      { id: 'preview.ok', type: 'string', entity_types: ['dataset'] },
+      { id: 'preview.bad', type: 'colour', entity_types: ['dataset'] },
+    ]).catch((e: unknown) => e)) as CatalogError;
     expect(refusal.details.map((d) => d.path)).toEqual(['/1/type']);
     await catalog.close();
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../../src/index';
+import { upsertStructuredPropertiesFromGraphql } from '../../../src/graphql/property-input';
 import { ADMIN, CHART, codeOf, DATASET, DATASET_2, EDITOR, errorOf, FLOW, openCatalog, READER, type TestCatalog } from './helpers';
 
 const RETENTION = 'urn:li:structuredProperty:retention';
@@ -25,13 +26,13 @@ async function setup(): Promise<Catalog> {
     qualifiedName: 'retention',
     valueType: 'number',
     entityTypes: ['dataset', 'dataFlow'],
-    allowedValues: [{ numberValue: 30 }, { numberValue: 90 }],
+    allowedValues: [{ value: { double: 30 } }, { value: { double: 90 } }],
   });
   await catalog.properties.create(ADMIN, {
     qualifiedName: 'tier',
     valueType: 'string',
     entityTypes: ['dataset'],
-    allowedValues: [{ stringValue: 'foo' }, { stringValue: 'bar' }],
+    allowedValues: [{ value: { string: 'foo' } }, { value: { string: 'bar' } }],
   });
   await catalog.properties.create(ADMIN, { qualifiedName: 'tags', valueType: 'string', cardinality: 'MULTIPLE', entityTypes: ['dataset'] });
   await catalog.properties.create(ADMIN, { qualifiedName: 'reviewed', valueType: 'date', entityTypes: ['dataset'] });
@@ -83,30 +84,20 @@ describe('upsert and remove', () => {
 
   it('takes the GraphQL input shape with stringValue / numberValue', async () => {
     const catalog = await setup();
-    const left = await catalog.properties.upsertValues(
-      EDITOR,
-      DATASET,
-      [
-        { structuredPropertyUrn: RETENTION, values: [{ numberValue: 90 }] },
-        { structuredPropertyUrn: TAGS, values: [{ stringValue: 'x' }, { stringValue: 'y' }] },
-      ],
-      { shape: 'graphql' },
-    );
+    const left = await upsertStructuredPropertiesFromGraphql(catalog, EDITOR, DATASET, [
+      { structuredPropertyUrn: RETENTION, values: [{ numberValue: 90 }] },
+      { structuredPropertyUrn: TAGS, values: [{ stringValue: 'x' }, { stringValue: 'y' }] },
+    ]);
     expect(strip(left)).toEqual([
       { propertyUrn: RETENTION, values: [d(90)] },
       { propertyUrn: TAGS, values: [s('x'), s('y')] },
     ]);
     const bad = await errorOf(
-      catalog.properties.upsertValues(
-        EDITOR,
-        DATASET,
-        [
-          { structuredPropertyUrn: RETENTION, values: [{ numberValue: 90 }, {}] },
-          { structuredPropertyUrn: TIER, values: [{ numberValue: 1 }] },
-          { structuredPropertyUrn: 'urn:li:structuredProperty:unknown', values: [{ stringValue: 'x', numberValue: 1 }] },
-        ],
-        { shape: 'graphql' },
-      ),
+      upsertStructuredPropertiesFromGraphql(catalog, EDITOR, DATASET, [
+        { structuredPropertyUrn: RETENTION, values: [{ numberValue: 90 }, {}] },
+        { structuredPropertyUrn: TIER, values: [{ numberValue: 1 }] },
+        { structuredPropertyUrn: 'urn:li:structuredProperty:unknown', values: [{ stringValue: 'x', numberValue: 1 }] },
+      ]),
     );
     // A malformed element is reported and its property is still checked; the other elements are checked in full.
     expect(bad.details.map((x) => x.path)).toEqual([

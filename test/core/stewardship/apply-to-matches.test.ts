@@ -36,7 +36,7 @@ async function seed(catalog: Catalog, datasets: number, charts = 0): Promise<voi
     qualifiedName: 'io.test.tier',
     valueType: 'string',
     entityTypes: ['dataset'],
-    allowedValues: [{ stringValue: 'gold' }, { stringValue: 'silver' }],
+    allowedValues: [{ value: { string: 'gold' } }, { value: { string: 'silver' } }],
   });
   await catalog.properties.create(ADMIN, {
     qualifiedName: 'io.test.owner',

@@ -34,8 +34,8 @@ function comparable(records: readonly ExportRecord[]): unknown[] {
 }
 
 async function populate(catalog: Catalog): Promise<{ kept: string; revoked: string }> {
-  await catalog.properties.create(ADMIN, { id: 'retention', qualifiedName: 'retention', valueType: 'number', entityTypes: ['dataset'] });
-  await catalog.properties.create(ADMIN, { id: 'tier', qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] });
+  await catalog.properties.create(ADMIN, { qualifiedName: 'retention', valueType: 'number', entityTypes: ['dataset'] });
+  await catalog.properties.create(ADMIN, { qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] });
   await catalog.entities.upsertMany(
     ADMIN,
     ['a', 'b', 'c'].map((name, i) => ({

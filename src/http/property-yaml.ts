@@ -1,14 +1,26 @@
-import type { Violation } from '../../errors';
-import { checkSchema } from '../validation';
-import { yamlDefinitionSchema } from '../validation/schemas/structured-properties';
-import { checkName, parseValueType } from './definition-rules';
-import type { CanonicalDefinition } from './graphql-input';
-import { STRUCTURED_PROPERTY_ENTITY, type AllowedValue, type RestPropertyDefinitionInput, type YamlPropertyEntry } from './types';
+import type { Catalog } from '../catalog';
+import { withPaths, type Violation } from '../errors';
+import type { Actor } from '../core/access';
+import { checkSchema } from '../core/validation';
+import {
+  checkName,
+  parseValueType,
+  STRUCTURED_PROPERTY_ENTITY,
+  yamlDefinitionSchema,
+  type AllowedValue,
+  type DefinitionChangePreview,
+  type DefinitionUpsertResult,
+  type PropertyDefinitionInput,
+  type RestPropertyDefinitionInput,
+  type YamlPropertyEntry,
+} from '../core/properties';
 
 /**
  * The command line's YAML file of definitions (snake_case keys, loosely typed scalars), decoded into the
- * canonical definition before the rules see it, and the way back from a canonical violation path to the
- * file's spelling. Nothing here decides what a definition means: it only translates.
+ * canonical definition `catalog.properties` takes, and the way back from a canonical violation path to
+ * the file's spelling. Nothing here decides what a definition means: it only translates. The one YAML
+ * decoder: the server's `upsertStructuredPropertyDefinitions` / `previewStructuredPropertyDefinitions`
+ * operations and the command line's embedded backend both use it (`metacatalog/http` exports it).
  */
 
 const URN_PREFIX = `urn:li:${STRUCTURED_PROPERTY_ENTITY}:`;
@@ -26,7 +38,10 @@ function looseValue(type: string | undefined, value: string | number): AllowedVa
 }
 
 /** One entry at `prefix`: shape violations in the file's spelling; `idOnly` when the qualified name came from `id`. */
-export function decodeYamlEntry(entry: unknown, prefix: string): { input?: CanonicalDefinition; violations: Violation[]; idOnly: boolean } {
+export function decodeYamlEntry(
+  entry: unknown,
+  prefix: string,
+): { input?: PropertyDefinitionInput; violations: Violation[]; idOnly: boolean } {
   const violations = checkSchema(yamlDefinitionSchema, entry, prefix);
   if (violations.length) return { violations, idOnly: false };
   const y = entry as YamlPropertyEntry;
@@ -65,7 +80,7 @@ export function decodeYamlEntry(entry: unknown, prefix: string): { input?: Canon
   if (y.urn !== undefined && y.id !== undefined && y.urn.startsWith(URN_PREFIX) && y.urn.slice(URN_PREFIX.length) !== y.id)
     violations.push({ path: `${prefix}/id`, message: `id "${y.id}" does not match the URN ${y.urn}` });
   return {
-    input: { ...(y.urn !== undefined ? { urn: y.urn } : {}), value },
+    input: { ...(y.urn !== undefined ? { urn: y.urn } : {}), ...value },
     violations,
     idOnly: y.qualified_name === undefined && y.id !== undefined,
   };
@@ -98,4 +113,42 @@ export function yamlDefinitionPath(
     const hit = YAML_NAMES.find(([from]) => rest === from || rest.startsWith(`${from}/`));
     return hit ? `${at}${hit[1]}${rest.slice(hit[0].length)}` : path;
   };
+}
+
+/** The file's entries decoded (entry `i` at `/<i>`): canonical inputs, each entry's decoder violations, and the path map back. */
+export function decodeYamlDefinitions(entries: readonly unknown[]): {
+  inputs: Array<PropertyDefinitionInput | undefined>;
+  prior: Violation[][];
+  pathOf: (path: string) => string;
+} {
+  const decoded = entries.map((entry, i) => decodeYamlEntry(entry, `/${i}`));
+  const pathOf = yamlDefinitionPath(
+    (index) => index !== undefined && decoded[index]?.idOnly === true,
+    decoded.flatMap((d) => d.violations),
+  );
+  return { inputs: decoded.map((d) => d.input), prior: decoded.map((d) => d.violations), pathOf };
+}
+
+/** The YAML file's entries through the canonical `catalog.properties.upsertMany` (one atomic commit), violations in the file's spelling. */
+export async function upsertYamlDefinitions(
+  catalog: Catalog,
+  actor: Actor,
+  entries: readonly unknown[],
+): Promise<DefinitionUpsertResult[]> {
+  const { inputs, prior, pathOf } = decodeYamlDefinitions(entries);
+  return catalog.properties.upsertMany(actor, inputs, { prior }).catch((error: unknown) => {
+    throw withPaths(error, pathOf);
+  });
+}
+
+/** The YAML file's entries through the canonical `catalog.properties.previewChanges`, violations in the file's spelling. */
+export async function previewYamlDefinitions(
+  catalog: Catalog,
+  actor: Actor,
+  entries: readonly unknown[],
+): Promise<DefinitionChangePreview[]> {
+  const { inputs, prior, pathOf } = decodeYamlDefinitions(entries);
+  return catalog.properties.previewChanges(actor, inputs, { prior }).catch((error: unknown) => {
+    throw withPaths(error, pathOf);
+  });
 }
