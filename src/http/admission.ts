@@ -215,14 +215,16 @@ export class Admission {
     const maxQueued = options.maxQueued ?? 32 * maxInFlight;
     const maxQueueMs = options.maxQueueMs ?? defaults.maxQueueMs;
     const gate = (name: RequestClass) => new Gate(name, maxInFlight, maxQueued, maxQueueMs, onShed);
-    this.maxLagMs = Math.max(20, maxQueueMs / 5);
+    // The whole wait bound, not less: a host starved of CPU by other processes lags too, and a burst of
+    // ordinary requests on a busy machine must not be shed for it.
+    this.maxLagMs = Math.max(20, maxQueueMs);
     startLoopMonitor();
     this.gates = { read: gate('read'), write: gate('write'), graphql: gate('graphql') };
   }
 
   /**
    * At a request's arrival: throws OverloadedError when its class would refuse it anyway, or when a
-   * gate is saturated and the event loop itself lags by more than a fifth of `maxQueueMs` (requests then
+   * gate is saturated and the event loop itself lags by more than `maxQueueMs` (requests then
    * wait before they can even be read: for CPU-bound work the loop is the queue).
    */
   precheck(requestClass: RequestClass): void {
