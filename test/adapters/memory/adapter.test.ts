@@ -76,7 +76,13 @@ describe('memory adapter: lifecycle', () => {
   it('declares its name and capabilities', () => {
     const adapter = createMemoryAdapter();
     expect(adapter.name).toBe('memory');
-    expect(adapter.capabilities).toEqual({ durable: false, changeToken: true, changeFeed: true, timeseriesInCommit: true, propertyValues: true });
+    expect(adapter.capabilities).toEqual({
+      durable: false,
+      changeToken: true,
+      changeFeed: true,
+      timeseriesInCommit: true,
+      propertyValues: true,
+    });
   });
 
   it('opens idempotently and keeps data across a second open', async () => {
