@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryAdapter } from '../../adapters/memory/index';
-import type { StorageAdapter } from '../../src/adapter/types';
-import { createCatalog } from '../../src/index';
+import { createMemoryAdapter } from '../../../adapters/memory/index';
+import type { StorageAdapter } from '../../../src/adapter/types';
+import { createCatalog } from '../../../src/index';
 
 const ADMIN = 'urn:li:corpuser:admin';
 
