@@ -63,7 +63,7 @@ export class CatalogError extends Error {
 }
 
 /** Violations an answer lists; the rest are counted (`omittedDetails`), and an error's message names at most 10. */
-export const MAX_LISTED_VIOLATIONS = 100;
+const MAX_LISTED_VIOLATIONS = 100;
 const MAX_VIOLATIONS_IN_MESSAGE = 10;
 
 export function isCatalogError(value: unknown): value is CatalogError {

@@ -28,7 +28,7 @@ export function scopeKeys(index: DocumentIndex, scope: SearchScope): string[] {
   return keys;
 }
 
-export function inScopeTest(index: DocumentIndex, scope: SearchScope): (slot: number) => boolean {
+function inScopeTest(index: DocumentIndex, scope: SearchScope): (slot: number) => boolean {
   const { removed, typeId } = index.table;
   if (scope.entityTypes.length === 0) return scope.includeRemoved ? () => true : (slot) => removed[slot] === 0;
   const allowed = new Uint8Array(index.table.typeNames.length);
@@ -76,7 +76,7 @@ export function evaluate(index: DocumentIndex, scope: SearchScope): Evaluation &
 }
 
 /** Every slot of the scope's entity types (removed ones too: the caller checks). */
-export function forEachInScope(index: DocumentIndex, scope: SearchScope, visit: (slot: number) => void): void {
+function forEachInScope(index: DocumentIndex, scope: SearchScope, visit: (slot: number) => void): void {
   for (const type of typesOf(index, scope)) {
     const id = index.table.knownTypeId(type);
     if (id !== undefined) for (const slot of index.table.typeSlots[id]!) visit(slot);

@@ -17,10 +17,10 @@ import type { Database } from 'better-sqlite3';
  */
 
 /** Statistics about tables smaller than this are dropped (the planner's defaults suit them better). */
-export const TINY_TABLE_ROWS = 1_000;
+const TINY_TABLE_ROWS = 1_000;
 
 /** How often a long-running connection refreshes its statistics. */
-export const OPTIMIZE_INTERVAL_MS = 60 * 60 * 1000;
+const OPTIMIZE_INTERVAL_MS = 60 * 60 * 1000;
 
 /** The PRAGMA optimize mask SQLite recommends right after opening a connection. */
 const AT_OPEN = 0x10002;
@@ -37,7 +37,7 @@ export function refreshStatistics(db: Database, when: 'open' | 'running'): void 
 }
 
 /** Deletes the sqlite_stat1 rows that describe a table (or an index of one) with fewer than TINY_TABLE_ROWS rows. */
-export function forgetTinyStatistics(db: Database): number {
+function forgetTinyStatistics(db: Database): number {
   const hasStats = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'").get() !== undefined;
   if (!hasStats) return 0;
   // The first number of `stat` is the row count of the table (or index).

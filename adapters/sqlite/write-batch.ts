@@ -16,7 +16,7 @@ import { beginWrite } from './write-lock';
 const DIRECT_TEXT_BATCH = 200;
 
 /** Writes one batch; runs inside a transaction (its own, or a savepoint of its group's). */
-export function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): void {
+function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): void {
   const now = batch.now ?? Date.now();
   const dictionary = dictionaryOf(db);
   // The aspects this batch writes, for the events that take their value from the row (changes.ts).

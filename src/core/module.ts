@@ -3,7 +3,7 @@ import type { DomainOwners } from './entities/owner';
 import type { GiveUpHandler, JobHandler } from './jobs/runner';
 
 /** A background job a domain declares: its handler, and what to record when it gives up. */
-export interface DeclaredJob {
+interface DeclaredJob {
   run: JobHandler;
   onGiveUp?: GiveUpHandler;
 }

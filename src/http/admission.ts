@@ -55,7 +55,7 @@ const MAX_UNITS = 4;
 const RETRY_AFTER_SECONDS = 1;
 
 /** The defaults of `AdmissionOptions`, from this machine's cores. */
-export function defaultAdmission(cores = availableParallelism()): Required<AdmissionOptions> {
+function defaultAdmission(cores = availableParallelism()): Required<AdmissionOptions> {
   const maxInFlight = 4 * Math.max(1, cores);
   return { maxInFlight, maxQueued: 32 * maxInFlight, maxQueueMs: 500 };
 }
@@ -73,7 +73,7 @@ export function checkAdmissionOptions(options: AdmissionOptions | false | undefi
 }
 
 /** The refusal of a request that would wait too long: 503 with `Retry-After: 1`. */
-export class OverloadedError extends CatalogError {
+class OverloadedError extends CatalogError {
   readonly retryAfterSeconds = RETRY_AFTER_SECONDS;
   constructor(requestClass: RequestClass, why: string) {
     super('UNAVAILABLE', `the service is overloaded (${requestClass} requests: ${why}); try again in ${RETRY_AFTER_SECONDS} s`, {

@@ -8,17 +8,9 @@ const BEARER = /^Bearer +([^\s]+) *$/i;
  * The actor of a request. `Authorization: Bearer <token>` is verified by the catalog (signature,
  * expiry, revocation: UNAUTHENTICATED with the reason otherwise). Only without an Authorization header,
  * and only when the host trusts its front (`trustActorHeader`), does `X-Service-Actor` name the actor.
- * Nothing else authenticates: no credentials is UNAUTHENTICATED (`missing`).
+ * Nothing else authenticates: no credentials is UNAUTHENTICATED (`missing`). With the actor, the verified
+ * token's id (the key of its rate limit), when a token authenticated.
  */
-export async function authenticate(
-  catalog: Catalog,
-  header: (name: string) => string | undefined,
-  trustActorHeader: boolean,
-): Promise<Actor> {
-  return (await authenticateRequest(catalog, header, trustActorHeader)).actor;
-}
-
-/** `authenticate`, with the verified token's id (the key of its rate limit), when a token authenticated. */
 export async function authenticateRequest(
   catalog: Catalog,
   header: (name: string) => string | undefined,

@@ -70,7 +70,7 @@ function describePolicy(p: StoredPolicy): string {
   return `${p.urn}  "${p.name}"  ${p.type} ${p.state}  ${p.privileges.join(', ')}  to ${who}  on ${where}`;
 }
 
-export const policiesCreateCommand = defineCommand({
+const policiesCreateCommand = defineCommand({
   name: 'policies create',
   summary: 'store policies from a YAML or JSON file',
   usage: CREATE_USAGE,
@@ -95,7 +95,7 @@ export const policiesCreateCommand = defineCommand({
   },
 });
 
-export const policiesListCommand = defineCommand({
+const policiesListCommand = defineCommand({
   name: 'policies list',
   summary: 'list stored policies',
   usage: LIST_USAGE,
@@ -114,7 +114,7 @@ export const policiesListCommand = defineCommand({
   },
 });
 
-export const policiesDeleteCommand = defineCommand({
+const policiesDeleteCommand = defineCommand({
   name: 'policies delete',
   summary: 'delete a stored policy',
   usage: DELETE_USAGE,

@@ -46,7 +46,7 @@ function line(a: ServiceAccount): string {
   return `${a.urn}  ${a.disabled ? 'DISABLED' : 'enabled'}${a.displayName ? `  "${a.displayName}"` : ''}  created by ${a.createdBy}`;
 }
 
-export const serviceAccountsCreateCommand = defineCommand({
+const serviceAccountsCreateCommand = defineCommand({
   name: 'service-accounts create',
   summary: 'create a service account',
   usage: CREATE_USAGE,
@@ -66,7 +66,7 @@ export const serviceAccountsCreateCommand = defineCommand({
   },
 });
 
-export const serviceAccountsListCommand = defineCommand({
+const serviceAccountsListCommand = defineCommand({
   name: 'service-accounts list',
   summary: 'list service accounts',
   usage: LIST_USAGE,

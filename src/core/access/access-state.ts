@@ -63,7 +63,7 @@ export class AccessSnapshot {
 }
 
 /** The policy record of a stored `policyInfo` aspect (older records have no type or resources). */
-export function policyRecordOf(entity: StoredEntity): PolicyRecord | undefined {
+function policyRecordOf(entity: StoredEntity): PolicyRecord | undefined {
   const value = entity.aspects.policyInfo?.value;
   if (!value) return undefined;
   const actors = (value.actors ?? {}) as { users?: unknown; allUsers?: unknown };

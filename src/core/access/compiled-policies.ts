@@ -38,7 +38,7 @@ export function grantsTo(policy: CompiledPolicy, actor: string): boolean {
 }
 
 /** The strings stored for a property on an entity (numbers as JavaScript prints them). */
-export function storedValues(entity: StoredEntity | undefined, qualifiedName: string): string[] {
+function storedValues(entity: StoredEntity | undefined, qualifiedName: string): string[] {
   const aspect = entity?.aspects.structuredProperties?.value as JsonObject | undefined;
   const list = aspect?.properties;
   if (!Array.isArray(list)) return [];

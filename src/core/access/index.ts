@@ -1,7 +1,6 @@
 // The public face of the access domain: what transports, the test kit and the package root use.
 export { Authorizer, requireActor } from './authorization';
 export type { StaticPolicy, StoredPolicy } from './authorization';
-export { PolicyService } from './policies';
 export type {
   CreatePolicyInput,
   ListPoliciesInput,
@@ -15,9 +14,7 @@ export { PRIVILEGES, PRIVILEGE_DESCRIPTIONS, isPrivilege } from './privileges';
 export type { Privilege } from './privileges';
 export { READ_ONLY, actorUrn, isScopedActor } from './actor';
 export type { Actor, ScopedActor } from './actor';
-export { policyDeleter, policyOwners } from './owner';
 export { accessModule } from './module';
-export { AccessService } from './explain';
 export type { Access, AccessExplanation, ExplainAccessInput, GrantedPrivilegesInput } from './explain';
 export type { CriterionCondition, PolicyCriterion, PolicyResources, PolicyType } from './policy-model';
 export type { ServiceAccount } from './service-account-model';

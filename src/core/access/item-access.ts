@@ -149,7 +149,7 @@ function settingOf(properties: readonly string[] | undefined): string {
   return ` (to set or remove ${named}${properties.length > 3 ? ` and ${properties.length - 3} more` : ''})`;
 }
 
-export function refusedItems(actor: string, refusals: readonly AccessRefusal[]): CatalogError {
+function refusedItems(actor: string, refusals: readonly AccessRefusal[]): CatalogError {
   const details: Violation[] = refusals.map((r) => ({ path: r.path, message: describeRefusal(actor, r) }));
   const first = describeRefusal(actor, refusals[0]!);
   const more =

@@ -9,8 +9,7 @@ import type { Privilege } from './privileges';
  */
 export type PolicyType = 'PLATFORM' | 'METADATA';
 
-export const CRITERION_CONDITIONS = ['EQUALS', 'STARTS_WITH', 'NOT_EQUALS'] as const;
-export type CriterionCondition = (typeof CRITERION_CONDITIONS)[number];
+export type CriterionCondition = 'EQUALS' | 'STARTS_WITH' | 'NOT_EQUALS';
 
 /** One criterion of a resource filter: `TYPE`, `URN` or `structuredProperties.<qualified name>`. */
 export interface PolicyCriterion {
@@ -33,7 +32,7 @@ export interface PolicyResources {
 }
 
 /** The privileges a policy with resources may grant: those decided per entity by the write path. */
-export const RESOURCE_PRIVILEGES: readonly Privilege[] = ['EDIT_ENTITY', 'EDIT_ENTITY_PROPERTIES', 'MANAGE_STRUCTURED_PROPERTIES'];
+const RESOURCE_PRIVILEGES: readonly Privilege[] = ['EDIT_ENTITY', 'EDIT_ENTITY_PROPERTIES', 'MANAGE_STRUCTURED_PROPERTIES'];
 
 export const PROPERTY_URN_PREFIX = 'urn:li:structuredProperty:';
 const ENTITY_TYPE_URN_PREFIX = 'urn:li:entityType:datahub.';
@@ -41,7 +40,7 @@ export const VALUES_FIELD_PREFIX = 'structuredProperties.';
 const PROPERTY_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /** An entity type name as a policy names it (`dataset` or `urn:li:entityType:datahub.dataset`). */
-export function entityTypeName(type: string): string {
+function entityTypeName(type: string): string {
   return type.startsWith(ENTITY_TYPE_URN_PREFIX) ? type.slice(ENTITY_TYPE_URN_PREFIX.length) : type;
 }
 

@@ -23,8 +23,3 @@ export interface ServiceAccount {
   /** When it was last disabled (null: never, or enabled since). */
   disabledAt: number | null;
 }
-
-/** Whether a URN names a service account (by its shape; whether one is stored is another question). */
-export function isServiceAccountUrn(urn: string): boolean {
-  return urn.startsWith(SERVICE_ACCOUNT_PREFIX);
-}

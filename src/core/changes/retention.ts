@@ -4,7 +4,7 @@ import { PeriodicJob } from '../jobs/periodic';
 import type { DeclaredJobs } from '../module';
 
 /** The job type of change retention; one pending job at a time (dedupe key). */
-export const CHANGE_RETENTION_JOB = 'changes.retention';
+const CHANGE_RETENTION_JOB = 'changes.retention';
 const DAY_MS = 86_400_000;
 const BATCH = 5000;
 

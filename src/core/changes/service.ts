@@ -4,7 +4,7 @@ import { parseChangeId } from '../../adapter/change-signal';
 import type { Authorizer } from '../access/authorization';
 import { CatalogError, isCatalogError } from '../../errors';
 
-export interface ChangeReadOptions {
+interface ChangeReadOptions {
   /** Cursor: only events committed after the one with this id (default: from the oldest kept). */
   after?: string;
   /** 1..1000, default 100. */
@@ -13,7 +13,7 @@ export interface ChangeReadOptions {
   aspects?: readonly string[];
 }
 
-export interface ChangeFollowOptions {
+interface ChangeFollowOptions {
   after?: string;
   /** Stops the iteration (the iterator then ends; nothing is left waiting). */
   signal?: AbortSignal;

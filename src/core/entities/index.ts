@@ -14,14 +14,9 @@ export type {
   EntityView,
 } from './service';
 export { DEFAULT_SCROLL_COUNT } from './service';
-export { CLIENT_SYSTEM_METADATA } from './system-metadata';
 export { WritePipeline } from './write-pipeline';
-export type { Admission, WriteItem } from './write-pipeline';
 export { entitiesModule } from './module';
-export type { EntitiesDeps } from './module';
-export { applyJsonPatch, jsonPatchViolations } from './json-patch';
-export { isKeyAspectName, keyAspectName, keyAspectOf } from './key-aspects';
-export { CHANGE_TYPES } from './proposal-check';
+export { keyAspectName } from './key-aspects';
 export type { ChangeProposal, ChangeType, ProposalOutcome } from './proposal-check';
 export type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 export type {

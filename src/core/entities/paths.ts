@@ -8,7 +8,7 @@ import { parseUrn, urnProblem } from '../urn';
  * (`catalog.entities`, which hands the aspects a domain service owns to it); `timeseries` aspects are
  * rows appended to an index and read newest first (`catalog.timeseries`).
  */
-export type AspectKind = 'versioned' | 'timeseries';
+type AspectKind = 'versioned' | 'timeseries';
 
 /** What a REST address `/entity/{entityName}/{urn}/{aspectName}` names, once checked. */
 export interface ResolvedEntityAddress {

@@ -19,7 +19,7 @@ export interface ProposalHost {
  * deleted. Every proposal of a call is checked before anything is written; see `applyProposals`.
  */
 
-export const CHANGE_TYPES = ['UPSERT', 'CREATE', 'CREATE_ENTITY', 'PATCH', 'DELETE'] as const;
+const CHANGE_TYPES = ['UPSERT', 'CREATE', 'CREATE_ENTITY', 'PATCH', 'DELETE'] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /** A change proposal as DataHub's clients send it. */
@@ -47,7 +47,7 @@ export interface ProposalOutcome {
 }
 
 /** Whether the generic rules (the aspect's schema) or a domain's owner check a write of the aspect. */
-export type Ownership = 'generic' | 'owned';
+type Ownership = 'generic' | 'owned';
 
 /** A proposal checked and decoded. */
 export type Checked =

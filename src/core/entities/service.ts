@@ -100,9 +100,9 @@ export interface AspectWriteOptions {
 export type { EntityDeletion, ReadTransform } from './owner';
 
 /** Entities one commit of a bulk write takes (each chunk holds whole entities). */
-export const BULK_CHUNK_ENTITIES = 2000;
+const BULK_CHUNK_ENTITIES = 2000;
 /** Entities one bulk write takes (they are validated together before the first chunk is written). */
-export const MAX_BULK_ITEMS = 100_000;
+const MAX_BULK_ITEMS = 100_000;
 
 function toView(entity: StoredEntity, withSystemMetadata = false): EntityView {
   const aspects: Record<string, AspectView> = {};

@@ -17,10 +17,10 @@ const ASSIGNED_FIELDS: readonly string[] = ['version', 'aspectCreated', 'aspectM
  * Where the writer's fields are kept inside the stored system metadata, apart from the catalog's own
  * bookkeeping (which readers never see).
  */
-export const CLIENT_SYSTEM_METADATA = 'clientSystemMetadata';
+const CLIENT_SYSTEM_METADATA = 'clientSystemMetadata';
 
 /** What a reader is told when no run id was written (the platform's spelling). */
-export const NO_RUN_ID = 'no-run-id-provided';
+const NO_RUN_ID = 'no-run-id-provided';
 
 /** Every problem of a writer's system metadata, at `path` (a JSON pointer). */
 export function systemMetadataProblems(value: unknown, path: string): Violation[] {

@@ -134,7 +134,7 @@ function isAdmission(actor: unknown): actor is Admission {
  * An entity the caller writes beside the items, in the same unit of work: read with them and planned
  * after them, on what the read found of the items' entities. `plan` may throw to abandon the commit.
  */
-export interface AlongsideWrite {
+interface AlongsideWrite {
   urn: string;
   plan(current: ReadonlyMap<string, StoredEntity>, now: number): { put?: Record<string, AspectChange>; jobs?: NewJob[] } | undefined;
 }
@@ -788,7 +788,7 @@ function contiguousChunks(routed: readonly Routed[], size: number): Routed[][] |
 }
 
 /** Why a write that is only for absent aspects or entities is refused; undefined when it may go ahead. */
-export function presenceConflict(
+function presenceConflict(
   urn: string,
   aspect: string,
   current: StoredEntity | undefined,

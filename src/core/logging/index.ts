@@ -1,2 +1,2 @@
 export { errorKind, limitRepeats } from './repeated-lines';
-export type { RepeatLimitedLog, RepeatLimitOptions } from './repeated-lines';
+export type { RepeatLimitOptions } from './repeated-lines';

@@ -20,7 +20,7 @@ export const CLEANUP_JOB_TYPE = 'structuredProperty.removeStaleValues';
 /** Entities per batch (one atomic commit each). */
 export const CLEANUP_BATCH_SIZE = 500;
 /** The actor stamped on writes made by background work. */
-export const SYSTEM_ACTOR = 'urn:li:corpuser:__metacatalog_system';
+const SYSTEM_ACTOR = 'urn:li:corpuser:__metacatalog_system';
 
 const MAX_CONFLICT_RETRIES = 5;
 

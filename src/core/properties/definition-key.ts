@@ -10,7 +10,7 @@ import type { JsonObject, StoredAspect } from '../../adapter/types';
  */
 
 /** Where the incarnation id lives in the `propertyDefinition` aspect's system metadata. */
-export const INCARNATION_METADATA = 'incarnation';
+const INCARNATION_METADATA = 'incarnation';
 
 export function newIncarnation(): string {
   return randomUUID();

@@ -348,7 +348,7 @@ export class DefinitionOwner {
  * DataHub's other rule: at most one property is shown as an asset badge. The other property that is
  * (from the search documents, where the flag is the `showAsAssetBadge` field), or undefined.
  */
-export async function otherBadgeHolder(ctx: CatalogContext, urn: string): Promise<string | undefined> {
+async function otherBadgeHolder(ctx: CatalogContext, urn: string): Promise<string | undefined> {
   const found = await ctx.adapter.search({
     entityTypes: [STRUCTURED_PROPERTY_ENTITY],
     filter: [[{ field: { kind: 'field', name: 'showAsAssetBadge' }, operator: 'EQUAL', values: ['true'], negated: false }]],

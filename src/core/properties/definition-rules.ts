@@ -53,7 +53,7 @@ export interface DraftPaths {
 
 const VERSION_PATTERN = /^\d{14}$/;
 
-export function valueTypeUrn(name: ValueTypeName): string {
+function valueTypeUrn(name: ValueTypeName): string {
   return `${DATA_TYPE_URN_PREFIX}${name}`;
 }
 
@@ -104,7 +104,7 @@ export function normalizeEntityTypes(
 }
 
 /** A calendar date `YYYY-MM-DD` that exists (no 2023-02-30). */
-export function isRealDate(text: string): boolean {
+function isRealDate(text: string): boolean {
   // Read in place (every date value of every write comes here): the shape `YYYY-MM-DD` in ASCII digits, then the calendar.
   if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
   const year = digitsAt(text, 0, 4);

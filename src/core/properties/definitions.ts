@@ -29,7 +29,7 @@ export interface CanonicalDefinition {
   value: RestPropertyDefinitionInput;
 }
 
-export function viewOf(info: DefinitionInfo): StructuredPropertyView {
+function viewOf(info: DefinitionInfo): StructuredPropertyView {
   return {
     urn: info.urn,
     definition: info.definition,

@@ -12,7 +12,7 @@ function absentFilterField(urn: string): ResolvedPropertyField {
   return { propertyUrn: urn, definitionKey: NO_DEFINITION_KEY, valueKind: 'string', valueType: 'string' };
 }
 
-export function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {
+function filterFieldOf(info: DefinitionInfo): ResolvedPropertyField {
   return {
     propertyUrn: info.urn,
     definitionKey: info.key,

@@ -150,12 +150,12 @@ function visibilityTransform(cache: DefinitionCache): ReadTransform {
 }
 
 /** What the properties domain's service is built from: the one write path. */
-export interface PropertiesDeps {
+interface PropertiesDeps {
   pipeline: WritePipeline;
 }
 
 /** The service, and how `catalog.entities` deletes a structured property (through it). */
-export interface PropertiesService {
+interface PropertiesService {
   service: StructuredPropertyService;
   deleter: EntityDeleter;
 }

@@ -7,7 +7,7 @@ import type { Violation } from '../../errors';
  */
 export const SETTINGS_ASPECT = 'structuredPropertySettings';
 
-export const SETTINGS_FLAGS = [
+const SETTINGS_FLAGS = [
   'isHidden',
   'showInSearchFilters',
   'showInAssetSummary',
@@ -15,7 +15,7 @@ export const SETTINGS_FLAGS = [
   'showAsAssetBadge',
   'showInColumnsTable',
 ] as const;
-export type SettingsFlag = (typeof SETTINGS_FLAGS)[number];
+type SettingsFlag = (typeof SETTINGS_FLAGS)[number];
 
 /** The settings as stored and read back: every flag set, and when they last changed. */
 export type StructuredPropertySettings = Record<SettingsFlag, boolean> & { lastModified?: AuditStamp };

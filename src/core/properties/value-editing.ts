@@ -54,10 +54,10 @@ export interface PropertyValueEditing {
   editValues(actor: Actor, edits: readonly PropertyValuesEdit[], options?: EditValuesOptions): Promise<EditValuesSummary>;
 }
 
-export const EDIT_CHUNK_ENTITIES = 500;
+const EDIT_CHUNK_ENTITIES = 500;
 const MAX_CHUNK_ENTITIES = 10_000;
 /** Edits one call takes (they are checked together before the first chunk is written). */
-export const MAX_EDIT_ENTITIES = 100_000;
+const MAX_EDIT_ENTITIES = 100_000;
 const MESSAGE = 'invalid structured property value edits';
 
 interface CheckedEdit {

@@ -17,7 +17,7 @@ export interface PropertyValueEdit {
  * concurrent change of another property is kept, and it is checked by the values' own rules
  * (definitions, cardinality, allowed values, immutable values, soft-deleted properties).
  */
-export function editOperations(edit: PropertyValueEdit): JsonPatchOperation[] {
+function editOperations(edit: PropertyValueEdit): JsonPatchOperation[] {
   const operations: JsonPatchOperation[] = [];
   for (const propertyUrn of edit.remove ?? []) operations.push({ op: 'remove', path: `/properties/${escapeToken(propertyUrn)}` });
   for (const { propertyUrn, values } of edit.set ?? []) {

@@ -1,10 +1,7 @@
-import type { JsonObject, StoredEntity } from '../../adapter/types';
-import type { AspectChange } from '../entities/write-plan';
-import type { OwnedItem } from '../entities/owner';
+import type { JsonObject } from '../../adapter/types';
 import { CatalogError, type Violation } from '../../errors';
 import { checkSchema, checkSchemaOnly, jsonValueProblems } from '../validation';
 import { fromPropertyValue } from './definition-rules';
-import { type DefinitionInfo } from './lookup';
 import { propertyUrnProblem, softDeletedMessage } from './messages';
 import { applyPropertyPatch } from './patch';
 import { type AssignmentDraft, type StoredValues } from './value-rules';
@@ -18,16 +15,6 @@ export interface BulkWish {
   at: Where;
   /** The value as sent, when it is what a first write stores as it is (`plainValues`). */
   stored: JsonObject | undefined;
-}
-
-/** The values of a bulk write, checked, with what their plans share: the definitions read once for the batch. */
-export interface BulkValues {
-  who: string;
-  definitions: Map<string, DefinitionInfo>;
-  /** Once per unit of work: reads the definitions its stored values name that were not read yet. */
-  begin(current: ReadonlyMap<string, StoredEntity>): Promise<void>;
-  /** The values aspect to write on the entity of this item (undefined when nothing changes). */
-  plan(item: OwnedItem, current: StoredEntity | undefined, problems: Violation[], now: number): AspectChange | undefined;
 }
 
 /** The property a values patch operation addresses (`/properties/<escaped urn>`), when it names one. */

@@ -4,7 +4,6 @@ export type { AggregateAcrossEntitiesInput, AggregateAcrossEntitiesResult, Aggre
 export type { FacetCondition, FacetFilterInput } from './filters';
 export type { SearchFlags, SearchScopeInput } from './input';
 export { reindexSearchDocuments } from './reindex';
-export { createSearchService } from './service';
 export type {
   ScrollAcrossEntitiesInput,
   ScrollAcrossEntitiesResult,

@@ -41,7 +41,7 @@ export interface ResolvedSearchField {
 
 export const PROPERTY_FIELD_PREFIX = 'structuredProperties.';
 export const ENTITY_TYPE_FIELD = '_entityType';
-export const URN_FIELD = 'urn';
+const URN_FIELD = 'urn';
 /** The exact-match spelling of a field in the established platform (`platform.keyword`): the same field here. */
 const KEYWORD_SUFFIX = '.keyword';
 const BOOLEAN_OPERATORS: ReadonlySet<FilterOperator> = new Set(['EQUAL', 'IN', 'IEQUAL', 'EXISTS']);

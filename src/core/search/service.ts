@@ -65,11 +65,11 @@ const DEFAULT_COUNT = 10;
 const CURSOR_VERSION = 1;
 
 /** The scroll id: the last URN returned, so the next page starts right after it whatever was written meanwhile. */
-export function encodeScrollId(afterUrn: string): string {
+function encodeScrollId(afterUrn: string): string {
   return encodeCursor({ v: CURSOR_VERSION, after: afterUrn });
 }
 
-export function decodeScrollId(scrollId: string, violations: Violation[]): string | undefined {
+function decodeScrollId(scrollId: string, violations: Violation[]): string | undefined {
   const after = decodeCursor(scrollId, ({ v, after }) => (v === CURSOR_VERSION && typeof after === 'string' ? after : undefined));
   if (after !== undefined) return after;
   violations.push({ path: '/scrollId', message: 'is not a scroll id returned by scrollAcrossEntities' });

@@ -20,9 +20,9 @@ import { propertyValueIndexOf } from '../entities/property-values';
 export type Affected = Pick<DefinitionChangePreview, 'affected' | 'sample'>;
 
 /** Entities listed with their values. */
-export const SAMPLE_SIZE = 10;
+const SAMPLE_SIZE = 10;
 /** Distinct values read to find those a new value type or allowed-types list refuses. */
-export const DISTINCT_VALUE_LIMIT = 10_000;
+const DISTINCT_VALUE_LIMIT = 10_000;
 
 const NONE: Affected = { affected: 0, sample: [] };
 

@@ -12,9 +12,9 @@ import type { CheckedApply } from './apply-input';
 import type { ApplyPreview, ApplySample, ApplyViolation } from './apply-types';
 
 /** Matches shown with their values before and after. */
-export const SAMPLE_SIZE = 10;
+const SAMPLE_SIZE = 10;
 /** Matches holding a value of an immutable property that are checked one by one. */
-export const IMMUTABLE_CHECKS = 100;
+const IMMUTABLE_CHECKS = 100;
 
 export interface ApplyDependencies {
   pipeline: WritePipeline;
@@ -125,7 +125,7 @@ async function checkEntityTypes(
 }
 
 /** The scope narrowed to matches that hold a value of the property (an EXISTS filter in every AND group). */
-export function withExists(scope: SearchScopeInput, qualifiedName: string): SearchScopeInput {
+function withExists(scope: SearchScopeInput, qualifiedName: string): SearchScopeInput {
   const filter = { field: `structuredProperties.${qualifiedName}`, condition: 'EXISTS' as const };
   const groups = scope.orFilters?.length ? scope.orFilters : [{ and: [] }];
   return { ...scope, orFilters: groups.map((g) => ({ and: [...(g.and ?? []), filter] })) };

@@ -11,8 +11,8 @@ import type { EntityTypeName } from '../entities/aspect-types';
 import { VALUES_ASPECT } from '../properties/types';
 import type { ApplyOptions, ApplyToMatchesInput } from './apply-types';
 
-export const DEFAULT_CHUNK_SIZE = 500;
-export const MAX_CHUNK_SIZE = 10_000;
+const DEFAULT_CHUNK_SIZE = 500;
+const MAX_CHUNK_SIZE = 10_000;
 const PROPERTY_URN_PREFIX = 'urn:li:structuredProperty:';
 
 const nullable = (schema: JsonObject): JsonObject => ({ anyOf: [schema, { type: 'null' }] });

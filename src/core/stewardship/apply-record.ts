@@ -11,7 +11,7 @@ import type { ApplyState, ApplyStatus } from './apply-types';
  * the process and every chunk updates it in the commit that writes its entities.
  */
 
-export const EXECUTION_ENTITY = 'dataHubExecutionRequest';
+const EXECUTION_ENTITY = 'dataHubExecutionRequest';
 export const INPUT_ASPECT = 'dataHubExecutionRequestInput';
 export const RESULT_ASPECT = 'dataHubExecutionRequestResult';
 export const APPLY_TASK = 'applyStructuredProperties';

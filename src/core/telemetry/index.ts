@@ -3,6 +3,6 @@
 export { measuredCommit, measuredQuery } from './adapter-calls';
 export { instrumentService } from './catalog-operations';
 export { attachTelemetry, CatalogTelemetry, telemetryOf } from './telemetry';
-export type { MetricsSink, TelemetryProbe } from './telemetry';
-export { inSpan, loadTracing, outcomeOf, tracingApi } from './tracing';
-export type { Context, Span, SpanAttributes } from './tracing';
+export type { MetricsSink } from './telemetry';
+export { inSpan, loadTracing, tracingApi } from './tracing';
+export type { Span } from './tracing';

@@ -16,5 +16,4 @@ export type {
 } from './service';
 export type { TruncationProgressListener, TruncationState, TruncationStatus } from './truncation';
 export { isFinal as isTruncationFinal } from './truncation';
-export { timeseriesOwners } from './owner';
 export { timeseriesModule } from './module';

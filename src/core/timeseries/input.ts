@@ -92,7 +92,7 @@ export function canonicalTimeseriesNames(
  * The share of rows to delete as a percentage with two decimals, rounded half up (`5` of `10` →
  * `50.00`, `1` of `3` → `33.33`); `0.00` for an empty index. Exact: computed on integers.
  */
-export function formatShare(toDelete: number, total: number): string {
+function formatShare(toDelete: number, total: number): string {
   if (total <= 0) return '0.00';
   const n = BigInt(toDelete);
   const m = BigInt(total);

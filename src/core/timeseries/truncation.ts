@@ -44,12 +44,12 @@ export interface TruncationStatus {
 /** Called in the process that runs the truncation, after each recorded step (start, every batch, end). */
 export type TruncationProgressListener = (status: TruncationStatus) => void | Promise<void>;
 
-export const TRUNCATION_JOB = 'timeseries.truncate';
+const TRUNCATION_JOB = 'timeseries.truncate';
 const STATUS_ENTITY = 'timeseriesTruncation';
 const STATUS_ASPECT = 'timeseriesTruncationStatus';
 const FINAL_STATES: readonly TruncationState[] = ['completed', 'timedOut', 'failed'];
 
-export function statusUrn(taskId: string): string {
+function statusUrn(taskId: string): string {
   return `urn:li:${STATUS_ENTITY}:${taskId}`;
 }
 
@@ -57,7 +57,7 @@ export function isFinal(state: TruncationState): boolean {
   return FINAL_STATES.includes(state);
 }
 
-export async function indexSizeMb(adapter: StorageAdapter, indexName: string): Promise<number> {
+async function indexSizeMb(adapter: StorageAdapter, indexName: string): Promise<number> {
   const size = (await adapter.timeseriesIndexSizes()).find((s) => s.indexName === indexName);
   return (size?.bytes ?? 0) / 1_000_000;
 }

@@ -8,9 +8,9 @@ import type { TokenEdit } from './owner';
 import { scanPages } from '../../adapter/scan-pages';
 
 /** The job type of the clean-up; one pending job at a time (dedupe key). */
-export const REMOVE_EXPIRED_TOKENS_JOB = 'accessTokens.removeExpired';
+const REMOVE_EXPIRED_TOKENS_JOB = 'accessTokens.removeExpired';
 /** The actor stamped on the clean-up's writes. */
-export const TOKEN_CLEANUP_ACTOR = HOUSEKEEPING_ACTOR;
+const TOKEN_CLEANUP_ACTOR = HOUSEKEEPING_ACTOR;
 
 const DEFAULT_INTERVAL_MS = 3_600_000;
 const BATCH = 500;
@@ -101,6 +101,6 @@ export class TokenCleanup {
   }
 }
 
-export function isExpired(expiresAt: number | null | undefined, now: number): boolean {
+function isExpired(expiresAt: number | null | undefined, now: number): boolean {
   return typeof expiresAt === 'number' && expiresAt <= now;
 }

@@ -1,5 +1,4 @@
 // The public face of the tokens domain: what transports, the test kit and the package root use.
-export { REMOVE_EXPIRED_TOKENS_JOB } from './cleanup';
 export { ACCESS_TOKEN_DURATIONS, ACCESS_TOKEN_DURATION_MS, ACCESS_TOKEN_TYPES } from './model';
 export type {
   AccessTokenDuration,
@@ -28,10 +27,7 @@ export type {
   TokenSigningKeyInput,
   TokenSigningOptions,
 } from './signing-keys';
-export { TokenService, checkTokenOptions } from './service';
-export { tokenOwners } from './owner';
+export { checkTokenOptions } from './service';
 export { tokensModule } from './module';
-export type { TokensDeps, TokensParts } from './module';
-export { ServiceAccountService, serviceAccountOwners } from './service-accounts';
 export type { CreateServiceAccountInput, ServiceAccounts } from './service-accounts';
 export { serviceAccountsModule } from './service-accounts-module';

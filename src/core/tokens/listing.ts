@@ -15,8 +15,8 @@ import {
   type ListAccessTokensInput,
 } from './model';
 
-export const DEFAULT_TOKEN_PAGE = 20;
-export const MAX_TOKEN_PAGE = 1000;
+const DEFAULT_TOKEN_PAGE = 20;
+const MAX_TOKEN_PAGE = 1000;
 const SCAN_PAGE = 500;
 
 const checkListShape = lazySchemaCheck(listInputSchema(MAX_TOKEN_PAGE));
@@ -47,7 +47,7 @@ export async function* tokenEntities(ctx: CatalogContext): AsyncGenerator<Stored
 }
 
 /** Every token record, in URN order. */
-export async function scanTokenRecords(ctx: CatalogContext): Promise<AccessTokenMetadata[]> {
+async function scanTokenRecords(ctx: CatalogContext): Promise<AccessTokenMetadata[]> {
   const out: AccessTokenMetadata[] = [];
   for await (const entity of tokenEntities(ctx)) {
     const metadata = toMetadata(entity);

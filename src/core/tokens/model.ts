@@ -9,8 +9,8 @@ export const TOKEN_ENTITY = 'accessToken';
 export const TOKEN_ASPECT = 'ServiceAccessTokenInfo';
 /** Every stored token with its record aspect. */
 export const TOKEN_SCAN = { entityType: TOKEN_ENTITY, requireAspect: TOKEN_ASPECT, aspectNames: [TOKEN_ASPECT] } as const;
-export const TOKEN_HASH_METADATA = 'tokenHash';
-export const TOKEN_SALT_METADATA = 'tokenSalt';
+const TOKEN_HASH_METADATA = 'tokenHash';
+const TOKEN_SALT_METADATA = 'tokenSalt';
 /** Set on the record by a revocation; the record is then kept until the token expires, for the revocation feed. */
 export const TOKEN_REVOKED_AT = 'revokedAt';
 

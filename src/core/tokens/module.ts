@@ -7,7 +7,7 @@ import { TokenService } from './service';
 import type { ParsedTokenSigning } from './signing-keys';
 
 /** What the tokens service is built from. */
-export interface TokensDeps {
+interface TokensDeps {
   pipeline: WritePipeline;
   /** Resolves once the adapter is open (verification waits for it). */
   ready: Promise<void>;

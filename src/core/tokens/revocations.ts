@@ -11,7 +11,7 @@ const MAX_LIMIT = 1000;
  * How far back the cursor of a short (last) page is set: a revocation stamped before a read but committed
  * after it, or stamped by an instance whose clock is behind, still reaches a verifier that polls with `next`.
  */
-export const REVOCATION_SETTLE_MS = 60_000;
+const REVOCATION_SETTLE_MS = 60_000;
 
 /** A place in the feed: revocations are ordered by their time, then by token id. */
 type Position = { t: number; id: string };

@@ -21,7 +21,7 @@ export interface ExportOptions {
   pageSize?: number;
 }
 
-export interface ExportHeaderRecord {
+interface ExportHeaderRecord {
   kind: 'header';
   format: typeof EXPORT_FORMAT;
   formatVersion: number;
@@ -58,7 +58,7 @@ export interface TimeseriesRowRecord {
 }
 
 /** A kept earlier version of an aspect (with `history`). */
-export interface VersionRecord {
+interface VersionRecord {
   kind: 'version';
   urn: string;
   entityType: string;
@@ -67,13 +67,13 @@ export interface VersionRecord {
 }
 
 /** A change event (with `changes`); the id is the source's, the import appends it with an id of its own. */
-export interface ChangeRecord extends NewChangeEvent {
+interface ChangeRecord extends NewChangeEvent {
   kind: 'change';
   id: string;
 }
 
 /** A background job that was pending (e.g. the clean-up of a hard-deleted property's values). */
-export interface JobRecord {
+interface JobRecord {
   kind: 'job';
   id: string;
   type: string;

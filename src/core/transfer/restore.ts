@@ -22,7 +22,7 @@ export interface RestoreDeps {
 
 const MAX_CONFLICT_RETRIES = 8;
 /** Records one import call takes: a chunk of an export file. */
-export const MAX_IMPORT_RECORDS = 10_000;
+const MAX_IMPORT_RECORDS = 10_000;
 
 /**
  * Writes a chunk of export records back, as they were exported: aspect values, versions, stamps and

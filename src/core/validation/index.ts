@@ -152,7 +152,7 @@ export function compiledSchemaCount(): number {
 }
 
 /** Turns one ajv error into a violation with a JSON path the user can act on. */
-export function violationFromAjv(error: ErrorObject, prefix = ''): Violation {
+function violationFromAjv(error: ErrorObject, prefix = ''): Violation {
   const params = error.params as Record<string, unknown>;
   let path = `${prefix}${error.instancePath}`;
   let message = error.message ?? 'is invalid';
@@ -169,7 +169,7 @@ export function violationFromAjv(error: ErrorObject, prefix = ''): Violation {
 }
 
 /** Collapses ajv's error list: `oneOf` branches produce noise, keep the most specific ones. */
-export function violationsFromAjv(errors: readonly ErrorObject[] | null | undefined, prefix = ''): Violation[] {
+function violationsFromAjv(errors: readonly ErrorObject[] | null | undefined, prefix = ''): Violation[] {
   const seen = new Set<string>();
   const out: Violation[] = [];
   for (const e of errors ?? []) {

@@ -19,7 +19,7 @@ const auditStamp: JsonObject = {
 };
 
 /** `{ string }` or `{ double }`: exactly one member. */
-export const propertyValueSchema: JsonObject = {
+const propertyValueSchema: JsonObject = {
   type: 'object',
   properties: { string: str, double: { type: 'number' } },
   minProperties: 1,
