@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { createSqliteAdapter } from '../adapters/sqlite';
 import { createCatalog } from '../src';
 import { runChangesBench } from './changes';
 import { percentile, printTable, type Figure } from './harness';
+import { startServe, stopServe, type ServeProcess } from './serve-process';
 
 /**
  * `npm run bench -- edges-http`: the service under more load than it can take, and the change feed's
@@ -119,33 +120,14 @@ async function seed(file: string, count: number): Promise<void> {
   await catalog.close();
 }
 
-interface Service {
-  child: ChildProcess;
-  port: number;
-  token: string;
+type Service = ServeProcess;
+
+function startService(db: string, extra: readonly string[]): Promise<Service> {
+  const args = ['--db', db, '--port', '0', '--host', HOST, '--quiet', '--bootstrap-token', ...extra];
+  return startServe(join(root, 'dist/cli.js'), args, /listening on http:\/\/[^:]+:(\d+)/);
 }
 
-async function startService(db: string, extra: readonly string[]): Promise<Service> {
-  const args = [join(root, 'dist/cli.js'), 'serve', '--db', db, '--port', '0', '--host', HOST, '--quiet', '--bootstrap-token', ...extra];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
-  const ready = /listening on http:\/\/[^:]+:(\d+)/;
-  const deadline = Date.now() + 120_000;
-  while (!ready.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const token = /export METACATALOG_TOKEN=(\S+)/.exec(out)?.[1];
-  if (!token) throw new Error(`no bootstrap token: ${out}`);
-  return { child, port: Number(ready.exec(out)![1]), token };
-}
-
-async function stopService(service: Service): Promise<void> {
-  const exited = new Promise((r) => service.child.once('exit', r));
-  service.child.kill('SIGTERM');
-  await exited;
-}
+const stopService = stopServe;
 
 function post(agent: Agent, port: number, token: string): Promise<{ status: number; retryAfter: boolean }> {
   return new Promise((resolve, reject) => {

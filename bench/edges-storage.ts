@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { createSqliteAdapter } from '../adapters/sqlite';
 import { createCatalog } from '../src';
 import { generateDatasets } from './generator';
 import { printTable, type Figure } from './harness';
+import { startServe, stopServe, type ServeProcess } from './serve-process';
 
 /**
  * `npm run bench -- edges`: the SQLite catalog away from its steady state (docs/operations.md).
@@ -112,33 +113,14 @@ async function wrk(port: number, token: string, script: string, seconds: number,
 // The service
 // ---------------------------------------------------------------------------------------------
 
-interface Service {
-  child: ChildProcess;
-  port: number;
-  token: string;
-}
+type Service = ServeProcess;
 
-async function startService(db: string, workers: number): Promise<Service> {
-  const args = [CLI, 'serve', '--db', db, '--port', '0', '--host', HOST, '--quiet', '--bootstrap-token', '--workers', String(workers)];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += String(d)));
+function startService(db: string, workers: number): Promise<Service> {
   const ready = workers === 1 ? /listening on http:\/\/[^:]+:(\d+)/ : new RegExp(`${workers} workers listening on http://[^:]+:(\\d+)`);
-  const deadline = Date.now() + 120_000;
-  while (!ready.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve --workers ${workers} did not start: ${out}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const token = /export METACATALOG_TOKEN=(\S+)/.exec(out)?.[1];
-  if (!token) throw new Error(`no bootstrap token: ${out}`);
-  return { child, port: Number(ready.exec(out)![1]), token };
+  return startServe(CLI, ['--db', db, '--port', '0', '--host', HOST, '--quiet', '--bootstrap-token', '--workers', String(workers)], ready);
 }
 
-async function stopService(service: Service): Promise<void> {
-  const exited = new Promise((r) => service.child.once('exit', r));
-  service.child.kill('SIGTERM');
-  await exited;
-}
+const stopService = stopServe;
 
 function runCli(args: readonly string[]): Promise<void> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
