@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
-import type { EntityWrite, InitialLoad } from '../../src/adapter/types';
-import { analyzeText } from '../../src/adapter/text-analysis';
+import type { EntityWrite, InitialLoad, JsonObject, StoredAspect } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
-import { aspectColumns } from './aspects';
+import type { Dictionary } from './dictionary';
 import { dictionaryOf } from './dictionary';
+import { internMetadata, pack, type PackContext } from './packing';
 import { forgetKeyIds, prepareSearchDocument, typeKey } from './search-store';
+import { terms } from './search-text-queue';
 import { ident, type SqliteHandle } from './statements';
 import { recountValues } from './value-counts';
 
@@ -13,9 +14,10 @@ import { recountValues } from './value-counts';
  * The initial load on SQLite (src/adapter/initial-load.ts; docs/deploy.md): the restore of an export
  * into an empty file, as SQLite's own importers load one. `begin` drops the secondary indexes of the
  * entity, aspect and value tables; each `loadEntities` call is one transaction that appends entity,
- * aspect and value rows in entity order and parks the full text in search_text_pending; `buildSearch`
- * creates the indexes again over the data, fills the FTS5 index in one pass and computes the key
- * statistics and per-value counts once, in one transaction.
+ * aspect and value rows in entity order (several rows per INSERT, each distinct system metadata packed
+ * once) and writes the full text straight into the FTS5 index (which gathers a transaction's terms in
+ * memory and writes them as one segment); `buildSearch` creates the indexes again over the data (one
+ * sorted pass each) and computes the key statistics and per-value counts once, in one transaction.
  *
  * All or nothing: `begin` writes a marker table (the loading process, the indexes it dropped) in the
  * transaction that drops them, and `complete` drops it. A file opened with the marker present belongs
@@ -30,8 +32,88 @@ const MARKER = 'mc_initial_load';
 const DEFERRED = ['entities', 'aspects', 'search_values'];
 /** All three flags of a value row (search-store.ts): stored as the flags a row lacks. */
 const ALL_FLAGS = 7;
-/** Pending full-text rows read at once while the FTS5 index is filled. */
-const TEXT_PAGE = 5_000;
+
+/** Rows one multi-row INSERT writes: fewer statement runs (a run costs about as much as the row it writes). */
+const ROWS_PER_INSERT = 50;
+const ASPECT_COLUMNS = [
+  'entity_id',
+  'name_id',
+  'version',
+  'created_time',
+  'created_actor',
+  'modified_time',
+  'modified_actor',
+  'value',
+  'system_metadata',
+];
+const VALUE_COLUMNS = ['key_id', 'entity_id', 'value', 'removed', 'entity_type', 'flags_off'];
+
+/** Rows of one table written ROWS_PER_INSERT at a time, in the order they come (inside the caller's transaction). */
+class RowBatch {
+  private readonly pending: unknown[] = [];
+  private readonly row: string;
+
+  constructor(
+    private readonly h: SqliteHandle,
+    private readonly table: string,
+    private readonly columns: readonly string[],
+  ) {
+    this.row = `(${columns.map(() => '?').join(', ')})`;
+  }
+
+  private statement(rows: number) {
+    return this.h.stmt(`INSERT INTO ${this.table} (${this.columns.join(', ')}) VALUES ${Array(rows).fill(this.row).join(', ')}`);
+  }
+
+  add(...values: unknown[]): void {
+    for (const value of values) this.pending.push(value);
+    if (this.pending.length === ROWS_PER_INSERT * this.columns.length) {
+      this.statement(ROWS_PER_INSERT).run(this.pending);
+      this.pending.length = 0;
+    }
+  }
+
+  /** Writes the rows left (one statement of their number: at most ROWS_PER_INSERT texts per table are ever prepared). */
+  flush(): void {
+    if (this.pending.length === 0) return;
+    this.statement(this.pending.length / this.columns.length).run(this.pending);
+    this.pending.length = 0;
+  }
+}
+
+/**
+ * Packs system metadata, each distinct document once per call: an export's entities carry the same
+ * definition keys and stamps entity after entity (a bulk write stamps them alike). The key holds the
+ * row's stamps, which the packed form refers to. Made per call and dropped with it.
+ */
+class MetadataPacker {
+  private readonly packed = new Map<string, string>();
+
+  constructor(private readonly d: Dictionary) {}
+
+  pack(metadata: JsonObject, ctx: Required<PackContext>): string {
+    const key = `${ctx.created.time}\u0000${ctx.created.actor}\u0000${ctx.modified.time}\u0000${ctx.modified.actor}\u0000${JSON.stringify(metadata)}`;
+    let text = this.packed.get(key);
+    if (text === undefined) this.packed.set(key, (text = pack(metadata, ctx, this.d, internMetadata)));
+    return text;
+  }
+}
+
+/** An aspect's row as aspects.ts writes it (`aspectColumns`), its system metadata packed by `metadata`. */
+function aspectRow(d: Dictionary, a: StoredAspect, metadata: MetadataPacker): unknown[] {
+  const ctx = { modified: a.lastModified, created: a.created };
+  const sameStamps = a.created.time === a.lastModified.time && a.created.actor === a.lastModified.actor;
+  return [
+    d.idOf(a.name),
+    a.version,
+    sameStamps ? null : a.created.time,
+    sameStamps ? null : d.idOf(a.created.actor),
+    a.lastModified.time,
+    d.idOf(a.lastModified.actor),
+    pack(a.value, ctx, d),
+    a.systemMetadata ? metadata.pack(a.systemMetadata, ctx) : null,
+  ];
+}
 
 interface Marker {
   owner: string;
@@ -217,16 +299,10 @@ export function createSqliteInitialLoad(
         if (marker(h).phase !== 'entities') throw new Error('internal: entities loaded after the search structures were built');
         const d = dictionaryOf(h);
         const insertEntity = h.stmt('INSERT INTO entities (urn, entity_type, version, removed, key_ids) VALUES (?, ?, 1, ?, ?)');
-        const insertAspect = h.stmt(
-          `INSERT INTO aspects (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
-           VALUES (@entity_id, @name_id, @version, @created_time, @created_actor, @modified_time, @modified_actor, @value, @system_metadata)`,
-        );
-        const insertValue = h.stmt(
-          'INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags_off) VALUES (?, ?, ?, ?, ?, ?)',
-        );
-        const insertText = h.stmt(
-          'INSERT INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)',
-        );
+        const aspects = new RowBatch(h, 'aspects', ASPECT_COLUMNS);
+        const values = new RowBatch(h, 'search_values', VALUE_COLUMNS);
+        const insertText = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
+        const metadata = new MetadataPacker(d);
         let previous = lastUrn;
         for (const w of writes) {
           if (!(w.urn > previous)) {
@@ -239,13 +315,16 @@ export function createSqliteInitialLoad(
           const doc = w.searchDocument ?? undefined;
           const prepared = doc ? prepareSearchDocument(h, doc) : undefined;
           const id = Number(insertEntity.run(w.urn, w.entityType, prepared?.removed ?? null, prepared?.keyIds ?? '').lastInsertRowid);
-          for (const a of w.put ?? []) insertAspect.run({ entity_id: id, ...aspectColumns(d, a) });
+          for (const a of w.put ?? []) aspects.add(id, ...aspectRow(d, a, metadata));
           if (!doc || !prepared) continue;
           const type = prepared.values.size ? typeKey(h, doc.entityType) : '';
           for (const [keyId, flagged] of prepared.values)
-            for (const [value, flags] of flagged) insertValue.run(keyId, id, value, prepared.removed, type, ALL_FLAGS ^ flags);
-          insertText.run(id, doc.text.name ?? '', doc.text.description ?? '', doc.text.urnKey);
+            for (const [value, flags] of flagged) values.add(keyId, id, value, prepared.removed, type, ALL_FLAGS ^ flags);
+          // Straight into the full-text index: FTS5 gathers a transaction's terms in memory and writes them as one segment.
+          insertText.run(id, terms(doc.text.name ?? ''), terms(doc.text.description ?? ''), terms(doc.text.urnKey));
         }
+        aspects.flush();
+        values.flush();
         return previous;
       });
       lastUrn = last;
@@ -258,20 +337,6 @@ export function createSqliteInitialLoad(
         const db = h.db;
         // The indexes over the data, each built in one sorted pass.
         for (const index of found.indexes) db.exec(index.sql);
-        // Full text in one pass, in entity order.
-        const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
-        const terms = (text: string | null): string => analyzeText(text ?? '').join(' ');
-        // A page at a time (a statement cannot write while another one iterates on the connection).
-        const page = h
-          .stmt('SELECT entity_id, name, description, urn_key FROM search_text_pending WHERE entity_id > ? ORDER BY entity_id LIMIT ?')
-          .raw(true);
-        for (let after = 0; ;) {
-          const rows = page.all(after, TEXT_PAGE) as Array<[number, string | null, string | null, string | null]>;
-          for (const row of rows) insert.run(row[0], terms(row[1]), terms(row[2]), terms(row[3]));
-          if (rows.length < TEXT_PAGE) break;
-          after = rows[rows.length - 1]![0];
-        }
-        db.exec('DELETE FROM search_text_pending');
         // Key statistics once: documents, documents with several values, and their entity type.
         db.exec(`
           UPDATE search_keys SET entities = s.entities, multi = s.multi,
