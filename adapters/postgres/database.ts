@@ -43,7 +43,7 @@ function sqlState(error: unknown): string | undefined {
 }
 
 /** Deadlocks and serialization failures are conflicts between writers: the domain retries them. */
-function translateError(error: unknown): unknown {
+export function translateError(error: unknown): unknown {
   const state = sqlState(error);
   if (state && RETRYABLE.has(state)) {
     return new CatalogError('CONFLICT', `concurrent write: ${(error as Error).message}`, { cause: error });

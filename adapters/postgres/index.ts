@@ -1,11 +1,13 @@
 import { composeAdapter } from '../../src/adapter/compose-adapter';
 import { partOf, partOverHandle } from '../../src/adapter/part-binding';
 import type { AdapterCapabilities, EntityStore, PropertyValueIndex, StorageAdapter } from '../../src/adapter/types';
+import { CatalogError } from '../../src/errors';
 import { openDatabase } from './connection';
 import type { PgHandle } from './database';
 import * as changeFeed from './changes';
 import { ChangeListener } from './changes';
 import * as entityRows from './entities';
+import { createPostgresInitialLoad } from './initial-load';
 import * as jobs from './jobs';
 import { validate, type PostgresAdapterOptions, type PostgresAdapterSettings } from './options';
 import { aggregate } from './aggregate';
@@ -47,15 +49,20 @@ export function createPostgresAdapter(
   const listener = new ChangeListener(() => h());
   const replicas = options.replicas?.length ? new ReplicaSet(options.replicas, options, options.maxConnections ?? 10) : undefined;
 
-  function h(): PgHandle {
+  function base(): PgHandle {
     if (closed) throw new Error('the PostgreSQL adapter is closed');
     if (!handle) throw new Error('the PostgreSQL adapter is not open: call open() first');
     return handle;
   }
+  /** While an initial load runs, every statement goes through its connection (its tables are locked by it). */
+  function h(): PgHandle {
+    return initialLoad.active()?.handle ?? base();
+  }
   function ts(): TimeseriesStore {
     h();
-    return stores!.timeseries;
+    return (initialLoad.active()?.stores ?? stores!).timeseries;
   }
+  const initialLoad = createPostgresInitialLoad(base, () => stores!);
 
   // An idle pooled connection that the server ends (a restart, 57P01) is an 'error' event of the pool:
   // without a listener it would end the process. The pool drops the connection itself; the next
@@ -81,6 +88,7 @@ export function createPostgresAdapter(
       if (closed) return;
       closed = true;
       await opening?.catch(() => undefined);
+      await initialLoad.closing().catch(() => undefined);
       await listener.close();
       await replicas?.close();
       const pool = handle?.pool;
@@ -102,7 +110,9 @@ export function createPostgresAdapter(
     },
     scanEntities: async (request) => entityRows.scanEntities(h(), request),
     async commit(batch) {
-      await entityRows.commit(h(), stores!, batch, options.faultInjector);
+      const loading = initialLoad.active();
+      if (loading?.loadingEntities) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: writes wait for its end');
+      await entityRows.commit(h(), loading?.stores ?? stores!, batch, options.faultInjector);
       if (batch.events?.length) listener.signal.notify();
       if (replicas) {
         // Where the primary's log stands after this commit: searches wait for a replica to replay it.
@@ -143,5 +153,12 @@ export function createPostgresAdapter(
       },
     }),
     committedByStore: ['search', 'jobs', 'timeseries', 'changes'],
+    initialLoad: {
+      begin: () => initialLoad.begin(),
+      loadEntities: (writes) => initialLoad.loadEntities(writes),
+      buildSearch: () => initialLoad.buildSearch(),
+      complete: () => initialLoad.complete(),
+      abandon: () => initialLoad.abandon(),
+    },
   });
 }
