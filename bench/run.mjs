@@ -101,7 +101,7 @@ try {
       format: 'esm',
       target: 'node20',
       outfile,
-      external: ['better-sqlite3', 'lunr', 'graphql', '@graphql-tools/*', 'pg', 'ajv', 'rfc6902', 'yaml'],
+      external: ['better-sqlite3', 'lunr', 'graphql', '@graphql-tools/*', 'pg', 'pg-copy-streams', 'ajv', 'rfc6902', 'yaml'],
       loader: { '.graphql': 'text' },
       logLevel: 'warning',
     });
@@ -112,7 +112,9 @@ try {
         ? loadOptions
         : name === 'http-workers' && loadOptions.seconds
           ? { seconds: loadOptions.seconds }
-          : {}),
+          : name === 'load'
+            ? { ...(option('only') ? { only: option('only') } : {}), ...(option('postgres') ? { postgres: option('postgres') } : {}) }
+            : {}),
     });
   }
 } finally {

@@ -15,9 +15,10 @@ import { recountValues } from './value-counts';
  * into an empty file, as SQLite's own importers load one. `begin` drops the secondary indexes of the
  * entity, aspect and value tables; each `loadEntities` call is one transaction that appends entity,
  * aspect and value rows in entity order (several rows per INSERT, each distinct system metadata packed
- * once) and writes the full text straight into the FTS5 index (which gathers a transaction's terms in
- * memory and writes them as one segment); `buildSearch` creates the indexes again over the data (one
- * sorted pass each) and computes the key statistics and per-value counts once, in one transaction.
+ * once) and parks the full text in search_text_pending; `buildSearch` creates the indexes again over
+ * the data (one sorted pass each), fills the FTS5 index in one pass (written per load transaction
+ * instead, FTS5 writes a segment per commit and merges them: measured slower) and computes the key
+ * statistics and per-value counts once, in one transaction.
  *
  * All or nothing: `begin` writes a marker table (the loading process, the indexes it dropped) in the
  * transaction that drops them, and `complete` drops it. A file opened with the marker present belongs
@@ -32,6 +33,8 @@ const MARKER = 'mc_initial_load';
 const DEFERRED = ['entities', 'aspects', 'search_values'];
 /** All three flags of a value row (search-store.ts): stored as the flags a row lacks. */
 const ALL_FLAGS = 7;
+/** Pending full-text rows read at once while the FTS5 index is filled. */
+const TEXT_PAGE = 5_000;
 
 /** Rows one multi-row INSERT writes: fewer statement runs (a run costs about as much as the row it writes). */
 const ROWS_PER_INSERT = 50;
@@ -301,7 +304,9 @@ export function createSqliteInitialLoad(
         const insertEntity = h.stmt('INSERT INTO entities (urn, entity_type, version, removed, key_ids) VALUES (?, ?, 1, ?, ?)');
         const aspects = new RowBatch(h, 'aspects', ASPECT_COLUMNS);
         const values = new RowBatch(h, 'search_values', VALUE_COLUMNS);
-        const insertText = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
+        const insertText = h.stmt(
+          'INSERT INTO search_text_pending (entity_id, name, description, urn_key, deleted) VALUES (?, ?, ?, ?, 0)',
+        );
         const metadata = new MetadataPacker(d);
         let previous = lastUrn;
         for (const w of writes) {
@@ -320,8 +325,7 @@ export function createSqliteInitialLoad(
           const type = prepared.values.size ? typeKey(h, doc.entityType) : '';
           for (const [keyId, flagged] of prepared.values)
             for (const [value, flags] of flagged) values.add(keyId, id, value, prepared.removed, type, ALL_FLAGS ^ flags);
-          // Straight into the full-text index: FTS5 gathers a transaction's terms in memory and writes them as one segment.
-          insertText.run(id, terms(doc.text.name ?? ''), terms(doc.text.description ?? ''), terms(doc.text.urnKey));
+          insertText.run(id, doc.text.name ?? '', doc.text.description ?? '', doc.text.urnKey);
         }
         aspects.flush();
         values.flush();
@@ -337,6 +341,19 @@ export function createSqliteInitialLoad(
         const db = h.db;
         // The indexes over the data, each built in one sorted pass.
         for (const index of found.indexes) db.exec(index.sql);
+        // Full text in one pass, in entity order.
+        const insert = h.stmt('INSERT INTO search_text (rowid, name, description, urn_key) VALUES (?, ?, ?, ?)');
+        // A page at a time (a statement cannot write while another one iterates on the connection).
+        const page = h
+          .stmt('SELECT entity_id, name, description, urn_key FROM search_text_pending WHERE entity_id > ? ORDER BY entity_id LIMIT ?')
+          .raw(true);
+        for (let after = 0; ;) {
+          const rows = page.all(after, TEXT_PAGE) as Array<[number, string | null, string | null, string | null]>;
+          for (const row of rows) insert.run(row[0], terms(row[1]), terms(row[2]), terms(row[3]));
+          if (rows.length < TEXT_PAGE) break;
+          after = rows[rows.length - 1]![0];
+        }
+        db.exec('DELETE FROM search_text_pending');
         // Key statistics once: documents, documents with several values, and their entity type.
         db.exec(`
           UPDATE search_keys SET entities = s.entities, multi = s.multi,
