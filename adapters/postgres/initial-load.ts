@@ -151,6 +151,12 @@ interface Load {
   metadataSequence: string;
   /** Metadata documents written or found during the load: digest (hex) → id. */
   metadata: Map<string, string>;
+  /** Whether `metadata` holds every document of the table (then a digest it lacks is a new document). */
+  metadataComplete: boolean;
+  /** The previous call's COPY statements, still running on the server while the next chunk is prepared. */
+  pending: Promise<void>;
+  /** What made them fail: the load can only be rolled back. */
+  failure?: unknown;
   lastUrn: string;
   phase: 'entities' | 'rest';
   /** Set when the connection fails: the load can only be rolled back. */
@@ -199,13 +205,17 @@ export function createPostgresInitialLoad(
     });
   }
 
-  async function ids(current: Load, sequence: string, count: number): Promise<string[]> {
+  /** Ids from a sequence, on another connection (sequences are not transactional): the load's may still be copying. */
+  async function ids(sequence: string, count: number): Promise<string[]> {
     if (count === 0) return [];
-    const result = await current.client.query<{ id: string }>('SELECT nextval($1::regclass)::text AS id FROM generate_series(1, $2)', [
-      sequence,
-      count,
-    ]);
-    return result.rows.map((r) => r.id);
+    const rows = await h().query<{ id: string }>('SELECT nextval($1::regclass)::text AS id FROM generate_series(1, $2)', [sequence, count]);
+    return rows.map((r) => r.id);
+  }
+
+  /** Waits for the previous call's COPY statements; their failure fails this call (and the load). */
+  async function settle(current: Load): Promise<void> {
+    await current.pending;
+    if (current.failure !== undefined) throw current.failure;
   }
 
   return {
@@ -227,6 +237,8 @@ export function createPostgresInitialLoad(
         entitySequence: '',
         metadataSequence: '',
         metadata: new Map(),
+        metadataComplete: false,
+        pending: Promise.resolve(),
         lastUrn: '',
         phase: 'entities',
         onError: (error) => {
@@ -269,6 +281,14 @@ export function createPostgresInitialLoad(
         );
         current.entitySequence = sequences.rows[0]!.entities;
         current.metadataSequence = sequences.rows[0]!.metadata;
+        // An empty catalog has few metadata documents (none, or some no row refers to any more): all of them known.
+        const documents = await client.query<{ id: string; digest: Buffer }>(
+          `SELECT id::text AS id, digest FROM ${s}.aspect_metadata LIMIT ${MAX_KNOWN_METADATA + 1}`,
+        );
+        if (documents.rows.length <= MAX_KNOWN_METADATA) {
+          for (const row of documents.rows) current.metadata.set(row.digest.toString('hex'), row.id);
+          current.metadataComplete = true;
+        }
       } catch (error) {
         await end('ROLLBACK');
         throw translateError(error);
@@ -292,9 +312,9 @@ export function createPostgresInitialLoad(
       const keys = current.stores.keys;
       await keys.prepare(docs);
       await keys.prepareNames(docs);
-      const entityIds = await ids(current, current.entitySequence, writes.length);
-      const rows = entityRows(writes, entityIds, keys);
-      await metadataIds(current, rows.metadata);
+      const entityIds = await ids(current.entitySequence, writes.length);
+      const found = entityRows(writes, entityIds, keys);
+      const rows = { ...found, metadata: await metadataRows(current, found.metadata) };
       const aspects = new CopyRows('aspects', [
         'entity_id',
         'name',
@@ -307,13 +327,20 @@ export function createPostgresInitialLoad(
         'metadata_id',
       ]);
       for (const a of rows.aspects) aspects.add(...a.row, a.digest ? current.metadata.get(a.digest) : null);
-      for (const table of [rows.entities, aspects, rows.text, rows.fields, rows.values]) await copy(current, table);
+      // At most one call's rows in flight: the server copies them while the domain prepares the next chunk.
+      await settle(current);
+      current.pending = (async () => {
+        for (const table of [rows.metadata, rows.entities, aspects, rows.text, rows.fields, rows.values]) await copy(current, table);
+      })().catch((error: unknown) => {
+        current.failure = error;
+      });
       current.lastUrn = previous;
     },
     async buildSearch() {
       const current = load;
       if (!current) throw new Error('internal: buildSearch outside an initial load');
       if (current.phase === 'rest') return;
+      await settle(current);
       const client = current.client;
       await client.query(`SET LOCAL maintenance_work_mem = '${INDEX_BUILD_MEMORY}'`);
       for (const index of current.indexes) await client.query(index.sql);
@@ -325,31 +352,44 @@ export function createPostgresInitialLoad(
       await end('COMMIT');
     },
     async abandon() {
+      await load?.pending;
       await end('ROLLBACK');
     },
     async closing() {
+      await load?.pending;
       await end('ROLLBACK');
     },
   };
 
-  /** Ids of the load's metadata documents: known ones, found ones (written before), then the new ones copied. */
-  async function metadataIds(current: Load, documents: Map<string, Buffer>): Promise<void> {
-    const unknown = [...documents.keys()].filter((hex) => !current.metadata.has(hex));
-    if (unknown.length === 0) return;
-    if (current.metadata.size + unknown.length > MAX_KNOWN_METADATA) current.metadata.clear();
-    const found = await current.client.query<{ id: string; digest: Buffer }>(
-      `SELECT id::text AS id, digest FROM ${current.handle.s}.aspect_metadata WHERE digest = ANY($1::bytea[])`,
-      [unknown.map((hex) => Buffer.from(hex, 'hex'))],
-    );
-    for (const row of found.rows) current.metadata.set(row.digest.toString('hex'), row.id);
-    const missing = unknown.filter((hex) => !current.metadata.has(hex));
-    const drawn = await ids(current, current.metadataSequence, missing.length);
+  /**
+   * The new metadata documents of a call as rows (their ids drawn and remembered), after finding those
+   * written before: in `metadata` when it holds every document of the table, else in the table (once
+   * the previous call's rows are in).
+   */
+  async function metadataRows(current: Load, documents: Map<string, Buffer>): Promise<CopyRows> {
     const rows = new CopyRows('aspect_metadata', ['id', 'digest', 'packed']);
+    let unknown = [...documents.keys()].filter((hex) => !current.metadata.has(hex));
+    if (unknown.length === 0) return rows;
+    if (current.metadata.size + unknown.length > MAX_KNOWN_METADATA) {
+      current.metadata.clear();
+      current.metadataComplete = false;
+      unknown = [...documents.keys()];
+    }
+    if (!current.metadataComplete) {
+      await settle(current);
+      const found = await current.client.query<{ id: string; digest: Buffer }>(
+        `SELECT id::text AS id, digest FROM ${current.handle.s}.aspect_metadata WHERE digest = ANY($1::bytea[])`,
+        [unknown.map((hex) => Buffer.from(hex, 'hex'))],
+      );
+      for (const row of found.rows) current.metadata.set(row.digest.toString('hex'), row.id);
+    }
+    const missing = unknown.filter((hex) => !current.metadata.has(hex));
+    const drawn = await ids(current.metadataSequence, missing.length);
     missing.forEach((hex, i) => {
       rows.add(drawn[i], Buffer.from(hex, 'hex'), documents.get(hex));
       current.metadata.set(hex, drawn[i]!);
     });
-    await copy(current, rows);
+    return rows;
   }
 }
 
@@ -387,6 +427,8 @@ function entityRows(
   ]);
   const aspects: Array<{ row: unknown[]; digest: string | null }> = [];
   const metadata = new Map<string, Buffer>();
+  /** Digests by packed document: the packer hands the same buffer for the same text. */
+  const digests = new Map<Buffer, string>();
   writes.forEach((w, i) => {
     const id = ids[i]!;
     const doc: SearchDocument | undefined = w.searchDocument ?? undefined;
@@ -405,8 +447,12 @@ function entityRows(
       const packedMetadata = packer.json(a.systemMetadata);
       let digest: string | null = null;
       if (packedMetadata) {
-        digest = createHash('sha256').update(packedMetadata).digest('hex');
-        metadata.set(digest, packedMetadata);
+        digest = digests.get(packedMetadata) ?? null;
+        if (digest === null) {
+          digest = createHash('sha256').update(packedMetadata).digest('hex');
+          digests.set(packedMetadata, digest);
+          metadata.set(digest, packedMetadata);
+        }
       }
       aspects.push({
         row: [
