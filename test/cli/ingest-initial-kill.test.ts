@@ -2,10 +2,13 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryAdapter } from '../../adapters/memory/index';
+import { createPostgresAdapter } from '../../adapters/postgres/index';
 import { createSqliteAdapter } from '../../adapters/sqlite/index';
-import { createCatalog, type Catalog } from '../../src/index';
+import { createCatalog, type Catalog, type StorageAdapter } from '../../src/index';
+import { POSTGRES_URL, serverDecision } from '../support/postgres';
 import { ADMIN, CLI, cliEnv, removeTempDirs, requireBuiltCli, runCli, ROOT, tempDir } from './helpers';
 
 vi.setConfig({ testTimeout: 240_000 });
@@ -59,9 +62,9 @@ function peek(db: string): { rows: number; phase: string | undefined } {
 }
 
 /** Entities stored, and those search finds (all, and by a property value), through a catalog on the file. */
-async function state(db: string): Promise<{ stored: number; found: number; gold: number }> {
+async function state(db: string | StorageAdapter): Promise<{ stored: number; found: number; gold: number }> {
   const catalog: Catalog = createCatalog({
-    adapter: createSqliteAdapter({ filename: db }),
+    adapter: typeof db === 'string' ? createSqliteAdapter({ filename: db }) : db,
     superUsers: [ADMIN],
     jobs: { background: false },
   });
@@ -83,6 +86,7 @@ async function state(db: string): Promise<{ stored: number; found: number; gold:
   }
 }
 
+const postgres = (await serverDecision('test/cli/ingest-initial-kill.test.ts')) === 'run';
 const EMPTY = { stored: 0, found: 0, gold: 0 };
 const COMPLETE = { stored: ENTITIES, found: ENTITIES, gold: ENTITIES / 2 };
 
@@ -134,5 +138,71 @@ describe('metacatalog ingest --initial killed mid-way (kill -9)', () => {
     }
     // The kills did cut loads short (at least one run left its catalog empty after rows had been written).
     expect(seen).toContain('empty');
+  });
+
+  (postgres ? it : it.skip)('postgres: the load is one transaction, rolled back by the server when the process dies', async () => {
+    const file = await writeExport();
+    const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+    const schemas: string[] = [];
+    try {
+      /** The loading connection's current (or last) statement: the CLI's connections carry the schema's name. */
+      const statements = async (name: string): Promise<string[]> =>
+        (await admin.query<{ query: string }>('SELECT query FROM pg_stat_activity WHERE application_name = $1', [name])).rows.map(
+          (r) => r.query,
+        );
+      // Killed while rows are copied, while the indexes are built or analysed, and at once.
+      const points: Array<(queries: string[]) => boolean> = [
+        (q) => q.some((s) => s.startsWith('COPY')),
+        (q) => q.some((s) => s.startsWith('CREATE INDEX') || s.startsWith('ANALYZE')),
+        () => true,
+      ];
+      const seen: string[] = [];
+      for (let run = 0; run < points.length; run++) {
+        const schema = `mc_initial_kill_${Date.now()}_${run}`;
+        schemas.push(schema);
+        const url = new URL(POSTGRES_URL);
+        url.searchParams.set('application_name', schema);
+        const args = ['ingest', file, '--postgres', url.href, '--postgres-schema', schema, '--initial', '--chunk-size', '250'];
+        const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv() });
+        let exited = false;
+        const exit = new Promise((resolve) =>
+          child.once('exit', (code) => {
+            exited = true;
+            resolve(code);
+          }),
+        );
+        let hit = false;
+        for (let waited = 0; waited < 120_000 && !exited; waited += 5) {
+          if (points[run]!(await statements(schema))) {
+            hit = true;
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        child.kill('SIGKILL');
+        await exit;
+        // The server ends the dead client's session (rolling its transaction back) once it notices.
+        for (let waited = 0; waited < 60_000 && (await statements(schema)).length > 0; waited += 50)
+          await new Promise((r) => setTimeout(r, 50));
+        const adapter = () => createPostgresAdapter({ connectionString: POSTGRES_URL }, { schema, maxConnections: 2 });
+        const after = await state(adapter());
+        expect([EMPTY, COMPLETE]).toContainEqual(after);
+        seen.push(`${after.stored === 0 ? 'empty' : 'complete'}${hit ? '' : ' (point not reached)'}`);
+        const again = await runCli(args);
+        if (after.stored === 0) {
+          expect(again.code, again.stderr).toBe(0);
+          expect(again.stdout).toContain(`Imported ${ENTITIES + 1} entities`);
+        } else {
+          expect(again.code).not.toBe(0);
+          expect(again.stderr).toContain('an initial load needs an empty catalog');
+        }
+        expect(await state(adapter())).toEqual(COMPLETE);
+      }
+      // The kills did cut loads short while rows were being copied and while the indexes were built.
+      expect(seen.slice(0, 2)).toEqual(['empty', 'empty']);
+    } finally {
+      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
   });
 });
