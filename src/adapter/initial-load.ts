@@ -14,8 +14,9 @@ import type { EntityWrite } from './entity-store';
  *
  * While a load runs the store takes no other writes from the loading process but the load's own (the
  * domain sends the export's versions, change events, jobs and timeseries rows through the ordinary
- * `commit` after `buildSearch`); another process opening the store during the load is refused with
- * UNAVAILABLE.
+ * `commit` after `buildSearch`); another process using the store during the load is refused with
+ * UNAVAILABLE (SQLite: the file is being loaded) or waits for the load's end (PostgreSQL: one transaction
+ * whose locks its statements queue behind).
  */
 export interface InitialLoad {
   /**
