@@ -38,8 +38,9 @@ export async function applyProposals(
     throw invalidInput([{ path: prefix || '/', message: 'must be a list of change proposals' }], 'invalid change proposals');
   const violations: Violation[] = [];
   const checked: Checked[] = [];
+  const memo = {};
   proposals.forEach((raw, i) => {
-    const one = checkProposal(ctx, service, raw, i, at(i), violations);
+    const one = checkProposal(ctx, service, raw, i, at(i), violations, memo);
     if (one) checked.push(one);
   });
   // The proposals that are well-formed are tried further, so that one answer lists every problem.
@@ -89,7 +90,7 @@ export async function applyProposals(
     }
   }
   const { before } = items.length
-    ? await service.pipeline.write(actor, items, { message: 'invalid change proposals' })
+    ? await service.pipeline.write(actor, items, { message: 'invalid change proposals', compareFirst: true })
     : { before: new Map() };
   const changeTypeOf = (c: Checked): ChangeType => (proposals[c.index] as { changeType: ChangeType }).changeType;
   // What the batch's earlier proposals wrote counts as there for a later delete.
