@@ -554,8 +554,20 @@ export class WritePipeline {
         continue;
       }
       if (item.op === 'patch' && item.onlyIfPresent && !workingEntity(slot, now, who)) continue;
-      // An upsert of the value stored already (the daily re-ingest): compared, not planned (it writes nothing, so nothing to authorize).
-      if (item.op === 'upsert' && unchangedUpsert(item, r, slot, batches)) continue;
+      // An upsert of the value stored already (the daily re-ingest): compared, not planned; still authorized
+      // as any write attempt is (an actor without the right is refused whether or not the value changes).
+      if (item.op === 'upsert' && unchangedUpsert(item, r, slot, batches)) {
+        if (!caller.system && r.owner?.authorize)
+          await r.owner.authorize(
+            actor,
+            r.owned!,
+            r.owner.reads && !touches(slot, r.owner.reads) ? slot.base : workingEntity(slot, now, who),
+          );
+        // ACCESS HOOK: the entity must be covered; no structured property changes, so none is checked.
+        if (access?.checks(r.privilege))
+          access.check({ urn: item.urn, entityType: r.entityType, path: item.path }, r.privilege, slot.read, []);
+        continue;
+      }
       // ACCESS HOOK: the structured properties an item sets or removes are those whose values differ before and after it.
       const checked = access?.checks(r.privilege) ? r.privilege : undefined;
       const valuesBefore =
