@@ -33,20 +33,17 @@ const MAX_SHAPE_NODES = 10_000;
 const shapeRoot: ShapeNode = { next: new Map() };
 let shapeNodes = 0;
 
-function shapeTextOf(keys: readonly string[], count: number): string {
-  let node = shapeRoot;
-  for (let i = 0; i < count; i++) {
-    let child = node.next.get(keys[i]!);
-    if (!child) {
-      if (++shapeNodes > MAX_SHAPE_NODES) {
-        shapeRoot.next.clear();
-        shapeNodes = 0;
-      }
-      node.next.set(keys[i]!, (child = { next: new Map() }));
+/** The node of one more key (made on first use; the tree starts over past its bound). */
+function childOf(node: ShapeNode, key: string): ShapeNode {
+  let child = node.next.get(key);
+  if (!child) {
+    if (++shapeNodes > MAX_SHAPE_NODES) {
+      shapeRoot.next.clear();
+      shapeNodes = 0;
     }
-    node = child;
+    node.next.set(key, (child = { next: new Map() }));
   }
-  return (node.text ??= `{${JSON.stringify(keys.length === count ? keys : keys.slice(0, count))}`);
+  return child;
 }
 
 function packedString(text: string, d: Dictionary): string {
@@ -103,40 +100,39 @@ function packedText(value: unknown, d: Dictionary): string {
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) throw MISS;
   const object = value as Record<string, unknown>;
-  const keys = Object.keys(object);
-  const names: string[] = [];
-  const values: string[] = [];
-  const present: string[] = [];
-  let shaped = true;
-  for (const key of keys) {
+  // Both forms are written as the members come (no lists per object): an object of two or more
+  // members whose keys all have ids is written as its shape, any other as an object.
+  let plain = '';
+  let shaped = '';
+  let previous = '';
+  let count = 0;
+  let named = true;
+  let node: ShapeNode | undefined = shapeRoot;
+  for (const key of Object.keys(object)) {
     const member = object[key];
     // An undefined member is no member (as a write packs it).
     if (member === undefined) continue;
     const name = packedKey(key, d);
-    if (name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE) shaped = false;
-    names.push(name);
-    present.push(key);
-    values.push(packedText(member, d));
-  }
-  if (shaped && names.length >= 2) {
-    const shapeText = shapeTextOf(present, present.length);
-    let shape = d.shapes.get(shapeText);
-    if (shape === undefined) {
-      const id = d.find(shapeText);
-      if (id === undefined) throw MISS;
-      shape = JSON.stringify(`${MARK}{${id.toString(36)}`);
-      d.shapes.set(shapeText, shape);
+    const packed = packedText(member, d);
+    if (named && (name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE)) named = false;
+    if (named) {
+      node = childOf(node!, key);
+      shaped += count > 0 && packed === previous && packed.length > REPEAT_TEXT.length ? `,${REPEAT_TEXT}` : `,${packed}`;
+      previous = packed;
     }
-    let out = `[${shape}`;
-    for (let i = 0; i < values.length; i++) {
-      const packed = values[i]!;
-      out += i > 0 && packed === values[i - 1] && packed.length > REPEAT_TEXT.length ? `,${REPEAT_TEXT}` : `,${packed}`;
-    }
-    return `${out}]`;
+    plain += `${count ? ',' : ''}${name}:${packed}`;
+    count++;
   }
-  let out = '{';
-  for (let i = 0; i < names.length; i++) out += `${i ? ',' : ''}${names[i]}:${values[i]}`;
-  return `${out}}`;
+  if (!named || count < 2) return `{${plain}}`;
+  node!.text ??= `{${JSON.stringify(Object.keys(object).filter((key) => object[key] !== undefined))}`;
+  let shape = d.shapes.get(node!.text);
+  if (shape === undefined) {
+    const id = d.find(node!.text);
+    if (id === undefined) throw MISS;
+    shape = JSON.stringify(`${MARK}{${id.toString(36)}`);
+    d.shapes.set(node!.text, shape);
+  }
+  return `[${shape}${shaped}]`;
 }
 
 /** A stored row of an asked aspect (raw: columns by position). */

@@ -64,6 +64,8 @@ export async function applyProposals(
           aspect: c.aspect,
           value: c.value,
           path,
+          // A generic aspect's value was checked against its schema with the proposal.
+          ...(c.ownership === 'generic' ? { schemaChecked: true } : {}),
           ...(c.systemMetadata ? { systemMetadata: c.systemMetadata } : {}),
           ...(c.create ? { onlyIfAbsent: c.create, presencePath: `${at(c.index)}/changeType` } : {}),
         });

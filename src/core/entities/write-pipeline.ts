@@ -55,6 +55,8 @@ export type WriteItem =
       onlyIfAbsent?: 'aspect' | 'entity';
       /** Where a refused `onlyIfAbsent` is reported. */
       presencePath?: string;
+      /** The caller checked the value against the aspect's schema already (a generic aspect is not checked twice). */
+      schemaChecked?: boolean;
     }
   | {
       op: 'patch';
@@ -341,7 +343,7 @@ export class WritePipeline {
       } else {
         needs.add('EDIT_ENTITY');
         // The path is made only when the value has problems to report under it.
-        if (item.op === 'upsert' && !this.ctx.registry.passesAspectSchema(item.aspect, item.value)) {
+        if (item.op === 'upsert' && !item.schemaChecked && !this.ctx.registry.passesAspectSchema(item.aspect, item.value)) {
           const problems = this.ctx.registry.validateAspect(item.aspect, item.value, item.path);
           for (const problem of problems) violations.push(problem);
         }
