@@ -1,4 +1,5 @@
 import type { Actor } from '../access/actor';
+import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { invalidInput, type Violation } from '../../errors';
 import {
@@ -91,21 +92,23 @@ export async function applyProposals(
         break;
     }
   }
-  const { before } = items.length
+  // The entities as read are made into a map only when a delete asks what was there.
+  const outcome = items.length
     ? await service.pipeline.write(actor, items, { message: 'invalid change proposals', compareFirst: true })
-    : { before: new Map() };
+    : { before: new Map<string, StoredEntity | undefined>() };
   const changeTypeOf = (c: Checked): ChangeType => (proposals[c.index] as { changeType: ChangeType }).changeType;
-  // What the batch's earlier proposals wrote counts as there for a later delete.
+  // What the batch's earlier proposals wrote counts as there for a later delete (kept only when there is one).
+  const deletes = checked.some((c) => c.kind === 'delete');
   const written = new Set<string>();
   return checked.map((c) => {
-    const existed = before.get(c.urn);
+    const existed = c.kind === 'delete' ? outcome.before.get(c.urn) : undefined;
     let changed = true;
     if (c.kind === 'key') changed = false;
     else if (c.kind === 'delete')
       changed = c.key
         ? existed !== undefined || [...written].some((w) => w.startsWith(`${c.urn}\n`))
         : existed?.aspects[c.aspect] !== undefined || written.has(`${c.urn}\n${c.aspect}`);
-    if (c.kind === 'upsert' || c.kind === 'patch') written.add(`${c.urn}\n${c.aspect}`);
+    if (deletes && (c.kind === 'upsert' || c.kind === 'patch')) written.add(`${c.urn}\n${c.aspect}`);
     if (c.kind === 'delete') written.delete(`${c.urn}\n${c.aspect}`);
     return { urn: c.urn, aspectName: c.aspect, changeType: changeTypeOf(c), changed };
   });
