@@ -109,10 +109,11 @@ export interface PipelineOptions {
   /** Jobs queued in the same commit; one chunk only. */
   jobs?: readonly NewJob[];
   /**
-   * Compare first (the re-ingest of unchanged metadata): a chunk of plain upserts is compared with the
-   * stored aspects (the adapter's `matchAspects`) before its unit of work; when every item holds its
-   * value already (and its owner keeps it as it is), the chunk writes nothing and reads no entity, and
-   * its entities are left out of `after` and `before`. For callers that read neither for such entities.
+   * Compare first (the re-ingest of unchanged metadata): a chunk's plain upserts are compared with the
+   * stored aspects (the adapter's `matchAspects`) before its unit of work; an entity whose every item
+   * holds its value already (and whose owners keep it as it is) is left out of the unit of work, of
+   * `after` and of `before`; a chunk of such entities alone writes and reads nothing more. For callers
+   * that read neither for such entities. Only for an actor holding the batch's privileges everywhere.
    */
   compareFirst?: boolean;
 }
@@ -382,21 +383,15 @@ export class WritePipeline {
     if ((alongside || completeJobs || jobsAlong.length) && chunks.length > 1)
       throw new Error('internal: a write alongside the items needs one chunk');
     if ((alongside || completeJobs || jobsAlong.length) && chunks.length === 0) chunks.push({ items: [], slots: [] });
-    for (const chunk of chunks) {
+    for (let chunk of chunks) {
+      // The daily re-ingest: entities whose every item holds its value already cost one read of their aspects and a compare.
+      if (options.compareFirst && !system && !access && !options.dryRun && !alongside && !completeJobs && !jobsAlong.length) {
+        const changing = await this.changingPart(chunk, batches);
+        if (!changing) continue;
+        chunk = changing;
+      }
       const urns = chunk.slots.map((slot) => slot.urn);
       if (alongside && !urns.includes(alongside.urn)) urns.push(alongside.urn);
-      // The daily re-ingest: a chunk that changes nothing costs one read of its aspects and a compare.
-      if (
-        options.compareFirst &&
-        !system &&
-        !access &&
-        !options.dryRun &&
-        !alongside &&
-        !completeJobs &&
-        !jobsAlong.length &&
-        (await this.holdsAlready(chunk, batches))
-      )
-        continue;
       let read: ReadonlyMap<string, StoredEntity> = new Map();
       const written = await this.writer.write(
         actor,
@@ -447,31 +442,49 @@ export class WritePipeline {
   }
 
   /**
-   * Whether every item of the chunk is a plain upsert of the value its entity holds already (answered by
-   * the adapter from its stored form, without building the entities), which its owner, if any, keeps as
-   * it is: then the chunk has nothing to write. False whenever the adapter cannot tell.
+   * The part of the chunk that may change something: the entities with an item that is not a plain
+   * upsert of the value the entity holds already (answered by the adapter from its stored form, without
+   * building the entities) which its owner, if any, keeps as it is. Undefined when no entity changes;
+   * the chunk itself when the adapter cannot tell. An entity left out writes nothing: its compare, from
+   * one committed state, stands for its write (an entity's own items are never split).
    */
-  private async holdsAlready(chunk: Chunk, batches: ReadonlyMap<AspectOwner, OwnerBatch>): Promise<boolean> {
+  private async changingPart(chunk: Chunk, batches: ReadonlyMap<AspectOwner, OwnerBatch>): Promise<Chunk | undefined> {
     const { adapter } = this.ctx;
-    if (!adapter.matchAspects || chunk.items.length === 0) return false;
-    const queries = new Array<AspectMatchQuery>(chunk.items.length);
-    for (let i = 0; i < chunk.items.length; i++) {
-      const { item, owner } = chunk.items[i]!;
-      if (item.op !== 'upsert' || item.systemMetadata !== undefined || item.onlyIfAbsent !== undefined) return false;
-      // An owner that authorizes items on the entity they change is asked in the unit of work, as always.
-      if (owner && (owner.authorize || !batches.get(owner)!.unchanged)) return false;
-      const value = item.value;
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-      queries[i] = { urn: item.urn, aspect: item.aspect, value: value as JsonObject };
+    if (!adapter.matchAspects || chunk.items.length === 0) return chunk;
+    const changing = new Set<Slot>();
+    const asked: Routed[] = [];
+    const queries: AspectMatchQuery[] = [];
+    for (const r of chunk.items) {
+      const { item, owner } = r;
+      const plain =
+        item.op === 'upsert' &&
+        item.systemMetadata === undefined &&
+        item.onlyIfAbsent === undefined &&
+        // An owner that authorizes items on the entity they change is asked in the unit of work, as always.
+        (!owner || (!owner.authorize && batches.get(owner)!.unchanged !== undefined)) &&
+        typeof item.value === 'object' &&
+        item.value !== null &&
+        !Array.isArray(item.value);
+      if (!plain) {
+        changing.add(r.slot!);
+        continue;
+      }
+      asked.push(r);
+      queries.push({ urn: item.urn, aspect: item.aspect, value: item.value as JsonObject });
     }
+    if (changing.size === chunk.slots.length) return chunk;
     const stored = await adapter.matchAspects(queries);
-    for (let i = 0; i < chunk.items.length; i++) {
+    for (let i = 0; i < asked.length; i++) {
+      const r = asked[i]!;
       const found = stored[i];
-      if (!found) return false;
-      const r = chunk.items[i]!;
-      if (r.owner && !batches.get(r.owner)!.unchanged!(r.owned!, found)) return false;
+      if (!found || (r.owner && !batches.get(r.owner)!.unchanged!(r.owned!, found))) changing.add(r.slot!);
     }
-    return true;
+    if (changing.size === 0) return undefined;
+    if (changing.size === chunk.slots.length) return chunk;
+    return withSlots(
+      chunk.items.filter((r) => changing.has(r.slot!)),
+      false,
+    );
   }
 
   private async plan(

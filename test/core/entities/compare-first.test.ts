@@ -9,7 +9,7 @@ import { createCatalog, type StorageAdapter } from '../../../src/index';
 /**
  * The re-ingest of unchanged proposals compares before it plans: on an adapter with `matchAspects`
  * (SQLite) a call whose every proposal holds its value already reads no entity and commits nothing; a
- * call with one changed aspect among unchanged ones writes that aspect alone. An adapter without it
+ * call with one changed aspect among unchanged ones reads and writes that entity alone. An adapter without it
  * (memory) gives the same answers through its unit of work.
  */
 
@@ -92,11 +92,14 @@ describe('applyProposals compares unchanged proposals before it plans', () => {
 
         // One description changed: the chunk goes through its unit of work, and only that aspect gets a version and an event.
         calls.commit = 0;
+        datasetsRead.length = 0;
         await catalog.entities.applyProposals(
           ADMIN,
           proposals((i) => (i === 7 ? 'renamed' : `table ${i}`)),
         );
         expect(calls.commit).toBe(1);
+        // With the compare, the unit of work reads only the entity that changes.
+        if (wrapped.matchAspects) expect(datasetsRead).toEqual([urnOf(7)]);
         const after = (await catalog.changes.read(ADMIN, { limit: 1000 })).events;
         expect(after.slice(events.length).map((e) => [e.entityUrn, e.aspectName])).toEqual([[urnOf(7), 'datasetProperties']]);
         expect(await versionsOf(7)).toEqual({ ...before, datasetProperties: before.datasetProperties! + 1 });
