@@ -10,6 +10,7 @@ import {
   type Checked,
   type ProposalHost,
   type ProposalOutcome,
+  type UrnMemo,
 } from './proposal-check';
 import type { WriteItem } from './write-pipeline';
 
@@ -39,7 +40,7 @@ export async function applyProposals(
     throw invalidInput([{ path: prefix || '/', message: 'must be a list of change proposals' }], 'invalid change proposals');
   const violations: Violation[] = [];
   const checked: Checked[] = [];
-  const memo = {};
+  const memo: UrnMemo = {};
   proposals.forEach((raw, i) => {
     const one = checkProposal(ctx, service, raw, i, at(i), violations, memo);
     if (one) checked.push(one);
