@@ -1,4 +1,4 @@
-import type { AspectMatchQuery, StoredAspect } from '../../src/adapter/types';
+import type { AspectMatchQuery, JsonObject, StoredAspect } from '../../src/adapter/types';
 import { rowContext } from './aspects';
 import { dictionaryOf, type Dictionary } from './dictionary';
 import { unpack } from './packing';
@@ -202,6 +202,7 @@ export function matchAspects(h: SqliteHandle, queries: readonly AspectMatchQuery
     )
     .raw()
     .all({ urns: JSON.stringify(urns), names: JSON.stringify([...names]) }) as MatchRow[];
+  const unpacked: Unpacked = new Map();
   for (const row of rows) {
     const nameId = row[1];
     // Every query of this entity and aspect (the same aspect twice in a batch: each compared on its own).
@@ -215,20 +216,44 @@ export function matchAspects(h: SqliteHandle, queries: readonly AspectMatchQuery
         if (error === MISS) continue;
         throw error;
       }
-      if (packed === row[7]) out[i] = storedAspect(query, row, d);
+      if (packed === row[7]) out[i] = storedAspect(query, row, d, unpacked);
     }
   }
   return out;
 }
 
-/** The stored aspect of a row that holds the asked value (its system metadata unpacked when first read). */
-function storedAspect(query: AspectMatchQuery, row: MatchRow, d: Dictionary): StoredAspect {
+/**
+ * System metadata unpacked in one call, by packed text and the row stamps it refers to: rows written by
+ * one commit with the same properties hold the same text. Shared between answers, so deeply frozen.
+ */
+type Unpacked = Map<string, Array<{ stamps: MatchRow; value: JsonObject }>>;
+
+function sameStamps(a: MatchRow, b: MatchRow): boolean {
+  return a[3] === b[3] && a[4] === b[4] && a[5] === b[5] && a[6] === b[6];
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
+
+/** The stored aspect of a row that holds the asked value. */
+function storedAspect(query: AspectMatchQuery, row: MatchRow, d: Dictionary, unpacked: Unpacked): StoredAspect {
   const [, , version, createdTime, createdActor, modifiedTime, modifiedActor, , systemMetadata] = row;
   const ctx = rowContext(
     { created_time: createdTime, created_actor: createdActor, modified_time: modifiedTime, modified_actor: modifiedActor },
     d,
   );
   const aspect: StoredAspect = { name: query.aspect, value: query.value, version, created: ctx.created!, lastModified: ctx.modified! };
-  if (systemMetadata !== null) aspect.systemMetadata = unpack(systemMetadata, ctx, d);
+  if (systemMetadata !== null) {
+    let seen = unpacked.get(systemMetadata);
+    if (!seen) unpacked.set(systemMetadata, (seen = []));
+    let entry = seen.find((e) => sameStamps(e.stamps, row));
+    if (!entry) seen.push((entry = { stamps: row, value: deepFreeze(unpack(systemMetadata, ctx, d)) }));
+    aspect.systemMetadata = entry.value;
+  }
   return aspect;
 }

@@ -138,7 +138,8 @@ export interface EntityStore {
    * and system metadata as stored) when the store holds that value for that entity and aspect; undefined
    * when it holds another value, none, or cannot tell cheaply (a value stored in another key order, say).
    * Undefined never claims a difference: the domain then compares inside its unit of work. Without this
-   * member the domain always does.
+   * member the domain always does. The answers are read-only: an adapter may share (frozen) objects
+   * between them.
    */
   matchAspects?(queries: readonly AspectMatchQuery[]): Promise<Array<StoredAspect | undefined>>;
 }
