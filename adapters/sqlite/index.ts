@@ -3,6 +3,7 @@ import { CatalogError } from '../../src/errors';
 import { ChangeSignal } from '../../src/adapter/change-signal';
 import { composeAdapter } from '../../src/adapter/compose-adapter';
 import { partOverHandle } from '../../src/adapter/part-binding';
+import { matchAspects } from './aspect-match';
 import * as aspects from './aspects';
 import * as changes from './changes';
 import { waitForChanges } from './change-wait';
@@ -99,6 +100,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     },
     readEntities: async (urns, aspectNames) => duringLoad(() => aspects.readEntities(h(), urns, aspectNames)),
     scanEntities: async (request) => duringLoad(() => scanEntities(h(), request)),
+    matchAspects: async (queries) => duringLoad(() => matchAspects(h(), queries)),
     async commit(batch) {
       h();
       if (initialLoad.blocksCommits()) throw new CatalogError('UNAVAILABLE', 'an initial load is in progress: writes wait for its end');

@@ -15,7 +15,7 @@ import type { AspectVersionPut, NewChangeEvent } from './change-log';
 import type { NewJob } from './job-queue';
 import type { TimeseriesIndexRef, TimeseriesRow } from './timeseries-store';
 import type { SearchDocument } from './search-index';
-import type { StoredAspect, StoredEntity } from './values';
+import type { JsonObject, StoredAspect, StoredEntity } from './values';
 
 /** An aspect to store, fully stamped by the domain: what a read returns afterwards. */
 export type AspectPut = StoredAspect;
@@ -130,6 +130,25 @@ export interface EntityStore {
    * false), and the domain then always reads.
    */
   changeToken?(): Promise<string>;
+
+  /**
+   * Optional: which stored aspects hold exactly the values asked, answered from one committed state
+   * without building the entities (the re-ingest of unchanged metadata asks this of every aspect it
+   * sends). For each query, in order: the stored aspect (its `value` the query's own, its version, stamps
+   * and system metadata as stored) when the store holds that value for that entity and aspect; undefined
+   * when it holds another value, none, or cannot tell cheaply (a value stored in another key order, say).
+   * Undefined never claims a difference: the domain then compares inside its unit of work. Without this
+   * member the domain always does. The answers are read-only: an adapter may share (frozen) objects
+   * between them.
+   */
+  matchAspects?(queries: readonly AspectMatchQuery[]): Promise<Array<StoredAspect | undefined>>;
+}
+
+/** One question of `matchAspects`: does the entity's aspect hold this value? */
+export interface AspectMatchQuery {
+  urn: string;
+  aspect: string;
+  value: JsonObject;
 }
 
 /** Options every reference adapter accepts for tests: a hook called inside `commit`'s transaction. */

@@ -12,7 +12,7 @@ import type { SearchIndex } from './search-index';
 import type { TimeseriesStore } from './timeseries-store';
 
 export const ADAPTER_PARTS = {
-  entities: { required: ['open', 'close', 'readEntities', 'scanEntities', 'commit'], optional: ['changeToken'] },
+  entities: { required: ['open', 'close', 'readEntities', 'scanEntities', 'commit'], optional: ['changeToken', 'matchAspects'] },
   search: { required: ['search', 'aggregate'], optional: ['flushSearchIndex'] },
   propertyValues: {
     required: ['findEntitiesWithPropertyValues', 'countEntitiesWithPropertyValues', 'findEntitiesWithSeveralPropertyValues'],

@@ -57,8 +57,10 @@ export function keyAspectOf(urn: ParsedUrn): { name: string; value: JsonObject }
 
 /** Whether an aspect name is the key aspect of some entity type. */
 export function isKeyAspectName(name: string): boolean {
-  return Object.values(KEY_SPECS).some((spec) => spec.aspect === name);
+  return KEY_ASPECT_NAMES.has(name);
 }
+
+const KEY_ASPECT_NAMES: ReadonlySet<string> = new Set(Object.values(KEY_SPECS).map((spec) => spec.aspect));
 
 /**
  * Entity types and data types are entities of the platform that are not stored here: the URN

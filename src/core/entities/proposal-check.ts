@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { isCatalogError, type Violation } from '../../errors';
-import { parseUrn, urnProblem } from '../urn';
+import { entityTypeOf, urnProblem } from '../urn';
 import { applyJsonPatch, jsonPatchViolations, type ArrayPrimaryKeys, type JsonPatchOperation } from './json-patch';
 import { isKeyAspectName, keyAspectName } from './key-aspects';
 import type { StoredEntity } from '../../adapter/types';
@@ -108,6 +108,14 @@ function decodeAspect(raw: unknown, changeType: ChangeType, at: string, violatio
   }
 }
 
+/**
+ * The URN checked last (a connector sends an entity's aspects one after the other): the next proposal
+ * of the same URN is not read again. One per call of `applyProposals`.
+ */
+export interface UrnMemo {
+  urn?: string;
+}
+
 /** Checks one proposal; returns it decoded, or undefined with its violations added. */
 export function checkProposal(
   ctx: CatalogContext,
@@ -116,14 +124,18 @@ export function checkProposal(
   index: number,
   at: string,
   violations: Violation[],
+  memo: UrnMemo = {},
 ): Checked | undefined {
   const before = violations.length;
   if (!isObject(raw)) {
     violations.push({ path: at || '/', message: 'must be a change proposal { entityUrn, changeType, aspectName, aspect }' });
     return undefined;
   }
-  const problem = urnProblem(raw.entityUrn);
-  if (problem) violations.push({ path: `${at}/entityUrn`, message: problem });
+  if (raw.entityUrn !== memo.urn || memo.urn === undefined) {
+    const problem = urnProblem(raw.entityUrn);
+    if (problem) violations.push({ path: `${at}/entityUrn`, message: problem });
+    else memo.urn = raw.entityUrn as string;
+  }
   if (typeof raw.changeType !== 'string' || !(CHANGE_TYPES as readonly string[]).includes(raw.changeType)) {
     violations.push({ path: `${at}/changeType`, message: `must be one of ${CHANGE_TYPES.join(', ')}` });
   }
@@ -136,7 +148,7 @@ export function checkProposal(
   const urn = raw.entityUrn as string;
   const changeType = raw.changeType as ChangeType;
   const aspect = raw.aspectName as string;
-  const { entityType } = parseUrn(urn);
+  const entityType = entityTypeOf(urn);
   if (raw.entityType !== undefined && raw.entityType !== entityType) {
     violations.push({
       path: `${at}/entityType`,

@@ -1,4 +1,5 @@
 import type { Actor } from '../access/actor';
+import type { StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { invalidInput, type Violation } from '../../errors';
 import {
@@ -9,6 +10,7 @@ import {
   type Checked,
   type ProposalHost,
   type ProposalOutcome,
+  type UrnMemo,
 } from './proposal-check';
 import type { WriteItem } from './write-pipeline';
 
@@ -38,8 +40,9 @@ export async function applyProposals(
     throw invalidInput([{ path: prefix || '/', message: 'must be a list of change proposals' }], 'invalid change proposals');
   const violations: Violation[] = [];
   const checked: Checked[] = [];
+  const memo: UrnMemo = {};
   proposals.forEach((raw, i) => {
-    const one = checkProposal(ctx, service, raw, i, at(i), violations);
+    const one = checkProposal(ctx, service, raw, i, at(i), violations, memo);
     if (one) checked.push(one);
   });
   // The proposals that are well-formed are tried further, so that one answer lists every problem.
@@ -63,6 +66,8 @@ export async function applyProposals(
           aspect: c.aspect,
           value: c.value,
           path,
+          // A generic aspect's value was checked against its schema with the proposal.
+          ...(c.ownership === 'generic' ? { schemaChecked: true } : {}),
           ...(c.systemMetadata ? { systemMetadata: c.systemMetadata } : {}),
           ...(c.create ? { onlyIfAbsent: c.create, presencePath: `${at(c.index)}/changeType` } : {}),
         });
@@ -88,21 +93,23 @@ export async function applyProposals(
         break;
     }
   }
-  const { before } = items.length
-    ? await service.pipeline.write(actor, items, { message: 'invalid change proposals' })
-    : { before: new Map() };
+  // The entities as read are made into a map only when a delete asks what was there.
+  const outcome = items.length
+    ? await service.pipeline.write(actor, items, { message: 'invalid change proposals', compareFirst: true })
+    : { before: new Map<string, StoredEntity | undefined>() };
   const changeTypeOf = (c: Checked): ChangeType => (proposals[c.index] as { changeType: ChangeType }).changeType;
-  // What the batch's earlier proposals wrote counts as there for a later delete.
+  // What the batch's earlier proposals wrote counts as there for a later delete (kept only when there is one).
+  const deletes = checked.some((c) => c.kind === 'delete');
   const written = new Set<string>();
   return checked.map((c) => {
-    const existed = before.get(c.urn);
+    const existed = c.kind === 'delete' ? outcome.before.get(c.urn) : undefined;
     let changed = true;
     if (c.kind === 'key') changed = false;
     else if (c.kind === 'delete')
       changed = c.key
         ? existed !== undefined || [...written].some((w) => w.startsWith(`${c.urn}\n`))
         : existed?.aspects[c.aspect] !== undefined || written.has(`${c.urn}\n${c.aspect}`);
-    if (c.kind === 'upsert' || c.kind === 'patch') written.add(`${c.urn}\n${c.aspect}`);
+    if (deletes && (c.kind === 'upsert' || c.kind === 'patch')) written.add(`${c.urn}\n${c.aspect}`);
     if (c.kind === 'delete') written.delete(`${c.urn}\n${c.aspect}`);
     return { urn: c.urn, aspectName: c.aspect, changeType: changeTypeOf(c), changed };
   });
