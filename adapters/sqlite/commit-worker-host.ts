@@ -1,0 +1,266 @@
+/**
+ * The adapter's side of the commit thread (commit-worker.ts): a queue of batches, sent to the thread one
+ * group at a time. Batches that arrive while the thread commits a group form the next one (group commit);
+ * each writer is answered once its group is committed and synced on the thread, or with its batch's own
+ * error. The host's event loop only clones the batches and settles promises.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WriteBatch } from '../../src/adapter/types';
+import { CatalogError } from '../../src/errors';
+import { deserializeError, type CommitWorkerData, type FromCommitWorker, type ToCommitWorker } from './commit-worker-protocol';
+import type { GroupCommitter } from './group-commit';
+
+/** Where the built thread's program is, relative to the module that starts it (see workerProgram). */
+const BUILT_PROGRAMS = [
+  // dist/chunk-*.js: the adapter's code lives in a chunk at the root of dist/.
+  './adapters/sqlite-commit-worker.js',
+  // dist/adapters/sqlite.js, should the code end up in the entry itself.
+  './sqlite-commit-worker.js',
+  // The sources bundled into a file two levels under the package's root (the benchmarks' bench/.build/).
+  '../../dist/adapters/sqlite-commit-worker.js',
+];
+
+type Program = { file: URL } | { code: string };
+let sourceProgram: Promise<Program> | undefined;
+
+/**
+ * The thread's program: the built file next to the adapter's built code (dist/adapters/sqlite-commit-worker.js,
+ * in the published package), or, when the adapter runs from its TypeScript sources (the test runner), those
+ * sources bundled once per process with esbuild (a development dependency, never loaded from dist/).
+ * Undefined when neither is found (the adapter bundled into another program): commits then stay on the
+ * host's thread.
+ */
+async function workerProgram(): Promise<Program | undefined> {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) return (sourceProgram ??= bundleSources(new URL('./commit-worker.ts', here)));
+  for (const candidate of BUILT_PROGRAMS) {
+    const file = new URL(candidate, here);
+    if (existsSync(file)) return { file };
+  }
+  return undefined;
+}
+
+async function bundleSources(entry: URL): Promise<Program> {
+  // A variable specifier: the bundler that builds dist/ must not follow it.
+  const esbuildModule = 'esbuild';
+  const { build } = (await import(esbuildModule)) as typeof import('esbuild');
+  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+  const result = await build({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    write: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'native-peer',
+        // The native module stays outside, named by its absolute path: the code is evaluated, not read from a file.
+        setup: (b) => b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: betterSqlite3, external: true })),
+      },
+    ],
+  });
+  return { code: result.outputFiles[0]!.text };
+}
+
+/** Entities per group: every concurrent single write, while bulk batches of 1,000 still commit one by one. */
+const GROUP_MAX_ENTITIES = 1_000;
+
+export interface CommitWorker extends GroupCommitter<WriteBatch> {
+  /** After an initial load: the thread's caches start over. */
+  reset(): void;
+  /** For tests: the thread itself. */
+  readonly thread: () => Worker | undefined;
+}
+
+interface Queued {
+  batch: WriteBatch;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Starts the commit thread on `data.filename` and resolves once its connection is open; undefined when
+ * the thread's program cannot be found. `committed` runs on the host for each committed batch before
+ * its writer hears back (wake-ups of change-feed followers, the handle's commit count).
+ */
+export async function startCommitWorker(data: CommitWorkerData, committed: (batch: WriteBatch) => void): Promise<CommitWorker | undefined> {
+  const program = await workerProgram();
+  if (!program) return undefined;
+  let queue: Queued[] = [];
+  let inFlight: { id: number; items: Queued[] } | undefined;
+  let nextId = 1;
+  let scheduled = false;
+  let closing = false;
+  /** Once set, every write is refused with it (the thread could not be started again). */
+  let failure: Error | undefined;
+  let thread: Worker | undefined;
+  let starting: Promise<void> | undefined;
+  let stopped: Promise<void> = Promise.resolve();
+  const idle: Array<() => void> = [];
+
+  function spawn(): Promise<void> {
+    const worker =
+      'file' in program! ? new Worker(program!.file, { workerData: data }) : new Worker(program!.code, { eval: true, workerData: data });
+    thread = worker;
+    // Keeps no process alive on its own account: the host's pending writes do.
+    worker.unref();
+    stopped = new Promise((resolve) => worker.once('exit', () => resolve()));
+    return new Promise<void>((resolve, reject) => {
+      let ready = false;
+      worker.on('message', (message: FromCommitWorker) => {
+        switch (message.type) {
+          case 'ready':
+            ready = true;
+            resolve();
+            break;
+          case 'failed':
+            reject(deserializeError(message.error));
+            break;
+          case 'committed':
+            answer(message.id, message.outcomes);
+            break;
+          case 'closed':
+            break;
+        }
+      });
+      worker.once('error', (error) => {
+        if (!ready) reject(error);
+        else lost(worker, error);
+      });
+      worker.once('exit', (code) => {
+        if (!ready) reject(new Error(`the SQLite commit thread exited with code ${code} before it opened ${data.filename}`));
+        else lost(worker, undefined);
+      });
+    });
+  }
+
+  /** The thread ended without being asked to: the group it held has an unknown outcome; the next group starts a new thread. */
+  function lost(worker: Worker, error: Error | undefined): void {
+    if (thread !== worker) return;
+    thread = undefined;
+    const group = inFlight;
+    inFlight = undefined;
+    if (group) {
+      const unknown = new CatalogError(
+        'UNAVAILABLE',
+        `the SQLite commit thread stopped while committing this write${error ? ` (${error.message})` : ''}: ` +
+          'it may or may not have been committed; read it back before writing it again',
+        { reason: 'io', ...(error ? { cause: error } : {}) },
+      );
+      for (const item of group.items) item.reject(unknown);
+    }
+    pump();
+  }
+
+  function answer(id: number, outcomes: ReadonlyArray<{ ok: boolean; error?: unknown }>): void {
+    const group = inFlight;
+    if (!group || group.id !== id) return;
+    inFlight = undefined;
+    group.items.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) {
+        committed(item.batch);
+        item.resolve();
+      } else item.reject(deserializeError((outcome as { error: Parameters<typeof deserializeError>[0] }).error));
+    });
+    pump();
+  }
+
+  /** Sends the next group when the thread is free. */
+  function pump(): void {
+    if (inFlight || queue.length === 0) return notifyIdle();
+    if (failure) {
+      const refused = queue;
+      queue = [];
+      for (const item of refused) item.reject(failure);
+      return notifyIdle();
+    }
+    if (!thread) {
+      starting ??= spawn().then(
+        () => {
+          starting = undefined;
+          pump();
+        },
+        (error: unknown) => {
+          starting = undefined;
+          thread = undefined;
+          failure = new CatalogError('UNAVAILABLE', `the SQLite commit thread could not be started again: ${(error as Error).message}`, {
+            reason: 'io',
+            cause: error,
+          });
+          pump();
+        },
+      );
+      return;
+    }
+    if (starting) return;
+    let entities = 0;
+    let take = 0;
+    while (take < queue.length) {
+      const size = Math.max(1, queue[take]!.batch.entities?.length ?? 0);
+      if (take > 0 && entities + size > GROUP_MAX_ENTITIES) break;
+      entities += size;
+      take++;
+    }
+    const items = queue.slice(0, take);
+    queue = queue.slice(take);
+    inFlight = { id: nextId++, items };
+    const message: ToCommitWorker = { type: 'commit', id: inFlight.id, batches: items.map((item) => item.batch) };
+    try {
+      thread.postMessage(message);
+    } catch (error) {
+      // A batch that cannot be cloned (a function, a symbol in it): refused alone, nothing was sent.
+      inFlight = undefined;
+      for (const item of items)
+        item.reject(new CatalogError('INVALID_INPUT', `a write batch could not be sent to the commit thread: ${(error as Error).message}`));
+      pump();
+    }
+  }
+
+  function notifyIdle(): void {
+    if (inFlight || queue.length || starting) return;
+    for (const resolve of idle.splice(0)) resolve();
+  }
+
+  await spawn();
+  return {
+    submit(batch) {
+      if (closing) return Promise.reject(new Error('the SQLite adapter is closed'));
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ batch, resolve, reject });
+        // The first batch waits one turn of the event loop, so that the writes of concurrent requests join it.
+        if (scheduled || inFlight) return;
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          pump();
+        });
+      });
+    },
+    flush() {
+      closing = true;
+      pump();
+    },
+    async settled() {
+      await new Promise<void>((resolve) => {
+        idle.push(resolve);
+        notifyIdle();
+      });
+      const worker = thread;
+      thread = undefined;
+      if (worker) {
+        worker.postMessage({ type: 'close' } satisfies ToCommitWorker);
+        await stopped;
+      }
+    },
+    reset() {
+      thread?.postMessage({ type: 'reset' } satisfies ToCommitWorker);
+    },
+    thread: () => thread,
+  };
+}
