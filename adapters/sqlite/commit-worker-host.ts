@@ -95,6 +95,8 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   let inFlight: { id: number; items: Queued[] } | undefined;
   let nextId = 1;
   let scheduled = false;
+  /** Groups whose writers are being acknowledged one turn at a time (acknowledge). */
+  let acknowledging = 0;
   let closing = false;
   /** Once set, every write is refused with it (the thread could not be started again). */
   let failure: Error | undefined;
@@ -107,8 +109,6 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
     const worker =
       'file' in program! ? new Worker(program!.file, { workerData: data }) : new Worker(program!.code, { eval: true, workerData: data });
     thread = worker;
-    // Keeps no process alive on its own account: the host's pending writes do.
-    worker.unref();
     stopped = new Promise((resolve) => worker.once('exit', () => resolve()));
     return new Promise<void>((resolve, reject) => {
       let ready = false;
@@ -116,6 +116,8 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
         switch (message.type) {
           case 'ready':
             ready = true;
+            // Keeps the process alive only while it holds writes (pump, notifyIdle): an idle adapter does not.
+            if (!inFlight && queue.length === 0) worker.unref();
             resolve();
             break;
           case 'failed':
@@ -161,14 +163,33 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
     const group = inFlight;
     if (!group || group.id !== id) return;
     inFlight = undefined;
-    group.items.forEach((item, i) => {
+    const settle: Array<() => void> = group.items.map((item, i) => {
       const outcome = outcomes[i]!;
-      if (outcome.ok) {
-        committed(item.batch);
-        item.resolve();
-      } else item.reject(deserializeError((outcome as { error: Parameters<typeof deserializeError>[0] }).error));
+      if (!outcome.ok) {
+        const error = deserializeError((outcome as { error: Parameters<typeof deserializeError>[0] }).error);
+        return () => item.reject(error);
+      }
+      committed(item.batch);
+      return item.resolve;
     });
     pump();
+    acknowledge(settle);
+  }
+
+  /**
+   * Each writer of a group hears back on its own turn of the event loop: a writer goes on (its next
+   * request's work) as soon as it is acknowledged, and sixteen of them at once would hold the host's
+   * loop for all of their work together; the timers and I/O due meanwhile run between them.
+   */
+  function acknowledge(settle: Array<() => void>): void {
+    settle.shift()!();
+    if (settle.length === 0) return;
+    acknowledging++;
+    setImmediate(() => {
+      acknowledging--;
+      acknowledge(settle);
+      notifyIdle();
+    });
   }
 
   /** Sends the next group when the thread is free. */
@@ -210,6 +231,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
     const items = queue.slice(0, take);
     queue = queue.slice(take);
     inFlight = { id: nextId++, items };
+    thread.ref();
     const message: ToCommitWorker = { type: 'commit', id: inFlight.id, batches: items.map((item) => item.batch) };
     try {
       thread.postMessage(message);
@@ -223,7 +245,8 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   }
 
   function notifyIdle(): void {
-    if (inFlight || queue.length || starting) return;
+    if (inFlight || queue.length || starting || acknowledging) return;
+    thread?.unref();
     for (const resolve of idle.splice(0)) resolve();
   }
 
@@ -254,6 +277,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
       const worker = thread;
       thread = undefined;
       if (worker) {
+        worker.ref(); // until it has closed its connection
         worker.postMessage({ type: 'close' } satisfies ToCommitWorker);
         await stopped;
       }
