@@ -10,7 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
-import { deserializeError, type CommitWorkerData, type FromCommitWorker, type ToCommitWorker } from './commit-worker-protocol';
+import {
+  deserializeError,
+  entitiesOf,
+  GROUP_MAX_ENTITIES,
+  type CommitWorkerData,
+  type FromCommitWorker,
+  type ToCommitWorker,
+} from './commit-worker-protocol';
 import type { GroupCommitter } from './group-commit';
 
 /** Where the built thread's program is, relative to the module that starts it (see workerProgram). */
@@ -67,9 +74,6 @@ async function bundleSources(entry: URL): Promise<Program> {
   return { code: result.outputFiles[0]!.text };
 }
 
-/** Entities per group: every concurrent single write, while bulk batches of 1,000 still commit one by one. */
-const GROUP_MAX_ENTITIES = 1_000;
-
 export interface CommitWorker extends GroupCommitter<WriteBatch> {
   /** After an initial load: the thread's caches start over. */
   reset(): void;
@@ -87,12 +91,17 @@ interface Queued {
  * Starts the commit thread on `data.filename` and resolves once its connection is open; undefined when
  * the thread's program cannot be found. `committed` runs on the host for each committed batch before
  * its writer hears back (wake-ups of change-feed followers, the handle's commit count).
+ *
+ * The batches queued during one turn of the event loop are sent together, at once, whether or not the
+ * thread is still busy with earlier ones: the thread joins whatever waits for it into its next
+ * transaction, so it never waits for the host's loop to come around to its answer.
  */
 export async function startCommitWorker(data: CommitWorkerData, committed: (batch: WriteBatch) => void): Promise<CommitWorker | undefined> {
   const program = await workerProgram();
   if (!program) return undefined;
   let queue: Queued[] = [];
-  let inFlight: { id: number; items: Queued[] } | undefined;
+  /** Groups sent and not yet answered, by message id. */
+  const inFlight = new Map<number, Queued[]>();
   let nextId = 1;
   let scheduled = false;
   /** Groups whose writers are being acknowledged one turn at a time (acknowledge). */
@@ -116,15 +125,15 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
         switch (message.type) {
           case 'ready':
             ready = true;
-            // Keeps the process alive only while it holds writes (pump, notifyIdle): an idle adapter does not.
-            if (!inFlight && queue.length === 0) worker.unref();
+            // Keeps the process alive only while it holds writes (send, notifyIdle): an idle adapter does not.
+            if (inFlight.size === 0 && queue.length === 0) worker.unref();
             resolve();
             break;
           case 'failed':
             reject(deserializeError(message.error));
             break;
           case 'committed':
-            answer(message.id, message.outcomes);
+            answer(message.groups);
             break;
           case 'closed':
             break;
@@ -141,45 +150,47 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
     });
   }
 
-  /** The thread ended without being asked to: the group it held has an unknown outcome; the next group starts a new thread. */
+  /** The thread ended without being asked to: the groups it held have an unknown outcome; the next write starts a new thread. */
   function lost(worker: Worker, error: Error | undefined): void {
     if (thread !== worker) return;
     thread = undefined;
-    const group = inFlight;
-    inFlight = undefined;
-    if (group) {
-      const unknown = new CatalogError(
-        'UNAVAILABLE',
-        `the SQLite commit thread stopped while committing this write${error ? ` (${error.message})` : ''}: ` +
-          'it may or may not have been committed; read it back before writing it again',
-        { reason: 'io', ...(error ? { cause: error } : {}) },
-      );
-      for (const item of group.items) item.reject(unknown);
-    }
-    pump();
+    const unknown = new CatalogError(
+      'UNAVAILABLE',
+      `the SQLite commit thread stopped while committing this write${error ? ` (${error.message})` : ''}: ` +
+        'it may or may not have been committed; read it back before writing it again',
+      { reason: 'io', ...(error ? { cause: error } : {}) },
+    );
+    const groups = [...inFlight.values()];
+    inFlight.clear();
+    for (const items of groups) for (const item of items) item.reject(unknown);
+    send();
   }
 
-  function answer(id: number, outcomes: ReadonlyArray<{ ok: boolean; error?: unknown }>): void {
-    const group = inFlight;
-    if (!group || group.id !== id) return;
-    inFlight = undefined;
-    const settle: Array<() => void> = group.items.map((item, i) => {
-      const outcome = outcomes[i]!;
-      if (!outcome.ok) {
-        const error = deserializeError((outcome as { error: Parameters<typeof deserializeError>[0] }).error);
-        return () => item.reject(error);
-      }
-      committed(item.batch);
-      return item.resolve;
-    });
-    pump();
-    acknowledge(settle);
+  function answer(groups: ReadonlyArray<{ id: number; outcomes: ReadonlyArray<{ ok: boolean; error?: unknown }> }>): void {
+    const settle: Array<() => void> = [];
+    for (const { id, outcomes } of groups) {
+      const items = inFlight.get(id);
+      if (!items) continue;
+      inFlight.delete(id);
+      items.forEach((item, i) => {
+        const outcome = outcomes[i]!;
+        if (!outcome.ok) {
+          const error = deserializeError((outcome as { error: Parameters<typeof deserializeError>[0] }).error);
+          settle.push(() => item.reject(error));
+        } else {
+          committed(item.batch);
+          settle.push(item.resolve);
+        }
+      });
+    }
+    if (settle.length) acknowledge(settle);
+    notifyIdle();
   }
 
   /**
-   * Each writer of a group hears back on its own turn of the event loop: a writer goes on (its next
-   * request's work) as soon as it is acknowledged, and sixteen of them at once would hold the host's
-   * loop for all of their work together; the timers and I/O due meanwhile run between them.
+   * Each writer hears back on its own turn of the event loop: a writer goes on (its next request's work)
+   * as soon as it is acknowledged, and sixteen of them at once would hold the host's loop for all of
+   * their work together; the timers and I/O due meanwhile run between them.
    */
   function acknowledge(settle: Array<() => void>): void {
     settle.shift()!();
@@ -192,9 +203,9 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
     });
   }
 
-  /** Sends the next group when the thread is free. */
-  function pump(): void {
-    if (inFlight || queue.length === 0) return notifyIdle();
+  /** Sends everything queued, in groups of up to GROUP_MAX_ENTITIES entities (starting a thread first if need be). */
+  function send(): void {
+    if (queue.length === 0) return notifyIdle();
     if (failure) {
       const refused = queue;
       queue = [];
@@ -205,7 +216,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
       starting ??= spawn().then(
         () => {
           starting = undefined;
-          pump();
+          send();
         },
         (error: unknown) => {
           starting = undefined;
@@ -214,38 +225,42 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
             reason: 'io',
             cause: error,
           });
-          pump();
+          send();
         },
       );
       return;
     }
     if (starting) return;
-    let entities = 0;
-    let take = 0;
-    while (take < queue.length) {
-      const size = Math.max(1, queue[take]!.batch.entities?.length ?? 0);
-      if (take > 0 && entities + size > GROUP_MAX_ENTITIES) break;
-      entities += size;
-      take++;
-    }
-    const items = queue.slice(0, take);
-    queue = queue.slice(take);
-    inFlight = { id: nextId++, items };
     thread.ref();
-    const message: ToCommitWorker = { type: 'commit', id: inFlight.id, batches: items.map((item) => item.batch) };
-    try {
-      thread.postMessage(message);
-    } catch (error) {
-      // A batch that cannot be cloned (a function, a symbol in it): refused alone, nothing was sent.
-      inFlight = undefined;
-      for (const item of items)
-        item.reject(new CatalogError('INVALID_INPUT', `a write batch could not be sent to the commit thread: ${(error as Error).message}`));
-      pump();
+    while (queue.length) {
+      let entities = 0;
+      let take = 0;
+      while (take < queue.length) {
+        const size = entitiesOf(queue[take]!.batch);
+        if (take > 0 && entities + size > GROUP_MAX_ENTITIES) break;
+        entities += size;
+        take++;
+      }
+      const items = queue.slice(0, take);
+      queue = queue.slice(take);
+      const id = nextId++;
+      try {
+        thread.postMessage({ type: 'commit', id, batches: items.map((item) => item.batch) } satisfies ToCommitWorker);
+        inFlight.set(id, items);
+      } catch (error) {
+        // A batch that cannot be cloned (a function, a symbol in it): its group is refused, nothing of it was sent.
+        const refused = new CatalogError(
+          'INVALID_INPUT',
+          `a write batch could not be sent to the commit thread: ${(error as Error).message}`,
+        );
+        for (const item of items) item.reject(refused);
+      }
     }
+    notifyIdle();
   }
 
   function notifyIdle(): void {
-    if (inFlight || queue.length || starting || acknowledging) return;
+    if (inFlight.size || queue.length || starting || acknowledging) return;
     thread?.unref();
     for (const resolve of idle.splice(0)) resolve();
   }
@@ -257,17 +272,17 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
       return new Promise<void>((resolve, reject) => {
         queue.push({ batch, resolve, reject });
         // The first batch waits one turn of the event loop, so that the writes of concurrent requests join it.
-        if (scheduled || inFlight) return;
+        if (scheduled) return;
         scheduled = true;
         setImmediate(() => {
           scheduled = false;
-          pump();
+          send();
         });
       });
     },
     flush() {
       closing = true;
-      pump();
+      send();
     },
     async settled() {
       await new Promise<void>((resolve) => {

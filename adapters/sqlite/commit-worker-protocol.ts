@@ -20,8 +20,18 @@ export type FromCommitWorker =
   | { readonly type: 'ready' }
   /** The connection could not be opened: the thread ends. */
   | { readonly type: 'failed'; readonly error: SerializedError }
-  | { readonly type: 'committed'; readonly id: number; readonly outcomes: readonly SerializedOutcome[] }
+  /** The outcomes of the groups of one transaction, one per batch, by the id of the message that brought them. */
+  | { readonly type: 'committed'; readonly groups: ReadonlyArray<{ readonly id: number; readonly outcomes: readonly SerializedOutcome[] }> }
   | { readonly type: 'closed' };
+
+/**
+ * Entities per transaction: every concurrent single write, while bulk batches of 1,000 still commit one by
+ * one. The host sends groups up to this size; the thread joins the groups waiting for it up to it too.
+ */
+export const GROUP_MAX_ENTITIES = 1_000;
+
+/** A batch's weight in a group. */
+export const entitiesOf = (batch: WriteBatch): number => Math.max(1, batch.entities?.length ?? 0);
 
 export type SerializedOutcome = { readonly ok: true } | { readonly ok: false; readonly error: SerializedError };
 

@@ -5,10 +5,12 @@
  * packing, the wait for another process's write lock, the WAL's fsync or a checkpoint.
  */
 import { closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { WriteBatch } from '../../src/adapter/types';
 import {
+  entitiesOf,
+  GROUP_MAX_ENTITIES,
   serializeError,
   type CommitWorkerData,
   type FromCommitWorker,
@@ -20,8 +22,8 @@ import { createHandle, type SqliteHandle } from './statements';
 import { StatisticsKeeper } from './statistics';
 import { commitGroup } from './write-batch';
 
-const port = parentPort;
-if (!port) throw new Error('commit-worker.ts runs as a worker thread of the SQLite adapter');
+if (!parentPort) throw new Error('commit-worker.ts runs as a worker thread of the SQLite adapter');
+const port: MessagePort = parentPort;
 const options = workerData as CommitWorkerData;
 const post = (message: FromCommitWorker) => port.postMessage(message);
 
@@ -85,45 +87,91 @@ const statistics = new StatisticsKeeper();
 /** Once an fsync failed, what reached the disk is unknown: every later commit fails (wal-sync.ts). */
 let syncFailure: unknown;
 
-port.on('message', (message: ToCommitWorker) => {
-  switch (message.type) {
-    case 'commit': {
-      let outcomes: SerializedOutcome[];
+/** Messages received and not yet handled, in order. */
+const pending: ToCommitWorker[] = [];
+let closed = false;
+
+/** Takes every message already sent (synchronously): the groups that arrived while a transaction ran join the next one. */
+function drain(): void {
+  for (let received = receiveMessageOnPort(port); received; received = receiveMessageOnPort(port)) {
+    pending.push(received.message as ToCommitWorker);
+  }
+}
+
+/** Commits consecutive groups in one transaction (up to GROUP_MAX_ENTITIES), syncs, answers each group. */
+function commitGroups(groups: ReadonlyArray<Extract<ToCommitWorker, { type: 'commit' }>>): void {
+  const batches = groups.flatMap((group) => group.batches);
+  let outcomes: SerializedOutcome[];
+  try {
+    if (syncFailure !== undefined) throw syncFailure;
+    const committed = commitWithLock(handle, batches);
+    if (walFd !== undefined && committed.some((o) => o.ok)) {
       try {
-        if (syncFailure !== undefined) throw syncFailure;
-        const committed = commitWithLock(handle, message.batches);
-        const written = committed.some((o) => o.ok);
-        if (written && walFd !== undefined) {
-          try {
-            fsyncSync(walFd);
-          } catch (error) {
-            syncFailure = error;
-            throw error;
-          }
-        }
-        outcomes = committed.map((o) => (o.ok ? { ok: true } : { ok: false, error: serializeError(o.error) }));
-        message.batches.forEach((batch, i) => {
-          if (committed[i]!.ok) statistics.written(db, batch.entities?.length ?? 0);
-        });
+        fsyncSync(walFd);
       } catch (error) {
-        // The group as a whole failed (nothing of it was written), or its sync did.
-        const failed = serializeError(error);
-        outcomes = message.batches.map(() => ({ ok: false, error: failed }));
+        syncFailure = error;
+        throw error;
       }
-      post({ type: 'committed', id: message.id, outcomes });
-      break;
     }
+    outcomes = committed.map((o) => (o.ok ? { ok: true } : { ok: false, error: serializeError(o.error) }));
+    batches.forEach((batch, i) => {
+      if (committed[i]!.ok) statistics.written(db, batch.entities?.length ?? 0);
+    });
+  } catch (error) {
+    // The transaction as a whole failed (nothing of it was written), or its sync did.
+    const failed = serializeError(error);
+    outcomes = batches.map(() => ({ ok: false, error: failed }));
+  }
+  let at = 0;
+  post({
+    type: 'committed',
+    groups: groups.map((group) => ({ id: group.id, outcomes: outcomes.slice(at, (at += group.batches.length)) })),
+  });
+}
+
+function control(message: Exclude<ToCommitWorker, { type: 'commit' }>): void {
+  switch (message.type) {
     case 'reset':
       // The per-connection caches (dictionary, key ids, statements) are kept per handle: a new one starts them over.
       handle = createHandle(db);
       break;
     case 'close':
+      closed = true;
       db.close();
       if (walFd !== undefined) closeSync(walFd);
       post({ type: 'closed' });
       port.close();
       break;
   }
+}
+
+/** Handles everything that has arrived, in order, then returns to the event loop (to wait for more). */
+function run(): void {
+  drain();
+  while (pending.length && !closed) {
+    const head = pending[0]!;
+    if (head.type !== 'commit') {
+      pending.shift();
+      control(head);
+    } else {
+      const groups: Array<Extract<ToCommitWorker, { type: 'commit' }>> = [];
+      let entities = 0;
+      for (let next = pending[0]; next?.type === 'commit'; next = pending[0]) {
+        const size = next.batches.reduce((sum, batch) => sum + entitiesOf(batch), 0);
+        if (groups.length && entities + size > GROUP_MAX_ENTITIES) break;
+        groups.push(next);
+        entities += size;
+        pending.shift();
+      }
+      commitGroups(groups);
+    }
+    drain();
+  }
+}
+
+port.on('message', (message: ToCommitWorker) => {
+  pending.push(message);
+  run();
 });
 
 post({ type: 'ready' });
