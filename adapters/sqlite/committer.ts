@@ -96,12 +96,18 @@ export function createSqliteCommitter(
       }
       const file = mainFileOf(db.db);
       if (options.faultInjector || file === undefined) return;
-      worker = await startCommitWorker({ filename: file, busyTimeoutMs: options.busyTimeoutMs, durability }, (batch) => {
-        // Readers on the host's connection see the commit (a new read transaction does); what they cached
-        // under the database's version is dropped with the commit count (search-store.ts snapshots).
-        db.commits++;
-        hooks.committed(batch);
-      });
+      try {
+        worker = await startCommitWorker({ filename: file, busyTimeoutMs: options.busyTimeoutMs, durability }, (batch) => {
+          // Readers on the host's connection see the commit (a new read transaction does); what they cached
+          // under the database's version is dropped with the commit count (search-store.ts snapshots).
+          db.commits++;
+          hooks.committed(batch);
+        });
+      } catch {
+        // No thread could be started here (worker_threads refused, its program not loadable): commits stay
+        // on the host's thread, as durable; only the event loop does the work.
+        worker = undefined;
+      }
     },
     place: () => (worker ? 'thread' : walSync ? 'host, WAL synced off the event loop' : 'host'),
     async durable<T>(result: T): Promise<T> {
