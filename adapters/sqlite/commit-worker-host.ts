@@ -31,6 +31,21 @@ const BUILT_PROGRAMS = [
 ];
 
 type Program = { file: URL } | { code: string };
+
+/**
+ * The host's Node options for the thread (a worker inherits them), less `--input-type`: a host started as
+ * `node --input-type=module -e ...` would make the thread refuse to load its program file.
+ */
+function threadExecArgv(): { execArgv?: string[] } {
+  const out: string[] = [];
+  const args = process.execArgv;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--input-type') i++;
+    else if (!args[i]!.startsWith('--input-type=')) out.push(args[i]!);
+  }
+  // Given explicitly, the options are checked (some a worker refuses); inherited, they are not: only when needed.
+  return out.length === args.length ? {} : { execArgv: out };
+}
 let sourceProgram: Promise<Program> | undefined;
 
 /**
@@ -115,8 +130,8 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   const idle: Array<() => void> = [];
 
   function spawn(): Promise<void> {
-    const worker =
-      'file' in program! ? new Worker(program!.file, { workerData: data }) : new Worker(program!.code, { eval: true, workerData: data });
+    const options = { workerData: data, ...threadExecArgv() };
+    const worker = 'file' in program! ? new Worker(program!.file, options) : new Worker(program!.code, { ...options, eval: true });
     thread = worker;
     stopped = new Promise((resolve) => worker.once('exit', () => resolve()));
     return new Promise<void>((resolve, reject) => {

@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import { sqliteAdapterInternals } from '../../../adapters/sqlite/internals';
@@ -148,5 +150,31 @@ describe('SQLite commits on the commit thread', () => {
     } finally {
       await adapter.close();
     }
+  });
+
+  it('starts its built thread in a host run as `node --input-type=module -e` (whose options a worker inherits)', () => {
+    const built = join(fileURLToPath(new URL('../../../', import.meta.url)), 'dist/adapters/sqlite.js');
+    if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build first`);
+    const script = `
+      import workerThreads from 'node:worker_threads';
+      import { syncBuiltinESMExports } from 'node:module';
+      const seen = [];
+      workerThreads.Worker = class extends workerThreads.Worker {
+        constructor(program, options) {
+          super(program, options);
+          this.on('error', (error) => seen.push('error: ' + error.message));
+          this.on('message', (message) => { if (message.type === 'ready') seen.push('ready'); });
+        }
+      };
+      syncBuiltinESMExports();
+      const { createSqliteAdapter } = await import(${JSON.stringify(pathToFileURL(built).href)});
+      const adapter = createSqliteAdapter({ filename: ${JSON.stringify(newFile())} });
+      await adapter.open();
+      await adapter.close();
+      console.log(JSON.stringify(seen));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual(['ready']);
   });
 });
