@@ -10,6 +10,8 @@ export const entries = {
   // The entries of optional peers load their implementation dynamically, to name a missing peer.
   'adapters/memory': 'adapters/memory/entry.ts',
   'adapters/sqlite': 'adapters/sqlite/entry.ts',
+  // The SQLite adapter's commit thread (a worker_threads program, not an export: commit-worker-host.ts finds it).
+  'adapters/sqlite-commit-worker': 'adapters/sqlite/commit-worker.ts',
   'adapters/postgres': 'adapters/postgres/entry.ts',
   graphql: 'src/graphql/entry.ts',
   http: 'src/http/index.ts',

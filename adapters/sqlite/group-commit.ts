@@ -36,7 +36,7 @@ export interface GroupCommitter<B> {
 }
 
 /** Delays between tries for another process's write lock: short (a commit holds it for a millisecond or two), then capped. */
-const LOCK_RETRY_MS = [0, 1, 1, 2, 2, 4];
+export const LOCK_RETRY_MS: readonly number[] = [0, 1, 1, 2, 2, 4];
 
 /**
  * Group commit. Concurrent writers each call `submit`; the first to find the queue empty schedules

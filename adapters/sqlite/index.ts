@@ -10,6 +10,7 @@ import { waitForChanges } from './change-wait';
 import { openConnection } from './connection';
 import { createSqliteCommitter } from './committer';
 import { createSqliteInitialLoad } from './initial-load';
+import { registerInternals } from './internals';
 import * as jobs from './jobs';
 import { checkedDurability, type SqliteAdapterOptions } from './options';
 import * as propertyValues from './property-values';
@@ -42,6 +43,8 @@ const CAPABILITIES: AdapterCapabilities = {
 export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapter & PropertyValueIndex {
   const durability = checkedDurability(options);
   let handle: SqliteHandle | undefined;
+  /** While open() starts the commit thread. */
+  let opening: Promise<void> | undefined;
   let closed = false;
   const changeSignal = new ChangeSignal();
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
@@ -53,10 +56,16 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     return handle;
   }
 
-  const committer = createSqliteCommitter(h, { faultInjector: options.faultInjector, busyTimeoutMs }, (db, batch) => {
-    if (batch.events?.length) changeSignal.notify();
-    statistics.written(db.db, batch.entities?.length ?? 0);
-  });
+  const committer = createSqliteCommitter(
+    h,
+    { faultInjector: options.faultInjector, busyTimeoutMs },
+    {
+      committed: (batch) => {
+        if (batch.events?.length) changeSignal.notify();
+      },
+      statistics,
+    },
+  );
   const durable = <T>(result: T): Promise<T> => committer.durable(result);
   /** A read that fails while an initial load has the indexes dropped (initial-load.ts) is UNAVAILABLE, not an SQL error. */
   function duringLoad<T>(read: () => T): T {
@@ -75,15 +84,29 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   const entities: EntityStore = {
     name: 'sqlite',
     capabilities: CAPABILITIES,
-    async open() {
-      if (closed) throw new Error('the SQLite adapter is closed');
-      if (handle) return;
-      handle = createHandle(openConnection(options, durability));
-      committer.attach(handle, durability === 'full' && options.syncOffEventLoop !== false);
-      statistics.start(() => handle?.db); // a long-running process keeps its statistics fresh
+    open() {
+      if (closed) return Promise.reject(new Error('the SQLite adapter is closed'));
+      if (handle) return Promise.resolve();
+      opening ??= (async () => {
+        const opened = createHandle(openConnection(options, durability));
+        try {
+          // Commits on a thread of their own where they can (committer.ts).
+          await committer.attach(opened, { durability, offEventLoop: options.syncOffEventLoop !== false });
+        } catch (error) {
+          committer.detach();
+          opened.db.close();
+          throw error;
+        }
+        handle = opened;
+        statistics.start(() => handle?.db); // a long-running process keeps its statistics fresh
+      })().finally(() => {
+        opening = undefined;
+      });
+      return opening;
     },
     async close() {
       if (closed) return;
+      if (opening) await opening.catch(() => undefined);
       // Writes queued for the next group are committed before the connection goes.
       if (handle) committer.flush();
       // A load that did not complete leaves the catalog as it was before it (empty).
@@ -109,7 +132,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     changeToken: async () => searchStore.databaseVersion(h()),
   };
 
-  return composeAdapter({
+  const adapter = composeAdapter({
     entities,
     search: {
       ...partOverHandle('search', h, search),
@@ -144,5 +167,10 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       complete: () => initialLoad.complete(),
       abandon: () => initialLoad.abandon(),
     },
+  });
+  return registerInternals(adapter, {
+    commitPlace: () => committer.place(),
+    commitThread: () => committer.thread(),
+    hostConnectionChanges: () => h().db.prepare('SELECT total_changes()').pluck().get() as number,
   });
 }

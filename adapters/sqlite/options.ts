@@ -13,9 +13,13 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
    */
   durability?: SqliteDurability;
   /**
-   * With durability `'full'` on a file: sync the WAL on libuv's thread pool after each commit group,
-   * acknowledging its writers once the sync is done (the default, `true`), or let SQLite sync inside
-   * COMMIT on the event loop's thread (`false`: what 0.3 did). Both survive a power loss alike (wal-sync.ts).
+   * On a file (the default, `true`): commit groups are committed and synced on a thread of the adapter's
+   * own, with its own connection, and their writers are acknowledged once synced; the host's event loop
+   * runs none of the commit's work. With a `faultInjector` (a function cannot cross threads), or when the
+   * thread's program cannot be found or started (the adapter bundled into another file), commits run on the event
+   * loop's thread and, with durability `'full'`, the WAL is synced on libuv's thread pool. `false`: commit
+   * on the event loop's thread, SQLite syncing inside COMMIT (what 0.3 did). All survive a power loss alike
+   * (docs/operations.md). A database in memory always commits on the event loop's thread.
    */
   syncOffEventLoop?: boolean;
 }

@@ -24,12 +24,17 @@ export interface WalSync {
   close(): void;
 }
 
-/** The WAL file of the connection's main database, or undefined (in memory, a temporary file, no WAL yet). */
-function walPathOf(db: Database): string | undefined {
+/** The file of the connection's main database when it is a file in WAL mode, or undefined (in memory, a temporary file, no WAL yet). */
+export function mainFileOf(db: Database): string | undefined {
   const main = (db.pragma('database_list') as Array<{ name: string; file: string }>).find((d) => d.name === 'main');
   if (!main?.file) return undefined;
-  const path = `${main.file}-wal`;
-  return existsSync(path) ? path : undefined;
+  return existsSync(`${main.file}-wal`) ? main.file : undefined;
+}
+
+/** The WAL file of the connection's main database, or undefined (see mainFileOf). */
+function walPathOf(db: Database): string | undefined {
+  const file = mainFileOf(db);
+  return file === undefined ? undefined : `${file}-wal`;
 }
 
 /** Opens the WAL file for syncing, or returns undefined when the connection must sync inside COMMIT. */

@@ -54,10 +54,22 @@ try {
     cpSync(join(root, 'node_modules/better-sqlite3/build'), join(app, 'node_modules/better-sqlite3/build'), { recursive: true });
   });
 
-  check('every entry point imports and works (memory, SQLite on a file, GraphQL, HTTP, testing)', () => {
-    writeFileSync(
-      join(app, 'use.mjs'),
-      `import { createCatalog, CatalogError } from 'metacatalog';
+  check(
+    'every entry point imports and works (memory, SQLite on a file committing on its shipped commit thread, GraphQL, HTTP, testing)',
+    () => {
+      writeFileSync(
+        join(app, 'use.mjs'),
+        `import workerThreads from 'node:worker_threads';
+import { syncBuiltinESMExports } from 'node:module';
+const threads = [];
+workerThreads.Worker = class extends workerThreads.Worker {
+  constructor(program, options) {
+    super(program, options);
+    threads.push(String(program));
+  }
+};
+syncBuiltinESMExports();
+import { createCatalog, CatalogError } from 'metacatalog';
 import { createMemoryAdapter } from 'metacatalog/adapters/memory';
 import { createSqliteAdapter } from 'metacatalog/adapters/sqlite';
 import { createGraphQLSchema } from 'metacatalog/graphql';
@@ -75,12 +87,16 @@ for (const adapter of [createMemoryAdapter(), createSqliteAdapter({ filename: 'c
   if (response.status !== 200) throw new Error('health ' + response.status);
   await catalog.close();
 }
+if (!threads.some((program) => program.endsWith('/node_modules/metacatalog/dist/adapters/sqlite-commit-worker.js'))) {
+  throw new Error('the SQLite adapter did not start its commit thread from the package: ' + JSON.stringify(threads));
+}
 console.log('used');
 `,
-    );
-    const out = run(process.execPath, ['use.mjs']);
-    if (!out.includes('used')) throw new Error(out);
-  });
+      );
+      const out = run(process.execPath, ['use.mjs']);
+      if (!out.includes('used')) throw new Error(out);
+    },
+  );
 
   check('every entry point ships its declarations, and a TypeScript application compiles against them', () => {
     const installed = join(app, 'node_modules/metacatalog');

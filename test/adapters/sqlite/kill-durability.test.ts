@@ -14,14 +14,33 @@ afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
+/** What the writer prints first once its commits run on the adapter's commit thread (the built program). */
+const ON_THREAD = 'commits on the commit thread';
+
 /**
- * The writer: 16 concurrent single-entity commits on the built adapter (durability full, the WAL synced
- * off the event loop), each URN printed once its commit is acknowledged, until it is killed.
+ * The writer: 16 concurrent single-entity commits on the built adapter (durability full: committed and
+ * synced on the adapter's commit thread), each URN printed once its commit is acknowledged, until it is
+ * killed. It checks first that the adapter started its commit thread from dist/.
  */
 const WRITER = (adapterUrl: string, filename: string, writers: number) => `
-import { createSqliteAdapter } from ${JSON.stringify(adapterUrl)};
+import workerThreads from 'node:worker_threads';
+import { syncBuiltinESMExports } from 'node:module';
+const started = [];
+workerThreads.Worker = class extends workerThreads.Worker {
+  constructor(program, options) {
+    super(program, options);
+    started.push(String(program));
+  }
+};
+syncBuiltinESMExports();
+const { createSqliteAdapter } = await import(${JSON.stringify(adapterUrl)});
 const adapter = createSqliteAdapter({ filename: ${JSON.stringify(filename)}, durability: 'full' });
 await adapter.open();
+if (!started.some((program) => program.endsWith('/dist/adapters/sqlite-commit-worker.js'))) {
+  console.error('no commit thread was started: ' + JSON.stringify(started));
+  process.exit(3);
+}
+process.stdout.write(${JSON.stringify(ON_THREAD)} + '\\n');
 const stamp = { time: Date.now(), actor: 'urn:li:corpuser:admin' };
 const writer = async (w) => {
   for (let i = 0; ; i++) {
@@ -43,8 +62,10 @@ describe('SQLite durability under SIGKILL', () => {
     const script = join(directory, 'writer.mjs');
     writeFileSync(script, WRITER(pathToFileURL(BUILT_ADAPTER).href, filename, 16));
     const acknowledged: string[] = [];
+    let onThread = 0;
     // Killed after different numbers of acknowledgements, each run appending to the same file.
-    for (const killAfter of [50, 400, 1_500]) {
+    const runs = [50, 400, 1_500];
+    for (const killAfter of runs) {
       const child = spawn(process.execPath, [script, `run${killAfter}`], { stdio: ['ignore', 'pipe', 'inherit'] });
       const before = acknowledged.length;
       let pending = '';
@@ -54,6 +75,10 @@ describe('SQLite durability under SIGKILL', () => {
           pending += chunk.toString('utf8');
           const lines = pending.split('\n');
           pending = lines.pop()!;
+          if (lines[0] === ON_THREAD) {
+            onThread++;
+            lines.shift();
+          }
           acknowledged.push(...lines);
           if (acknowledged.length - before >= killAfter && child.exitCode === null && !child.killed) {
             child.kill('SIGKILL');
@@ -63,6 +88,7 @@ describe('SQLite durability under SIGKILL', () => {
         child.once('exit', () => resolve());
       });
       expect(await exited).toBe('SIGKILL');
+      expect(onThread).toBe(runs.indexOf(killAfter) + 1);
       // A line cut in half by the kill was never a whole acknowledgement.
       expect(acknowledged.length - before).toBeGreaterThanOrEqual(killAfter);
     }

@@ -1,0 +1,320 @@
+/**
+ * The adapter's side of the commit thread (commit-worker.ts): a queue of batches, sent to the thread one
+ * group at a time. Batches that arrive while the thread commits a group form the next one (group commit);
+ * each writer is answered once its group is committed and synced on the thread, or with its batch's own
+ * error. The host's event loop only clones the batches and settles promises.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { WriteBatch } from '../../src/adapter/types';
+import { CatalogError } from '../../src/errors';
+import {
+  deserializeError,
+  entitiesOf,
+  GROUP_MAX_ENTITIES,
+  type CommitWorkerData,
+  type FromCommitWorker,
+  type ToCommitWorker,
+} from './commit-worker-protocol';
+import type { GroupCommitter } from './group-commit';
+
+/** Where the built thread's program is, relative to the module that starts it (see workerProgram). */
+const BUILT_PROGRAMS = [
+  // dist/chunk-*.js: the adapter's code lives in a chunk at the root of dist/.
+  './adapters/sqlite-commit-worker.js',
+  // dist/adapters/sqlite.js, should the code end up in the entry itself.
+  './sqlite-commit-worker.js',
+  // The sources bundled into a file two levels under the package's root (the benchmarks' bench/.build/).
+  '../../dist/adapters/sqlite-commit-worker.js',
+];
+
+type Program = { file: URL } | { code: string };
+
+/**
+ * The host's Node options for the thread (a worker inherits them), less `--input-type`: a host started as
+ * `node --input-type=module -e ...` would make the thread refuse to load its program file.
+ */
+function threadExecArgv(): { execArgv?: string[] } {
+  const out: string[] = [];
+  const args = process.execArgv;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--input-type') i++;
+    else if (!args[i]!.startsWith('--input-type=')) out.push(args[i]!);
+  }
+  // Given explicitly, the options are checked (some a worker refuses); inherited, they are not: only when needed.
+  return out.length === args.length ? {} : { execArgv: out };
+}
+let sourceProgram: Promise<Program> | undefined;
+
+/**
+ * The thread's program: the built file next to the adapter's built code (dist/adapters/sqlite-commit-worker.js,
+ * in the published package), or, when the adapter runs from its TypeScript sources (the test runner), those
+ * sources bundled once per process with esbuild (a development dependency, never loaded from dist/).
+ * Undefined when neither is found (the adapter bundled into another program): commits then stay on the
+ * host's thread.
+ */
+async function workerProgram(): Promise<Program | undefined> {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) return (sourceProgram ??= bundleSources(new URL('./commit-worker.ts', here)));
+  for (const candidate of BUILT_PROGRAMS) {
+    const file = new URL(candidate, here);
+    if (existsSync(file)) return { file };
+  }
+  return undefined;
+}
+
+async function bundleSources(entry: URL): Promise<Program> {
+  // A variable specifier: the bundler that builds dist/ must not follow it.
+  const esbuildModule = 'esbuild';
+  const { build } = (await import(esbuildModule)) as typeof import('esbuild');
+  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+  const result = await build({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    write: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'native-peer',
+        // The native module stays outside, named by its absolute path: the code is evaluated, not read from a file.
+        setup: (b) => b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: betterSqlite3, external: true })),
+      },
+    ],
+  });
+  return { code: result.outputFiles[0]!.text };
+}
+
+export interface CommitWorker extends GroupCommitter<WriteBatch> {
+  /** After an initial load: the thread's caches start over. */
+  reset(): void;
+  /** For tests: the thread itself. */
+  readonly thread: () => Worker | undefined;
+}
+
+interface Queued {
+  batch: WriteBatch;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Starts the commit thread on `data.filename` and resolves once its connection is open; undefined when
+ * the thread's program cannot be found. `committed` runs on the host for each committed batch before
+ * its writer hears back (wake-ups of change-feed followers, the handle's commit count).
+ *
+ * The batches queued during one turn of the event loop are sent together, at once, whether or not the
+ * thread is still busy with earlier ones: the thread joins whatever waits for it into its next
+ * transaction, so it never waits for the host's loop to come around to its answer.
+ */
+export async function startCommitWorker(data: CommitWorkerData, committed: (batch: WriteBatch) => void): Promise<CommitWorker | undefined> {
+  const program = await workerProgram();
+  if (!program) return undefined;
+  let queue: Queued[] = [];
+  /** Groups sent and not yet answered, by message id. */
+  const inFlight = new Map<number, Queued[]>();
+  let nextId = 1;
+  let scheduled = false;
+  /** Groups whose writers are being acknowledged one turn at a time (acknowledge). */
+  let acknowledging = 0;
+  let closing = false;
+  /** Once set, every write is refused with it (the thread could not be started again). */
+  let failure: Error | undefined;
+  let thread: Worker | undefined;
+  let starting: Promise<void> | undefined;
+  let stopped: Promise<void> = Promise.resolve();
+  const idle: Array<() => void> = [];
+
+  function spawn(): Promise<void> {
+    const options = { workerData: data, ...threadExecArgv() };
+    const worker = 'file' in program! ? new Worker(program!.file, options) : new Worker(program!.code, { ...options, eval: true });
+    thread = worker;
+    stopped = new Promise((resolve) => worker.once('exit', () => resolve()));
+    return new Promise<void>((resolve, reject) => {
+      let ready = false;
+      worker.on('message', (message: FromCommitWorker) => {
+        switch (message.type) {
+          case 'ready':
+            ready = true;
+            // Keeps the process alive only while it holds writes (send, notifyIdle): an idle adapter does not.
+            if (inFlight.size === 0 && queue.length === 0) worker.unref();
+            resolve();
+            break;
+          case 'failed':
+            reject(deserializeError(message.error));
+            break;
+          case 'committed':
+            answer(message.groups);
+            break;
+          case 'closed':
+            break;
+        }
+      });
+      worker.once('error', (error) => {
+        if (!ready) reject(error);
+        else lost(worker, error);
+      });
+      worker.once('exit', (code) => {
+        if (!ready) reject(new Error(`the SQLite commit thread exited with code ${code} before it opened ${data.filename}`));
+        else lost(worker, undefined);
+      });
+    });
+  }
+
+  /** The thread ended without being asked to: the groups it held have an unknown outcome; the next write starts a new thread. */
+  function lost(worker: Worker, error: Error | undefined): void {
+    if (thread !== worker) return;
+    thread = undefined;
+    const unknown = new CatalogError(
+      'UNAVAILABLE',
+      `the SQLite commit thread stopped while committing this write${error ? ` (${error.message})` : ''}: ` +
+        'it may or may not have been committed; read it back before writing it again',
+      { reason: 'io', ...(error ? { cause: error } : {}) },
+    );
+    const groups = [...inFlight.values()];
+    inFlight.clear();
+    for (const items of groups) for (const item of items) item.reject(unknown);
+    send();
+  }
+
+  function answer(groups: ReadonlyArray<{ id: number; outcomes: ReadonlyArray<{ ok: boolean; error?: unknown }> }>): void {
+    const settle: Array<() => void> = [];
+    for (const { id, outcomes } of groups) {
+      const items = inFlight.get(id);
+      if (!items) continue;
+      inFlight.delete(id);
+      items.forEach((item, i) => {
+        const outcome = outcomes[i]!;
+        if (!outcome.ok) {
+          const error = deserializeError((outcome as { error: Parameters<typeof deserializeError>[0] }).error);
+          settle.push(() => item.reject(error));
+        } else {
+          committed(item.batch);
+          settle.push(item.resolve);
+        }
+      });
+    }
+    if (settle.length) acknowledge(settle);
+    notifyIdle();
+  }
+
+  /**
+   * Each writer hears back on its own turn of the event loop: a writer goes on (its next request's work)
+   * as soon as it is acknowledged, and sixteen of them at once would hold the host's loop for all of
+   * their work together; the timers and I/O due meanwhile run between them.
+   */
+  function acknowledge(settle: Array<() => void>): void {
+    settle.shift()!();
+    if (settle.length === 0) return;
+    acknowledging++;
+    setImmediate(() => {
+      acknowledging--;
+      acknowledge(settle);
+      notifyIdle();
+    });
+  }
+
+  /** Sends everything queued, in groups of up to GROUP_MAX_ENTITIES entities (starting a thread first if need be). */
+  function send(): void {
+    if (queue.length === 0) return notifyIdle();
+    if (failure) {
+      const refused = queue;
+      queue = [];
+      for (const item of refused) item.reject(failure);
+      return notifyIdle();
+    }
+    if (!thread) {
+      starting ??= spawn().then(
+        () => {
+          starting = undefined;
+          send();
+        },
+        (error: unknown) => {
+          starting = undefined;
+          thread = undefined;
+          failure = new CatalogError('UNAVAILABLE', `the SQLite commit thread could not be started again: ${(error as Error).message}`, {
+            reason: 'io',
+            cause: error,
+          });
+          send();
+        },
+      );
+      return;
+    }
+    if (starting) return;
+    thread.ref();
+    while (queue.length) {
+      let entities = 0;
+      let take = 0;
+      while (take < queue.length) {
+        const size = entitiesOf(queue[take]!.batch);
+        if (take > 0 && entities + size > GROUP_MAX_ENTITIES) break;
+        entities += size;
+        take++;
+      }
+      const items = queue.slice(0, take);
+      queue = queue.slice(take);
+      const id = nextId++;
+      try {
+        thread.postMessage({ type: 'commit', id, batches: items.map((item) => item.batch) } satisfies ToCommitWorker);
+        inFlight.set(id, items);
+      } catch (error) {
+        // A batch that cannot be cloned (a function, a symbol in it): its group is refused, nothing of it was sent.
+        const refused = new CatalogError(
+          'INVALID_INPUT',
+          `a write batch could not be sent to the commit thread: ${(error as Error).message}`,
+        );
+        for (const item of items) item.reject(refused);
+      }
+    }
+    notifyIdle();
+  }
+
+  function notifyIdle(): void {
+    if (inFlight.size || queue.length || starting || acknowledging) return;
+    thread?.unref();
+    for (const resolve of idle.splice(0)) resolve();
+  }
+
+  await spawn();
+  return {
+    submit(batch) {
+      if (closing) return Promise.reject(new Error('the SQLite adapter is closed'));
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ batch, resolve, reject });
+        // The first batch waits one turn of the event loop, so that the writes of concurrent requests join it.
+        if (scheduled) return;
+        scheduled = true;
+        setImmediate(() => {
+          scheduled = false;
+          send();
+        });
+      });
+    },
+    flush() {
+      closing = true;
+      send();
+    },
+    async settled() {
+      await new Promise<void>((resolve) => {
+        idle.push(resolve);
+        notifyIdle();
+      });
+      const worker = thread;
+      thread = undefined;
+      if (worker) {
+        worker.ref(); // until it has closed its connection
+        worker.postMessage({ type: 'close' } satisfies ToCommitWorker);
+        await stopped;
+      }
+    },
+    reset() {
+      thread?.postMessage({ type: 'reset' } satisfies ToCommitWorker);
+    },
+    thread: () => thread,
+  };
+}
