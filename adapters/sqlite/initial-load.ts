@@ -256,7 +256,8 @@ export function createSqliteInitialLoad(
     blocksCommits() {
       if (owner !== undefined) return !building;
       const h = handle();
-      const version = h.db.pragma('schema_version', { simple: true }) as number;
+      // A cached statement: `pragma()` would prepare one per commit.
+      const version = h.stmt('PRAGMA schema_version').pluck().get() as number;
       if (version !== seenSchema) {
         seenSchema = version;
         othersLoad = readMarker(h.db) !== undefined;
