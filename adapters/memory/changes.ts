@@ -8,7 +8,7 @@ import type {
   StoredAspect,
 } from '../../src/adapter/types';
 import { ChangeSignal, parseChangeId } from '../../src/adapter/change-signal';
-import { copyJson, toJsonText } from './json-copy';
+import { copyJson, sameJson, toJsonText } from './json-copy';
 import { flatText } from './stored-text';
 import type { UndoLog } from './undo-log';
 
@@ -38,17 +38,46 @@ const DEFAULT_MAX_EVENTS = 10_000;
  * The JSON text of `{ id, ...event }`, put together key by key so that an aspect value the commit
  * wrote already (the event carries the very object) is not written out and checked again.
  */
-function eventJson(id: number, event: NewChangeEvent, valueTexts: ReadonlyMap<object, string> | undefined): string {
+function eventJson(
+  id: number,
+  event: NewChangeEvent,
+  valueTexts: ReadonlyMap<object, string> | undefined,
+  metadataTexts: RecentTexts,
+): string {
   let json = `{"id":"${id}"`;
   const fields = event as unknown as Record<string, JsonValue | undefined>;
   for (const key in fields) {
     if (!Object.hasOwn(fields, key)) continue;
     const value = fields[key];
     if (value === undefined) continue;
-    const known = typeof value === 'object' && value !== null ? valueTexts?.get(value) : undefined;
+    const known =
+      typeof value === 'object' && value !== null
+        ? (valueTexts?.get(value) ?? (key === 'systemMetadata' ? metadataTexts.textOf(event.aspectName, value) : undefined))
+        : undefined;
     json += `,${JSON.stringify(key)}:${known ?? toJsonText(value, `/${key}`)}`;
   }
   return flatText(`${json}}`);
+}
+
+/**
+ * The JSON text of the last value seen per name and, once a value repeated it, a private copy to
+ * compare the next one with (sameJson): the system metadata of a bulk load's events repeats from
+ * entity to entity, and comparing it costs less than writing it out. Bounded.
+ */
+class RecentTexts {
+  private readonly last = new Map<string, { text: string; known: JsonValue | undefined }>();
+
+  textOf(name: string, value: JsonValue): string {
+    const last = this.last.get(name);
+    if (last?.known !== undefined && sameJson(value, last.known)) return last.text;
+    const text = toJsonText(value, '/systemMetadata');
+    if (last !== undefined && last.text === text) last.known ??= JSON.parse(text) as JsonValue;
+    else {
+      if (last === undefined && this.last.size >= 64) this.last.clear();
+      this.last.set(name, { text: flatText(text), known: undefined });
+    }
+    return text;
+  }
 }
 
 /** Dropped events are cut from the front of the list once this many have gathered (and half the list). */
@@ -64,6 +93,7 @@ export class ChangeStore {
   private head = 0;
   private lastId = 0;
   private readonly versions = new Map<string, StoredAspect[]>(); // key: urn \0 aspect, ascending version
+  private readonly metadataTexts = new RecentTexts();
   /** Notified by each commit that appended events: it wakes the followers waiting in `waitForChanges`. */
   readonly signal = new ChangeSignal();
 
@@ -84,7 +114,7 @@ export class ChangeStore {
         entityType: event.entityType,
         aspectName: event.aspectName,
         time: event.created.time,
-        json: eventJson(id, event, valueTexts),
+        json: eventJson(id, event, valueTexts, this.metadataTexts),
       });
     }
     log.record(() => {
