@@ -25,7 +25,12 @@ interface EventRecord {
   readonly entityType: string;
   readonly aspectName: string;
   readonly time: number;
-  readonly json: string;
+  /**
+   * The event as JSON text, or as parts to join: an aspect value the commit stored already (its text
+   * is held by the entity's record) and system metadata repeated from event to event are kept as
+   * those very strings rather than copied into the event's.
+   */
+  readonly json: string | readonly string[];
 }
 
 /**
@@ -34,29 +39,54 @@ interface EventRecord {
  */
 const DEFAULT_MAX_EVENTS = 10_000;
 
+/** Object keys as JSON text (the few names of a change event). */
+const keyTexts = new Map<string, string>();
+
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (keyTexts.size < 64) keyTexts.set(key, text);
+  }
+  return text;
+}
+
 /**
  * The JSON text of `{ id, ...event }`, put together key by key so that an aspect value the commit
- * wrote already (the event carries the very object) is not written out and checked again.
+ * wrote already (the event carries the very object) is not written out and checked again. Such a
+ * value, and system metadata repeating the previous event's, is kept as a part of its own (the
+ * string held already, not a copy), the rest joined around it.
  */
 function eventJson(
   id: number,
   event: NewChangeEvent,
   valueTexts: ReadonlyMap<object, string> | undefined,
   metadataTexts: RecentTexts,
-): string {
+): string | string[] {
   let json = `{"id":"${id}"`;
+  let parts: string[] | undefined;
   const fields = event as unknown as Record<string, JsonValue | undefined>;
   for (const key in fields) {
     if (!Object.hasOwn(fields, key)) continue;
     const value = fields[key];
     if (value === undefined) continue;
-    const known =
-      typeof value === 'object' && value !== null
-        ? (valueTexts?.get(value) ?? (key === 'systemMetadata' ? metadataTexts.textOf(event.aspectName, value) : undefined))
-        : undefined;
-    json += `,${JSON.stringify(key)}:${known ?? toJsonText(value, `/${key}`)}`;
+    json += `,${keyText(key)}:`;
+    if (typeof value !== 'object' || value === null) {
+      json += toJsonText(value, `/${key}`);
+      continue;
+    }
+    const shared = valueTexts?.get(value) ?? (key === 'systemMetadata' ? metadataTexts.textOf(event.aspectName, value) : undefined);
+    if (shared !== undefined) {
+      (parts ??= []).push(flatText(json), shared);
+      json = '';
+      continue;
+    }
+    json += toJsonText(value, `/${key}`);
   }
-  return flatText(`${json}}`);
+  json += '}';
+  if (parts === undefined) return flatText(json);
+  parts.push(flatText(json));
+  return parts;
 }
 
 /**
@@ -71,11 +101,12 @@ class RecentTexts {
     const last = this.last.get(name);
     if (last?.known !== undefined && sameJson(value, last.known)) return last.text;
     const text = toJsonText(value, '/systemMetadata');
-    if (last !== undefined && last.text === text) last.known ??= JSON.parse(text) as JsonValue;
-    else {
-      if (last === undefined && this.last.size >= 64) this.last.clear();
-      this.last.set(name, { text: flatText(text), known: undefined });
+    if (last !== undefined && last.text === text) {
+      last.known ??= JSON.parse(text) as JsonValue;
+      return last.text;
     }
+    if (last === undefined && this.last.size >= 64) this.last.clear();
+    this.last.set(name, { text: flatText(text), known: undefined });
     return text;
   }
 }
@@ -181,7 +212,7 @@ export class ChangeStore {
       scanned = BigInt(e.id);
       if (types && !types.has(e.entityType)) continue;
       if (aspects && !aspects.has(e.aspectName)) continue;
-      out.push(JSON.parse(e.json) as ChangeEvent);
+      out.push(JSON.parse(typeof e.json === 'string' ? e.json : e.json.join('')) as ChangeEvent);
     }
     if (out.length < query.limit && BigInt(this.lastId) > scanned) scanned = BigInt(this.lastId);
     return {
