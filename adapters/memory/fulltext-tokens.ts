@@ -8,9 +8,8 @@
 
 /** Entries kept before the table is cleared (the vocabulary of catalog text is a few ten thousand words). */
 const ENTRY_LIMIT = 1 << 16;
-/** Slots of the hash table: a power of two, at most half full. */
-const SLOTS = ENTRY_LIMIT * 2;
-const MASK = SLOTS - 1;
+/** Entries room is made for at first; doubled as tokens come (an index of a few documents stays small). */
+const INITIAL_ENTRIES = 1 << 10;
 /** `termIds` of an entry whose term was not looked up in the vocabulary yet. */
 export const UNRESOLVED = -1;
 
@@ -21,16 +20,17 @@ const FNV_PRIME = 0x01000193;
 export type TokenVisitor = (entry: number) => void;
 
 export class TokenTable {
-  /** Slot → entry + 1 (0: empty). */
-  private readonly slots = new Int32Array(SLOTS);
+  /** Slot → entry + 1 (0: empty): a power of two of slots, at most half of them used. */
+  private slots = new Int32Array(INITIAL_ENTRIES * 2);
   /** Slot → the token's hash (compared before the characters). */
-  private readonly hashes = new Int32Array(SLOTS);
+  private hashes = new Int32Array(INITIAL_ENTRIES * 2);
+  private mask = INITIAL_ENTRIES * 2 - 1;
   /** Entry → its token (lower-case), its index term (null: dropped). */
   private readonly tokens: string[] = [];
   readonly terms: Array<string | null> = [];
   /** Entry → the term's id when last resolved, with the vocabulary's generation of that id then. */
-  readonly termIds = new Int32Array(ENTRY_LIMIT).fill(UNRESOLVED);
-  readonly generations = new Int32Array(ENTRY_LIMIT);
+  termIds = new Int32Array(INITIAL_ENTRIES).fill(UNRESOLVED);
+  generations = new Int32Array(INITIAL_ENTRIES);
 
   constructor(private readonly termOfToken: (token: string) => string | null) {}
 
@@ -72,7 +72,7 @@ export class TokenTable {
 
   private find(text: string, start: number, end: number, hash: number, fold: boolean): number {
     const length = end - start;
-    let slot = hash & MASK;
+    let slot = hash & this.mask;
     for (;;) {
       const stored = this.slots[slot]!;
       if (stored === 0) break;
@@ -80,11 +80,12 @@ export class TokenTable {
         const token = this.tokens[stored - 1]!;
         if (token.length === length && sameChars(token, text, start, fold)) return stored - 1;
       }
-      slot = (slot + 1) & MASK;
+      slot = (slot + 1) & this.mask;
     }
     // First sight: cut the token out once and ask the analyzer what it stands for.
-    if (this.tokens.length >= ENTRY_LIMIT) {
-      this.clear();
+    if (this.tokens.length === this.termIds.length) {
+      if (this.tokens.length >= ENTRY_LIMIT) this.clear();
+      else this.grow();
       return this.find(text, start, end, hash, fold);
     }
     const raw = text.slice(start, end);
@@ -102,6 +103,31 @@ export class TokenTable {
     this.slots.fill(0);
     this.tokens.length = 0;
     this.terms.length = 0;
+  }
+
+  /** Twice the room: the entries keep their numbers, the slots are filled again from the hashes. */
+  private grow(): void {
+    const entries = this.termIds.length * 2;
+    const termIds = new Int32Array(entries).fill(UNRESOLVED);
+    termIds.set(this.termIds);
+    this.termIds = termIds;
+    const generations = new Int32Array(entries);
+    generations.set(this.generations);
+    this.generations = generations;
+    const oldSlots = this.slots;
+    const oldHashes = this.hashes;
+    this.slots = new Int32Array(entries * 2);
+    this.hashes = new Int32Array(entries * 2);
+    this.mask = entries * 2 - 1;
+    for (let i = 0; i < oldSlots.length; i++) {
+      const stored = oldSlots[i]!;
+      if (stored === 0) continue;
+      const hash = oldHashes[i]!;
+      let slot = hash & this.mask;
+      while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
+      this.slots[slot] = stored;
+      this.hashes[slot] = hash;
+    }
   }
 }
 
