@@ -8,7 +8,7 @@ import type {
   StoredAspect,
 } from '../../src/adapter/types';
 import { ChangeSignal, parseChangeId } from '../../src/adapter/change-signal';
-import { copyJson, toJsonText } from './json-copy';
+import { copyJson, sameJson, toJsonText } from './json-copy';
 import { flatText } from './stored-text';
 import type { UndoLog } from './undo-log';
 
@@ -25,7 +25,12 @@ interface EventRecord {
   readonly entityType: string;
   readonly aspectName: string;
   readonly time: number;
-  readonly json: string;
+  /**
+   * The event as JSON text, or as parts to join: an aspect value the commit stored already (its text
+   * is held by the entity's record) and system metadata repeated from event to event are kept as
+   * those very strings rather than copied into the event's.
+   */
+  readonly json: string | readonly string[];
 }
 
 /**
@@ -34,21 +39,76 @@ interface EventRecord {
  */
 const DEFAULT_MAX_EVENTS = 10_000;
 
+/** Object keys as JSON text (the few names of a change event). */
+const keyTexts = new Map<string, string>();
+
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (keyTexts.size < 64) keyTexts.set(key, text);
+  }
+  return text;
+}
+
 /**
  * The JSON text of `{ id, ...event }`, put together key by key so that an aspect value the commit
- * wrote already (the event carries the very object) is not written out and checked again.
+ * wrote already (the event carries the very object) is not written out and checked again. Such a
+ * value, and system metadata repeating the previous event's, is kept as a part of its own (the
+ * string held already, not a copy), the rest joined around it.
  */
-function eventJson(id: number, event: NewChangeEvent, valueTexts: ReadonlyMap<object, string> | undefined): string {
+function eventJson(
+  id: number,
+  event: NewChangeEvent,
+  valueTexts: ReadonlyMap<object, string> | undefined,
+  metadataTexts: RecentTexts,
+): string | string[] {
   let json = `{"id":"${id}"`;
+  let parts: string[] | undefined;
   const fields = event as unknown as Record<string, JsonValue | undefined>;
   for (const key in fields) {
     if (!Object.hasOwn(fields, key)) continue;
     const value = fields[key];
     if (value === undefined) continue;
-    const known = typeof value === 'object' && value !== null ? valueTexts?.get(value) : undefined;
-    json += `,${JSON.stringify(key)}:${known ?? toJsonText(value, `/${key}`)}`;
+    json += `,${keyText(key)}:`;
+    if (typeof value !== 'object' || value === null) {
+      json += toJsonText(value, `/${key}`);
+      continue;
+    }
+    const shared = valueTexts?.get(value) ?? (key === 'systemMetadata' ? metadataTexts.textOf(event.aspectName, value) : undefined);
+    if (shared !== undefined) {
+      (parts ??= []).push(flatText(json), shared);
+      json = '';
+      continue;
+    }
+    json += toJsonText(value, `/${key}`);
   }
-  return flatText(`${json}}`);
+  json += '}';
+  if (parts === undefined) return flatText(json);
+  parts.push(flatText(json));
+  return parts;
+}
+
+/**
+ * The JSON text of the last value seen per name and, once a value repeated it, a private copy to
+ * compare the next one with (sameJson): the system metadata of a bulk load's events repeats from
+ * entity to entity, and comparing it costs less than writing it out. Bounded.
+ */
+class RecentTexts {
+  private readonly last = new Map<string, { text: string; known: JsonValue | undefined }>();
+
+  textOf(name: string, value: JsonValue): string {
+    const last = this.last.get(name);
+    if (last?.known !== undefined && sameJson(value, last.known)) return last.text;
+    const text = toJsonText(value, '/systemMetadata');
+    if (last !== undefined && last.text === text) {
+      last.known ??= JSON.parse(text) as JsonValue;
+      return last.text;
+    }
+    if (last === undefined && this.last.size >= 64) this.last.clear();
+    this.last.set(name, { text: flatText(text), known: undefined });
+    return text;
+  }
 }
 
 /** Dropped events are cut from the front of the list once this many have gathered (and half the list). */
@@ -64,6 +124,7 @@ export class ChangeStore {
   private head = 0;
   private lastId = 0;
   private readonly versions = new Map<string, StoredAspect[]>(); // key: urn \0 aspect, ascending version
+  private readonly metadataTexts = new RecentTexts();
   /** Notified by each commit that appended events: it wakes the followers waiting in `waitForChanges`. */
   readonly signal = new ChangeSignal();
 
@@ -84,7 +145,7 @@ export class ChangeStore {
         entityType: event.entityType,
         aspectName: event.aspectName,
         time: event.created.time,
-        json: eventJson(id, event, valueTexts),
+        json: eventJson(id, event, valueTexts, this.metadataTexts),
       });
     }
     log.record(() => {
@@ -151,7 +212,7 @@ export class ChangeStore {
       scanned = BigInt(e.id);
       if (types && !types.has(e.entityType)) continue;
       if (aspects && !aspects.has(e.aspectName)) continue;
-      out.push(JSON.parse(e.json) as ChangeEvent);
+      out.push(JSON.parse(typeof e.json === 'string' ? e.json : e.json.join('')) as ChangeEvent);
     }
     if (out.length < query.limit && BigInt(this.lastId) > scanned) scanned = BigInt(this.lastId);
     return {

@@ -2,7 +2,6 @@
  * The postings of the full-text index (fulltext.ts): terms by id, documents in numbered slots, and
  * per-document term lists so that a document can be replaced or removed in place.
  */
-import type { AnalysedField } from './fulltext-analysis';
 
 /**
  * The postings of one term: one number per (document, field) holding it, `key × FREQUENCY_SPACE +
@@ -26,6 +25,20 @@ const POSITION_SPACE = 2 ** 27;
  */
 type DocumentTerms = number[];
 
+/**
+ * One document analysed (fulltext.ts) into arrays the index reuses from one document to the next:
+ * per field, its length (terms kept by the pipeline) and its distinct terms, by id, in the order of
+ * their first occurrence, each with its frequency; the fields one after the other.
+ */
+export interface AnalysedDocument {
+  /** [field]: number of terms left by the pipeline (lunr's field length). */
+  readonly lengths: number[];
+  /** [field]: where the field's terms start in `terms`; [fieldCount]: the number of distinct (field, term) pairs. */
+  readonly starts: Int32Array;
+  terms: Int32Array;
+  frequencies: Int32Array;
+}
+
 /** The index's state, shared by writes (this file) and scoring (fulltext-query.ts). */
 export interface Postings {
   readonly fieldCount: number;
@@ -33,6 +46,8 @@ export interface Postings {
   readonly termIds: Map<string, number>;
   readonly postingsOf: (TermPostings | undefined)[];
   readonly termOf: (string | undefined)[];
+  /** [term id]: moves each time the id leaves the vocabulary, so that an id remembered elsewhere is known stale. */
+  readonly generations: number[];
   readonly freeTermIds: number[];
   // Documents live in numbered slots (reused after removal) so that scoring, which touches every
   // posting of every query term, indexes arrays instead of hashing string ids.
@@ -53,6 +68,7 @@ export function createPostings(fieldCount: number): Postings {
     termIds: new Map(),
     postingsOf: [],
     termOf: [],
+    generations: [],
     freeTermIds: [],
     slotById: new Map(),
     idBySlot: [],
@@ -63,70 +79,74 @@ export function createPostings(fieldCount: number): Postings {
   };
 }
 
-/** Stores the analysed fields of one document (`distinct`: the number of their distinct terms), replacing any earlier version. */
-export function upsertDocument(postings: Postings, id: string, analysed: readonly AnalysedField[], distinct: number): void {
-  const { fieldCount, termIds, postingsOf, termOf, freeTermIds, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } =
-    postings;
+/**
+ * The id of a term, added to the vocabulary (with no postings yet) when new. A term added for a
+ * document gets its posting from `upsertDocument` right after; nothing else adds terms.
+ */
+export function termIdOf(postings: Postings, term: string): number {
+  let id = postings.termIds.get(term);
+  if (id === undefined) {
+    id = postings.freeTermIds.pop() ?? postings.postingsOf.length;
+    postings.termIds.set(term, id);
+    postings.termOf[id] = term;
+    postings.postingsOf[id] = [];
+    postings.generations[id] ??= 0;
+  }
+  return id;
+}
+
+/** Stores an analysed document, replacing any earlier version. */
+export function upsertDocument(postings: Postings, id: string, document: AnalysedDocument): void {
+  const { fieldCount, postingsOf, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } = postings;
+  const { lengths, starts, terms, frequencies } = document;
+  const distinct = starts[fieldCount]!;
   const existing = slotById.get(id);
   // A document whose terms did not change (a write of other aspects) stays as it is.
-  if (existing !== undefined && holds(postings, existing, analysed, distinct)) return;
-  removeDocument(postings, id);
+  if (existing !== undefined && holds(postings, existing, document)) return;
+  // Terms the old version alone held leave the vocabulary only after the new version is in: the
+  // analysis resolved the new version's terms to ids already.
+  const emptied: number[] = [];
+  if (existing !== undefined) detach(postings, id, existing, emptied);
   // Like lunr, a document with only empty fields still counts in N and in the average lengths.
   const slot = freeSlots.pop() ?? idBySlot.length;
   slotById.set(id, slot);
   idBySlot[slot] = id;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
-    const { length } = analysed[fieldIndex]!;
+    const length = lengths[fieldIndex]!;
     fieldLengths[fieldIndex]![slot] = length;
     totalLengths[fieldIndex]! += length;
   }
   // Filled with a fraction first: the entries are not small integers, and an array made for
   // doubles from the start is not converted while it fills.
-  const document: DocumentTerms = new Array<number>(distinct).fill(0.5);
-  let next = 0;
+  const entries: DocumentTerms = new Array<number>(distinct).fill(0.5);
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
-    const { terms, frequencies, known } = analysed[fieldIndex]!;
     const key = slot * fieldCount + fieldIndex;
-    for (let i = 0; i < terms.length; i++) {
-      const term = terms[i]!;
-      const posting = key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1);
-      // A remembered id still names this term unless the term left the vocabulary meanwhile.
-      const tokenTerm = known?.[i];
-      let id = tokenTerm !== undefined && tokenTerm.id >= 0 && termOf[tokenTerm.id] === term ? tokenTerm.id : termIds.get(term);
-      let position = 0;
-      if (id === undefined) {
-        id = freeTermIds.pop() ?? postingsOf.length;
-        termIds.set(term, id);
-        termOf[id] = term;
-        postingsOf[id] = [posting];
-      } else {
-        const termPostings = postingsOf[id]!;
-        position = termPostings.length;
-        termPostings.push(posting);
-      }
-      if (tokenTerm !== undefined) tokenTerm.id = id;
-      document[next++] = id * POSITION_SPACE + position;
+    for (let i = starts[fieldIndex]!; i < starts[fieldIndex + 1]!; i++) {
+      const termId = terms[i]!;
+      const termPostings = postingsOf[termId]!;
+      entries[i] = termId * POSITION_SPACE + termPostings.length;
+      termPostings.push(key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1));
     }
   }
-  termsBySlot[slot] = document;
+  termsBySlot[slot] = entries;
+  releaseEmpty(postings, emptied);
 }
 
 /** Whether the slot holds exactly these terms, frequencies and field lengths. */
-function holds(postings: Postings, slot: number, analysed: readonly AnalysedField[], distinct: number): boolean {
-  const { fieldCount, termIds, postingsOf, fieldLengths, termsBySlot } = postings;
-  const document = termsBySlot[slot] ?? [];
-  if (document.length !== distinct) return false;
-  let next = 0;
+function holds(postings: Postings, slot: number, document: AnalysedDocument): boolean {
+  const { fieldCount, postingsOf, fieldLengths, termsBySlot } = postings;
+  const { lengths, starts, terms, frequencies } = document;
+  const entries = termsBySlot[slot] ?? [];
+  if (entries.length !== starts[fieldCount]) return false;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
-    const { length, terms, frequencies } = analysed[fieldIndex]!;
-    if (fieldLengths[fieldIndex]![slot] !== length) return false;
+    if (fieldLengths[fieldIndex]![slot] !== lengths[fieldIndex]) return false;
     const key = slot * fieldCount + fieldIndex;
-    for (let i = 0; i < terms.length; i++, next++) {
-      const entry = document[next]!;
-      const id = Math.floor(entry / POSITION_SPACE);
-      if (termIds.get(terms[i]!) !== id) return false;
+    for (let i = starts[fieldIndex]!; i < starts[fieldIndex + 1]!; i++) {
+      const entry = entries[i]!;
+      const termId = Math.floor(entry / POSITION_SPACE);
+      if (terms[i] !== termId) return false;
       const posting = key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1);
-      if (postingsOf[id]![entry - id * POSITION_SPACE] !== posting) return false;
+      if (postingsOf[termId]![entry - termId * POSITION_SPACE] !== posting) return false;
     }
   }
   return true;
@@ -134,10 +154,16 @@ function holds(postings: Postings, slot: number, analysed: readonly AnalysedFiel
 
 /** Removes the document; unknown ids are ignored. */
 export function removeDocument(postings: Postings, id: string): void {
-  const { fieldCount, termIds, postingsOf, termOf, freeTermIds, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } =
-    postings;
-  const slot = slotById.get(id);
+  const slot = postings.slotById.get(id);
   if (slot === undefined) return;
+  const emptied: number[] = [];
+  detach(postings, id, slot, emptied);
+  releaseEmpty(postings, emptied);
+}
+
+/** Takes the document out of its slot and its postings; terms left without postings go to `emptied`. */
+function detach(postings: Postings, id: string, slot: number, emptied: number[]): void {
+  const { fieldCount, postingsOf, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } = postings;
   slotById.delete(id);
   idBySlot[slot] = undefined;
   freeSlots.push(slot);
@@ -160,17 +186,26 @@ export function removeDocument(postings: Postings, id: string): void {
       if (at >= 0) other[at] = termId * POSITION_SPACE + position;
     }
     termPostings.length = last;
-    // A term no document holds any more must leave the vocabulary: lunr's query vector (and so
-    // the score normalisation) only counts terms that exist in the index.
-    if (last === 0) {
-      termIds.delete(termOf[termId]!);
-      termOf[termId] = undefined;
-      postingsOf[termId] = undefined;
-      freeTermIds.push(termId);
-    }
+    if (last === 0) emptied.push(termId);
   }
   // Only now: a posting moved within the same document (a term in two of its fields) updates it above.
   termsBySlot[slot] = undefined;
+}
+
+/**
+ * A term no document holds any more must leave the vocabulary: lunr's query vector (and so the
+ * score normalisation) only counts terms that exist in the index.
+ */
+function releaseEmpty(postings: Postings, emptied: readonly number[]): void {
+  const { termIds, postingsOf, termOf, generations, freeTermIds } = postings;
+  for (const termId of emptied) {
+    if (postingsOf[termId]!.length > 0) continue;
+    termIds.delete(termOf[termId]!);
+    termOf[termId] = undefined;
+    postingsOf[termId] = undefined;
+    generations[termId]! += 1;
+    freeTermIds.push(termId);
+  }
 }
 
 export function postingsFor(postings: Postings, term: string): TermPostings | undefined {

@@ -8,9 +8,10 @@
  * documents the scores equal those of `lunr()` over the same documents, whatever sequence of
  * upserts and removes produced that set.
  */
-import { analyse, analyseTokens, LUNR_ANALYZER, type AnalysedField, type FullTextAnalyzer, type TokenTerms } from './fulltext-analysis';
-import { createPostings, removeDocument, upsertDocument } from './fulltext-postings';
+import { LUNR_ANALYZER, type FullTextAnalyzer } from './fulltext-analysis';
+import { createPostings, removeDocument, termIdOf, upsertDocument, type AnalysedDocument, type Postings } from './fulltext-postings';
 import { scorePostings } from './fulltext-query';
+import { UNRESOLVED, TokenTable } from './fulltext-tokens';
 
 export type { FullTextAnalyzer } from './fulltext-analysis';
 
@@ -59,19 +60,10 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   }
   const fieldCount = names.length;
   const postings = createPostings(fieldCount);
-  const { tokens: tokensOf, indexTerm } = analyzer;
-  const tokenTerms: TokenTerms = new Map();
+  const analyse = documentAnalysis(postings, analyzer);
 
   function upsert(id: string, values: Readonly<Record<string, string | undefined>>): void {
-    const analysed: AnalysedField[] = [];
-    let distinct = 0;
-    for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
-      const value = values[names[fieldIndex]!];
-      const field = tokensOf && indexTerm ? analyseTokens(tokenTerms, value, tokensOf, indexTerm) : analyse(analyzer, value);
-      analysed.push(field);
-      distinct += field.terms.length;
-    }
-    upsertDocument(postings, id, analysed, distinct);
+    upsertDocument(postings, id, analyse(names.map((name) => values[name])));
   }
 
   function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
@@ -97,4 +89,106 @@ function validatedBoost(field: FullTextFieldConfig): number {
     throw new RangeError(`Full-text field '${field.name}' needs a positive finite boost, got ${boost}`);
   }
   return boost;
+}
+
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Analyses a document's field values into one `AnalysedDocument` reused from call to call: no array
+ * or string per token. Terms are resolved to their ids in the vocabulary as they come (new ones are
+ * added, with no postings until `upsertDocument` stores the document). With a tokenizing analyzer the
+ * tokens are found through a TokenTable; otherwise the analyzer's terms are looked up one by one.
+ */
+function documentAnalysis(postings: Postings, analyzer: FullTextAnalyzer): (values: ReadonlyArray<string | undefined>) => AnalysedDocument {
+  const { fieldCount, generations } = postings;
+  const document: AnalysedDocument = {
+    lengths: new Array<number>(fieldCount).fill(0),
+    starts: new Int32Array(fieldCount + 1),
+    terms: new Int32Array(64),
+    frequencies: new Int32Array(64),
+  };
+  // [term id] → the field pass that last saw it, and where in `document.terms`: a frequency is
+  // counted without a map per field. Grown with the vocabulary.
+  let seenIn = new Int32Array(1024);
+  let seenAt = new Int32Array(1024);
+  let pass = 0;
+  let count = 0;
+  let length = 0;
+  const { tokens: tokensOf, indexTerm } = analyzer;
+  const table = tokensOf && indexTerm ? new TokenTable(indexTerm) : undefined;
+
+  function addTerm(termId: number): void {
+    length++;
+    if (termId >= seenIn.length) {
+      const size = Math.max(termId + 1, seenIn.length * 2);
+      const grownIn = new Int32Array(size);
+      grownIn.set(seenIn);
+      seenIn = grownIn;
+      const grownAt = new Int32Array(size);
+      grownAt.set(seenAt);
+      seenAt = grownAt;
+    }
+    if (seenIn[termId] === pass) {
+      document.frequencies[seenAt[termId]!]! += 1;
+      return;
+    }
+    if (count === document.terms.length) {
+      const terms = new Int32Array(count * 2);
+      terms.set(document.terms);
+      document.terms = terms;
+      const frequencies = new Int32Array(count * 2);
+      frequencies.set(document.frequencies);
+      document.frequencies = frequencies;
+    }
+    seenIn[termId] = pass;
+    seenAt[termId] = count;
+    document.terms[count] = termId;
+    document.frequencies[count] = 1;
+    count++;
+  }
+
+  /** A token's term id through its table entry: remembered unless the id left the vocabulary since. */
+  function addEntry(entry: number): void {
+    const t = table!;
+    let termId = t.termIds[entry]!;
+    if (termId === UNRESOLVED) {
+      const term = t.terms[entry]!;
+      if (term === null) return;
+      termId = termIdOf(postings, term);
+      t.termIds[entry] = termId;
+      t.generations[entry] = generations[termId]!;
+    } else if (generations[termId] !== t.generations[entry]) {
+      // The id left the vocabulary (and may name another term now).
+      termId = termIdOf(postings, t.terms[entry]!);
+      t.termIds[entry] = termId;
+      t.generations[entry] = generations[termId]!;
+    }
+    addTerm(termId);
+  }
+
+  return (values) => {
+    count = 0;
+    for (let field = 0; field < fieldCount; field++) {
+      // Pass numbers only grow: a term seen in an earlier field or document counts anew.
+      pass = pass === 0x7fffffff ? 1 : pass + 1;
+      if (pass === 1) seenIn.fill(0);
+      document.starts[field] = count;
+      length = 0;
+      const value = values[field];
+      // typeof, not `=== undefined`: a field named like an Object.prototype member must not index a function.
+      if (typeof value === 'string' && value !== '') {
+        if (table === undefined) {
+          for (const term of analyzer.indexTerms(value)) addTerm(termIdOf(postings, term));
+        } else if (ASCII.test(value)) {
+          table.scanAscii(value, addEntry);
+        } else {
+          for (const token of tokensOf!(value)) addEntry(table.entryOf(token));
+        }
+      }
+      document.lengths[field] = length;
+    }
+    document.starts[fieldCount] = count;
+    return document;
+  };
 }

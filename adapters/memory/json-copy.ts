@@ -39,14 +39,28 @@ export function sameJson(value: unknown, known: JsonValue): boolean {
   if (Array.isArray(value)) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return false;
-  const keys = Object.keys(value);
-  const knownKeys = Object.keys(known);
-  if (keys.length !== knownKeys.length) return false;
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index]!;
+  // for...in visits own keys in the order of Object.keys (a plain object inherits none) without
+  // building an array of them per object compared; the known copy's keys are listed once.
+  const knownKeys = keysOf(known);
+  let index = 0;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
     if (key !== knownKeys[index] || !sameJson((value as Record<string, unknown>)[key], known[key]!)) return false;
+    index++;
   }
-  return true;
+  return index === knownKeys.length;
+}
+
+/** The keys of the known copies compared with (they never change: nobody else holds them). */
+const knownKeyLists = new WeakMap<object, readonly string[]>();
+
+function keysOf(known: object): readonly string[] {
+  let keys = knownKeyLists.get(known);
+  if (keys === undefined) {
+    keys = Object.keys(known);
+    knownKeyLists.set(known, keys);
+  }
+  return keys;
 }
 
 function isJson(value: unknown): boolean {

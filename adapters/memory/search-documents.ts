@@ -89,14 +89,15 @@ export function createDocumentIndex(): DocumentIndex {
     const scope = scopeKey(document.entityType, document.removed);
     scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
     const indexed = documentValues(document);
-    for (const [key, { values }] of indexed) {
+    // forEach, not for...of: no [key, value] array per field.
+    indexed.forEach(({ values }, key) => {
       let field = fields.get(key);
       if (!field) {
         field = new FieldIndex();
         fields.set(key, field);
       }
       field.add(slot, values, scope);
-    }
+    });
     fieldsBySlot[slot] = fieldListOf(indexed);
     for (const property of document.properties) {
       if (property.values.length === 0) continue;
