@@ -100,6 +100,21 @@ describe('admission control', () => {
     expect(await metrics.metrics()).toMatch(/metacatalog_http_shed_total\{kind="overloaded",class="read",why="queue-full"\} 1/);
   });
 
+  it('starts admitted work on a later turn: requests read in one turn are all admitted or refused before any runs', async () => {
+    // A route whose work needs no I/O: started at once, it would run to its answer in promise callbacks
+    // alone, before the next request of the same turn was read, and every request would find the gate empty.
+    const routes: RouteSpec[] = [
+      { pattern: '/quick', methods: { GET: { body: 'none', public: true, handle: async () => ({ body: { ok: true } }) } } },
+    ];
+    const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 0 } }, routes);
+    const first = handle(exchange('GET', '/quick'));
+    for (let i = 0; i < 1_000; i++) await Promise.resolve(); // promise callbacks only: the loop does not turn
+    const second = await handle(exchange('GET', '/quick'));
+    expect(second.answer.status).toBe(503);
+    expect((await first).answer.status).toBe(200);
+    expect((await handle(exchange('GET', '/quick'))).answer.status).toBe(200);
+  });
+
   it('refuses a request that waited its maxQueueMs in the queue', async () => {
     const held = heldRoutes();
     const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 20 } }, held.routes);
