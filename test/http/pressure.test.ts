@@ -123,6 +123,10 @@ describe('admission control', () => {
     const second = await handle(exchange('GET', '/slow'));
     expect(second.answer.status).toBe(503);
     expect(second.answer.headers['retry-after']).toBe('1');
+    // Behind a waiter that timed out, a newcomer would too: refused at once, not after its own wait.
+    const third = await handle(exchange('GET', '/slow'));
+    expect(third.answer.status).toBe(503);
+    expect(JSON.parse(third.answer.body)).toMatchObject({ error: { message: expect.stringMatching(/timing out/) as unknown } });
     held.releaseAll();
     expect((await first).answer.status).toBe(200);
   });
