@@ -164,6 +164,8 @@ export function createRequestHandler(
         admission.precheck(requestClass);
         const admitted = admission.admit(requestClass, admission.typicalUnits(requestClass));
         release = typeof admitted === 'function' ? admitted : await admitted;
+        // A client that left while it waited (or the server cut it at a stop) gets no work done.
+        if (exchange.isGone()) throw new ClientGoneError();
       }
       const addressKey = `address ${exchange.remoteAddress ?? 'unknown'}`;
       if (!match.method.public) {

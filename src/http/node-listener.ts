@@ -188,8 +188,12 @@ export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifec
   return (req, res) => {
     const at = shedAt.get(req.socket);
     const wait = at === undefined ? 0 : at + SHED_HOLD_MS - performance.now();
-    if (wait > 0 && !isHealthCheck(req.url)) setTimeout(() => serve(req, res), wait);
-    else serve(req, res);
+    if (wait > 0 && !isHealthCheck(req.url)) {
+      setTimeout(() => {
+        if (res.destroyed || req.socket.destroyed) return; // cut meanwhile (a stop): nothing to answer
+        serve(req, res);
+      }, wait);
+    } else serve(req, res);
   };
 }
 
