@@ -30,6 +30,8 @@ interface HandledRequest {
   logSent(status: number, responseBytes: number): void;
   /** The error code of a refused or failed request. */
   errorCode?: string;
+  /** Refused by admission control (503 overloaded): the server may close the connection after it. */
+  shed: boolean;
 }
 
 export type RequestHandler = (exchange: IncomingExchange) => Promise<HandledRequest>;
@@ -93,6 +95,7 @@ export function createRequestHandler(
     let errorCode: string | undefined;
     let closeConnection = false;
     let clientGone = false;
+    let shed = false;
     // The route template (bounded: a label and a span name), `unmatched` until a route matched.
     let route = 'unmatched';
     const report = (error: unknown, where: string) => {
@@ -161,6 +164,8 @@ export function createRequestHandler(
         admission.precheck(requestClass);
         const admitted = admission.admit(requestClass, admission.typicalUnits(requestClass));
         release = typeof admitted === 'function' ? admitted : await admitted;
+        // A client that left while it waited (or the server cut it at a stop) gets no work done.
+        if (exchange.isGone()) throw new ClientGoneError();
       }
       const addressKey = `address ${exchange.remoteAddress ?? 'unknown'}`;
       if (!match.method.public) {
@@ -214,6 +219,7 @@ export function createRequestHandler(
         const failed = errorAnswer(error, requestId, (e) => report(e, 'http'), restliErrors);
         answer = failed.answer;
         errorCode = failed.code;
+        shed = error instanceof CatalogError && error.code === 'UNAVAILABLE' && error.reason === 'overloaded';
       }
     } finally {
       // The slot is held while the route works; a stream's slot is given back when it starts.
@@ -238,6 +244,7 @@ export function createRequestHandler(
       answer,
       closeConnection,
       clientGone,
+      shed,
       ...(errorCode !== undefined ? { errorCode } : {}),
       logSent(status, responseBytes) {
         if (logged) return;

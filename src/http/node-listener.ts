@@ -136,10 +136,25 @@ export interface ListenerLifecycle {
 
 const NO_LIFECYCLE: ListenerLifecycle = { closing: () => false, openStream: () => () => undefined };
 
+/**
+ * How long after a refusal for overload (503, `Retry-After: 1`) the next request on the same connection
+ * is taken up. A client that retries at once would otherwise keep the loop busy refusing it: 1,000
+ * connections of searches that each sent again the moment they were refused took the whole thread, and
+ * a turn of the event loop (one accepted connection each) lasted 75 ms. A client that waits as it was
+ * told never notices. Health checks are not held.
+ */
+const SHED_HOLD_MS = 500;
+
+function isHealthCheck(url: string | undefined): boolean {
+  const path = url === undefined ? '' : url.split('?', 1)[0]!;
+  return path === '/health' || path.endsWith('/health');
+}
+
 /** Sends what the handler answered on a node:http response (nothing when the client is gone). */
 export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifecycle = NO_LIFECYCLE): NodeListener {
   const closing = () => lifecycle.closing();
-  return (req, res) => {
+  const shedAt = new WeakMap<object, number>();
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     const exchange = exchangeOf(req, res);
     void handler(exchange).then(
       (handled) => {
@@ -159,6 +174,7 @@ export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifec
         res.once('close', () => handled.logSent(res.writableFinished ? answer.status : 499, res.writableFinished ? length : 0));
         res.writeHead(answer.status, headers);
         res.end(answer.body);
+        if (handled.shed) shedAt.set(req.socket, performance.now());
       },
       // The handler turns every failure into an answer; this is a last guard against a crash.
       () => {
@@ -168,6 +184,16 @@ export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifec
         }
       },
     );
+  };
+  return (req, res) => {
+    const at = shedAt.get(req.socket);
+    const wait = at === undefined ? 0 : at + SHED_HOLD_MS - performance.now();
+    if (wait > 0 && !isHealthCheck(req.url)) {
+      setTimeout(() => {
+        if (res.destroyed || req.socket.destroyed) return; // cut meanwhile (a stop): nothing to answer
+        serve(req, res);
+      }, wait);
+    } else serve(req, res);
   };
 }
 

@@ -1,9 +1,11 @@
 import { request as httpRequest, Agent } from 'node:http';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryAdapter } from '../../adapters/memory/index';
 import { createRequestHandler } from '../../src/http/handler';
 import type { IncomingExchange } from '../../src/http/exchange';
+import { nodeListenerOf } from '../../src/http/node-listener';
 import { graphqlUnits } from '../../src/http/admission';
 import { createMetricsHandler } from '../../src/http/index';
 import { metaRoutes } from '../../src/http/routes/meta';
@@ -98,6 +100,21 @@ describe('admission control', () => {
     expect(await metrics.metrics()).toMatch(/metacatalog_http_shed_total\{kind="overloaded",class="read",why="queue-full"\} 1/);
   });
 
+  it('starts admitted work on a later turn: requests read in one turn are all admitted or refused before any runs', async () => {
+    // A route whose work needs no I/O: started at once, it would run to its answer in promise callbacks
+    // alone, before the next request of the same turn was read, and every request would find the gate empty.
+    const routes: RouteSpec[] = [
+      { pattern: '/quick', methods: { GET: { body: 'none', public: true, handle: async () => ({ body: { ok: true } }) } } },
+    ];
+    const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 0 } }, routes);
+    const first = handle(exchange('GET', '/quick'));
+    for (let i = 0; i < 1_000; i++) await Promise.resolve(); // promise callbacks only: the loop does not turn
+    const second = await handle(exchange('GET', '/quick'));
+    expect(second.answer.status).toBe(503);
+    expect((await first).answer.status).toBe(200);
+    expect((await handle(exchange('GET', '/quick'))).answer.status).toBe(200);
+  });
+
   it('refuses a request that waited its maxQueueMs in the queue', async () => {
     const held = heldRoutes();
     const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 20 } }, held.routes);
@@ -106,6 +123,10 @@ describe('admission control', () => {
     const second = await handle(exchange('GET', '/slow'));
     expect(second.answer.status).toBe(503);
     expect(second.answer.headers['retry-after']).toBe('1');
+    // Behind a waiter that timed out, a newcomer would too: refused at once, not after its own wait.
+    const third = await handle(exchange('GET', '/slow'));
+    expect(third.answer.status).toBe(503);
+    expect(JSON.parse(third.answer.body)).toMatchObject({ error: { message: expect.stringMatching(/timing out/) as unknown } });
     held.releaseAll();
     expect((await first).answer.status).toBe(200);
   });
@@ -123,6 +144,49 @@ describe('admission control', () => {
   it('refuses bad options with INVALID_INPUT', () => {
     expect(() => createRequestHandler(memoryCatalog(), { admission: { maxInFlight: -1 } })).toThrow(/admission.maxInFlight/);
     expect(() => createRequestHandler(memoryCatalog(), { rateLimit: 0 })).toThrow(/rateLimit.perSecond/);
+  });
+
+  it('takes up a request re-sent at once on a refused connection only after a pause; health is not held', async () => {
+    const held = heldRoutes();
+    const handler = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 0 } }, held.routes);
+    const server = createServer(nodeListenerOf(handler));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+    const port = (server.address() as AddressInfo).port;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    closers.push(async () => agent.destroy());
+    const get = (path: string, via?: Agent) =>
+      new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path, ...(via ? { agent: via } : { agent: false }) }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const first = get('/slow'); // takes the only slot, on a connection of its own
+    while (held.waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    expect(await get('/slow', agent)).toEqual({ status: 503, retryAfter: '1' });
+    expect((await get('/health', agent)).status).toBe(200); // never held, never shed
+    const startedAt = performance.now();
+    const again = await get('/slow', agent); // sent at once on the same connection: held, then refused again
+    expect(again).toEqual({ status: 503, retryAfter: '1' });
+    // a lower bound only: the server waited (a slow machine only makes it longer)
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(400);
+
+    held.releaseAll();
+    expect((await first).status).toBe(200);
+    const last = get('/slow', agent); // held too, then admitted: the slot is free now
+    while (held.waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    held.releaseAll();
+    expect((await last).status).toBe(200);
   });
 
   it('weighs GraphQL searches with a total or facets more than a lookup', () => {

@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { CatalogError, type Violation } from '../../errors';
 import {
   keyIdOf,
@@ -82,7 +82,16 @@ function entryOf(key: ParsedSigningKey): KeyEntry {
 }
 
 /** The configured keys: the first signs, every one verifies (rotation). */
+/**
+ * Tokens whose signature this process verified already, by the SHA-256 of the token (never the token
+ * itself), with their claims: a service verifies the same few tokens on every request, and the
+ * signature check (WebCrypto, asynchronous) was an eighth of a REST write's CPU. At most this many,
+ * the oldest dropped first. Expiry and revocation are still checked on every request by the caller.
+ */
+const VERIFIED_CACHE_SIZE = 1_000;
+
 export class SigningKeys {
+  private readonly verified = new Map<string, AccessTokenClaims>();
   readonly algorithm: TokenSigningAlgorithm;
   private readonly keys: readonly KeyEntry[];
   private readonly publicKeys: JsonWebKeySet | undefined;
@@ -127,6 +136,16 @@ export class SigningKeys {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !JWT_SHAPE.test(token)) {
       throw tokenFailure('malformed', 'the access token is not a well-formed JWT');
     }
+    const digest = createHash('sha256').update(token).digest('base64url');
+    const known = this.verified.get(digest);
+    if (known) return { ...known };
+    const claims = await this.verifySignature(token);
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(digest, claims);
+    return { ...claims };
+  }
+
+  private async verifySignature(token: string): Promise<AccessTokenClaims> {
     const { compactVerify, decodeProtectedHeader, errors: joseErrors } = await loadJose();
     let header: Record<string, unknown>;
     try {

@@ -43,6 +43,18 @@ describe('HS256 tokens', () => {
     expect(await new SigningKeys([KEY_B, KEY_A]).verify(token)).toEqual(claims);
   });
 
+  it('verifies a token it verified before from memory, and still refuses any other spelling of it', async () => {
+    const keys = new SigningKeys([KEY_A]);
+    const token = await keys.sign(claims);
+    const first = await keys.verify(token);
+    first.sub = 'urn:li:corpuser:mallory'; // a caller changing its copy changes nothing kept
+    expect(await keys.verify(token)).toEqual(claims);
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'urn:li:corpuser:mallory' })).toString('base64url')}.${signature}`;
+    expect(await failureOf(() => keys.verify(forged))).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'bad_signature' });
+    expect(await failureOf(() => keys.verify(`${header}.${payload}.${signature.slice(0, -2)}`))).toMatchObject({ reason: 'bad_signature' });
+  });
+
   it('gives every key a short public id', () => {
     expect(keyIdOf(KEY_A)).toMatch(/^[0-9a-f]{8}$/);
     expect(keyIdOf(KEY_A)).not.toBe(keyIdOf(KEY_B));
