@@ -117,7 +117,8 @@ describe('admission control', () => {
 
   it('refuses a request that waited its maxQueueMs in the queue', async () => {
     const held = heldRoutes();
-    const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 20 } }, held.routes);
+    const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 200 } }, held.routes);
+    // A bound well above the loop lag of a busy machine (past it, the loop-lag rule would refuse first).
     const first = handle(exchange('GET', '/slow'));
     await settled();
     const second = await handle(exchange('GET', '/slow'));
