@@ -89,6 +89,40 @@ async function bundleSources(entry: URL): Promise<Program> {
   return { code: result.outputFiles[0]!.text };
 }
 
+/**
+ * Threads whose adapter closed, kept (unreferenced: they never hold the process open) for the next adapter
+ * this process opens: starting a thread and loading the SQLite driver in it takes 50–100 ms, which a
+ * program that opens and closes catalogs (a test suite, a tool) would otherwise pay per adapter. At most
+ * this many; a parked thread holds no connection.
+ */
+const MAX_PARKED = 2;
+const parked: Worker[] = [];
+
+/** Drops the listeners an adapter put on its thread (only those events: Node keeps listeners of its own). */
+function detach(worker: Worker): void {
+  for (const event of ['message', 'error', 'exit'] as const) worker.removeAllListeners(event);
+}
+
+function park(worker: Worker): void {
+  detach(worker);
+  if (parked.length >= MAX_PARKED) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  parked.push(worker);
+  worker.once('exit', () => {
+    const at = parked.indexOf(worker);
+    if (at >= 0) parked.splice(at, 1);
+  });
+}
+
+function takeParked(): Worker | undefined {
+  const worker = parked.pop();
+  if (worker) detach(worker);
+  return worker;
+}
+
 export interface CommitWorker extends GroupCommitter<WriteBatch> {
   /** After an initial load: the thread's caches start over. */
   reset(): void;
@@ -129,9 +163,18 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   let stopped: Promise<void> = Promise.resolve();
   const idle: Array<() => void> = [];
 
+  /** Resolves when the thread has closed its connection (the answer to `close`). */
+  let onClosed: (() => void) | undefined;
+
   function spawn(): Promise<void> {
     const options = { workerData: data, ...threadExecArgv() };
-    const worker = 'file' in program! ? new Worker(program!.file, options) : new Worker(program!.code, { ...options, eval: true });
+    const reused = takeParked();
+    const worker =
+      reused ?? ('file' in program! ? new Worker(program!.file, options) : new Worker(program!.code, { ...options, eval: true }));
+    if (reused) {
+      reused.ref();
+      reused.postMessage({ type: 'open', data } satisfies ToCommitWorker);
+    }
     thread = worker;
     stopped = new Promise((resolve) => worker.once('exit', () => resolve()));
     return new Promise<void>((resolve, reject) => {
@@ -151,6 +194,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
             answer(message.groups);
             break;
           case 'closed':
+            onClosed?.();
             break;
         }
       });
@@ -308,8 +352,12 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
       thread = undefined;
       if (worker) {
         worker.ref(); // until it has closed its connection
-        worker.postMessage({ type: 'close' } satisfies ToCommitWorker);
-        await stopped;
+        const closed = new Promise<boolean>((resolve) => {
+          onClosed = () => resolve(true);
+        });
+        worker.postMessage({ type: 'close', park: true } satisfies ToCommitWorker);
+        // Closed (then parked for the next adapter), or ended meanwhile.
+        if (await Promise.race([closed, stopped.then(() => false)])) park(worker);
       }
     },
     reset() {

@@ -14,7 +14,10 @@ export type ToCommitWorker =
   | { readonly type: 'commit'; readonly id: number; readonly batches: readonly WriteBatch[] }
   /** After an initial load replaced the tables' contents: the thread's caches start over. */
   | { readonly type: 'reset' }
-  | { readonly type: 'close' };
+  /** Closes the connection; with `park`, the thread then waits for an `open` instead of ending. */
+  | { readonly type: 'close'; readonly park?: boolean }
+  /** A parked thread takes another database (the next adapter of the process): answers `ready` or `failed`. */
+  | { readonly type: 'open'; readonly data: CommitWorkerData };
 
 export type FromCommitWorker =
   | { readonly type: 'ready' }

@@ -24,7 +24,8 @@ import { commitGroup } from './write-batch';
 
 if (!parentPort) throw new Error('commit-worker.ts runs as a worker thread of the SQLite adapter');
 const port: MessagePort = parentPort;
-const options = workerData as CommitWorkerData;
+/** The database this thread commits to now (a parked thread is given another one: `open`). */
+let options = workerData as CommitWorkerData;
 const post = (message: FromCommitWorker) => port.postMessage(message);
 
 /** Sleeps this thread (never an event loop: this thread has nothing else to do meanwhile). */
@@ -45,6 +46,9 @@ function openWriter(): { db: Database.Database; walFd: number | undefined } {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -65536');
+    // The statistics refresh after many writes (StatisticsKeeper) samples, as on the first connection: a full
+    // ANALYZE of a large catalog would hold every commit behind it.
+    db.pragma('analysis_limit = 1000');
     db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
     db.prepare('SELECT 1 FROM entities LIMIT 1').get(); // the WAL file exists from the first read on
     const wal = `${options.filename}-wal`;
@@ -81,9 +85,9 @@ try {
   port.close();
   throw error;
 }
-const { db, walFd } = writer;
+let { db, walFd } = writer;
 let handle = createHandle(db);
-const statistics = new StatisticsKeeper();
+let statistics = new StatisticsKeeper();
 /** Once an fsync failed, what reached the disk is unknown: every later commit fails (wal-sync.ts). */
 let syncFailure: unknown;
 
@@ -140,7 +144,23 @@ function control(message: Exclude<ToCommitWorker, { type: 'commit' }>): void {
       db.close();
       if (walFd !== undefined) closeSync(walFd);
       post({ type: 'closed' });
-      port.close();
+      // Parked: the thread waits for the next adapter of this process to `open` a database (no thread to start).
+      if (!message.park) port.close();
+      break;
+    case 'open':
+      try {
+        options = message.data;
+        ({ db, walFd } = openWriter());
+      } catch (error) {
+        post({ type: 'failed', error: serializeError(error) });
+        port.close();
+        return;
+      }
+      handle = createHandle(db);
+      statistics = new StatisticsKeeper();
+      syncFailure = undefined;
+      closed = false;
+      post({ type: 'ready' });
       break;
   }
 }
@@ -148,7 +168,7 @@ function control(message: Exclude<ToCommitWorker, { type: 'commit' }>): void {
 /** Handles everything that has arrived, in order, then returns to the event loop (to wait for more). */
 function run(): void {
   drain();
-  while (pending.length && !closed) {
+  while (pending.length && (!closed || pending[0]!.type === 'open')) {
     const head = pending[0]!;
     if (head.type !== 'commit') {
       pending.shift();

@@ -103,6 +103,37 @@ describe('SQLite commits on the commit thread', () => {
     }
   });
 
+  it('hands the thread of a closed adapter to the next adapter of the process, which commits to its own file', async () => {
+    const first = newFile();
+    const a = createSqliteAdapter({ filename: first });
+    await a.open();
+    const thread = sqliteAdapterInternals(a).commitThread();
+    await a.commit(put(['first']));
+    await a.close();
+    const second = newFile();
+    const b = createSqliteAdapter({ filename: second });
+    await b.open();
+    try {
+      const internals = sqliteAdapterInternals(b);
+      expect(internals.commitThread()).toBe(thread);
+      const before = internals.hostConnectionChanges();
+      await b.commit(put(['second']));
+      expect((await b.readEntities([urnOf('second')]))[0]?.version).toBe(1);
+      expect(internals.hostConnectionChanges()).toBe(before);
+    } finally {
+      await b.close();
+    }
+    const count = (file: string, name: string) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare('SELECT COUNT(*) FROM entities WHERE urn = ?').pluck().get(urnOf(name));
+      } finally {
+        db.close();
+      }
+    };
+    expect([count(first, 'first'), count(first, 'second'), count(second, 'first'), count(second, 'second')]).toEqual([1, 0, 0, 1]);
+  });
+
   it('stays on the host thread where it cannot apply: in memory, with a fault injector, or turned off', async () => {
     const cases = [
       [createSqliteAdapter({ filename: ':memory:' }), 'host'],
