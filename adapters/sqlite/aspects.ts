@@ -51,8 +51,10 @@ export function toStoredAspect(row: AspectRow, d: Dictionary): StoredAspect {
 export function aspectColumns(
   d: Dictionary,
   a: { name: string; value: JsonObject; version: number; created: AuditStamp; lastModified: AuditStamp; systemMetadata?: JsonObject },
+  /** How the system metadata is packed (an initial load packs each distinct document once). */
+  packMetadata: (metadata: JsonObject, ctx: Required<PackContext>) => string = (metadata, ctx) => pack(metadata, ctx, d, internMetadata),
 ): AspectRow {
-  const ctx: PackContext = { modified: a.lastModified, created: a.created };
+  const ctx: Required<PackContext> = { modified: a.lastModified, created: a.created };
   const sameStamps = a.created.time === a.lastModified.time && a.created.actor === a.lastModified.actor;
   return {
     name_id: d.idOf(a.name),
@@ -62,7 +64,7 @@ export function aspectColumns(
     created_actor: sameStamps ? null : d.idOf(a.created.actor),
     modified_time: a.lastModified.time,
     modified_actor: d.idOf(a.lastModified.actor),
-    system_metadata: a.systemMetadata ? pack(a.systemMetadata, ctx, d, internMetadata) : null,
+    system_metadata: a.systemMetadata ? packMetadata(a.systemMetadata, ctx) : null,
   };
 }
 

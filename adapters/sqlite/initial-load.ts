@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import type { EntityWrite, InitialLoad, JsonObject, StoredAspect } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
+import { aspectColumns } from './aspects';
 import type { Dictionary } from './dictionary';
 import { dictionaryOf } from './dictionary';
 import { internMetadata, pack, type PackContext } from './packing';
@@ -102,20 +103,10 @@ class MetadataPacker {
   }
 }
 
-/** An aspect's row as aspects.ts writes it (`aspectColumns`), its system metadata packed by `metadata`. */
+/** An aspect's row as aspects.ts writes it (`aspectColumns`), in INSERT order, its system metadata packed by `metadata`. */
 function aspectRow(d: Dictionary, a: StoredAspect, metadata: MetadataPacker): unknown[] {
-  const ctx = { modified: a.lastModified, created: a.created };
-  const sameStamps = a.created.time === a.lastModified.time && a.created.actor === a.lastModified.actor;
-  return [
-    d.idOf(a.name),
-    a.version,
-    sameStamps ? null : a.created.time,
-    sameStamps ? null : d.idOf(a.created.actor),
-    a.lastModified.time,
-    d.idOf(a.lastModified.actor),
-    pack(a.value, ctx, d),
-    a.systemMetadata ? metadata.pack(a.systemMetadata, ctx) : null,
-  ];
+  const r = aspectColumns(d, a, (m, ctx) => metadata.pack(m, ctx));
+  return [r.name_id, r.version, r.created_time, r.created_actor, r.modified_time, r.modified_actor, r.value, r.system_metadata];
 }
 
 interface Marker {
