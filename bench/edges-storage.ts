@@ -6,8 +6,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createSqliteAdapter } from '../adapters/sqlite';
 import { createCatalog } from '../src';
-import { generateDatasets } from './generator';
 import { printTable, type Figure } from './harness';
+import { seedSearchCatalog } from './seed-search';
 import { startServe, stopServe, type ServeProcess } from './serve-process';
 
 /**
@@ -138,25 +138,9 @@ const load = () =>
 // The figures
 // ---------------------------------------------------------------------------------------------
 
+/** The warm file and its search terms (single words only: they go into GraphQL query text). */
 async function seedWarm(file: string): Promise<string[]> {
-  const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: file }), superUsers: [ADMIN], jobs: { background: false } });
-  const datasets = [...generateDatasets({ count: WARM_ENTITIES })];
-  for (let start = 0; start < datasets.length; start += 5_000) {
-    await catalog.entities.upsertMany(
-      ADMIN,
-      datasets
-        .slice(start, start + 5_000)
-        .map((d) => ({ urn: d.urn, aspects: { datasetProperties: { name: d.name, description: d.description } } })),
-    );
-  }
-  await catalog.close();
-  const counts = new Map<string, number>();
-  for (const d of datasets) for (const w of d.description.split(' ')) counts.set(w, (counts.get(w) ?? 0) + 1);
-  return [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .slice(10, 50)
-    .map(([w]) => w)
-    .filter((w) => /^[a-z0-9]+$/i.test(w));
+  return (await seedSearchCatalog(file, WARM_ENTITIES)).filter((w) => /^[a-z0-9]+$/i.test(w));
 }
 
 /** A catalog made by `properties upsert` on a new file, then served: writes/s per 10 s window. */

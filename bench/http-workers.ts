@@ -4,10 +4,8 @@ import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSqliteAdapter } from '../adapters/sqlite';
-import { createCatalog } from '../src';
-import { generateDatasets } from './generator';
 import { percentile, printTable, type Figure } from './harness';
+import { seedSearchCatalog } from './seed-search';
 
 /**
  * `serve --workers 1` against `serve --workers 2` on the same SQLite catalog, in one run: a mixed load
@@ -19,7 +17,6 @@ import { percentile, printTable, type Figure } from './harness';
  * seconds each side used are printed with the figures.
  */
 
-const ADMIN = 'urn:li:corpuser:admin';
 const HOST = '127.0.0.1';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const LOAD_ENV = 'METACATALOG_BENCH_LOAD';
@@ -306,27 +303,6 @@ interface Run {
   readOnly: LoadReport & { serviceCpu: number };
 }
 
-async function seed(file: string, count: number): Promise<string[]> {
-  const catalog = createCatalog({ adapter: createSqliteAdapter({ filename: file }), superUsers: [ADMIN], jobs: { background: false } });
-  const datasets = [...generateDatasets({ count })];
-  for (let start = 0; start < datasets.length; start += 5_000) {
-    await catalog.entities.upsertMany(
-      ADMIN,
-      datasets
-        .slice(start, start + 5_000)
-        .map((d) => ({ urn: d.urn, aspects: { datasetProperties: { name: d.name, description: d.description } } })),
-    );
-  }
-  await catalog.close();
-  // Search terms: the 40 most frequent description words after the 10 most frequent (which match most datasets).
-  const counts = new Map<string, number>();
-  for (const d of datasets) for (const w of d.description.split(' ')) counts.set(w, (counts.get(w) ?? 0) + 1);
-  return [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .slice(10, 50)
-    .map(([w]) => w);
-}
-
 export async function runHttpWorkersBench(options: { seconds?: number; entities?: number; rounds?: number } = {}): Promise<Figure[]> {
   const dir = mkdtempSync(join(tmpdir(), 'metacatalog-http-workers-'));
   const seconds = options.seconds ?? 10;
@@ -334,7 +310,7 @@ export async function runHttpWorkersBench(options: { seconds?: number; entities?
   const entities = options.entities ?? 20_000;
   try {
     const seeded = join(dir, 'seeded.db');
-    const words = await seed(seeded, entities);
+    const words = await seedSearchCatalog(seeded, entities);
     console.log(
       `http-workers: ${entities} datasets; per run ${seconds} s mixed (64 searchers, 16 writers) then ${seconds} s read-only (64 searchers); ` +
         `${rounds} rounds of --workers 1 and 2, interleaved; ${availableParallelism()} cores, shared by the service and the load generator`,
