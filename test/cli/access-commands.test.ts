@@ -3,27 +3,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from './helpers';
 import { MODES, withMode } from './modes';
+import { FINANCE_POLICY_YAML } from './finance-policy';
 
 afterAll(removeTempDirs);
-
-const POLICY_YAML = `
-name: finance stewards
-type: METADATA
-privileges: [EDIT_ENTITY_PROPERTIES]
-actors: { users: ['urn:li:corpuser:ana'] }
-resources:
-  type: dataset
-  filter:
-    criteria:
-      - { field: structuredProperties.finance.domain, condition: EQUALS, values: [finance] }
-  properties: ['finance.*']
-`;
 
 describe.each(MODES)('policies and service-accounts commands ($name)', (mode) => {
   it('create, list and delete a policy; create, list and disable a service account', { timeout: 60_000 }, async () => {
     await withMode(mode, async (_mc, cli) => {
       const file = join(tempDir(), 'policy.yaml');
-      writeFileSync(file, POLICY_YAML);
+      writeFileSync(file, FINANCE_POLICY_YAML);
       const created = await cli('policies', 'create', '-f', file, '--json');
       expect(created.stderr).toBe('');
       expect(created.code).toBe(0);

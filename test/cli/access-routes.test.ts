@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cliEnv, removeTempDirs, requireBuiltCli, runCli, startServe, tempDir, type CliResult, type Served } from './helpers';
+import { FINANCE_POLICY_YAML } from './finance-policy';
 
 vi.setConfig({ testTimeout: 180_000 });
 
@@ -23,19 +24,6 @@ const s = (value: string) => ({ string: value });
 const PROPERTIES_YAML = ['finance.domain', 'finance.costCenter', 'pii.level']
   .map((id) => `- id: ${id}\n  type: string\n  entity_types: [dataset]\n`)
   .join('');
-
-const POLICY_YAML = `
-name: finance stewards
-type: METADATA
-privileges: [EDIT_ENTITY_PROPERTIES]
-actors: { users: ['${ANA}'] }
-resources:
-  type: dataset
-  filter:
-    criteria:
-      - { field: structuredProperties.finance.domain, condition: EQUALS, values: [finance] }
-  properties: ['finance.*']
-`;
 
 let server: Served;
 let stewardToken = '';
@@ -98,7 +86,7 @@ beforeAll(async () => {
   ];
   const ingested = await asAdmin('ingest', write('datasets.jsonl', `${datasets.join('\n')}\n`));
   expect(ingested.code).toBe(0);
-  const policy = await asAdmin('policies', 'create', '-f', write('policy.yaml', POLICY_YAML));
+  const policy = await asAdmin('policies', 'create', '-f', write('policy.yaml', FINANCE_POLICY_YAML));
   expect(policy.code).toBe(0);
   const token = await asAdmin('tokens', 'create', '--name', 'steward', '--for', ANA);
   expect(token.code).toBe(0);
