@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cliEnv, removeTempDirs, requireBuiltCli, runCli, startServe, tempDir, type CliResult, type Served } from './helpers';
+import { cliEnv, removeTempDirs, requireBuiltCli, runCli, serveInProcess, tempDir, type CliResult, type Served } from './helpers';
 import { FINANCE_POLICY_YAML } from './finance-policy';
 
 vi.setConfig({ testTimeout: 180_000 });
@@ -74,7 +74,7 @@ async function valuesOf(urn: string): Promise<Array<[string, unknown]>> {
 
 beforeAll(async () => {
   requireBuiltCli();
-  server = await startServe();
+  server = await serveInProcess();
   const upserted = await asAdmin('properties', 'upsert', '-f', write('properties.yaml', PROPERTIES_YAML));
   expect(upserted.stderr).toBe('');
   expect(upserted.code).toBe(0);

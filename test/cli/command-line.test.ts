@@ -15,7 +15,7 @@ import {
   requireBuiltCli,
   runCli,
   runCliOnTerminal,
-  startServe,
+  serveInProcess,
   tempDir,
 } from './helpers';
 
@@ -129,7 +129,7 @@ describe('help and usage errors', () => {
 
 describe('reaching a server', () => {
   it('takes the server and token from the environment, then from the file metacatalog init writes', async () => {
-    const server = await startServe();
+    const server = await serveInProcess();
     try {
       const env = cliEnv({ METACATALOG_SERVER: server.url, METACATALOG_TOKEN: server.token });
       const upserted = await runCli(['properties', 'upsert', '-f', EXAMPLE_YAML], { env, spawn: true });

@@ -171,6 +171,28 @@ export async function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv
   };
 }
 
+/**
+ * `serve` (the function behind `metacatalog serve`) in this process, on a temporary SQLite file and a free
+ * loopback port: the remote mode of the command tests. Starting the bin for each test cost about 2 s; the
+ * bin itself, its flags and its signals are tested with `startServe`.
+ */
+export async function serveInProcess(db: string = join(tempDir(), 'served.db')): Promise<Served> {
+  const { serve } = await import('../../src/cli/commands/serve');
+  let out = '';
+  const collect = (text: string): void => void (out += text);
+  const handle = await serve({ db, port: 0, host: '127.0.0.1', accessLog: false }, { stdout: collect, stderr: collect });
+  // A file that existed gets no bootstrap token (empty, as `startServe` gives).
+  const token = /^export METACATALOG_TOKEN=(\S+)$/m.exec(out)?.[1] ?? '';
+  const stop = async (): Promise<void> => {
+    const stopping = handle.stop();
+    // The test's requests are answered: its idle keep-alive connections (this process's fetch pool) need
+    // not wait out the stop's grace for a request already on its way (1 s).
+    handle.server.server.closeIdleConnections();
+    await stopping;
+  };
+  return { url: `${handle.url.replace(/\/$/, '')}/gms`, token, db, stop };
+}
+
 /** `metacatalog serve` on a temporary SQLite file and a free loopback port. */
 export async function startServe(db: string = join(tempDir(), 'served.db')): Promise<Served> {
   const served = await spawnServe(['--db', db, '--quiet'], cliEnv());

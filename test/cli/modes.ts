@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { cliEnv, runCli, startServe, tempDir, type Served } from './helpers';
+import { cliEnv, runCli, serveInProcess, tempDir, type Served } from './helpers';
 
 /**
  * The two ways the CLI reaches a catalog. Each test opens its own: a fresh SQLite file (embedded), or
- * `serve` on a fresh file and a free loopback port (remote, with the bootstrap admin token).
+ * `serve` on a fresh file and a free loopback port (remote, with the bootstrap admin token), run in this process
+ * (the bin's own start is tested in serve.test.ts).
  */
 export interface ModeCatalog {
   /** The arguments that name the catalog: `--db <file>` or `--server <url> --token <token>`. */
@@ -32,7 +33,7 @@ export const MODES: readonly Mode[] = [
   {
     name: 'remote',
     async open() {
-      const server = await startServe();
+      const server = await serveInProcess();
       return { args: ['--server', server.url, '--token', server.token], env: cliEnv(), db: server.db, server, close: () => server.stop() };
     },
   },

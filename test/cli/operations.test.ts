@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADMIN, EXAMPLE_YAML, removeTempDirs, requireBuiltCli, runCli, startServe, withCatalog } from './helpers';
+import { ADMIN, EXAMPLE_YAML, removeTempDirs, requireBuiltCli, runCli, serveInProcess, withCatalog } from './helpers';
 import { MODES, withMode as withModeOf, type ModeCatalog } from './modes';
 
 // Each test runs the CLI as a child process many times (about half a second each, more on a busy machine).
@@ -182,7 +182,7 @@ describe('tokens across the two modes', () => {
     const adminToken = made.stdout.trim();
     const reader = await runCli(['tokens', 'create', '--name', 'reader', '--for', 'urn:li:corpuser:reader', '--db', db]);
     expect(reader.code).toBe(0);
-    const server = await startServe(db);
+    const server = await serveInProcess(db);
     try {
       const listed = await runCli(['properties', 'list', '--server', server.url, '--token', adminToken]);
       expect(listed).toMatchObject({ code: 0, stderr: '' });

@@ -12,7 +12,7 @@ import {
   requireBuiltCli,
   runCli,
   runCliOnTerminal,
-  startServe,
+  serveInProcess,
   tempDir,
   withCatalog,
   type Served,
@@ -152,7 +152,7 @@ describe.runIf(HAS_SCRIPT)('properties import-values on a terminal', () => {
 describe('properties export-values / import-values against a server', () => {
   let served: Served;
   beforeAll(async () => {
-    served = await startServe();
+    served = await serveInProcess();
   });
   afterAll(() => served.stop());
 
