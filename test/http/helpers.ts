@@ -71,7 +71,11 @@ export async function startTestServer(options: { http?: ServerOptions; catalog?:
       offset += ms;
     },
     async close() {
-      await server.close();
+      const closing = server.close();
+      // The test's requests are answered: its idle keep-alive connections need not wait out the stop's
+      // grace for a request already on its way (1 s; test/http/pressure.test.ts tests the stop itself).
+      server.server.closeIdleConnections();
+      await closing;
       await catalog.close();
       rmSync(dir, { recursive: true, force: true });
     },
