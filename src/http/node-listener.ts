@@ -132,9 +132,11 @@ export interface ListenerLifecycle {
   closing(): boolean;
   /** Registers a stream's `cancel` to call at the stop; returns its removal. */
   openStream(cancel: () => void): () => void;
+  /** The work of one request: a stop waits for it to settle even when its client has left. */
+  hold(work: Promise<unknown>): void;
 }
 
-const NO_LIFECYCLE: ListenerLifecycle = { closing: () => false, openStream: () => () => undefined };
+const NO_LIFECYCLE: ListenerLifecycle = { closing: () => false, openStream: () => () => undefined, hold: () => undefined };
 
 /**
  * How long after a refusal for overload (503, `Retry-After: 1`) the next request on the same connection
@@ -156,7 +158,9 @@ export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifec
   const shedAt = new WeakMap<object, number>();
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     const exchange = exchangeOf(req, res);
-    void handler(exchange).then(
+    const work = handler(exchange);
+    lifecycle.hold(work);
+    void work.then(
       (handled) => {
         if (handled.clientGone || res.destroyed) {
           handled.logSent(499, 0);

@@ -8,6 +8,10 @@ import type { ListenerLifecycle } from './node-listener';
  * on another instance); answers in flight are finished with `Connection: close`; idle keep-alive
  * connections are closed; whatever is still open after the bound is cut.
  *
+ * The stop also waits for the work of every request to settle, not only for its answer: a client that
+ * left while its write was running closed its response early, and the owner closing the catalog then
+ * would fail that write half-way through its commit ("the adapter is closed" in the log).
+ *
  * An idle keep-alive connection is closed once its last answer is `IDLE_GRACE_MS` old: a client that
  * sent its next request just as the stop began (still in the socket's buffer, unseen by the parser) gets
  * that request answered (with `Connection: close`) instead of a reset connection.
@@ -25,6 +29,9 @@ export class GracefulShutdown implements ListenerLifecycle {
   private readonly streams = new Set<() => void>();
   private readonly sockets = new Map<Socket, SocketState>();
   private requests = 0;
+  /** Request handlers that have not settled, answered or not. */
+  private working = 0;
+  private workSettled: Array<() => void> = [];
   private stopping: Promise<void> | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
 
@@ -63,6 +70,15 @@ export class GracefulShutdown implements ListenerLifecycle {
     });
   }
 
+  /** The work of one request (its handler): the stop waits for it to settle, whether or not its client stayed. */
+  hold(work: Promise<unknown>): void {
+    this.working++;
+    const settled = () => {
+      if (--this.working === 0) for (const resolve of this.workSettled.splice(0)) resolve();
+    };
+    work.then(settled, settled);
+  }
+
   /** A stream to end at the stop (`cancel` ends it); returns its removal, for a stream that ended by itself. */
   openStream(cancel: () => void): () => void {
     if (this.stopping) {
@@ -75,15 +91,23 @@ export class GracefulShutdown implements ListenerLifecycle {
 
   close(): Promise<void> {
     this.stopping ??= new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.server.closeAllConnections(), this.timeoutMs);
+      // Past the bound, connections are cut and work still running is no longer waited for.
+      const timer = setTimeout(() => {
+        this.server.closeAllConnections();
+        for (const settled of this.workSettled.splice(0)) settled();
+      }, this.timeoutMs);
       timer.unref();
       // net's close, not http's: http's closes idle connections at once, and with them requests already
       // sent on them but not yet read. The listening socket closes now; connections close as they go idle.
       NetServer.prototype.close.call(this.server, () => {
-        clearTimeout(timer);
         if (this.sweepTimer) clearTimeout(this.sweepTimer);
         this.server.closeIdleConnections(); // also stops node's timeout checks of this server
-        resolve();
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        if (this.working === 0) done();
+        else this.workSettled.push(done);
       });
       for (const cancel of [...this.streams]) cancel();
       this.streams.clear();

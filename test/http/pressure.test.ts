@@ -324,3 +324,40 @@ describe('a stop under writers', () => {
     await server.catalog.close();
   });
 });
+
+describe('a stop while a departed client’s write runs', () => {
+  it('waits for the write to finish before it resolves, so the catalog is not closed under it', async () => {
+    const inner = createMemoryAdapter();
+    let commitStarted!: () => void;
+    const started = new Promise<void>((resolve) => (commitStarted = resolve));
+    let commitFinishedAt = Number.NaN;
+    // The write's commit takes 300 ms: the client leaves and the stop begins while it runs.
+    const adapter = Object.assign(Object.create(inner) as typeof inner, {
+      commit: async (batch: Parameters<typeof inner.commit>[0]) => {
+        if (!JSON.stringify(batch).includes('departed')) return inner.commit(batch);
+        commitStarted();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const result = await inner.commit(batch);
+        commitFinishedAt = performance.now();
+        return result;
+      },
+    });
+    const server = await startTestServer({ catalog: { adapter } });
+    const urn = DATASET.replace('sales.orders', 'departed');
+    const req = httpRequest(`${server.url}/openapi/v2/entity/dataset/${encodeURIComponent(urn)}/datasetProperties`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    });
+    req.on('error', () => undefined); // the client hangs up on purpose
+    req.end(JSON.stringify({ name: 'departed' }));
+    await started;
+    req.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the server sees the connection close
+    await server.server.close();
+    const closedAt = performance.now();
+    expect(commitFinishedAt).toBeLessThanOrEqual(closedAt);
+    expect(server.errors).toEqual([]);
+    expect(await server.catalog.entities.get(ADMIN, urn)).toBeDefined();
+    await server.catalog.close();
+  });
+});
