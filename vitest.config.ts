@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 const require = createRequire(import.meta.url);
 
@@ -35,6 +36,8 @@ export default defineConfig({
     // stopping its server): no child outlives its file.
     setupFiles: ['test/support/kill-children.ts'],
     pool: 'forks',
+    // Longest files first, by committed durations: a fresh clone has no record of the last run.
+    sequence: { sequencer: LongestFirstSequencer },
     // Many files wait on processes they spawn, servers and PostgreSQL, but the run as a whole is CPU-bound on
     // two cores: four forks keep both busy, and each fork more would transform and import the library again.
     maxWorkers: 4,
