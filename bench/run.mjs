@@ -87,6 +87,8 @@ const loadOptions = {
   ...(option('max-requests') ? { maxRequests: Number(option('max-requests')) } : {}),
 };
 
+// edges-storage: --only embedded,fresh,warm picks its parts (the same as METACATALOG_BENCH_EDGES; each part's workload unchanged).
+if (option('only') && selected.includes('edges-storage')) process.env.METACATALOG_BENCH_EDGES = option('only');
 // Inside the project so the bundles resolve the external modules from node_modules.
 const out = join(here, '.build');
 mkdirSync(out, { recursive: true });

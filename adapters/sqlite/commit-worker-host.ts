@@ -153,8 +153,10 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   const inFlight = new Map<number, Queued[]>();
   let nextId = 1;
   let scheduled = false;
-  /** Groups whose writers are being acknowledged one turn at a time (acknowledge). */
-  let acknowledging = 0;
+  /** Writers whose outcome is known and who have not heard yet, in order: told one per turn (acknowledge). */
+  const unacknowledged: Array<() => void> = [];
+  /** Whether the turn that tells the next writer is scheduled. */
+  let acknowledging = false;
   let closing = false;
   /** Once set, every write is refused with it (the thread could not be started again). */
   let failure: Error | undefined;
@@ -226,7 +228,6 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   }
 
   function answer(groups: ReadonlyArray<{ id: number; outcomes: ReadonlyArray<{ ok: boolean; error?: unknown }> }>): void {
-    const settle: Array<() => void> = [];
     for (const { id, outcomes } of groups) {
       const items = inFlight.get(id);
       if (!items) continue;
@@ -235,30 +236,31 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
         const outcome = outcomes[i]!;
         if (!outcome.ok) {
           const error = deserializeError((outcome as { error: Parameters<typeof deserializeError>[0] }).error);
-          settle.push(() => item.reject(error));
+          unacknowledged.push(() => item.reject(error));
         } else {
           committed(item.batch);
-          settle.push(item.resolve);
+          unacknowledged.push(item.resolve);
         }
       });
     }
-    if (settle.length) acknowledge(settle);
-    notifyIdle();
+    acknowledge();
   }
 
   /**
-   * Each writer hears back on its own turn of the event loop: a writer goes on (its next request's work)
-   * as soon as it is acknowledged, and sixteen of them at once would hold the host's loop for all of
-   * their work together; the timers and I/O due meanwhile run between them.
+   * Each writer hears back on a turn of the event loop of its own, in the order the outcomes arrived: a
+   * writer goes on (its next request's work) as soon as it is acknowledged, and sixteen of them at once
+   * would hold the host's loop for all of their work together. One queue for every group: the answers of
+   * several transactions (several messages handled in one turn, or a group answered while the previous
+   * one's writers are still being told) never tell two writers in the same turn. The message's own turn
+   * tells none: the timers and I/O due meanwhile run first.
    */
-  function acknowledge(settle: Array<() => void>): void {
-    settle.shift()!();
-    if (settle.length === 0) return;
-    acknowledging++;
+  function acknowledge(): void {
+    if (acknowledging || unacknowledged.length === 0) return notifyIdle();
+    acknowledging = true;
     setImmediate(() => {
-      acknowledging--;
-      acknowledge(settle);
-      notifyIdle();
+      acknowledging = false;
+      unacknowledged.shift()!();
+      acknowledge();
     });
   }
 
@@ -319,7 +321,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   }
 
   function notifyIdle(): void {
-    if (inFlight.size || queue.length || starting || acknowledging) return;
+    if (inFlight.size || queue.length || starting || acknowledging || unacknowledged.length) return;
     thread?.unref();
     for (const resolve of idle.splice(0)) resolve();
   }
