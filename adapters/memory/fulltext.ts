@@ -9,7 +9,15 @@
  * upserts and removes produced that set.
  */
 import { LUNR_ANALYZER, type FullTextAnalyzer } from './fulltext-analysis';
-import { createPostings, removeDocument, termIdOf, upsertDocument, type AnalysedDocument, type Postings } from './fulltext-postings';
+import {
+  createPostings,
+  removeDocument,
+  settle,
+  termIdOf,
+  upsertDocument,
+  type AnalysedDocument,
+  type Postings,
+} from './fulltext-postings';
 import { scorePostings } from './fulltext-query';
 import { UNRESOLVED, TokenTable } from './fulltext-tokens';
 
@@ -69,6 +77,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
     const terms = analyzer.queryTerms(query);
     if (terms === undefined) return undefined;
+    settle(postings);
     return scorePostings(postings, boosts, terms, searchOptions.requireAllTerms === true);
   }
 
