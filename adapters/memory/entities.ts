@@ -156,7 +156,29 @@ export class EntityStore {
    */
   private readonly lastMetadata = new Map<string, Array<{ text: string; known: JsonObject | undefined }>>();
 
+  /** Counts commits (`startCommit`): what is remembered by object identity holds within one commit only. */
+  private commitSerial = 0;
+  /**
+   * The system metadata object stored last and its text, in the commit `serial`: the domain hands the
+   * entities of one write that name the same properties one shared object, which nobody can change
+   * while the commit runs, so the same object within a commit has the same text (nothing compared).
+   */
+  private lastMetadataObject: { serial: number; name: string; value: JsonObject; text: string } | undefined;
+
+  /** Called before each commit's writes. */
+  startCommit(): void {
+    this.commitSerial += 1;
+  }
+
   private metadataText(name: string, metadata: JsonObject): string {
+    const last = this.lastMetadataObject;
+    if (last !== undefined && last.value === metadata && last.serial === this.commitSerial && last.name === name) return last.text;
+    const text = this.metadataTextOf(name, metadata);
+    this.lastMetadataObject = { serial: this.commitSerial, name, value: metadata, text };
+    return text;
+  }
+
+  private metadataTextOf(name: string, metadata: JsonObject): string {
     let recent = this.lastMetadata.get(name);
     if (recent !== undefined) for (const { text, known } of recent) if (known !== undefined && sameJson(metadata, known)) return text;
     const text = this.texts.text(toJsonText(metadata));

@@ -112,21 +112,20 @@ export function settle(postings: Postings): void {
     for (let i = 0; i < count; i++) postingsOf[terms[i]!]!.push(values[i]!);
     return;
   }
-  // Many: grouped by term (a counting sort, stable), so each term's postings are reached once.
-  const starts = new Int32Array(termCount + 1);
-  for (let i = 0; i < count; i++) starts[terms[i]! + 1]! += 1;
-  for (let term = 0; term < termCount; term++) starts[term + 1]! += starts[term]!;
-  const order = new Int32Array(count);
-  for (let i = 0; i < count; i++) order[starts[terms[i]!]!++] = i;
-  let term = -1;
-  let termPostings: TermPostings | undefined;
-  for (let k = 0; k < count; k++) {
-    const i = order[k]!;
-    if (terms[i] !== term) {
-      term = terms[i]!;
-      termPostings = postingsOf[term]!;
-    }
-    termPostings!.push(values[i]!);
+  // Many: grouped by term (a counting sort, stable), so each term's postings are reached once; the
+  // postings are moved in one sequential pass, not read back in term order from all over `pending`.
+  const ends = new Int32Array(termCount);
+  for (let i = 0; i < count; i++) ends[terms[i]!]! += 1;
+  for (let term = 1; term < termCount; term++) ends[term]! += ends[term - 1]!;
+  const sorted = new Float64Array(count);
+  // Filled from the back, so that each term's postings keep their write order.
+  for (let i = count - 1; i >= 0; i--) sorted[--ends[terms[i]!]!] = values[i]!;
+  for (let term = 0; term < termCount; term++) {
+    const from = ends[term]!;
+    const to = term + 1 < termCount ? ends[term + 1]! : count;
+    if (from === to) continue;
+    const termPostings = postingsOf[term]!;
+    for (let k = from; k < to; k++) termPostings.push(sorted[k]!);
   }
 }
 
