@@ -72,6 +72,8 @@ export interface Postings {
    * arrays scattered over the heap, a cache miss each). Bounded: settled when full.
    */
   pending: { terms: Int32Array; postings: Float64Array; count: number };
+  /** Terms released from the vocabulary so far (only grows): while it stands still, no term id went stale. */
+  releases: number;
 }
 
 /** Postings kept waiting at most (12 MB): a write past it settles them. */
@@ -93,6 +95,7 @@ export function createPostings(fieldCount: number): Postings {
     totalLengths: Array.from({ length: fieldCount }, () => 0),
     termLengths: new Int32Array(1024),
     pending: { terms: new Int32Array(1024), postings: new Float64Array(1024), count: 0 },
+    releases: 0,
   };
 }
 
@@ -287,6 +290,7 @@ function releaseEmpty(postings: Postings, emptied: readonly number[]): void {
     postingsOf[termId] = undefined;
     generations[termId]! += 1;
     freeTermIds.push(termId);
+    postings.releases += 1;
   }
 }
 
