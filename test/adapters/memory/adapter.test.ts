@@ -176,6 +176,24 @@ describe('memory adapter: entities', () => {
     expect(second?.aspects.datasetProperties?.systemMetadata).toBeUndefined();
   });
 
+  it('stores the system metadata one object holds at each commit, when entities of a commit share the object', async () => {
+    const adapter = await opened();
+    const [a, b, c] = datasetUrns('shared-a', 'shared-b', 'shared-c');
+    // One object for the entities of a write, as the domain hands it over; changed in place before the next commit.
+    const shared: JsonObject = { runId: 'r1', properties: { k: 'v' } };
+    const withMetadata = (urn: string): EntityWrite => ({ ...create(urn), put: [aspect('datasetProperties', { name: urn }, 1, shared)] });
+    await adapter.commit({ entities: [withMetadata(a), withMetadata(b)] });
+    shared.runId = 'r2';
+    (shared.properties as JsonObject).k = 'changed';
+    await adapter.commit({ entities: [withMetadata(c)] });
+    const read = await adapter.readEntities([a, b, c]);
+    expect(read.map((e) => e.aspects.datasetProperties?.systemMetadata)).toEqual([
+      { runId: 'r1', properties: { k: 'v' } },
+      { runId: 'r1', properties: { k: 'v' } },
+      { runId: 'r2', properties: { k: 'changed' } },
+    ]);
+  });
+
   it('reads in the order asked, once per URN, leaving unknown URNs out and limiting aspects', async () => {
     const adapter = await opened();
     const [a, b, c] = [datasetUrn('a'), datasetUrn('b'), datasetUrn('c')];
