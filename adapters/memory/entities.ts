@@ -159,11 +159,12 @@ export class EntityStore {
   /** Counts commits (`startCommit`): what is remembered by object identity holds within one commit only. */
   private commitSerial = 0;
   /**
-   * The system metadata object stored last and its text, in the commit `serial`: the domain hands the
-   * entities of one write that name the same properties one shared object, which nobody can change
-   * while the commit runs, so the same object within a commit has the same text (nothing compared).
+   * The system metadata objects stored in the commit `serial` (the last few) with their texts: the
+   * domain hands the entities of one write that name the same properties one shared object (a few
+   * objects for a few sets of properties), which nobody can change while the commit runs, so the same
+   * object within a commit has the same text (nothing compared).
    */
-  private lastMetadataObject: { serial: number; name: string; value: JsonObject; text: string } | undefined;
+  private commitMetadata: { serial: number; seen: Array<{ name: string; value: JsonObject; text: string }> } = { serial: 0, seen: [] };
 
   /** Called before each commit's writes. */
   startCommit(): void {
@@ -171,10 +172,15 @@ export class EntityStore {
   }
 
   private metadataText(name: string, metadata: JsonObject): string {
-    const last = this.lastMetadataObject;
-    if (last !== undefined && last.value === metadata && last.serial === this.commitSerial && last.name === name) return last.text;
+    const known = this.commitMetadata;
+    if (known.serial !== this.commitSerial) {
+      known.serial = this.commitSerial;
+      known.seen.length = 0;
+    }
+    for (const seen of known.seen) if (seen.value === metadata && seen.name === name) return seen.text;
     const text = this.metadataTextOf(name, metadata);
-    this.lastMetadataObject = { serial: this.commitSerial, name, value: metadata, text };
+    if (known.seen.length >= 8) known.seen.shift();
+    known.seen.push({ name, value: metadata, text });
     return text;
   }
 
