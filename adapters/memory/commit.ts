@@ -23,6 +23,7 @@ export interface CommitStores {
  */
 export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): void {
   checkBatch(stores, batch);
+  stores.entities.startCommit();
   const log = new UndoLog();
   const searchChanges: Array<[string, SearchDocument | undefined]> = [];
   /** The JSON texts of the aspect values written, by object: the events carry the same objects. */

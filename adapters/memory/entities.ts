@@ -156,7 +156,35 @@ export class EntityStore {
    */
   private readonly lastMetadata = new Map<string, Array<{ text: string; known: JsonObject | undefined }>>();
 
+  /** Counts commits (`startCommit`): what is remembered by object identity holds within one commit only. */
+  private commitSerial = 0;
+  /**
+   * The system metadata objects stored in the commit `serial` (the last few) with their texts: the
+   * domain hands the entities of one write that name the same properties one shared object (a few
+   * objects for a few sets of properties), which nobody can change while the commit runs, so the same
+   * object within a commit has the same text (nothing compared).
+   */
+  private commitMetadata: { serial: number; seen: Array<{ name: string; value: JsonObject; text: string }> } = { serial: 0, seen: [] };
+
+  /** Called before each commit's writes. */
+  startCommit(): void {
+    this.commitSerial += 1;
+  }
+
   private metadataText(name: string, metadata: JsonObject): string {
+    const known = this.commitMetadata;
+    if (known.serial !== this.commitSerial) {
+      known.serial = this.commitSerial;
+      known.seen.length = 0;
+    }
+    for (const seen of known.seen) if (seen.value === metadata && seen.name === name) return seen.text;
+    const text = this.metadataTextOf(name, metadata);
+    if (known.seen.length >= 8) known.seen.shift();
+    known.seen.push({ name, value: metadata, text });
+    return text;
+  }
+
+  private metadataTextOf(name: string, metadata: JsonObject): string {
     let recent = this.lastMetadata.get(name);
     if (recent !== undefined) for (const { text, known } of recent) if (known !== undefined && sameJson(metadata, known)) return text;
     const text = this.texts.text(toJsonText(metadata));

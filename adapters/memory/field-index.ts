@@ -35,6 +35,8 @@ export class FieldIndex {
   private readonly stringOrder: ValueOrder;
   /** Scope key (see `scopeKey`) → documents per value id, and how many documents the scope has here. */
   private readonly countsByScope = new Map<string, { byId: Int32Array; documents: number }>();
+  /** The scope `add` counted in last, while it still has documents here (else it left `countsByScope`). */
+  private lastCounts: { scope: string; counts: { byId: Int32Array; documents: number } } | undefined;
 
   constructor() {
     const valueOf = (id: number): IndexedValue => this.valueOfId[id]!;
@@ -183,11 +185,15 @@ export class FieldIndex {
   }
 
   private scopeCounts(scope: string): { byId: Int32Array; documents: number } {
+    // A bulk load adds documents of one scope after another: the last one is kept at hand.
+    const last = this.lastCounts;
+    if (last !== undefined && last.scope === scope && last.counts.documents > 0) return last.counts;
     let counts = this.countsByScope.get(scope);
     if (!counts) {
       counts = { byId: new Int32Array(Math.max(16, this.valueOfId.length)), documents: 0 };
       this.countsByScope.set(scope, counts);
     }
+    this.lastCounts = { scope, counts };
     return counts;
   }
 

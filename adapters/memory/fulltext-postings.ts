@@ -60,7 +60,24 @@ export interface Postings {
   readonly termsBySlot: (DocumentTerms | undefined)[];
   // Sums of field lengths, so average field lengths stay exact under removal (integers, no drift).
   readonly totalLengths: number[];
+  /**
+   * [term id]: the number of postings of the term, those waiting in `pending` included: where the
+   * next posting of the term goes. Read instead of the term's postings, which a write does not touch.
+   */
+  termLengths: Int32Array;
+  /**
+   * Postings written since the index was last read, in write order: (term id, posting) pairs that
+   * `settle` appends to their terms' postings, grouped by term. A bulk load touches each term's
+   * postings once per settle instead of once per document (every document reached some twenty-five
+   * arrays scattered over the heap, a cache miss each). Bounded: settled when full.
+   */
+  pending: { terms: Int32Array; postings: Float64Array; count: number };
+  /** Terms released from the vocabulary so far (only grows): while it stands still, no term id went stale. */
+  releases: number;
 }
+
+/** Postings kept waiting at most (12 MB): a write past it settles them. */
+const PENDING_LIMIT = 1 << 20;
 
 export function createPostings(fieldCount: number): Postings {
   return {
@@ -76,7 +93,63 @@ export function createPostings(fieldCount: number): Postings {
     fieldLengths: Array.from({ length: fieldCount }, () => []),
     termsBySlot: [],
     totalLengths: Array.from({ length: fieldCount }, () => 0),
+    termLengths: new Int32Array(1024),
+    pending: { terms: new Int32Array(1024), postings: new Float64Array(1024), count: 0 },
+    releases: 0,
   };
+}
+
+/**
+ * Appends the postings written since the last read to their terms' postings (in write order per
+ * term, the positions the documents recorded). Every reader of `postingsOf`, and every change of a
+ * stored document, calls this first.
+ */
+export function settle(postings: Postings): void {
+  const { pending, postingsOf } = postings;
+  const { count, terms, postings: values } = pending;
+  if (count === 0) return;
+  pending.count = 0;
+  const termCount = postingsOf.length;
+  if (count * 4 < termCount) {
+    // Few: in write order, term by term as they come.
+    for (let i = 0; i < count; i++) postingsOf[terms[i]!]!.push(values[i]!);
+    return;
+  }
+  // Many: grouped by term (a counting sort, stable), so each term's postings are reached once; the
+  // postings are moved in one sequential pass, not read back in term order from all over `pending`.
+  const ends = new Int32Array(termCount);
+  for (let i = 0; i < count; i++) ends[terms[i]!]! += 1;
+  for (let term = 1; term < termCount; term++) ends[term]! += ends[term - 1]!;
+  const sorted = new Float64Array(count);
+  // Filled from the back, so that each term's postings keep their write order.
+  for (let i = count - 1; i >= 0; i--) sorted[--ends[terms[i]!]!] = values[i]!;
+  for (let term = 0; term < termCount; term++) {
+    const from = ends[term]!;
+    const to = term + 1 < termCount ? ends[term + 1]! : count;
+    if (from === to) continue;
+    const termPostings = postingsOf[term]!;
+    for (let k = from; k < to; k++) termPostings.push(sorted[k]!);
+  }
+}
+
+/** Queues one posting of a term; returns its position in the term's postings. */
+function addPosting(postings: Postings, termId: number, posting: number): number {
+  const { pending } = postings;
+  if (pending.count === pending.terms.length) {
+    if (pending.count >= PENDING_LIMIT) settle(postings);
+    else {
+      const terms = new Int32Array(pending.count * 2);
+      terms.set(pending.terms);
+      pending.terms = terms;
+      const values = new Float64Array(pending.count * 2);
+      values.set(pending.postings);
+      pending.postings = values;
+    }
+  }
+  pending.terms[pending.count] = termId;
+  pending.postings[pending.count] = posting;
+  pending.count += 1;
+  return postings.termLengths[termId]!++;
 }
 
 /**
@@ -91,16 +164,23 @@ export function termIdOf(postings: Postings, term: string): number {
     postings.termOf[id] = term;
     postings.postingsOf[id] = [];
     postings.generations[id] ??= 0;
+    if (id >= postings.termLengths.length) {
+      const lengths = new Int32Array(Math.max(id + 1, postings.termLengths.length * 2));
+      lengths.set(postings.termLengths);
+      postings.termLengths = lengths;
+    }
+    postings.termLengths[id] = 0;
   }
   return id;
 }
 
 /** Stores an analysed document, replacing any earlier version. */
 export function upsertDocument(postings: Postings, id: string, document: AnalysedDocument): void {
-  const { fieldCount, postingsOf, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } = postings;
+  const { fieldCount, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } = postings;
   const { lengths, starts, terms, frequencies } = document;
   const distinct = starts[fieldCount]!;
   const existing = slotById.get(id);
+  if (existing !== undefined) settle(postings);
   // A document whose terms did not change (a write of other aspects) stays as it is.
   if (existing !== undefined && holds(postings, existing, document)) return;
   // Terms the old version alone held leave the vocabulary only after the new version is in: the
@@ -123,9 +203,8 @@ export function upsertDocument(postings: Postings, id: string, document: Analyse
     const key = slot * fieldCount + fieldIndex;
     for (let i = starts[fieldIndex]!; i < starts[fieldIndex + 1]!; i++) {
       const termId = terms[i]!;
-      const termPostings = postingsOf[termId]!;
-      entries[i] = termId * POSITION_SPACE + termPostings.length;
-      termPostings.push(key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1));
+      const position = addPosting(postings, termId, key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1));
+      entries[i] = termId * POSITION_SPACE + position;
     }
   }
   termsBySlot[slot] = entries;
@@ -156,14 +235,18 @@ function holds(postings: Postings, slot: number, document: AnalysedDocument): bo
 export function removeDocument(postings: Postings, id: string): void {
   const slot = postings.slotById.get(id);
   if (slot === undefined) return;
+  settle(postings);
   const emptied: number[] = [];
   detach(postings, id, slot, emptied);
   releaseEmpty(postings, emptied);
 }
 
-/** Takes the document out of its slot and its postings; terms left without postings go to `emptied`. */
+/**
+ * Takes the document out of its slot and its postings (settled); terms left without postings go to
+ * `emptied`.
+ */
 function detach(postings: Postings, id: string, slot: number, emptied: number[]): void {
-  const { fieldCount, postingsOf, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } = postings;
+  const { fieldCount, postingsOf, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths, termLengths } = postings;
   slotById.delete(id);
   idBySlot[slot] = undefined;
   freeSlots.push(slot);
@@ -186,6 +269,7 @@ function detach(postings: Postings, id: string, slot: number, emptied: number[])
       if (at >= 0) other[at] = termId * POSITION_SPACE + position;
     }
     termPostings.length = last;
+    termLengths[termId] = last;
     if (last === 0) emptied.push(termId);
   }
   // Only now: a posting moved within the same document (a term in two of its fields) updates it above.
@@ -197,17 +281,20 @@ function detach(postings: Postings, id: string, slot: number, emptied: number[])
  * score normalisation) only counts terms that exist in the index.
  */
 function releaseEmpty(postings: Postings, emptied: readonly number[]): void {
-  const { termIds, postingsOf, termOf, generations, freeTermIds } = postings;
+  const { termIds, postingsOf, termOf, generations, freeTermIds, termLengths } = postings;
   for (const termId of emptied) {
-    if (postingsOf[termId]!.length > 0) continue;
+    // Counted with the postings still waiting: the new version of a replaced document may hold the term.
+    if (termLengths[termId]! > 0) continue;
     termIds.delete(termOf[termId]!);
     termOf[termId] = undefined;
     postingsOf[termId] = undefined;
     generations[termId]! += 1;
     freeTermIds.push(termId);
+    postings.releases += 1;
   }
 }
 
+/** The postings of a term (call `settle` first). */
 export function postingsFor(postings: Postings, term: string): TermPostings | undefined {
   const id = postings.termIds.get(term);
   return id === undefined ? undefined : postings.postingsOf[id];

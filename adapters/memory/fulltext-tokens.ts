@@ -10,8 +10,10 @@
 const ENTRY_LIMIT = 1 << 16;
 /** Entries room is made for at first; doubled as tokens come (an index of a few documents stays small). */
 const INITIAL_ENTRIES = 1 << 10;
-/** `termIds` of an entry whose term was not looked up in the vocabulary yet. */
+/** The term id of an entry whose term was not looked up in the vocabulary yet. */
 export const UNRESOLVED = -1;
+/** Numbers per entry in `resolutions`: the term id, the id's generation and the vocabulary's releases then. */
+export const RESOLUTION_STRIDE = 4;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -20,17 +22,21 @@ const FNV_PRIME = 0x01000193;
 export type TokenVisitor = (entry: number) => void;
 
 export class TokenTable {
-  /** Slot → entry + 1 (0: empty): a power of two of slots, at most half of them used. */
-  private slots = new Int32Array(INITIAL_ENTRIES * 2);
-  /** Slot → the token's hash (compared before the characters). */
-  private hashes = new Int32Array(INITIAL_ENTRIES * 2);
+  /**
+   * Per slot, side by side (one cache line): entry + 1 (0: empty) and the token's hash (compared
+   * before the characters). A power of two of slots, at most half of them used.
+   */
+  private slots = new Int32Array(INITIAL_ENTRIES * 4);
   private mask = INITIAL_ENTRIES * 2 - 1;
   /** Entry → its token (lower-case), its index term (null: dropped). */
   private readonly tokens: string[] = [];
   readonly terms: Array<string | null> = [];
-  /** Entry → the term's id when last resolved, with the vocabulary's generation of that id then. */
-  termIds = new Int32Array(INITIAL_ENTRIES).fill(UNRESOLVED);
-  generations = new Int32Array(INITIAL_ENTRIES);
+  /**
+   * Per entry (`RESOLUTION_STRIDE` numbers, side by side): the term's id when last resolved
+   * (UNRESOLVED at first), the vocabulary's generation of that id then, and how many terms the
+   * vocabulary had released then (while none was released since, the id is known good unread).
+   */
+  resolutions = newResolutions(INITIAL_ENTRIES);
 
   constructor(private readonly termOfToken: (token: string) => string | null) {}
 
@@ -72,18 +78,19 @@ export class TokenTable {
 
   private find(text: string, start: number, end: number, hash: number, fold: boolean): number {
     const length = end - start;
-    let slot = hash & this.mask;
+    const { slots, mask } = this;
+    let slot = hash & mask;
     for (;;) {
-      const stored = this.slots[slot]!;
+      const stored = slots[slot * 2]!;
       if (stored === 0) break;
-      if (this.hashes[slot] === hash) {
+      if (slots[slot * 2 + 1] === hash) {
         const token = this.tokens[stored - 1]!;
         if (token.length === length && sameChars(token, text, start, fold)) return stored - 1;
       }
-      slot = (slot + 1) & this.mask;
+      slot = (slot + 1) & mask;
     }
     // First sight: cut the token out once and ask the analyzer what it stands for.
-    if (this.tokens.length === this.termIds.length) {
+    if (this.tokens.length * RESOLUTION_STRIDE === this.resolutions.length) {
       if (this.tokens.length >= ENTRY_LIMIT) this.clear();
       else this.grow();
       return this.find(text, start, end, hash, fold);
@@ -93,9 +100,9 @@ export class TokenTable {
     const entry = this.tokens.length;
     this.tokens.push(token);
     this.terms.push(this.termOfToken(token));
-    this.termIds[entry] = UNRESOLVED;
-    this.slots[slot] = entry + 1;
-    this.hashes[slot] = hash;
+    this.resolutions[entry * RESOLUTION_STRIDE] = UNRESOLVED;
+    slots[slot * 2] = entry + 1;
+    slots[slot * 2 + 1] = hash;
     return entry;
   }
 
@@ -107,28 +114,35 @@ export class TokenTable {
 
   /** Twice the room: the entries keep their numbers, the slots are filled again from the hashes. */
   private grow(): void {
-    const entries = this.termIds.length * 2;
-    const termIds = new Int32Array(entries).fill(UNRESOLVED);
-    termIds.set(this.termIds);
-    this.termIds = termIds;
-    const generations = new Int32Array(entries);
-    generations.set(this.generations);
-    this.generations = generations;
-    const oldSlots = this.slots;
-    const oldHashes = this.hashes;
-    this.slots = new Int32Array(entries * 2);
-    this.hashes = new Int32Array(entries * 2);
-    this.mask = entries * 2 - 1;
-    for (let i = 0; i < oldSlots.length; i++) {
-      const stored = oldSlots[i]!;
+    const entries = (this.resolutions.length / RESOLUTION_STRIDE) * 2;
+    const resolutions = newResolutions(entries);
+    resolutions.set(this.resolutions);
+    this.resolutions = resolutions;
+    const old = this.slots;
+    const slots = new Int32Array(entries * 4);
+    const mask = entries * 2 - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const stored = old[i]!;
       if (stored === 0) continue;
-      const hash = oldHashes[i]!;
-      let slot = hash & this.mask;
-      while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
-      this.slots[slot] = stored;
-      this.hashes[slot] = hash;
+      const hash = old[i + 1]!;
+      let slot = hash & mask;
+      while (slots[slot * 2] !== 0) slot = (slot + 1) & mask;
+      slots[slot * 2] = stored;
+      slots[slot * 2 + 1] = hash;
     }
+    this.slots = slots;
+    this.mask = mask;
   }
+}
+
+/**
+ * Room for `entries` resolutions, every one UNRESOLVED. Doubles: the count of released terms only
+ * grows, and a double holds it exactly for as long as any index lives.
+ */
+function newResolutions(entries: number): Float64Array {
+  const resolutions = new Float64Array(entries * RESOLUTION_STRIDE);
+  for (let at = 0; at < resolutions.length; at += RESOLUTION_STRIDE) resolutions[at] = UNRESOLVED;
+  return resolutions;
 }
 
 function isWordCode(code: number): boolean {

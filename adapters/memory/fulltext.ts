@@ -9,9 +9,20 @@
  * upserts and removes produced that set.
  */
 import { LUNR_ANALYZER, type FullTextAnalyzer } from './fulltext-analysis';
-import { createPostings, removeDocument, termIdOf, upsertDocument, type AnalysedDocument, type Postings } from './fulltext-postings';
+import {
+  createPostings,
+  removeDocument,
+  settle,
+  termIdOf,
+  upsertDocument,
+  type AnalysedDocument,
+  type Postings,
+} from './fulltext-postings';
 import { scorePostings } from './fulltext-query';
-import { UNRESOLVED, TokenTable } from './fulltext-tokens';
+import { RESOLUTION_STRIDE, UNRESOLVED, TokenTable } from './fulltext-tokens';
+
+/** The term id of a token entry the analyzer drops (a stop word): it adds no term. */
+const DROPPED = -2;
 
 export type { FullTextAnalyzer } from './fulltext-analysis';
 
@@ -69,6 +80,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
     const terms = analyzer.queryTerms(query);
     if (terms === undefined) return undefined;
+    settle(postings);
     return scorePostings(postings, boosts, terms, searchOptions.requireAllTerms === true);
   }
 
@@ -148,23 +160,37 @@ function documentAnalysis(postings: Postings, analyzer: FullTextAnalyzer): (valu
     count++;
   }
 
-  /** A token's term id through its table entry: remembered unless the id left the vocabulary since. */
+  /**
+   * A token's term id through its table entry: remembered, and known good while the vocabulary
+   * released no term since; else good unless the id left the vocabulary since (its generation moved).
+   */
   function addEntry(entry: number): void {
-    const t = table!;
-    let termId = t.termIds[entry]!;
-    if (termId === UNRESOLVED) {
-      const term = t.terms[entry]!;
-      if (term === null) return;
-      termId = termIdOf(postings, term);
-      t.termIds[entry] = termId;
-      t.generations[entry] = generations[termId]!;
-    } else if (generations[termId] !== t.generations[entry]) {
-      // The id left the vocabulary (and may name another term now).
-      termId = termIdOf(postings, t.terms[entry]!);
-      t.termIds[entry] = termId;
-      t.generations[entry] = generations[termId]!;
+    const resolutions = table!.resolutions;
+    const at = entry * RESOLUTION_STRIDE;
+    const termId = resolutions[at]!;
+    if (termId >= 0 && resolutions[at + 2] === postings.releases) addTerm(termId);
+    else if (termId !== DROPPED) {
+      const resolved = resolve(entry, resolutions, at, termId);
+      if (resolved !== DROPPED) addTerm(resolved);
     }
-    addTerm(termId);
+  }
+
+  /** The entry's term id, looked up again where it may be stale (and remembered); DROPPED: no term. */
+  function resolve(entry: number, resolutions: Float64Array, at: number, remembered: number): number {
+    let termId = remembered;
+    if (termId === UNRESOLVED || generations[termId] !== resolutions[at + 1]) {
+      // Never looked up, or the id left the vocabulary (and may name another term now).
+      const term = table!.terms[entry]!;
+      if (term === null) {
+        resolutions[at] = DROPPED;
+        return DROPPED;
+      }
+      termId = termIdOf(postings, term);
+      resolutions[at] = termId;
+      resolutions[at + 1] = generations[termId]!;
+    }
+    resolutions[at + 2] = postings.releases;
+    return termId;
   }
 
   return (values) => {

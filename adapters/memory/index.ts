@@ -15,9 +15,10 @@ export interface MemoryAdapterOptions extends FaultInjectionOptions {
    */
   now?: () => number;
   /**
-   * Change feed bounds: at most this many events (default 10,000, about 13 MB of heap for datasets
-   * with five structured properties; a host that follows a long feed in memory passes more, such as
-   * 100,000 for about 130 MB) and kept versions per aspect (default 100).
+   * Change feed bounds: at most this many events (default 10,000, at most about 13 MB of heap for
+   * datasets with five structured properties, far less while the entities still hold the values the
+   * events carry; a host that follows a long feed in memory passes more, such as 100,000 for at most
+   * about 130 MB) and kept versions per aspect (default 100).
    */
   maxChangeEvents?: number;
   maxAspectVersions?: number;

@@ -50,6 +50,9 @@ export function createDocumentIndex(): DocumentIndex {
    */
   const fieldsBySlot: Array<readonly FieldRef[] | undefined> = [];
   const sharedFieldLists = new Map<string, Array<readonly FieldRef[]>>();
+  /** The fields of the document being indexed (reused: a document has a handful). */
+  const scratchKeys: string[] = [];
+  const scratchProperties: Array<SearchDocument['properties'][number] | undefined> = [];
 
   /** Takes the slot out of one field index; an index left empty goes, with its property entry. */
   function removeFrom(key: string, slot: number, scope: string, property?: { propertyUrn: string; definitionKey: string }): void {
@@ -88,42 +91,86 @@ export function createDocumentIndex(): DocumentIndex {
     const slot = table.put(document);
     const scope = scopeKey(document.entityType, document.removed);
     scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
-    const indexed = documentValues(document);
-    // forEach, not for...of: no [key, value] array per field.
-    indexed.forEach(({ values }, key) => {
-      let field = fields.get(key);
-      if (!field) {
-        field = new FieldIndex();
-        fields.set(key, field);
-      }
-      field.add(slot, values, scope);
-    });
-    fieldsBySlot[slot] = fieldListOf(indexed);
-    for (const property of document.properties) {
-      if (property.values.length === 0) continue;
-      let byKey = propertyFields.get(property.propertyUrn);
-      if (byKey?.has(property.definitionKey)) continue;
-      if (!byKey) {
-        byKey = new Map();
-        propertyFields.set(property.propertyUrn, byKey);
-      }
-      byKey.set(property.definitionKey, fields.get(propertyKey(property.propertyUrn, property.definitionKey))!);
-    }
+    fieldsBySlot[slot] = hasRepeatedProperty(document) ? indexMerged(slot, scope, document) : indexEach(slot, scope, document);
     // The full-text index leaves a document whose terms did not change as it is.
     fullText.upsert(urn, document.text);
   }
 
-  function fieldListOf(indexed: Map<string, IndexedField>): readonly FieldRef[] {
+  /** The index of a field, created on first use (a property's is listed under its URN and definition key then). */
+  function fieldOf(key: string, property: SearchDocument['properties'][number] | undefined): FieldIndex {
+    let field = fields.get(key);
+    if (field !== undefined) return field;
+    field = new FieldIndex();
+    fields.set(key, field);
+    if (property !== undefined) {
+      // An entry goes with its field index (removeFrom), so a new index is the only time to add it.
+      let byKey = propertyFields.get(property.propertyUrn);
+      if (!byKey) {
+        byKey = new Map();
+        propertyFields.set(property.propertyUrn, byKey);
+      }
+      byKey.set(property.definitionKey, field);
+    }
+    return field;
+  }
+
+  /**
+   * Indexes each field of a document (no structured property twice under one definition key) as it
+   * comes, with no map or object per field; returns the fields it is indexed under.
+   */
+  function indexEach(slot: number, scope: string, document: SearchDocument): readonly FieldRef[] {
+    const keys = scratchKeys;
+    const properties = scratchProperties;
+    let count = 0;
+    const standard = document.fields;
+    for (const name in standard) {
+      if (!Object.hasOwn(standard, name)) continue;
+      const values = standard[name]!;
+      if (values.length === 0) continue;
+      const key = standardFieldKey(name);
+      fieldOf(key, undefined).add(slot, distinct(values), scope);
+      keys[count] = key;
+      properties[count++] = undefined;
+    }
+    for (const property of document.properties) {
+      const { values } = property;
+      if (values.length === 0) continue;
+      const key = propertyKey(property.propertyUrn, property.definitionKey);
+      fieldOf(key, property).add(slot, values.length === 1 && values[0] !== 0 ? values : distinct(values.map(normalized)), scope);
+      keys[count] = key;
+      properties[count++] = property;
+    }
+    return fieldListOf(keys, properties, count);
+  }
+
+  /** Indexes a document that lists a structured property twice under one definition key: its values merged. */
+  function indexMerged(slot: number, scope: string, document: SearchDocument): readonly FieldRef[] {
+    const indexed = documentValues(document);
+    const keys: string[] = [];
+    const properties: Array<SearchDocument['properties'][number] | undefined> = [];
+    indexed.forEach(({ values, property }, key) => {
+      fieldOf(key, property).add(slot, values, scope);
+      keys.push(key);
+      properties.push(property);
+    });
+    return fieldListOf(keys, properties, keys.length);
+  }
+
+  /** The first `count` keys (and properties) as a field list, shared with documents indexed under the same fields. */
+  function fieldListOf(
+    keys: readonly string[],
+    properties: ReadonlyArray<SearchDocument['properties'][number] | undefined>,
+    count: number,
+  ): readonly FieldRef[] {
     // Field keys are built once (field-keys.ts): comparing them by identity finds a shared list.
-    const first = indexed.keys().next().value;
+    const first = count === 0 ? undefined : keys[0]!;
     const candidates = first === undefined ? undefined : sharedFieldLists.get(first);
     if (candidates) {
       for (const list of candidates) {
-        if (list.length !== indexed.size) continue;
-        let i = 0;
+        if (list.length !== count) continue;
         let same = true;
-        for (const key of indexed.keys()) {
-          if (list[i++]!.key !== key) {
+        for (let i = 0; i < count; i++) {
+          if (list[i]!.key !== keys[i]) {
             same = false;
             break;
           }
@@ -131,9 +178,15 @@ export function createDocumentIndex(): DocumentIndex {
         if (same) return list;
       }
     }
-    const list = [...indexed].map(([key, { property }]) =>
-      property ? { key, property: { propertyUrn: property.propertyUrn, definitionKey: property.definitionKey } } : { key },
-    );
+    const list: FieldRef[] = [];
+    for (let i = 0; i < count; i++) {
+      const property = properties[i];
+      list.push(
+        property
+          ? { key: keys[i]!, property: { propertyUrn: property.propertyUrn, definitionKey: property.definitionKey } }
+          : { key: keys[i]! },
+      );
+    }
     if (first !== undefined) {
       if (sharedFieldLists.size >= 1_000) sharedFieldLists.clear();
       const lists = sharedFieldLists.get(first) ?? [];
@@ -166,10 +219,29 @@ interface IndexedField {
   property?: SearchDocument['properties'][number];
 }
 
+/** -0 counts as 0. */
+function normalized(value: IndexedValue): IndexedValue {
+  return value === 0 ? 0 : value;
+}
+
+/** Whether a document lists a structured property (with values) twice under one definition key. */
+function hasRepeatedProperty(document: SearchDocument): boolean {
+  const { properties } = document;
+  for (let i = 1; i < properties.length; i++) {
+    const property = properties[i]!;
+    if (property.values.length === 0) continue;
+    for (let j = 0; j < i; j++) {
+      const other = properties[j]!;
+      if (other.definitionKey === property.definitionKey && other.propertyUrn === property.propertyUrn && other.values.length > 0)
+        return true;
+    }
+  }
+  return false;
+}
+
 /** The distinct values of each indexed field of a document (-0 counts as 0). */
 function documentValues(document: SearchDocument): Map<string, IndexedField> {
   const out = new Map<string, IndexedField>();
-  const normalized = (value: IndexedValue): IndexedValue => (value === 0 ? 0 : value);
   const { fields } = document;
   for (const name in fields) {
     if (!Object.hasOwn(fields, name)) continue;

@@ -2,9 +2,10 @@
 const SHARED_LIMIT = 4_096;
 /**
  * Longer aspect values are only flattened: a value that long is seldom written twice (a name, a
- * description, property values), and looking it up hashes every character for nothing.
+ * description, property values), and looking it up hashes every character for nothing. The values
+ * that do repeat across entities are short (`{"removed":false}`, a subtype, a platform instance).
  */
-const SHARED_VALUE_LENGTH = 256;
+const SHARED_VALUE_LENGTH = 128;
 
 /**
  * Makes the JSON text of a stored value cheap to hold:

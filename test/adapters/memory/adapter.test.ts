@@ -176,6 +176,32 @@ describe('memory adapter: entities', () => {
     expect(second?.aspects.datasetProperties?.systemMetadata).toBeUndefined();
   });
 
+  it('stores the system metadata one object holds at each commit, when entities of a commit share the object', async () => {
+    const adapter = await opened();
+    const [a, b, c, d, e] = datasetUrns('shared-a', 'shared-b', 'shared-c', 'shared-d', 'shared-e');
+    // One object per set of properties for the entities of a write, as the domain hands them over;
+    // changed in place before the next commit.
+    const shared: JsonObject = { runId: 'r1', properties: { k: 'v' } };
+    const other: JsonObject = { runId: 'o1' };
+    const withMetadata = (urn: string, metadata: JsonObject): EntityWrite => ({
+      ...create(urn),
+      put: [aspect('datasetProperties', { name: urn }, 1, metadata)],
+    });
+    await adapter.commit({ entities: [withMetadata(a, shared), withMetadata(b, other), withMetadata(c, shared)] });
+    shared.runId = 'r2';
+    (shared.properties as JsonObject).k = 'changed';
+    other.runId = 'o2';
+    await adapter.commit({ entities: [withMetadata(d, shared), withMetadata(e, other)] });
+    const read = await adapter.readEntities([a, b, c, d, e]);
+    expect(read.map((entity) => entity.aspects.datasetProperties?.systemMetadata)).toEqual([
+      { runId: 'r1', properties: { k: 'v' } },
+      { runId: 'o1' },
+      { runId: 'r1', properties: { k: 'v' } },
+      { runId: 'r2', properties: { k: 'changed' } },
+      { runId: 'o2' },
+    ]);
+  });
+
   it('reads in the order asked, once per URN, leaving unknown URNs out and limiting aspects', async () => {
     const adapter = await opened();
     const [a, b, c] = [datasetUrn('a'), datasetUrn('b'), datasetUrn('c')];

@@ -46,3 +46,59 @@ describe('ChangeStore: the system metadata of events', () => {
     ]);
   });
 });
+
+describe('ChangeStore: events as stored', () => {
+  it('reads back every field of an event as appended, each read a copy of its own', () => {
+    const store = new ChangeStore();
+    const stamp = { time: 7, actor: 'urn:li:corpuser:a' };
+    const aspect: JsonObject = { name: 'orders', tags: ['a', 'b'] };
+    const previous: JsonObject = { name: 'old' };
+    store.append(
+      [
+        { ...event('u1', { runId: 'r1' }), aspect, previousAspectValue: previous, created: stamp },
+        { ...event('u2', undefined), changeType: 'DELETE', aspect: null, previousAspectValue: aspect, created: stamp },
+      ],
+      new UndoLog(),
+    );
+    // Changing what was appended changes nothing stored.
+    aspect.name = 'changed';
+    stamp.time = 8;
+    const [first, second] = store.readChanges({ limit: 10 }).events;
+    expect(first).toEqual({
+      id: '1',
+      entityUrn: 'u1',
+      entityType: 'dataset',
+      aspectName: 'datasetProperties',
+      changeType: 'UPSERT',
+      aspect: { name: 'orders', tags: ['a', 'b'] },
+      previousAspectValue: { name: 'old' },
+      created: { time: 7, actor: 'urn:li:corpuser:a' },
+      systemMetadata: { runId: 'r1' },
+    });
+    expect(second).toEqual({
+      id: '2',
+      entityUrn: 'u2',
+      entityType: 'dataset',
+      aspectName: 'datasetProperties',
+      changeType: 'DELETE',
+      aspect: null,
+      previousAspectValue: { name: 'orders', tags: ['a', 'b'] },
+      created: { time: 7, actor: 'urn:li:corpuser:a' },
+    });
+    expect(Object.keys(second!)).not.toContain('systemMetadata');
+    // Changing what was read changes nothing stored either.
+    first!.created.time = 9;
+    (first!.aspect as JsonObject).name = 'mine';
+    expect(store.readChanges({ limit: 1 }).events[0]).toMatchObject({ aspect: { name: 'orders' }, created: { time: 7 } });
+  });
+
+  it('refuses an event whose value JSON cannot hold with INVALID_INPUT and keeps none of the call', () => {
+    const store = new ChangeStore();
+    store.append([event('u0', undefined)], new UndoLog());
+    const bad = { ...event('u2', undefined), previousAspectValue: { when: new Date(0) } as unknown as JsonObject };
+    expect(() => store.append([event('u1', undefined), bad], new UndoLog())).toThrow(expect.objectContaining({ code: 'INVALID_INPUT' }));
+    const page = store.readChanges({ limit: 10 });
+    expect(page.events.map((e) => e.entityUrn)).toEqual(['u0']);
+    expect(page.lastId).toBe('1');
+  });
+});

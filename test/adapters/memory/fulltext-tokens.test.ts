@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenTable, UNRESOLVED } from '../../../adapters/memory/fulltext-tokens';
+import { RESOLUTION_STRIDE, TokenTable, UNRESOLVED } from '../../../adapters/memory/fulltext-tokens';
 import { createMemoryFullText } from '../../../adapters/memory/search-text';
 import { tokenize } from '../../../src/adapter/text-analysis';
 import { seededRandom } from '../../../src/testing/random';
@@ -37,7 +37,7 @@ describe('TokenTable', () => {
     expect(new Set(entries).size).toBe(1);
     expect(table.entryOf('orders')).toBe(entries[0]);
     expect(table.terms[entries[0]!]).toBe('orders');
-    expect(table.termIds[entries[0]!]).toBe(UNRESOLVED);
+    expect(table.resolutions[entries[0]! * RESOLUTION_STRIDE]).toBe(UNRESOLVED);
   });
 
   it('stays bounded: a table that fills up is cleared and goes on', () => {

@@ -420,3 +420,31 @@ describe('createFullTextIndex query edge cases', () => {
     expect(() => createFullTextIndex([{ name: 'name', boost: Number.NaN }])).toThrow(RangeError);
   });
 });
+
+describe('createFullTextIndex: postings written in bulk', () => {
+  it('answers alike whether documents are searched after each write or only after all of them', () => {
+    const random = seededRandom(21);
+    const words = ['orders', 'customer', 'revenue', 'daily', 'ledger', 'churn', 'events', 'table'];
+    const docs: Doc[] = Array.from({ length: 300 }, (_, i) => ({
+      id: `d${i}`,
+      name: `${words[i % words.length]} ${i}`,
+      description: Array.from({ length: 6 }, () => words[Math.floor(random() * words.length)]).join(' '),
+      urnKey: urn('hive', `db.t_${i}`),
+    }));
+    const bulk = buildIndex(docs);
+    const stepwise = createFullTextIndex(FIELDS);
+    for (const doc of docs) {
+      stepwise.upsert(doc.id, fieldsOf(doc));
+      stepwise.search('orders');
+    }
+    // Replacements and removals after the bulk: the queued postings are settled first.
+    const changed = buildIndex(docs);
+    for (const doc of docs.slice(0, 50)) changed.upsert(doc.id, { ...fieldsOf(doc), name: 'renamed table' });
+    for (const doc of docs.slice(50, 80)) changed.remove(doc.id);
+    const expected = buildLunr([...docs.slice(0, 50).map((doc) => ({ ...doc, name: 'renamed table' })), ...docs.slice(80)]);
+    for (const query of ['orders', 'customer revenue', 'tabl*', 'hive', 'renamed', '17']) {
+      expectSameScores(bulk.search(query), stepwise.search(query)!);
+      expectSameScores(changed.search(query), lunrScores(expected, query));
+    }
+  });
+});
