@@ -46,6 +46,10 @@ function openWriter(): { db: Database.Database; walFd: number | undefined } {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -65536');
+    // The statement journal of a group's savepoints (write-batch.ts) stays in memory: past 64 KiB SQLite would
+    // otherwise write it to a temporary file, created and deleted in every such commit. This connection
+    // only commits, so no query's temporary b-tree grows in memory instead.
+    db.pragma('temp_store = MEMORY');
     // The statistics refresh after many writes (StatisticsKeeper) samples, as on the first connection: a full
     // ANALYZE of a large catalog would hold every commit behind it.
     db.pragma('analysis_limit = 1000');

@@ -103,7 +103,10 @@ export function commitGroup(
   if (!beginWrite(db, lock.wait, lock.busyTimeoutMs)) return 'busy';
   try {
     if (batches.length === 1) {
-      db.db.transaction(() => applyBatch(db, batches[0]!, faultInjector))();
+      // No savepoint for a group of one: a failure rolls the whole transaction back (below). A savepoint
+      // would copy every page the batch changes into a statement journal first, which past 64 KiB (about
+      // 16 pages: a write with its change event and kept version) SQLite spills into a temporary file.
+      applyBatch(db, batches[0]!, faultInjector);
       db.db.exec('COMMIT');
       outcomes.push({ ok: true });
     } else {
