@@ -112,7 +112,8 @@ export function writeChanges(
        VALUES (@entity_id, @name_id, @version, @created_time, @created_actor, @modified_time, @modified_actor, @value, @system_metadata)`,
     );
     for (const { urn, aspect } of versions) {
-      const id = entityId(urn);
+      // A replaced aspect's entity is that of the put replacing it (no lookup); a deleted one's is looked up.
+      const id = puts.get(putKey(urn, aspect.name))?.entityId ?? entityId(urn);
       // Versions of an entity this batch deleted go with it.
       if (id !== undefined) put.run({ entity_id: id, ...aspectColumns(d, aspect) });
     }
