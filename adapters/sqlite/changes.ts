@@ -55,11 +55,18 @@ export function changesMigration(db: Database): void {
 // The compact layout (migration 5, docs/adapters.md). An event names its entity by id while the entity
 // exists (its URN is written into the event when the entity is deleted) and its type, aspect and actor
 // by dictionary id. The value of an UPSERT event is the aspect row it wrote, not a copy (flag
-// ASPECT_IN_ROW; likewise its system metadata, METADATA_IN_ROW): the copy is made, packed, only when
-// that row is replaced or deleted. Previous values and anything else are stored packed in the event.
+// ASPECT_IN_ROW; likewise its system metadata, METADATA_IN_ROW). When a write replaces that row, its
+// own event holds the replaced value as its previous value: the older event then takes its value from
+// there (its successor, found by the index: same entity and aspect, the next version), so a replaced
+// value is stored once (schema version 9; before, it was also copied into the older event). A packed
+// copy is made only when the row goes without such a successor (a deletion, a write without an event)
+// or the event also takes its system metadata from the row. Anything else is stored packed in the event.
 // ---------------------------------------------------------------------------------------------
 
-/** The event's value is that of its aspect row (entity_id, name_id), which still holds `version`. */
+/**
+ * The event's value is that of its aspect row (entity_id, name_id) while the row holds `version`, then
+ * the previous value of its successor (the UPSERT of the same aspect with version `version + 1`).
+ */
 const ASPECT_IN_ROW = 1;
 /** The event's system metadata is that of its aspect row. */
 const METADATA_IN_ROW = 2;
@@ -75,6 +82,18 @@ export type PutIndex = Map<string, { entityId: number; put: AspectPut }>;
 
 export function putKey(urn: string, aspectName: string): string {
   return `${aspectName}\n${urn}`;
+}
+
+/**
+ * The batch's UPSERT events with a previous value, by putKey: one whose value is (the same object as) the
+ * value its write puts is the writer's own, and its previous value is the row that write replaces.
+ */
+export function successorEvents(events: readonly NewChangeEvent[] | undefined): Map<string, NewChangeEvent> | undefined {
+  let out: Map<string, NewChangeEvent> | undefined;
+  for (const e of events ?? []) {
+    if (e.changeType === 'UPSERT' && e.previousAspectValue !== null) (out ??= new Map()).set(putKey(e.entityUrn, e.aspectName), e);
+  }
+  return out;
 }
 
 /** Inside the commit transaction: after the entity writes. */
@@ -93,7 +112,8 @@ export function writeChanges(
        VALUES (@entity_id, @name_id, @version, @created_time, @created_actor, @modified_time, @modified_actor, @value, @system_metadata)`,
     );
     for (const { urn, aspect } of versions) {
-      const id = entityId(urn);
+      // A replaced aspect's entity is that of the put replacing it (no lookup); a deleted one's is looked up.
+      const id = puts.get(putKey(urn, aspect.name))?.entityId ?? entityId(urn);
       // Versions of an entity this batch deleted go with it.
       if (id !== undefined) put.run({ entity_id: id, ...aspectColumns(d, aspect) });
     }
@@ -135,43 +155,92 @@ interface ReferringEvent {
 }
 
 /**
- * Inside the commit transaction, before an aspect row is replaced or deleted: the events that take
- * their value from it get a packed copy of it.
+ * Inside the commit transaction, before an aspect row is replaced or deleted: the event that takes its
+ * value from it gets a packed copy of it, unless `successorCarriesIt` (the batch writes the event that
+ * replaces the row, with the row's value as its previous value: an event that takes only its value from
+ * the row reads it there from then on). `rowVersion`, when known, is the version the row holds.
  */
-export function detachAspectEvents(h: SqliteHandle, entityId: number, nameId: number, rowVersion?: number): void {
-  // Only the event that wrote the row's version can refer to it: one index seek, however long the history.
+export function detachAspectEvents(
+  h: SqliteHandle,
+  entityId: number,
+  nameId: number,
+  successorCarriesIt: boolean,
+  rowVersion?: number,
+): void {
   const version =
     rowVersion ??
-    (h.stmt('SELECT version FROM aspects WHERE entity_id = ? AND name_id = ?').pluck().get(entityId, nameId) as number | undefined);
+    (h
+      .stmt('SELECT version FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ? AND name_id = ?')
+      .pluck()
+      .get(entityId, nameId) as number | undefined);
   if (version === undefined) return;
-  const refs = h
+  // Only the event that wrote the row's version can refer to it: the newest with that version (an older one,
+  // from before the aspect was deleted and written again, has a successor). One index seek.
+  const ref = h
     .stmt(
-      'SELECT id, flags, created_time, actor_id FROM change_events INDEXED BY change_events_by_entity WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1',
+      'SELECT id, flags, created_time, actor_id FROM change_events INDEXED BY change_events_by_entity WHERE entity_id = ? AND name_id = ? AND version = ? AND flags & 1 = 1 ORDER BY id DESC LIMIT 1',
     )
-    .all(entityId, nameId, version) as ReferringEvent[];
-  if (refs.length === 0) return;
+    .get(entityId, nameId, version) as ReferringEvent | undefined;
+  if (!ref || (successorCarriesIt && !(ref.flags & METADATA_IN_ROW))) return;
+  // Rows written while events were off have no event: the newest with the version then reads from its successor.
+  if (successorOf(h, { id: ref.id, entityId, nameId, version })) return;
   const d = dictionaryOf(h);
   const row = h
     .stmt(
-      'SELECT name_id, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM aspects WHERE entity_id = ? AND name_id = ?',
+      'SELECT name_id, version, value, created_time, created_actor, modified_time, modified_actor, system_metadata FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ? AND name_id = ?',
     )
     .get(entityId, nameId) as AspectRow | undefined;
   if (!row || row.version !== version) throw new Error('internal: a change event refers to an aspect row that is gone');
   const aspect = toStoredAspect(row, d);
-  const update = h.stmt(
+  const ctx = eventContext(ref.created_time, d.textOf(ref.actor_id));
+  const metadata = ref.flags & METADATA_IN_ROW && aspect.systemMetadata ? pack(aspect.systemMetadata, ctx, d, internMetadata) : null;
+  h.stmt(
     'UPDATE change_events SET aspect = ?, system_metadata = CASE WHEN flags & 2 = 2 THEN ? ELSE system_metadata END, flags = 0 WHERE id = ?',
-  );
-  for (const ref of refs) {
-    const ctx = eventContext(ref.created_time, d.textOf(ref.actor_id));
-    const metadata = ref.flags & METADATA_IN_ROW && aspect.systemMetadata ? pack(aspect.systemMetadata, ctx, d, internMetadata) : null;
-    update.run(pack(aspect.value, ctx, d), metadata, ref.id);
-  }
+  ).run(pack(aspect.value, ctx, d), metadata, ref.id);
+}
+
+interface Successor {
+  previous_aspect: string;
+  created_time: number;
+  actor_id: number;
+}
+
+/**
+ * The successor of an event that took its value from its aspect row: the event of the write that replaced
+ * that row, which holds the value as its previous one (the first UPSERT of the aspect after it with the
+ * next version). Undefined while the row is the event's.
+ */
+function successorOf(h: SqliteHandle, event: { id: number; entityId: number; nameId: number; version: number }): Successor | undefined {
+  return h
+    .stmt(
+      `SELECT previous_aspect, created_time, actor_id FROM change_events INDEXED BY change_events_by_entity
+       WHERE entity_id = ? AND name_id = ? AND version = ? AND id > ? AND change_type = 0 AND previous_aspect IS NOT NULL ORDER BY id LIMIT 1`,
+    )
+    .get(event.entityId, event.nameId, event.version + 1, event.id) as Successor | undefined;
+}
+
+function successorValue(successor: Successor, d: Dictionary): JsonObject {
+  return unpack(successor.previous_aspect, eventContext(successor.created_time, d.textOf(successor.actor_id)), d);
 }
 
 /** Inside the commit transaction, before an entity is deleted: its events keep their values and its URN; its kept versions go. */
 export function detachEntity(h: SqliteHandle, entityId: number, urn: string): void {
   const names = h.stmt('SELECT name_id FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ?').pluck().all(entityId) as number[];
-  for (const nameId of names) detachAspectEvents(h, entityId, nameId);
+  for (const nameId of names) detachAspectEvents(h, entityId, nameId, false);
+  // What still refers to a row takes its value from a successor, which is found by entity id: a copy, before the id goes.
+  const d = dictionaryOf(h);
+  const rest = h
+    .stmt(
+      'SELECT id, name_id, version, created_time, actor_id FROM change_events INDEXED BY change_events_by_entity WHERE entity_id = ? AND flags & 1 = 1',
+    )
+    .all(entityId) as Array<{ id: number; name_id: number; version: number | null; created_time: number; actor_id: number }>;
+  const update = h.stmt('UPDATE change_events SET aspect = ?, flags = 0 WHERE id = ?');
+  for (const ref of rest) {
+    const successor =
+      ref.version === null ? undefined : successorOf(h, { id: ref.id, entityId, nameId: ref.name_id, version: ref.version });
+    if (!successor) throw new Error(`internal: change event ${ref.id} lost the aspect row it refers to`);
+    update.run(pack(successorValue(successor, d), eventContext(ref.created_time, d.textOf(ref.actor_id)), d), ref.id);
+  }
   h.stmt('UPDATE change_events INDEXED BY change_events_by_entity SET entity_id = NULL, entity_urn = ? WHERE entity_id = ?').run(
     urn,
     entityId,
@@ -181,6 +250,7 @@ export function detachEntity(h: SqliteHandle, entityId: number, urn: string): vo
 
 interface EventRow {
   id: number;
+  entity_id: number | null;
   urn: string;
   type_id: number;
   name_id: number;
@@ -201,12 +271,20 @@ interface EventRow {
   row_modified_actor: number | null;
 }
 
-function toEvent(r: EventRow, d: Dictionary): ChangeEvent {
+function toEvent(h: SqliteHandle, r: EventRow, d: Dictionary): ChangeEvent {
   const actor = d.textOf(r.actor_id);
   const ctx = eventContext(r.created_time, actor);
   let aspect: JsonObject | null = r.aspect === null ? null : unpack(r.aspect, ctx, d);
   let systemMetadata = r.system_metadata === null ? undefined : unpack(r.system_metadata, ctx, d);
-  if (r.flags & ASPECT_IN_ROW) {
+  const successor =
+    r.flags & ASPECT_IN_ROW && r.entity_id !== null && r.version !== null
+      ? successorOf(h, { id: r.id, entityId: r.entity_id, nameId: r.name_id, version: r.version })
+      : undefined;
+  if (successor) {
+    // The row was replaced by a write whose event holds this value as its previous one (never its metadata).
+    if (r.flags & METADATA_IN_ROW) throw new Error(`internal: change event ${r.id} lost the aspect row it refers to`);
+    aspect = successorValue(successor, d);
+  } else if (r.flags & ASPECT_IN_ROW) {
     if (r.row_value === null || r.row_version !== r.version)
       throw new Error(`internal: change event ${r.id} lost the aspect row it refers to`);
     const rowCtx = rowContext(
@@ -253,7 +331,7 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
     const rows = h
       .stmt(
         // The URN by rowid in a scalar subquery, the aspect row by its named index: statistics cannot turn either into a scan.
-        `SELECT c.id, COALESCE(c.entity_urn, (SELECT urn FROM entities WHERE entity_id = c.entity_id)) AS urn, c.type_id, c.name_id, c.change_type, c.version, c.aspect, c.previous_aspect,
+        `SELECT c.id, c.entity_id, COALESCE(c.entity_urn, (SELECT urn FROM entities WHERE entity_id = c.entity_id)) AS urn, c.type_id, c.name_id, c.change_type, c.version, c.aspect, c.previous_aspect,
            c.created_time, c.actor_id, c.system_metadata, c.flags, a.version AS row_version, a.value AS row_value,
            a.system_metadata AS row_metadata, a.created_time AS row_created_time, a.created_actor AS row_created_actor,
            a.modified_time AS row_modified_time, a.modified_actor AS row_modified_actor
@@ -266,7 +344,7 @@ export function readChanges(h: SqliteHandle, query: ChangeQuery): ChangePage {
       oldest: number | null;
       newest: number | null;
     };
-    const events = rows.map((r) => toEvent(r, d));
+    const events = rows.map((r) => toEvent(h, r, d));
     const lastId = bounds.newest ?? undefined;
     const scanned = events.length === query.limit ? Number(events.at(-1)!.id) : Math.max(after, bounds.newest ?? 0);
     return {

@@ -200,6 +200,13 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     db.function('metacatalog_key_ids', { deterministic: true }, (text: unknown) => formatKeyIds(parseKeyIds(String(text))));
     db.exec("UPDATE entities SET key_ids = metacatalog_key_ids(key_ids) WHERE key_ids LIKE '% %'");
   },
+  () => {
+    // A replaced value is stored once (adapters/sqlite/changes.ts): the event of the write that replaced an
+    // aspect row holds it as its previous value, and the row's older event, left as it was, reads it there
+    // instead of getting a copy. The tables are unchanged and a file of version 8 reads as before (its
+    // older events hold their copies), so there is nothing to convert and running it again does nothing;
+    // the version keeps a release before this one from opening a file whose older events have no copy.
+  },
 ];
 
 /**

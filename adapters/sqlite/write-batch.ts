@@ -21,6 +21,8 @@ function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: FaultInj
   const dictionary = dictionaryOf(db);
   // The aspects this batch writes, for the events that take their value from the row (changes.ts).
   const puts: changes.PutIndex = new Map();
+  // The UPSERT events that carry the value of the row their write replaces (changes.ts).
+  const successors = changes.successorEvents(batch.events);
   searchStore.resetKeyCounts(db);
   const directText = (batch.entities?.length ?? 0) >= DIRECT_TEXT_BATCH;
   if (directText) movePendingText(db);
@@ -57,15 +59,18 @@ function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: FaultInj
         );
       }
       for (const a of write.put ?? []) {
-        // The row being replaced holds version a.version - 1 (the version the writer read).
-        if (existing && a.version > 1) changes.detachAspectEvents(db, entityId, dictionary.idOf(a.name), a.version - 1);
+        if (existing && a.version > 1) {
+          // With its successor, the row being replaced holds version a.version - 1 (the version the writer read).
+          const carried = successors?.get(changes.putKey(write.urn, a.name))?.aspect === a.value;
+          changes.detachAspectEvents(db, entityId, dictionary.idOf(a.name), carried, carried ? a.version - 1 : undefined);
+        }
         aspects.putAspect(db, entityId, a);
         puts.set(changes.putKey(write.urn, a.name), { entityId, put: a });
       }
       for (const name of write.delete ?? []) {
         const nameId = dictionary.find(name);
         if (nameId === undefined) continue;
-        changes.detachAspectEvents(db, entityId, nameId);
+        changes.detachAspectEvents(db, entityId, nameId, false);
         db.stmt('DELETE FROM aspects INDEXED BY aspects_by_entity WHERE entity_id = ? AND name_id = ?').run(entityId, nameId);
       }
       if (write.searchDocument === null) searchStore.removeSearchDocument(db, entityId, directText);
@@ -103,7 +108,10 @@ export function commitGroup(
   if (!beginWrite(db, lock.wait, lock.busyTimeoutMs)) return 'busy';
   try {
     if (batches.length === 1) {
-      db.db.transaction(() => applyBatch(db, batches[0]!, faultInjector))();
+      // No savepoint for a group of one: a failure rolls the whole transaction back (below). A savepoint
+      // would copy every page the batch changes into a statement journal first, which past 64 KiB (about
+      // 16 pages: a write with its change event and kept version) SQLite spills into a temporary file.
+      applyBatch(db, batches[0]!, faultInjector);
       db.db.exec('COMMIT');
       outcomes.push({ ok: true });
     } else {

@@ -157,9 +157,15 @@ describe('change events of the compact SQLite layout', () => {
         for (const description of ['one', 'two', 'three'])
           await catalog.entities.upsertAspect(ADMIN, URN, 'datasetProperties', { name: 'orders', description });
         await catalog.entities.upsertAspect(ADMIN, URN, 'status', { removed: false });
-        // Only the last event takes its value from the aspect row; the others hold a copy.
+        // Each value is stored once: no event holds a copy of its own value. The last ones take it from their
+        // aspect rows, the older ones from the previous value of the event that replaced their row.
         const raw = new Database(filename, { readonly: true });
-        expect(raw.prepare('SELECT flags FROM change_events ORDER BY id').pluck().all()).toEqual([0, 0, 1, 1]);
+        expect(raw.prepare('SELECT flags, aspect IS NULL AS shared FROM change_events ORDER BY id').raw().all()).toEqual([
+          [1, 1],
+          [1, 1],
+          [1, 1],
+          [1, 1],
+        ]);
         raw.close();
         await catalog.entities.deleteAspect(ADMIN, URN, 'status');
         const expected = [
@@ -180,6 +186,10 @@ describe('change events of the compact SQLite layout', () => {
         await catalog.entities.delete(ADMIN, URN);
         const after = (await catalog.changes.read(ADMIN, { limit: 100 })).events;
         expect(shape(after)).toEqual([...expected, ['DELETE', 'datasetProperties', null, 'three']]);
+        // With the entity gone (and its id free for another), every event holds its URN and its own value.
+        const detached = new Database(filename, { readonly: true });
+        expect(detached.prepare('SELECT COUNT(*) FROM change_events WHERE flags <> 0 OR entity_id IS NOT NULL').pluck().get()).toBe(0);
+        detached.close();
         expect(new Set(after.map((e) => e.entityUrn))).toEqual(new Set([URN]));
         expect(after[2]!.created.actor).toBe(ADMIN);
         // The URN is written again: a new entity (maybe the same row id) does not take the old events.
