@@ -1,12 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const BUILT_ADAPTER = join(root, 'dist/adapters/sqlite.js');
+import { openOnCommitThread, requireBuiltSqliteAdapter } from '../../support/built-sqlite-child';
 
 const directories: string[] = [];
 afterAll(() => {
@@ -18,25 +15,7 @@ afterAll(() => {
  * search document and a change event: every group is one transaction of several savepoints, the shape whose
  * statement journal SQLite spilled to a temporary file once it passed 64 KiB. Prints how many batches committed.
  */
-const WRITER = (adapterUrl: string, filename: string) => `
-import workerThreads from 'node:worker_threads';
-import { syncBuiltinESMExports } from 'node:module';
-const started = [];
-workerThreads.Worker = class extends workerThreads.Worker {
-  constructor(program, options) {
-    super(program, options);
-    started.push(String(program));
-  }
-};
-syncBuiltinESMExports();
-const { createSqliteAdapter } = await import(${JSON.stringify(adapterUrl)});
-const adapter = createSqliteAdapter({ filename: ${JSON.stringify(filename)}, durability: 'full' });
-await adapter.open();
-if (!started.some((program) => program.endsWith('/dist/adapters/sqlite-commit-worker.js'))) {
-  console.error('no commit thread was started: ' + JSON.stringify(started));
-  process.exit(3);
-}
-const stamp = { time: Date.now(), actor: 'urn:li:corpuser:admin' };
+const WRITER = (filename: string) => `${openOnCommitThread(filename)}const stamp = { time: Date.now(), actor: 'urn:li:corpuser:admin' };
 const batch = (name) => {
   const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,temp.' + name + ',PROD)';
   return {
@@ -60,14 +39,14 @@ process.stdout.write('committed ' + committed + '\\n');
 
 describe('SQLite commit thread and temporary files', () => {
   it('commits groups of batches without writing a statement journal to a temporary file', async () => {
-    if (!existsSync(BUILT_ADAPTER)) throw new Error(`${BUILT_ADAPTER} is missing: run npm run build first`);
+    requireBuiltSqliteAdapter();
     const directory = mkdtempSync(join(tmpdir(), 'metacatalog-temp-files-'));
     directories.push(directory);
     // SQLite puts its temporary files in SQLITE_TMPDIR (read when the process loads it): a directory of their own.
     const sqliteTemp = join(directory, 'sqlite-tmp');
     mkdirSync(sqliteTemp);
     const script = join(directory, 'writer.mjs');
-    writeFileSync(script, WRITER(pathToFileURL(BUILT_ADAPTER).href, join(directory, 'catalog.db')));
+    writeFileSync(script, WRITER(join(directory, 'catalog.db')));
     // A statement journal's file is deleted as soon as it is opened: the directory's events show it.
     const created: string[] = [];
     const watcher = watch(sqliteTemp, (_event, name) => created.push(String(name)));

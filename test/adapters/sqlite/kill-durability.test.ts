@@ -1,13 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openOnCommitThread, requireBuiltSqliteAdapter } from '../../support/built-sqlite-child';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const BUILT_ADAPTER = join(root, 'dist/adapters/sqlite.js');
 
 const directories: string[] = [];
 afterAll(() => {
@@ -22,25 +19,10 @@ const ON_THREAD = 'commits on the commit thread';
  * synced on the adapter's commit thread), each URN printed once its commit is acknowledged, until it is
  * killed. It checks first that the adapter started its commit thread from dist/.
  */
-const WRITER = (adapterUrl: string, filename: string, writers: number) => `
-import workerThreads from 'node:worker_threads';
-import { syncBuiltinESMExports } from 'node:module';
-const started = [];
-workerThreads.Worker = class extends workerThreads.Worker {
-  constructor(program, options) {
-    super(program, options);
-    started.push(String(program));
-  }
-};
-syncBuiltinESMExports();
-const { createSqliteAdapter } = await import(${JSON.stringify(adapterUrl)});
-const adapter = createSqliteAdapter({ filename: ${JSON.stringify(filename)}, durability: 'full' });
-await adapter.open();
-if (!started.some((program) => program.endsWith('/dist/adapters/sqlite-commit-worker.js'))) {
-  console.error('no commit thread was started: ' + JSON.stringify(started));
-  process.exit(3);
-}
-process.stdout.write(${JSON.stringify(ON_THREAD)} + '\\n');
+const WRITER = (
+  filename: string,
+  writers: number,
+) => `${openOnCommitThread(filename)}process.stdout.write(${JSON.stringify(ON_THREAD)} + '\\n');
 const stamp = { time: Date.now(), actor: 'urn:li:corpuser:admin' };
 const writer = async (w) => {
   for (let i = 0; ; i++) {
@@ -55,12 +37,12 @@ await Promise.all(Array.from({ length: ${writers} }, (_, w) => writer(w)));
 
 describe('SQLite durability under SIGKILL', () => {
   it('loses no acknowledged write when the writing process is killed with SIGKILL, at several points', async () => {
-    if (!existsSync(BUILT_ADAPTER)) throw new Error(`${BUILT_ADAPTER} is missing: run npm run build first`);
+    requireBuiltSqliteAdapter();
     const directory = mkdtempSync(join(tmpdir(), 'metacatalog-kill-'));
     directories.push(directory);
     const filename = join(directory, 'catalog.db');
     const script = join(directory, 'writer.mjs');
-    writeFileSync(script, WRITER(pathToFileURL(BUILT_ADAPTER).href, filename, 16));
+    writeFileSync(script, WRITER(filename, 16));
     const acknowledged: string[] = [];
     let onThread = 0;
     // Killed after different numbers of acknowledgements, each run appending to the same file.
