@@ -90,6 +90,3 @@ export function deserializeError(error: SerializedError): Error {
   if (error.stack !== undefined) restored.stack = error.stack;
   return restored;
 }
-
-/** How much lower than the process the commit thread runs: added to its nice value (Linux; commit-worker.ts). */
-export const COMMIT_THREAD_NICE = 10;

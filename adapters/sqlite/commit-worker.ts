@@ -4,13 +4,11 @@
  * it durable and answers one outcome per batch. The host's event loop never runs the commit's SQL, its
  * packing, the wait for another process's write lock, the WAL's fsync or a checkpoint.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readlinkSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
+import { closeSync, existsSync, fsyncSync, openSync } from 'node:fs';
 import { parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { WriteBatch } from '../../src/adapter/types';
 import {
-  COMMIT_THREAD_NICE,
   entitiesOf,
   GROUP_MAX_ENTITIES,
   serializeError,
@@ -29,25 +27,6 @@ const port: MessagePort = parentPort;
 /** The database this thread commits to now (a parked thread is given another one: `open`). */
 let options = workerData as CommitWorkerData;
 const post = (message: FromCommitWorker) => port.postMessage(message);
-
-/**
- * This thread runs below the event loop's priority. Each commit's message wakes it, and on a machine whose
- * cores are busy (a loaded service: the event loop, the load, other processes) the scheduler gave the core to
- * the thread just woken: the host's thread that posted the message stopped, inside `postMessage`, for the
- * whole commit (0.5 ms per write measured on two busy cores, against 0.025 ms at nice +10). Below the event
- * loop, the commit waits for a free moment instead, and the writes that arrive meanwhile join its group. Where
- * the thread's own id cannot be read (not Linux) or the priority cannot be changed, it runs as the process does.
- */
-function runBelowTheEventLoop(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isSafeInteger(tid) || tid <= 0) return;
-    setPriority(tid, Math.min(19, getPriority(tid) + COMMIT_THREAD_NICE));
-  } catch {
-    // Not Linux, or not allowed: the thread keeps the process's priority.
-  }
-}
-runBelowTheEventLoop();
 
 /** Sleeps this thread (never an event loop: this thread has nothing else to do meanwhile). */
 const sleeper = new Int32Array(new SharedArrayBuffer(4));

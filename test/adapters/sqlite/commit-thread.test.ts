@@ -1,12 +1,11 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
-import { COMMIT_THREAD_NICE } from '../../../adapters/sqlite/commit-worker-protocol';
 import { sqliteAdapterInternals } from '../../../adapters/sqlite/internals';
 import type { WriteBatch } from '../../../src/adapter/types';
 import { CatalogError } from '../../../src/errors';
@@ -101,23 +100,6 @@ describe('SQLite commits on the commit thread', () => {
       expect(check.prepare('SELECT COUNT(*) FROM entities').pluck().get()).toBe(42);
     } finally {
       check.close();
-    }
-  });
-
-  it('runs below the event loop: the commit thread is niced below the process (Linux), the host thread is not', async () => {
-    // The nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat, counted after the
-    // command name, which may hold spaces).
-    const niceOf = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
-    const hostNice = niceOf(String(process.pid));
-    const adapter = createSqliteAdapter({ filename: newFile() });
-    await adapter.open();
-    try {
-      await adapter.commit(put(['niced']));
-      const lowered = readdirSync('/proc/self/task').filter((tid) => niceOf(tid) === Math.min(19, hostNice + COMMIT_THREAD_NICE));
-      expect(lowered.length).toBeGreaterThanOrEqual(1);
-      expect(niceOf(String(process.pid))).toBe(hostNice);
-    } finally {
-      await adapter.close();
     }
   });
 
