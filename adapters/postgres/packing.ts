@@ -41,6 +41,9 @@ interface NativeDeflate {
   writeSync(flush: number, input: Buffer, inOffset: number, inLength: number, output: Buffer, outOffset: number, outLength: number): void;
 }
 
+/** Documents up to this many bytes go through the kept engine (its output buffer grows at most to about this size). */
+const MAX_REUSED_INPUT = 256 * 1024;
+
 class ReusedDeflate {
   private engine: DeflateRaw | undefined;
   private handle: NativeDeflate | undefined;
@@ -84,10 +87,11 @@ class ReusedDeflate {
   /** The raw DEFLATE of `input`, or undefined when the kept engine cannot give it (then the caller falls back). */
   deflate(input: Buffer): Buffer | undefined {
     const { engine, handle, state } = this;
-    if (!engine || !handle || !state) return undefined;
+    // Large documents take the one-call path: its setup is small beside their compression, and the kept output buffer stays small.
+    if (!engine || !handle || !state || input.length > MAX_REUSED_INPUT) return undefined;
     // Stored blocks at worst: 5 bytes per 16 KB block, plus the end of the stream.
     const bound = input.length + 5 * Math.ceil((input.length + 1) / 16_383) + 16;
-    if (this.output.length < bound) this.output = Buffer.allocUnsafe(Math.max(bound, this.output.length * 2));
+    if (this.output.length < bound) this.output = Buffer.allocUnsafe(bound);
     try {
       handle.writeSync(zlibConstants.Z_FINISH, input, 0, input.length, this.output, 0, this.output.length);
       const [availOut, availIn] = [state[0]!, state[1]!];
