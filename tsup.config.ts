@@ -12,6 +12,8 @@ export const entries = {
   'adapters/sqlite': 'adapters/sqlite/entry.ts',
   // The SQLite adapter's commit thread (a worker_threads program, not an export: commit-worker-host.ts finds it).
   'adapters/sqlite-commit-worker': 'adapters/sqlite/commit-worker.ts',
+  // Its reader threads (searches off the event loop: read-pool.ts finds it).
+  'adapters/sqlite-read-worker': 'adapters/sqlite/read-worker.ts',
   'adapters/postgres': 'adapters/postgres/entry.ts',
   graphql: 'src/graphql/entry.ts',
   http: 'src/http/index.ts',

@@ -1,4 +1,14 @@
-import type { AdapterCapabilities, EntityStore, PropertyValueIndex, StorageAdapter } from '../../src/adapter/types';
+import { availableParallelism } from 'node:os';
+import type {
+  AdapterCapabilities,
+  AggregateRequest,
+  EntityStore,
+  FacetResult,
+  PropertyValueIndex,
+  SearchRequest,
+  SearchResponse,
+  StorageAdapter,
+} from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import { ChangeSignal } from '../../src/adapter/change-signal';
 import { composeAdapter } from '../../src/adapter/compose-adapter';
@@ -12,13 +22,15 @@ import { createSqliteCommitter } from './committer';
 import { createSqliteInitialLoad } from './initial-load';
 import { registerInternals } from './internals';
 import * as jobs from './jobs';
-import { checkedDurability, type SqliteAdapterOptions } from './options';
+import { checkedDurability, checkedReaderThreads, type SqliteAdapterOptions } from './options';
+import { startReadPool, type ReadPool } from './read-pool';
 import * as propertyValues from './property-values';
 import { scanEntities } from './scan';
 import * as search from './search';
 import * as searchStore from './search-store';
 import { flushSearchText } from './search-text-queue';
 import { createHandle, type SqliteHandle } from './statements';
+import { mainFileOf } from './wal-sync';
 import { refreshStatistics, StatisticsKeeper } from './statistics';
 import * as timeseries from './timeseries';
 
@@ -42,6 +54,9 @@ const CAPABILITIES: AdapterCapabilities = {
  */
 export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapter & PropertyValueIndex {
   const durability = checkedDurability(options);
+  const readerThreads = checkedReaderThreads(options, availableParallelism());
+  /** The reader threads that answer searches, once open (none in memory, with `readerThreads: 0`, or where they cannot start). */
+  let readPool: ReadPool | undefined;
   let handle: SqliteHandle | undefined;
   /** While open() starts the commit thread. */
   let opening: Promise<void> | undefined;
@@ -77,7 +92,36 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       throw error;
     }
   }
-  const initialLoad = createSqliteInitialLoad(h, durability === 'normal' ? 'NORMAL' : 'FULL', () => committer.steady(h()));
+  const initialLoad = createSqliteInitialLoad(h, durability === 'normal' ? 'NORMAL' : 'FULL', () => {
+    committer.steady(h());
+    readPool?.reset();
+  });
+
+  /**
+   * A search or an aggregation on a reader thread when there are some (read-pool.ts), else on the host's
+   * connection. Pending full text is moved into FTS5 here first (a reader does not write). Its change token
+   * is the host connection's, read before and after: equal, nothing was committed meanwhile and the
+   * reader read that state; different, the answer gets a token no state has, so that whoever checks it
+   * against one reads again (src/core/search/service.ts).
+   */
+  async function searchOnReader(request: SearchRequest): Promise<SearchResponse> {
+    const host = h();
+    if (!readPool) return search.search(host, request);
+    if (request.text !== undefined) flushSearchText(host);
+    const before = searchStore.databaseVersion(host);
+    const response = await readPool.run('search', request);
+    const after = handle ? searchStore.databaseVersion(handle) : undefined;
+    response.changeToken = before === after ? before : `${after ?? before}+`;
+    return response;
+  }
+
+  /** An aggregation on a reader thread when there are some (see searchOnReader). */
+  async function aggregateOnReader(request: AggregateRequest): Promise<FacetResult[]> {
+    const host = h();
+    if (!readPool) return search.aggregate(host, request);
+    if (request.text !== undefined) flushSearchText(host);
+    return readPool.run('aggregate', request);
+  }
 
   // Every member is async on the outside (the contract must fit network databases) and synchronous
   // inside: better-sqlite3 never holds a transaction open across an await.
@@ -97,6 +141,15 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
           opened.db.close();
           throw error;
         }
+        const file = readerThreads > 0 ? mainFileOf(opened.db) : undefined;
+        if (file !== undefined) {
+          try {
+            readPool = await startReadPool({ filename: file, busyTimeoutMs }, readerThreads);
+          } catch {
+            // No thread could be started here: searches stay on the host's connection, as before.
+            readPool = undefined;
+          }
+        }
         handle = opened;
         statistics.start(() => handle?.db); // a long-running process keeps its statistics fresh
       })().finally(() => {
@@ -113,6 +166,9 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
       if (handle) initialLoad.closing();
       closed = true;
       await committer.settled();
+      // Searches in flight on the reader threads are answered first.
+      await readPool?.close();
+      readPool = undefined;
       statistics.stop();
       // What SQLite recommends before closing a connection: refresh stale statistics (never keeping
       // those of tiny tables, which would mislead the next long-running process: statistics.ts).
@@ -135,7 +191,8 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
   const adapter = composeAdapter({
     entities,
     search: {
-      ...partOverHandle('search', h, search),
+      search: searchOnReader,
+      aggregate: aggregateOnReader,
       async flushSearchIndex() {
         flushSearchText(h());
       },
@@ -172,5 +229,6 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
     commitPlace: () => committer.place(),
     commitThread: () => committer.thread(),
     hostConnectionChanges: () => h().db.prepare('SELECT total_changes()').pluck().get() as number,
+    readerThreads: () => readPool?.threads() ?? [],
   });
 }

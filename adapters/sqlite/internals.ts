@@ -9,6 +9,8 @@ export interface SqliteAdapterInternals {
   commitThread(): Worker | undefined;
   /** Rows inserted, updated or deleted through the adapter's own connection since it opened (SQLite's `total_changes()`). */
   hostConnectionChanges(): number;
+  /** The reader threads that answer searches now (read-pool.ts); empty when searches run on the host's connection. */
+  readerThreads(): Worker[];
 }
 
 const registry = new WeakMap<object, SqliteAdapterInternals>();

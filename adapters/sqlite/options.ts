@@ -22,6 +22,37 @@ export interface SqliteAdapterOptions extends FaultInjectionOptions {
    * (docs/operations.md). A database in memory always commits on the event loop's thread.
    */
   syncOffEventLoop?: boolean;
+  /**
+   * On a file: how many reader threads answer searches and aggregations (each its own read-only connection
+   * to the file, a statement's read transaction at a time), so that the host's event loop does not run them.
+   * Default: one per core but one, at least one and at most four (one on two cores: the event loop keeps a
+   * core of its own); `0` runs them on the host's connection. A database in memory has none.
+   * docs/adapters-sqlite.md.
+   */
+  readerThreads?: number;
+}
+
+/** The largest `readerThreads` accepted: each thread holds a connection and its page cache (up to 64 MB). */
+export const MAX_READER_THREADS = 16;
+
+/**
+ * The default's ceiling: searches are also bounded by the HTTP layer's admission control (a few per core),
+ * and each thread holds a connection with its page cache.
+ */
+const DEFAULT_MAX_READER_THREADS = 4;
+
+/** The number of reader threads the options ask for (the default when they say nothing); refuses anything else than 0..16. */
+export function checkedReaderThreads(options: SqliteAdapterOptions, cores: number): number {
+  const asked = options.readerThreads;
+  if (asked === undefined) return Math.min(DEFAULT_MAX_READER_THREADS, Math.max(1, cores - 1));
+  if (typeof asked !== 'number' || !Number.isInteger(asked) || asked < 0 || asked > MAX_READER_THREADS) {
+    throw new CatalogError(
+      'INVALID_INPUT',
+      `createSqliteAdapter: readerThreads must be an integer from 0 to ${MAX_READER_THREADS}, got ${JSON.stringify(asked)}`,
+      { details: [{ path: 'readerThreads', message: `must be an integer from 0 to ${MAX_READER_THREADS}` }] },
+    );
+  }
+  return asked;
 }
 
 export type SqliteDurability = 'full' | 'normal';

@@ -75,6 +75,14 @@ const BM25 = 'bm25(search_text, 10.0, 1.0, 1.0)';
  */
 export function search(h: SqliteHandle, request: SearchRequest): SearchResponse {
   if (request.text !== undefined) flushSearchText(h);
+  return searchRead(h, request);
+}
+
+/**
+ * `search` without moving pending full text into FTS5 first: what a reader thread runs (its connection
+ * does not write), the host having moved it before sending the request (read-pool.ts).
+ */
+export function searchRead(h: SqliteHandle, request: SearchRequest): SearchResponse {
   return readTransaction(h)(searchNow, h, request);
 }
 
@@ -257,6 +265,11 @@ function severalMatching(h: SqliteHandle, request: SeveralValuesRequest): Severa
 
 export function aggregate(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
   if (request.text !== undefined) flushSearchText(h);
+  return aggregateRead(h, request);
+}
+
+/** `aggregate` without moving pending full text first (see searchRead). */
+export function aggregateRead(h: SqliteHandle, request: AggregateRequest): FacetResult[] {
   return readTransaction(h)(aggregateNow, h, request);
 }
 

@@ -40,7 +40,8 @@ export async function openCatalog(options: OpenCatalogOptions, io: CommandIo): P
             ...(store.durability !== undefined ? { durability: store.durability } : {}),
             // The commit thread keeps a service's event loop free for other requests; a one-shot command
             // serves no one else meanwhile, and starting the thread would add ~50 ms to every command.
-            ...(options.backgroundJobs ? {} : { syncOffEventLoop: false }),
+            // The same for the reader threads that keep searches off a service's event loop.
+            ...(options.backgroundJobs ? {} : { syncOffEventLoop: false, readerThreads: 0 }),
           })
         : (await import('../../adapters/postgres/index')).createPostgresAdapter(
             { connectionString: store.postgres, ...(store.replicas?.length ? { replicas: store.replicas } : {}) },

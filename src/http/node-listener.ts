@@ -147,6 +147,15 @@ const NO_LIFECYCLE: ListenerLifecycle = { closing: () => false, openStream: () =
  */
 const SHED_HOLD_MS = 500;
 
+/**
+ * Held requests taken up per turn of the event loop once their hold is over. The holds of many
+ * connections end within the same few milliseconds (they were refused together), and taken up in the
+ * timer's own turn they made one turn of 100–400 ms (each refused again costs about half a millisecond
+ * of the thread): the loop accepted no connection meanwhile, and the next holds ended together again.
+ * A few per turn keep the turns short; the others wait their turn in arrival order.
+ */
+const HELD_PER_TURN = 8;
+
 function isHealthCheck(url: string | undefined): boolean {
   const path = url === undefined ? '' : url.split('?', 1)[0]!;
   return path === '/health' || path.endsWith('/health');
@@ -189,15 +198,29 @@ export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifec
       },
     );
   };
+  // Held requests whose hold is over, taken up a few per turn of the event loop (takeUp).
+  const due: Array<() => void> = [];
+  let draining = false;
+  const drain = () => {
+    for (let i = 0; i < HELD_PER_TURN && due.length > 0; i++) due.shift()!();
+    if (due.length > 0) setImmediate(drain);
+    else draining = false;
+  };
+  const takeUp = (req: IncomingMessage, res: ServerResponse) => {
+    due.push(() => {
+      if (res.destroyed || req.socket.destroyed) return; // cut meanwhile (a stop): nothing to answer
+      serve(req, res);
+    });
+    if (!draining) {
+      draining = true;
+      setImmediate(drain);
+    }
+  };
   return (req, res) => {
     const at = shedAt.get(req.socket);
     const wait = at === undefined ? 0 : at + SHED_HOLD_MS - performance.now();
-    if (wait > 0 && !isHealthCheck(req.url)) {
-      setTimeout(() => {
-        if (res.destroyed || req.socket.destroyed) return; // cut meanwhile (a stop): nothing to answer
-        serve(req, res);
-      }, wait);
-    } else serve(req, res);
+    if (wait > 0 && !isHealthCheck(req.url)) setTimeout(takeUp, wait, req, res);
+    else serve(req, res);
   };
 }
 

@@ -55,7 +55,7 @@ try {
   });
 
   check(
-    'every entry point imports and works (memory, SQLite on a file committing on its shipped commit thread, GraphQL, HTTP, testing)',
+    'every entry point imports and works (memory, SQLite on a file committing on its shipped commit thread and searching on its reader thread, GraphQL, HTTP, testing)',
     () => {
       writeFileSync(
         join(app, 'use.mjs'),
@@ -89,6 +89,9 @@ for (const adapter of [createMemoryAdapter(), createSqliteAdapter({ filename: 'c
 }
 if (!threads.some((program) => program.endsWith('/node_modules/metacatalog/dist/adapters/sqlite-commit-worker.js'))) {
   throw new Error('the SQLite adapter did not start its commit thread from the package: ' + JSON.stringify(threads));
+}
+if (!threads.some((program) => program.endsWith('/node_modules/metacatalog/dist/adapters/sqlite-read-worker.js'))) {
+  throw new Error('the SQLite adapter did not start its reader thread from the package: ' + JSON.stringify(threads));
 }
 console.log('used');
 `,

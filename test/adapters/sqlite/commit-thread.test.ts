@@ -199,13 +199,14 @@ describe('SQLite commits on the commit thread', () => {
       };
       syncBuiltinESMExports();
       const { createSqliteAdapter } = await import(${JSON.stringify(pathToFileURL(built).href)});
-      const adapter = createSqliteAdapter({ filename: ${JSON.stringify(newFile())} });
+      const adapter = createSqliteAdapter({ filename: ${JSON.stringify(newFile())}, readerThreads: 1 });
       await adapter.open();
       await adapter.close();
       console.log(JSON.stringify(seen));
     `;
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(child.stderr).toBe('');
-    expect(JSON.parse(child.stdout)).toEqual(['ready']);
+    // The commit thread and the reader thread (read-pool.ts), started the same way.
+    expect(JSON.parse(child.stdout)).toEqual(['ready', 'ready']);
   });
 });

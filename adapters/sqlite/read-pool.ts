@@ -1,0 +1,242 @@
+/**
+ * The adapter's side of its reader threads (read-worker.ts): searches and aggregations run there, each on
+ * the thread with the fewest reads in flight, so that the host's event loop keeps turning (accepting
+ * connections, refusing what it cannot take, answering cheap requests) while SQLite evaluates them. A
+ * thread that ends unexpectedly fails the reads it held with UNAVAILABLE and is started again by the next
+ * read; `close` waits for the reads in flight, then closes each thread's connection and parks the thread
+ * for the next adapter of the process.
+ */
+import { Worker } from 'node:worker_threads';
+import { CatalogError } from '../../src/errors';
+import { deserializeError } from './commit-worker-protocol';
+import type { FromReadWorker, ReadMethod, ReadMethods, ReadWorkerData, ToReadWorker } from './read-worker-protocol';
+import { findWorkerProgram, threadExecArgv, type WorkerProgram } from './worker-program';
+
+export interface ReadPool {
+  /** Runs a read on a reader thread: its answer, or its error as the host's connection would have thrown it. */
+  run<M extends ReadMethod>(method: M, request: ReadMethods[M]['request']): Promise<ReadMethods[M]['result']>;
+  /** After an initial load: the threads' caches start over. */
+  reset(): void;
+  /** Waits for the reads in flight, then closes the threads' connections (the threads are parked). */
+  close(): Promise<void>;
+  /** For tests: the threads running now. */
+  threads(): Worker[];
+}
+
+/**
+ * Threads whose adapter closed, kept (unreferenced: they never hold the process open) for the next adapter
+ * this process opens: a program that opens and closes catalogs (a test suite) pays a thread's start (a
+ * thread, and the SQLite driver loaded in it: 50–100 ms) once, not per adapter. A parked thread holds no
+ * connection.
+ */
+const MAX_PARKED = 4;
+const parked: Worker[] = [];
+
+function detach(worker: Worker): void {
+  for (const event of ['message', 'error', 'exit'] as const) worker.removeAllListeners(event);
+}
+
+function park(worker: Worker): void {
+  detach(worker);
+  if (parked.length >= MAX_PARKED) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  parked.push(worker);
+  worker.once('exit', () => {
+    const at = parked.indexOf(worker);
+    if (at >= 0) parked.splice(at, 1);
+  });
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Reader {
+  readonly worker: Worker;
+  readonly pending: Map<number, Pending>;
+  /** Resolves when the thread has opened its connection; rejects when it could not. */
+  readonly ready: Promise<void>;
+  /** Resolves once the thread has ended. */
+  readonly exited: Promise<void>;
+  /** Resolves when the thread has closed its connection (the answer to `close`). */
+  onClosed?: () => void;
+}
+
+/**
+ * Starts `size` reader threads on `data.filename` and resolves once their connections are open;
+ * undefined when the threads' program cannot be found (the adapter bundled into another program).
+ */
+export async function startReadPool(data: ReadWorkerData, size: number): Promise<ReadPool | undefined> {
+  const program = await findWorkerProgram('read-worker.ts', 'sqlite-read-worker.js');
+  if (!program) return undefined;
+  const slots: Array<Reader | undefined> = new Array<Reader | undefined>(size).fill(undefined);
+  let nextId = 1;
+  let closing = false;
+  const idle: Array<() => void> = [];
+
+  function inFlight(): number {
+    return slots.reduce((sum, reader) => sum + (reader?.pending.size ?? 0), 0);
+  }
+
+  function notifyIdle(): void {
+    if (inFlight() === 0) for (const resolve of idle.splice(0)) resolve();
+  }
+
+  /** Fails the reads a thread held and frees its slot: the next read starts a new thread there. */
+  function lost(reader: Reader, error: Error): void {
+    const at = slots.indexOf(reader);
+    if (at >= 0) slots[at] = undefined;
+    detach(reader.worker);
+    const reads = [...reader.pending.values()];
+    reader.pending.clear();
+    for (const read of reads) read.reject(error);
+    notifyIdle();
+  }
+
+  function spawn(at: number): Reader {
+    const reused = parked.pop();
+    const options = { workerData: data, ...threadExecArgv() };
+    let worker: Worker;
+    if (reused) {
+      detach(reused);
+      reused.ref(); // until its connection is open
+      reused.postMessage({ type: 'open', data } satisfies ToReadWorker);
+      worker = reused;
+    } else worker = newWorker(program!, options);
+    let opened: () => void = () => undefined;
+    let refused: (error: Error) => void = () => undefined;
+    const ready = new Promise<void>((resolve, reject) => {
+      opened = resolve;
+      refused = reject;
+    });
+    ready.catch(() => undefined); // observed by start() and by the reads that wait on it
+    const reader: Reader = {
+      worker,
+      pending: new Map(),
+      ready,
+      exited: new Promise((resolve) => worker.once('exit', () => resolve())),
+    };
+    worker.on('message', (message: FromReadWorker) => {
+      switch (message.type) {
+        case 'ready':
+          // Holds the process open only while it has reads in flight (run): an idle adapter does not.
+          if (reader.pending.size === 0) worker.unref();
+          opened();
+          break;
+        case 'failed': {
+          const error = new CatalogError(
+            'UNAVAILABLE',
+            `a SQLite reader thread could not open ${data.filename}: ${deserializeError(message.error).message}`,
+            { reason: 'io' },
+          );
+          refused(error);
+          lost(reader, error);
+          break;
+        }
+        case 'answer': {
+          const read = reader.pending.get(message.id);
+          if (!read) break;
+          reader.pending.delete(message.id);
+          if (reader.pending.size === 0) worker.unref();
+          if (message.ok) read.resolve(message.value);
+          else read.reject(deserializeError(message.error));
+          notifyIdle();
+          break;
+        }
+        case 'closed':
+          reader.onClosed?.();
+          break;
+      }
+    });
+    const stopped = (error: Error | undefined) => {
+      const failure = new CatalogError(
+        'UNAVAILABLE',
+        `a SQLite reader thread stopped while answering this read${error ? ` (${error.message})` : ''}: try again`,
+        { reason: 'io', ...(error ? { cause: error } : {}) },
+      );
+      refused(failure);
+      lost(reader, failure);
+    };
+    worker.once('error', (error) => stopped(error));
+    worker.once('exit', (code) => stopped(code === 0 ? undefined : new Error(`exit code ${code}`)));
+    slots[at] = reader;
+    return reader;
+  }
+
+  /** The reader with the fewest reads in flight; an empty slot (a thread that ended) gets a new thread. */
+  function pick(): Reader {
+    let best: Reader | undefined;
+    for (let at = 0; at < slots.length; at++) {
+      const reader = slots[at] ?? spawn(at);
+      if (!best || reader.pending.size < best.pending.size) best = reader;
+    }
+    return best!;
+  }
+
+  for (let at = 0; at < size; at++) spawn(at);
+  try {
+    await Promise.all(slots.map((reader) => reader!.ready));
+  } catch (error) {
+    await closeAll(false);
+    throw error;
+  }
+
+  async function closeAll(keep: boolean): Promise<void> {
+    const readers = slots.filter((reader): reader is Reader => reader !== undefined);
+    slots.fill(undefined);
+    await Promise.all(
+      readers.map(async (reader) => {
+        reader.worker.ref(); // until it has closed its connection
+        const closed = new Promise<boolean>((resolve) => {
+          reader.onClosed = () => resolve(true);
+        });
+        reader.worker.postMessage({ type: 'close', park: keep } satisfies ToReadWorker);
+        // Closed (then parked for the next adapter), or ended meanwhile.
+        if ((await Promise.race([closed, reader.exited.then(() => false)])) && keep) park(reader.worker);
+        else {
+          detach(reader.worker);
+          reader.worker.unref();
+        }
+      }),
+    );
+  }
+
+  return {
+    run<M extends ReadMethod>(method: M, request: ReadMethods[M]['request']): Promise<ReadMethods[M]['result']> {
+      if (closing) return Promise.reject(new Error('the SQLite adapter is closed'));
+      const reader = pick();
+      const id = nextId++;
+      return new Promise<ReadMethods[M]['result']>((resolve, reject) => {
+        try {
+          reader.worker.postMessage({ type: 'read', id, method, request } satisfies ToReadWorker);
+        } catch (error) {
+          // A request that cannot be cloned (a function in it): refused, nothing was sent.
+          reject(new CatalogError('INVALID_INPUT', `a read could not be sent to a reader thread: ${(error as Error).message}`));
+          return;
+        }
+        if (reader.pending.size === 0) reader.worker.ref(); // the process waits for the answer
+        reader.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      });
+    },
+    reset() {
+      for (const reader of slots) reader?.worker.postMessage({ type: 'reset' } satisfies ToReadWorker);
+    },
+    async close() {
+      closing = true;
+      await new Promise<void>((resolve) => {
+        idle.push(resolve);
+        notifyIdle();
+      });
+      await closeAll(true);
+    },
+    threads: () => slots.filter((reader): reader is Reader => reader !== undefined).map((reader) => reader.worker),
+  };
+}
+
+function newWorker(program: WorkerProgram, options: { workerData: ReadWorkerData; execArgv?: string[] }): Worker {
+  return 'file' in program ? new Worker(program.file, options) : new Worker(program.code, { ...options, eval: true });
+}
