@@ -11,6 +11,8 @@ type TracingApi = typeof import('@opentelemetry/api');
 let api: TracingApi | undefined;
 let tracer: Tracer | undefined;
 let loading: Promise<void> | undefined;
+/** The API's no-op tracer provider: the global provider delegates to it until a host registers an SDK. */
+let noopProvider: unknown;
 
 const TRACER_NAME = 'metacatalog';
 
@@ -20,6 +22,7 @@ export function loadTracing(): Promise<void> {
     (loaded) => {
       api = loaded;
       tracer = loaded.trace.getTracer(TRACER_NAME);
+      noopProvider = new loaded.ProxyTracerProvider().getDelegate();
     },
     () => undefined,
   );
@@ -29,6 +32,18 @@ export function loadTracing(): Promise<void> {
 /** The loaded API, or undefined (not installed, or not loaded yet). */
 export function tracingApi(): TracingApi | undefined {
   return api;
+}
+
+/**
+ * The loaded API when spans can be recorded: undefined also while no SDK is registered (the global
+ * tracer provider still delegates to the no-op one), so that a host with the API installed but no SDK
+ * pays a check per call, not a no-op span, a context and a promise per span (asked per call: an SDK
+ * registered later is used from then on). A provider from another copy of the API counts as registered.
+ */
+export function activeTracingApi(): TracingApi | undefined {
+  if (!api) return undefined;
+  const provider = api.trace.getTracerProvider();
+  return provider instanceof api.ProxyTracerProvider && provider.getDelegate() === noopProvider ? undefined : api;
 }
 
 export type SpanAttributes = Attributes;
@@ -51,8 +66,8 @@ export function inSpan<T>(
   run: (span: Span | undefined) => Promise<T>,
   options: { kind?: SpanKind; parent?: Context; outcome?: (result: T) => string } = {},
 ): Promise<T> {
-  if (!tracer || !api) return run(undefined);
-  const spanApi = api;
+  if (!tracer || !activeTracingApi()) return run(undefined);
+  const spanApi = api!;
   const spanOptions = options.kind === undefined ? {} : { kind: options.kind };
   const body = (span: Span): Promise<T> => {
     const recording = span.isRecording();
