@@ -148,9 +148,13 @@ export interface ServeChild {
   exit: Promise<number | null>;
 }
 
-/** Spawns `metacatalog serve --port 0 <args>` and waits (20 s at most) until it is listening. */
+/**
+ * Spawns `metacatalog serve --port 0 <args>` and waits (20 s at most) until it is listening; without the
+ * warm-up (`--warm-up 0`, tested on its own) unless `args` ask for one.
+ */
 export async function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeChild> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { cwd: ROOT, env });
+  const warmUp = args.includes('--warm-up') || args.includes('--postgres') ? [] : ['--warm-up', '0'];
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...warmUp, ...args], { cwd: ROOT, env });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += String(d)));
