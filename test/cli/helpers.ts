@@ -148,13 +148,9 @@ export interface ServeChild {
   exit: Promise<number | null>;
 }
 
-/**
- * Spawns `metacatalog serve --port 0 <args>` and waits (20 s at most) until it is listening; without the
- * warm-up (`--warm-up 0`, tested on its own) unless `args` ask for one.
- */
+/** Spawns `metacatalog serve --port 0 <args>` and waits (20 s at most) until it is listening. */
 export async function spawnServe(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeChild> {
-  const warmUp = args.includes('--warm-up') || args.includes('--postgres') ? [] : ['--warm-up', '0'];
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...warmUp, ...args], { cwd: ROOT, env });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { cwd: ROOT, env });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += String(d)));

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -157,7 +157,7 @@ describe('metacatalog serve', () => {
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
     const taken = (blocker.address() as import('node:net').AddressInfo).port;
     try {
-      const failed = spawnSync(process.execPath, [cli, 'serve', '--db', db, '--port', String(taken), '--warm-up', '0'], {
+      const failed = spawnSync(process.execPath, [cli, 'serve', '--db', db, '--port', String(taken)], {
         encoding: 'utf8',
         timeout: 20_000,
       });
@@ -173,28 +173,6 @@ describe('metacatalog serve', () => {
     expect(r.status).toBe(200);
     s.child.kill('SIGTERM');
     expect(await s.exit).toBe(0);
-  });
-
-  it('--warm-up: answers requests of its own on a scratch catalog before listening; the database and the temporary directory keep nothing of it', async () => {
-    const db = tempDb();
-    const scratch = mkdtempSync(join(tmpdir(), 'metacatalog-serve-tmp-'));
-    dirs.push(scratch);
-    const s = await spawnServe(['--db', db, '--quiet', '--warm-up', '1'], { ...process.env, TMPDIR: scratch });
-    try {
-      const warmed = /warmed up with (\d+) requests/.exec(s.output());
-      expect(Number(warmed?.[1])).toBeGreaterThan(0);
-      expect(s.output().indexOf('warmed up')).toBeLessThan(s.output().indexOf('listening on'));
-      expect(readdirSync(scratch)).toEqual([]);
-      const r = await fetch(`${s.url}/openapi/v2/entity/dataset`, { headers: { authorization: `Bearer ${s.token}` } });
-      expect(r.status).toBe(200);
-      expect(((await r.json()) as { entities: unknown[] }).entities).toEqual([]);
-    } finally {
-      s.child.kill('SIGTERM');
-    }
-    expect(await s.exit).toBe(0);
-    const refused = spawnSync(process.execPath, [cli, 'serve', '--db', db, '--warm-up', 'soon'], { encoding: 'utf8' });
-    expect(refused.status).toBe(2);
-    expect(refused.stderr).toContain('--warm-up must be seconds from 0 to 60');
   });
 
   it('a --db that is a directory exits 1 without creating a key file', () => {

@@ -30,12 +30,7 @@ export async function waitForOutput(output: () => string, pattern: RegExp, exite
 
 /** Spawns `metacatalog serve --port 0 --workers N <args>` and waits until every worker listens. */
 export async function spawnWorkers(workers: number, args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Cluster> {
-  // Without the warm-up (each worker would take up to 3 s before it listens): see spawnServe.
-  const warmUp = args.includes('--warm-up') || args.includes('--postgres') ? [] : ['--warm-up', '0'];
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', String(workers), ...warmUp, ...args], {
-    cwd: ROOT,
-    env,
-  });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', String(workers), ...args], { cwd: ROOT, env });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += String(d)));

@@ -20,8 +20,6 @@ const DEFAULT_DB = './data/catalog.db';
 const DEFAULT_ADMIN = 'urn:li:corpuser:admin';
 const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = '127.0.0.1';
-/** `metacatalog serve --db <file>` warms up for up to this long before it listens (`--warm-up`). */
-const DEFAULT_WARM_UP_MS = 10_000;
 
 export interface ServeOptions {
   /** SQLite file (created with its directory when missing), or `:memory:`. Default `./data/catalog.db`. */
@@ -68,12 +66,6 @@ export interface ServeOptions {
   maxInFlight?: number;
   /** Requests per second per client (token, else address); beyond, 429. Default: no limit. */
   rateLimit?: number;
-  /**
-   * A SQLite file: before listening, answer requests of its own on a scratch catalog for up to this long,
-   * so that the first clients meet compiled code (src/cli/warm-up.ts, docs/operations.md). Not for
-   * `:memory:` or PostgreSQL. Default here 0 (none); `metacatalog serve --db <file>`: 10 s (`--warm-up`).
-   */
-  warmUpMs?: number;
 }
 
 export interface ServeHandle {
@@ -117,22 +109,6 @@ export async function serve(options: ServeOptions, commandIo: CommandIo): Promis
       io.stdout(`metacatalog: created the token signing key ${loaded.file} (mode 0600); keep it with the database, never share it\n`);
       if (!isNewDatabase) io.stdout('metacatalog: the database existed without this key: tokens issued before no longer verify\n');
     }
-  }
-
-  // Before the user's database is opened: its adapter takes over the warm-up's commit thread.
-  if (!inMemory && (options.warmUpMs ?? 0) > 0) {
-    const { warmUp } = await import('../warm-up');
-    const report = await warmUp(
-      {
-        budgetMs: options.warmUpMs!,
-        admin,
-        algorithm,
-        ...(options.durability !== undefined ? { durability: options.durability } : {}),
-        ...(options.maxInFlight !== undefined ? { maxInFlight: options.maxInFlight } : {}),
-      },
-      io,
-    );
-    io.stdout(`metacatalog: warmed up with ${report.requests} requests on a scratch catalog in ${Math.round(report.ms)} ms\n`);
   }
 
   const catalog = await openCatalog(
@@ -359,10 +335,6 @@ under /gms) on an embedded SQLite file, or on a PostgreSQL database that several
                        (docs/operations.md); /health is never refused
   --rate-limit <n/s>   requests per second per access token (per address without one); beyond,
                        429 RATE_LIMITED with Retry-After and RateLimit-* headers (default: none)
-  --warm-up <seconds>  with --db <file>: before listening, answer 5,000 requests of its own (writes,
-                       reads, searches) on a scratch catalog in a temporary directory, or as many as
-                       this allows, so that the first clients meet compiled code (default 10, about
-                       3 s on an idle machine; 0: off)
   --help               this text
 
 The token signing key is kept beside the database in <file>.signing-key (mode 0600; serve refuses a
@@ -405,7 +377,6 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
         'metrics-host': { type: 'string' },
         'max-in-flight': { type: 'string' },
         'rate-limit': { type: 'string' },
-        'warm-up': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -446,10 +417,6 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
   const rate = rateLimit === undefined ? undefined : /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(rateLimit);
   if (rate !== undefined && (rate === null || Number(rate[1]) <= 0))
     throw new UsageError(`--rate-limit must be requests per second, e.g. 50/s, got "${rateLimit}"`);
-  const warmUp = v['warm-up'];
-  if (warmUp !== undefined && (!/^\d{1,2}(?:\.\d+)?$/.test(warmUp) || Number(warmUp) > 60))
-    throw new UsageError(`--warm-up must be seconds from 0 to 60 (0 turns it off), got "${warmUp}"`);
-  if (warmUp !== undefined && v.postgres !== undefined) throw new UsageError('--warm-up is for a SQLite file (--db)');
   const workers = parseWorkers(v.workers);
   if (workers !== undefined && workers > 1 && v.db === ':memory:')
     throw new UsageError('--workers needs a file or --postgres: each worker would have its own :memory: database');
@@ -473,8 +440,6 @@ function optionsFrom(argv: readonly string[]): ServeOptions | 'help' {
     ...(v['log-format'] === 'json' || v['log-format'] === 'text' ? { logFormat: v['log-format'] } : {}),
     ...(maxInFlight !== undefined ? { maxInFlight: Number(maxInFlight) } : {}),
     ...(rate ? { rateLimit: Number(rate[1]) } : {}),
-    // A file's service warms up unless told otherwise (:memory: and --postgres: see ServeOptions.warmUpMs).
-    warmUpMs: warmUp === undefined ? DEFAULT_WARM_UP_MS : Number(warmUp) * 1000,
   };
 }
 
