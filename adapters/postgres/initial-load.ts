@@ -32,6 +32,8 @@ const DEFERRED = ['entities', 'aspects', 'search_text', 'search_fields', 'proper
 const LOCKED = [...DEFERRED, 'aspect_metadata', 'change_events', 'aspect_versions'];
 /** Memory for each index build at the end of a load (the server's default is 64 MB). */
 const INDEX_BUILD_MEMORY = '256MB';
+/** Entities whose rows are made between two turns of the event loop (the previous COPY goes on meanwhile). */
+const YIELD_EVERY = 100;
 /** Metadata documents remembered across the calls of a load (digest → id); others are looked up. */
 const MAX_KNOWN_METADATA = 10_000;
 
@@ -58,8 +60,9 @@ function field(value: unknown): string {
   if (typeof value === 'number') return String(value);
   if (Buffer.isBuffer(value)) return `\\\\x${value.toString('hex')}`;
   const text = String(value);
-  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : text;
+  return NEEDS_ESCAPE.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]!) : text;
 }
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** Rows of one table in COPY's text format. */
@@ -72,7 +75,9 @@ class CopyRows {
   ) {}
 
   add(...values: unknown[]): void {
-    this.lines.push(values.map(field).join('\t'));
+    let line = field(values[0]);
+    for (let i = 1; i < values.length; i++) line += `\t${field(values[i])}`;
+    this.lines.push(line);
   }
 
   get size(): number {
@@ -313,7 +318,7 @@ export function createPostgresInitialLoad(
       await keys.prepare(docs);
       await keys.prepareNames(docs);
       const entityIds = await ids(current.entitySequence, writes.length);
-      const found = entityRows(writes, entityIds, keys);
+      const found = await entityRows(writes, entityIds, keys);
       const rows = { ...found, metadata: await metadataRows(current, found.metadata) };
       const aspects = new CopyRows('aspects', [
         'entity_id',
@@ -398,18 +403,18 @@ export function createPostgresInitialLoad(
  * `written_text`, `written_fields`, `written_values`), for COPY: the same columns, flags and packed
  * documents, so that a loaded catalog is the one an ordinary import makes.
  */
-function entityRows(
+async function entityRows(
   writes: readonly EntityWrite[],
   ids: readonly string[],
   keys: Stores['keys'],
-): {
+): Promise<{
   entities: CopyRows;
   aspects: Array<{ row: unknown[]; digest: string | null }>;
   metadata: Map<string, Buffer>;
   text: CopyRows;
   fields: CopyRows;
   values: CopyRows;
-} {
+}> {
   const packer = new Packer();
   const entities = new CopyRows('entities', ['id', 'urn', 'entity_type', 'version', 'removed', 'urn_lower', 'entity_type_lower']);
   const text = new CopyRows('search_text', ['entity_id', 'tsv']);
@@ -429,7 +434,10 @@ function entityRows(
   const metadata = new Map<string, Buffer>();
   /** Digests by packed document: the packer hands the same buffer for the same text. */
   const digests = new Map<Buffer, string>();
-  writes.forEach((w, i) => {
+  for (let i = 0; i < writes.length; i++) {
+    // The previous call's COPY statements go on while these rows are made: their data and replies need the event loop.
+    if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+    const w = writes[i]!;
     const id = ids[i]!;
     const doc: SearchDocument | undefined = w.searchDocument ?? undefined;
     entities.add(
@@ -468,7 +476,7 @@ function entityRows(
         digest,
       });
     }
-    if (!doc) return;
+    if (!doc) continue;
     text.add(id, documentVector(doc.text));
     for (const [field, list] of Object.entries(doc.fields)) {
       let first = true;
@@ -505,6 +513,6 @@ function entityRows(
     }
     for (const [keyId, row] of firstRow) if (seen.get(keyId)!.size === 1) rows[row]![8] = true;
     for (const row of rows) values.add(...row);
-  });
+  }
   return { entities, aspects, metadata, text, fields, values };
 }

@@ -5,6 +5,8 @@ import { Params, requestIds, scopeSql } from './search-sql';
 
 /** What `lower()` does to a text in the "C" collation: ASCII letters only. */
 const asciiLower = (value: string): string => value.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+/** Anything but printable ASCII (control characters too: they only take the longer way). */
+const NOT_PRINTABLE_ASCII = /[^ -~]/;
 
 /**
  * The `*_lower` column of a value: JavaScript's lower-casing (the contract's IEQUAL), stored only when
@@ -13,6 +15,8 @@ const asciiLower = (value: string): string => value.replace(/[A-Z]+/g, (m) => m.
  * schema version 4 hold the lower-casing whenever it differed from the value: the same comparison.
  */
 export function storedLower(value: string): string | null {
+  // Printable ASCII only (URNs, most names): JavaScript lower-cases exactly the letters `lower()` does.
+  if (!NOT_PRINTABLE_ASCII.test(value)) return null;
   const lower = value.toLowerCase();
   if (lower === value) return null;
   return lower === asciiLower(value) ? null : lower;

@@ -14,8 +14,10 @@ const MAX_LEXEME_BYTES = 2046;
 const MAX_POSITION = 16_383;
 
 function quote(lexeme: string): string {
+  if (!NEEDS_ESCAPE.test(lexeme)) return `'${lexeme}'`;
   return `'${lexeme.replace(/'/g, "''").replace(/\\/g, '\\\\')}'`;
 }
+const NEEDS_ESCAPE = /['\\]/;
 
 /**
  * The `tsvector` literal of a document: each term with its positions, weighted A in the name and the
@@ -27,7 +29,8 @@ export function documentVector(text: SearchDocument['text']): string {
   const add = (source: string | undefined, weight: 'A' | 'B'): void => {
     for (const term of analyzeText(source)) {
       position = Math.min(position + 1, MAX_POSITION);
-      if (Buffer.byteLength(term) > MAX_LEXEME_BYTES) continue;
+      // A UTF-16 unit is at most 3 bytes of UTF-8: only long terms need counting.
+      if (term.length * 3 > MAX_LEXEME_BYTES && Buffer.byteLength(term) > MAX_LEXEME_BYTES) continue;
       let list = positions.get(term);
       if (!list) positions.set(term, (list = []));
       if (list.length < 255) list.push(`${position}${weight}`);
