@@ -332,6 +332,14 @@ function instrumented(adapter: StorageAdapter, clock: () => number, health: Stor
     const original = (adapter as unknown as Record<string, unknown>)[name];
     if (typeof original !== 'function' || UNWATCHED.has(name)) continue;
     const write = WRITES.has(name);
+    // Made once per method, not per call: two closures fewer on every adapter call (each write makes two).
+    const succeeded = (value: unknown): unknown => {
+      health.succeeded(write);
+      return value;
+    };
+    const failed = (error: unknown): never => {
+      throw health.failed(error, write);
+    };
     methods[name] = (...args: unknown[]): unknown => {
       let result: unknown;
       try {
@@ -340,15 +348,7 @@ function instrumented(adapter: StorageAdapter, clock: () => number, health: Stor
         throw health.failed(error, write);
       }
       if (!(result instanceof Promise)) return result;
-      return result.then(
-        (value: unknown) => {
-          health.succeeded(write);
-          return value;
-        },
-        (error: unknown) => {
-          throw health.failed(error, write);
-        },
-      );
+      return result.then(succeeded, failed);
     };
   }
   const { commit, search, aggregate } = wrapped;

@@ -1,4 +1,4 @@
-import { inSpan, tracingApi, type CatalogTelemetry, type Span } from '../core/telemetry';
+import { activeTracingApi, inSpan, tracingApi, type CatalogTelemetry, type Span } from '../core/telemetry';
 import type { IncomingExchange } from './exchange';
 
 /** What the handler tells the request's span as it learns it. */
@@ -45,7 +45,7 @@ export function inRequestSpan<T extends { errorCode?: string }>(
   exchange: IncomingExchange,
   run: (trace: RequestTrace | undefined) => Promise<T>,
 ): Promise<T> {
-  const api = tracingApi();
+  const api = activeTracingApi();
   if (!api) return run(undefined);
   const method = exchange.method.toUpperCase();
   const parent = api.propagation.extract(api.ROOT_CONTEXT, exchange, {

@@ -1,5 +1,5 @@
 import type { CatalogTelemetry } from './telemetry';
-import { inSpan, outcomeOf, tracingApi, type SpanAttributes } from './tracing';
+import { activeTracingApi, inSpan, outcomeOf, type SpanAttributes } from './tracing';
 
 /**
  * The public catalog calls that are measured and traced, by service and method: the operation kind (a
@@ -173,7 +173,7 @@ function measuredMethod(
         return Promise.reject(error);
       }
     };
-    const traced = tracingApi()
+    const traced = activeTracingApi()
       ? inSpan(`metacatalog ${method}`, () => spanAttributes(method, spec, telemetry.adapterName, args), call)
       : call();
     if (!sink) return traced;

@@ -4,5 +4,5 @@ export { measuredCommit, measuredQuery } from './adapter-calls';
 export { instrumentService } from './catalog-operations';
 export { attachTelemetry, CatalogTelemetry, telemetryOf } from './telemetry';
 export type { MetricsSink } from './telemetry';
-export { inSpan, loadTracing, tracingApi } from './tracing';
+export { activeTracingApi, inSpan, loadTracing, tracingApi } from './tracing';
 export type { Span } from './tracing';

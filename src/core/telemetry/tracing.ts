@@ -9,8 +9,11 @@ import { isCatalogError } from '../../errors';
 type TracingApi = typeof import('@opentelemetry/api');
 
 let api: TracingApi | undefined;
-let tracer: Tracer | undefined;
+/** The tracer of the global tracer provider it was taken from (a provider registered anew gets a new one). */
+let tracerOf: { provider: unknown; tracer: Tracer } | undefined;
 let loading: Promise<void> | undefined;
+/** The API's no-op tracer provider: the global provider delegates to it until a host registers an SDK. */
+let noopProvider: unknown;
 
 const TRACER_NAME = 'metacatalog';
 
@@ -19,7 +22,7 @@ export function loadTracing(): Promise<void> {
   loading ??= import('@opentelemetry/api').then(
     (loaded) => {
       api = loaded;
-      tracer = loaded.trace.getTracer(TRACER_NAME);
+      noopProvider = new loaded.ProxyTracerProvider().getDelegate();
     },
     () => undefined,
   );
@@ -29,6 +32,27 @@ export function loadTracing(): Promise<void> {
 /** The loaded API, or undefined (not installed, or not loaded yet). */
 export function tracingApi(): TracingApi | undefined {
   return api;
+}
+
+/**
+ * The loaded API when spans can be recorded: undefined also while no SDK is registered (the global
+ * tracer provider still delegates to the no-op one), so that a host with the API installed but no SDK
+ * pays a check per call, not a no-op span, a context and a promise per span (asked per call: an SDK
+ * registered later is used from then on). A provider from another copy of the API counts as registered.
+ */
+export function activeTracingApi(): TracingApi | undefined {
+  return activeTracer() ? api : undefined;
+}
+
+/** The tracer spans are made with, or undefined while nothing can record them (see activeTracingApi). */
+function activeTracer(): Tracer | undefined {
+  if (!api) return undefined;
+  const provider = api.trace.getTracerProvider();
+  if (provider instanceof api.ProxyTracerProvider && provider.getDelegate() === noopProvider) return undefined;
+  // Taken anew when the host registers a provider again (after `trace.disable()`): a tracer of the old
+  // one would send spans where no one reads them.
+  if (tracerOf?.provider !== provider) tracerOf = { provider, tracer: provider.getTracer(TRACER_NAME) };
+  return tracerOf.tracer;
 }
 
 export type SpanAttributes = Attributes;
@@ -51,8 +75,9 @@ export function inSpan<T>(
   run: (span: Span | undefined) => Promise<T>,
   options: { kind?: SpanKind; parent?: Context; outcome?: (result: T) => string } = {},
 ): Promise<T> {
-  if (!tracer || !api) return run(undefined);
-  const spanApi = api;
+  const tracer = activeTracer();
+  if (!tracer) return run(undefined);
+  const spanApi = api!;
   const spanOptions = options.kind === undefined ? {} : { kind: options.kind };
   const body = (span: Span): Promise<T> => {
     const recording = span.isRecording();
