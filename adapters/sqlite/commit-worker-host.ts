@@ -4,9 +4,6 @@
  * each writer is answered once its group is committed and synced on the thread, or with its batch's own
  * error. The host's event loop only clones the batches and settles promises.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
@@ -19,75 +16,7 @@ import {
   type ToCommitWorker,
 } from './commit-worker-protocol';
 import type { GroupCommitter } from './group-commit';
-
-/** Where the built thread's program is, relative to the module that starts it (see workerProgram). */
-const BUILT_PROGRAMS = [
-  // dist/chunk-*.js: the adapter's code lives in a chunk at the root of dist/.
-  './adapters/sqlite-commit-worker.js',
-  // dist/adapters/sqlite.js, should the code end up in the entry itself.
-  './sqlite-commit-worker.js',
-  // The sources bundled into a file two levels under the package's root (the benchmarks' bench/.build/).
-  '../../dist/adapters/sqlite-commit-worker.js',
-];
-
-type Program = { file: URL } | { code: string };
-
-/**
- * The host's Node options for the thread (a worker inherits them), less `--input-type`: a host started as
- * `node --input-type=module -e ...` would make the thread refuse to load its program file.
- */
-function threadExecArgv(): { execArgv?: string[] } {
-  const out: string[] = [];
-  const args = process.execArgv;
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--input-type') i++;
-    else if (!args[i]!.startsWith('--input-type=')) out.push(args[i]!);
-  }
-  // Given explicitly, the options are checked (some a worker refuses); inherited, they are not: only when needed.
-  return out.length === args.length ? {} : { execArgv: out };
-}
-let sourceProgram: Promise<Program> | undefined;
-
-/**
- * The thread's program: the built file next to the adapter's built code (dist/adapters/sqlite-commit-worker.js,
- * in the published package), or, when the adapter runs from its TypeScript sources (the test runner), those
- * sources bundled once per process with esbuild (a development dependency, never loaded from dist/).
- * Undefined when neither is found (the adapter bundled into another program): commits then stay on the
- * host's thread.
- */
-async function workerProgram(): Promise<Program | undefined> {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) return (sourceProgram ??= bundleSources(new URL('./commit-worker.ts', here)));
-  for (const candidate of BUILT_PROGRAMS) {
-    const file = new URL(candidate, here);
-    if (existsSync(file)) return { file };
-  }
-  return undefined;
-}
-
-async function bundleSources(entry: URL): Promise<Program> {
-  // A variable specifier: the bundler that builds dist/ must not follow it.
-  const esbuildModule = 'esbuild';
-  const { build } = (await import(esbuildModule)) as typeof import('esbuild');
-  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
-  const result = await build({
-    entryPoints: [fileURLToPath(entry)],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    write: false,
-    logLevel: 'silent',
-    plugins: [
-      {
-        name: 'native-peer',
-        // The native module stays outside, named by its absolute path: the code is evaluated, not read from a file.
-        setup: (b) => b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: betterSqlite3, external: true })),
-      },
-    ],
-  });
-  return { code: result.outputFiles[0]!.text };
-}
+import { findWorkerProgram, threadExecArgv } from './worker-program';
 
 /**
  * Threads whose adapter closed, kept (unreferenced: they never hold the process open) for the next adapter
@@ -146,7 +75,8 @@ interface Queued {
  * transaction, so it never waits for the host's loop to come around to its answer.
  */
 export async function startCommitWorker(data: CommitWorkerData, committed: (batch: WriteBatch) => void): Promise<CommitWorker | undefined> {
-  const program = await workerProgram();
+  // Undefined when the program is not found (the adapter bundled into another program): commits stay on the host's thread.
+  const program = await findWorkerProgram('commit-worker.ts', 'sqlite-commit-worker.js');
   if (!program) return undefined;
   let queue: Queued[] = [];
   /** Groups sent and not yet answered, by message id. */

@@ -2,7 +2,7 @@
  * Where a thread of the SQLite adapter finds its program: the built file next to the adapter's built code
  * (in the published package), or, when the adapter runs from its TypeScript sources (the test runner), those
  * sources bundled once per process with esbuild (a development dependency, never loaded from dist/). The
- * same rules as the commit thread's (commit-worker-host.ts), for the reader threads (read-pool.ts).
+ * same rules for the commit thread (commit-worker-host.ts) and the reader threads (read-pool.ts).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
