@@ -16,41 +16,10 @@ import {
   type ToCommitWorker,
 } from './commit-worker-protocol';
 import type { GroupCommitter } from './group-commit';
-import { findWorkerProgram, threadExecArgv } from './worker-program';
+import { findWorkerProgram, threadExecArgv, threadParking } from './worker-program';
 
-/**
- * Threads whose adapter closed, kept (unreferenced: they never hold the process open) for the next adapter
- * this process opens: starting a thread and loading the SQLite driver in it takes 50–100 ms, which a
- * program that opens and closes catalogs (a test suite, a tool) would otherwise pay per adapter. At most
- * this many; a parked thread holds no connection.
- */
-const MAX_PARKED = 2;
-const parked: Worker[] = [];
-
-/** Drops the listeners an adapter put on its thread (only those events: Node keeps listeners of its own). */
-function detach(worker: Worker): void {
-  for (const event of ['message', 'error', 'exit'] as const) worker.removeAllListeners(event);
-}
-
-function park(worker: Worker): void {
-  detach(worker);
-  if (parked.length >= MAX_PARKED) {
-    void worker.terminate();
-    return;
-  }
-  worker.unref();
-  parked.push(worker);
-  worker.once('exit', () => {
-    const at = parked.indexOf(worker);
-    if (at >= 0) parked.splice(at, 1);
-  });
-}
-
-function takeParked(): Worker | undefined {
-  const worker = parked.pop();
-  if (worker) detach(worker);
-  return worker;
-}
+/** Commit threads of closed adapters, for the next adapter of the process. */
+const parking = threadParking(2);
 
 export interface CommitWorker extends GroupCommitter<WriteBatch> {
   /** After an initial load: the thread's caches start over. */
@@ -100,7 +69,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
 
   function spawn(): Promise<void> {
     const options = { workerData: data, ...threadExecArgv() };
-    const reused = takeParked();
+    const reused = parking.take();
     const worker =
       reused ?? ('file' in program! ? new Worker(program!.file, options) : new Worker(program!.code, { ...options, eval: true }));
     if (reused) {
@@ -289,7 +258,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
         });
         worker.postMessage({ type: 'close', park: true } satisfies ToCommitWorker);
         // Closed (then parked for the next adapter), or ended meanwhile.
-        if (await Promise.race([closed, stopped.then(() => false)])) park(worker);
+        if (await Promise.race([closed, stopped.then(() => false)])) parking.park(worker);
       }
     },
     reset() {

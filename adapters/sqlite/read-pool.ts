@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { CatalogError } from '../../src/errors';
 import { deserializeError } from './commit-worker-protocol';
 import type { FromReadWorker, ReadMethod, ReadMethods, ReadWorkerData, ToReadWorker } from './read-worker-protocol';
-import { findWorkerProgram, threadExecArgv, type WorkerProgram } from './worker-program';
+import { detachThread, findWorkerProgram, threadExecArgv, threadParking, type WorkerProgram } from './worker-program';
 
 export interface ReadPool {
   /** Runs a read on a reader thread: its answer, or its error as the host's connection would have thrown it. */
@@ -23,32 +23,8 @@ export interface ReadPool {
   threads(): Worker[];
 }
 
-/**
- * Threads whose adapter closed, kept (unreferenced: they never hold the process open) for the next adapter
- * this process opens: a program that opens and closes catalogs (a test suite) pays a thread's start (a
- * thread, and the SQLite driver loaded in it: 50–100 ms) once, not per adapter. A parked thread holds no
- * connection.
- */
-const MAX_PARKED = 4;
-const parked: Worker[] = [];
-
-function detach(worker: Worker): void {
-  for (const event of ['message', 'error', 'exit'] as const) worker.removeAllListeners(event);
-}
-
-function park(worker: Worker): void {
-  detach(worker);
-  if (parked.length >= MAX_PARKED) {
-    void worker.terminate();
-    return;
-  }
-  worker.unref();
-  parked.push(worker);
-  worker.once('exit', () => {
-    const at = parked.indexOf(worker);
-    if (at >= 0) parked.splice(at, 1);
-  });
-}
+/** Reader threads of closed adapters, for the next adapter of the process. */
+const parking = threadParking(4);
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -90,7 +66,7 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
   function lost(reader: Reader, error: Error): void {
     const at = slots.indexOf(reader);
     if (at >= 0) slots[at] = undefined;
-    detach(reader.worker);
+    detachThread(reader.worker);
     const reads = [...reader.pending.values()];
     reader.pending.clear();
     for (const read of reads) read.reject(error);
@@ -98,11 +74,10 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
   }
 
   function spawn(at: number): Reader {
-    const reused = parked.pop();
+    const reused = parking.take();
     const options = { workerData: data, ...threadExecArgv() };
     let worker: Worker;
     if (reused) {
-      detach(reused);
       reused.ref(); // until its connection is open
       reused.postMessage({ type: 'open', data } satisfies ToReadWorker);
       worker = reused;
@@ -196,9 +171,9 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
         });
         reader.worker.postMessage({ type: 'close', park: keep } satisfies ToReadWorker);
         // Closed (then parked for the next adapter), or ended meanwhile.
-        if ((await Promise.race([closed, reader.exited.then(() => false)])) && keep) park(reader.worker);
+        if ((await Promise.race([closed, reader.exited.then(() => false)])) && keep) parking.park(reader.worker);
         else {
-          detach(reader.worker);
+          detachThread(reader.worker);
           reader.worker.unref();
         }
       }),

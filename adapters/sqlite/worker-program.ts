@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 
 export type WorkerProgram = { file: URL } | { code: string };
 
@@ -78,4 +79,40 @@ export function threadExecArgv(): { execArgv?: string[] } {
   }
   // Given explicitly, the options are checked (some a worker refuses); inherited, they are not: only when needed.
   return out.length === args.length ? {} : { execArgv: out };
+}
+
+/** Drops the listeners an adapter put on its thread (only those events: Node keeps listeners of its own). */
+export function detachThread(worker: Worker): void {
+  for (const event of ['message', 'error', 'exit'] as const) worker.removeAllListeners(event);
+}
+
+/**
+ * Threads whose adapter closed, kept (unreferenced: they never hold the process open) for the next adapter
+ * this process opens: starting a thread and loading the SQLite driver in it takes 50–100 ms, which a
+ * program that opens and closes catalogs (a test suite, a tool) would otherwise pay per adapter. At most
+ * `max` of one kind; a parked thread holds no connection. `take` hands one back without the listeners its
+ * last adapter put on it.
+ */
+export function threadParking(max: number): { park(worker: Worker): void; take(): Worker | undefined } {
+  const parked: Worker[] = [];
+  return {
+    park(worker) {
+      detachThread(worker);
+      if (parked.length >= max) {
+        void worker.terminate();
+        return;
+      }
+      worker.unref();
+      parked.push(worker);
+      worker.once('exit', () => {
+        const at = parked.indexOf(worker);
+        if (at >= 0) parked.splice(at, 1);
+      });
+    },
+    take() {
+      const worker = parked.pop();
+      if (worker) detachThread(worker);
+      return worker;
+    },
+  };
 }
