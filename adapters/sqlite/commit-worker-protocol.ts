@@ -10,22 +10,32 @@ export interface CommitWorkerData {
   readonly durability: 'full' | 'normal';
 }
 
-export type ToCommitWorker =
-  | { readonly type: 'commit'; readonly id: number; readonly batches: readonly WriteBatch[] }
-  /** After an initial load replaced the tables' contents: the thread's caches start over. */
+/** What the adapter tells any of its threads (commit, readers) about the thread's connection, `Data` its start. */
+export type ToThread<Data> =
+  /** After an initial load replaced the tables' contents: the thread's caches (key ids, dictionary, statements) start over. */
   | { readonly type: 'reset' }
   /** Closes the connection; with `park`, the thread then waits for an `open` instead of ending. */
   | { readonly type: 'close'; readonly park?: boolean }
   /** A parked thread takes another database (the next adapter of the process): answers `ready` or `failed`. */
-  | { readonly type: 'open'; readonly data: CommitWorkerData };
+  | { readonly type: 'open'; readonly data: Data };
 
-export type FromCommitWorker =
+/** What any of the adapter's threads answers about its connection. */
+export type FromThread =
   | { readonly type: 'ready' }
   /** The connection could not be opened: the thread ends. */
   | { readonly type: 'failed'; readonly error: SerializedError }
-  /** The outcomes of the groups of one transaction, one per batch, by the id of the message that brought them. */
-  | { readonly type: 'committed'; readonly groups: ReadonlyArray<{ readonly id: number; readonly outcomes: readonly SerializedOutcome[] }> }
   | { readonly type: 'closed' };
+
+export type ToCommitWorker =
+  { readonly type: 'commit'; readonly id: number; readonly batches: readonly WriteBatch[] } | ToThread<CommitWorkerData>;
+
+export type FromCommitWorker =
+  | FromThread
+  /** The outcomes of the groups of one transaction, one per batch, by the id of the message that brought them. */
+  | {
+      readonly type: 'committed';
+      readonly groups: ReadonlyArray<{ readonly id: number; readonly outcomes: readonly SerializedOutcome[] }>;
+    };
 
 /**
  * Entities per transaction: every concurrent single write, while bulk batches of 1,000 still commit one by

@@ -1,6 +1,6 @@
 /** What the SQLite adapter and its reader threads (read-worker.ts) say to each other: plain, structured-clone-able data. */
 import type { AggregateRequest, FacetResult, SearchRequest, SearchResponse } from '../../src/adapter/types';
-import type { SerializedError } from './commit-worker-protocol';
+import type { FromThread, SerializedError, ToThread } from './commit-worker-protocol';
 
 /** A reader's start: the database file (already open and migrated by the adapter's own connection). */
 export interface ReadWorkerData {
@@ -18,17 +18,9 @@ export type ReadMethod = keyof ReadMethods;
 
 export type ToReadWorker =
   | { readonly type: 'read'; readonly id: number; readonly method: ReadMethod; readonly request: ReadMethods[ReadMethod]['request'] }
-  /** After an initial load replaced the tables' contents: the thread's caches (key ids, dictionary) start over. */
-  | { readonly type: 'reset' }
-  /** Closes the connection; with `park`, the thread then waits for an `open` instead of ending. */
-  | { readonly type: 'close'; readonly park?: boolean }
-  /** A parked thread takes another database (the next adapter of the process): answers `ready` or `failed`. */
-  | { readonly type: 'open'; readonly data: ReadWorkerData };
+  | ToThread<ReadWorkerData>;
 
 export type FromReadWorker =
-  | { readonly type: 'ready' }
-  /** The connection could not be opened: the thread ends. */
-  | { readonly type: 'failed'; readonly error: SerializedError }
+  | FromThread
   | { readonly type: 'answer'; readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly type: 'answer'; readonly id: number; readonly ok: false; readonly error: SerializedError }
-  | { readonly type: 'closed' };
+  | { readonly type: 'answer'; readonly id: number; readonly ok: false; readonly error: SerializedError };
