@@ -1,6 +1,7 @@
 import type { FaultInjectionOptions, SearchDocument, WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import type { ChangeStore } from './changes';
+import { CommitTexts } from './commit-texts';
 import type { EntityStore } from './entities';
 import type { JobQueue } from './jobs';
 import type { MemorySearch } from './search';
@@ -27,7 +28,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
   const log = new UndoLog();
   const searchChanges: Array<[string, SearchDocument | undefined]> = [];
   /** The JSON texts of the aspect values written, by object: the events carry the same objects. */
-  const valueTexts = batch.events?.length ? new Map<object, string>() : undefined;
+  const valueTexts = batch.events?.length ? new CommitTexts() : undefined;
   try {
     // Timeseries rows of the batch, in the same step (undone with the rest when anything after them fails).
     for (const { index, rows } of batch.timeseries ?? []) stores.timeseries.appendTimeseries(index, rows, log);

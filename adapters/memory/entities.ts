@@ -1,4 +1,5 @@
 import type { AspectPut, AuditStamp, JsonObject, StoredAspect, StoredEntity } from '../../src/adapter/types';
+import type { CommitTexts } from './commit-texts';
 import { sameJson, toJsonText } from './json-copy';
 import { SortedStrings } from './sorted-strings';
 import { StoredTexts } from './stored-text';
@@ -95,14 +96,14 @@ export class EntityStore {
     put: readonly AspectPut[],
     deleted: readonly string[],
     log: UndoLog,
-    valueTexts?: Map<object, string>,
+    valueTexts?: CommitTexts,
   ): void {
     const previous = this.records.get(urn);
     // As a Map would: a replaced aspect keeps its place, a new one goes last, deletions come after the puts.
     const aspects: AspectRecord[] = previous === undefined ? [] : [...previous.aspects];
     for (const aspect of put) {
       const record = this.toRecord(aspect);
-      valueTexts?.set(aspect.value, record.value);
+      valueTexts?.add(aspect.value, record.value);
       const at = aspects.findIndex((a) => a.name === aspect.name);
       if (at >= 0) aspects[at] = record;
       else aspects.push(record);

@@ -1,3 +1,5 @@
+import { RangePool } from './range-pool';
+
 /**
  * The postings of the full-text index (fulltext.ts): terms by id, documents in numbered slots, and
  * per-document term lists so that a document can be replaced or removed in place.
@@ -5,14 +7,14 @@
 
 /**
  * The postings of one term: one number per (document, field) holding it, `key × FREQUENCY_SPACE +
- * frequency` where key is slot × number of fields + field, unordered. One array per term: at 100k
- * documents most terms (URN parts, names) belong to one or two documents, and an object per term and
- * field with two growable arrays each took more heap than the documents themselves; a pair of numbers
- * per posting took twice the room of one.
+ * frequency` where key is slot × number of fields + field, unordered. Every term's postings are a list
+ * of one pool (range-pool.ts), not an array each: at 100k documents most terms (URN parts, names)
+ * belong to one or two documents, and an array per term was an object per document for the garbage
+ * collector (a new number in every URN). Read as a view of the pool.
  * lunr's document frequency (`lunr.idf`) counts (document, field) pairs, not documents: it is the
  * number of postings here (a term present in two fields of one document counts twice).
  */
-export type TermPostings = number[];
+export type TermPostings = Float64Array;
 
 /** Room for a frequency in a posting; a term repeated more often in one field counts this often less one. */
 export const FREQUENCY_SPACE = 2 ** 21;
@@ -21,9 +23,9 @@ const POSITION_SPACE = 2 ** 27;
 
 /**
  * The distinct terms of one document, per field, each with where its posting sits in that term's
- * postings (so the document can be removed): `term id × POSITION_SPACE + position`, exact size.
+ * postings (so the document can be removed): `term id × POSITION_SPACE + position`, a list of a pool
+ * (range-pool.ts) per slot: no array per document.
  */
-type DocumentTerms = number[];
 
 /**
  * One document analysed (fulltext.ts) into arrays the index reuses from one document to the next:
@@ -44,7 +46,8 @@ export interface Postings {
   readonly fieldCount: number;
   // Terms by id: a document's list holds numbers, not strings beside positions.
   readonly termIds: Map<string, number>;
-  readonly postingsOf: (TermPostings | undefined)[];
+  /** [term id]: the term's settled postings (those of terms out of the vocabulary let go). */
+  readonly postingsOf: RangePool;
   readonly termOf: (string | undefined)[];
   /** [term id]: moves each time the id leaves the vocabulary, so that an id remembered elsewhere is known stale. */
   readonly generations: number[];
@@ -57,7 +60,7 @@ export interface Postings {
   /** [field][slot]: number of terms left by the pipeline (lunr's field length). */
   readonly fieldLengths: number[][];
   /** [slot]: the document's distinct terms per field and their positions, so its postings can be removed. */
-  readonly termsBySlot: (DocumentTerms | undefined)[];
+  readonly termsBySlot: RangePool;
   // Sums of field lengths, so average field lengths stay exact under removal (integers, no drift).
   readonly totalLengths: number[];
   /**
@@ -83,7 +86,7 @@ export function createPostings(fieldCount: number): Postings {
   return {
     fieldCount,
     termIds: new Map(),
-    postingsOf: [],
+    postingsOf: new RangePool(),
     termOf: [],
     generations: [],
     freeTermIds: [],
@@ -91,7 +94,7 @@ export function createPostings(fieldCount: number): Postings {
     idBySlot: [],
     freeSlots: [],
     fieldLengths: Array.from({ length: fieldCount }, () => []),
-    termsBySlot: [],
+    termsBySlot: new RangePool(),
     totalLengths: Array.from({ length: fieldCount }, () => 0),
     termLengths: new Int32Array(1024),
     pending: { terms: new Int32Array(1024), postings: new Float64Array(1024), count: 0 },
@@ -109,10 +112,10 @@ export function settle(postings: Postings): void {
   const { count, terms, postings: values } = pending;
   if (count === 0) return;
   pending.count = 0;
-  const termCount = postingsOf.length;
+  const termCount = postings.termOf.length;
   if (count * 4 < termCount) {
     // Few: in write order, term by term as they come.
-    for (let i = 0; i < count; i++) postingsOf[terms[i]!]!.push(values[i]!);
+    for (let i = 0; i < count; i++) postingsOf.push(terms[i]!, values[i]!);
     return;
   }
   // Many: grouped by term (a counting sort, stable), so each term's postings are reached once; the
@@ -127,8 +130,11 @@ export function settle(postings: Postings): void {
     const from = ends[term]!;
     const to = term + 1 < termCount ? ends[term + 1]! : count;
     if (from === to) continue;
-    const termPostings = postingsOf[term]!;
-    for (let k = from; k < to; k++) termPostings.push(sorted[k]!);
+    // Room for them all at once, then copied: a growing list moves once per settle, not per posting.
+    const length = postingsOf.lengthOf(term);
+    postingsOf.reserve(term, length + to - from);
+    postingsOf.values.set(sorted.subarray(from, to), postingsOf.start[term]! + length);
+    postingsOf.truncate(term, length + to - from);
   }
 }
 
@@ -159,10 +165,9 @@ function addPosting(postings: Postings, termId: number, posting: number): number
 export function termIdOf(postings: Postings, term: string): number {
   let id = postings.termIds.get(term);
   if (id === undefined) {
-    id = postings.freeTermIds.pop() ?? postings.postingsOf.length;
+    id = postings.freeTermIds.pop() ?? postings.termOf.length;
     postings.termIds.set(term, id);
     postings.termOf[id] = term;
-    postings.postingsOf[id] = [];
     postings.generations[id] ??= 0;
     if (id >= postings.termLengths.length) {
       const lengths = new Int32Array(Math.max(id + 1, postings.termLengths.length * 2));
@@ -196,18 +201,17 @@ export function upsertDocument(postings: Postings, id: string, document: Analyse
     fieldLengths[fieldIndex]![slot] = length;
     totalLengths[fieldIndex]! += length;
   }
-  // Filled with a fraction first: the entries are not small integers, and an array made for
-  // doubles from the start is not converted while it fills.
-  const entries: DocumentTerms = new Array<number>(distinct).fill(0.5);
+  // The slot's list was let go when its last document left (detach): a list of its own size now.
+  termsBySlot.reserve(slot, distinct);
+  termsBySlot.truncate(slot, distinct);
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
     const key = slot * fieldCount + fieldIndex;
     for (let i = starts[fieldIndex]!; i < starts[fieldIndex + 1]!; i++) {
       const termId = terms[i]!;
       const position = addPosting(postings, termId, key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1));
-      entries[i] = termId * POSITION_SPACE + position;
+      termsBySlot.set(slot, i, termId * POSITION_SPACE + position);
     }
   }
-  termsBySlot[slot] = entries;
   releaseEmpty(postings, emptied);
 }
 
@@ -215,17 +219,16 @@ export function upsertDocument(postings: Postings, id: string, document: Analyse
 function holds(postings: Postings, slot: number, document: AnalysedDocument): boolean {
   const { fieldCount, postingsOf, fieldLengths, termsBySlot } = postings;
   const { lengths, starts, terms, frequencies } = document;
-  const entries = termsBySlot[slot] ?? [];
-  if (entries.length !== starts[fieldCount]) return false;
+  if (termsBySlot.lengthOf(slot) !== starts[fieldCount]) return false;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
     if (fieldLengths[fieldIndex]![slot] !== lengths[fieldIndex]) return false;
     const key = slot * fieldCount + fieldIndex;
     for (let i = starts[fieldIndex]!; i < starts[fieldIndex + 1]!; i++) {
-      const entry = entries[i]!;
+      const entry = termsBySlot.at(slot, i);
       const termId = Math.floor(entry / POSITION_SPACE);
       if (terms[i] !== termId) return false;
       const posting = key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1);
-      if (postingsOf[termId]![entry - termId * POSITION_SPACE] !== posting) return false;
+      if (postingsOf.at(termId, entry - termId * POSITION_SPACE) !== posting) return false;
     }
   }
   return true;
@@ -251,29 +254,33 @@ function detach(postings: Postings, id: string, slot: number, emptied: number[])
   idBySlot[slot] = undefined;
   freeSlots.push(slot);
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) totalLengths[fieldIndex]! -= fieldLengths[fieldIndex]![slot]!;
-  const document = termsBySlot[slot];
-  if (document === undefined) return;
-  for (let i = 0; i < document.length; i++) {
-    const termId = Math.floor(document[i]! / POSITION_SPACE);
-    const position = document[i]! - termId * POSITION_SPACE;
-    const termPostings = postingsOf[termId]!;
+  const count = termsBySlot.lengthOf(slot);
+  for (let i = 0; i < count; i++) {
+    const entry = termsBySlot.at(slot, i);
+    const termId = Math.floor(entry / POSITION_SPACE);
+    const position = entry - termId * POSITION_SPACE;
     // Swap-remove: the last posting takes this one's place, and its document learns where it went.
-    const last = termPostings.length - 1;
+    const last = postingsOf.lengthOf(termId) - 1;
     if (position !== last) {
-      const moved = termPostings[last]!;
-      termPostings[position] = moved;
+      const moved = postingsOf.at(termId, last);
+      postingsOf.set(termId, position, moved);
       const movedKey = Math.floor(moved / FREQUENCY_SPACE);
-      const other = termsBySlot[Math.floor(movedKey / fieldCount)]!;
+      const other = Math.floor(movedKey / fieldCount);
       const was = termId * POSITION_SPACE + last;
-      const at = other.indexOf(was);
-      if (at >= 0) other[at] = termId * POSITION_SPACE + position;
+      const otherCount = termsBySlot.lengthOf(other);
+      for (let at = 0; at < otherCount; at++) {
+        if (termsBySlot.at(other, at) === was) {
+          termsBySlot.set(other, at, termId * POSITION_SPACE + position);
+          break;
+        }
+      }
     }
-    termPostings.length = last;
+    postingsOf.truncate(termId, last);
     termLengths[termId] = last;
     if (last === 0) emptied.push(termId);
   }
   // Only now: a posting moved within the same document (a term in two of its fields) updates it above.
-  termsBySlot[slot] = undefined;
+  termsBySlot.release(slot);
 }
 
 /**
@@ -287,7 +294,7 @@ function releaseEmpty(postings: Postings, emptied: readonly number[]): void {
     if (termLengths[termId]! > 0) continue;
     termIds.delete(termOf[termId]!);
     termOf[termId] = undefined;
-    postingsOf[termId] = undefined;
+    postingsOf.release(termId);
     generations[termId]! += 1;
     freeTermIds.push(termId);
     postings.releases += 1;
@@ -297,5 +304,5 @@ function releaseEmpty(postings: Postings, emptied: readonly number[]): void {
 /** The postings of a term (call `settle` first). */
 export function postingsFor(postings: Postings, term: string): TermPostings | undefined {
   const id = postings.termIds.get(term);
-  return id === undefined ? undefined : postings.postingsOf[id];
+  return id === undefined ? undefined : postings.postingsOf.view(id);
 }
