@@ -54,9 +54,10 @@ export interface Postings {
   readonly freeTermIds: number[];
   // Documents live in numbered slots (reused after removal) so that scoring, which touches every
   // posting of every query term, indexes arrays instead of hashing string ids.
-  readonly slotById: Map<string, number>;
+  // The slots are the caller's (fulltext.ts: its own, or the memory search's slot table's).
   readonly idBySlot: (string | undefined)[];
-  readonly freeSlots: number[];
+  /** Documents held (lunr's N). */
+  documentCount: number;
   /** [field][slot]: number of terms left by the pipeline (lunr's field length). */
   readonly fieldLengths: number[][];
   /** [slot]: the document's distinct terms per field and their positions, so its postings can be removed. */
@@ -90,9 +91,8 @@ export function createPostings(fieldCount: number): Postings {
     termOf: [],
     generations: [],
     freeTermIds: [],
-    slotById: new Map(),
     idBySlot: [],
-    freeSlots: [],
+    documentCount: 0,
     fieldLengths: Array.from({ length: fieldCount }, () => []),
     termsBySlot: new RangePool(),
     totalLengths: Array.from({ length: fieldCount }, () => 0),
@@ -179,23 +179,25 @@ export function termIdOf(postings: Postings, term: string): number {
   return id;
 }
 
-/** Stores an analysed document, replacing any earlier version. */
-export function upsertDocument(postings: Postings, id: string, document: AnalysedDocument): void {
-  const { fieldCount, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } = postings;
+/** Stores an analysed document `id` in `slot`, replacing the one there (the same document's earlier version). */
+export function upsertDocument(postings: Postings, slot: number, id: string, document: AnalysedDocument): void {
+  const { fieldCount, idBySlot, fieldLengths, termsBySlot, totalLengths } = postings;
   const { lengths, starts, terms, frequencies } = document;
   const distinct = starts[fieldCount]!;
-  const existing = slotById.get(id);
-  if (existing !== undefined) settle(postings);
+  const existing = idBySlot[slot] !== undefined;
+  if (existing) settle(postings);
   // A document whose terms did not change (a write of other aspects) stays as it is.
-  if (existing !== undefined && holds(postings, existing, document)) return;
+  if (existing && holds(postings, slot, document)) {
+    idBySlot[slot] = id;
+    return;
+  }
   // Terms the old version alone held leave the vocabulary only after the new version is in: the
   // analysis resolved the new version's terms to ids already.
   const emptied: number[] = [];
-  if (existing !== undefined) detach(postings, id, existing, emptied);
+  if (existing) detach(postings, slot, emptied);
   // Like lunr, a document with only empty fields still counts in N and in the average lengths.
-  const slot = freeSlots.pop() ?? idBySlot.length;
-  slotById.set(id, slot);
   idBySlot[slot] = id;
+  postings.documentCount += 1;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
     const length = lengths[fieldIndex]!;
     fieldLengths[fieldIndex]![slot] = length;
@@ -234,13 +236,12 @@ function holds(postings: Postings, slot: number, document: AnalysedDocument): bo
   return true;
 }
 
-/** Removes the document; unknown ids are ignored. */
-export function removeDocument(postings: Postings, id: string): void {
-  const slot = postings.slotById.get(id);
-  if (slot === undefined) return;
+/** Removes the document in `slot`; an empty slot is ignored. */
+export function removeDocument(postings: Postings, slot: number): void {
+  if (postings.idBySlot[slot] === undefined) return;
   settle(postings);
   const emptied: number[] = [];
-  detach(postings, id, slot, emptied);
+  detach(postings, slot, emptied);
   releaseEmpty(postings, emptied);
 }
 
@@ -248,11 +249,10 @@ export function removeDocument(postings: Postings, id: string): void {
  * Takes the document out of its slot and its postings (settled); terms left without postings go to
  * `emptied`.
  */
-function detach(postings: Postings, id: string, slot: number, emptied: number[]): void {
-  const { fieldCount, postingsOf, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths, termLengths } = postings;
-  slotById.delete(id);
+function detach(postings: Postings, slot: number, emptied: number[]): void {
+  const { fieldCount, postingsOf, idBySlot, fieldLengths, termsBySlot, totalLengths, termLengths } = postings;
   idBySlot[slot] = undefined;
-  freeSlots.push(slot);
+  postings.documentCount -= 1;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) totalLengths[fieldIndex]! -= fieldLengths[fieldIndex]![slot]!;
   const count = termsBySlot.lengthOf(slot);
   for (let i = 0; i < count; i++) {

@@ -44,6 +44,13 @@ export interface FullTextIndex {
   upsert(id: string, fields: Readonly<Record<string, string | undefined>>): void;
   /** Removes the document; unknown ids are ignored. */
   remove(id: string): void;
+  /**
+   * `upsert` and `remove` for a caller that numbers its documents itself (the memory search's slot
+   * table): the document `id` in `slot` (small, reused after removal), with no map from ids to slots
+   * kept here. An index is used through one pair or the other, never both.
+   */
+  upsertAt(slot: number, id: string, fields: Readonly<Record<string, string | undefined>>): void;
+  removeAt(slot: number): void;
   /** Number of documents. */
   readonly size: number;
   /**
@@ -73,8 +80,41 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   const postings = createPostings(fieldCount);
   const analyse = documentAnalysis(postings, analyzer);
 
+  // Slots by id for `upsert` and `remove` (a slot is reused after its document was removed).
+  const slotById = new Map<string, number>();
+  const freeSlots: number[] = [];
+
+  function upsertAt(slot: number, id: string, values: Readonly<Record<string, string | undefined>>): void {
+    const analysed = fieldCount === 3 ? analyse3(values) : analyse(names.map((name) => values[name]));
+    upsertDocument(postings, slot, id, analysed);
+  }
+
+  /** The three fields of the memory search without an array of their values per document. */
+  const three: Array<string | undefined> = [undefined, undefined, undefined];
+  function analyse3(values: Readonly<Record<string, string | undefined>>) {
+    three[0] = values[names[0]!];
+    three[1] = values[names[1]!];
+    three[2] = values[names[2]!];
+    const analysed = analyse(three);
+    three[0] = three[1] = three[2] = undefined;
+    return analysed;
+  }
+
   function upsert(id: string, values: Readonly<Record<string, string | undefined>>): void {
-    upsertDocument(postings, id, analyse(names.map((name) => values[name])));
+    let slot = slotById.get(id);
+    if (slot === undefined) {
+      slot = freeSlots.pop() ?? slotById.size;
+      slotById.set(id, slot);
+    }
+    upsertAt(slot, id, values);
+  }
+
+  function remove(id: string): void {
+    const slot = slotById.get(id);
+    if (slot === undefined) return;
+    slotById.delete(id);
+    freeSlots.push(slot);
+    removeDocument(postings, slot);
   }
 
   function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
@@ -86,10 +126,12 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
 
   return {
     upsert,
-    remove: (id) => removeDocument(postings, id),
+    remove,
+    upsertAt,
+    removeAt: (slot) => removeDocument(postings, slot),
     search,
     get size() {
-      return postings.slotById.size;
+      return postings.documentCount;
     },
   };
 }

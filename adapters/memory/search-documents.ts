@@ -83,8 +83,9 @@ export function createDocumentIndex(): DocumentIndex {
     if (existing !== undefined) unindex(existing);
     if (!document) {
       if (existing !== undefined) {
+        // The full text first: the slot is free for another URN once the table let it go.
+        fullText.removeAt(existing);
         table.remove(urn);
-        fullText.remove(urn);
       }
       return;
     }
@@ -93,7 +94,7 @@ export function createDocumentIndex(): DocumentIndex {
     scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
     fieldsBySlot[slot] = hasRepeatedProperty(document) ? indexMerged(slot, scope, document) : indexEach(slot, scope, document);
     // The full-text index leaves a document whose terms did not change as it is.
-    fullText.upsert(urn, document.text);
+    fullText.upsertAt(slot, urn, document.text);
   }
 
   /** The index of a field, created on first use (a property's is listed under its URN and definition key then). */
