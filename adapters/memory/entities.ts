@@ -112,15 +112,15 @@ export class EntityStore {
       const at = aspects.findIndex((a) => a.name === name);
       if (at >= 0) aspects.splice(at, 1);
     }
-    this.replace(urn, { urn, entityType: previous?.entityType ?? entityType, version, aspects }, log);
+    this.replace(urn, previous, { urn, entityType: previous?.entityType ?? entityType, version, aspects }, log);
   }
 
   delete(urn: string, log: UndoLog): void {
-    this.replace(urn, undefined, log);
+    this.replace(urn, this.records.get(urn), undefined, log);
   }
 
-  private replace(urn: string, next: EntityRecord | undefined, log: UndoLog): void {
-    const previous = this.records.get(urn);
+  /** `previous`: the record stored now (read once by the caller). */
+  private replace(urn: string, previous: EntityRecord | undefined, next: EntityRecord | undefined, log: UndoLog): void {
     if (previous === next) return;
     this.swap(urn, previous, next);
     log.record(() => this.swap(urn, next, previous));

@@ -89,7 +89,7 @@ export function createDocumentIndex(): DocumentIndex {
       }
       return;
     }
-    const slot = table.put(document);
+    const slot = table.put(document, existing ?? null);
     const scope = scopeKey(document.entityType, document.removed);
     scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
     fieldsBySlot[slot] = hasRepeatedProperty(document) ? indexMerged(slot, scope, document) : indexEach(slot, scope, document);
