@@ -12,10 +12,12 @@
  * - bytes per entity of the initially loaded file against the plain file;
  * - the same restore into an empty PostgreSQL schema with the initial load (COPY), against a plain COPY
  *   load of the same datasets (bench/load-postgres.ts; its own throw-away server unless one is given).
+ * - the memory adapter's bulk load, as `npm run bench -- memory-bulk` measures it (20,000 datasets,
+ *   whatever --entities says: the same figure, printed by the same code).
  * The proposals of an ingest are generated before its clock starts; the export is kept as JSON lines in memory.
  *
  * `--only initial` leaves out the unchanged re-ingest and the ordinary restore (at 1,000,000 datasets
- * they take most of an hour); `--postgres off` leaves out the PostgreSQL part. The default prints every figure.
+ * they take most of an hour), and the memory adapter's part; `--postgres off` leaves out the PostgreSQL part. The default prints every figure.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ import { ADMIN, assignments } from './search-cases';
 import { createBenchProperties, datasetBatches, measureFile } from './volume-data';
 import { createPlainDatabase } from './volume-plain';
 import { postgresLoadFigures } from './load-postgres';
+import { runMemoryBulkBench } from './memory-bulk';
 
 /** Entities per call, as `metacatalog ingest` chunks its lines (its default --chunk-size). */
 const CALL_SIZE = 1_000;
@@ -193,6 +196,7 @@ export async function runLoadBench(options: { entities?: number; only?: string; 
       printTable(`load: ${n} datasets on PostgreSQL (plain COPY load in the same run)`, postgres);
       figures.push(...postgres);
     }
+    if (everything) figures.push(...(await runMemoryBulkBench()));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

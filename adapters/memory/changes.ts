@@ -12,6 +12,7 @@ import type {
 import { ChangeSignal, parseChangeId } from '../../src/adapter/change-signal';
 import { CatalogError } from '../../src/errors';
 import { copyJson, sameJson, toJsonText } from './json-copy';
+import type { CommitTexts } from './commit-texts';
 import { flatText } from './stored-text';
 import type { UndoLog } from './undo-log';
 
@@ -19,52 +20,99 @@ import type { UndoLog } from './undo-log';
 const copy = <T>(value: T): T => copyJson(value as JsonValue) as T;
 
 /**
- * A stored event: its fields as they are read back, with every JSON value (the aspect, the previous
- * value, system metadata) as text. Many thousand events with their aspect values as objects were
- * millions of small objects for every full garbage collection to visit; a text each is not looked
- * into. The texts are shared rather than copied: an aspect value the commit stored already is the
- * very string the entity's record holds, system metadata repeated from event to event is held once,
- * and the URN and names are the strings the event came with. The event is put together (and its texts
- * parsed) only when read, so a write never writes its events out as one JSON text.
+ * The events are kept in columns, one array per field (`EventColumns`), not as an object each: every
+ * JSON value (the aspect, the previous value, system metadata) as text, shared rather than copied. An
+ * aspect value the commit stored already is the very string the entity's record holds, system
+ * metadata repeated from event to event is held once, the audit stamp is one frozen copy per commit,
+ * and the URN and names are the strings the event came with. A bulk write appends two or three events
+ * per entity: as objects they were the commit's most numerous allocation, each copied by the young
+ * generation's collections for as long as the feed keeps it; in columns an event is a few slots of
+ * arrays that live in the old generation. The event is put together (and its texts parsed) only when
+ * read, so a write never writes its events out as one JSON text.
  */
-interface EventRecord {
-  readonly id: number;
-  readonly entityUrn: string;
-  readonly entityType: string;
-  readonly aspectName: string;
-  readonly changeType: NewChangeEvent['changeType'];
-  readonly time: number;
-  /** The audit stamp, a private copy (shared by the events of one commit that carry the same stamp). */
-  readonly created: Readonly<AuditStamp>;
-  readonly aspect: string | null;
-  readonly previousAspectValue: string | null;
-  /** Always present (undefined when absent), so every record has one shape. */
-  readonly systemMetadata: string | undefined;
+class EventColumns {
+  entityUrns: Array<string | undefined> = [];
+  entityTypes: Array<string | undefined> = [];
+  aspectNames: Array<string | undefined> = [];
+  changeTypes: Array<NewChangeEvent['changeType'] | undefined> = [];
+  /** The audit stamp, a private copy (shared by the events of one commit that carry the same stamp); its time is the event's. */
+  created: Array<Readonly<AuditStamp> | undefined> = [];
+  aspects: Array<string | null | undefined> = [];
+  previousValues: Array<string | null | undefined> = [];
+  systemMetadata: Array<string | undefined> = [];
+
+  get length(): number {
+    return this.entityUrns.length;
+  }
+
+  /** Cuts every column to `length` (the undo of an append). */
+  truncate(length: number): void {
+    this.entityUrns.length = length;
+    this.entityTypes.length = length;
+    this.aspectNames.length = length;
+    this.changeTypes.length = length;
+    this.created.length = length;
+    this.aspects.length = length;
+    this.previousValues.length = length;
+    this.systemMetadata.length = length;
+  }
+
+  /** Lets go of what rows [from, to) hold (dropped events). */
+  clear(from: number, to: number): void {
+    this.entityUrns.fill(undefined, from, to);
+    this.entityTypes.fill(undefined, from, to);
+    this.aspectNames.fill(undefined, from, to);
+    this.changeTypes.fill(undefined, from, to);
+    this.created.fill(undefined, from, to);
+    this.aspects.fill(undefined, from, to);
+    this.previousValues.fill(undefined, from, to);
+    this.systemMetadata.fill(undefined, from, to);
+  }
+
+  /** Takes the first `count` rows out (rows move down by `count`). */
+  dropFront(count: number): void {
+    this.entityUrns = this.entityUrns.slice(count);
+    this.entityTypes = this.entityTypes.slice(count);
+    this.aspectNames = this.aspectNames.slice(count);
+    this.changeTypes = this.changeTypes.slice(count);
+    this.created = this.created.slice(count);
+    this.aspects = this.aspects.slice(count);
+    this.previousValues = this.previousValues.slice(count);
+    this.systemMetadata = this.systemMetadata.slice(count);
+  }
+
+  /** The time of row `i` (its audit stamp's). */
+  time(i: number): number {
+    return this.created[i]!.time;
+  }
+
+  /** The event of row `i` as the caller reads it (`id` its id): a copy of its own. */
+  toChangeEvent(i: number, id: number): ChangeEvent {
+    const aspect = this.aspects[i]!;
+    const previous = this.previousValues[i]!;
+    const event: ChangeEvent = {
+      id: String(id),
+      entityUrn: this.entityUrns[i]!,
+      entityType: this.entityTypes[i]!,
+      aspectName: this.aspectNames[i]!,
+      changeType: this.changeTypes[i]!,
+      aspect: aspect === null ? null : (JSON.parse(aspect) as JsonObject),
+      previousAspectValue: previous === null ? null : (JSON.parse(previous) as JsonObject),
+      created: copy(this.created[i] as AuditStamp),
+    };
+    const metadata = this.systemMetadata[i];
+    if (metadata !== undefined) event.systemMetadata = JSON.parse(metadata) as JsonObject;
+    return event;
+  }
 }
 
 /**
  * The JSON value of an event field as text: the text the commit stored already for that very object
  * (`valueTexts`), else written out here, refused with INVALID_INPUT when it is not JSON.
  */
-function valueText(value: JsonObject | null, key: string, valueTexts: ReadonlyMap<object, string> | undefined): string | null {
+function valueText(value: JsonObject | null, key: string, valueTexts: CommitTexts | undefined): string | null {
   if (value === null) return null;
-  return valueTexts?.get(value) ?? flatText(toJsonText(value, `/${key}`));
-}
-
-/** The event as the caller reads it: a copy of its own. */
-function toChangeEvent(record: EventRecord): ChangeEvent {
-  const event: ChangeEvent = {
-    id: String(record.id),
-    entityUrn: record.entityUrn,
-    entityType: record.entityType,
-    aspectName: record.aspectName,
-    changeType: record.changeType,
-    aspect: record.aspect === null ? null : (JSON.parse(record.aspect) as JsonObject),
-    previousAspectValue: record.previousAspectValue === null ? null : (JSON.parse(record.previousAspectValue) as JsonObject),
-    created: copy(record.created as AuditStamp),
-  };
-  if (record.systemMetadata !== undefined) event.systemMetadata = JSON.parse(record.systemMetadata) as JsonObject;
-  return event;
+  return valueTexts?.textOf(value) ?? flatText(toJsonText(value, `/${key}`));
 }
 
 /** Fields of an event that must be text: checked as `toJsonText` would have (a clear INVALID_INPUT, nothing kept). */
@@ -110,9 +158,11 @@ const COMPACT_AFTER = 1_024;
  * events (the oldest go first) and `maxVersions` kept versions per aspect, whatever retention says.
  */
 export class ChangeStore {
-  /** The events are `events[head..]`: dropping the oldest moves `head`, not every element. */
-  private events: Array<EventRecord | undefined> = [];
+  /** The events are rows `head..` of the columns: dropping the oldest moves `head`, not every row. */
+  private events = new EventColumns();
   private head = 0;
+  /** The id of row 0 (ids are dense and ascending: row i holds event `firstId + i`). */
+  private firstId = 1;
   private lastId = 0;
   private readonly versions = new Map<string, StoredAspect[]>(); // key: urn \0 aspect, ascending version
   private readonly metadataTexts = new RecentTexts();
@@ -125,9 +175,10 @@ export class ChangeStore {
   ) {}
 
   /** `valueTexts`: JSON texts of this commit's aspect values by object, written already (entities.ts). */
-  append(events: readonly NewChangeEvent[], log: UndoLog, valueTexts?: ReadonlyMap<object, string>): void {
+  append(events: readonly NewChangeEvent[], log: UndoLog, valueTexts?: CommitTexts): void {
     if (!events.length) return;
-    const before = this.events.length;
+    const columns = this.events;
+    const before = columns.length;
     const lastId = this.lastId;
     // The events of one write share its audit stamp (one object): one private copy for all of them.
     let stampOf: AuditStamp | undefined;
@@ -140,26 +191,31 @@ export class ChangeStore {
           stampOf = event.created;
         }
         const metadata = event.systemMetadata;
-        this.events.push({
-          id: ++this.lastId,
-          entityUrn: textField(event.entityUrn, 'entityUrn'),
-          entityType: textField(event.entityType, 'entityType'),
-          aspectName: textField(event.aspectName, 'aspectName'),
-          changeType: textField(event.changeType, 'changeType') as NewChangeEvent['changeType'],
-          time: stamp!.time,
-          created: stamp!,
-          aspect: valueText(event.aspect, 'aspect', valueTexts),
-          previousAspectValue: valueText(event.previousAspectValue, 'previousAspectValue', valueTexts),
-          systemMetadata: metadata === undefined ? undefined : this.metadataTexts.textOf(event.aspectName, metadata),
-        });
+        // Every field checked and written out before any column grows: a throw leaves the rows aligned.
+        const entityUrn = textField(event.entityUrn, 'entityUrn');
+        const entityType = textField(event.entityType, 'entityType');
+        const aspectName = textField(event.aspectName, 'aspectName');
+        const changeType = textField(event.changeType, 'changeType') as NewChangeEvent['changeType'];
+        const aspect = valueText(event.aspect, 'aspect', valueTexts);
+        const previous = valueText(event.previousAspectValue, 'previousAspectValue', valueTexts);
+        const metadataText = metadata === undefined ? undefined : this.metadataTexts.textOf(aspectName, metadata);
+        columns.entityUrns.push(entityUrn);
+        columns.entityTypes.push(entityType);
+        columns.aspectNames.push(aspectName);
+        columns.changeTypes.push(changeType);
+        columns.created.push(stamp!);
+        columns.aspects.push(aspect);
+        columns.previousValues.push(previous);
+        columns.systemMetadata.push(metadataText);
+        this.lastId += 1;
       }
     } catch (error) {
-      this.events.length = before;
+      columns.truncate(before);
       this.lastId = lastId;
       throw error;
     }
     log.record(() => {
-      this.events.length = before;
+      columns.truncate(before);
       this.lastId = lastId;
     });
     // Trimming happens only after nothing can fail any more (see trim()).
@@ -171,12 +227,13 @@ export class ChangeStore {
     if (kept > this.maxEvents) this.dropOldest(kept - this.maxEvents);
   }
 
-  /** Drops the `count` oldest events; the list is compacted only now and then (amortised O(1) per event). */
+  /** Drops the `count` oldest events; the columns are compacted only now and then (amortised O(1) per event). */
   private dropOldest(count: number): void {
-    for (let i = this.head; i < this.head + count; i++) this.events[i] = undefined;
+    this.events.clear(this.head, this.head + count);
     this.head += count;
     if (this.head >= COMPACT_AFTER && this.head * 2 >= this.events.length) {
-      this.events = this.events.slice(this.head);
+      this.events.dropFront(this.head);
+      this.firstId += this.head;
       this.head = 0;
     }
   }
@@ -208,26 +265,22 @@ export class ChangeStore {
     const types = query.entityTypes?.length ? new Set(query.entityTypes) : undefined;
     const aspects = query.aspects?.length ? new Set(query.aspects) : undefined;
     const out: ChangeEvent[] = [];
-    // Ids are dense and ascending: find the start by binary search.
-    let lo = this.head;
-    let hi = this.events.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (BigInt(this.events[mid]!.id) <= after) lo = mid + 1;
-      else hi = mid;
-    }
+    const columns = this.events;
+    const end = columns.length;
+    // Ids are dense and ascending: the first row after `after` is found by subtraction.
+    const skip = after < BigInt(this.firstId) ? 0 : Number(after - BigInt(this.firstId)) + 1;
+    const start = Math.min(end, Math.max(this.head, skip));
     let scanned = after;
-    for (let i = lo; i < this.events.length && out.length < query.limit; i++) {
-      const e = this.events[i]!;
-      scanned = BigInt(e.id);
-      if (types && !types.has(e.entityType)) continue;
-      if (aspects && !aspects.has(e.aspectName)) continue;
-      out.push(toChangeEvent(e));
+    for (let i = start; i < end && out.length < query.limit; i++) {
+      scanned = BigInt(this.firstId + i);
+      if (types && !types.has(columns.entityTypes[i]!)) continue;
+      if (aspects && !aspects.has(columns.aspectNames[i]!)) continue;
+      out.push(columns.toChangeEvent(i, this.firstId + i));
     }
     if (out.length < query.limit && BigInt(this.lastId) > scanned) scanned = BigInt(this.lastId);
     return {
       events: out,
-      oldestId: this.events[this.head] === undefined ? undefined : String(this.events[this.head]!.id),
+      oldestId: this.head < end ? String(this.firstId + this.head) : undefined,
       lastId: this.lastId ? String(this.lastId) : undefined,
       scannedId: String(scanned),
     };
@@ -257,7 +310,7 @@ export class ChangeStore {
     if (request.keepEvents !== undefined) drop = Math.max(drop, this.events.length - this.head - request.keepEvents);
     if (request.eventsBefore !== undefined) {
       let i = this.head;
-      while (i < this.events.length && this.events[i]!.time < request.eventsBefore) i++;
+      while (i < this.events.length && this.events.time(i) < request.eventsBefore) i++;
       drop = Math.max(drop, i - this.head);
     }
     drop = Math.min(drop, request.limit);

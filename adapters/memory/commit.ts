@@ -1,6 +1,7 @@
 import type { FaultInjectionOptions, SearchDocument, WriteBatch } from '../../src/adapter/types';
 import { CatalogError } from '../../src/errors';
 import type { ChangeStore } from './changes';
+import { CommitTexts } from './commit-texts';
 import type { EntityStore } from './entities';
 import type { JobQueue } from './jobs';
 import type { MemorySearch } from './search';
@@ -25,9 +26,11 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
   checkBatch(stores, batch);
   stores.entities.startCommit();
   const log = new UndoLog();
-  const searchChanges: Array<[string, SearchDocument | undefined]> = [];
+  // The search changes in two lists (URN, document), not a pair per entity.
+  const searchUrns: string[] = [];
+  const searchDocuments: Array<SearchDocument | undefined> = [];
   /** The JSON texts of the aspect values written, by object: the events carry the same objects. */
-  const valueTexts = batch.events?.length ? new Map<object, string>() : undefined;
+  const valueTexts = batch.events?.length ? new CommitTexts() : undefined;
   try {
     // Timeseries rows of the batch, in the same step (undone with the rest when anything after them fails).
     for (const { index, rows } of batch.timeseries ?? []) stores.timeseries.appendTimeseries(index, rows, log);
@@ -36,12 +39,16 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
       if (write.deleteEntity) {
         const entityType = stores.entities.entityTypeOf(urn) ?? write.entityType;
         stores.entities.delete(urn, log);
-        searchChanges.push([urn, undefined]);
+        searchUrns.push(urn);
+        searchDocuments.push(undefined);
         stores.timeseries.deleteUrn(entityType, urn, log);
         stores.changes.dropEntity(urn, log); // change feed: kept versions go with the entity
       } else {
         stores.entities.write(urn, write.entityType, write.expectVersion + 1, write.put ?? [], write.delete ?? [], log, valueTexts);
-        if (write.searchDocument !== undefined) searchChanges.push([urn, write.searchDocument ?? undefined]);
+        if (write.searchDocument !== undefined) {
+          searchUrns.push(urn);
+          searchDocuments.push(write.searchDocument ?? undefined);
+        }
       }
       faultInjector?.({ entityIndex, urn });
     });
@@ -56,7 +63,7 @@ export function commitBatch(stores: CommitStores, batch: WriteBatch, faultInject
     log.rollback();
     throw error;
   }
-  for (const [urn, document] of searchChanges) stores.search.documentChanged(urn, document);
+  for (let i = 0; i < searchUrns.length; i++) stores.search.documentChanged(searchUrns[i]!, searchDocuments[i]);
   stores.changes.trim();
 }
 

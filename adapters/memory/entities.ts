@@ -1,4 +1,5 @@
 import type { AspectPut, AuditStamp, JsonObject, StoredAspect, StoredEntity } from '../../src/adapter/types';
+import type { CommitTexts } from './commit-texts';
 import { sameJson, toJsonText } from './json-copy';
 import { SortedStrings } from './sorted-strings';
 import { StoredTexts } from './stored-text';
@@ -95,14 +96,14 @@ export class EntityStore {
     put: readonly AspectPut[],
     deleted: readonly string[],
     log: UndoLog,
-    valueTexts?: Map<object, string>,
+    valueTexts?: CommitTexts,
   ): void {
     const previous = this.records.get(urn);
     // As a Map would: a replaced aspect keeps its place, a new one goes last, deletions come after the puts.
     const aspects: AspectRecord[] = previous === undefined ? [] : [...previous.aspects];
     for (const aspect of put) {
       const record = this.toRecord(aspect);
-      valueTexts?.set(aspect.value, record.value);
+      valueTexts?.add(aspect.value, record.value);
       const at = aspects.findIndex((a) => a.name === aspect.name);
       if (at >= 0) aspects[at] = record;
       else aspects.push(record);
@@ -111,15 +112,15 @@ export class EntityStore {
       const at = aspects.findIndex((a) => a.name === name);
       if (at >= 0) aspects.splice(at, 1);
     }
-    this.replace(urn, { urn, entityType: previous?.entityType ?? entityType, version, aspects }, log);
+    this.replace(urn, previous, { urn, entityType: previous?.entityType ?? entityType, version, aspects }, log);
   }
 
   delete(urn: string, log: UndoLog): void {
-    this.replace(urn, undefined, log);
+    this.replace(urn, this.records.get(urn), undefined, log);
   }
 
-  private replace(urn: string, next: EntityRecord | undefined, log: UndoLog): void {
-    const previous = this.records.get(urn);
+  /** `previous`: the record stored now (read once by the caller). */
+  private replace(urn: string, previous: EntityRecord | undefined, next: EntityRecord | undefined, log: UndoLog): void {
     if (previous === next) return;
     this.swap(urn, previous, next);
     log.record(() => this.swap(urn, next, previous));

@@ -1,3 +1,5 @@
+import { RangePool } from './range-pool';
+
 /**
  * The postings of the full-text index (fulltext.ts): terms by id, documents in numbered slots, and
  * per-document term lists so that a document can be replaced or removed in place.
@@ -5,14 +7,14 @@
 
 /**
  * The postings of one term: one number per (document, field) holding it, `key × FREQUENCY_SPACE +
- * frequency` where key is slot × number of fields + field, unordered. One array per term: at 100k
- * documents most terms (URN parts, names) belong to one or two documents, and an object per term and
- * field with two growable arrays each took more heap than the documents themselves; a pair of numbers
- * per posting took twice the room of one.
+ * frequency` where key is slot × number of fields + field, unordered. Every term's postings are a list
+ * of one pool (range-pool.ts), not an array each: at 100k documents most terms (URN parts, names)
+ * belong to one or two documents, and an array per term was an object per document for the garbage
+ * collector (a new number in every URN). Read as a view of the pool.
  * lunr's document frequency (`lunr.idf`) counts (document, field) pairs, not documents: it is the
  * number of postings here (a term present in two fields of one document counts twice).
  */
-export type TermPostings = number[];
+export type TermPostings = Float64Array;
 
 /** Room for a frequency in a posting; a term repeated more often in one field counts this often less one. */
 export const FREQUENCY_SPACE = 2 ** 21;
@@ -21,9 +23,9 @@ const POSITION_SPACE = 2 ** 27;
 
 /**
  * The distinct terms of one document, per field, each with where its posting sits in that term's
- * postings (so the document can be removed): `term id × POSITION_SPACE + position`, exact size.
+ * postings (so the document can be removed): `term id × POSITION_SPACE + position`, a list of a pool
+ * (range-pool.ts) per slot: no array per document.
  */
-type DocumentTerms = number[];
 
 /**
  * One document analysed (fulltext.ts) into arrays the index reuses from one document to the next:
@@ -44,20 +46,22 @@ export interface Postings {
   readonly fieldCount: number;
   // Terms by id: a document's list holds numbers, not strings beside positions.
   readonly termIds: Map<string, number>;
-  readonly postingsOf: (TermPostings | undefined)[];
+  /** [term id]: the term's settled postings (those of terms out of the vocabulary let go). */
+  readonly postingsOf: RangePool;
   readonly termOf: (string | undefined)[];
   /** [term id]: moves each time the id leaves the vocabulary, so that an id remembered elsewhere is known stale. */
   readonly generations: number[];
   readonly freeTermIds: number[];
   // Documents live in numbered slots (reused after removal) so that scoring, which touches every
   // posting of every query term, indexes arrays instead of hashing string ids.
-  readonly slotById: Map<string, number>;
+  // The slots are the caller's (fulltext.ts: its own, or the memory search's slot table's).
   readonly idBySlot: (string | undefined)[];
-  readonly freeSlots: number[];
+  /** Documents held (lunr's N). */
+  documentCount: number;
   /** [field][slot]: number of terms left by the pipeline (lunr's field length). */
   readonly fieldLengths: number[][];
   /** [slot]: the document's distinct terms per field and their positions, so its postings can be removed. */
-  readonly termsBySlot: (DocumentTerms | undefined)[];
+  readonly termsBySlot: RangePool;
   // Sums of field lengths, so average field lengths stay exact under removal (integers, no drift).
   readonly totalLengths: number[];
   /**
@@ -83,15 +87,14 @@ export function createPostings(fieldCount: number): Postings {
   return {
     fieldCount,
     termIds: new Map(),
-    postingsOf: [],
+    postingsOf: new RangePool(),
     termOf: [],
     generations: [],
     freeTermIds: [],
-    slotById: new Map(),
     idBySlot: [],
-    freeSlots: [],
+    documentCount: 0,
     fieldLengths: Array.from({ length: fieldCount }, () => []),
-    termsBySlot: [],
+    termsBySlot: new RangePool(),
     totalLengths: Array.from({ length: fieldCount }, () => 0),
     termLengths: new Int32Array(1024),
     pending: { terms: new Int32Array(1024), postings: new Float64Array(1024), count: 0 },
@@ -109,10 +112,10 @@ export function settle(postings: Postings): void {
   const { count, terms, postings: values } = pending;
   if (count === 0) return;
   pending.count = 0;
-  const termCount = postingsOf.length;
+  const termCount = postings.termOf.length;
   if (count * 4 < termCount) {
     // Few: in write order, term by term as they come.
-    for (let i = 0; i < count; i++) postingsOf[terms[i]!]!.push(values[i]!);
+    for (let i = 0; i < count; i++) postingsOf.push(terms[i]!, values[i]!);
     return;
   }
   // Many: grouped by term (a counting sort, stable), so each term's postings are reached once; the
@@ -127,8 +130,11 @@ export function settle(postings: Postings): void {
     const from = ends[term]!;
     const to = term + 1 < termCount ? ends[term + 1]! : count;
     if (from === to) continue;
-    const termPostings = postingsOf[term]!;
-    for (let k = from; k < to; k++) termPostings.push(sorted[k]!);
+    // Room for them all at once, then copied: a growing list moves once per settle, not per posting.
+    const length = postingsOf.lengthOf(term);
+    postingsOf.reserve(term, length + to - from);
+    postingsOf.values.set(sorted.subarray(from, to), postingsOf.start[term]! + length);
+    postingsOf.truncate(term, length + to - from);
   }
 }
 
@@ -159,10 +165,9 @@ function addPosting(postings: Postings, termId: number, posting: number): number
 export function termIdOf(postings: Postings, term: string): number {
   let id = postings.termIds.get(term);
   if (id === undefined) {
-    id = postings.freeTermIds.pop() ?? postings.postingsOf.length;
+    id = postings.freeTermIds.pop() ?? postings.termOf.length;
     postings.termIds.set(term, id);
     postings.termOf[id] = term;
-    postings.postingsOf[id] = [];
     postings.generations[id] ??= 0;
     if (id >= postings.termLengths.length) {
       const lengths = new Int32Array(Math.max(id + 1, postings.termLengths.length * 2));
@@ -174,40 +179,41 @@ export function termIdOf(postings: Postings, term: string): number {
   return id;
 }
 
-/** Stores an analysed document, replacing any earlier version. */
-export function upsertDocument(postings: Postings, id: string, document: AnalysedDocument): void {
-  const { fieldCount, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths } = postings;
+/** Stores an analysed document `id` in `slot`, replacing the one there (the same document's earlier version). */
+export function upsertDocument(postings: Postings, slot: number, id: string, document: AnalysedDocument): void {
+  const { fieldCount, idBySlot, fieldLengths, termsBySlot, totalLengths } = postings;
   const { lengths, starts, terms, frequencies } = document;
   const distinct = starts[fieldCount]!;
-  const existing = slotById.get(id);
-  if (existing !== undefined) settle(postings);
+  const existing = idBySlot[slot] !== undefined;
+  if (existing) settle(postings);
   // A document whose terms did not change (a write of other aspects) stays as it is.
-  if (existing !== undefined && holds(postings, existing, document)) return;
+  if (existing && holds(postings, slot, document)) {
+    idBySlot[slot] = id;
+    return;
+  }
   // Terms the old version alone held leave the vocabulary only after the new version is in: the
   // analysis resolved the new version's terms to ids already.
   const emptied: number[] = [];
-  if (existing !== undefined) detach(postings, id, existing, emptied);
+  if (existing) detach(postings, slot, emptied);
   // Like lunr, a document with only empty fields still counts in N and in the average lengths.
-  const slot = freeSlots.pop() ?? idBySlot.length;
-  slotById.set(id, slot);
   idBySlot[slot] = id;
+  postings.documentCount += 1;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
     const length = lengths[fieldIndex]!;
     fieldLengths[fieldIndex]![slot] = length;
     totalLengths[fieldIndex]! += length;
   }
-  // Filled with a fraction first: the entries are not small integers, and an array made for
-  // doubles from the start is not converted while it fills.
-  const entries: DocumentTerms = new Array<number>(distinct).fill(0.5);
+  // The slot's list was let go when its last document left (detach): a list of its own size now.
+  termsBySlot.reserve(slot, distinct);
+  termsBySlot.truncate(slot, distinct);
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
     const key = slot * fieldCount + fieldIndex;
     for (let i = starts[fieldIndex]!; i < starts[fieldIndex + 1]!; i++) {
       const termId = terms[i]!;
       const position = addPosting(postings, termId, key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1));
-      entries[i] = termId * POSITION_SPACE + position;
+      termsBySlot.set(slot, i, termId * POSITION_SPACE + position);
     }
   }
-  termsBySlot[slot] = entries;
   releaseEmpty(postings, emptied);
 }
 
@@ -215,29 +221,27 @@ export function upsertDocument(postings: Postings, id: string, document: Analyse
 function holds(postings: Postings, slot: number, document: AnalysedDocument): boolean {
   const { fieldCount, postingsOf, fieldLengths, termsBySlot } = postings;
   const { lengths, starts, terms, frequencies } = document;
-  const entries = termsBySlot[slot] ?? [];
-  if (entries.length !== starts[fieldCount]) return false;
+  if (termsBySlot.lengthOf(slot) !== starts[fieldCount]) return false;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) {
     if (fieldLengths[fieldIndex]![slot] !== lengths[fieldIndex]) return false;
     const key = slot * fieldCount + fieldIndex;
     for (let i = starts[fieldIndex]!; i < starts[fieldIndex + 1]!; i++) {
-      const entry = entries[i]!;
+      const entry = termsBySlot.at(slot, i);
       const termId = Math.floor(entry / POSITION_SPACE);
       if (terms[i] !== termId) return false;
       const posting = key * FREQUENCY_SPACE + Math.min(frequencies[i]!, FREQUENCY_SPACE - 1);
-      if (postingsOf[termId]![entry - termId * POSITION_SPACE] !== posting) return false;
+      if (postingsOf.at(termId, entry - termId * POSITION_SPACE) !== posting) return false;
     }
   }
   return true;
 }
 
-/** Removes the document; unknown ids are ignored. */
-export function removeDocument(postings: Postings, id: string): void {
-  const slot = postings.slotById.get(id);
-  if (slot === undefined) return;
+/** Removes the document in `slot`; an empty slot is ignored. */
+export function removeDocument(postings: Postings, slot: number): void {
+  if (postings.idBySlot[slot] === undefined) return;
   settle(postings);
   const emptied: number[] = [];
-  detach(postings, id, slot, emptied);
+  detach(postings, slot, emptied);
   releaseEmpty(postings, emptied);
 }
 
@@ -245,35 +249,38 @@ export function removeDocument(postings: Postings, id: string): void {
  * Takes the document out of its slot and its postings (settled); terms left without postings go to
  * `emptied`.
  */
-function detach(postings: Postings, id: string, slot: number, emptied: number[]): void {
-  const { fieldCount, postingsOf, slotById, idBySlot, freeSlots, fieldLengths, termsBySlot, totalLengths, termLengths } = postings;
-  slotById.delete(id);
+function detach(postings: Postings, slot: number, emptied: number[]): void {
+  const { fieldCount, postingsOf, idBySlot, fieldLengths, termsBySlot, totalLengths, termLengths } = postings;
   idBySlot[slot] = undefined;
-  freeSlots.push(slot);
+  postings.documentCount -= 1;
   for (let fieldIndex = 0; fieldIndex < fieldCount; fieldIndex++) totalLengths[fieldIndex]! -= fieldLengths[fieldIndex]![slot]!;
-  const document = termsBySlot[slot];
-  if (document === undefined) return;
-  for (let i = 0; i < document.length; i++) {
-    const termId = Math.floor(document[i]! / POSITION_SPACE);
-    const position = document[i]! - termId * POSITION_SPACE;
-    const termPostings = postingsOf[termId]!;
+  const count = termsBySlot.lengthOf(slot);
+  for (let i = 0; i < count; i++) {
+    const entry = termsBySlot.at(slot, i);
+    const termId = Math.floor(entry / POSITION_SPACE);
+    const position = entry - termId * POSITION_SPACE;
     // Swap-remove: the last posting takes this one's place, and its document learns where it went.
-    const last = termPostings.length - 1;
+    const last = postingsOf.lengthOf(termId) - 1;
     if (position !== last) {
-      const moved = termPostings[last]!;
-      termPostings[position] = moved;
+      const moved = postingsOf.at(termId, last);
+      postingsOf.set(termId, position, moved);
       const movedKey = Math.floor(moved / FREQUENCY_SPACE);
-      const other = termsBySlot[Math.floor(movedKey / fieldCount)]!;
+      const other = Math.floor(movedKey / fieldCount);
       const was = termId * POSITION_SPACE + last;
-      const at = other.indexOf(was);
-      if (at >= 0) other[at] = termId * POSITION_SPACE + position;
+      const otherCount = termsBySlot.lengthOf(other);
+      for (let at = 0; at < otherCount; at++) {
+        if (termsBySlot.at(other, at) === was) {
+          termsBySlot.set(other, at, termId * POSITION_SPACE + position);
+          break;
+        }
+      }
     }
-    termPostings.length = last;
+    postingsOf.truncate(termId, last);
     termLengths[termId] = last;
     if (last === 0) emptied.push(termId);
   }
   // Only now: a posting moved within the same document (a term in two of its fields) updates it above.
-  termsBySlot[slot] = undefined;
+  termsBySlot.release(slot);
 }
 
 /**
@@ -287,7 +294,7 @@ function releaseEmpty(postings: Postings, emptied: readonly number[]): void {
     if (termLengths[termId]! > 0) continue;
     termIds.delete(termOf[termId]!);
     termOf[termId] = undefined;
-    postingsOf[termId] = undefined;
+    postingsOf.release(termId);
     generations[termId]! += 1;
     freeTermIds.push(termId);
     postings.releases += 1;
@@ -297,5 +304,5 @@ function releaseEmpty(postings: Postings, emptied: readonly number[]): void {
 /** The postings of a term (call `settle` first). */
 export function postingsFor(postings: Postings, term: string): TermPostings | undefined {
   const id = postings.termIds.get(term);
-  return id === undefined ? undefined : postings.postingsOf[id];
+  return id === undefined ? undefined : postings.postingsOf.view(id);
 }

@@ -16,7 +16,7 @@ export function scorePostings(
   terms: readonly QueryTerm[],
   requireAll: boolean,
 ): Map<string, number> {
-  const { fieldCount, termIds, slotById, idBySlot, fieldLengths, totalLengths } = postings;
+  const { fieldCount, termIds, idBySlot, fieldLengths, totalLengths, documentCount } = postings;
   // Each query term with the index terms it stands for: itself, or every term with the prefix.
   const expansions: string[][] = [];
   for (const term of terms) {
@@ -45,7 +45,6 @@ export function scorePostings(
   const matched = new Uint8Array(idBySlot.length);
   const matchedSlots: number[] = [];
   let squaredMagnitude = 0;
-  const documentCount = slotById.size;
   for (const [term, queryWeight] of queryWeights) {
     squaredMagnitude += queryWeight * queryWeight;
     const termPostings = postingsFor(postings, term);

@@ -4,6 +4,12 @@
  * string, and the entry says which index term it stands for (by the term's id in the vocabulary).
  * Only a token seen for the first time is cut out (once) and run through the analyzer. An open
  * addressing hash table over typed arrays: no object per token either. Bounded: cleared when full.
+ *
+ * Each entry is one record of `RESOLUTION_STRIDE` numbers (64 bytes, about a cache line) holding what
+ * a token's every occurrence reads: its term id as last resolved, and the token's characters when
+ * short (nearly every word). Finding a known token reads its slot and its record and nothing else:
+ * with the characters in the token's string and the term id in another array, each token of a bulk
+ * load cost four or five reads from all over memory, most of them cache misses.
  */
 
 /** Entries kept before the table is cleared (the vocabulary of catalog text is a few ten thousand words). */
@@ -12,8 +18,20 @@ const ENTRY_LIMIT = 1 << 16;
 const INITIAL_ENTRIES = 1 << 10;
 /** The term id of an entry whose term was not looked up in the vocabulary yet. */
 export const UNRESOLVED = -1;
-/** Numbers per entry in `resolutions`: the term id, the id's generation and the vocabulary's releases then. */
-export const RESOLUTION_STRIDE = 4;
+/**
+ * Numbers (32-bit) per entry in `resolutions`: the term id (`TERM_ID`), the id's generation then
+ * (`GENERATION`), the vocabulary's count of released terms then (`RELEASES_LOW`, `RELEASES_HIGH`: its
+ * low and high 32 bits), the token's length, and its first `INLINE_CHARS` UTF-16 code units, two a number.
+ */
+export const RESOLUTION_STRIDE = 16;
+export const TERM_ID = 0;
+export const GENERATION = 1;
+export const RELEASES_LOW = 2;
+export const RELEASES_HIGH = 3;
+const LENGTH = 4;
+const CHARS = 5;
+/** Code units kept in the record: longer tokens are compared with their string. */
+const INLINE_CHARS = (RESOLUTION_STRIDE - CHARS) * 2;
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -34,9 +52,10 @@ export class TokenTable {
   /**
    * Per entry (`RESOLUTION_STRIDE` numbers, side by side): the term's id when last resolved
    * (UNRESOLVED at first), the vocabulary's generation of that id then, and how many terms the
-   * vocabulary had released then (while none was released since, the id is known good unread).
+   * vocabulary had released then (while none was released since, the id is known good unread); then
+   * the token's length and characters (see RESOLUTION_STRIDE).
    */
-  resolutions = newResolutions(INITIAL_ENTRIES);
+  resolutions: Int32Array = newResolutions(INITIAL_ENTRIES);
 
   constructor(private readonly termOfToken: (token: string) => string | null) {}
 
@@ -78,14 +97,21 @@ export class TokenTable {
 
   private find(text: string, start: number, end: number, hash: number, fold: boolean): number {
     const length = end - start;
-    const { slots, mask } = this;
+    const { slots, mask, resolutions } = this;
     let slot = hash & mask;
     for (;;) {
       const stored = slots[slot * 2]!;
       if (stored === 0) break;
       if (slots[slot * 2 + 1] === hash) {
-        const token = this.tokens[stored - 1]!;
-        if (token.length === length && sameChars(token, text, start, fold)) return stored - 1;
+        const at = (stored - 1) * RESOLUTION_STRIDE;
+        if (resolutions[at + LENGTH] === length) {
+          if (
+            length <= INLINE_CHARS
+              ? sameInline(resolutions, at + CHARS, text, start, length, fold)
+              : sameChars(this.tokens[stored - 1]!, text, start, fold)
+          )
+            return stored - 1;
+        }
       }
       slot = (slot + 1) & mask;
     }
@@ -100,7 +126,13 @@ export class TokenTable {
     const entry = this.tokens.length;
     this.tokens.push(token);
     this.terms.push(this.termOfToken(token));
-    this.resolutions[entry * RESOLUTION_STRIDE] = UNRESOLVED;
+    const at = entry * RESOLUTION_STRIDE;
+    this.resolutions[at + TERM_ID] = UNRESOLVED;
+    this.resolutions[at + LENGTH] = length;
+    for (let i = 0; i < INLINE_CHARS && i < length; i += 2) {
+      const high = i + 1 < length ? token.charCodeAt(i + 1) : 0;
+      this.resolutions[at + CHARS + (i >> 1)] = token.charCodeAt(i) | (high << 16);
+    }
     slots[slot * 2] = entry + 1;
     slots[slot * 2 + 1] = hash;
     return entry;
@@ -135,14 +167,21 @@ export class TokenTable {
   }
 }
 
-/**
- * Room for `entries` resolutions, every one UNRESOLVED. Doubles: the count of released terms only
- * grows, and a double holds it exactly for as long as any index lives.
- */
-function newResolutions(entries: number): Float64Array {
-  const resolutions = new Float64Array(entries * RESOLUTION_STRIDE);
-  for (let at = 0; at < resolutions.length; at += RESOLUTION_STRIDE) resolutions[at] = UNRESOLVED;
+/** Room for `entries` records, every one UNRESOLVED. */
+function newResolutions(entries: number): Int32Array {
+  const resolutions = new Int32Array(entries * RESOLUTION_STRIDE);
+  for (let at = 0; at < resolutions.length; at += RESOLUTION_STRIDE) resolutions[at + TERM_ID] = UNRESOLVED;
   return resolutions;
+}
+
+/** Whether the code units kept at `record[from..]` (two a number) equal text[start, start + length), folding upper-case ASCII when `fold`. */
+function sameInline(record: Int32Array, from: number, text: string, start: number, length: number, fold: boolean): boolean {
+  for (let i = 0; i < length; i++) {
+    let code = text.charCodeAt(start + i);
+    if (fold && code >= 65 && code <= 90) code += 32;
+    if (code !== ((record[from + (i >> 1)]! >>> ((i & 1) << 4)) & 0xffff)) return false;
+  }
+  return true;
 }
 
 function isWordCode(code: number): boolean {

@@ -19,7 +19,7 @@ import {
   type Postings,
 } from './fulltext-postings';
 import { scorePostings } from './fulltext-query';
-import { RESOLUTION_STRIDE, UNRESOLVED, TokenTable } from './fulltext-tokens';
+import { GENERATION, RELEASES_HIGH, RELEASES_LOW, RESOLUTION_STRIDE, TERM_ID, UNRESOLVED, TokenTable } from './fulltext-tokens';
 
 /** The term id of a token entry the analyzer drops (a stop word): it adds no term. */
 const DROPPED = -2;
@@ -44,6 +44,13 @@ export interface FullTextIndex {
   upsert(id: string, fields: Readonly<Record<string, string | undefined>>): void;
   /** Removes the document; unknown ids are ignored. */
   remove(id: string): void;
+  /**
+   * `upsert` and `remove` for a caller that numbers its documents itself (the memory search's slot
+   * table): the document `id` in `slot` (small, reused after removal), with no map from ids to slots
+   * kept here. An index is used through one pair or the other, never both.
+   */
+  upsertAt(slot: number, id: string, fields: Readonly<Record<string, string | undefined>>): void;
+  removeAt(slot: number): void;
   /** Number of documents. */
   readonly size: number;
   /**
@@ -73,8 +80,41 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
   const postings = createPostings(fieldCount);
   const analyse = documentAnalysis(postings, analyzer);
 
+  // Slots by id for `upsert` and `remove` (a slot is reused after its document was removed).
+  const slotById = new Map<string, number>();
+  const freeSlots: number[] = [];
+
+  function upsertAt(slot: number, id: string, values: Readonly<Record<string, string | undefined>>): void {
+    const analysed = fieldCount === 3 ? analyse3(values) : analyse(names.map((name) => values[name]));
+    upsertDocument(postings, slot, id, analysed);
+  }
+
+  /** The three fields of the memory search without an array of their values per document. */
+  const three: Array<string | undefined> = [undefined, undefined, undefined];
+  function analyse3(values: Readonly<Record<string, string | undefined>>) {
+    three[0] = values[names[0]!];
+    three[1] = values[names[1]!];
+    three[2] = values[names[2]!];
+    const analysed = analyse(three);
+    three[0] = three[1] = three[2] = undefined;
+    return analysed;
+  }
+
   function upsert(id: string, values: Readonly<Record<string, string | undefined>>): void {
-    upsertDocument(postings, id, analyse(names.map((name) => values[name])));
+    let slot = slotById.get(id);
+    if (slot === undefined) {
+      slot = freeSlots.pop() ?? slotById.size;
+      slotById.set(id, slot);
+    }
+    upsertAt(slot, id, values);
+  }
+
+  function remove(id: string): void {
+    const slot = slotById.get(id);
+    if (slot === undefined) return;
+    slotById.delete(id);
+    freeSlots.push(slot);
+    removeDocument(postings, slot);
   }
 
   function search(query: string, searchOptions: FullTextSearchOptions = {}): Map<string, number> | undefined {
@@ -86,10 +126,12 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
 
   return {
     upsert,
-    remove: (id) => removeDocument(postings, id),
+    remove,
+    upsertAt,
+    removeAt: (slot) => removeDocument(postings, slot),
     search,
     get size() {
-      return postings.slotById.size;
+      return postings.documentCount;
     },
   };
 }
@@ -126,6 +168,9 @@ function documentAnalysis(postings: Postings, analyzer: FullTextAnalyzer): (valu
   let seenAt = new Int32Array(1024);
   let pass = 0;
   let count = 0;
+  /** The vocabulary's count of released terms, its low and high 32 bits (as the token table keeps them). */
+  let releasesLow = 0;
+  let releasesHigh = 0;
   let length = 0;
   const { tokens: tokensOf, indexTerm } = analyzer;
   const table = tokensOf && indexTerm ? new TokenTable(indexTerm) : undefined;
@@ -167,8 +212,8 @@ function documentAnalysis(postings: Postings, analyzer: FullTextAnalyzer): (valu
   function addEntry(entry: number): void {
     const resolutions = table!.resolutions;
     const at = entry * RESOLUTION_STRIDE;
-    const termId = resolutions[at]!;
-    if (termId >= 0 && resolutions[at + 2] === postings.releases) addTerm(termId);
+    const termId = resolutions[at + TERM_ID]!;
+    if (termId >= 0 && resolutions[at + RELEASES_LOW] === releasesLow && resolutions[at + RELEASES_HIGH] === releasesHigh) addTerm(termId);
     else if (termId !== DROPPED) {
       const resolved = resolve(entry, resolutions, at, termId);
       if (resolved !== DROPPED) addTerm(resolved);
@@ -176,25 +221,29 @@ function documentAnalysis(postings: Postings, analyzer: FullTextAnalyzer): (valu
   }
 
   /** The entry's term id, looked up again where it may be stale (and remembered); DROPPED: no term. */
-  function resolve(entry: number, resolutions: Float64Array, at: number, remembered: number): number {
+  function resolve(entry: number, resolutions: Int32Array, at: number, remembered: number): number {
     let termId = remembered;
-    if (termId === UNRESOLVED || generations[termId] !== resolutions[at + 1]) {
+    if (termId === UNRESOLVED || generations[termId] !== resolutions[at + GENERATION]) {
       // Never looked up, or the id left the vocabulary (and may name another term now).
       const term = table!.terms[entry]!;
       if (term === null) {
-        resolutions[at] = DROPPED;
+        resolutions[at + TERM_ID] = DROPPED;
         return DROPPED;
       }
       termId = termIdOf(postings, term);
-      resolutions[at] = termId;
-      resolutions[at + 1] = generations[termId]!;
+      resolutions[at + TERM_ID] = termId;
+      resolutions[at + GENERATION] = generations[termId]!;
     }
-    resolutions[at + 2] = postings.releases;
+    resolutions[at + RELEASES_LOW] = releasesLow;
+    resolutions[at + RELEASES_HIGH] = releasesHigh;
     return termId;
   }
 
   return (values) => {
     count = 0;
+    // Nothing leaves the vocabulary while a document is analysed.
+    releasesLow = postings.releases | 0;
+    releasesHigh = Math.floor(postings.releases / 2 ** 32);
     for (let field = 0; field < fieldCount; field++) {
       // Pass numbers only grow: a term seen in an earlier field or document counts anew.
       pass = pass === 0x7fffffff ? 1 : pass + 1;

@@ -53,6 +53,19 @@ export function createDocumentIndex(): DocumentIndex {
   /** The fields of the document being indexed (reused: a document has a handful). */
   const scratchKeys: string[] = [];
   const scratchProperties: Array<SearchDocument['properties'][number] | undefined> = [];
+  /**
+   * The fields of the documents indexed lately, by position (a bulk load's documents have the same
+   * fields in the same order): a field's name, or a property's URN and definition key, with its key
+   * and index, so that a document of the same shape finds each index without building or looking up
+   * its key. Trusted while no field index was dropped since (`fieldsDropped`).
+   */
+  const recentNames: string[] = [];
+  const recentDefinitions: Array<string | undefined> = [];
+  const recentKeys: string[] = [];
+  const recentFields: FieldIndex[] = [];
+  let recentDropped = 0;
+  /** Field indexes dropped so far (left empty): only grows. */
+  let fieldsDropped = 0;
 
   /** Takes the slot out of one field index; an index left empty goes, with its property entry. */
   function removeFrom(key: string, slot: number, scope: string, property?: { propertyUrn: string; definitionKey: string }): void {
@@ -61,6 +74,7 @@ export function createDocumentIndex(): DocumentIndex {
     field.remove(slot, scope);
     if (field.size > 0) return;
     fields.delete(key);
+    fieldsDropped += 1;
     if (!property) return;
     const byKey = propertyFields.get(property.propertyUrn);
     byKey?.delete(property.definitionKey);
@@ -83,17 +97,18 @@ export function createDocumentIndex(): DocumentIndex {
     if (existing !== undefined) unindex(existing);
     if (!document) {
       if (existing !== undefined) {
+        // The full text first: the slot is free for another URN once the table let it go.
+        fullText.removeAt(existing);
         table.remove(urn);
-        fullText.remove(urn);
       }
       return;
     }
-    const slot = table.put(document);
+    const slot = table.put(document, existing ?? null);
     const scope = scopeKey(document.entityType, document.removed);
     scopeCounts.set(scope, (scopeCounts.get(scope) ?? 0) + 1);
     fieldsBySlot[slot] = hasRepeatedProperty(document) ? indexMerged(slot, scope, document) : indexEach(slot, scope, document);
     // The full-text index leaves a document whose terms did not change as it is.
-    fullText.upsert(urn, document.text);
+    fullText.upsertAt(slot, urn, document.text);
   }
 
   /** The index of a field, created on first use (a property's is listed under its URN and definition key then). */
@@ -115,6 +130,17 @@ export function createDocumentIndex(): DocumentIndex {
   }
 
   /**
+   * Remembers the field at `position` of the document being indexed (see `recentNames`). Every position
+   * before it was remembered or found in this document, so the lists never have holes.
+   */
+  function remember(position: number, name: string, definitionKey: string | undefined, key: string, field: FieldIndex): void {
+    recentNames[position] = name;
+    recentDefinitions[position] = definitionKey;
+    recentKeys[position] = key;
+    recentFields[position] = field;
+  }
+
+  /**
    * Indexes each field of a document (no structured property twice under one definition key) as it
    * comes, with no map or object per field; returns the fields it is indexed under.
    */
@@ -122,22 +148,39 @@ export function createDocumentIndex(): DocumentIndex {
     const keys = scratchKeys;
     const properties = scratchProperties;
     let count = 0;
+    if (recentDropped !== fieldsDropped) {
+      recentNames.length = 0;
+      recentDropped = fieldsDropped;
+    }
     const standard = document.fields;
     for (const name in standard) {
       if (!Object.hasOwn(standard, name)) continue;
       const values = standard[name]!;
       if (values.length === 0) continue;
-      const key = standardFieldKey(name);
-      fieldOf(key, undefined).add(slot, distinct(values), scope);
-      keys[count] = key;
+      let field: FieldIndex;
+      if (recentNames[count] === name && recentDefinitions[count] === undefined) field = recentFields[count]!;
+      else {
+        const key = standardFieldKey(name);
+        field = fieldOf(key, undefined);
+        remember(count, name, undefined, key, field);
+      }
+      field.add(slot, distinct(values), scope);
+      keys[count] = recentKeys[count]!;
       properties[count++] = undefined;
     }
     for (const property of document.properties) {
       const { values } = property;
       if (values.length === 0) continue;
-      const key = propertyKey(property.propertyUrn, property.definitionKey);
-      fieldOf(key, property).add(slot, values.length === 1 && values[0] !== 0 ? values : distinct(values.map(normalized)), scope);
-      keys[count] = key;
+      const { propertyUrn, definitionKey } = property;
+      let field: FieldIndex;
+      if (recentNames[count] === propertyUrn && recentDefinitions[count] === definitionKey) field = recentFields[count]!;
+      else {
+        const key = propertyKey(propertyUrn, definitionKey);
+        field = fieldOf(key, property);
+        remember(count, propertyUrn, definitionKey, key, field);
+      }
+      field.add(slot, values.length === 1 && values[0] !== 0 ? values : distinct(values.map(normalized)), scope);
+      keys[count] = recentKeys[count]!;
       properties[count++] = property;
     }
     return fieldListOf(keys, properties, count);

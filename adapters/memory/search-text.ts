@@ -41,6 +41,12 @@ const analyzer: FullTextAnalyzer = {
 export interface MemoryFullText {
   upsert(urn: string, text: SearchDocument['text']): void;
   remove(urn: string): void;
+  /**
+   * The same for the document of `urn` in `slot`, the slot table's (search-documents.ts): no map by
+   * URN is kept here. An index is used through one pair or the other.
+   */
+  upsertAt(slot: number, urn: string, text: SearchDocument['text']): void;
+  removeAt(slot: number): void;
   /** URN → score of the documents that contain every query term; undefined when the query matches all. */
   search(text: string | undefined): Map<string, number> | undefined;
 }
@@ -49,10 +55,16 @@ export function createMemoryFullText(): MemoryFullText {
   const index = createFullTextIndex(TEXT_FIELDS, { analyzer });
   return {
     upsert(urn, text) {
-      index.upsert(urn, { name: text.name, description: text.description, urnKey: text.urnKey });
+      index.upsert(urn, text);
     },
     remove(urn) {
       index.remove(urn);
+    },
+    upsertAt(slot, urn, text) {
+      index.upsertAt(slot, urn, text);
+    },
+    removeAt(slot) {
+      index.removeAt(slot);
     },
     search(text) {
       if (text === undefined) return undefined;

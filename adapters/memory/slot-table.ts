@@ -57,9 +57,12 @@ export class SlotTable {
     return this.generation;
   }
 
-  /** Places a document: a new slot for a new URN, the same slot (and rank) for a replacement. */
-  put(document: { readonly urn: string; readonly entityType: string; readonly removed: boolean }): number {
-    let slot = this.slotOf.get(document.urn);
+  /**
+   * Places a document: a new slot for a new URN, the same slot (and rank) for a replacement. `known`:
+   * the URN's slot as the caller just read it from `slotOf` (null: it has none), to spare a lookup.
+   */
+  put(document: { readonly urn: string; readonly entityType: string; readonly removed: boolean }, known?: number | null): number {
+    let slot = known === undefined ? this.slotOf.get(document.urn) : (known ?? undefined);
     const isNew = slot === undefined;
     if (slot === undefined) {
       slot = this.freeSlots.pop() ?? this.urns.length;

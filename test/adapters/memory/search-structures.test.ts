@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FieldIndex } from '../../../adapters/memory/field-index';
+import { createDocumentIndex } from '../../../adapters/memory/search-documents';
 import { SlotTable } from '../../../adapters/memory/slot-table';
 import { SortedStrings } from '../../../adapters/memory/sorted-strings';
 import { topK } from '../../../adapters/memory/top-k';
@@ -198,5 +199,43 @@ describe('ValueOrder', () => {
     }
     const all = [...live].sort((a, b) => byCodeUnits(values[a]!, values[b]!));
     expect(order.idsInRange({ value: '', inclusive: true }, undefined)).toEqual(all);
+  });
+});
+
+describe('the document index: fields found by the shape of the documents before', () => {
+  it('indexes a document of the same shape into a new field index once the old one was dropped', () => {
+    const index = createDocumentIndex();
+    const withValues = (urn: string, tier: string, owner: string): SearchDocument => ({
+      ...document(urn),
+      fields: { origin: ['PROD'] },
+      properties: [
+        { propertyUrn: 'urn:li:structuredProperty:tier', definitionKey: 'k1', values: [tier] },
+        { propertyUrn: 'urn:li:structuredProperty:owner', definitionKey: 'k2', values: [owner] },
+      ],
+    });
+    index.documentChanged('a', withValues('a', 'gold', 'x'));
+    index.documentChanged('b', withValues('b', 'gold', 'y'));
+    const tierKey = [...index.fields.keys()].find((key) => key.includes('tier'))!;
+    const first = index.fields.get(tierKey)!;
+    expect(first.countOf('gold')).toBe(2);
+    // Both documents go: every field index is dropped with its property entry.
+    index.documentChanged('a', undefined);
+    index.documentChanged('b', undefined);
+    expect(index.fields.size).toBe(0);
+    expect(index.propertyFields.size).toBe(0);
+    // The same shape again: new field indexes, listed under their property again, not the dropped ones.
+    index.documentChanged('c', withValues('c', 'silver', 'z'));
+    const second = index.fields.get(tierKey)!;
+    expect(second).not.toBe(first);
+    expect(second.countOf('silver')).toBe(1);
+    expect(index.propertyFields.get('urn:li:structuredProperty:tier')?.get('k1')).toBe(second);
+    // A different shape at the same positions (another definition key) gets its own index.
+    index.documentChanged('d', {
+      ...document('d'),
+      fields: { origin: ['PROD'] },
+      properties: [{ propertyUrn: 'urn:li:structuredProperty:tier', definitionKey: 'k9', values: ['gold'] }],
+    });
+    expect(index.propertyFields.get('urn:li:structuredProperty:tier')?.get('k9')?.countOf('gold')).toBe(1);
+    expect(second.countOf('gold')).toBe(0);
   });
 });
