@@ -1,4 +1,4 @@
-// Checked by `tsc --noEmit` (part of `npm test`), never run: each `@ts-expect-error` line must fail to
+// Checked by `tsc --noEmit` (part of `npm run lint`, which CI runs), never run: each `@ts-expect-error` line must fail to
 // compile, or the type check fails. The typos a user makes are caught before anything runs.
 import type { Catalog } from '../../src/index';
 
