@@ -4,8 +4,10 @@ import { CatalogError } from '../errors';
 /**
  * Admission control: how many requests of each class run at once, how many wait, and how long. A request
  * that would wait longer than `maxQueueMs` (by the queue ahead of it and the recent service time), or
- * finds the queue full, is refused at once with 503 UNAVAILABLE and `Retry-After`; one that waited its
- * whole `maxQueueMs` is refused then. docs/operations.md ("Serving under pressure").
+ * finds the queue full, is refused at once with 503 UNAVAILABLE and `Retry-After`. A request admitted to the
+ * queue is served: one still waiting after `maxQueueMs` (the estimate was wrong) makes newcomers be refused at
+ * once until the queue catches up, and only past ten times the bound is it refused itself.
+ * docs/operations.md ("Serving under pressure").
  */
 export interface AdmissionOptions {
   /**
@@ -16,7 +18,7 @@ export interface AdmissionOptions {
   maxInFlight?: number;
   /** Requests waiting in each class beyond those running. Default 32 × `maxInFlight`. */
   maxQueued?: number;
-  /** Longest wait in the queue, in ms. Default 500. */
+  /** Longest wait a request is admitted to, in ms (judged at its arrival). Default 500. */
   maxQueueMs?: number;
 }
 
@@ -52,6 +54,8 @@ function loopLagMs(): number {
 export type Release = () => void;
 
 const MAX_UNITS = 4;
+/** A waiter still queued after this many times `maxQueueMs` is refused (a slot held far longer than ever seen). */
+const OVERDUE_LIMIT = 10;
 const RETRY_AFTER_SECONDS = 1;
 
 /** The defaults of `AdmissionOptions`, from this machine's cores. */
@@ -111,8 +115,8 @@ class Gate {
   private head = 0;
   /** Smoothed milliseconds one request unit keeps its slot (0 until measured). */
   private unitMs = 0;
-  /** When a waiter was last refused after waiting its whole `maxQueueMs`. */
-  private lastTimeoutAt = -Infinity;
+  /** When a waiter last passed its `maxQueueMs` still queued (the estimate of its wait was wrong). */
+  private lastOverdueAt = -Infinity;
 
   constructor(
     readonly name: RequestClass,
@@ -150,25 +154,26 @@ class Gate {
       this.onShed(this.name, 'wait');
       throw overloaded(
         this.name,
-        expectedMs === Infinity ? 'requests ahead are timing out' : `the wait would be about ${Math.round(expectedMs)} ms`,
+        expectedMs === Infinity ? 'requests ahead waited past the bound' : `the wait would be about ${Math.round(expectedMs)} ms`,
       );
     }
   }
 
   /**
    * The wait ahead of `units` more: the units queued and running drain at maxInFlight units per unitMs.
-   * While waiters are timing out (one did within the last `maxQueueMs`), a newcomer behind them would
-   * too: the whole bound. Measured under 1,000 connections: the service time alone let requests in that
-   * then waited their 500 ms and were refused after it (a refusal after a second, counting the hold).
+   * While waiters are overdue (one passed its bound within the last `maxQueueMs`), a newcomer behind them
+   * would be too: the whole bound. Measured under 1,000 connections: the service time alone let requests in
+   * that then waited past their 500 ms.
    */
   private expectedWaitMs(units: number): number {
     const ahead = this.queuedUnits + this.running + units - this.maxInFlight;
     if (ahead <= 0) return 0;
-    if (performance.now() - this.lastTimeoutAt < this.maxQueueMs) return Infinity;
+    if (performance.now() - this.lastOverdueAt < this.maxQueueMs) return Infinity;
     return this.unitMs * (ahead / this.maxInFlight);
   }
 
-  admit(requested: number): Release | Promise<Release> {
+  /** `waitedMs`: how long the request was already kept before it came here (it counts against the bound). */
+  admit(requested: number, waitedMs = 0): Release | Promise<Release> {
     const units = Math.min(Math.max(1, requested), this.maxInFlight);
     if (this.queued() === 0 && this.running + units <= this.maxInFlight) {
       // Its work starts on a later turn of the event loop too. Started here, a request whose work needs
@@ -184,11 +189,18 @@ class Gate {
       throw overloaded(this.name, `${this.queued()} waiting already`);
     }
     const expectedMs = this.expectedWaitMs(units);
-    if (expectedMs > this.maxQueueMs) {
+    // A request kept before it came here (held after a refusal on its connection) has that much less to wait.
+    const allowedMs = this.maxQueueMs - waitedMs;
+    // Held its whole bound already: it runs on a free slot or not at all.
+    if (expectedMs > allowedMs || allowedMs <= 0) {
       this.onShed(this.name, 'wait');
       throw overloaded(
         this.name,
-        expectedMs === Infinity ? 'requests ahead are timing out' : `the wait would be about ${Math.round(expectedMs)} ms`,
+        expectedMs === Infinity
+          ? 'requests ahead waited past the bound'
+          : waitedMs > 0
+            ? `it was held ${Math.round(waitedMs)} ms already and would wait about ${Math.round(expectedMs)} ms more`
+            : `the wait would be about ${Math.round(expectedMs)} ms`,
       );
     }
     return new Promise<Release>((resolve, reject) => {
@@ -202,14 +214,25 @@ class Gate {
           const release = this.start(units);
           setImmediate(() => resolve(release));
         },
-        timer: setTimeout(() => {
-          const at = this.queue.indexOf(waiter, this.head);
-          if (at >= 0) this.queue.splice(at, 1);
-          this.queuedUnits -= units;
-          this.lastTimeoutAt = performance.now();
-          this.onShed(this.name, 'wait');
-          reject(overloaded(this.name, `waited ${this.maxQueueMs} ms`));
-        }, this.maxQueueMs),
+        // Past its bound it is still served (refused now, it would have waited for nothing), but newcomers
+        // are refused at once until the queue catches up; past OVERDUE_LIMIT bounds it is refused.
+        timer: setTimeout(
+          () => {
+            this.lastOverdueAt = performance.now();
+            waiter.timer = setTimeout(
+              () => {
+                const at = this.queue.indexOf(waiter, this.head);
+                if (at >= 0) this.queue.splice(at, 1);
+                this.queuedUnits -= units;
+                this.lastOverdueAt = performance.now();
+                this.onShed(this.name, 'wait');
+                reject(overloaded(this.name, `waited ${OVERDUE_LIMIT * this.maxQueueMs} ms`));
+              },
+              (OVERDUE_LIMIT - 1) * this.maxQueueMs,
+            );
+          },
+          Math.max(0, allowedMs),
+        ),
       };
       this.queue.push(waiter);
       this.queuedUnits += units;
@@ -295,8 +318,8 @@ export class Admission {
   }
 
   /** Resolves (or returns at once) with the release of the slot; throws OverloadedError when refused. */
-  admit(requestClass: RequestClass, units = 1): Release | Promise<Release> {
-    return this.gates[requestClass].admit(units);
+  admit(requestClass: RequestClass, units = 1, waitedMs = 0): Release | Promise<Release> {
+    return this.gates[requestClass].admit(units, waitedMs);
   }
 
   /** Requests running and waiting now, by class. */

@@ -18,6 +18,11 @@ export interface IncomingExchange {
   /** True once the client has gone away (closed the connection or aborted the request). */
   isGone(): boolean;
   remoteAddress?: string;
+  /**
+   * How long the host already kept the request before handing it over, in ms (the node listener's hold of a
+   * request sent right after a refusal on its connection): admission control counts it in the wait it allows.
+   */
+  waitedMs?: number;
 }
 
 export interface OutgoingAnswer {

@@ -162,7 +162,7 @@ export function createRequestHandler(
       // request weighs what recent ones weighed (its body is not read yet).
       if (admission && sheddable) {
         admission.precheck(requestClass);
-        const admitted = admission.admit(requestClass, admission.typicalUnits(requestClass));
+        const admitted = admission.admit(requestClass, admission.typicalUnits(requestClass), exchange.waitedMs ?? 0);
         release = typeof admitted === 'function' ? admitted : await admitted;
         // A client that left while it waited (or the server cut it at a stop) gets no work done.
         if (exchange.isGone()) throw new ClientGoneError();

@@ -26,7 +26,7 @@ function splitUrl(url: string): { rawPath: string; rawQuery: string } {
 }
 
 /** The exchange of a node:http request: the body is read from the stream with the size limit; a dropped connection is noticed. */
-function exchangeOf(req: IncomingMessage, res: ServerResponse): IncomingExchange {
+function exchangeOf(req: IncomingMessage, res: ServerResponse, waitedMs: number): IncomingExchange {
   let gone = false;
   const markGone = () => {
     gone = true;
@@ -42,6 +42,7 @@ function exchangeOf(req: IncomingMessage, res: ServerResponse): IncomingExchange
     method: req.method ?? 'GET',
     rawPath,
     rawQuery,
+    ...(waitedMs > 0 ? { waitedMs } : {}),
     header: (name) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
@@ -165,8 +166,8 @@ function isHealthCheck(url: string | undefined): boolean {
 export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifecycle = NO_LIFECYCLE): NodeListener {
   const closing = () => lifecycle.closing();
   const shedAt = new WeakMap<object, number>();
-  const serve = (req: IncomingMessage, res: ServerResponse) => {
-    const exchange = exchangeOf(req, res);
+  const serve = (req: IncomingMessage, res: ServerResponse, waitedMs = 0) => {
+    const exchange = exchangeOf(req, res, waitedMs);
     const work = handler(exchange);
     lifecycle.hold(work);
     void work.then(
@@ -206,10 +207,10 @@ export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifec
     if (due.length > 0) setImmediate(drain);
     else draining = false;
   };
-  const takeUp = (req: IncomingMessage, res: ServerResponse) => {
+  const takeUp = (req: IncomingMessage, res: ServerResponse, arrivedAt: number) => {
     due.push(() => {
       if (res.destroyed || req.socket.destroyed) return; // cut meanwhile (a stop): nothing to answer
-      serve(req, res);
+      serve(req, res, performance.now() - arrivedAt);
     });
     if (!draining) {
       draining = true;
@@ -219,7 +220,7 @@ export function nodeListenerOf(handler: RequestHandler, lifecycle: ListenerLifec
   return (req, res) => {
     const at = shedAt.get(req.socket);
     const wait = at === undefined ? 0 : at + SHED_HOLD_MS - performance.now();
-    if (wait > 0 && !isHealthCheck(req.url)) setTimeout(takeUp, wait, req, res);
+    if (wait > 0 && !isHealthCheck(req.url)) setTimeout(takeUp, wait, req, res, performance.now());
     else serve(req, res);
   };
 }

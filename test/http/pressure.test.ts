@@ -115,21 +115,55 @@ describe('admission control', () => {
     expect((await handle(exchange('GET', '/quick'))).answer.status).toBe(200);
   });
 
-  it('refuses a request that waited its maxQueueMs in the queue', async () => {
+  it('serves a queued request past its maxQueueMs, refuses newcomers at once meanwhile, and refuses it past ten bounds', async () => {
     const held = heldRoutes();
     const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 200 } }, held.routes);
     // A bound well above the loop lag of a busy machine (past it, the loop-lag rule would refuse first).
     const first = handle(exchange('GET', '/slow'));
     await settled();
-    const second = await handle(exchange('GET', '/slow'));
-    expect(second.answer.status).toBe(503);
-    expect(second.answer.headers['retry-after']).toBe('1');
-    // Behind a waiter that timed out, a newcomer would too: refused at once, not after its own wait.
+    const second = handle(exchange('GET', '/slow'));
+    await new Promise((r) => setTimeout(r, 300));
+    // The second waits past its bound: a newcomer behind it would too, so it is refused at once.
     const third = await handle(exchange('GET', '/slow'));
     expect(third.answer.status).toBe(503);
-    expect(JSON.parse(third.answer.body)).toMatchObject({ error: { message: expect.stringMatching(/timing out/) as unknown } });
+    expect(third.answer.headers['retry-after']).toBe('1');
+    expect(JSON.parse(third.answer.body)).toMatchObject({ error: { message: expect.stringMatching(/waited past the bound/) as unknown } });
+    // The second is still served once the slot is free: refused now, it would have waited for nothing.
     held.releaseAll();
     expect((await first).answer.status).toBe(200);
+    await settled();
+    held.releaseAll();
+    expect((await second).answer.status).toBe(200);
+    // One kept waiting past ten bounds (a slot held far longer than ever seen) is refused. A new handler: this
+    // one has seen slow requests, and would refuse the next one at once for its expected wait.
+    const again = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 200 } }, held.routes);
+    const blocker = again(exchange('GET', '/slow'));
+    await settled();
+    const stuck = await again(exchange('GET', '/slow'));
+    expect(stuck.answer.status).toBe(503);
+    expect(JSON.parse(stuck.answer.body)).toMatchObject({ error: { message: expect.stringMatching(/waited 2000 ms/) as unknown } });
+    held.releaseAll();
+    expect((await blocker).answer.status).toBe(200);
+  });
+
+  it('counts the time a request was held before it came in: past the bound it runs only on a free slot', async () => {
+    const held = heldRoutes();
+    const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 5_000 } }, held.routes);
+    const first = handle(exchange('GET', '/slow'));
+    await settled();
+    // An empty queue and a slot soon free would admit a fresh request; one held 5 s already is refused at once.
+    const heldBefore = await handle({ ...exchange('GET', '/slow'), waitedMs: 5_000 });
+    expect(heldBefore.answer.status).toBe(503);
+    expect(JSON.parse(heldBefore.answer.body)).toMatchObject({
+      error: { message: expect.stringMatching(/held 5000 ms already/) as unknown },
+    });
+    held.releaseAll();
+    expect((await first).answer.status).toBe(200);
+    // On a free slot it runs.
+    const free = handle({ ...exchange('GET', '/slow'), waitedMs: 5_000 });
+    await settled();
+    held.releaseAll();
+    expect((await free).answer.status).toBe(200);
   });
 
   it('lets everything through with admission: false', async () => {
