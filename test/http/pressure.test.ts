@@ -63,6 +63,10 @@ function memoryCatalog(): Catalog {
 }
 
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** Until `count` requests are inside the held route (admitted and running): one timer turn is not always enough on a busy machine. */
+async function inside(held: { waiting: unknown[] }, count: number): Promise<void> {
+  while (held.waiting.length < count) await new Promise((resolve) => setTimeout(resolve, 1));
+}
 
 describe('admission control', () => {
   it('answers 503 UNAVAILABLE with Retry-After at once when the queue is full; health still answers 200', async () => {
@@ -120,7 +124,7 @@ describe('admission control', () => {
     const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 200 } }, held.routes);
     // A bound well above the loop lag of a busy machine (past it, the loop-lag rule would refuse first).
     const first = handle(exchange('GET', '/slow'));
-    await settled();
+    await inside(held, 1);
     const second = handle(exchange('GET', '/slow'));
     await new Promise((r) => setTimeout(r, 300));
     // The second waits past its bound: a newcomer behind it would too, so it is refused at once.
@@ -131,14 +135,14 @@ describe('admission control', () => {
     // The second is still served once the slot is free: refused now, it would have waited for nothing.
     held.releaseAll();
     expect((await first).answer.status).toBe(200);
-    await settled();
+    await inside(held, 1);
     held.releaseAll();
     expect((await second).answer.status).toBe(200);
     // One kept waiting past ten bounds (a slot held far longer than ever seen) is refused. A new handler: this
     // one has seen slow requests, and would refuse the next one at once for its expected wait.
     const again = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 200 } }, held.routes);
     const blocker = again(exchange('GET', '/slow'));
-    await settled();
+    await inside(held, 1);
     const stuck = await again(exchange('GET', '/slow'));
     expect(stuck.answer.status).toBe(503);
     expect(JSON.parse(stuck.answer.body)).toMatchObject({ error: { message: expect.stringMatching(/waited 2000 ms/) as unknown } });
@@ -150,7 +154,7 @@ describe('admission control', () => {
     const held = heldRoutes();
     const handle = createRequestHandler(memoryCatalog(), { admission: { maxInFlight: 1, maxQueued: 10, maxQueueMs: 5_000 } }, held.routes);
     const first = handle(exchange('GET', '/slow'));
-    await settled();
+    await inside(held, 1);
     // An empty queue and a slot soon free would admit a fresh request; one held 5 s already is refused at once.
     const heldBefore = await handle({ ...exchange('GET', '/slow'), waitedMs: 5_000 });
     expect(heldBefore.answer.status).toBe(503);
@@ -161,7 +165,7 @@ describe('admission control', () => {
     expect((await first).answer.status).toBe(200);
     // On a free slot it runs.
     const free = handle({ ...exchange('GET', '/slow'), waitedMs: 5_000 });
-    await settled();
+    await inside(held, 1);
     held.releaseAll();
     expect((await free).answer.status).toBe(200);
   });
