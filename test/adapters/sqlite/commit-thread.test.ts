@@ -1,25 +1,16 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import { sqliteAdapterInternals } from '../../../adapters/sqlite/internals';
 import type { WriteBatch } from '../../../src/adapter/types';
 import { CatalogError } from '../../../src/errors';
+import { tempDatabases } from '../../support/temp-database';
 
-const directories: string[] = [];
-afterAll(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-function newFile(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'metacatalog-commit-thread-'));
-  directories.push(directory);
-  return join(directory, 'catalog.db');
-}
+const newFile = tempDatabases('commit-thread');
 
 const STAMP = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:admin' };
 const urnOf = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,thread.${name},PROD)`;

@@ -1,23 +1,12 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import { pack, unpack, internMetadata, type Symbols } from '../../../adapters/sqlite/packing';
 import { createCatalog, type Catalog } from '../../../src';
 import type { JsonObject } from '../../../src/adapter/types';
+import { tempDatabases } from '../../support/temp-database';
 
-const directories: string[] = [];
-afterAll(() => {
-  for (const d of directories) rmSync(d, { recursive: true, force: true });
-});
-
-function tempFile(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'metacatalog-compact-'));
-  directories.push(directory);
-  return join(directory, 'catalog.db');
-}
+const tempFile = tempDatabases('compact');
 
 /** An in-memory dictionary for the packing rules alone. */
 function symbols(): Symbols & { size(): number } {

@@ -1,22 +1,11 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import type { EntityWrite, SearchDocument, WriteBatch } from '../../../src/adapter/types';
 import { CatalogError } from '../../../src/errors';
+import { tempDatabases } from '../../support/temp-database';
 
-const directories: string[] = [];
-afterAll(() => {
-  for (const d of directories) rmSync(d, { recursive: true, force: true });
-});
-
-function tempFile(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'metacatalog-group-commit-'));
-  directories.push(directory);
-  return join(directory, 'catalog.db');
-}
+const tempFile = tempDatabases('group-commit');
 
 const stamp = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:alice' };
 const urnOf = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`;

@@ -1,22 +1,12 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import { sqliteAdapterInternals } from '../../../adapters/sqlite/internals';
 import type { AggregateRequest, SearchRequest, WriteBatch } from '../../../src/adapter/types';
 import { CatalogError } from '../../../src/errors';
+import { tempDatabases } from '../../support/temp-database';
 
-const directories: string[] = [];
-afterAll(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-function newFile(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'metacatalog-reader-threads-'));
-  directories.push(directory);
-  return join(directory, 'catalog.db');
-}
+const newFile = tempDatabases('reader-threads');
 
 const STAMP = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:admin' };
 const PLATFORMS = ['hive', 'kafka', 'snowflake'];

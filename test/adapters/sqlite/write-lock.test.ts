@@ -1,22 +1,11 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import { openWalSync } from '../../../adapters/sqlite/wal-sync';
 import type { StorageAdapter, WriteBatch } from '../../../src/adapter/types';
+import { tempDatabases } from '../../support/temp-database';
 
-const directories: string[] = [];
-afterAll(() => {
-  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
-});
-
-function newFile(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'metacatalog-write-lock-'));
-  directories.push(directory);
-  return join(directory, 'catalog.db');
-}
+const newFile = tempDatabases('write-lock');
 
 const STAMP = { time: 1_700_000_000_000, actor: 'urn:li:corpuser:admin' };
 
