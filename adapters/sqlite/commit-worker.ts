@@ -21,6 +21,7 @@ import { LOCK_RETRY_MS, type BatchOutcome } from './group-commit';
 import { createHandle, type SqliteHandle } from './statements';
 import { StatisticsKeeper } from './statistics';
 import { commitGroup } from './write-batch';
+import { registerSqlFunctions } from './sql-functions';
 
 if (!parentPort) throw new Error('commit-worker.ts runs as a worker thread of the SQLite adapter');
 const port: MessagePort = parentPort;
@@ -54,7 +55,7 @@ function openWriter(): { db: Database.Database; walFd: number | undefined } {
     // The statistics refresh after many writes (StatisticsKeeper) samples, as on the first connection: a full
     // ANALYZE of a large catalog would hold every commit behind it.
     db.pragma('analysis_limit = 1000');
-    db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+    registerSqlFunctions(db);
     db.prepare('SELECT 1 FROM entities LIMIT 1').get(); // the WAL file exists from the first read on
     const wal = `${options.filename}-wal`;
     // Read-only: this descriptor only ever syncs (SQLite's locks are on the database and -shm files).

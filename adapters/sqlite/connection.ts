@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { recoverInitialLoad } from './initial-load';
 import { migrate } from './schema';
 import { refreshStatistics } from './statistics';
+import { registerSqlFunctions } from './sql-functions';
 
 /** A new database file is created readable by its owner only: it holds token hashes and policies. */
 const FILE_MODE = 0o600;
@@ -31,8 +32,7 @@ export function openConnection(options: { filename: string; busyTimeoutMs?: numb
     migrate(db);
     // A load that did not complete is rolled back (its process is gone) or refused (initial-load.ts).
     recoverInitialLoad(db);
-    // IEQUAL lower-cases like JavaScript (SQLite's lower() only knows ASCII).
-    db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+    registerSqlFunctions(db);
     // Planner statistics: cheap approximate ANALYZE where they are missing or stale, none about tiny tables.
     refreshStatistics(db, 'open');
   } catch (error) {

@@ -11,6 +11,7 @@ import { serializeError } from './commit-worker-protocol';
 import type { FromReadWorker, ReadMethod, ReadMethods, ReadWorkerData, ToReadWorker } from './read-worker-protocol';
 import { aggregateRead, searchRead } from './search';
 import { createHandle, type SqliteHandle } from './statements';
+import { registerSqlFunctions } from './sql-functions';
 
 if (!parentPort) throw new Error('read-worker.ts runs as a worker thread of the SQLite adapter');
 const port: MessagePort = parentPort;
@@ -28,7 +29,7 @@ function openReader(data: ReadWorkerData): Database.Database {
     db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
     db.pragma('cache_size = -65536');
     db.pragma('query_only = ON');
-    db.function('mc_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+    registerSqlFunctions(db);
     db.prepare('SELECT 1 FROM entities LIMIT 1').get();
   } catch (error) {
     db.close();
