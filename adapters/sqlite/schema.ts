@@ -5,7 +5,7 @@ import type { Database } from 'better-sqlite3';
 
 /**
  * Schema migrations, keyed on `PRAGMA user_version`: migration i brings the file from version i to
- * i + 1, each in its own transaction. Append new migrations; never edit a released one.
+ * i + 1, each in its own transaction (a new file: all of them in one). Append new migrations; never edit a released one.
  */
 const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
   (db) => {
@@ -242,6 +242,15 @@ export function migrate(db: Database): void {
   if (current === 0) {
     // Must precede the first table: lets a truncation by reindex give file space back.
     db.pragma('auto_vacuum = INCREMENTAL');
+  }
+  if (current === 0) {
+    // A new file: every migration in one transaction (one commit and sync instead of one per migration; a
+    // crash leaves the file empty, as before its first migration).
+    db.transaction(() => {
+      for (const step of MIGRATIONS) step(db);
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+    }).immediate();
+    return;
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
