@@ -233,8 +233,11 @@ function countValuesOrGiveUp(db: Database, keyId: number, entities: number): voi
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the file to the current schema. A file from a newer release is refused rather than damaged. */
-export function migrate(db: Database): void {
+/**
+ * Brings the file to the current schema. A file from a newer release is refused rather than damaged. True when
+ * the file was new (its tables were created now, empty).
+ */
+export function migrate(db: Database): boolean {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
     throw new Error(`the database file has schema version ${current}, newer than this release supports (${MIGRATIONS.length})`);
@@ -250,7 +253,7 @@ export function migrate(db: Database): void {
       for (const step of MIGRATIONS) step(db);
       db.pragma(`user_version = ${MIGRATIONS.length}`);
     }).immediate();
-    return;
+    return true;
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
@@ -260,4 +263,5 @@ export function migrate(db: Database): void {
   }
   // Tables rebuilt by a migration leave free pages: give them back to the file system.
   if (current > 0 && current < MIGRATIONS.length) db.pragma('incremental_vacuum');
+  return false;
 }
