@@ -29,12 +29,13 @@ export function openConnection(options: { filename: string; busyTimeoutMs?: numb
     db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -65536');
-    migrate(db);
+    const created = migrate(db);
     // A load that did not complete is rolled back (its process is gone) or refused (initial-load.ts).
     recoverInitialLoad(db);
     registerSqlFunctions(db);
-    // Planner statistics: cheap approximate ANALYZE where they are missing or stale, none about tiny tables.
-    refreshStatistics(db, 'open');
+    // Planner statistics: cheap approximate ANALYZE where they are missing or stale, none about tiny tables (so
+    // none on a new file, whose tables are empty).
+    if (!created) refreshStatistics(db, 'open');
   } catch (error) {
     db.close();
     throw error;

@@ -5,7 +5,7 @@ import type { Database } from 'better-sqlite3';
 
 /**
  * Schema migrations, keyed on `PRAGMA user_version`: migration i brings the file from version i to
- * i + 1, each in its own transaction. Append new migrations; never edit a released one.
+ * i + 1, each in its own transaction (a new file: all of them in one). Append new migrations; never edit a released one.
  */
 const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
   (db) => {
@@ -233,8 +233,11 @@ function countValuesOrGiveUp(db: Database, keyId: number, entities: number): voi
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Brings the file to the current schema. A file from a newer release is refused rather than damaged. */
-export function migrate(db: Database): void {
+/**
+ * Brings the file to the current schema. A file from a newer release is refused rather than damaged. True when
+ * the file was new (its tables were created now, empty).
+ */
+export function migrate(db: Database): boolean {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
     throw new Error(`the database file has schema version ${current}, newer than this release supports (${MIGRATIONS.length})`);
@@ -242,6 +245,15 @@ export function migrate(db: Database): void {
   if (current === 0) {
     // Must precede the first table: lets a truncation by reindex give file space back.
     db.pragma('auto_vacuum = INCREMENTAL');
+  }
+  if (current === 0) {
+    // A new file: every migration in one transaction (one commit and sync instead of one per migration; a
+    // crash leaves the file empty, as before its first migration).
+    db.transaction(() => {
+      for (const step of MIGRATIONS) step(db);
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+    }).immediate();
+    return true;
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
@@ -251,4 +263,5 @@ export function migrate(db: Database): void {
   }
   // Tables rebuilt by a migration leave free pages: give them back to the file system.
   if (current > 0 && current < MIGRATIONS.length) db.pragma('incremental_vacuum');
+  return false;
 }

@@ -75,17 +75,47 @@ function conditionMatches(document: SearchDocument, condition: SearchCondition):
   return condition.negated ? !matched : matched;
 }
 
+/** The last query parsed: `matchingDocuments` asks for the same one once per document. */
+let lastQuery: { text: string | undefined; terms: ReturnType<typeof parseTextQuery> } = { text: undefined, terms: undefined };
+
+function queryTerms(text: string | undefined): ReturnType<typeof parseTextQuery> {
+  if (text !== lastQuery.text) lastQuery = { text, terms: parseTextQuery(text) };
+  return lastQuery.terms;
+}
+
+interface IndexedText {
+  readonly name: string | undefined;
+  readonly description: string | undefined;
+  readonly urnKey: string | undefined;
+  readonly terms: ReadonlySet<string>;
+  /** The same terms as a list, for the prefix terms' scan. */
+  readonly list: readonly string[];
+}
+
+/**
+ * The index terms of a document's text, kept per document object while it lives (a weak map: the documents a
+ * caller evaluates many requests against, such as the reference of the conformance suite, are analysed once).
+ * Kept with the texts they come from, so that a document whose text was changed since is analysed again.
+ */
+const indexedTexts = new WeakMap<SearchDocument, IndexedText>();
+
+function indexedText(document: SearchDocument): IndexedText {
+  const { name, description, urnKey } = document.text;
+  const known = indexedTexts.get(document);
+  if (known !== undefined && known.name === name && known.description === description && known.urnKey === urnKey) return known;
+  const terms = new Set([...analyzeText(name), ...analyzeText(description), ...analyzeText(urnKey)]);
+  const indexed = { name, description, urnKey, terms, list: [...terms] };
+  indexedTexts.set(document, indexed);
+  return indexed;
+}
+
 /** Every query term must be an index term of the document's text (a prefix term: the start of one). */
 function textMatches(document: SearchDocument, text: string | undefined): boolean {
-  const terms = parseTextQuery(text);
+  const terms = queryTerms(text);
   if (terms === undefined) return true;
   if (terms.length === 0) return false;
-  const indexed = new Set([
-    ...analyzeText(document.text.name),
-    ...analyzeText(document.text.description),
-    ...analyzeText(document.text.urnKey),
-  ]);
-  return terms.every(({ term, prefix }) => (prefix ? [...indexed].some((t) => t.startsWith(term)) : indexed.has(term)));
+  const indexed = indexedText(document);
+  return terms.every(({ term, prefix }) => (prefix ? indexed.list.some((t) => t.startsWith(term)) : indexed.terms.has(term)));
 }
 
 export function documentMatches(document: SearchDocument, scope: SearchScope): boolean {

@@ -22,7 +22,7 @@ const propertyValue: JsonObject = {
     { type: 'object', properties: { double: { type: 'number' } }, required: ['double'], additionalProperties: false },
   ],
 };
-const applyInputSchema: JsonObject = {
+export const applyInputSchema: JsonObject = {
   type: 'object',
   properties: {
     types: nullable({ type: 'array', items: { type: 'string' } }),

@@ -10,6 +10,11 @@ import type { Violation } from '../../errors';
  * Every check also refuses what no input may hold: strings that are not well-formed Unicode and numbers
  * that are not finite. The cache is a bounded LRU: past `MAX_COMPILED_SCHEMAS` distinct schemas, the least recently used one
  * is dropped from it and from ajv's own cache.
+ *
+ * A host's schema (`compileSchema`) is checked against the JSON Schema meta-schema before it is compiled. The library's
+ * own schemas are not: compiling the meta-schema's validator costs about 40 ms of CPU, paid once by every process that
+ * checks any input (a CLI command, each server worker), and those schemas are checked against it by
+ * test/core/validation/validation.test.ts instead.
  */
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -27,6 +32,8 @@ interface Compiled {
   used: number;
   /** Dropped from the cache (a schema object that still points at it compiles again). */
   evicted: boolean;
+  /** Checked against the meta-schema (a host's schema, or one of the library's that a host handed over too). */
+  metaChecked: boolean;
 }
 
 /**
@@ -37,7 +44,8 @@ let ajvInstance: Ajv | undefined;
 function ajv(): Ajv {
   if (ajvInstance === undefined) {
     const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    ajvInstance = new AjvClass({ allErrors: true, strict: false });
+    // The meta-schema check is asked for where it is needed (`compiled`), not on every compile.
+    ajvInstance = new AjvClass({ allErrors: true, strict: false, validateSchema: false });
   }
   return ajvInstance;
 }
@@ -59,20 +67,29 @@ function contentKey(schema: JsonSchema): string {
   return key;
 }
 
-function compiled(schema: JsonSchema): Compiled {
+/**
+ * The compiled check of `schema`. With `metaCheck` (a host's schema), a schema that is not valid JSON Schema throws
+ * ajv's "schema is invalid: …" error first.
+ */
+function compiled(schema: JsonSchema, metaCheck = false): Compiled {
   const known = entryOfObject.get(schema);
-  if (known !== undefined && !known.evicted) {
+  if (known !== undefined && !known.evicted && (known.metaChecked || !metaCheck)) {
     known.used = ++uses;
     return known;
   }
   const key = contentKey(schema);
   const found = byContent.get(key);
   if (found) {
+    if (metaCheck && !found.metaChecked) {
+      ajv().validateSchema(schema, true);
+      found.metaChecked = true;
+    }
     found.used = ++uses;
     entryOfObject.set(schema, found);
     return found;
   }
-  const entry: Compiled = { key, schema, validate: ajv().compile(schema), used: ++uses, evicted: false };
+  if (metaCheck) ajv().validateSchema(schema, true);
+  const entry: Compiled = { key, schema, validate: ajv().compile(schema), used: ++uses, evicted: false, metaChecked: metaCheck };
   byContent.set(key, entry);
   entryOfObject.set(schema, entry);
   if (byContent.size > MAX_COMPILED_SCHEMAS) {
@@ -93,7 +110,11 @@ function compiled(schema: JsonSchema): Compiled {
  * schema: callers that accept schemas from hosts turn it into INVALID_INPUT.
  */
 export function compileSchema(schema: JsonSchema): SchemaCheck {
-  const { key } = compiled(schema);
+  return checkOf(schema, true);
+}
+
+function checkOf(schema: JsonSchema, metaCheck: boolean): SchemaCheck {
+  const { key } = compiled(schema, metaCheck);
   return (value, prefix = '') => {
     const entry = byContent.get(key) ?? compiled(schema);
     return withValueProblems(entry.validate(value) ? [] : violationsFromAjv(entry.validate.errors, prefix), value, prefix);
@@ -109,7 +130,7 @@ export function compileSchema(schema: JsonSchema): SchemaCheck {
  */
 export function lazySchemaCheck(schema: JsonSchema): SchemaCheck {
   let check: SchemaCheck | undefined;
-  return (value, prefix) => (check ??= compileSchema(schema))(value, prefix);
+  return (value, prefix) => (check ??= checkOf(schema, false))(value, prefix);
 }
 
 /** The schema's violations, then what no input may hold (`jsonValueProblems`), each place once. */
