@@ -245,15 +245,19 @@ export function migrate(db: Database): boolean {
   if (current === 0) {
     // Must precede the first table: lets a truncation by reindex give file space back.
     db.pragma('auto_vacuum = INCREMENTAL');
-  }
-  if (current === 0) {
     // A new file: every migration in one transaction (one commit and sync instead of one per migration; a
-    // crash leaves the file empty, as before its first migration).
-    db.transaction(() => {
-      for (const step of MIGRATIONS) step(db);
-      db.pragma(`user_version = ${MIGRATIONS.length}`);
-    }).immediate();
-    return true;
+    // crash leaves the file empty, as before its first migration). The version is read again under the write
+    // lock: another process opening the same new file may have migrated it meanwhile.
+    const created = db
+      .transaction(() => {
+        if ((db.pragma('user_version', { simple: true }) as number) !== 0) return false;
+        for (const step of MIGRATIONS) step(db);
+        db.pragma(`user_version = ${MIGRATIONS.length}`);
+        return true;
+      })
+      .immediate();
+    if (created) return true;
+    return migrate(db);
   }
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
