@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import { useRamTmpdir } from './test/support/ram-tmpdir.js';
 import { LongestFirstSequencer } from './test/support/sequencer.js';
 
 const require = createRequire(import.meta.url);
@@ -13,6 +14,10 @@ function graphqlCommonJsEntry(): string | undefined {
   }
 }
 const graphqlEntry = graphqlCommonJsEntry();
+
+// The files tests make go to the RAM file system where there is one (test/support/ram-tmpdir.ts): the forks
+// and the processes they start inherit TMPDIR.
+useRamTmpdir();
 
 export default defineConfig({
   plugins: [
