@@ -19,8 +19,9 @@ import { startServe, stopServe, type ServeProcess } from './serve-process';
  * searches for 15 s, each a filter that matches a third of the datasets and asks for the total. Once
  * with admission control as shipped (the default bound) and once with `--max-in-flight 0` (none, as
  * before 0.4). wrk gives p50/p99 over every answer and how many took over 10 s; a Lua script counts
- * the answers by status and the 503s that carry `Retry-After`. Meanwhile a probe in this process sends
- * one search at a time on a connection of its own and times the refused ones: the time to shed.
+ * the answers by status and the 503s that carry `Retry-After`. Meanwhile two probes in this process send
+ * searches and time the refused ones (the time to shed): one sends one search at a time and waits as
+ * `Retry-After` says, on a connection it keeps; the other opens 8 connections at once every second.
  *
  * Change feed on/off: `npm run bench -- changes`'s first figure (writes with events and versions kept
  * against both off).
@@ -129,7 +130,7 @@ function startService(db: string, extra: readonly string[]): Promise<Service> {
 
 const stopService = stopServe;
 
-function post(agent: Agent, port: number, token: string): Promise<{ status: number; retryAfter: number | undefined }> {
+function post(agent: Agent | false, port: number, token: string): Promise<{ status: number; retryAfter: number | undefined }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -185,13 +186,50 @@ async function probe(service: Service, until: number): Promise<{ shed: number[];
   return { shed, answered, shedWithoutRetryAfter };
 }
 
+/**
+ * A burst of new clients: once a second, BURST connections opened at once, each sending one search. A request
+ * that arrives while the gate is saturated is refused at arrival, and a burst arrives as the gate's queue
+ * has room for only part of it, so some of its requests are refused: their latencies time what the goal
+ * names (how soon a client that arrives at a saturated service learns it is refused, accept included). A
+ * client on a connection already refused is held 500 ms before its next request is taken up (the hold that
+ * keeps clients that retry at once from spending the process): that is wrk's p50, not a time to shed.
+ */
+/** Clients of one burst: few enough that the probe adds about 1% to wrk's requests. */
+const BURST = 8;
+
+async function burstProbe(service: Service, until: number): Promise<{ shed: number[]; answered: number[]; shedWithoutRetryAfter: number }> {
+  const shed: number[] = [];
+  const answered: number[] = [];
+  let shedWithoutRetryAfter = 0;
+  while (performance.now() < until) {
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: BURST }, async () => {
+        const t0 = performance.now();
+        try {
+          const answer = await post(false, service.port, service.token);
+          const ms = performance.now() - t0;
+          if (answer.status === 503) {
+            shed.push(ms);
+            if (answer.retryAfter === undefined) shedWithoutRetryAfter++;
+          } else answered.push(ms);
+        } catch {
+          // a refused connection: counted by wrk's side
+        }
+      }),
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (performance.now() - started))));
+  }
+  return { shed, answered, shedWithoutRetryAfter };
+}
+
 async function overload(
   db: string,
   label: string,
   extra: readonly string[],
   seconds: number,
   connections: number,
-): Promise<WrkReport & { probe: Awaited<ReturnType<typeof probe>> }> {
+): Promise<WrkReport & { probe: Awaited<ReturnType<typeof probe>>; burst: Awaited<ReturnType<typeof burstProbe>> }> {
   const service = await startService(db, extra);
   const dir = mkdtempSync(join(tmpdir(), 'metacatalog-edges-wrk-'));
   try {
@@ -217,11 +255,12 @@ async function overload(
     const exited = new Promise<void>((r) => wrk.once('exit', () => r()));
     // The probe starts once the connections are open and the queue has built up.
     await new Promise((r) => setTimeout(r, 2_000));
-    const probed = await probe(service, performance.now() + (seconds - 3) * 1000);
+    const until = performance.now() + (seconds - 3) * 1000;
+    const [probed, burst] = await Promise.all([probe(service, until), burstProbe(service, until)]);
     await exited;
     const line = /EDGES (\{.*\})/.exec(out)?.[1];
     if (!line) throw new Error(`wrk (${label}) printed no result: ${out}`);
-    return { ...(JSON.parse(line) as WrkReport), probe: probed };
+    return { ...(JSON.parse(line) as WrkReport), probe: probed, burst };
   } finally {
     await stopService(service);
     rmSync(dir, { recursive: true, force: true });
@@ -246,10 +285,12 @@ export async function runEdgesHttpBench(options: { entities?: number; seconds?: 
     for (const run of runs) {
       const r = await overload(db, run.label, run.extra, seconds, connections);
       const shedP99 = r.probe.shed.length ? percentile(r.probe.shed, 99) : NaN;
+      const burstP99 = r.burst.shed.length ? percentile(r.burst.shed, 99) : NaN;
       console.log(
         `${run.label}: ${r.requests} answers in ${r.seconds.toFixed(1)} s (${r.ok} ok, ${r.shed} shed with 503 of which ${r.retryAfter} with Retry-After, ${r.other} other, ${r.timeouts} timeouts, ${r.connectErrors} connect / ${r.readErrors} read errors); ` +
           `p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, max ${r.max.toFixed(0)} ms, over 10 s ${r.over10s}; ` +
-          `probe: ${r.probe.answered.length} answered (p50 ${percentile(r.probe.answered, 50).toFixed(1)} ms), ${r.probe.shed.length} shed (p50 ${percentile(r.probe.shed, 50).toFixed(1)} ms, p99 ${shedP99.toFixed(1)} ms, ${r.probe.shedWithoutRetryAfter} without Retry-After)`,
+          `probe: ${r.probe.answered.length} answered (p50 ${percentile(r.probe.answered, 50).toFixed(1)} ms), ${r.probe.shed.length} shed (p50 ${percentile(r.probe.shed, 50).toFixed(1)} ms, p99 ${shedP99.toFixed(1)} ms, ${r.probe.shedWithoutRetryAfter} without Retry-After); ` +
+          `bursts: ${r.burst.answered.length} answered (p50 ${percentile(r.burst.answered, 50).toFixed(1)} ms), ${r.burst.shed.length} shed (p50 ${percentile(r.burst.shed, 50).toFixed(1)} ms, p99 ${burstP99.toFixed(1)} ms, ${r.burst.shedWithoutRetryAfter} without Retry-After)`,
       );
       const admitted = run.extra.length === 0;
       figures.push(
@@ -287,14 +328,31 @@ export async function runEdgesHttpBench(options: { entities?: number; seconds?: 
         better: 'lower',
       });
       if (admitted) {
-        figures.push({
-          workload: `  the same: time to shed (probe, p99 of ${r.probe.shed.length} refused)`,
-          unit: 'ms',
-          value: shedP99,
-          better: 'lower',
-          goal: '≤ 50 ms, each with Retry-After',
-          met: r.probe.shed.length > 0 && shedP99 <= 50 && r.probe.shedWithoutRetryAfter === 0 && r.retryAfter === r.shed,
-        });
+        // The goal holds only if every refusal either probe saw came within 50 ms (each probe's p99), with
+        // Retry-After, and at least one was seen: a run in which neither was refused measures nothing.
+        const refused = r.probe.shed.length + r.burst.shed.length;
+        const within = (list: number[]) => list.length === 0 || percentile(list, 99) <= 50;
+        figures.push(
+          {
+            workload: `  the same: time to shed, a probe that waits as Retry-After says (p99 of ${r.probe.shed.length} refused)`,
+            unit: 'ms',
+            value: shedP99,
+            better: 'lower',
+          },
+          {
+            workload: `  the same: time to shed, bursts of ${BURST} new clients a second (p99 of ${r.burst.shed.length} refused)`,
+            unit: 'ms',
+            value: burstP99,
+            better: 'lower',
+            goal: '≤ 50 ms (both probes), each with Retry-After',
+            met:
+              refused > 0 &&
+              within(r.probe.shed) &&
+              within(r.burst.shed) &&
+              r.probe.shedWithoutRetryAfter + r.burst.shedWithoutRetryAfter === 0 &&
+              r.retryAfter === r.shed,
+          },
+        );
       }
     }
   } finally {
