@@ -192,6 +192,8 @@ describe('SQLite commits on the commit thread', () => {
       const { createSqliteAdapter } = await import(${JSON.stringify(pathToFileURL(built).href)});
       const adapter = createSqliteAdapter({ filename: ${JSON.stringify(newFile())}, readerThreads: 1 });
       await adapter.open();
+      // The reader thread starts with the first search.
+      await adapter.search({ entityTypes: [], filter: [], includeRemoved: false, order: 'urn', limit: 1 });
       await adapter.close();
       console.log(JSON.stringify(seen));
     `;

@@ -1,4 +1,4 @@
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, renameSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import { sqliteAdapterInternals } from '../../../adapters/sqlite/internals';
@@ -75,9 +75,12 @@ describe('SQLite searches on reader threads', () => {
     await adapter.open();
     await onHost.open();
     try {
+      // None until the first search: a process that never searches (most CLI commands) starts none.
+      expect(sqliteAdapterInternals(adapter).readerThreads()).toHaveLength(0);
+      await adapter.commit(put(Array.from({ length: 60 }, (_, i) => `orders_${i}`)));
+      expect((await adapter.search(SEARCHES[0]!)).total).toBeGreaterThan(0);
       expect(sqliteAdapterInternals(adapter).readerThreads()).toHaveLength(2);
       expect(sqliteAdapterInternals(onHost).readerThreads()).toHaveLength(0);
-      await adapter.commit(put(Array.from({ length: 60 }, (_, i) => `orders_${i}`)));
       for (const request of SEARCHES) {
         const [threaded, hosted] = await Promise.all([adapter.search(request), onHost.search(request)]);
         expect(threaded.total, JSON.stringify(request)).toBeGreaterThan(0);
@@ -113,6 +116,7 @@ describe('SQLite searches on reader threads', () => {
     try {
       await adapter.commit(put(['a', 'b', 'c']));
       const internals = sqliteAdapterInternals(adapter);
+      expect((await adapter.search(SEARCHES[0]!)).total).toBe(3);
       const [first] = internals.readerThreads();
       expect(first).toBeDefined();
       // Terminated before the read is sent: the read reaches a thread that never answers.
@@ -131,11 +135,32 @@ describe('SQLite searches on reader threads', () => {
     }
   });
 
+  it('a thread that cannot open the file fails its reads with UNAVAILABLE; the next read starts another', async () => {
+    const filename = newFile();
+    const adapter = createSqliteAdapter({ filename, readerThreads: 1 });
+    await adapter.open();
+    try {
+      await adapter.commit(put(['a', 'b']));
+      // The file is elsewhere when the first search starts the thread: the host's connection keeps working.
+      renameSync(filename, `${filename}.away`);
+      const read = adapter.search(SEARCHES[0]!);
+      await expect(read).rejects.toBeInstanceOf(CatalogError);
+      await expect(read).rejects.toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/reader thread could not open/) });
+      renameSync(`${filename}.away`, filename);
+      expect((await adapter.search(SEARCHES[0]!)).total).toBe(2);
+      expect(sqliteAdapterInternals(adapter).readerThreads()).toHaveLength(1);
+    } finally {
+      await adapter.close();
+    }
+  });
+
   it('close waits for the reads in flight and closes every connection of the threads', async () => {
     const filename = newFile();
     const adapter = createSqliteAdapter({ filename, readerThreads: 2 });
     await adapter.open();
     await adapter.commit(put(['x', 'y']));
+    // Two searches at once start the two readers, one each (a read goes to the thread with the fewest in flight).
+    for (const answer of await Promise.all([adapter.search(SEARCHES[0]!), adapter.search(SEARCHES[0]!)])) expect(answer.total).toBe(2);
     expect(openDescriptors(filename)).toBeGreaterThanOrEqual(4); // the host, the commit thread and two readers
     const reads = Array.from({ length: 6 }, () => adapter.search(SEARCHES[0]!));
     await adapter.close();
