@@ -155,36 +155,50 @@ function post(agent: Agent | false, port: number, token: string): Promise<{ stat
   });
 }
 
+/** What a probe saw: the latencies of its refused (503) and answered searches. */
+interface ProbeTally {
+  shed: number[];
+  answered: number[];
+  shedWithoutRetryAfter: number;
+}
+
+/** Sends one search and files its latency in `tally`; the `Retry-After` of a refusal, in seconds. */
+async function timedSearch(agent: Agent | false, service: Service, tally: ProbeTally): Promise<number | undefined> {
+  const t0 = performance.now();
+  try {
+    const answer = await post(agent, service.port, service.token);
+    const ms = performance.now() - t0;
+    if (answer.status !== 503) {
+      tally.answered.push(ms);
+      return undefined;
+    }
+    tally.shed.push(ms);
+    if (answer.retryAfter === undefined) tally.shedWithoutRetryAfter++;
+    return answer.retryAfter;
+  } catch {
+    // a refused connection: counted by wrk's side
+    return undefined;
+  }
+}
+
 /**
  * One search at a time until `until`: the latencies of the answers refused (503) and of the others. The
  * probe behaves as a client should: after a refusal it waits the `Retry-After` it was given (the server
  * takes up a request sent sooner on the same connection only half a second after the refusal).
  */
-async function probe(service: Service, until: number): Promise<{ shed: number[]; answered: number[]; shedWithoutRetryAfter: number }> {
+async function probe(service: Service, until: number): Promise<ProbeTally> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const shed: number[] = [];
-  const answered: number[] = [];
-  let shedWithoutRetryAfter = 0;
-  let pause = 20;
+  const tally: ProbeTally = { shed: [], answered: [], shedWithoutRetryAfter: 0 };
   while (performance.now() < until) {
-    const t0 = performance.now();
-    try {
-      const answer = await post(agent, service.port, service.token);
-      const ms = performance.now() - t0;
-      if (answer.status === 503) {
-        shed.push(ms);
-        if (answer.retryAfter === undefined) shedWithoutRetryAfter++;
-        else pause = answer.retryAfter * 1000;
-      } else answered.push(ms);
-    } catch {
-      // a refused connection: counted by wrk's side
-    }
-    await new Promise((r) => setTimeout(r, pause));
-    pause = 20;
+    const retryAfter = await timedSearch(agent, service, tally);
+    await new Promise((r) => setTimeout(r, retryAfter === undefined ? 20 : retryAfter * 1000));
   }
   agent.destroy();
-  return { shed, answered, shedWithoutRetryAfter };
+  return tally;
 }
+
+/** Clients of one burst: few enough that the probe adds about 1% to wrk's requests. */
+const BURST = 8;
 
 /**
  * A burst of new clients: once a second, BURST connections opened at once, each sending one search. A request
@@ -194,33 +208,14 @@ async function probe(service: Service, until: number): Promise<{ shed: number[];
  * client on a connection already refused is held 500 ms before its next request is taken up (the hold that
  * keeps clients that retry at once from spending the process): that is wrk's p50, not a time to shed.
  */
-/** Clients of one burst: few enough that the probe adds about 1% to wrk's requests. */
-const BURST = 8;
-
-async function burstProbe(service: Service, until: number): Promise<{ shed: number[]; answered: number[]; shedWithoutRetryAfter: number }> {
-  const shed: number[] = [];
-  const answered: number[] = [];
-  let shedWithoutRetryAfter = 0;
+async function burstProbe(service: Service, until: number): Promise<ProbeTally> {
+  const tally: ProbeTally = { shed: [], answered: [], shedWithoutRetryAfter: 0 };
   while (performance.now() < until) {
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: BURST }, async () => {
-        const t0 = performance.now();
-        try {
-          const answer = await post(false, service.port, service.token);
-          const ms = performance.now() - t0;
-          if (answer.status === 503) {
-            shed.push(ms);
-            if (answer.retryAfter === undefined) shedWithoutRetryAfter++;
-          } else answered.push(ms);
-        } catch {
-          // a refused connection: counted by wrk's side
-        }
-      }),
-    );
+    await Promise.all(Array.from({ length: BURST }, () => timedSearch(false, service, tally)));
     await new Promise((r) => setTimeout(r, Math.max(0, 1000 - (performance.now() - started))));
   }
-  return { shed, answered, shedWithoutRetryAfter };
+  return tally;
 }
 
 async function overload(
@@ -229,7 +224,7 @@ async function overload(
   extra: readonly string[],
   seconds: number,
   connections: number,
-): Promise<WrkReport & { probe: Awaited<ReturnType<typeof probe>>; burst: Awaited<ReturnType<typeof burstProbe>> }> {
+): Promise<WrkReport & { probe: ProbeTally; burst: ProbeTally }> {
   const service = await startService(db, extra);
   const dir = mkdtempSync(join(tmpdir(), 'metacatalog-edges-wrk-'));
   try {

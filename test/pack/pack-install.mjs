@@ -83,6 +83,9 @@ for (const adapter of [createMemoryAdapter(), createSqliteAdapter({ filename: 'c
   await catalog.entities.upsertAspect(ADMIN, 'urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)', 'datasetProperties', { name: 't' });
   const result = await graphql({ schema: createGraphQLSchema(catalog), source: '{ entity(urn: "urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)") { urn type } }', contextValue: { actorUrn: ADMIN } });
   if (result.errors || result.data.entity.type !== 'DATASET') throw new Error(JSON.stringify(result));
+  // On a file the first search starts the reader thread.
+  const found = await catalog.search.search(ADMIN, { types: ['DATASET'], query: 't', count: 1 });
+  if (found.total !== 1) throw new Error('search ' + JSON.stringify(found));
   const response = await createFetchHandler(catalog, { trustActorHeader: true })(new Request('http://x/health'));
   if (response.status !== 200) throw new Error('health ' + response.status);
   await catalog.close();
