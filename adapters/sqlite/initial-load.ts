@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import type { EntityWrite, InitialLoad, JsonObject, StoredAspect } from '../../src/adapter/types';
+import { isProcessAlive } from '../../src/adapter/process';
 import { CatalogError } from '../../src/errors';
 import { aspectColumns } from './aspects';
 import type { Dictionary } from './dictionary';
@@ -124,15 +125,6 @@ function readMarker(db: Database): Marker | undefined {
   return { owner: row.owner, phase: row.phase, indexes: JSON.parse(row.indexes) as Marker['indexes'] };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Inside a transaction: every row a load may have written goes, the dropped indexes come back, the marker goes. */
 function rollBack(db: Database, marker: Marker | undefined): void {
   db.exec(`
@@ -166,7 +158,7 @@ export function recoverInitialLoad(db: Database): void {
   const marker = readMarker(db);
   if (!marker) return;
   const [host, pid] = marker.owner.split(':');
-  if (host === hostname() && Number(pid) !== process.pid && !alive(Number(pid))) {
+  if (host === hostname() && Number(pid) !== process.pid && !isProcessAlive(Number(pid))) {
     db.transaction(() => rollBack(db, marker)).immediate();
     return;
   }

@@ -1,14 +1,24 @@
-import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { accessSync, chmodSync, constants, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { isProcessAlive } from '../../src/adapter/process';
 
 /** Linux's RAM file system, present on every distribution that mounts /dev/shm (Debian, Ubuntu, containers). */
 const RAM_DIR = '/dev/shm';
+const PREFIX = 'metacatalog-test-';
+
+/** Directories of runs whose process is gone (killed before its exit handler ran): they would hold RAM until a reboot. */
+function removeLeftovers(): void {
+  for (const name of readdirSync(RAM_DIR)) {
+    const pid = name.startsWith(PREFIX) ? Number.parseInt(name.slice(PREFIX.length), 10) : NaN;
+    if (Number.isSafeInteger(pid) && pid > 0 && !isProcessAlive(pid)) rmSync(join(RAM_DIR, name), { recursive: true, force: true });
+  }
+}
 
 /**
  * Points TMPDIR (read by `os.tmpdir()`, `mktemp` and so by everything the tests create: SQLite files, signing
  * keys, exports, the clusters of test/support/pg-test-server.sh started by a test) at a new directory on
- * the RAM file system, removed when this process exits; the directory, or undefined where there is no such
- * file system (then files go where TMPDIR already said).
+ * the RAM file system, removed when this process exits (and by the next run, if this one was killed); the
+ * directory, or undefined where there is no such file system (then files go where TMPDIR already said).
  *
  * Why: SQLite at its default durability syncs the WAL at every commit. The code is the same on a RAM file
  * system (SQLite still calls fsync; the file system returns at once), as the PostgreSQL test server runs with
@@ -23,7 +33,8 @@ export function useRamTmpdir(): string | undefined {
   } catch {
     return undefined;
   }
-  const dir = mkdtempSync(join(RAM_DIR, 'metacatalog-test-'));
+  removeLeftovers();
+  const dir = mkdtempSync(join(RAM_DIR, `${PREFIX}${process.pid}-`));
   // Others may pass through (not list or write): a cluster a test starts as root runs as an unprivileged user
   // in a directory of its own in here (test/support/pg-test-server.sh).
   chmodSync(dir, 0o711);

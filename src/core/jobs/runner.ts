@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Job, StorageAdapter, WriteBatch } from '../../adapter/types';
+import { isProcessAlive } from '../../adapter/process';
 
 /** What a job handler gets besides the job: its worker id (to complete the job inside its own commit). */
 export interface JobContext {
@@ -44,15 +45,6 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 
 function backoffMs(attempts: number): number {
   return Math.min(1_000 * 2 ** Math.max(0, attempts - 1), 5 * 60_000);
-}
-
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
