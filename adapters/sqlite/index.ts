@@ -146,7 +146,7 @@ export function createSqliteAdapter(options: SqliteAdapterOptions): StorageAdapt
           try {
             readPool = await startReadPool({ filename: file, busyTimeoutMs }, readerThreads);
           } catch {
-            // No thread could be started here: searches stay on the host's connection, as before.
+            // The threads' program cannot be found or built here: searches stay on the host's connection.
             readPool = undefined;
           }
         }

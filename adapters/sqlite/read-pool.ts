@@ -142,7 +142,8 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
     return best!;
   }
 
-  async function closeAll(keep: boolean): Promise<void> {
+  /** Closes each thread's connection and parks the thread for the next adapter (one that ended meanwhile is let go). */
+  async function closeAll(): Promise<void> {
     const readers = slots.filter((reader): reader is Reader => reader !== undefined);
     slots.fill(undefined);
     await Promise.all(
@@ -151,9 +152,9 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
         const closed = new Promise<boolean>((resolve) => {
           reader.onClosed = () => resolve(true);
         });
-        reader.worker.postMessage({ type: 'close', park: keep } satisfies ToReadWorker);
+        reader.worker.postMessage({ type: 'close', park: true } satisfies ToReadWorker);
         // Closed (then parked for the next adapter), or ended meanwhile.
-        if ((await Promise.race([closed, reader.exited.then(() => false)])) && keep) parking.park(reader.worker);
+        if (await Promise.race([closed, reader.exited.then(() => false)])) parking.park(reader.worker);
         else {
           detachThread(reader.worker);
           reader.worker.unref();
@@ -188,7 +189,7 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
         idle.push(resolve);
         notifyIdle();
       });
-      await closeAll(true);
+      await closeAll();
     },
     threads: () => slots.filter((reader): reader is Reader => reader !== undefined).map((reader) => reader.worker),
   };
