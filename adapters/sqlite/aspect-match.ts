@@ -1,27 +1,37 @@
-import type { AspectMatchQuery, JsonObject, StoredAspect } from '../../src/adapter/types';
+import type { AspectMatch, AspectMatchQuery, JsonObject } from '../../src/adapter/types';
 import { rowContext } from './aspects';
 import { dictionaryOf, type Dictionary } from './dictionary';
 import { unpack } from './packing';
 import type { SqliteHandle } from './statements';
 
 /**
- * `matchAspects` (the re-ingest of unchanged metadata): each asked value is packed (packing.ts) and
- * compared with the stored row's packed text, so that a value stored already is never parsed or built.
- * Packing here only looks ids up: a key or URN the dictionary does not hold was never stored, so the
- * value is not there. Text that differs (another key order, a row written as plain JSON, a value holding
- * the row's own stamp) answers undefined, never "different": the domain compares those in its unit of work.
+ * `matchAspects` (the re-ingest of unchanged metadata): each asked value is read against the stored
+ * row's packed text (packing.ts) piece by piece, so that a value stored already is never parsed or
+ * built, and the asked one is never packed into a text of its own. Reading only looks ids up: a key or
+ * URN the dictionary does not hold was never stored, so the value is not there. Text written otherwise
+ * (another key order, a row written as plain JSON, a value holding the row's own stamp) answers
+ * undefined, never "different": the domain compares those in its unit of work.
  */
 
-/** Thrown when a text has no dictionary id (the value cannot be stored already) or a value is not plain JSON. */
-const MISS = Symbol('not stored as asked');
-
-// The packed form's marks (packing.ts). Packing here need not match a write's byte for byte: whatever it
-// writes unpacks to the asked value, so equal text means an equal value; a text written otherwise is a miss.
-const MARK = '\x7f';
+// The packed form's marks (packing.ts). Whatever form a write chose, a text that reads back as the
+// asked value under the packing's rules is that value; a text written in a form not read here is a miss.
 const MARK_CODE = 0x7f;
 const LITERAL_CODE = 0x27;
-const REPEAT_TEXT = JSON.stringify(`${MARK}=`);
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+/** An element (or shaped member) equal to the one before it. */
+const REPEAT_TEXT = JSON.stringify('\x7f=');
+/** The mark and the literal sign that start a string beginning with the mark itself. */
+const LITERAL_PREFIX = "\x7f'";
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{2,63}$/;
+/** What JSON.stringify writes other than as is (quotes, backslashes, control characters, surrogates). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 const isInterned = (text: string): boolean => text.length <= 300 && text.startsWith('urn:li:');
 
 /** Lists of object keys → their shape's dictionary text (`{["a","b"]`), without building that text per object. */
@@ -46,117 +56,209 @@ function childOf(node: ShapeNode, key: string): ShapeNode {
   return child;
 }
 
-function packedString(text: string, d: Dictionary): string {
-  if (isInterned(text)) {
-    const id = d.find(text);
-    if (id === undefined) throw MISS;
-    return JSON.stringify(MARK + id.toString(36));
-  }
-  return JSON.stringify(text.charCodeAt(0) === MARK_CODE ? `${MARK}'${text}` : text);
-}
-
-function packedKey(key: string, d: Dictionary): string {
+/** The packed text of an object key as a write packs it, or undefined when its id was never stored. */
+function packedKey(key: string, d: Dictionary): string | undefined {
   let name = d.keys.get(key);
   if (name !== undefined) return name;
   if (KEY_PATTERN.test(key) || isInterned(key)) {
     const id = d.find(key);
-    if (id === undefined) throw MISS;
-    name = JSON.stringify(MARK + id.toString(36));
+    if (id === undefined) return undefined;
+    name = JSON.stringify(`\x7f${id.toString(36)}`);
     // What packing caches for the key (the same id, the same text).
     d.keys.set(key, name);
     return name;
   }
-  return JSON.stringify(key.charCodeAt(0) === MARK_CODE ? `${MARK}'${key}` : key);
+  return JSON.stringify(key.charCodeAt(0) === MARK_CODE ? LITERAL_PREFIX + key : key);
 }
 
-/** The packed text of a plain JSON value (no stamps of a row referred to); throws MISS for anything else. */
-function packedText(value: unknown, d: Dictionary): string {
-  switch (typeof value) {
-    case 'string':
-      return packedString(value, d);
-    case 'number':
-      if (!Number.isFinite(value)) throw MISS;
-      return String(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object':
-      break;
-    default:
-      throw MISS;
+/** Where `literal` ends when `text` holds it at `at`; -1 when not. */
+function literalAt(literal: string, text: string, at: number): number {
+  return text.startsWith(literal, at) ? at + literal.length : -1;
+}
+
+/** A dictionary reference `"\x7f<id in base 36>"` at `at`: where it ends when it names `id`; -1 when not. */
+function referenceAt(id: number, text: string, at: number): number {
+  if (text.charCodeAt(at) !== QUOTE || text.charCodeAt(at + 1) !== MARK_CODE) return -1;
+  let n = 0;
+  let i = at + 2;
+  for (; ; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) n = n * 36 + (c - 48);
+    else if (c >= 97 && c <= 122) n = n * 36 + (c - 87);
+    else break;
   }
-  if (value === null) return 'null';
-  if (Array.isArray(value)) {
-    let out = '[';
-    let previous = '';
-    for (let i = 0; i < value.length; i++) {
-      const element: unknown = value[i];
-      if (element === undefined) throw MISS;
-      const packed = packedText(element, d);
-      out += i === 0 ? packed : packed === previous && packed.length > REPEAT_TEXT.length ? `,${REPEAT_TEXT}` : `,${packed}`;
-      previous = packed;
+  return i > at + 2 && text.charCodeAt(i) === QUOTE && n === id ? i + 1 : -1;
+}
+
+function stringAt(value: string, text: string, at: number, d: Dictionary): number {
+  if (isInterned(value)) {
+    const id = d.find(value);
+    return id === undefined ? -1 : referenceAt(id, text, at);
+  }
+  const marked = value.charCodeAt(0) === MARK_CODE;
+  if (ESCAPED.test(value)) return literalAt(JSON.stringify(marked ? LITERAL_PREFIX + value : value), text, at);
+  if (text.charCodeAt(at) !== QUOTE) return -1;
+  let body = at + 1;
+  if (marked) {
+    if (!text.startsWith(LITERAL_PREFIX, body)) return -1;
+    body += LITERAL_PREFIX.length;
+  }
+  const end = body + value.length;
+  return text.startsWith(value, body) && text.charCodeAt(end) === QUOTE ? end + 1 : -1;
+}
+
+/**
+ * The next member of a list (an array's elements, a shaped object's values), at `at`: a repeat of the
+ * member before it (the text `previous` spans) or the member's own text. Where it ends, or -1.
+ */
+function memberAt(value: unknown, text: string, at: number, previousStart: number, previousEnd: number, d: Dictionary): number {
+  if (previousStart >= 0 && text.startsWith(REPEAT_TEXT, at))
+    return valueAt(value, text, previousStart, d) === previousEnd ? at + REPEAT_TEXT.length : -1;
+  return valueAt(value, text, at, d);
+}
+
+function arrayAt(value: readonly unknown[], text: string, at: number, d: Dictionary): number {
+  if (text.charCodeAt(at) !== OPEN_ARRAY) return -1;
+  let i = at + 1;
+  let previousStart = -1;
+  let previousEnd = -1;
+  for (let n = 0; n < value.length; n++) {
+    const element = value[n];
+    if (element === undefined) return -1;
+    if (n > 0) {
+      if (text.charCodeAt(i) !== COMMA) return -1;
+      i++;
     }
-    return `${out}]`;
+    const end = memberAt(element, text, i, previousStart, previousEnd, d);
+    if (end < 0) return -1;
+    // After a repeat the member before stays the one repeated (it is that member's text again).
+    if (previousStart < 0 || !text.startsWith(REPEAT_TEXT, i)) {
+      previousStart = i;
+      previousEnd = end;
+    }
+    i = end;
   }
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) throw MISS;
-  const object = value as Record<string, unknown>;
-  // Both forms are written as the members come (no lists per object): an object of two or more
-  // members whose keys all have ids is written as its shape, any other as an object.
-  let plain = '';
-  let shaped = '';
-  let previous = '';
+  return text.charCodeAt(i) === CLOSE_ARRAY ? i + 1 : -1;
+}
+
+/** An object written as `{"key":value,...}`. */
+function plainObjectAt(object: Record<string, unknown>, keys: readonly string[], text: string, at: number, d: Dictionary): number {
+  let i = at + 1;
   let count = 0;
-  let named = true;
-  let node: ShapeNode | undefined = shapeRoot;
-  for (const key of Object.keys(object)) {
+  for (const key of keys) {
     const member = object[key];
     // An undefined member is no member (as a write packs it).
     if (member === undefined) continue;
-    const name = packedKey(key, d);
-    const packed = packedText(member, d);
-    if (named && (name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE)) named = false;
-    if (named) {
-      node = childOf(node!, key);
-      shaped += count > 0 && packed === previous && packed.length > REPEAT_TEXT.length ? `,${REPEAT_TEXT}` : `,${packed}`;
-      previous = packed;
+    if (count > 0) {
+      if (text.charCodeAt(i) !== COMMA) return -1;
+      i++;
     }
-    plain += `${count ? ',' : ''}${name}:${packed}`;
+    const name = packedKey(key, d);
+    if (name === undefined || !text.startsWith(name, i)) return -1;
+    i += name.length;
+    if (text.charCodeAt(i) !== COLON) return -1;
+    i = valueAt(member, text, i + 1, d);
+    if (i < 0) return -1;
     count++;
   }
-  if (!named || count < 2) return `{${plain}}`;
-  node!.text ??= `{${JSON.stringify(Object.keys(object).filter((key) => object[key] !== undefined))}`;
-  let shape = d.shapes.get(node!.text);
-  if (shape === undefined) {
-    const id = d.find(node!.text);
-    if (id === undefined) throw MISS;
-    shape = JSON.stringify(`${MARK}{${id.toString(36)}`);
-    d.shapes.set(node!.text, shape);
+  return text.charCodeAt(i) === CLOSE_OBJECT ? i + 1 : -1;
+}
+
+/** An object written as its shape and its values, `["\x7f{<id>",value,...]` (two or more keys, each with an id). */
+function shapedObjectAt(object: Record<string, unknown>, keys: readonly string[], text: string, at: number, d: Dictionary): number {
+  let node = shapeRoot;
+  let count = 0;
+  for (const key of keys) {
+    if (object[key] === undefined) continue;
+    const name = packedKey(key, d);
+    // Only keys with a dictionary id make a shape.
+    if (name === undefined || name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE) return -1;
+    node = childOf(node, key);
+    count++;
   }
-  return `[${shape}${shaped}]`;
+  if (count < 2) return -1;
+  node.text ??= `{${JSON.stringify(keys.filter((key) => object[key] !== undefined))}`;
+  let shape = d.shapes.get(node.text);
+  if (shape === undefined) {
+    const id = d.find(node.text);
+    if (id === undefined) return -1;
+    shape = JSON.stringify(`\x7f{${id.toString(36)}`);
+    d.shapes.set(node.text, shape);
+  }
+  if (!text.startsWith(shape, at + 1)) return -1;
+  let i = at + 1 + shape.length;
+  let previousStart = -1;
+  let previousEnd = -1;
+  for (const key of keys) {
+    const member = object[key];
+    if (member === undefined) continue;
+    if (text.charCodeAt(i) !== COMMA) return -1;
+    i++;
+    const end = memberAt(member, text, i, previousStart, previousEnd, d);
+    if (end < 0) return -1;
+    if (previousStart < 0 || !text.startsWith(REPEAT_TEXT, i)) {
+      previousStart = i;
+      previousEnd = end;
+    }
+    i = end;
+  }
+  return text.charCodeAt(i) === CLOSE_ARRAY ? i + 1 : -1;
+}
+
+/**
+ * Where the packed text of `value` that starts at `at` of `text` ends; -1 when the text there does not
+ * read back as that value (or as a plain JSON value: anything else is never stored as asked).
+ */
+function valueAt(value: unknown, text: string, at: number, d: Dictionary): number {
+  switch (typeof value) {
+    case 'string':
+      return stringAt(value, text, at, d);
+    case 'number':
+      return Number.isFinite(value) ? literalAt(String(value), text, at) : -1;
+    case 'boolean':
+      return literalAt(value ? 'true' : 'false', text, at);
+    case 'object':
+      break;
+    default:
+      return -1;
+  }
+  if (value === null) return literalAt('null', text, at);
+  if (Array.isArray(value)) return arrayAt(value, text, at, d);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return -1;
+  const object = value as Record<string, unknown>;
+  const first = text.charCodeAt(at);
+  if (first === OPEN_OBJECT) return plainObjectAt(object, Object.keys(object), text, at, d);
+  if (first === OPEN_ARRAY) return shapedObjectAt(object, Object.keys(object), text, at, d);
+  return -1;
+}
+
+/** Whether the stored packed text reads back as exactly the asked value. */
+function holdsValue(text: string, value: unknown, d: Dictionary): boolean {
+  return valueAt(value, text, 0, d) === text.length;
 }
 
 /** A stored row of an asked aspect (raw: columns by position). */
 type MatchRow = [
   urnIndex: number,
   nameId: number,
-  version: number,
-  createdTime: number | null,
-  createdActor: number | null,
-  modifiedTime: number,
-  modifiedActor: number,
   value: string,
   systemMetadata: string | null,
+  // The row's stamps, read only when it has system metadata (whose packed text may refer to them).
+  createdTime: number | null,
+  createdActor: number | null,
+  modifiedTime: number | null,
+  modifiedActor: number | null,
 ];
 
 /**
- * One statement reads the asked aspects of the asked entities (their packed text, stamps and system
- * metadata, nothing else of the entity); each asked value is packed as a write packs it and compared with
- * the stored text. Values are packed without the row's stamps: a value holding an object
- * `{ time, actor }` equal to the row's own stamp was stored as a reference to it, differs as text, and is
- * left to the domain.
+ * One statement reads the asked aspects of the asked entities (their packed text and system metadata,
+ * and the row's stamps only where there is system metadata: nothing else of the entity); each asked
+ * value is read against the stored text. A value holding an object `{ time, actor }` equal to the row's
+ * own stamp was stored as a reference to it, does not read back as asked, and is left to the domain.
  */
-export function matchAspects(h: SqliteHandle, queries: readonly AspectMatchQuery[]): Array<StoredAspect | undefined> {
-  const out = new Array<StoredAspect | undefined>(queries.length).fill(undefined);
+export function matchAspects(h: SqliteHandle, queries: readonly AspectMatchQuery[]): Array<AspectMatch | undefined> {
+  const out = new Array<AspectMatch | undefined>(queries.length).fill(undefined);
   if (queries.length === 0) return out;
   const d = dictionaryOf(h);
   /** The distinct URNs asked, and the first query of each (an entity's queries usually come together). */
@@ -194,7 +296,9 @@ export function matchAspects(h: SqliteHandle, queries: readonly AspectMatchQuery
   if (urns.length === 0) return out;
   const rows = h
     .stmt(
-      `SELECT u.key, a.name_id, a.version, a.created_time, a.created_actor, a.modified_time, a.modified_actor, a.value, a.system_metadata
+      `SELECT u.key, a.name_id, a.value, a.system_metadata,
+         CASE WHEN a.system_metadata IS NOT NULL THEN a.created_time END, CASE WHEN a.system_metadata IS NOT NULL THEN a.created_actor END,
+         CASE WHEN a.system_metadata IS NOT NULL THEN a.modified_time END, CASE WHEN a.system_metadata IS NOT NULL THEN a.modified_actor END
        FROM json_each(@urns) u
          CROSS JOIN entities e INDEXED BY entities_by_urn ON e.urn = u.value
          CROSS JOIN aspects a INDEXED BY aspects_by_entity ON a.entity_id = e.entity_id
@@ -209,14 +313,7 @@ export function matchAspects(h: SqliteHandle, queries: readonly AspectMatchQuery
     for (let i = firstQuery[row[0]]!; i !== -1; i = nextQuery[i]!) {
       if (nameIds[i] !== nameId) continue;
       const query = queries[i]!;
-      let packed: string;
-      try {
-        packed = packedText(query.value, d);
-      } catch (error) {
-        if (error === MISS) continue;
-        throw error;
-      }
-      if (packed === row[7]) out[i] = storedAspect(query, row, d, unpacked);
+      if (holdsValue(row[2], query.value, d)) out[i] = matched(query, row, d, unpacked);
     }
   }
   return out;
@@ -229,7 +326,7 @@ export function matchAspects(h: SqliteHandle, queries: readonly AspectMatchQuery
 type Unpacked = Map<string, Array<{ stamps: MatchRow; value: JsonObject }>>;
 
 function sameStamps(a: MatchRow, b: MatchRow): boolean {
-  return a[3] === b[3] && a[4] === b[4] && a[5] === b[5] && a[6] === b[6];
+  return a[4] === b[4] && a[5] === b[5] && a[6] === b[6] && a[7] === b[7];
 }
 
 function deepFreeze<T>(value: T): T {
@@ -240,20 +337,16 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** The stored aspect of a row that holds the asked value. */
-function storedAspect(query: AspectMatchQuery, row: MatchRow, d: Dictionary, unpacked: Unpacked): StoredAspect {
-  const [, , version, createdTime, createdActor, modifiedTime, modifiedActor, , systemMetadata] = row;
-  const ctx = rowContext(
-    { created_time: createdTime, created_actor: createdActor, modified_time: modifiedTime, modified_actor: modifiedActor },
-    d,
-  );
-  const aspect: StoredAspect = { name: query.aspect, value: query.value, version, created: ctx.created!, lastModified: ctx.modified! };
-  if (systemMetadata !== null) {
-    let seen = unpacked.get(systemMetadata);
-    if (!seen) unpacked.set(systemMetadata, (seen = []));
-    let entry = seen.find((e) => sameStamps(e.stamps, row));
-    if (!entry) seen.push((entry = { stamps: row, value: deepFreeze(unpack(systemMetadata, ctx, d)) }));
-    aspect.systemMetadata = entry.value;
+/** The match of a row that holds the asked value. */
+function matched(query: AspectMatchQuery, row: MatchRow, d: Dictionary, unpacked: Unpacked): AspectMatch {
+  const systemMetadata = row[3];
+  if (systemMetadata === null) return { value: query.value };
+  let seen = unpacked.get(systemMetadata);
+  if (!seen) unpacked.set(systemMetadata, (seen = []));
+  let entry = seen.find((e) => sameStamps(e.stamps, row));
+  if (!entry) {
+    const ctx = rowContext({ created_time: row[4], created_actor: row[5], modified_time: row[6]!, modified_actor: row[7]! }, d);
+    seen.push((entry = { stamps: row, value: deepFreeze(unpack(systemMetadata, ctx, d)) }));
   }
-  return aspect;
+  return { value: query.value, systemMetadata: entry.value };
 }

@@ -134,15 +134,20 @@ export interface EntityStore {
   /**
    * Optional: which stored aspects hold exactly the values asked, answered from one committed state
    * without building the entities (the re-ingest of unchanged metadata asks this of every aspect it
-   * sends). For each query, in order: the stored aspect (its `value` the query's own, its version, stamps
-   * and system metadata as stored) when the store holds that value for that entity and aspect; undefined
-   * when it holds another value, none, or cannot tell cheaply (a value stored in another key order, say).
-   * Undefined never claims a difference: the domain then compares inside its unit of work. Without this
-   * member the domain always does. The answers are read-only: an adapter may share (frozen) objects
-   * between them.
+   * sends). For each query, in order: the match (the query's own value and the aspect's system metadata
+   * as stored) when the store holds that value for that entity and aspect; undefined when it holds
+   * another value, none, or cannot tell cheaply (a value stored in another key order, say). Undefined
+   * never claims a difference: the domain then compares inside its unit of work. Without this member the
+   * domain always does. The answers are read-only: an adapter may share (frozen) objects between them.
    */
-  matchAspects?(queries: readonly AspectMatchQuery[]): Promise<Array<StoredAspect | undefined>>;
+  matchAspects?(queries: readonly AspectMatchQuery[]): Promise<Array<AspectMatch | undefined>>;
 }
+
+/**
+ * A stored aspect that holds the asked value: what the domain reads of it to tell that an upsert changes
+ * nothing (never its version or stamps, which a compare would otherwise have to read and build).
+ */
+export type AspectMatch = Pick<StoredAspect, 'value' | 'systemMetadata'>;
 
 /** One question of `matchAspects`: does the entity's aspect hold this value? */
 export interface AspectMatchQuery {

@@ -1,6 +1,6 @@
 import type { Actor } from '../access/actor';
 import type { Privilege } from '../access/privileges';
-import type { NewJob, StoredAspect, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
+import type { AspectMatch, NewJob, StoredEntity, TimeseriesIndexRef, TimeseriesRow } from '../../adapter/types';
 import type { Violation } from '../../errors';
 import type { ArrayPrimaryKeys, JsonPatchOperation } from './json-patch';
 import type { AspectChange } from './write-plan';
@@ -79,7 +79,7 @@ export interface OwnerBatch {
    * change: then it is not planned at all (a re-ingest of unchanged metadata costs a read and a
    * compare). Left out: every item is planned. Called after `begin`.
    */
-  unchanged?(item: OwnedItem, stored: StoredAspect): boolean;
+  unchanged?(item: OwnedItem, stored: AspectMatch): boolean;
 }
 
 export interface AspectOwner {

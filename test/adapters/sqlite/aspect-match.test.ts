@@ -47,6 +47,11 @@ const documents: JsonObject[] = [
     ],
     deep: { alpha: { beta: { gamma: [true, false] } } },
   },
+  // Strings JSON writes escaped (quotes, backslashes, control characters, surrogates, the mark with them).
+  { text: 'a "quoted" \\ back\nslash\t', emoji: 'ok 😀', lone: '\ud800x', marked: '\x7f"q', urn: 'urn:li:corpuser:"odd"' },
+  // A member repeated three times (shaped and in a list), and numbers that are prefixes of one another.
+  { alpha: 'long text', beta: 'long text', gamma: 'long text', list: [12, 1, 12, 12, 12], count: 12 },
+  { count: 1, list: [1, 12] },
   {},
 ];
 
@@ -93,7 +98,7 @@ async function storeWith(values: readonly JsonObject[]) {
 }
 
 describe('SQLite matchAspects', () => {
-  it('answers each stored value as asked, with the stored version, stamps and system metadata', async () => {
+  it('answers each stored value as asked, with the stored system metadata', async () => {
     const adapter = await storeWith(documents);
     const queries: AspectMatchQuery[] = documents.map((value, i) => ({
       urn: urnOf(i),
@@ -104,11 +109,11 @@ describe('SQLite matchAspects', () => {
     answers.forEach((answer, i) => {
       expect(answer, `document ${i}`).toBeDefined();
       expect(sameJson(answer!.value, documents[i])).toBe(true);
-      expect(answer).toMatchObject({ name: 'doc', version: 3, created, lastModified: stamp, systemMetadata: { runId: `run-${i}`, stamp } });
+      expect(answer!.systemMetadata).toEqual({ runId: `run-${i}`, stamp });
     });
     // The other aspect asked beside it, in the same call; an aspect without system metadata has none.
     const [status] = await adapter.matchAspects!([{ urn: urnOf(0), aspect: 'other', value: { removed: false } }]);
-    expect(status).toEqual({ name: 'other', value: { removed: false }, version: 1, created: stamp, lastModified: stamp });
+    expect(status).toEqual({ value: { removed: false } });
     await adapter.close();
   });
 
@@ -151,7 +156,7 @@ describe('SQLite matchAspects', () => {
       { urn: urnOf(0), aspect: 'doc', value: { b: 1, a: 2 } },
     ]);
     expect(answers.slice(0, 3)).toEqual([undefined, undefined, undefined]);
-    expect(answers[3]?.version).toBe(3);
+    expect(answers[3]?.value).toEqual({ b: 1, a: 2 });
     // A value holding the row's own stamp: answered with that value, or left to the domain.
     const [stamped] = await adapter.matchAspects!([{ urn: urnOf(1), aspect: 'doc', value: { at: { ...stamp } } }]);
     if (stamped) expect(stamped.value).toEqual({ at: stamp });
