@@ -29,9 +29,6 @@ const REPEAT_TEXT = JSON.stringify('\x7f=');
 /** The mark and the literal sign that start a string beginning with the mark itself. */
 const LITERAL_PREFIX = "\x7f'";
 const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{2,63}$/;
-/** What JSON.stringify writes other than as is (quotes, backslashes, control characters, surrogates). */
-// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 const isInterned = (text: string): boolean => text.length <= 300 && text.startsWith('urn:li:');
 
 /** Lists of object keys → their shape's dictionary text (`{["a","b"]`), without building that text per object. */
@@ -90,22 +87,35 @@ function referenceAt(id: number, text: string, at: number): number {
   return i > at + 2 && text.charCodeAt(i) === QUOTE && n === id ? i + 1 : -1;
 }
 
+/**
+ * A string: its dictionary reference when interned, else its JSON text. The text is compared as it is
+ * first: a string without a quote or a backslash cannot read as anything but itself there (what else JSON
+ * escapes, control characters and lone surrogates, is never stored unescaped, so it only fails the
+ * compare); a failed compare of a string JSON escapes is made again with its JSON text.
+ */
 function stringAt(value: string, text: string, at: number, d: Dictionary): number {
   if (isInterned(value)) {
     const id = d.find(value);
     return id === undefined ? -1 : referenceAt(id, text, at);
   }
   const marked = value.charCodeAt(0) === MARK_CODE;
-  if (ESCAPED.test(value)) return literalAt(JSON.stringify(marked ? LITERAL_PREFIX + value : value), text, at);
-  if (text.charCodeAt(at) !== QUOTE) return -1;
+  if (value.includes('"') || value.includes('\\')) return jsonAt(value, marked, text, at);
   let body = at + 1;
-  if (marked) {
-    if (!text.startsWith(LITERAL_PREFIX, body)) return -1;
-    body += LITERAL_PREFIX.length;
-  }
+  if (text.charCodeAt(at) !== QUOTE || (marked && !text.startsWith(LITERAL_PREFIX, body))) return -1;
+  if (marked) body += LITERAL_PREFIX.length;
   const end = body + value.length;
-  return text.startsWith(value, body) && text.charCodeAt(end) === QUOTE ? end + 1 : -1;
+  if (text.startsWith(value, body) && text.charCodeAt(end) === QUOTE) return end + 1;
+  return ESCAPED_ELSE.test(value) ? jsonAt(value, marked, text, at) : -1;
 }
+
+/** A string compared as its JSON text (with the mark's literal sign when it begins with the mark). */
+function jsonAt(value: string, marked: boolean, text: string, at: number): number {
+  return literalAt(JSON.stringify(marked ? LITERAL_PREFIX + value : value), text, at);
+}
+
+/** What JSON escapes besides quotes and backslashes: control characters and lone surrogates (any surrogate here). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const ESCAPED_ELSE = /[\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * The next member of a list (an array's elements, a shaped object's values), at `at`: a repeat of the

@@ -49,6 +49,10 @@ const documents: JsonObject[] = [
   },
   // Strings JSON writes escaped (quotes, backslashes, control characters, surrogates, the mark with them).
   { text: 'a "quoted" \\ back\nslash\t', emoji: 'ok 😀', lone: '\ud800x', marked: '\x7f"q', urn: 'urn:li:corpuser:"odd"' },
+  { tab: 'a\tb', pair: '😀', control: '\x7f\u0001' },
+  // A string whose characters are, unescaped, the text of two strings (asked at the other's entity).
+  { split: ['x', 'y'] },
+  { split: ['x","y'] },
   // A member repeated three times (shaped and in a list), and numbers that are prefixes of one another.
   { alpha: 'long text', beta: 'long text', gamma: 'long text', list: [12, 1, 12, 12, 12], count: 12 },
   { count: 1, list: [1, 12] },
