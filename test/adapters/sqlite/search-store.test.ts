@@ -303,4 +303,69 @@ describe('SQLite search tables', () => {
       await adapter.close();
     }
   });
+  it('rewrite only the value rows that differ when a document is replaced (a soft delete updates them in place)', async () => {
+    const filename = join(directory, 'changed-rows.db');
+    const adapter = createSqliteAdapter({ filename });
+    await adapter.open();
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,db.rows,PROD)';
+    const doc = (fields: Record<string, string[]>, removed = false): SearchDocument => ({
+      urn,
+      entityType: 'dataset',
+      removed,
+      text: { urnKey: 'db.rows', name: 'rows' },
+      fields,
+      properties: [],
+    });
+    const first = { platform: ['urn:li:dataPlatform:hive'], origin: ['PROD'], name: ['rows'], tags: ['a', 'b', 'c'], size: ['3'] };
+    try {
+      const catalog = new WrittenCatalog(adapter);
+      await catalog.put([doc(first)]);
+      // Every change to the value rows from here on is logged by triggers (the commit's connection sees them).
+      const side = new Database(filename);
+      side.exec(`CREATE TABLE row_log (op TEXT, value)
+        ; CREATE TRIGGER log_insert AFTER INSERT ON search_values BEGIN INSERT INTO row_log VALUES ('insert', NEW.value); END
+        ; CREATE TRIGGER log_delete AFTER DELETE ON search_values BEGIN INSERT INTO row_log VALUES ('delete', OLD.value); END
+        ; CREATE TRIGGER log_update AFTER UPDATE ON search_values BEGIN INSERT INTO row_log VALUES ('update', NEW.value); END`);
+      const logged = () => {
+        const rows = side.prepare('SELECT op, value FROM row_log ORDER BY op, value').raw().all();
+        side.exec('DELETE FROM row_log');
+        return rows;
+      };
+      // One field changed, one value of a list swapped, a field dropped, one added: only those rows move.
+      const { size: _dropped, ...kept } = first;
+      await catalog.put([doc({ ...kept, name: ['renamed'], tags: ['a', 'b', 'd'], owner: ['team'] })]);
+      expect(logged()).toEqual([
+        ['delete', '3'],
+        ['delete', 'c'],
+        ['delete', 'rows'],
+        ['insert', 'd'],
+        ['insert', 'renamed'],
+        ['insert', 'team'],
+      ]);
+      // The same document again: no row is touched.
+      await catalog.put([doc({ ...kept, name: ['renamed'], tags: ['a', 'b', 'd'], owner: ['team'] })]);
+      expect(logged()).toEqual([]);
+      // A soft delete and a restore update each row in place.
+      const all = ['PROD', 'a', 'b', 'd', 'renamed', 'team', 'urn:li:dataPlatform:hive'].map((v) => ['update', v]);
+      await catalog.put([doc({ ...kept, name: ['renamed'], tags: ['a', 'b', 'd'], owner: ['team'] }, true)]);
+      expect(logged()).toEqual(all);
+      await catalog.put([doc({ ...kept, name: ['renamed'], tags: ['a', 'b', 'd'], owner: ['team'] })]);
+      expect(logged()).toEqual(all);
+      side.close();
+      // Searches answer from the rows as they are now.
+      expect(
+        (
+          await adapter.search({
+            entityTypes: [],
+            filter: [[{ field: { kind: 'field', name: 'tags' }, operator: 'EQUAL', values: ['d'], negated: false }]],
+            includeRemoved: false,
+            order: 'urn',
+            limit: 5,
+          })
+        ).total,
+      ).toBe(1);
+    } finally {
+      await adapter.close();
+    }
+  });
 });
