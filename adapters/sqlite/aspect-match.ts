@@ -137,19 +137,22 @@ function memberAt(value: unknown, text: string, at: number, previousStart: numbe
   return valueAt(value, text, at, d);
 }
 
-function arrayAt(value: readonly unknown[], text: string, at: number, d: Dictionary): number {
-  if (text.charCodeAt(at) !== OPEN_ARRAY) return -1;
-  let i = at + 1;
+/**
+ * The members of a list (an array's elements, a shaped object's values) from `at` on, each after a comma
+ * (the first too when `commaFirst`: it follows a shape), then the closing bracket: where it ends, or -1.
+ */
+function membersAt(members: readonly unknown[], text: string, at: number, commaFirst: boolean, d: Dictionary): number {
+  let i = at;
   let previousStart = -1;
   let previousEnd = -1;
-  for (let n = 0; n < value.length; n++) {
-    const element = value[n];
-    if (element === undefined) return -1;
-    if (n > 0) {
+  for (let n = 0; n < members.length; n++) {
+    const member = members[n];
+    if (member === undefined) return -1;
+    if (n > 0 || commaFirst) {
       if (text.charCodeAt(i) !== COMMA) return -1;
       i++;
     }
-    const end = memberAt(element, text, i, previousStart, previousEnd, d);
+    const end = memberAt(member, text, i, previousStart, previousEnd, d);
     if (end < 0) return -1;
     // After a repeat the member before stays the one repeated (it is that member's text again).
     if (previousStart < 0 || !holdsAt(text, i, REPEAT_TEXT)) {
@@ -159,6 +162,10 @@ function arrayAt(value: readonly unknown[], text: string, at: number, d: Diction
     i = end;
   }
   return text.charCodeAt(i) === CLOSE_ARRAY ? i + 1 : -1;
+}
+
+function arrayAt(value: readonly unknown[], text: string, at: number, d: Dictionary): number {
+  return text.charCodeAt(at) === OPEN_ARRAY ? membersAt(value, text, at + 1, false, d) : -1;
 }
 
 /** An object written as `{"key":value,...}`. */
@@ -187,16 +194,17 @@ function plainObjectAt(object: Record<string, unknown>, keys: readonly string[],
 /** An object written as its shape and its values, `["\x7f{<id>",value,...]` (two or more keys, each with an id). */
 function shapedObjectAt(object: Record<string, unknown>, keys: readonly string[], text: string, at: number, d: Dictionary): number {
   let node = shapeRoot;
-  let count = 0;
+  const members: unknown[] = [];
   for (const key of keys) {
-    if (object[key] === undefined) continue;
+    const member = object[key];
+    if (member === undefined) continue;
     const name = packedKey(key, d);
     // Only keys with a dictionary id make a shape.
     if (name === undefined || name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE) return -1;
     node = childOf(node, key);
-    count++;
+    members.push(member);
   }
-  if (count < 2) return -1;
+  if (members.length < 2) return -1;
   node.text ??= `{${JSON.stringify(keys.filter((key) => object[key] !== undefined))}`;
   let shape = d.shapes.get(node.text);
   if (shape === undefined) {
@@ -206,23 +214,7 @@ function shapedObjectAt(object: Record<string, unknown>, keys: readonly string[]
     d.shapes.set(node.text, shape);
   }
   if (!holdsAt(text, at + 1, shape)) return -1;
-  let i = at + 1 + shape.length;
-  let previousStart = -1;
-  let previousEnd = -1;
-  for (const key of keys) {
-    const member = object[key];
-    if (member === undefined) continue;
-    if (text.charCodeAt(i) !== COMMA) return -1;
-    i++;
-    const end = memberAt(member, text, i, previousStart, previousEnd, d);
-    if (end < 0) return -1;
-    if (previousStart < 0 || !holdsAt(text, i, REPEAT_TEXT)) {
-      previousStart = i;
-      previousEnd = end;
-    }
-    i = end;
-  }
-  return text.charCodeAt(i) === CLOSE_ARRAY ? i + 1 : -1;
+  return membersAt(members, text, at + 1 + shape.length, true, d);
 }
 
 /**
