@@ -1,7 +1,7 @@
 import type { AspectMatch, AspectMatchQuery, JsonObject } from '../../src/adapter/types';
 import { rowContext } from './aspects';
 import { dictionaryOf, type Dictionary } from './dictionary';
-import { unpack } from './packing';
+import { internUrns, KEY_PATTERN, LITERAL_CODE, LITERAL_PREFIX, MARK_CODE, REPEAT_TEXT, unpack } from './packing';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -13,10 +13,8 @@ import type { SqliteHandle } from './statements';
  * undefined, never "different": the domain compares those in its unit of work.
  */
 
-// The packed form's marks (packing.ts). Whatever form a write chose, a text that reads back as the
-// asked value under the packing's rules is that value; a text written in a form not read here is a miss.
-const MARK_CODE = 0x7f;
-const LITERAL_CODE = 0x27;
+// The packed form's marks and rules come from packing.ts. Whatever form a write chose, a text that reads
+// back as the asked value under the packing's rules is that value; a text in a form not read here is a miss.
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 const COLON = 0x3a;
@@ -24,13 +22,6 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
-/** An element (or shaped member) equal to the one before it. */
-const REPEAT_TEXT = JSON.stringify('\x7f=');
-/** The mark and the literal sign that start a string beginning with the mark itself. */
-const LITERAL_PREFIX = "\x7f'";
-const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{2,63}$/;
-// (Its first character first: most strings are not URNs, and `startsWith` is slow to say so.)
-const isInterned = (text: string): boolean => text.charCodeAt(0) === 0x75 && text.length <= 300 && text.startsWith('urn:li:');
 
 /** Lists of object keys → their shape's dictionary text (`{["a","b"]`), without building that text per object. */
 interface ShapeNode {
@@ -58,7 +49,7 @@ function childOf(node: ShapeNode, key: string): ShapeNode {
 function packedKey(key: string, d: Dictionary): string | undefined {
   let name = d.keys.get(key);
   if (name !== undefined) return name;
-  if (KEY_PATTERN.test(key) || isInterned(key)) {
+  if (KEY_PATTERN.test(key) || internUrns(key)) {
     const id = d.find(key);
     if (id === undefined) return undefined;
     name = JSON.stringify(`\x7f${id.toString(36)}`);
@@ -105,7 +96,7 @@ function referenceAt(id: number, text: string, at: number): number {
  * compare); a failed compare of a string JSON escapes is made again with its JSON text.
  */
 function stringAt(value: string, text: string, at: number, d: Dictionary): number {
-  if (isInterned(value)) {
+  if (internUrns(value)) {
     const id = d.find(value);
     return id === undefined ? -1 : referenceAt(id, text, at);
   }

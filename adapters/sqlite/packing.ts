@@ -17,19 +17,23 @@ import type { AuditStamp, JsonObject, JsonValue } from '../../src/adapter/types'
  * - a string that begins with U+007F itself is written with `'` after the mark, so nothing is ambiguous.
  * Plain JSON without U+007F reads back unchanged, so rows written as plain JSON stay readable.
  */
+// The marks are exported for aspect-match.ts, which reads values against packed texts in place.
 const MARK = '\x7f';
-const MARK_CODE = 0x7f;
-const LITERAL_CODE = 0x27;
+export const MARK_CODE = 0x7f;
+export const LITERAL_CODE = 0x27;
 const LITERAL = "'";
+/** What starts a string that begins with the mark itself: the mark and the literal sign. */
+export const LITERAL_PREFIX = MARK + LITERAL;
 const SHAPE = '{';
 const MODIFIED = `${MARK}!`;
 const CREATED = `${MARK}*`;
 const REPEAT = `${MARK}=`;
-const REPEAT_TEXT = JSON.stringify(REPEAT);
+/** An element (or a shaped object's value) equal to the one before it. */
+export const REPEAT_TEXT = JSON.stringify(REPEAT);
 const MODIFIED_TEXT = JSON.stringify(MODIFIED);
 const CREATED_TEXT = JSON.stringify(CREATED);
 /** Object keys worth a dictionary id: identifier-like names (schema keys), not free text. */
-const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{2,63}$/;
+export const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{2,63}$/;
 const MAX_INTERNED = 300;
 const UUID_PREFIX = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
@@ -57,7 +61,8 @@ export interface PackContext {
 export type InternRule = (text: string) => boolean;
 
 /** URNs: they name properties, platforms, users, and repeat across entities. */
-const internUrns: InternRule = (text) => text.length <= MAX_INTERNED && text.startsWith('urn:li:');
+// (Its first character first: most strings are not URNs, and `startsWith` is slow to say so.)
+export const internUrns: InternRule = (text) => text.charCodeAt(0) === 0x75 && text.length <= MAX_INTERNED && text.startsWith('urn:li:');
 /** System metadata: URNs and definition keys (a UUID and a version), one per property, on every entity. */
 export const internMetadata: InternRule = (text) => internUrns(text) || (text.length <= 64 && UUID_PREFIX.test(text));
 
@@ -67,12 +72,12 @@ function sameStamp(value: JsonObject, stamp: AuditStamp | undefined): boolean {
 
 function packString(text: string, symbols: Symbols, intern: InternRule): string {
   if (intern(text)) return JSON.stringify(MARK + symbols.idOf(text).toString(36));
-  return JSON.stringify(text.charCodeAt(0) === MARK_CODE ? MARK + LITERAL + text : text);
+  return JSON.stringify(text.charCodeAt(0) === MARK_CODE ? LITERAL_PREFIX + text : text);
 }
 
 function packKey(key: string, symbols: Symbols): string {
   if (KEY_PATTERN.test(key) || internUrns(key)) return JSON.stringify(MARK + symbols.idOf(key).toString(36));
-  return JSON.stringify(key.charCodeAt(0) === MARK_CODE ? MARK + LITERAL + key : key);
+  return JSON.stringify(key.charCodeAt(0) === MARK_CODE ? LITERAL_PREFIX + key : key);
 }
 
 /** Writes the packed JSON text directly (no intermediate copy of the document): what JSON.stringify would write of the packed form. */
