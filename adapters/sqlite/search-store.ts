@@ -147,36 +147,41 @@ export function parseKeyIds(text: string): Map<number, boolean> {
 
 /**
  * Deletes the value rows of a document; returns the keys it had, each with whether it had several
- * values. The values of keys that keep per-value counts are read as they go, to be uncounted.
+ * values.
  */
 function clearValues(h: SqliteHandle, entityId: number): Map<number, boolean> {
   const row = h.stmt('SELECT key_ids FROM entities WHERE entity_id = ?').get(entityId) as { key_ids: string } | undefined;
   const keys = parseKeyIds(row?.key_ids ?? '');
-  const remove = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?');
-  const removeCounted = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ? RETURNING value, removed').raw(true);
-  for (const key of keys.keys()) {
-    const values = deltaOf(h, key).values;
-    if (values === null) {
-      remove.run(key, entityId);
-      continue;
-    }
-    for (const [value, removed] of removeCounted.all(key, entityId) as Array<[string | number, number]>)
-      addValue(values, value, removed, -1);
-  }
+  for (const key of keys.keys()) removeKeyRows(h, key, entityId);
   return keys;
 }
 
-const INSERT_VALUE = 'INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags_off) VALUES (?, ?, ?, ?, ?, ?)';
+/** Deletes a document's rows under one key; the values of a key that keeps per-value counts are read as they go, to be uncounted. */
+function removeKeyRows(h: SqliteHandle, key: number, entityId: number): void {
+  const counted = deltaOf(h, key).values;
+  if (counted === null) {
+    h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?').run(key, entityId);
+    return;
+  }
+  const removeCounted = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ? RETURNING value, removed').raw(true);
+  for (const [value, removed] of removeCounted.all(key, entityId) as Array<[string | number, number]>)
+    addValue(counted, value, removed, -1);
+}
 
-/** The value rows of a new document. */
-function insertValues(h: SqliteHandle, entityId: number, document: PreparedDocument, type: string): void {
-  const insert = h.stmt(INSERT_VALUE);
-  for (const [id, flagged] of document.values) {
-    const counted = deltaOf(h, id).values;
-    for (const [value, flags] of flagged) {
-      insert.run(id, entityId, value, document.removed, type, ALL_FLAGS ^ flags);
-      if (counted) addValue(counted, value, document.removed, 1);
-    }
+/** Inserts a document's rows under one key (its values with their flags), counting them where the key keeps counts. */
+function insertKeyRows(
+  h: SqliteHandle,
+  key: number,
+  entityId: number,
+  values: Iterable<readonly [string | number, number]>,
+  removed: 0 | 1,
+  type: string,
+): void {
+  const insert = h.stmt('INSERT INTO search_values (key_id, entity_id, value, removed, entity_type, flags_off) VALUES (?, ?, ?, ?, ?, ?)');
+  const counted = deltaOf(h, key).values;
+  for (const [value, flags] of values) {
+    insert.run(key, entityId, value, removed, type, ALL_FLAGS ^ flags);
+    if (counted) addValue(counted, value, removed, 1);
   }
 }
 
@@ -194,27 +199,19 @@ function replaceValues(
   type: string,
 ): void {
   const select = h.stmt('SELECT value, removed, entity_type, flags_off FROM search_values WHERE key_id = ? AND entity_id = ?').raw(true);
-  const remove = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ?');
   const removeOne = h.stmt('DELETE FROM search_values WHERE key_id = ? AND entity_id = ? AND value = ?');
   const update = h.stmt(
     'UPDATE search_values SET removed = ?, entity_type = ?, flags_off = ? WHERE key_id = ? AND entity_id = ? AND value = ?',
   );
-  const insert = h.stmt(INSERT_VALUE);
   const removed = document.removed;
   for (const id of previous.keys()) {
-    const counted = deltaOf(h, id).values;
     const wanted = document.values.get(id);
+    // A key the document no longer has: its rows go.
     if (!wanted) {
-      // A key the document no longer has: its rows go.
-      if (!counted) {
-        remove.run(id, entityId);
-        continue;
-      }
-      for (const [value, wasRemoved] of select.all(id, entityId) as Array<[string | number, number]>)
-        addValue(counted, value, wasRemoved, -1);
-      remove.run(id, entityId);
+      removeKeyRows(h, id, entityId);
       continue;
     }
+    const counted = deltaOf(h, id).values;
     const rows = select.all(id, entityId) as Array<[value: string | number, removed: number, type: string, flagsOff: number]>;
     const kept = new Set<string | number>();
     // A long list of values (tags, owners) is looked up by value; a short one (most keys hold one) by a scan.
@@ -235,21 +232,18 @@ function replaceValues(
         addValue(counted, value, removed, 1);
       }
     }
-    for (const [value, flags] of wanted) {
-      if (kept.has(value)) continue;
-      insert.run(id, entityId, value, removed, type, ALL_FLAGS ^ flags);
-      if (counted) addValue(counted, value, removed, 1);
-    }
+    if (kept.size < wanted.length)
+      insertKeyRows(
+        h,
+        id,
+        entityId,
+        wanted.filter((entry) => !kept.has(entry[0])),
+        removed,
+        type,
+      );
   }
   // Keys the document gained.
-  for (const [id, flagged] of document.values) {
-    if (previous.has(id)) continue;
-    const counted = deltaOf(h, id).values;
-    for (const [value, flags] of flagged) {
-      insert.run(id, entityId, value, removed, type, ALL_FLAGS ^ flags);
-      if (counted) addValue(counted, value, removed, 1);
-    }
-  }
+  for (const [id, flagged] of document.values) if (!previous.has(id)) insertKeyRows(h, id, entityId, flagged, removed, type);
 }
 
 /** What one commit changes in a key's statistics, applied once per key at the end of the commit. */
@@ -410,7 +404,7 @@ export function writeSearchDocument(
     : undefined;
   const previous = parseKeyIds(stored?.[1] ?? '');
   if (existed) replaceValues(h, entityId, previous, document, type);
-  else insertValues(h, entityId, document, type);
+  else for (const [id, flagged] of document.values) insertKeyRows(h, id, entityId, flagged, document.removed, type);
   // The document is the entity's row itself (removed, key_ids): its URN and type are there already. Only
   // what changed is written: setting `removed`, even to the same value, rewrites the entity's entries in
   // both indexes that hold it.
