@@ -55,6 +55,22 @@ export default tseslint.config(
     rules: { 'no-restricted-exports': 'off' },
   },
   {
+    files: ['src/**/*.ts', 'adapters/**/*.ts'],
+    rules: {
+      // A getter in an object literal made inside a function is a new closure per call, so every object
+      // gets a hidden class of its own, made in V8's old generation and pointing at the call's objects:
+      // young-generation collections then keep them all alive (promoted, until a full collection). Use a
+      // class (its accessors live on the prototype) or a plain property.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':function ObjectExpression > Property[kind=/^(get|set)$/]',
+          message: 'an accessor in an object literal inside a function gives each object its own hidden class: use a class',
+        },
+      ],
+    },
+  },
+  {
     // Tests may assert on loosely typed answers.
     files: ['test/**/*.ts', 'examples/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },

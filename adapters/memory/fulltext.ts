@@ -130,6 +130,7 @@ export function createFullTextIndex(fields: readonly FullTextFieldConfig[], opti
     upsertAt,
     removeAt: (slot) => removeDocument(postings, slot),
     search,
+    // eslint-disable-next-line no-restricted-syntax -- one object per index made, not one per call
     get size() {
       return postings.documentCount;
     },

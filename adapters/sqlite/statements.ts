@@ -15,25 +15,35 @@ export interface SqliteHandle {
 /**
  * Prepared statements kept per connection. The code writes a fixed set of texts, but a search is
  * one text per shape (its operators and number of conditions; values are bound): a client sending
- * ever new shapes must not grow the cache for ever. Least recently used goes first.
+ * ever new shapes must not grow the cache for ever. Past the limit, the least recently used quarter
+ * goes at once. A use only stamps its entry: moving it to the end of the map on every call rewrote
+ * the map's table (new entries, rehashes) on each of a write's dozens of statements.
  */
 const STATEMENT_CACHE_LIMIT = 1_000;
 
+interface CachedStatement {
+  readonly statement: Statement;
+  used: number;
+}
+
 export function createHandle(db: Database): SqliteHandle {
-  const cache = new Map<string, Statement>();
+  const cache = new Map<string, CachedStatement>();
+  let uses = 0;
   return {
     db,
     commits: 0,
     stmt(sql) {
-      let statement = cache.get(sql);
-      if (statement) {
-        // Most recently used last (a Map keeps insertion order).
-        cache.delete(sql);
-      } else {
-        statement = db.prepare(sql);
-        if (cache.size >= STATEMENT_CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+      const cached = cache.get(sql);
+      if (cached) {
+        cached.used = ++uses;
+        return cached.statement;
       }
-      cache.set(sql, statement);
+      const statement = db.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_LIMIT) {
+        const byUse = [...cache].sort((a, b) => a[1].used - b[1].used);
+        for (const [text] of byUse.slice(0, STATEMENT_CACHE_LIMIT / 4)) cache.delete(text);
+      }
+      cache.set(sql, { statement, used: ++uses });
       return statement;
     },
   };

@@ -142,11 +142,30 @@ interface Caller {
   perResource: ReadonlySet<Privilege> | undefined;
 }
 
-/** The admissions this pipeline made (a caller cannot make one up). */
-const admissions = new WeakSet<Admission>();
+/**
+ * An admission this pipeline made: a caller cannot make one up, as only this class can give an object
+ * its private field. (Not a WeakSet of them: a write makes one, and a young-generation collection keeps
+ * every weak collection's new entries alive until a full collection, so each write's admission and all
+ * it holds would be promoted to the old generation.)
+ */
+class MadeAdmission implements Admission {
+  readonly #made = true;
+  constructor(
+    readonly principal: Actor,
+    readonly who: string,
+    readonly granted: ReadonlySet<Privilege>,
+    readonly perResource: ReadonlySet<Privilege>,
+  ) {
+    Object.freeze(this);
+  }
+
+  static holds(actor: unknown): actor is Admission {
+    return typeof actor === 'object' && actor !== null && #made in actor;
+  }
+}
 
 function isAdmission(actor: unknown): actor is Admission {
-  return typeof actor === 'object' && actor !== null && admissions.has(actor as Admission);
+  return MadeAdmission.holds(actor);
 }
 
 /**
@@ -164,6 +183,34 @@ export interface WriteOutcome {
   before: Map<string, StoredEntity | undefined>;
   /** What each item's owner answered (`OwnedChange.result`), by the item's index; as planned by the last unit of work that ran. */
   results: unknown[];
+}
+
+/**
+ * A write's outcome; `before` is made only for a caller that asks. A class, not an object literal with
+ * a getter: a literal's getter is a new closure per write, so each outcome would get a hidden class of
+ * its own, made in the old generation and pointing at the write's objects, and every young-generation
+ * collection would keep them all (promoted, until a full collection): long collections on the host's
+ * event loop.
+ */
+class PipelineOutcome implements WriteOutcome {
+  #before: Map<string, StoredEntity | undefined> | undefined;
+
+  constructor(
+    readonly after: Map<string, StoredEntity | undefined>,
+    /** Each entity as read, in the order of `after`. */
+    private readonly reads: ReadonlyArray<StoredEntity | undefined>,
+    readonly results: unknown[],
+  ) {}
+
+  get before(): Map<string, StoredEntity | undefined> {
+    if (!this.#before) {
+      const before = new Map<string, StoredEntity | undefined>();
+      let i = 0;
+      for (const urn of this.after.keys()) before.set(urn, this.reads[i++]);
+      this.#before = before;
+    }
+    return this.#before;
+  }
 }
 
 interface Routed {
@@ -274,9 +321,7 @@ export class WritePipeline {
     const perResource = new Set(isAdmission(actor) ? actor.perResource : []);
     if (access) for (const privilege of wanted) if (access.checks(privilege)) perResource.add(privilege);
     const granted = new Set([...(held ?? []), ...privileges]);
-    const admission: Admission = Object.freeze({ principal, who: actorUrn(principal), granted, perResource });
-    admissions.add(admission);
-    return admission;
+    return new MadeAdmission(principal, actorUrn(principal), granted, perResource);
   }
 
   /**
@@ -412,19 +457,7 @@ export class WritePipeline {
         reads.push(read.get(urn));
       }
     }
-    let before: Map<string, StoredEntity | undefined> | undefined;
-    return {
-      after,
-      results,
-      get before() {
-        if (!before) {
-          before = new Map();
-          let i = 0;
-          for (const urn of after.keys()) before.set(urn, reads[i++]);
-        }
-        return before;
-      },
-    };
+    return new PipelineOutcome(after, reads, results);
   }
 
   /**
