@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { WriteBatch } from '../../src/adapter/types';
+import { PendingReplies } from '../../src/adapter/pending-replies';
 import { CatalogError } from '../../src/errors';
 import {
   deserializeError,
@@ -48,8 +49,8 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
   const program = await findWorkerProgram('commit-worker.ts', 'sqlite-commit-worker.js');
   if (!program) return undefined;
   let queue: Queued[] = [];
-  /** Groups sent and not yet answered, by message id. */
-  const inFlight = new Map<number, Queued[]>();
+  /** Groups sent and not yet answered, by message id (not a Map: pending-replies.ts). */
+  const inFlight = new PendingReplies<Queued[]>();
   let nextId = 1;
   let scheduled = false;
   /** Writers whose outcome is known and who have not heard yet, in order: told one per turn (acknowledge). */
@@ -120,17 +121,15 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
         'it may or may not have been committed; read it back before writing it again',
       { reason: 'io', ...(error ? { cause: error } : {}) },
     );
-    const groups = [...inFlight.values()];
-    inFlight.clear();
+    const groups = inFlight.drain();
     for (const items of groups) for (const item of items) item.reject(unknown);
     send();
   }
 
   function answer(groups: ReadonlyArray<{ id: number; outcomes: ReadonlyArray<{ ok: boolean; error?: unknown }> }>): void {
     for (const { id, outcomes } of groups) {
-      const items = inFlight.get(id);
+      const items = inFlight.take(id);
       if (!items) continue;
-      inFlight.delete(id);
       items.forEach((item, i) => {
         const outcome = outcomes[i]!;
         if (!outcome.ok) {
@@ -206,7 +205,7 @@ export async function startCommitWorker(data: CommitWorkerData, committed: (batc
       const id = nextId++;
       try {
         thread.postMessage({ type: 'commit', id, batches: items.map((item) => item.batch) } satisfies ToCommitWorker);
-        inFlight.set(id, items);
+        inFlight.add(id, items);
       } catch (error) {
         // A batch that cannot be cloned (a function, a symbol in it): its group is refused, nothing of it was sent.
         const refused = new CatalogError(

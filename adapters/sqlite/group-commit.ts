@@ -58,7 +58,13 @@ export function createGroupCommitter<B>(
   /** When the lock was first found busy (undefined while it is not). */
   let busySince: number | undefined;
   let busyTries = 0;
-  const inFlight = new Set<Promise<void>>();
+  /**
+   * Groups committed and not yet durable, and who waits for none to be left. A count, not a Set of their
+   * promises: a long-lived Set that gains and loses one per group keeps every group it held alive
+   * through young-generation collections (pending-replies.ts).
+   */
+  let syncing = 0;
+  let whenSettled: Array<() => void> = [];
   const lockWaitMs = options.lockWaitMs ?? 5_000;
 
   function schedule(): void {
@@ -115,12 +121,18 @@ export function createGroupCommitter<B>(
       else item.resolve();
     });
     if (committed.length === 0) return;
-    const synced = options.durable!().then(
-      () => committed.forEach((item) => item.resolve()),
-      (error: unknown) => committed.forEach((item) => item.reject(error)),
-    );
-    inFlight.add(synced);
-    void synced.finally(() => inFlight.delete(synced));
+    syncing++;
+    void options.durable!()
+      .then(
+        () => committed.forEach((item) => item.resolve()),
+        (error: unknown) => committed.forEach((item) => item.reject(error)),
+      )
+      .finally(() => {
+        if (--syncing > 0) return;
+        const waiting = whenSettled;
+        whenSettled = [];
+        for (const resolve of waiting) resolve();
+      });
   }
 
   return {
@@ -134,7 +146,8 @@ export function createGroupCommitter<B>(
       while (queue.length) flushOnce(true);
     },
     async settled() {
-      await Promise.all([...inFlight]);
+      if (syncing === 0) return;
+      await new Promise<void>((resolve) => whenSettled.push(resolve));
     },
   };
 }

@@ -7,6 +7,7 @@
  * for the next adapter of the process.
  */
 import { Worker } from 'node:worker_threads';
+import { PendingReplies } from '../../src/adapter/pending-replies';
 import { CatalogError } from '../../src/errors';
 import { deserializeError } from './commit-worker-protocol';
 import type { FromReadWorker, ReadMethod, ReadMethods, ReadWorkerData, ToReadWorker } from './read-worker-protocol';
@@ -33,7 +34,8 @@ interface Pending {
 
 interface Reader {
   readonly worker: Worker;
-  readonly pending: Map<number, Pending>;
+  /** Reads sent and not yet answered (not a Map: pending-replies.ts). */
+  readonly pending: PendingReplies<Pending>;
   /** Resolves once the thread has ended. */
   readonly exited: Promise<void>;
   /** Resolves when the thread has closed its connection (the answer to `close`). */
@@ -68,8 +70,7 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
     const at = slots.indexOf(reader);
     if (at >= 0) slots[at] = undefined;
     detachThread(reader.worker);
-    const reads = [...reader.pending.values()];
-    reader.pending.clear();
+    const reads = reader.pending.drain();
     for (const read of reads) read.reject(error);
     notifyIdle();
   }
@@ -85,7 +86,7 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
     } else worker = newWorker(program!, options);
     const reader: Reader = {
       worker,
-      pending: new Map(),
+      pending: new PendingReplies<Pending>(),
       exited: new Promise((resolve) => worker.once('exit', () => resolve())),
     };
     worker.on('message', (message: FromReadWorker) => {
@@ -104,9 +105,8 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
           break;
         }
         case 'answer': {
-          const read = reader.pending.get(message.id);
+          const read = reader.pending.take(message.id);
           if (!read) break;
-          reader.pending.delete(message.id);
           if (reader.pending.size === 0) worker.unref();
           if (message.ok) read.resolve(message.value);
           else read.reject(deserializeError(message.error));
@@ -177,7 +177,7 @@ export async function startReadPool(data: ReadWorkerData, size: number): Promise
           return;
         }
         if (reader.pending.size === 0) reader.worker.ref(); // the process waits for the answer
-        reader.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        reader.pending.add(id, { resolve: resolve as (value: unknown) => void, reject });
       });
     },
     reset() {
