@@ -36,15 +36,22 @@ function actorOf(context: unknown): Actor {
 }
 
 /**
- * Per-request state, keyed on the context object the host builds for each request (so it goes away
+ * Per-request state, kept on the context object the host builds for each request (so it goes away
  * with the request). The actor is checked first: a request without one gets UNAUTHENTICATED.
+ *
+ * On the context itself, under a symbol of this schema's own (not enumerable): a WeakMap keyed by the
+ * contexts would do as well for a full collection, but V8's young-generation collections treat a weak
+ * map's values as alive, so every request's state (its loader and the entities it loaded) would be
+ * promoted and kept until the next full collection. A context that cannot take a property (frozen)
+ * still gets its state, from a weak map.
  */
 export function createRequestStates(catalog: Catalog): (context: unknown) => RequestState {
-  const states = new WeakMap<object, RequestState>();
+  const held = Symbol('metacatalog request state');
+  const frozenContexts = new WeakMap<object, RequestState>();
   return (context) => {
     const actor = actorOf(context);
-    const key = context as object;
-    const known = states.get(key);
+    const key = context as object & { [held]?: RequestState };
+    const known = key[held] ?? frozenContexts.get(key);
     if (known && actorUrn(known.actor) === actorUrn(actor)) return known;
     const state: RequestState = {
       actor,
@@ -62,7 +69,8 @@ export function createRequestStates(catalog: Catalog): (context: unknown) => Req
         return answers.map((answer, i) => answer ?? found.get(urns[i]!) ?? null);
       }),
     };
-    states.set(key, state);
+    if (Object.isExtensible(key)) Object.defineProperty(key, held, { value: state, writable: true, configurable: true });
+    else frozenContexts.set(key, state);
     return state;
   };
 }

@@ -36,29 +36,35 @@ const DEFAULTS = { maxResponseBytes: 16 * 1024 * 1024, timeoutMs: 10_000, docume
 /**
  * Parsed and validated documents by query text (clients send the same few documents again and again),
  * bounded by the bytes of their text: least recently used first out, and a document over 1/16 of the
- * budget is never kept.
+ * budget is never kept. A use only stamps its entry: moving it to the end of the map on every request
+ * made the map rehash every few requests, and a long-lived map's old tables keep what they held alive
+ * through young-generation collections (src/adapter/pending-replies.ts).
  */
 class DocumentCache {
-  private readonly documents = new Map<string, DocumentNode>();
+  private readonly documents = new Map<string, { readonly document: DocumentNode; used: number }>();
   private bytes = 0;
+  private uses = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   get(query: string): DocumentNode | undefined {
-    const document = this.documents.get(query);
-    if (document) {
-      this.documents.delete(query);
-      this.documents.set(query, document);
-    }
-    return document;
+    const entry = this.documents.get(query);
+    if (!entry) return undefined;
+    entry.used = ++this.uses;
+    return entry.document;
   }
 
   set(query: string, document: DocumentNode): void {
     if (query.length * 2 > this.maxBytes / 16) return;
-    this.documents.set(query, document);
+    const known = this.documents.get(query);
+    if (known) this.bytes -= query.length * 2;
+    this.documents.set(query, { document, used: ++this.uses });
     this.bytes += query.length * 2;
-    for (const [oldest] of this.documents) {
-      if (this.bytes <= this.maxBytes) break;
+    if (this.bytes <= this.maxBytes) return;
+    // Over the budget: the least recently used go until a quarter of it is free (one sort per many inserts).
+    const byUse = [...this.documents].sort((a, b) => a[1].used - b[1].used);
+    for (const [oldest] of byUse) {
+      if (this.bytes <= (this.maxBytes * 3) / 4) break;
       this.documents.delete(oldest);
       this.bytes -= oldest.length * 2;
     }
