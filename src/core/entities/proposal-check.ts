@@ -50,18 +50,28 @@ export interface ProposalOutcome {
 type Ownership = 'generic' | 'owned';
 
 /** A proposal checked and decoded. */
+/**
+ * An upsert proposal, decoded. A class, not an object literal: a call's proposals live for the whole call,
+ * and V8 makes the next objects of a literal site that a young-generation collection found all alive in
+ * the old generation (pretenuring), where they keep what they point at through every collection.
+ */
+export class CheckedUpsert {
+  readonly kind = 'upsert' as const;
+  systemMetadata?: JsonObject;
+
+  constructor(
+    readonly index: number,
+    readonly urn: string,
+    readonly entityType: string,
+    readonly aspect: string,
+    readonly value: JsonObject,
+    readonly create: 'aspect' | 'entity' | false,
+    readonly ownership: Ownership,
+  ) {}
+}
+
 export type Checked =
-  | {
-      kind: 'upsert';
-      index: number;
-      urn: string;
-      entityType: string;
-      aspect: string;
-      value: JsonObject;
-      create: 'aspect' | 'entity' | false;
-      ownership: Ownership;
-      systemMetadata?: JsonObject;
-    }
+  | CheckedUpsert
   | {
       kind: 'patch';
       index: number;
@@ -238,17 +248,9 @@ export function checkProposal(
   }
   if (ownership === 'generic') violations.push(...ctx.registry.validateAspect(aspect, decoded, `${at}/aspect/value`));
   const create = changeType === 'CREATE' ? 'aspect' : changeType === 'CREATE_ENTITY' ? 'entity' : false;
-  return {
-    kind: 'upsert',
-    index,
-    urn,
-    entityType,
-    aspect,
-    value: decoded as JsonObject,
-    create,
-    ownership,
-    ...(isObject(raw.systemMetadata) ? { systemMetadata: raw.systemMetadata as JsonObject } : {}),
-  };
+  const checked = new CheckedUpsert(index, urn, entityType, aspect, decoded as JsonObject, create, ownership);
+  if (isObject(raw.systemMetadata)) checked.systemMetadata = raw.systemMetadata as JsonObject;
+  return checked;
 }
 
 /** Tries generic patches on the current state (with the batch's earlier upserts and deletes), so that a failing one writes nothing. */

@@ -1,5 +1,5 @@
 import type { Actor } from '../access/actor';
-import type { StoredEntity } from '../../adapter/types';
+import type { JsonObject, StoredEntity } from '../../adapter/types';
 import type { CatalogContext } from '../context';
 import { invalidInput, type Violation } from '../../errors';
 import {
@@ -8,6 +8,7 @@ import {
   dryRunGenericPatches,
   type ChangeType,
   type Checked,
+  type CheckedUpsert,
   type ProposalHost,
   type ProposalOutcome,
   type UrnMemo,
@@ -26,6 +27,34 @@ import type { WriteItem } from './write-pipeline';
  * 3. all of them are written in one unit of work, atomically: a timeseries row is appended in the same
  *    commit; one bad proposal refuses the batch and nothing is written.
  */
+/**
+ * An upsert proposal as an item of the write path; its path (which only a violation needs) is made when
+ * asked for. A class for the reason `CheckedUpsert` is one.
+ */
+class ProposedUpsert {
+  readonly op = 'upsert' as const;
+  readonly urn: string;
+  readonly aspect: string;
+  readonly value: JsonObject;
+  schemaChecked?: boolean;
+  systemMetadata?: JsonObject;
+  onlyIfAbsent?: 'aspect' | 'entity';
+  presencePath?: string;
+
+  constructor(
+    private readonly checked: CheckedUpsert,
+    private readonly prefix: string,
+  ) {
+    this.urn = checked.urn;
+    this.aspect = checked.aspect;
+    this.value = checked.value;
+  }
+
+  get path(): string {
+    return `${this.prefix}/${this.checked.index}/aspect/value`;
+  }
+}
+
 export async function applyProposals(
   ctx: CatalogContext,
   service: ProposalHost,
@@ -52,26 +81,25 @@ export async function applyProposals(
 
   const items: WriteItem[] = [];
   for (const c of checked) {
-    const path = `${at(c.index)}/aspect/value`;
+    const path = c.kind === 'upsert' ? '' : `${at(c.index)}/aspect/value`;
     switch (c.kind) {
       case 'key':
         break;
       case 'row':
         items.push({ op: 'upsert', urn: c.urn, aspect: c.aspect, value: c.row, path });
         break;
-      case 'upsert':
-        items.push({
-          op: 'upsert',
-          urn: c.urn,
-          aspect: c.aspect,
-          value: c.value,
-          path,
-          // A generic aspect's value was checked against its schema with the proposal.
-          ...(c.ownership === 'generic' ? { schemaChecked: true } : {}),
-          ...(c.systemMetadata ? { systemMetadata: c.systemMetadata } : {}),
-          ...(c.create ? { onlyIfAbsent: c.create, presencePath: `${at(c.index)}/changeType` } : {}),
-        });
+      case 'upsert': {
+        const item = new ProposedUpsert(c, prefix);
+        // A generic aspect's value was checked against its schema with the proposal.
+        if (c.ownership === 'generic') item.schemaChecked = true;
+        if (c.systemMetadata) item.systemMetadata = c.systemMetadata;
+        if (c.create) {
+          item.onlyIfAbsent = c.create;
+          item.presencePath = `${at(c.index)}/changeType`;
+        }
+        items.push(item);
         break;
+      }
       case 'patch':
         items.push({
           op: 'patch',

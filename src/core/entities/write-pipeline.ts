@@ -213,18 +213,26 @@ class PipelineOutcome implements WriteOutcome {
   }
 }
 
-interface Routed {
-  item: WriteItem;
-  index: number;
-  entityType: string;
-  owner: AspectOwner | undefined;
-  entityOwner: EntityTypeOwner | undefined;
+/**
+ * One item of a write, routed to its owner. A class, not an object literal: a call's records live for the
+ * whole call, and literals of a site that a young-generation collection finds all alive are then made in
+ * the old generation (V8's pretenuring), where they keep what they point at through every collection.
+ */
+class Routed {
   /** The item as its owner gets it. */
-  owned: OwnedItem | undefined;
-  /** The privilege the item needs (undefined: its owner's service authorized it). */
-  privilege: Privilege | undefined;
+  owned: OwnedItem | undefined = undefined;
   /** The item's entity in its chunk (set when the chunk is cut). */
-  slot: Slot | undefined;
+  slot: Slot | undefined = undefined;
+
+  constructor(
+    readonly item: WriteItem,
+    readonly index: number,
+    readonly entityType: string,
+    readonly owner: AspectOwner | undefined,
+    readonly entityOwner: EntityTypeOwner | undefined,
+    /** The privilege the item needs (undefined: its owner's service authorized it). */
+    readonly privilege: Privilege | undefined,
+  ) {}
 }
 
 /** Items of whole entities written by one unit of work, and their entities in the order of their first item. */
@@ -237,18 +245,21 @@ interface Chunk {
  * One entity of a chunk while its unit of work is planned: as it was read, as the chunk's earlier
  * items left it, and what the plan does to it.
  */
-interface Slot {
-  urn: string;
-  entityType: string;
+class Slot {
   /** The entity as the unit of work read it. */
-  read: StoredEntity | undefined;
+  read: StoredEntity | undefined = undefined;
   /** The entity as the chunk's earlier items left it, apart from what `draft` holds since (`dirty`). */
-  base: StoredEntity | undefined;
+  base: StoredEntity | undefined = undefined;
   /** Whether `draft` holds changes that `base` does not show yet. */
-  dirty: boolean;
+  dirty = false;
   /** Aspects deleted since `base` was made. */
-  gone: string[] | undefined;
-  draft: Draft | undefined;
+  gone: string[] | undefined = undefined;
+  draft: Draft | undefined = undefined;
+
+  constructor(
+    readonly urn: string,
+    readonly entityType: string,
+  ) {}
 }
 
 /** Per-entity plan being built inside the unit of work. */
@@ -378,7 +389,7 @@ export class WritePipeline {
         const entityOwner = this.entityOwners.get(entityType);
         const privilege = entityOwner?.deletePrivilege ?? 'EDIT_ENTITY';
         needs.add(privilege);
-        routed[index] = { item, index, entityType, owner: undefined, entityOwner, owned: undefined, privilege, slot: undefined };
+        routed[index] = new Routed(item, index, entityType, undefined, entityOwner, privilege);
         continue;
       }
       const owner = this.ownerOf(entityType, item.aspect);
@@ -397,7 +408,7 @@ export class WritePipeline {
         if (this.ctx.registry.aspect(item.aspect).timeseries)
           violations.push({ path: item.path, message: `"${item.aspect}" is a timeseries aspect: its rows cannot be appended here` });
       }
-      routed[index] = { item, index, entityType, owner, entityOwner: undefined, owned: undefined, privilege, slot: undefined };
+      routed[index] = new Routed(item, index, entityType, owner, undefined, privilege);
     }
     // ACCESS HOOK (metadata policies, docs/access.md): refused when the actor holds a needed privilege
     // nowhere; when it holds one only through policies with resources, `access` checks each item in the
@@ -865,7 +876,7 @@ function withSlots(items: Routed[], contiguous: boolean): Chunk {
     if (last === undefined || last.urn !== urn) {
       let slot = byUrn?.get(urn);
       if (!slot) {
-        slot = { urn, entityType: r.entityType, read: undefined, base: undefined, dirty: false, gone: undefined, draft: undefined };
+        slot = new Slot(urn, r.entityType);
         slots.push(slot);
         byUrn?.set(urn, slot);
       }
