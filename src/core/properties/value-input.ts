@@ -8,13 +8,19 @@ import { type AssignmentDraft, type StoredValues } from './value-rules';
 import { type PropertyAssignment, type PropertyValue } from './types';
 import { restAssignmentSchema, restValuesEnvelopeSchema } from '../validation/schemas/structured-properties';
 
-/** One item's values in a bulk write, checked. */
-export interface BulkWish {
-  drafts: AssignmentDraft[];
-  /** Where the item's value sits. */
-  at: Where;
-  /** The value as sent, when it is what a first write stores as it is (`plainValues`). */
-  stored: JsonObject | undefined;
+/**
+ * One item's values in a bulk write, checked. A class, not an object literal: a bulk call keeps one per
+ * item for its whole length, and V8 makes the next objects of a literal site that a young-generation
+ * collection found all alive in the old generation (pretenuring; docs/sizing.md).
+ */
+export class BulkWish {
+  constructor(
+    readonly drafts: AssignmentDraft[],
+    /** Where the item's value sits. */
+    readonly at: Where,
+    /** The value as sent, when it is what a first write stores as it is (`plainValues`). */
+    readonly stored: JsonObject | undefined,
+  ) {}
 }
 
 /** The property a values patch operation addresses (`/properties/<escaped urn>`), when it names one. */

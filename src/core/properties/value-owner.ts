@@ -19,7 +19,7 @@ import {
   type AssignmentDraft,
 } from './value-rules';
 import { VALUES_ASPECT, type PropertyAssignment } from './types';
-import { addPatchTarget, namedBy, plainValues, readValuesInput, wishOf, type BulkWish, type ValueEdit, type Wish } from './value-input';
+import { addPatchTarget, BulkWish, namedBy, plainValues, readValuesInput, wishOf, type ValueEdit, type Wish } from './value-input';
 
 /** The values of a bulk write, checked, with what their plans share: the definitions read once for the batch. */
 export interface BulkValues {
@@ -102,7 +102,7 @@ export class ValueOwner {
       const plain = plainValues(value, item);
       const drafts = plain ? plain.drafts : readValuesInput(value, violations, item.path);
       for (let i = 0; i < drafts.length; i++) named.add(drafts[i]!.propertyUrn);
-      wishes[item.index] = { drafts, at: item, stored: plain?.stored === true ? (value as JsonObject) : undefined };
+      wishes[item.index] = new BulkWish(drafts, item, plain?.stored === true ? (value as JsonObject) : undefined);
     }
     // The one read of definitions for the batch; a unit of work reads more only for stored values naming others.
     const definitions = await loadDefinitions(this.ctx.adapter, named);
