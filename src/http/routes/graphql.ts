@@ -40,7 +40,7 @@ const DEFAULTS = { maxResponseBytes: 16 * 1024 * 1024, timeoutMs: 10_000, docume
  * made the map rehash every few requests, and a long-lived map's old tables keep what they held alive
  * through young-generation collections (src/adapter/pending-replies.ts).
  */
-class DocumentCache {
+export class DocumentCache {
   private readonly documents = new Map<string, { readonly document: DocumentNode; used: number }>();
   private bytes = 0;
   private uses = 0;
