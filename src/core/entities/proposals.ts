@@ -51,8 +51,13 @@ class ProposedUpsert {
   }
 
   get path(): string {
-    return `${this.prefix}/${this.checked.index}/aspect/value`;
+    return valuePathOf(this.prefix, this.checked.index);
   }
+}
+
+/** Where proposal `index`'s aspect value sits in the call's input. */
+function valuePathOf(prefix: string, index: number): string {
+  return `${prefix}/${index}/aspect/value`;
 }
 
 export async function applyProposals(
@@ -81,12 +86,11 @@ export async function applyProposals(
 
   const items: WriteItem[] = [];
   for (const c of checked) {
-    const path = c.kind === 'upsert' ? '' : `${at(c.index)}/aspect/value`;
     switch (c.kind) {
       case 'key':
         break;
       case 'row':
-        items.push({ op: 'upsert', urn: c.urn, aspect: c.aspect, value: c.row, path });
+        items.push({ op: 'upsert', urn: c.urn, aspect: c.aspect, value: c.row, path: valuePathOf(prefix, c.index) });
         break;
       case 'upsert': {
         const item = new ProposedUpsert(c, prefix);
@@ -100,7 +104,8 @@ export async function applyProposals(
         items.push(item);
         break;
       }
-      case 'patch':
+      case 'patch': {
+        const path = valuePathOf(prefix, c.index);
         items.push({
           op: 'patch',
           urn: c.urn,
@@ -112,11 +117,12 @@ export async function applyProposals(
           valuePath: path,
         });
         break;
+      }
       case 'delete':
         items.push(
           c.key
             ? { op: 'deleteEntity', urn: c.urn, path: `${at(c.index)}/aspectName` }
-            : { op: 'delete', urn: c.urn, aspect: c.aspect, path },
+            : { op: 'delete', urn: c.urn, aspect: c.aspect, path: valuePathOf(prefix, c.index) },
         );
         break;
     }
