@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { UseStampedMap } from '../../src/adapter/use-stamped-map';
 
 /** The database and a cache of prepared statements keyed by their SQL text. */
 export interface SqliteHandle {
@@ -16,34 +17,22 @@ export interface SqliteHandle {
  * Prepared statements kept per connection. The code writes a fixed set of texts, but a search is
  * one text per shape (its operators and number of conditions; values are bound): a client sending
  * ever new shapes must not grow the cache for ever. Past the limit, the least recently used quarter
- * goes at once. A use only stamps its entry: moving it to the end of the map on every call rewrote
- * the map's table (new entries, rehashes) on each of a write's dozens of statements.
+ * goes at once (a use only stamps its entry: src/adapter/use-stamped-map.ts).
  */
 const STATEMENT_CACHE_LIMIT = 1_000;
 
-interface CachedStatement {
-  readonly statement: Statement;
-  used: number;
-}
-
 export function createHandle(db: Database): SqliteHandle {
-  const cache = new Map<string, CachedStatement>();
-  let uses = 0;
+  const cache = new UseStampedMap<string, Statement>();
   return {
     db,
     commits: 0,
     stmt(sql) {
       const cached = cache.get(sql);
-      if (cached) {
-        cached.used = ++uses;
-        return cached.statement;
-      }
+      if (cached) return cached;
       const statement = db.prepare(sql);
-      if (cache.size >= STATEMENT_CACHE_LIMIT) {
-        const byUse = [...cache].sort((a, b) => a[1].used - b[1].used);
-        for (const [text] of byUse.slice(0, STATEMENT_CACHE_LIMIT / 4)) cache.delete(text);
-      }
-      cache.set(sql, { statement, used: ++uses });
+      if (cache.size >= STATEMENT_CACHE_LIMIT)
+        for (const text of cache.leastUsedFirst().slice(0, STATEMENT_CACHE_LIMIT / 4)) cache.delete(text);
+      cache.set(sql, statement);
       return statement;
     },
   };

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { loadWithPeer } from '../../adapter/peer';
+import { UseStampedMap } from '../../adapter/use-stamped-map';
 import type { Catalog } from '../../catalog';
 import { RETRY_AFTER_SECONDS, type UnavailableReason } from '../../errors';
 import type { QueryLimits } from '../../graphql/limits';
@@ -36,34 +37,25 @@ const DEFAULTS = { maxResponseBytes: 16 * 1024 * 1024, timeoutMs: 10_000, docume
 /**
  * Parsed and validated documents by query text (clients send the same few documents again and again),
  * bounded by the bytes of their text: least recently used first out, and a document over 1/16 of the
- * budget is never kept. A use only stamps its entry: moving it to the end of the map on every request
- * made the map rehash every few requests, and a long-lived map's old tables keep what they held alive
- * through young-generation collections (src/adapter/pending-replies.ts).
+ * budget is never kept. A use only stamps its entry (src/adapter/use-stamped-map.ts).
  */
 export class DocumentCache {
-  private readonly documents = new Map<string, { readonly document: DocumentNode; used: number }>();
+  private readonly documents = new UseStampedMap<string, DocumentNode>();
   private bytes = 0;
-  private uses = 0;
 
   constructor(private readonly maxBytes: number) {}
 
   get(query: string): DocumentNode | undefined {
-    const entry = this.documents.get(query);
-    if (!entry) return undefined;
-    entry.used = ++this.uses;
-    return entry.document;
+    return this.documents.get(query);
   }
 
   set(query: string, document: DocumentNode): void {
     if (query.length * 2 > this.maxBytes / 16) return;
-    const known = this.documents.get(query);
-    if (known) this.bytes -= query.length * 2;
-    this.documents.set(query, { document, used: ++this.uses });
-    this.bytes += query.length * 2;
+    if (!this.documents.has(query)) this.bytes += query.length * 2;
+    this.documents.set(query, document);
     if (this.bytes <= this.maxBytes) return;
     // Over the budget: the least recently used go until a quarter of it is free (one sort per many inserts).
-    const byUse = [...this.documents].sort((a, b) => a[1].used - b[1].used);
-    for (const [oldest] of byUse) {
+    for (const oldest of this.documents.leastUsedFirst()) {
       if (this.bytes <= (this.maxBytes * 3) / 4) break;
       this.documents.delete(oldest);
       this.bytes -= oldest.length * 2;
