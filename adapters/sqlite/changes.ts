@@ -245,7 +245,7 @@ export function detachEntity(h: SqliteHandle, entityId: number, urn: string): vo
     urn,
     entityId,
   );
-  h.stmt('DELETE FROM aspect_versions INDEXED BY aspect_versions_by_aspect WHERE entity_id = ?').run(entityId);
+  h.stmt('DELETE FROM aspect_versions WHERE entity_id = ?').run(entityId);
 }
 
 interface EventRow {
@@ -366,7 +366,7 @@ export function readAspectVersions(
   const rows = h
     .stmt(
       `SELECT v.name_id, v.version, v.value, v.created_time, v.created_actor, v.modified_time, v.modified_actor, v.system_metadata
-       FROM entities e INDEXED BY entities_by_urn CROSS JOIN aspect_versions v INDEXED BY aspect_versions_by_aspect
+       FROM entities e INDEXED BY entities_by_urn CROSS JOIN aspect_versions v
          ON v.entity_id = e.entity_id AND v.name_id = ?
        WHERE e.urn = ? AND v.version < ? ORDER BY v.version DESC LIMIT ?`,
     )
@@ -403,15 +403,19 @@ export function pruneChanges(
       let versions = 0;
       if (request.versionsBefore !== undefined) {
         versions += h
-          .stmt('DELETE FROM aspect_versions WHERE id IN (SELECT id FROM aspect_versions WHERE modified_time < ? LIMIT ?)')
+          .stmt(
+            `DELETE FROM aspect_versions WHERE (entity_id, name_id, version) IN (
+             SELECT entity_id, name_id, version FROM aspect_versions WHERE modified_time < ? LIMIT ?)`,
+          )
           .run(request.versionsBefore, request.limit).changes;
       }
       if (request.keepVersions !== undefined && versions < request.limit) {
         versions += h
           .stmt(
-            `DELETE FROM aspect_versions WHERE id IN (
-               SELECT id FROM (
-                 SELECT id, ROW_NUMBER() OVER (PARTITION BY entity_id, name_id ORDER BY version DESC) AS n FROM aspect_versions
+            `DELETE FROM aspect_versions WHERE (entity_id, name_id, version) IN (
+               SELECT entity_id, name_id, version FROM (
+                 SELECT entity_id, name_id, version, ROW_NUMBER() OVER (PARTITION BY entity_id, name_id ORDER BY version DESC) AS n
+                 FROM aspect_versions
                ) WHERE n > ? LIMIT ?)`,
           )
           .run(request.keepVersions, request.limit - versions).changes;

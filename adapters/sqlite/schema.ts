@@ -207,7 +207,39 @@ const MIGRATIONS: ReadonlyArray<(db: Database) => void> = [
     // older events hold their copies), so there is nothing to convert and running it again does nothing;
     // the version keeps a release before this one from opening a file whose older events have no copy.
   },
+  keyVersionsByAspect,
 ];
+
+/**
+ * Migration 10: `aspect_versions` keyed by (entity, aspect, version), WITHOUT ROWID, instead of a rowid
+ * table with a unique index on those three. Keeping a replaced value then writes one b-tree page, not two
+ * (the table's last page and an index leaf): a replacement with the change feed on put 7.6 pages into the
+ * WAL, now 6.6 (docs/changes.md). Every read and delete of versions is by that key; retention deletes by
+ * it too. A file converted already (its version number set back) has no `id` column: nothing to do.
+ */
+function keyVersionsByAspect(db: Database): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('aspect_versions')").pluck().all() as string[];
+  if (!columns.includes('id')) return;
+  const kept = 'entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata';
+  db.exec(`
+    CREATE TABLE aspect_versions_keyed (
+      entity_id INTEGER NOT NULL,
+      name_id INTEGER NOT NULL,
+      version INTEGER NOT NULL,
+      -- NULL when equal to the last-modified stamp (a first write).
+      created_time INTEGER,
+      created_actor INTEGER,
+      modified_time INTEGER NOT NULL,
+      modified_actor INTEGER NOT NULL,
+      value TEXT NOT NULL,
+      system_metadata TEXT,
+      PRIMARY KEY (entity_id, name_id, version)
+    ) WITHOUT ROWID;
+    INSERT INTO aspect_versions_keyed (${kept}) SELECT ${kept} FROM aspect_versions ORDER BY entity_id, name_id, version;
+    DROP TABLE aspect_versions;
+    ALTER TABLE aspect_versions_keyed RENAME TO aspect_versions;
+  `);
+}
 
 /**
  * Schema version 7, one key: its per-value counts from its rows when it has at most

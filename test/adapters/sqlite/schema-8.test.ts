@@ -64,22 +64,25 @@ function downgradeToVersion7(filename: string): number {
         const ids = [...parseKeyIds(row.key_ids)].map(([id, several]) => (several ? `${id}*` : String(id)));
         keyIds.run(ids.join(' '), row.entity_id);
       }
-      const packed: Array<[string, string[]]> = [
-        ['aspects', ['value', 'system_metadata']],
-        ['aspect_versions', ['value', 'system_metadata']],
-        ['change_events', ['aspect', 'previous_aspect', 'system_metadata']],
+      // Each table with its key: aspect_versions is keyed by entity, aspect and version (schema version 10).
+      const packed: Array<[string, string[], string[]]> = [
+        ['aspects', ['value', 'system_metadata'], ['id']],
+        ['aspect_versions', ['value', 'system_metadata'], ['entity_id', 'name_id', 'version']],
+        ['change_events', ['aspect', 'previous_aspect', 'system_metadata'], ['id']],
       ];
-      for (const [table, columns] of packed) {
+      for (const [table, columns, key] of packed) {
+        const where = `(${key.join(', ')}) = (${key.map(() => '?').join(', ')})`;
         for (const column of columns) {
-          const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE id = ?`);
-          for (const row of db.prepare(`SELECT id, ${column} AS text FROM ${table} WHERE ${column} IS NOT NULL`).all() as Array<{
-            id: number;
+          const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE ${where}`);
+          const rows = db.prepare(`SELECT ${key.join(', ')}, ${column} AS text FROM ${table} WHERE ${column} IS NOT NULL`).all() as Array<{
             text: string;
-          }>) {
+            [column: string]: unknown;
+          }>;
+          for (const row of rows) {
             const old = withoutRepeats(row.text);
             if (old !== row.text) {
               repeated++;
-              update.run(old, row.id);
+              update.run(old, ...key.map((k) => row[k]));
             }
           }
         }
