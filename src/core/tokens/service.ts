@@ -36,6 +36,7 @@ import {
 } from './model';
 import { checkUrn } from '../urn';
 import { LastUseThrottle } from './last-use';
+import { TokenRecordCache } from './records';
 
 /** `lastUsedAt` is written at most this often per token. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -69,14 +70,17 @@ export function checkTokenOptions(options: TokenOptions | undefined): void {
 
 /**
  * Access tokens: JWTs (HS256, EdDSA or ES256) of which only a salted hash is stored, as the
- * `ServiceAccessTokenInfo` aspect of `urn:li:accessToken:<jti>`. Every call reads the record, so a
- * revocation (the record is marked revoked) takes effect at once, in every process sharing the store.
+ * `ServiceAccessTokenInfo` aspect of `urn:li:accessToken:<jti>`. Every call checks the record as stored
+ * now, so a revocation (the record is marked revoked) takes effect at once, in every process sharing the
+ * store: read again after any committed write, kept while the store's change token says nothing changed
+ * (records.ts).
  */
 export class TokenService implements AccessTokens {
   readonly cleanup: TokenCleanup;
   private readonly keys: SigningKeys;
   private readonly allowNoExpiry: boolean;
   private readonly lastUse = new LastUseThrottle(LAST_USED_RESOLUTION_MS);
+  private readonly records: TokenRecordCache;
 
   constructor(
     private readonly ctx: CatalogContext,
@@ -85,6 +89,7 @@ export class TokenService implements AccessTokens {
     private readonly pipeline: WritePipeline,
   ) {
     this.keys = new SigningKeys(options.signing ?? []);
+    this.records = new TokenRecordCache(ctx.adapter, TOKEN_ASPECT);
     this.allowNoExpiry = options.tokens?.allowNoExpiry === true;
     this.cleanup = new TokenCleanup(ctx, pipeline, options.tokens?.cleanupIntervalMs);
   }
@@ -334,7 +339,7 @@ export class TokenService implements AccessTokens {
     const claims = await this.keys.verify(token);
     const now = this.ctx.clock();
     if (claims.exp !== undefined && claims.exp * 1000 <= now) throw tokenFailure('expired', 'the access token has expired');
-    const [entity] = await this.ctx.adapter.readEntities([tokenUrn(claims.jti)], [TOKEN_ASPECT]);
+    const entity = await this.records.read(tokenUrn(claims.jti));
     const metadata = entity && toMetadata(entity);
     if (!entity || !metadata || !matchesStoredHash(token, entity.aspects[TOKEN_ASPECT]?.systemMetadata)) {
       throw tokenFailure('revoked', 'the access token was revoked (or is unknown to this catalog)');
