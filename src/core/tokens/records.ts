@@ -1,16 +1,8 @@
 import { UseStampedMap } from '../../adapter/use-stamped-map';
-import type { StorageAdapter } from '../../adapter/types';
-import type { StoredEntity } from '../../adapter/types';
+import type { StorageAdapter, StoredEntity } from '../../adapter/types';
 
 /** Token records kept at most; past it the least recently used quarter goes. */
 export const TOKEN_RECORD_CACHE_LIMIT = 1_024;
-
-interface Kept {
-  /** The store's change token the record was read under. */
-  readonly token: string;
-  /** The record, or null when there was none (unknown or deleted). */
-  readonly entity: StoredEntity | null;
-}
 
 /**
  * The token records a verification reads, kept while the store's change token holds
@@ -19,12 +11,15 @@ interface Kept {
  * process, as when every verification read the record; while nothing is written (a read-only load) a
  * verification reads no record at all. Stores without change tokens are read every time.
  *
- * Entries remember the change token they were read under instead of the cache being emptied when it
- * moves: under writes it moves on every commit, and a map emptied that often churns its tables (see
- * use-stamped-map.ts).
+ * Only records read under the current change token are kept: once it moves, no older one can be used
+ * again, so they are let go with their map (a new map, not `clear()`: under writes the token moves on
+ * every commit, and a map emptied that often churns its tables, see use-stamped-map.ts).
  */
 export class TokenRecordCache {
-  private readonly kept = new UseStampedMap<string, Kept>();
+  /** The change token the kept records were read under. */
+  private token: string | undefined;
+  /** URN → record, or null when there was none (unknown or deleted). */
+  private kept = new UseStampedMap<string, StoredEntity | null>();
 
   constructor(
     private readonly adapter: StorageAdapter,
@@ -35,12 +30,17 @@ export class TokenRecordCache {
   async read(urn: string): Promise<StoredEntity | undefined> {
     // Asked before the read: a write committed between the two moves the token past the one kept with it.
     const token = this.adapter.capabilities.changeToken && this.adapter.changeToken ? await this.adapter.changeToken() : undefined;
-    if (token !== undefined) {
+    if (token === undefined) return (await this.adapter.readEntities([urn], [this.aspectName]))[0];
+    if (token === this.token) {
       const kept = this.kept.get(urn);
-      if (kept !== undefined && kept.token === token) return kept.entity ?? undefined;
+      if (kept !== undefined) return kept ?? undefined;
+    } else {
+      this.token = token;
+      this.kept = new UseStampedMap();
     }
     const [entity] = await this.adapter.readEntities([urn], [this.aspectName]);
-    if (token !== undefined) this.keep(urn, { token, entity: entity ?? null });
+    // Kept only if no other read moved to another token meanwhile: what was read then may predate it.
+    if (this.token === token) this.keep(urn, entity ?? null);
     return entity;
   }
 
@@ -49,10 +49,10 @@ export class TokenRecordCache {
     return this.kept.size;
   }
 
-  private keep(urn: string, kept: Kept): void {
+  private keep(urn: string, entity: StoredEntity | null): void {
     if (!this.kept.has(urn) && this.kept.size >= TOKEN_RECORD_CACHE_LIMIT) {
       for (const old of this.kept.leastUsedFirst().slice(0, TOKEN_RECORD_CACHE_LIMIT / 4)) this.kept.delete(old);
     }
-    this.kept.set(urn, kept);
+    this.kept.set(urn, entity);
   }
 }

@@ -48,6 +48,27 @@ describe('token records kept while the store says nothing changed', () => {
     state.token++;
     expect((await cache.read('urn:t:1'))?.aspects).toEqual({ a: { value: { revoked: true } } });
     expect(state.reads).toBe(3);
+    // The records read under the older token went with it: they can never be used again.
+    expect(cache.size).toBe(1);
+  });
+
+  it('does not keep a record read while another read moved to a newer change token', async () => {
+    const { state, adapter, record } = fakeStore(true);
+    state.records.set('urn:t:1', record('urn:t:1', false));
+    const cache = new TokenRecordCache(adapter, 'a');
+    let release: () => void = () => undefined;
+    const slow = adapter.readEntities.bind(adapter);
+    adapter.readEntities = async (urns, names) => {
+      if (urns[0] === 'urn:t:1') await new Promise<void>((resolve) => (release = resolve));
+      return slow(urns, names);
+    };
+    const first = cache.read('urn:t:1');
+    await new Promise((resolve) => setImmediate(resolve));
+    state.token++;
+    await cache.read('urn:t:2');
+    release();
+    await first;
+    expect(cache.size).toBe(1);
   });
 
   it('reads every time from a store without change tokens', async () => {
