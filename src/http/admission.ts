@@ -57,6 +57,16 @@ const MAX_UNITS = 4;
 /** A waiter still queued after this many times `maxQueueMs` is refused (a slot held far longer than ever seen). */
 const OVERDUE_LIMIT = 10;
 const RETRY_AFTER_SECONDS = 1;
+/** Expected waits that are no estimate: waiters are overdue, or no request was timed yet and a round of work waits. */
+const OVERDUE = Infinity;
+const UNTIMED = Number.MAX_VALUE;
+
+/** What to say of a wait that is not an estimate; undefined for an estimate. */
+function waitReason(expectedMs: number): string | undefined {
+  if (expectedMs === OVERDUE) return 'requests ahead waited past the bound';
+  if (expectedMs === UNTIMED) return 'a round of work waits already and no request has been timed yet';
+  return undefined;
+}
 
 /** The defaults of `AdmissionOptions`, from this machine's cores. */
 function defaultAdmission(cores = availableParallelism()): Required<AdmissionOptions> {
@@ -113,8 +123,13 @@ class Gate {
   private queuedUnits = 0;
   private readonly queue: Waiter[] = [];
   private head = 0;
-  /** Smoothed milliseconds one request unit keeps its slot (0 until measured). */
-  private unitMs = 0;
+  /**
+   * Smoothed milliseconds a request keeps its units (0 until one is timed). Per request, not per unit: a
+   * request of k units holds k units for that long, so the work ahead drains at `maxInFlight` units per
+   * `slotMs` whatever the weights. (Divided by k, the estimate of a queue of 3-unit searches was a third
+   * of their wait: under 1,000 connections, requests admitted on an estimate of 500 ms waited 1.5-1.9 s.)
+   */
+  private slotMs = 0;
   /** When a waiter last passed its `maxQueueMs` still queued (the estimate of its wait was wrong). */
   private lastOverdueAt = -Infinity;
 
@@ -152,24 +167,26 @@ class Gate {
     const expectedMs = this.expectedWaitMs(1);
     if (expectedMs > this.maxQueueMs) {
       this.onShed(this.name, 'wait');
-      throw overloaded(
-        this.name,
-        expectedMs === Infinity ? 'requests ahead waited past the bound' : `the wait would be about ${Math.round(expectedMs)} ms`,
-      );
+      throw overloaded(this.name, waitReason(expectedMs) ?? `the wait would be about ${Math.round(expectedMs)} ms`);
     }
   }
 
   /**
-   * The wait ahead of `units` more: the units queued and running drain at maxInFlight units per unitMs.
-   * While waiters are overdue (one passed its bound within the last `maxQueueMs`), a newcomer behind them
-   * would be too: the whole bound. Measured under 1,000 connections: the service time alone let requests in
-   * that then waited past their 500 ms.
+   * The wait ahead of `units` more: the units queued and running drain at the units requests of this size
+   * can use at once (`maxInFlight` rounded down to a multiple of `units`) per `slotMs`. While waiters are
+   * overdue (one passed its bound within the last `maxQueueMs`), a newcomer behind them would be too:
+   * the whole bound (OVERDUE). Measured under 1,000 connections: the service time alone let requests in
+   * that then waited past their 500 ms. Before any request was timed there is no estimate: one round of
+   * work (`maxInFlight` units) may wait, its time about to be known, and no more (UNTIMED). Admitted on an
+   * estimate of 0, the first second of a storm queued 240 searches that waited up to 2 s.
    */
   private expectedWaitMs(units: number): number {
     const ahead = this.queuedUnits + this.running + units - this.maxInFlight;
     if (ahead <= 0) return 0;
-    if (performance.now() - this.lastOverdueAt < this.maxQueueMs) return Infinity;
-    return this.unitMs * (ahead / this.maxInFlight);
+    if (performance.now() - this.lastOverdueAt < this.maxQueueMs) return OVERDUE;
+    if (this.slotMs === 0) return ahead <= this.maxInFlight ? 0 : UNTIMED;
+    const usable = Math.floor(this.maxInFlight / units) * units;
+    return this.slotMs * (ahead / usable);
   }
 
   /** `waitedMs`: how long the request was already kept before it came here (it counts against the bound). */
@@ -196,11 +213,10 @@ class Gate {
       this.onShed(this.name, 'wait');
       throw overloaded(
         this.name,
-        expectedMs === Infinity
-          ? 'requests ahead waited past the bound'
-          : waitedMs > 0
+        waitReason(expectedMs) ??
+          (waitedMs > 0
             ? `it was held ${Math.round(waitedMs)} ms already and would wait about ${Math.round(expectedMs)} ms more`
-            : `the wait would be about ${Math.round(expectedMs)} ms`,
+            : `the wait would be about ${Math.round(expectedMs)} ms`),
       );
     }
     return new Promise<Release>((resolve, reject) => {
@@ -247,8 +263,8 @@ class Gate {
       if (released) return;
       released = true;
       this.running -= units;
-      const perUnit = (performance.now() - startedAt) / units;
-      this.unitMs = this.unitMs === 0 ? perUnit : this.unitMs * 0.9 + perUnit * 0.1;
+      const slot = performance.now() - startedAt;
+      this.slotMs = this.slotMs === 0 ? slot : this.slotMs * 0.9 + slot * 0.1;
       this.drain();
     };
   }

@@ -6,7 +6,7 @@ import { createMemoryAdapter } from '../../adapters/memory/index';
 import { createRequestHandler } from '../../src/http/handler';
 import type { IncomingExchange } from '../../src/http/exchange';
 import { nodeListenerOf } from '../../src/http/node-listener';
-import { graphqlUnits } from '../../src/http/admission';
+import { Admission, graphqlUnits } from '../../src/http/admission';
 import { createMetricsHandler } from '../../src/http/index';
 import { metaRoutes } from '../../src/http/routes/meta';
 import type { RouteSpec } from '../../src/http/router';
@@ -233,6 +233,60 @@ describe('admission control', () => {
     expect(graphqlUnits({ query: 'query { searchAcrossEntities(input: {query: "*"}) { start } }' })).toBe(2);
     expect(graphqlUnits({ query: 'query { searchAcrossEntities(input: {query: "*"}) { total facets { field } } }' })).toBe(3);
     expect(graphqlUnits('not a body')).toBe(1);
+  });
+});
+
+describe('the wait a queued request is admitted on', () => {
+  const message = (f: () => unknown): string => {
+    try {
+      f();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'admitted';
+  };
+
+  it('before any request was timed, queues one round of work and refuses the rest at once', async () => {
+    const gates = new Admission({ maxInFlight: 2, maxQueueMs: 500 }, () => undefined);
+    const running = [gates.admit('graphql', 1), gates.admit('graphql', 1)];
+    // Two units of work may wait (a round: what runs now is about to tell its time); the next is refused.
+    const queued = [gates.admit('graphql', 1), gates.admit('graphql', 1)];
+    expect(message(() => gates.admit('graphql', 1))).toMatch(/no request has been timed yet/);
+    expect(message(() => gates.precheck('graphql'))).toMatch(/no request has been timed yet/);
+    for (const release of await Promise.all(running)) release();
+    for (const release of await Promise.all(queued)) release();
+  });
+
+  it('counts a request of k units as holding k units for its whole time: the estimate is not divided by k', async () => {
+    const tight = new Admission({ maxInFlight: 4, maxQueueMs: 1 }, () => undefined);
+    // One request of 2 units, timed by the test around the span the gate times.
+    const t0 = performance.now();
+    const timed = await tight.admit('graphql', 2);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    timed();
+    const slotMs = performance.now() - t0;
+    // Two of 2 units run (all 4 units); the next waits behind 2 units of work, which drain at 4 units per
+    // slot: about half a slot. Divided by the units (the estimate before), it said a quarter.
+    const running = [await tight.admit('graphql', 2), await tight.admit('graphql', 2)];
+    const estimate = Number(/about (\d+) ms/.exec(message(() => tight.admit('graphql', 2)))?.[1]);
+    expect(estimate).toBeGreaterThanOrEqual(Math.floor(0.9 * (slotMs / 2)));
+    expect(estimate).toBeLessThanOrEqual(Math.ceil(1.1 * (slotMs / 2)) + 1);
+    for (const release of running) release();
+  });
+
+  it('counts only the units requests of its size can use: 3-unit requests run two at a time in 8 units', async () => {
+    const tight = new Admission({ maxInFlight: 8, maxQueueMs: 1 }, () => undefined);
+    const t0 = performance.now();
+    const timed = await tight.admit('graphql', 3);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    timed();
+    const slotMs = performance.now() - t0;
+    const running = [await tight.admit('graphql', 3), await tight.admit('graphql', 3)];
+    // 6 units run, 2 stay free; 3 more ask: ahead = 6 + 3 - 8 = 1 unit, draining at 6 units a slot.
+    const estimate = Number(/about (\d+) ms/.exec(message(() => tight.admit('graphql', 3)))?.[1]);
+    expect(estimate).toBeGreaterThanOrEqual(Math.floor(0.9 * (slotMs / 6)));
+    expect(estimate).toBeLessThanOrEqual(Math.ceil(1.1 * (slotMs / 6)) + 1);
+    for (const release of running) release();
   });
 });
 
