@@ -25,7 +25,12 @@ const TIER = 'urn:li:structuredProperty:soak.tier';
 // call). Twice the rounds with twice the allowance took a seventh of the whole suite's CPU and caught no less:
 // the revoked tokens' records, which then took up to 3.6 MB of the memory adapter's allowance, are now removed.
 const ROUNDS = 500;
-const WARM_UP = 300;
+// The warm-up fills the bounded caches before the heap is first measured. After 300 rounds the SQLite heap
+// still grew 0.96-1.55 MB over the next 500 (2 of 12 runs past the allowance, and once in CI); measured over
+// 1,000 and 1,500 rounds instead it grew 0.81 and 0.37 MB: caches filling, then evicting, not a leak. After
+// 800 rounds the next 500 grew it 0.18-0.35 MB. The measured rounds, and so the leak a call may have, are
+// unchanged.
+const WARM_UP = 800;
 /** Heap growth allowed beyond the stored data: noise of the collector, caches filling to their bounds (300 B a call, beside the noise). */
 const ALLOWED_GROWTH = 1.5 * 1024 * 1024;
 const HOUR = 3_600_000;
