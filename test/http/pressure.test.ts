@@ -257,36 +257,38 @@ describe('the wait a queued request is admitted on', () => {
     for (const release of await Promise.all(queued)) release();
   });
 
-  it('counts a request of k units as holding k units for its whole time: the estimate is not divided by k', async () => {
-    const tight = new Admission({ maxInFlight: 4, maxQueueMs: 1 }, () => undefined);
-    // One request of 2 units, timed by the test around the span the gate times.
+  /**
+   * A gate of `maxInFlight` units with a bound of 1 ms (every wait is refused, saying its estimate) that has
+   * timed one request of `units` (about 100 ms, timed by the test around the span the gate times); then
+   * `running` more of `units` run and one more asks: its estimate against the one expected from the slot.
+   */
+  async function estimateBehind(maxInFlight: number, units: number, running: number) {
+    const gates = new Admission({ maxInFlight, maxQueueMs: 1 }, () => undefined);
     const t0 = performance.now();
-    const timed = await tight.admit('graphql', 2);
+    const timed = await gates.admit('graphql', units);
     await new Promise((resolve) => setTimeout(resolve, 100));
     timed();
     const slotMs = performance.now() - t0;
+    const releases = [];
+    for (let i = 0; i < running; i++) releases.push(await gates.admit('graphql', units));
+    const estimate = Number(/about (\d+) ms/.exec(message(() => gates.admit('graphql', units)))?.[1]);
+    for (const release of releases) release();
+    return { estimate, slotMs };
+  }
+
+  it('counts a request of k units as holding k units for its whole time: the estimate is not divided by k', async () => {
     // Two of 2 units run (all 4 units); the next waits behind 2 units of work, which drain at 4 units per
     // slot: about half a slot. Divided by the units (the estimate before), it said a quarter.
-    const running = [await tight.admit('graphql', 2), await tight.admit('graphql', 2)];
-    const estimate = Number(/about (\d+) ms/.exec(message(() => tight.admit('graphql', 2)))?.[1]);
+    const { estimate, slotMs } = await estimateBehind(4, 2, 2);
     expect(estimate).toBeGreaterThanOrEqual(Math.floor(0.9 * (slotMs / 2)));
     expect(estimate).toBeLessThanOrEqual(Math.ceil(1.1 * (slotMs / 2)) + 1);
-    for (const release of running) release();
   });
 
   it('counts only the units requests of its size can use: 3-unit requests run two at a time in 8 units', async () => {
-    const tight = new Admission({ maxInFlight: 8, maxQueueMs: 1 }, () => undefined);
-    const t0 = performance.now();
-    const timed = await tight.admit('graphql', 3);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    timed();
-    const slotMs = performance.now() - t0;
-    const running = [await tight.admit('graphql', 3), await tight.admit('graphql', 3)];
     // 6 units run, 2 stay free; 3 more ask: ahead = 6 + 3 - 8 = 1 unit, draining at 6 units a slot.
-    const estimate = Number(/about (\d+) ms/.exec(message(() => tight.admit('graphql', 3)))?.[1]);
+    const { estimate, slotMs } = await estimateBehind(8, 3, 2);
     expect(estimate).toBeGreaterThanOrEqual(Math.floor(0.9 * (slotMs / 6)));
     expect(estimate).toBeLessThanOrEqual(Math.ceil(1.1 * (slotMs / 6)) + 1);
-    for (const release of running) release();
   });
 });
 
