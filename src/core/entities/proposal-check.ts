@@ -49,7 +49,6 @@ export interface ProposalOutcome {
 /** Whether the generic rules (the aspect's schema) or a domain's owner check a write of the aspect. */
 type Ownership = 'generic' | 'owned';
 
-/** A proposal checked and decoded. */
 /**
  * An upsert proposal, decoded. A class, not an object literal: a call's proposals live for the whole call,
  * and V8 makes the next objects of a literal site that a young-generation collection found all alive in
@@ -70,6 +69,7 @@ export class CheckedUpsert {
   ) {}
 }
 
+/** A proposal checked and decoded. */
 export type Checked =
   | CheckedUpsert
   | {

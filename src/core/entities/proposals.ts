@@ -16,18 +16,6 @@ import {
 import type { WriteItem } from './write-pipeline';
 
 /**
- * Applies change proposals for `catalog.entities.applyProposals` (docs/datahub-clients.md):
- *
- * 1. every proposal is checked (shape, URN, change type, aspect of the entity type, the aspect's JSON
- *    and, for upserts of generic aspects, its schema; generic patches are tried on the current state);
- *    the error lists every violation with the proposal's index (`<prefix>/<i>/...`) and nothing is written;
- * 2. the proposals become canonical items of the one write path: each aspect is checked by its owner
- *    (a definition, values, a timeseries row...) with its own route's privilege, every privilege before
- *    anything is written;
- * 3. all of them are written in one unit of work, atomically: a timeseries row is appended in the same
- *    commit; one bad proposal refuses the batch and nothing is written.
- */
-/**
  * An upsert proposal as an item of the write path; its path (which only a violation needs) is made when
  * asked for. A class for the reason `CheckedUpsert` is one.
  */
@@ -60,6 +48,18 @@ function valuePathOf(prefix: string, index: number): string {
   return `${prefix}/${index}/aspect/value`;
 }
 
+/**
+ * Applies change proposals for `catalog.entities.applyProposals` (docs/datahub-clients.md):
+ *
+ * 1. every proposal is checked (shape, URN, change type, aspect of the entity type, the aspect's JSON
+ *    and, for upserts of generic aspects, its schema; generic patches are tried on the current state);
+ *    the error lists every violation with the proposal's index (`<prefix>/<i>/...`) and nothing is written;
+ * 2. the proposals become canonical items of the one write path: each aspect is checked by its owner
+ *    (a definition, values, a timeseries row...) with its own route's privilege, every privilege before
+ *    anything is written;
+ * 3. all of them are written in one unit of work, atomically: a timeseries row is appended in the same
+ *    commit; one bad proposal refuses the batch and nothing is written.
+ */
 export async function applyProposals(
   ctx: CatalogContext,
   service: ProposalHost,
