@@ -30,9 +30,7 @@ export function createHandle(db: Database): SqliteHandle {
       const cached = cache.get(sql);
       if (cached) return cached;
       const statement = db.prepare(sql);
-      if (cache.size >= STATEMENT_CACHE_LIMIT)
-        for (const text of cache.leastUsedFirst().slice(0, STATEMENT_CACHE_LIMIT / 4)) cache.delete(text);
-      cache.set(sql, statement);
+      cache.setWithin(sql, statement, STATEMENT_CACHE_LIMIT);
       return statement;
     },
   };

@@ -31,6 +31,17 @@ export class UseStampedMap<K, V> {
     this.entries.set(key, { value, used: ++this.uses });
   }
 
+  /**
+   * Sets the value under `key`, used now, keeping at most `limit` entries: a new key that finds the map
+   * full first drops the least recently used quarter of it.
+   */
+  setWithin(key: K, value: V, limit: number): void {
+    if (this.entries.size >= limit && !this.entries.has(key)) {
+      for (const old of this.leastUsedFirst().slice(0, Math.max(1, Math.floor(limit / 4)))) this.entries.delete(old);
+    }
+    this.set(key, value);
+  }
+
   delete(key: K): boolean {
     return this.entries.delete(key);
   }

@@ -125,8 +125,8 @@ class Gate {
   private head = 0;
   /**
    * Smoothed milliseconds a request keeps its units (0 until one is timed). Per request, not per unit: a
-   * request of k units holds k units for that long, so the work ahead drains at `maxInFlight` units per
-   * `slotMs` whatever the weights. (Divided by k, the estimate of a queue of 3-unit searches was a third
+   * request of k units holds k units for that long, so the work ahead drains at the units in use per
+   * `slotMs` (expectedWaitMs). (Divided by k, the estimate of a queue of 3-unit searches was a third
    * of their wait: under 1,000 connections, requests admitted on an estimate of 500 ms waited 1.5-1.9 s.)
    */
   private slotMs = 0;

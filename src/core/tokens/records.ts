@@ -40,19 +40,12 @@ export class TokenRecordCache {
     }
     const [entity] = await this.adapter.readEntities([urn], [this.aspectName]);
     // Kept only if no other read moved to another token meanwhile: what was read then may predate it.
-    if (this.token === token) this.keep(urn, entity ?? null);
+    if (this.token === token) this.kept.setWithin(urn, entity ?? null, TOKEN_RECORD_CACHE_LIMIT);
     return entity;
   }
 
   /** How many records are kept (for tests of the bound). */
   get size(): number {
     return this.kept.size;
-  }
-
-  private keep(urn: string, entity: StoredEntity | null): void {
-    if (!this.kept.has(urn) && this.kept.size >= TOKEN_RECORD_CACHE_LIMIT) {
-      for (const old of this.kept.leastUsedFirst().slice(0, TOKEN_RECORD_CACHE_LIMIT / 4)) this.kept.delete(old);
-    }
-    this.kept.set(urn, entity);
   }
 }
