@@ -75,7 +75,7 @@ describe('admission control', () => {
     const held = heldRoutes();
     const handle = createRequestHandler(catalog, { admission: { maxInFlight: 1, maxQueued: 1, maxQueueMs: 60_000 } }, held.routes);
     const first = handle(exchange('GET', '/slow'));
-    await settled();
+    await inside(held, 1);
     const second = handle(exchange('GET', '/slow'));
     await settled();
     expect(held.waiting).toHaveLength(1); // the second waits in the queue
@@ -89,7 +89,7 @@ describe('admission control', () => {
 
     // Writes have their own gate: one runs while the reads are full.
     const write = handle(exchange('POST', '/slow'));
-    await settled();
+    await inside(held, 2);
     expect(held.waiting).toHaveLength(2);
 
     const health = await handle(exchange('GET', '/health'));
