@@ -29,6 +29,9 @@ export function openConnection(options: { filename: string; busyTimeoutMs?: numb
     db.pragma(`synchronous = ${durability === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('foreign_keys = OFF');
     db.pragma('cache_size = -65536');
+    // Every ANALYZE this connection runs samples (PRAGMA optimize, an initial load's statistics): on a file it
+    // created too, where a full ANALYZE of a catalog that grew since would hold every commit behind it.
+    db.pragma('analysis_limit = 1000');
     const created = migrate(db);
     // A load that did not complete is rolled back (its process is gone) or refused (initial-load.ts).
     recoverInitialLoad(db);

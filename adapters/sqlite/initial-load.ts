@@ -110,6 +110,26 @@ function aspectRow(d: Dictionary, a: StoredAspect, metadata: MetadataPacker): un
   return [r.name_id, r.version, r.created_time, r.created_actor, r.modified_time, r.modified_actor, r.value, r.system_metadata];
 }
 
+/** What a load wrote under one key (search_keys' statistics). */
+interface KeyStatistics {
+  entities: number;
+  /** Documents with more than one value under the key. */
+  multi: number;
+  /** The entity type of every document, or '*' when they have several. */
+  type: string;
+}
+
+/** Adds `add` (one document's: a count of 1) to the statistics of `keyId`. */
+function addKeyStatistics(stats: Map<number, KeyStatistics>, keyId: number, add: Readonly<KeyStatistics>): void {
+  const known = stats.get(keyId);
+  if (known === undefined) stats.set(keyId, { ...add });
+  else {
+    known.entities += add.entities;
+    known.multi += add.multi;
+    if (known.type !== add.type) known.type = '*';
+  }
+}
+
 interface Marker {
   owner: string;
   phase: 'entities' | 'search';
@@ -187,6 +207,8 @@ export function createSqliteInitialLoad(
   let owner: string | undefined;
   let lastUrn = '';
   let building = false;
+  /** Per key, what the committed load calls wrote under it: its statistics without reading the rows again. */
+  let keyStats = new Map<number, KeyStatistics>();
   /** Whether another connection's load was in progress when the schema had version `seenSchema`. */
   let seenSchema = -1;
   let othersLoad = false;
@@ -233,6 +255,7 @@ export function createSqliteInitialLoad(
     owner = undefined;
     lastUrn = '';
     building = false;
+    keyStats = new Map();
   }
 
   return {
@@ -277,11 +300,14 @@ export function createSqliteInitialLoad(
       owner = me;
       lastUrn = '';
       building = false;
+      keyStats = new Map();
       syncEachCommit(false);
     },
     async loadEntities(writes: readonly EntityWrite[]) {
       if (owner === undefined) throw new Error('internal: loadEntities outside an initial load');
       if (writes.length === 0) return;
+      // This call's statistics, added to the load's once its transaction has committed.
+      const callStats = new Map<number, KeyStatistics>();
       const last = write((h) => {
         if (marker(h).phase !== 'entities') throw new Error('internal: entities loaded after the search structures were built');
         const d = dictionaryOf(h);
@@ -307,8 +333,12 @@ export function createSqliteInitialLoad(
           for (const a of w.put ?? []) aspects.add(id, ...aspectRow(d, a, metadata));
           if (!doc || !prepared) continue;
           const type = prepared.values.size ? typeKey(h, doc.entityType) : '';
-          for (const [keyId, flagged] of prepared.values)
+          const document: KeyStatistics = { entities: 1, multi: 0, type: doc.entityType };
+          for (const [keyId, flagged] of prepared.values) {
             for (const [value, flags] of flagged) values.add(keyId, id, value, prepared.removed, type, ALL_FLAGS ^ flags);
+            document.multi = flagged.length > 1 ? 1 : 0;
+            addKeyStatistics(callStats, keyId, document);
+          }
           insertText.run(id, doc.text.name ?? '', doc.text.description ?? '', doc.text.urnKey);
         }
         aspects.flush();
@@ -316,6 +346,7 @@ export function createSqliteInitialLoad(
         return previous;
       });
       lastUrn = last;
+      for (const [keyId, stats] of callStats) addKeyStatistics(keyStats, keyId, stats);
     },
     async buildSearch() {
       if (owner === undefined) throw new Error('internal: buildSearch outside an initial load');
@@ -338,23 +369,13 @@ export function createSqliteInitialLoad(
           after = rows[rows.length - 1]![0];
         }
         db.exec('DELETE FROM search_text_pending');
-        // Key statistics once: documents, documents with several values, and their entity type.
-        db.exec(`
-          UPDATE search_keys SET entities = s.entities, multi = s.multi,
-            entity_type = CASE WHEN s.types > 1 THEN '*' ELSE (SELECT d.text FROM dictionary d WHERE CAST(d.id AS TEXT) = s.type) END
-          FROM (
-            SELECT key_id, COUNT(*) AS entities, SUM(n > 1) AS multi, COUNT(DISTINCT type) AS types, MIN(type) AS type
-            FROM (SELECT key_id, entity_id, COUNT(*) AS n, MIN(entity_type) AS type FROM search_values GROUP BY key_id, entity_id)
-            GROUP BY key_id
-          ) AS s
-          WHERE search_keys.id = s.key_id;
-        `);
-        for (const key of db.prepare('SELECT id, entities FROM search_keys WHERE entities > 0').all() as Array<{
-          id: number;
-          entities: number;
-        }>)
-          recountValues(h, key.id, key.entities);
-        // Planner statistics for the new tables (approximate: analysis_limit is set at open).
+        // Key statistics, counted as the rows were written: documents, documents with several values, their entity type.
+        const setStatistics = h.stmt('UPDATE search_keys SET entities = ?, multi = ?, entity_type = ? WHERE id = ?');
+        for (const [keyId, stats] of keyStats) {
+          setStatistics.run(stats.entities, stats.multi, stats.type, keyId);
+          recountValues(h, keyId, stats.entities);
+        }
+        // Planner statistics for the new tables (approximate: analysis_limit is set at open, connection.ts).
         db.exec('ANALYZE');
         db.prepare(`UPDATE ${MARKER} SET phase = 'search'`).run();
       });
@@ -371,6 +392,7 @@ export function createSqliteInitialLoad(
       owner = undefined;
       lastUrn = '';
       building = false;
+      keyStats = new Map();
       // The parked full-text rows left free pages: the file gives them back (auto_vacuum is incremental).
       handle().db.pragma('incremental_vacuum');
     },

@@ -28,7 +28,6 @@ const AT_OPEN = 0x10002;
 /** Refreshes stale statistics and forgets those about tiny tables. Never throws: statistics are an optimisation. */
 export function refreshStatistics(db: Database, when: 'open' | 'running'): void {
   try {
-    if (when === 'open') db.pragma('analysis_limit = 1000');
     db.pragma(when === 'open' ? `optimize = ${AT_OPEN}` : 'optimize');
     forgetTinyStatistics(db);
   } catch {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openConnection } from '../../../adapters/sqlite/connection';
 import { createSqliteAdapter } from '../../../adapters/sqlite/index';
 import { createCatalog, type Catalog } from '../../../src';
 
@@ -242,4 +243,20 @@ describe('hot statements on SQLite keep their indexes whatever the statistics sa
     const aspectsRows = atOpen.find((row) => row.tbl === 'aspects');
     expect(aspectsRows && parseInt(aspectsRows.stat, 10)).toBeGreaterThanOrEqual(1_000);
   }, 60_000);
+
+  it('samples whenever it analyses (analysis_limit), on a file the connection created as on one it reopened', () => {
+    // A full ANALYZE of a catalog that grew holds every commit behind it: the periodic PRAGMA optimize and an initial
+    // load's statistics sample on every connection, including the one that created the file.
+    const directory = mkdtempSync(join(tmpdir(), 'metacatalog-hot-plans-'));
+    directories.push(directory);
+    const filename = join(directory, 'catalog.db');
+    for (const moment of ['created', 'reopened']) {
+      const db = openConnection({ filename }, 'normal');
+      try {
+        expect({ moment, limit: db.pragma('analysis_limit', { simple: true }) }).toEqual({ moment, limit: 1000 });
+      } finally {
+        db.close();
+      }
+    }
+  });
 });

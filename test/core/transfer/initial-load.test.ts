@@ -24,6 +24,31 @@ async function open(adapter: StorageAdapter): Promise<Catalog> {
   return catalog;
 }
 
+/** What a file's search_keys and search_value_counts say (by key names: ids differ between files). */
+function keyStatistics(filename: string): { keys: unknown[]; counts: unknown[] } {
+  const db = new Database(filename, { readonly: true });
+  try {
+    const keys = db
+      .prepare(
+        'SELECT kind, name, def_key, entities, multi, entity_type, value_counts FROM search_keys WHERE entities > 0 ORDER BY kind, name, def_key',
+      )
+      .all();
+    const counts = db
+      .prepare(
+        `SELECT k.kind, k.name, k.def_key, c.value, c.live, c.removed FROM search_value_counts c JOIN search_keys k ON k.id = c.key_id
+         ORDER BY k.kind, k.name, k.def_key, c.value`,
+      )
+      .all();
+    // Spot checks that the comparison compares something: keys of several values per document and of several types.
+    expect(keys.some((k) => (k as { multi: number }).multi > 0)).toBe(true);
+    expect(keys.some((k) => (k as { entity_type: string }).entity_type === '*')).toBe(true);
+    expect(counts.length).toBeGreaterThan(10);
+    return { keys, counts };
+  } finally {
+    db.close();
+  }
+}
+
 describe('initial load (importRecords { initial: true })', () => {
   const COUNT = 700;
   let records: unknown[] = [];
@@ -35,7 +60,8 @@ describe('initial load (importRecords { initial: true })', () => {
     await source.close();
     expect(records.filter((r) => (r as { kind: string }).kind === 'entity').length).toBeGreaterThan(COUNT);
 
-    const ordinary = await open(createSqliteAdapter({ filename: file('ordinary.db') }));
+    const ordinaryFile = file('ordinary.db');
+    const ordinary = await open(createSqliteAdapter({ filename: ordinaryFile }));
     await importAll(ordinary, records, false);
     const initialFile = file('initial.db');
     const initial = await open(createSqliteAdapter({ filename: initialFile }));
@@ -60,6 +86,8 @@ describe('initial load (importRecords { initial: true })', () => {
     } finally {
       db.close();
     }
+    // The key statistics the load counted as it wrote are those every commit of the ordinary import kept.
+    expect(keyStatistics(initialFile)).toEqual(keyStatistics(ordinaryFile));
 
     const memoryOrdinary = await open(createMemoryAdapter());
     await importAll(memoryOrdinary, records, false);
