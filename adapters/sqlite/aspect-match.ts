@@ -2,6 +2,7 @@ import type { AspectMatch, AspectMatchQuery, JsonObject } from '../../src/adapte
 import { rowContext } from './aspects';
 import { dictionaryOf, type Dictionary } from './dictionary';
 import { internUrns, KEY_PATTERN, LITERAL_CODE, LITERAL_PREFIX, MARK_CODE, REPEAT_TEXT, unpack } from './packing';
+import { childOf, shapeRoot, shapeText } from './shape-tree';
 import type { SqliteHandle } from './statements';
 
 /**
@@ -22,28 +23,6 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
-
-/** Lists of object keys → their shape's dictionary text (`{["a","b"]`), without building that text per object. */
-interface ShapeNode {
-  next: Map<string, ShapeNode>;
-  text?: string;
-}
-const MAX_SHAPE_NODES = 10_000;
-const shapeRoot: ShapeNode = { next: new Map() };
-let shapeNodes = 0;
-
-/** The node of one more key (made on first use; the tree starts over past its bound). */
-function childOf(node: ShapeNode, key: string): ShapeNode {
-  let child = node.next.get(key);
-  if (!child) {
-    if (++shapeNodes > MAX_SHAPE_NODES) {
-      shapeRoot.next.clear();
-      shapeNodes = 0;
-    }
-    node.next.set(key, (child = { next: new Map() }));
-  }
-  return child;
-}
 
 /** The packed text of an object key as a write packs it, or undefined when its id was never stored. */
 function packedKey(key: string, d: Dictionary): string | undefined {
@@ -209,13 +188,13 @@ function shapedObjectAt(object: Record<string, unknown>, keys: readonly string[]
     count++;
   }
   if (count < 2) return -1;
-  node.text ??= `{${JSON.stringify(keys.filter((key) => object[key] !== undefined))}`;
-  let shape = d.shapes.get(node.text);
+  const dictionaryText = shapeText(node);
+  let shape = d.shapes.get(dictionaryText);
   if (shape === undefined) {
-    const id = d.find(node.text);
+    const id = d.find(dictionaryText);
     if (id === undefined) return -1;
     shape = JSON.stringify(`\x7f{${id.toString(36)}`);
-    d.shapes.set(node.text, shape);
+    d.shapes.set(dictionaryText, shape);
   }
   if (!holdsAt(text, at + 1, shape)) return -1;
   return membersAt(object, keys, text, at + 1 + shape.length, d);

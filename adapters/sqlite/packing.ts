@@ -1,4 +1,5 @@
 import type { AuditStamp, JsonObject, JsonValue } from '../../src/adapter/types';
+import { childOf, SHAPE, shapeRoot, shapeText } from './shape-tree';
 
 /**
  * The packed form of a JSON document as the compact layout stores it (aspect values, kept versions,
@@ -24,7 +25,6 @@ export const LITERAL_CODE = 0x27;
 const LITERAL = "'";
 /** What starts a string that begins with the mark itself: the mark and the literal sign. */
 export const LITERAL_PREFIX = MARK + LITERAL;
-const SHAPE = '{';
 const MODIFIED = `${MARK}!`;
 const CREATED = `${MARK}*`;
 const REPEAT = `${MARK}=`;
@@ -108,16 +108,21 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
     return `${out}]`;
   }
   const object = value as Record<string, unknown>;
-  const keys = Object.keys(object);
-  if (keys.length === 2 && keys[0] === 'time' && keys[1] === 'actor') {
-    if (sameStamp(object as JsonObject, ctx.modified)) return MODIFIED_TEXT;
-    if (sameStamp(object as JsonObject, ctx.created)) return CREATED_TEXT;
+  // Only an object with both members can be a stamp: the others are not listed twice.
+  if (object.time !== undefined && object.actor !== undefined) {
+    const keys = Object.keys(object);
+    if (keys.length === 2 && keys[0] === 'time' && keys[1] === 'actor') {
+      if (sameStamp(object as JsonObject, ctx.modified)) return MODIFIED_TEXT;
+      if (sameStamp(object as JsonObject, ctx.created)) return CREATED_TEXT;
+    }
   }
   const packedKeys: string[] = [];
-  const shapeKeys: string[] = [];
   const packedValues: string[] = [];
-  let shaped = keys.length >= 2;
-  for (const key of keys) {
+  let shaped = true;
+  let shape = shapeRoot;
+  // for...in visits the own keys of a plain object in the order of Object.keys, without an array of them.
+  for (const key in object) {
+    if (!Object.hasOwn(object, key)) continue;
     const packed = packValue(object[key], ctx, symbols, intern);
     if (packed === undefined) continue;
     let name = symbols.keys.get(key);
@@ -127,22 +132,21 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
     }
     // Only keys with a dictionary id make a shape (free-form keys stay keys).
     if (name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE) shaped = false;
+    else if (shaped) shape = childOf(shape, key);
     packedKeys.push(name);
-    shapeKeys.push(key);
     packedValues.push(packed);
   }
   if (shaped && packedKeys.length >= 2) {
     for (let i = packedValues.length - 1; i > 0; i--) {
       if (packedValues[i] === packedValues[i - 1] && packedValues[i]!.length > REPEAT_TEXT.length) packedValues[i] = REPEAT_TEXT;
     }
-    // The dictionary text of a shape starts with '{': no key or interned string does.
-    const shapeText = SHAPE + JSON.stringify(shapeKeys);
-    let shape = symbols.shapes.get(shapeText);
-    if (shape === undefined) {
-      shape = JSON.stringify(MARK + SHAPE + symbols.idOf(shapeText).toString(36));
-      symbols.shapes.set(shapeText, shape);
+    const text = shapeText(shape);
+    let packedShape = symbols.shapes.get(text);
+    if (packedShape === undefined) {
+      packedShape = JSON.stringify(MARK + SHAPE + symbols.idOf(text).toString(36));
+      symbols.shapes.set(text, packedShape);
     }
-    return `[${shape},${packedValues.join(',')}]`;
+    return `[${packedShape},${packedValues.join(',')}]`;
   }
   let out = '{';
   for (let i = 0; i < packedKeys.length; i++) out += `${i ? ',' : ''}${packedKeys[i]}:${packedValues[i]}`;
