@@ -188,7 +188,7 @@ function shapedObjectAt(object: Record<string, unknown>, keys: readonly string[]
     count++;
   }
   if (count < 2) return -1;
-  const dictionaryText = shapeText(node);
+  const dictionaryText = shapeText(node, () => keys.filter((key) => object[key] !== undefined));
   let shape = d.shapes.get(dictionaryText);
   if (shape === undefined) {
     const id = d.find(dictionaryText);

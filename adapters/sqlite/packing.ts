@@ -117,6 +117,7 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
     }
   }
   const packedKeys: string[] = [];
+  const shapeKeys: string[] = [];
   const packedValues: string[] = [];
   let shaped = true;
   let shape = shapeRoot;
@@ -134,13 +135,14 @@ function packValue(value: unknown, ctx: PackContext, symbols: Symbols, intern: I
     if (name.charCodeAt(1) !== MARK_CODE || name.charCodeAt(2) === LITERAL_CODE) shaped = false;
     else if (shaped) shape = childOf(shape, key);
     packedKeys.push(name);
+    shapeKeys.push(key);
     packedValues.push(packed);
   }
   if (shaped && packedKeys.length >= 2) {
     for (let i = packedValues.length - 1; i > 0; i--) {
       if (packedValues[i] === packedValues[i - 1] && packedValues[i]!.length > REPEAT_TEXT.length) packedValues[i] = REPEAT_TEXT;
     }
-    const text = shapeText(shape);
+    const text = shapeText(shape, () => shapeKeys);
     let packedShape = symbols.shapes.get(text);
     if (packedShape === undefined) {
       packedShape = JSON.stringify(MARK + SHAPE + symbols.idOf(text).toString(36));

@@ -1,9 +1,9 @@
 /**
  * Lists of object keys → the dictionary text of their shape (`{["a","b"]`, packing.ts), without writing
- * that text out per object: a tree of keys walked one key at a time, whose node makes its text once.
- * Packing walks it as it packs an object's members; aspect-match.ts as it reads a value against a
- * packed text. Bounded: past MAX_SHAPE_NODES nodes the tree starts over (a node already reached stays
- * usable: it holds its own keys).
+ * that text out per object: a tree of keys walked one key at a time, whose node keeps its text once it
+ * was asked for. Packing walks it as it packs an object's members; aspect-match.ts as it reads a value
+ * against a packed text. Bounded: past MAX_SHAPE_NODES nodes the tree starts over (a node already reached
+ * stays usable). A node holds no list of its keys: an object of n keys would make n nodes holding n²/2.
  */
 
 /** What starts the dictionary text of a shape: no key or interned string does. */
@@ -11,14 +11,12 @@ export const SHAPE = '{';
 
 export interface ShapeNode {
   readonly next: Map<string, ShapeNode>;
-  /** The keys from the root to this node. */
-  readonly keys: readonly string[];
   text?: string;
 }
 
 const MAX_SHAPE_NODES = 10_000;
 /** The node of no key: where every walk starts. */
-export const shapeRoot: ShapeNode = { next: new Map(), keys: [] };
+export const shapeRoot: ShapeNode = { next: new Map() };
 let shapeNodes = 0;
 
 /** The node of one more key (made on first use). */
@@ -29,13 +27,13 @@ export function childOf(node: ShapeNode, key: string): ShapeNode {
       shapeRoot.next.clear();
       shapeNodes = 0;
     }
-    child = { next: new Map(), keys: [...node.keys, key] };
+    child = { next: new Map() };
     node.next.set(key, child);
   }
   return child;
 }
 
-/** The dictionary text of the shape whose keys lead from the root to `node`. */
-export function shapeText(node: ShapeNode): string {
-  return (node.text ??= SHAPE + JSON.stringify(node.keys));
+/** The dictionary text of the shape whose keys lead from the root to `node`; `keys` lists them when it is not known yet. */
+export function shapeText(node: ShapeNode, keys: () => readonly string[]): string {
+  return (node.text ??= SHAPE + JSON.stringify(keys()));
 }
