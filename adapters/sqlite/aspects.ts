@@ -68,16 +68,34 @@ export function aspectColumns(
   };
 }
 
+/** The columns of an aspect row after its entity's, in the order of `aspectRowValues`. */
+export const ASPECT_ROW_COLUMNS = 'name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata';
+
+/**
+ * A row's values in the order of ASPECT_ROW_COLUMNS, for positional parameters: better-sqlite3 looks a
+ * named parameter up by its name on every run (about 1 µs more per row of nine).
+ */
+export function aspectRowValues(row: AspectRow): unknown[] {
+  return [
+    row.name_id,
+    row.version,
+    row.created_time,
+    row.created_actor,
+    row.modified_time,
+    row.modified_actor,
+    row.value,
+    row.system_metadata,
+  ];
+}
+
 /** Inside the commit transaction: inserts or replaces one aspect row. */
 export function putAspect(h: SqliteHandle, entityId: number, a: AspectPut): void {
-  const row = aspectColumns(dictionaryOf(h), a);
   h.stmt(
-    `INSERT INTO aspects (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
-     VALUES (@entity_id, @name_id, @version, @created_time, @created_actor, @modified_time, @modified_actor, @value, @system_metadata)
+    `INSERT INTO aspects (entity_id, ${ASPECT_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (entity_id, name_id) DO UPDATE SET version = excluded.version, created_time = excluded.created_time,
        created_actor = excluded.created_actor, modified_time = excluded.modified_time, modified_actor = excluded.modified_actor,
        value = excluded.value, system_metadata = excluded.system_metadata`,
-  ).run({ entity_id: entityId, ...row });
+  ).run(entityId, ...aspectRowValues(aspectColumns(dictionaryOf(h), a)));
 }
 
 const ASPECT_COLUMNS =

@@ -9,7 +9,7 @@ import type {
   NewChangeEvent,
   StoredAspect,
 } from '../../src/adapter/types';
-import { aspectColumns, rowContext, toStoredAspect, type AspectRow } from './aspects';
+import { ASPECT_ROW_COLUMNS, aspectColumns, aspectRowValues, rowContext, toStoredAspect, type AspectRow } from './aspects';
 import { dictionaryOf, type Dictionary } from './dictionary';
 import { internMetadata, pack, unpack, type PackContext } from './packing';
 import type { SqliteHandle } from './statements';
@@ -107,15 +107,12 @@ export function writeChanges(
   const entityId = (urn: string): number | undefined =>
     h.stmt('SELECT entity_id FROM entities INDEXED BY entities_by_urn WHERE urn = ?').pluck().get(urn) as number | undefined;
   if (versions?.length) {
-    const put = h.stmt(
-      `INSERT OR REPLACE INTO aspect_versions (entity_id, name_id, version, created_time, created_actor, modified_time, modified_actor, value, system_metadata)
-       VALUES (@entity_id, @name_id, @version, @created_time, @created_actor, @modified_time, @modified_actor, @value, @system_metadata)`,
-    );
+    const put = h.stmt(`INSERT OR REPLACE INTO aspect_versions (entity_id, ${ASPECT_ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     for (const { urn, aspect } of versions) {
       // A replaced aspect's entity is that of the put replacing it (no lookup); a deleted one's is looked up.
       const id = puts.get(putKey(urn, aspect.name))?.entityId ?? entityId(urn);
       // Versions of an entity this batch deleted go with it.
-      if (id !== undefined) put.run({ entity_id: id, ...aspectColumns(d, aspect) });
+      if (id !== undefined) put.run(id, ...aspectRowValues(aspectColumns(d, aspect)));
     }
   }
   if (events?.length) {

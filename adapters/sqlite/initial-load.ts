@@ -3,7 +3,7 @@ import type { Database } from 'better-sqlite3';
 import type { EntityWrite, InitialLoad, JsonObject, StoredAspect } from '../../src/adapter/types';
 import { isProcessAlive } from '../../src/adapter/process';
 import { CatalogError } from '../../src/errors';
-import { aspectColumns } from './aspects';
+import { ASPECT_ROW_COLUMNS, aspectColumns, aspectRowValues } from './aspects';
 import type { Dictionary } from './dictionary';
 import { dictionaryOf } from './dictionary';
 import { internMetadata, pack, type PackContext } from './packing';
@@ -45,17 +45,7 @@ const TEXT_PAGE = 5_000;
  * that the rows left at the end of a call go in statements of 128, 64, … rows: at most nine texts per table.
  */
 const ROWS_PER_INSERT = 256;
-const ASPECT_COLUMNS = [
-  'entity_id',
-  'name_id',
-  'version',
-  'created_time',
-  'created_actor',
-  'modified_time',
-  'modified_actor',
-  'value',
-  'system_metadata',
-];
+const ASPECT_COLUMNS = ['entity_id', ...ASPECT_ROW_COLUMNS.split(', ')];
 const VALUE_COLUMNS = ['key_id', 'entity_id', 'value', 'removed', 'entity_type', 'flags_off'];
 
 /** Rows of one table written ROWS_PER_INSERT at a time, in the order they come (inside the caller's transaction). */
@@ -127,8 +117,7 @@ class MetadataPacker {
 
 /** An aspect's row as aspects.ts writes it (`aspectColumns`), in INSERT order, its system metadata packed by `metadata`. */
 function aspectRow(d: Dictionary, a: StoredAspect, metadata: MetadataPacker): unknown[] {
-  const r = aspectColumns(d, a, (m, ctx) => metadata.pack(m, ctx));
-  return [r.name_id, r.version, r.created_time, r.created_actor, r.modified_time, r.modified_actor, r.value, r.system_metadata];
+  return aspectRowValues(aspectColumns(d, a, (m, ctx) => metadata.pack(m, ctx)));
 }
 
 /** What a load wrote under one key (search_keys' statistics). */
