@@ -262,7 +262,12 @@ export function createSqliteInitialLoad(
     syncEachCommit(true);
     write((h) => rollBack(h.db, readMarker(h.db)));
     steady();
-    owner = undefined;
+    ownedBy(undefined);
+  }
+
+  /** A load of `who` starts with nothing written (undefined: no load of this connection). */
+  function ownedBy(who: string | undefined): void {
+    owner = who;
     lastUrn = '';
     building = false;
     keyStats = new Map();
@@ -307,10 +312,7 @@ export function createSqliteInitialLoad(
         db.prepare(`INSERT INTO ${MARKER} (owner, phase, indexes) VALUES (?, 'entities', ?)`).run(me, JSON.stringify(indexes));
         for (const index of indexes) db.exec(`DROP INDEX ${ident(index.name)}`);
       });
-      owner = me;
-      lastUrn = '';
-      building = false;
-      keyStats = new Map();
+      ownedBy(me);
       syncEachCommit(false);
     },
     async loadEntities(writes: readonly EntityWrite[]) {
@@ -399,10 +401,7 @@ export function createSqliteInitialLoad(
         h.db.exec(`DROP TABLE ${MARKER}`);
       });
       steady();
-      owner = undefined;
-      lastUrn = '';
-      building = false;
-      keyStats = new Map();
+      ownedBy(undefined);
       // The parked full-text rows left free pages: the file gives them back (auto_vacuum is incremental).
       handle().db.pragma('incremental_vacuum');
     },
