@@ -15,11 +15,17 @@ vi.setConfig({ testTimeout: 240_000 });
 beforeAll(requireBuiltCli);
 afterAll(removeTempDirs);
 
-const ENTITIES = 3000;
+const ENTITIES = 2000;
 const urnOf = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,initial.t${String(i).padStart(5, '0')},PROD)`;
 
-/** An export of ENTITIES datasets (a name, a description, a structured property each), written by the library. */
-async function writeExport(): Promise<string> {
+/** An export of ENTITIES datasets (a name, a description, a structured property each), written by the library once per file. */
+let exported: Promise<string> | undefined;
+function writeExport(): Promise<string> {
+  exported ??= makeExport();
+  return exported;
+}
+
+async function makeExport(): Promise<string> {
   const source = createCatalog({ adapter: createMemoryAdapter(), superUsers: [ADMIN], jobs: { background: false } });
   await source.properties.create(ADMIN, { qualifiedName: 'tier', valueType: 'string', entityTypes: ['dataset'] });
   for (let i = 0; i < ENTITIES; i += 500) {
