@@ -1,4 +1,12 @@
-import { createDeflateRaw, deflateRawSync, inflateRawSync, constants as zlibConstants, type DeflateRaw } from 'node:zlib';
+import {
+  createDeflateRaw,
+  createInflateRaw,
+  deflateRawSync,
+  inflateRawSync,
+  constants as zlibConstants,
+  type DeflateRaw as Deflate,
+  type InflateRaw as Inflate,
+} from 'node:zlib';
 
 /**
  * Packed JSON documents: aspect values, system metadata and change-event payloads are stored as
@@ -27,54 +35,55 @@ const DEFLATE_OPTIONS = { level: 3, windowBits: 12, memLevel: 5, dictionary: DIC
 const INFLATE_OPTIONS = { windowBits: 15, dictionary: DICTIONARY_V1 } as const;
 
 /**
- * One DEFLATE engine kept for the process and reset between documents. `deflateRawSync` builds a new
- * stream object and a new zlib state for each call and closes them after: about 20 to 40 µs a call,
- * where compressing a document of a few hundred bytes takes about 2 µs, so packing the aspects of a
- * bulk write was most of the writer's own CPU time. Node has no documented synchronous call on a kept
- * engine: this one drives the engine's native handle the way `deflateRawSync` itself does (one
- * `writeSync` with Z_FINISH into an output buffer, its `_writeState` read after), and `reset()`
- * (documented; it sets the preset dictionary again) between documents. Checked once against
- * `deflateRawSync` (the same bytes for a probe document); should the handle look different in some
- * Node version, fail the check, or report an error, packing falls back to `deflateRawSync` for good.
+ * One DEFLATE engine and one INFLATE engine kept for the process and reset between documents.
+ * `deflateRawSync` and `inflateRawSync` build a new stream object and a new zlib state for each call and
+ * close them after: about 10 to 40 µs a call, where compressing or expanding a document of a few hundred
+ * bytes takes 1 to 2 µs, so packing the aspects of a bulk write was most of the writer's own CPU time, and
+ * unpacking was a fifth of an entity read's. Node has no documented synchronous call on a kept engine:
+ * these drive the engine's native handle the way the one-call functions do (`writeSync` with Z_FINISH into
+ * an output buffer, its `_writeState` read after: bytes of output room and of input left), and `reset()`
+ * (documented; it sets the preset dictionary again) between documents. Each is checked once against the
+ * one-call function (the same bytes for a probe document); should the handle look different in some Node
+ * version, fail the check, or report an error, that direction falls back to the one-call function for good.
  */
-interface NativeDeflate {
+interface NativeZlib {
   writeSync(flush: number, input: Buffer, inOffset: number, inLength: number, output: Buffer, outOffset: number, outLength: number): void;
 }
 
-/** Documents up to this many bytes go through the kept engine (its output buffer grows at most to about this size). */
+/** Documents up to this many bytes go through a kept engine (its output buffer grows at most to about this size). */
 const MAX_REUSED_INPUT = 256 * 1024;
+/** A kept inflate engine's output buffer is kept up to this size (a larger document gets a buffer of its own). */
+const MAX_KEPT_OUTPUT = 1024 * 1024;
 
-class ReusedDeflate {
-  private engine: DeflateRaw | undefined;
-  private handle: NativeDeflate | undefined;
+/** A zlib stream whose native handle is driven synchronously; `write` answers undefined once it cannot be used. */
+class KeptEngine {
+  private engine: Deflate | Inflate | undefined;
+  private handle: NativeZlib | undefined;
   private state: Uint32Array | undefined;
-  private output = Buffer.allocUnsafe(16 * 1024);
 
-  constructor() {
+  constructor(create: () => Deflate | Inflate) {
     try {
-      const engine = createDeflateRaw(DEFLATE_OPTIONS);
-      const inner = engine as unknown as { _handle?: Partial<NativeDeflate>; _writeState?: unknown };
+      const engine = create();
+      const inner = engine as unknown as { _handle?: Partial<NativeZlib>; _writeState?: unknown };
       if (typeof inner._handle?.writeSync !== 'function' || !(inner._writeState instanceof Uint32Array) || inner._writeState.length < 2) {
         engine.close();
         return;
       }
-      // A failure inside the engine is reported through its stream: the kept engine is then given up.
+      // A failure inside the engine is reported through its stream (which it destroys): the engine is then given up.
       engine.on('error', () => this.disable());
       this.engine = engine;
-      this.handle = inner._handle as NativeDeflate;
+      this.handle = inner._handle as NativeZlib;
       this.state = inner._writeState;
-      const probe = Buffer.from(
-        DICTIONARY_V1.subarray(0, 200).toString('latin1') + '{"name":"probe","description":"a document"}',
-        'latin1',
-      );
-      const mine = this.deflate(probe);
-      if (!mine?.equals(deflateRawSync(probe, DEFLATE_OPTIONS))) this.disable();
     } catch {
       this.disable();
     }
   }
 
-  private disable(): void {
+  get usable(): boolean {
+    return this.engine !== undefined;
+  }
+
+  disable(): void {
     const engine = this.engine;
     this.engine = this.handle = this.state = undefined;
     try {
@@ -84,34 +93,113 @@ class ReusedDeflate {
     }
   }
 
-  /** The raw DEFLATE of `input`, or undefined when the kept engine cannot give it (then the caller falls back). */
-  deflate(input: Buffer): Buffer | undefined {
+  /**
+   * Feeds `input` from `inOffset` with Z_FINISH, writing into `output` from `outOffset`: the bytes of output
+   * room and of input left after, or undefined when the engine failed (it is then given up).
+   */
+  write(input: Buffer, inOffset: number, output: Buffer, outOffset: number): { availOut: number; availIn: number } | undefined {
     const { engine, handle, state } = this;
-    // Large documents take the one-call path: its setup is small beside their compression, and the kept output buffer stays small.
-    if (!engine || !handle || !state || input.length > MAX_REUSED_INPUT) return undefined;
-    // Stored blocks at worst: 5 bytes per 16 KB block, plus the end of the stream.
-    const bound = input.length + 5 * Math.ceil((input.length + 1) / 16_383) + 16;
-    if (this.output.length < bound) this.output = Buffer.allocUnsafe(bound);
+    if (!engine || !handle || !state) return undefined;
     try {
-      handle.writeSync(zlibConstants.Z_FINISH, input, 0, input.length, this.output, 0, this.output.length);
-      const [availOut, availIn] = [state[0]!, state[1]!];
-      engine.reset();
-      // All input consumed and room left over: the stream is finished (Z_STREAM_END).
-      if (availIn !== 0 || availOut === 0) return undefined;
-      return this.output.subarray(0, this.output.length - availOut);
+      handle.writeSync(zlibConstants.Z_FINISH, input, inOffset, input.length - inOffset, output, outOffset, output.length - outOffset);
+      // A corrupt document makes the engine report an error and destroy its stream at once.
+      if (engine.destroyed) {
+        this.disable();
+        return undefined;
+      }
+      return { availOut: state[0]!, availIn: state[1]! };
     } catch {
       this.disable();
       return undefined;
     }
   }
+
+  /** Ready for the next document; false when the engine failed. */
+  reset(): boolean {
+    try {
+      this.engine?.reset();
+      return this.usable;
+    } catch {
+      this.disable();
+      return false;
+    }
+  }
 }
 
-let reused: ReusedDeflate | undefined;
+/** A kept DEFLATE engine; `deflate` answers undefined when the caller must use `deflateRawSync`. */
+class ReusedDeflate {
+  private readonly kept = new KeptEngine(() => createDeflateRaw(DEFLATE_OPTIONS));
+  private output = Buffer.allocUnsafe(16 * 1024);
+
+  constructor() {
+    const probe = Buffer.from(DICTIONARY_V1.subarray(0, 200).toString('latin1') + '{"name":"probe","description":"a document"}', 'latin1');
+    if (this.kept.usable && !this.deflate(probe)?.equals(deflateRawSync(probe, DEFLATE_OPTIONS))) this.kept.disable();
+  }
+
+  /** The raw DEFLATE of `input`, or undefined when the kept engine cannot give it (then the caller falls back). */
+  deflate(input: Buffer): Buffer | undefined {
+    // Large documents take the one-call path: its setup is small beside their compression, and the kept output buffer stays small.
+    if (!this.kept.usable || input.length > MAX_REUSED_INPUT) return undefined;
+    // Stored blocks at worst: 5 bytes per 16 KB block, plus the end of the stream.
+    const bound = input.length + 5 * Math.ceil((input.length + 1) / 16_383) + 16;
+    if (this.output.length < bound) this.output = Buffer.allocUnsafe(bound);
+    const after = this.kept.write(input, 0, this.output, 0);
+    if (!this.kept.reset() || !after) return undefined;
+    // All input consumed and room left over: the stream is finished (Z_STREAM_END).
+    if (after.availIn !== 0 || after.availOut === 0) return undefined;
+    return this.output.subarray(0, this.output.length - after.availOut);
+  }
+}
+
+/**
+ * A kept INFLATE engine; `inflate` answers undefined when the caller must use `inflateRawSync` (which then
+ * reports a corrupt document as it always has). A document that breaks the engine gets a new one made for the
+ * next document; an engine that fails its first check is given up for the process.
+ */
+class ReusedInflate {
+  private kept = new KeptEngine(() => createInflateRaw(INFLATE_OPTIONS));
+  private output = Buffer.allocUnsafe(16 * 1024);
+  private readonly checked: boolean;
+
+  constructor() {
+    const probe = DICTIONARY_V1.subarray(0, 200).toString('latin1') + '{"name":"probe","description":"a document"}';
+    const packed = deflateRawSync(Buffer.from(probe, 'latin1'), DEFLATE_OPTIONS);
+    this.checked = this.kept.usable && this.inflate(packed) === Buffer.from(probe, 'latin1').toString('utf8');
+    if (!this.checked) this.kept.disable();
+  }
+
+  inflate(input: Buffer): string | undefined {
+    if (!this.kept.usable) {
+      if (!this.checked) return undefined;
+      this.kept = new KeptEngine(() => createInflateRaw(INFLATE_OPTIONS));
+    }
+    let output = this.output;
+    let produced = 0;
+    let consumed = 0;
+    for (;;) {
+      const after = this.kept.write(input, consumed, output, produced);
+      if (!after) return undefined;
+      produced = output.length - after.availOut;
+      consumed = input.length - after.availIn;
+      // Room left over: the stream ended (or the document is cut short: the fallback reports it).
+      if (after.availOut !== 0) break;
+      const larger = Buffer.allocUnsafe(output.length * 2);
+      output.copy(larger, 0, 0, produced);
+      output = larger;
+    }
+    if (!this.kept.reset() || consumed !== input.length) return undefined;
+    if (output.length <= MAX_KEPT_OUTPUT) this.output = output;
+    return output.toString('utf8', 0, produced);
+  }
+}
+
+let deflater: ReusedDeflate | undefined;
+let inflater: ReusedInflate | undefined;
 
 /** The packed form of a JSON text. */
 export function pack(json: string): Buffer {
   const input = Buffer.from(json, 'utf8');
-  const body = (reused ??= new ReusedDeflate()).deflate(input) ?? deflateRawSync(input, DEFLATE_OPTIONS);
+  const body = (deflater ??= new ReusedDeflate()).deflate(input) ?? deflateRawSync(input, DEFLATE_OPTIONS);
   const out = Buffer.allocUnsafe(body.length + 1);
   out[0] = FORMAT_DEFLATE_V1;
   body.copy(out, 1);
@@ -121,7 +209,8 @@ export function pack(json: string): Buffer {
 /** The JSON text of a packed document. */
 export function unpack(packed: Buffer): string {
   if (packed[0] !== FORMAT_DEFLATE_V1) throw new Error(`internal: packed document of unknown format ${packed[0]}`);
-  return inflateRawSync(packed.subarray(1), INFLATE_OPTIONS).toString('utf8');
+  const body = packed.subarray(1);
+  return (inflater ??= new ReusedInflate()).inflate(body) ?? inflateRawSync(body, INFLATE_OPTIONS).toString('utf8');
 }
 
 /**

@@ -38,15 +38,32 @@ const documents = [
   JSON.stringify({ repeated: 'abc'.repeat(100_000) }),
 ];
 
-describe('packed documents (one DEFLATE engine kept and reset between documents)', () => {
+describe('packed documents (one DEFLATE and one INFLATE engine kept and reset between documents)', () => {
   it('packs each document to the same bytes as a fresh engine per document, in any order', () => {
     for (const round of [documents, [...documents].reverse(), documents]) {
       for (const json of round) expect(pack(json).equals(packedOnce(json))).toBe(true);
     }
   });
 
-  it('reads back every document it packs', () => {
-    for (const json of documents) expect(unpack(pack(json))).toBe(json);
+  it('reads back every document it packs, and what a fresh engine per document packed, in any order', () => {
+    for (const round of [documents, [...documents].reverse(), documents]) {
+      for (const json of round) {
+        expect(unpack(pack(json))).toBe(json);
+        expect(unpack(packedOnce(json))).toBe(json);
+      }
+    }
+  });
+
+  it('refuses a corrupt or cut-short document with zlib’s error, and reads the next one as before', () => {
+    const good = pack(documents[1]!);
+    const cut = good.subarray(0, good.length - 3);
+    const corrupt = Buffer.from(good);
+    corrupt[1] = 0xff;
+    corrupt[2] = 0xff;
+    for (const bad of [cut, corrupt, cut]) {
+      expect(() => unpack(bad)).toThrow(/unexpected end of file|invalid/);
+      for (const json of documents) expect(unpack(pack(json))).toBe(json);
+    }
   });
 
   it('packs a commit’s repeated document once', () => {
