@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, CLI, withCatalog } from './helpers';
 import { call, callUntil, follow, spawnWorkers, waitForOutput, type Answer, type Cluster } from './workers';
 
@@ -23,9 +23,10 @@ function tempDb(): string {
   return join(dir, 'catalog.db');
 }
 
-async function start(db: string, extra: string[] = []): Promise<Cluster & { token: string }> {
-  const c = await spawnWorkers(2, ['--db', db, '--quiet', ...extra]);
-  running.push(c);
+/** A cluster on `db`; stopped after the test that started it, unless `shared` (then its describe block stops it). */
+async function start(db: string, { shared = false } = {}): Promise<Cluster & { token: string }> {
+  const c = await spawnWorkers(2, ['--db', db, '--quiet']);
+  if (!shared) running.push(c);
   if (!c.token) throw new Error(`no bootstrap token: ${c.output()}`);
   return c as Cluster & { token: string };
 }
@@ -66,10 +67,19 @@ function workerPids(output: string): Map<string, number> {
   return new Map([...output.matchAll(/worker (\d+) \(pid (\d+)\): listening on/g)].map((m) => [m[1]!, Number(m[2])]));
 }
 
-// Each test starts two workers one after the other (seconds each on a busy machine).
-describe('metacatalog serve --workers 2 (SQLite)', { timeout: 120_000 }, () => {
+// A cluster starts two workers one after the other (seconds on a busy machine): the tests that do not end their
+// cluster share one, in the order written, and the last of them stops it.
+describe('metacatalog serve --workers 2 (SQLite), one cluster', { timeout: 120_000 }, () => {
+  const db = tempDb();
+  let c: Cluster & { token: string };
+  beforeAll(async () => {
+    c = await start(db, { shared: true });
+  });
+  afterAll(async () => {
+    await c?.stop();
+  });
+
   it('prints one bootstrap token; a write through one worker is found by a search through the other; revocation holds on every worker at once', async () => {
-    const c = await start(tempDb());
     expect(c.output().match(/^export METACATALOG_TOKEN=/gm)).toHaveLength(1);
 
     const urn = datasetUrn('crosswalk');
@@ -110,13 +120,9 @@ describe('metacatalog serve --workers 2 (SQLite)', { timeout: 120_000 }, () => {
     for (let i = 0; i < 8; i++) after.push(await call(c.port, 'GET', aspectPath(urn), { token: accessToken }));
     expect(after.map((a) => a.status)).toEqual(Array(8).fill(401));
     expect(new Set(after.map((a) => a.worker)).size).toBe(2);
-
-    expect(await c.stop()).toBe(0);
-    expect(c.output()).toContain('metacatalog: stopped\n');
   });
 
   it('a follower on one worker receives what is written through the other, in commit order, without gaps', async () => {
-    const c = await start(tempDb());
     const head = (await readFeed(c.port, c.token)).at(-1)?.id;
     const follower = await follow(c.port, c.token, head);
     try {
@@ -151,39 +157,11 @@ describe('metacatalog serve --workers 2 (SQLite)', { timeout: 120_000 }, () => {
     }
   });
 
-  it('a killed worker is replaced while the other keeps answering; the replacement prints no token', async () => {
-    const c = await start(tempDb());
-    const pids = workerPids(c.output());
-    expect([...pids.keys()].sort()).toEqual(['1', '2']);
-    process.kill(pids.get('2')!, 'SIGKILL');
-    // Once the primary knows (a connection handed over at the very moment of the kill dies with the
-    // worker), the worker left answers every request until the replacement is there.
-    await waitForOutput(
-      c.output,
-      new RegExp(`worker 2 \\(pid ${pids.get('2')}\\) died \\(signal SIGKILL\\); starting a new one in \\d+ ms`),
-      () => c.child.exitCode !== null,
-      'the death was not seen',
-    );
-    const during: Answer[] = [];
-    for (let i = 0; i < 10; i++) during.push(await call(c.port, 'GET', '/openapi/v2/entity/dataset', { token: c.token }));
-    expect(during.map((a) => a.status)).toEqual(Array(10).fill(200));
-
-    await waitForOutput(c.output, /worker 3 \(pid \d+\): listening on/, () => c.child.exitCode !== null, 'no replacement');
-    const fromReplacement = await callUntil(
-      (w) => w === '3',
-      () => call(c.port, 'GET', '/openapi/v2/entity/dataset', { token: c.token }),
-    );
-    expect(fromReplacement.status).toBe(200);
-    expect(c.output().match(/^export METACATALOG_TOKEN=/gm)).toHaveLength(1);
-    expect(await c.stop()).toBe(0);
-  });
-
   it('a background job queued under load runs once: a truncation in units, each unit once', async () => {
-    const db = tempDb();
     const dataset = datasetUrn('profiled');
     const rows = Array.from({ length: 200 }, (_, i) => ({ timestampMillis: 1_700_000_000_000 + i, rowCount: i }));
+    // Appended by another process's catalog on the same file while the workers serve it.
     await withCatalog(db, (catalog) => catalog.timeseries.append(ADMIN, dataset, 'datasetProfile', rows));
-    const c = await start(db);
     const head = (await readFeed(c.port, c.token)).at(-1)?.id;
 
     let loading = true;
@@ -234,6 +212,35 @@ describe('metacatalog serve --workers 2 (SQLite)', { timeout: 120_000 }, () => {
     expect(left.json<{ results: unknown[] }>().results).toHaveLength(100);
   });
 
+  it('a killed worker is replaced while the other keeps answering; the replacement prints no token', async () => {
+    const pids = workerPids(c.output());
+    expect([...pids.keys()].sort()).toEqual(['1', '2']);
+    process.kill(pids.get('2')!, 'SIGKILL');
+    // Once the primary knows (a connection handed over at the very moment of the kill dies with the
+    // worker), the worker left answers every request until the replacement is there.
+    await waitForOutput(
+      c.output,
+      new RegExp(`worker 2 \\(pid ${pids.get('2')}\\) died \\(signal SIGKILL\\); starting a new one in \\d+ ms`),
+      () => c.child.exitCode !== null,
+      'the death was not seen',
+    );
+    const during: Answer[] = [];
+    for (let i = 0; i < 10; i++) during.push(await call(c.port, 'GET', '/openapi/v2/entity/dataset', { token: c.token }));
+    expect(during.map((a) => a.status)).toEqual(Array(10).fill(200));
+
+    await waitForOutput(c.output, /worker 3 \(pid \d+\): listening on/, () => c.child.exitCode !== null, 'no replacement');
+    const fromReplacement = await callUntil(
+      (w) => w === '3',
+      () => call(c.port, 'GET', '/openapi/v2/entity/dataset', { token: c.token }),
+    );
+    expect(fromReplacement.status).toBe(200);
+    expect(c.output().match(/^export METACATALOG_TOKEN=/gm)).toHaveLength(1);
+    expect(await c.stop()).toBe(0);
+    expect(c.output()).toContain('metacatalog: stopped\n');
+  });
+});
+
+describe('metacatalog serve --workers 2 (SQLite), a cluster each', { timeout: 120_000 }, () => {
   it('gives up, stopping the workers left, when replacements keep dying before they serve', async () => {
     const db = tempDb();
     const c = await start(db);
