@@ -118,14 +118,14 @@ describe('metacatalog serve --token-algorithm EdDSA', () => {
   });
 
   it('an HS256 service answers the JWKS route with 404 saying why', async () => {
-    const s = await spawnServe(['--db', join(tempDir(), 'hs.db'), '--quiet']);
+    // The route's answer, not the command line's: served in this process (the command line's default is HS256 too).
+    const s = await startTestServer();
     try {
       const r = await fetch(`${s.url}/.well-known/jwks.json`);
       expect(r.status).toBe(404);
       expect(((await r.json()) as { error: { message: string } }).error.message).toMatch(/HS256, a shared secret/);
     } finally {
-      s.child.kill('SIGTERM');
-      await s.exit;
+      await s.close();
     }
   });
 });
