@@ -164,45 +164,52 @@ describe('metacatalog ingest --initial killed mid-way (kill -9)', () => {
       ];
       const seen: string[] = [];
       for (let run = 0; run < points.length; run++) {
-        const schema = `mc_initial_kill_${Date.now()}_${run}`;
-        schemas.push(schema);
-        const url = new URL(POSTGRES_URL);
-        url.searchParams.set('application_name', schema);
-        const args = ['ingest', file, '--postgres', url.href, '--postgres-schema', schema, '--initial', '--chunk-size', '250'];
-        const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv() });
-        let exited = false;
-        const exit = new Promise((resolve) =>
-          child.once('exit', (code) => {
-            exited = true;
-            resolve(code);
-          }),
-        );
-        let hit = false;
-        for (let waited = 0; waited < 120_000 && !exited; waited += 5) {
-          if (points[run]!(await statements(schema))) {
-            hit = true;
+        // A load of this size builds its indexes in a fraction of a second: a run that ends before its point is seen
+        // (a slow poll on a busy machine) is made again, up to three times. Every run's outcome is checked.
+        for (let attempt = 0; ; attempt++) {
+          const schema = `mc_initial_kill_${Date.now()}_${run}_${attempt}`;
+          schemas.push(schema);
+          const url = new URL(POSTGRES_URL);
+          url.searchParams.set('application_name', schema);
+          const args = ['ingest', file, '--postgres', url.href, '--postgres-schema', schema, '--initial', '--chunk-size', '250'];
+          const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: cliEnv() });
+          let exited = false;
+          const exit = new Promise((resolve) =>
+            child.once('exit', (code) => {
+              exited = true;
+              resolve(code);
+            }),
+          );
+          let hit = false;
+          for (let waited = 0; waited < 120_000 && !exited; waited += 5) {
+            if (points[run]!(await statements(schema))) {
+              hit = true;
+              break;
+            }
+            await new Promise((r) => setTimeout(r, 5));
+          }
+          child.kill('SIGKILL');
+          await exit;
+          // The server ends the dead client's session (rolling its transaction back) once it notices.
+          for (let waited = 0; waited < 60_000 && (await statements(schema)).length > 0; waited += 50)
+            await new Promise((r) => setTimeout(r, 50));
+          const adapter = () => createPostgresAdapter({ connectionString: POSTGRES_URL }, { schema, maxConnections: 2 });
+          const after = await state(adapter());
+          expect([EMPTY, COMPLETE]).toContainEqual(after);
+          const again = await runCli(args);
+          if (after.stored === 0) {
+            expect(again.code, again.stderr).toBe(0);
+            expect(again.stdout).toContain(`Imported ${ENTITIES + 1} entities`);
+          } else {
+            expect(again.code).not.toBe(0);
+            expect(again.stderr).toContain('an initial load needs an empty catalog');
+          }
+          expect(await state(adapter())).toEqual(COMPLETE);
+          if (hit || attempt === 2) {
+            seen.push(`${after.stored === 0 ? 'empty' : 'complete'}${hit ? '' : ' (point not reached)'}`);
             break;
           }
-          await new Promise((r) => setTimeout(r, 5));
         }
-        child.kill('SIGKILL');
-        await exit;
-        // The server ends the dead client's session (rolling its transaction back) once it notices.
-        for (let waited = 0; waited < 60_000 && (await statements(schema)).length > 0; waited += 50)
-          await new Promise((r) => setTimeout(r, 50));
-        const adapter = () => createPostgresAdapter({ connectionString: POSTGRES_URL }, { schema, maxConnections: 2 });
-        const after = await state(adapter());
-        expect([EMPTY, COMPLETE]).toContainEqual(after);
-        seen.push(`${after.stored === 0 ? 'empty' : 'complete'}${hit ? '' : ' (point not reached)'}`);
-        const again = await runCli(args);
-        if (after.stored === 0) {
-          expect(again.code, again.stderr).toBe(0);
-          expect(again.stdout).toContain(`Imported ${ENTITIES + 1} entities`);
-        } else {
-          expect(again.code).not.toBe(0);
-          expect(again.stderr).toContain('an initial load needs an empty catalog');
-        }
-        expect(await state(adapter())).toEqual(COMPLETE);
       }
       // The kills did cut loads short while rows were being copied and while the indexes were built.
       expect(seen.slice(0, 2)).toEqual(['empty', 'empty']);
