@@ -92,6 +92,24 @@ async function state(db: string | StorageAdapter): Promise<{ stored: number; fou
   }
 }
 
+/**
+ * The run after a kill: it completes an empty catalog, and is refused on a complete one (changing nothing); either
+ * way the catalog is complete after it.
+ */
+async function runAgain(after: { stored: number }, args: string[], stateNow: () => ReturnType<typeof state>): Promise<void> {
+  const again = await runCli(args);
+  if (after.stored === 0) {
+    expect(again.code, again.stderr).toBe(0);
+    // The datasets and the property's definition.
+    expect(again.stdout).toContain(`Imported ${ENTITIES + 1} entities`);
+  } else {
+    // A complete catalog holds entities: another initial load is refused and changes nothing.
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('an initial load needs an empty catalog');
+  }
+  expect(await stateNow()).toEqual(COMPLETE);
+}
+
 const postgres = (await serverDecision('test/cli/ingest-initial-kill.test.ts')) === 'run';
 const EMPTY = { stored: 0, found: 0, gold: 0 };
 const COMPLETE = { stored: ENTITIES, found: ENTITIES, gold: ENTITIES / 2 };
@@ -130,17 +148,7 @@ describe('metacatalog ingest --initial killed mid-way (kill -9)', () => {
       const after = await state(db);
       expect([EMPTY, COMPLETE]).toContainEqual(after);
       seen.push(after.stored === 0 ? 'empty' : 'complete');
-      const again = await runCli(['ingest', file, '--db', db, '--initial', '--chunk-size', '250']);
-      if (after.stored === 0) {
-        expect(again.code, again.stderr).toBe(0);
-        // The datasets and the property's definition.
-        expect(again.stdout).toContain(`Imported ${ENTITIES + 1} entities`);
-      } else {
-        // A complete catalog holds entities: another initial load is refused and changes nothing.
-        expect(again.code).not.toBe(0);
-        expect(again.stderr).toContain('an initial load needs an empty catalog');
-      }
-      expect(await state(db)).toEqual(COMPLETE);
+      await runAgain(after, ['ingest', file, '--db', db, '--initial', '--chunk-size', '250'], () => state(db));
     }
     // The kills did cut loads short (at least one run left its catalog empty after rows had been written).
     expect(seen).toContain('empty');
@@ -196,15 +204,7 @@ describe('metacatalog ingest --initial killed mid-way (kill -9)', () => {
           const adapter = () => createPostgresAdapter({ connectionString: POSTGRES_URL }, { schema, maxConnections: 2 });
           const after = await state(adapter());
           expect([EMPTY, COMPLETE]).toContainEqual(after);
-          const again = await runCli(args);
-          if (after.stored === 0) {
-            expect(again.code, again.stderr).toBe(0);
-            expect(again.stdout).toContain(`Imported ${ENTITIES + 1} entities`);
-          } else {
-            expect(again.code).not.toBe(0);
-            expect(again.stderr).toContain('an initial load needs an empty catalog');
-          }
-          expect(await state(adapter())).toEqual(COMPLETE);
+          await runAgain(after, args, () => state(adapter()));
           if (hit || attempt === 2) {
             seen.push(`${after.stored === 0 ? 'empty' : 'complete'}${hit ? '' : ' (point not reached)'}`);
             break;
