@@ -182,10 +182,17 @@ export async function migrate(h: PgHandle, target: number = MIGRATIONS.length): 
         );
       }
       if (current >= target) return true;
-      // One multi-statement script, sent with the simple query protocol, inside the transaction.
-      await tx.script(MIGRATIONS[current]!(h.s));
-      await tx.execute(`UPDATE ${h.s}.metacatalog_schema_version SET version = $1`, [current + 1]);
-      return current + 1 >= target;
+      // A new schema is made in one transaction, every migration in one script: nothing half-made is ever seen,
+      // and one round trip instead of six per migration. An existing schema moves one migration per transaction.
+      const last = current === 0 ? target : current + 1;
+      // Multi-statement scripts, sent with the simple query protocol, inside the transaction.
+      await tx.script(
+        MIGRATIONS.slice(current, last)
+          .map((migration) => migration(h.s))
+          .join(';\n'),
+      );
+      await tx.execute(`UPDATE ${h.s}.metacatalog_schema_version SET version = $1`, [last]);
+      return last >= target;
     });
     if (done) return;
   }

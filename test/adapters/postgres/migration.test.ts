@@ -141,6 +141,60 @@ await withPostgresServer('test/adapters/postgres/migration.test.ts', 'postgres m
     return schema;
   }
 
+  /** What a schema holds, its own name written `S`: relations and columns, indexes, constraints, views, functions, triggers, statistics objects, rows per table. */
+  async function describeSchema(schema: string): Promise<string[]> {
+    const queries = [
+      `SELECT c.relname, c.relkind, a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity,
+              a.attgenerated, coll.collname, pg_get_expr(d.adbin, d.adrelid)
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+         LEFT JOIN pg_collation coll ON coll.oid = a.attcollation
+         LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+        WHERE n.nspname = $1 ORDER BY 1, 3`,
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`,
+      `SELECT cl.relname, co.conname, pg_get_constraintdef(co.oid) FROM pg_constraint co
+         JOIN pg_namespace n ON n.oid = co.connamespace LEFT JOIN pg_class cl ON cl.oid = co.conrelid WHERE n.nspname = $1 ORDER BY 1, 2`,
+      `SELECT viewname, definition FROM pg_views WHERE schemaname = $1 ORDER BY 1`,
+      `SELECT p.proname, pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 ORDER BY 1, 2`,
+      `SELECT c.relname, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND NOT t.tgisinternal ORDER BY 1, 2`,
+      `SELECT s.stxname, pg_get_statisticsobjdef(s.oid) FROM pg_statistic_ext s JOIN pg_namespace n ON n.oid = s.stxnamespace
+        WHERE n.nspname = $1 ORDER BY 1`,
+    ];
+    const lines: string[] = [];
+    for (const sql of queries) {
+      for (const row of await schemas.query<Record<string, unknown>>(sql, [schema]))
+        lines.push(JSON.stringify(Object.values(row)).split(schema).join('S'));
+    }
+    for (const table of (
+      await schemas.query<{ relname: string }>(
+        `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' ORDER BY 1`,
+        [schema],
+      )
+    ).map((r) => r.relname)) {
+      const [rows] = await schemas.query<{ n: string }>(`SELECT count(*) AS n FROM "${schema}"."${table}"`);
+      lines.push(`${table}: ${rows!.n} rows`);
+    }
+    return lines;
+  }
+
+  it('makes a new schema in one transaction, the schema the migrations make one at a time', async () => {
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+    try {
+      const whole = schemas.freshSchema();
+      const stepwise = schemas.freshSchema();
+      await migrate(createHandle(pool, whole));
+      const h = createHandle(pool, stepwise);
+      for (let version = 1; version <= SCHEMA_VERSION; version++) await migrate(h, version);
+      const described = await describeSchema(whole);
+      expect(described.length).toBeGreaterThan(50);
+      expect(described).toEqual(await describeSchema(stepwise));
+      expect(await schemas.query(`SELECT version FROM "${whole}".metacatalog_schema_version`)).toEqual([{ version: SCHEMA_VERSION }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
   describe('a schema of the release before compact storage', () => {
     it('is migrated in place: everything reads back, searches find it, and writes go on', async () => {
       const schema = await releasedSchema();
