@@ -88,14 +88,20 @@ interface Relation {
  * itself makes of a new schema.
  */
 export class SchemaPool {
-  private readonly admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+  private readonly admin: pg.Pool;
   private readonly created: string[] = [];
   private readonly schemaOf = new WeakMap<StorageAdapter, string>();
   /** Recycled schemas, fresh again, not yet handed out. */
   private readonly ready: string[] = [];
   private template: Promise<{ schema: string; relations: Relation[]; seeded: string[] }> | undefined;
 
-  constructor(private readonly options: { recycle?: boolean } = {}) {}
+  /**
+   * `url`: the server (default: the shared test server); `replicas`: standbys the adapters send searches to
+   * (test/adapters/postgres/replicas.test.ts, on a cluster of its own).
+   */
+  constructor(private readonly options: { recycle?: boolean; url?: string; replicas?: string[] } = {}) {
+    this.admin = new pg.Pool({ connectionString: options.url ?? POSTGRES_URL, max: 2 });
+  }
 
   /** A schema name no other test uses (the adapter creates it on open, unless it is a recycled one). */
   freshSchema(): string {
@@ -106,9 +112,13 @@ export class SchemaPool {
 
   adapter(settings: PostgresAdapterSettings & { schema: string }): StorageAdapter {
     // Its connections carry the schema's name, so that a recycling can end the ones still open.
-    const url = new URL(POSTGRES_URL);
+    const url = new URL(this.options.url ?? POSTGRES_URL);
     url.searchParams.set('application_name', settings.schema);
-    const adapter = createPostgresAdapter({ connectionString: url.href }, { maxConnections: 4, ...settings });
+    const replicas = this.options.replicas;
+    const adapter = createPostgresAdapter(
+      { connectionString: url.href, ...(replicas ? { replicas } : {}) },
+      { maxConnections: 4, ...settings },
+    );
     this.schemaOf.set(adapter, settings.schema);
     return adapter;
   }

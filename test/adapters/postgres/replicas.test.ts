@@ -5,6 +5,7 @@ import { createPostgresAdapter, type PostgresAdapterSettings } from '../../../ad
 import { createCatalog, type Catalog, type StorageAdapter } from '../../../src/index';
 import { runSearchConformanceSuite } from '../../../src/testing/index';
 import { startReplicatedPostgres, withOwnPostgres, type ReplicatedPostgres } from '../../support/pg-own-server';
+import { SchemaPool } from '../../support/postgres';
 import { cliEnv, requireBuiltCli, spawnServe } from '../../cli/helpers';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
@@ -16,8 +17,6 @@ withOwnPostgres('test/adapters/postgres/replicas.test.ts', 'PostgreSQL hot stand
   let cluster: ReplicatedPostgres;
   let admin: pg.Pool;
   let standbyAdmin: pg.Pool;
-  const schemas: string[] = [];
-  const schemaOf = new WeakMap<StorageAdapter, string>();
 
   beforeAll(async () => {
     cluster = await startReplicatedPostgres();
@@ -38,21 +37,24 @@ withOwnPostgres('test/adapters/postgres/replicas.test.ts', 'PostgreSQL hot stand
     replicas: string[] = [cluster.standby.url],
   ): StorageAdapter {
     const schema = settings.schema ?? `mc_replica_${randomBytes(5).toString('hex')}`;
-    if (!schemas.includes(schema)) schemas.push(schema);
-    const adapter = createPostgresAdapter(
+    return createPostgresAdapter(
       { connectionString: cluster.primary.url, replicas },
       { maxConnections: 4, onReplicaEvent: () => undefined, ...settings, schema },
     );
-    schemaOf.set(adapter, schema);
-    return adapter;
   }
 
-  const countRows = async (adapter: StorageAdapter, table: string) =>
-    Number((await admin.query<{ n: string }>(`SELECT count(*) AS n FROM "${schemaOf.get(adapter)}"."${table}"`)).rows[0]?.n ?? 0);
-
   describe('the search sections of the conformance suite through the replica-routed adapter', () => {
+    // A schema a test used is made fresh again for a later one (test/support/postgres.ts): cheaper for both servers
+    // than creating and dropping one per test.
+    let pool: SchemaPool;
+    beforeAll(() => {
+      pool = new SchemaPool({ recycle: true, url: cluster.primary.url, replicas: [cluster.standby.url] });
+    });
     afterEach(async () => {
-      for (const schema of schemas.splice(0)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.dropAll();
+    });
+    afterAll(async () => {
+      await pool.end();
     });
     runSearchConformanceSuite({
       name: 'postgres with a standby',
@@ -61,9 +63,12 @@ withOwnPostgres('test/adapters/postgres/replicas.test.ts', 'PostgreSQL hot stand
       skip: it.skip,
       expect,
       capabilities: { durable: true, changeToken: false, changeFeed: true, timeseriesInCommit: true, propertyValues: true },
-      createAdapter: (options) => routed(options),
-      reopen: (closed) => routed({ schema: schemaOf.get(closed)! }),
-      inspect: { countAspects: (adapter) => countRows(adapter, 'aspects'), countJobs: (adapter) => countRows(adapter, 'jobs') },
+      createAdapter: (options) => pool.adapter({ onReplicaEvent: () => undefined, ...options, schema: pool.freshSchema() }),
+      reopen: (closed) => pool.adapter({ onReplicaEvent: () => undefined, schema: pool.schemaOfAdapter(closed) }),
+      inspect: {
+        countAspects: (adapter) => pool.countRows(adapter, 'aspects'),
+        countJobs: (adapter) => pool.countRows(adapter, 'jobs'),
+      },
     });
   });
 
@@ -154,7 +159,6 @@ withOwnPostgres('test/adapters/postgres/replicas.test.ts', 'PostgreSQL hot stand
     it('serve --postgres-replica: searches over HTTP answer, an unreachable replica is reported on stderr', async () => {
       requireBuiltCli();
       const schema = `mc_replica_${randomBytes(5).toString('hex')}`;
-      schemas.push(schema);
       const served = await spawnServe(
         [
           ...['--postgres', cluster.primary.url, '--postgres-schema', schema, '--quiet'],
