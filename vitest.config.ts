@@ -69,8 +69,9 @@ export default defineConfig({
       // the last 10-25 s of the run.
       {
         extends: true,
-        // Without V8's optimizing compilers (test/support/soak-suite.ts): the heap then measures what the code keeps, not
-        // optimized code being made, which went on for a thousand rounds and moved the measurement by up to a megabyte.
+        // Without V8's optimizing compilers and bytecode flushing (test/support/soak-suite.ts): the heap then measures
+        // what the code keeps, not optimized code still being made a thousand rounds in, nor the bytecode of code run
+        // once being dropped, which moved the measurement by up to a megabyte.
         test: {
           name: 'isolated',
           include: ['test/soak/**/*.test.ts'],
