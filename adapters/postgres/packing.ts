@@ -55,6 +55,9 @@ const MAX_REUSED_INPUT = 256 * 1024;
 /** A kept inflate engine's output buffer is kept up to this size (a larger document gets a buffer of its own). */
 const MAX_KEPT_OUTPUT = 1024 * 1024;
 
+/** The document each kept engine is checked with once, against the one-call function. */
+const PROBE = Buffer.concat([DICTIONARY_V1.subarray(0, 200), Buffer.from('{"name":"probe","description":"a document"}')]);
+
 /** A zlib stream whose native handle is driven synchronously; `write` answers undefined once it cannot be used. */
 class KeptEngine {
   private engine: Deflate | Inflate | undefined;
@@ -132,8 +135,7 @@ class ReusedDeflate {
   private output = Buffer.allocUnsafe(16 * 1024);
 
   constructor() {
-    const probe = Buffer.from(DICTIONARY_V1.subarray(0, 200).toString('latin1') + '{"name":"probe","description":"a document"}', 'latin1');
-    if (this.kept.usable && !this.deflate(probe)?.equals(deflateRawSync(probe, DEFLATE_OPTIONS))) this.kept.disable();
+    if (this.kept.usable && !this.deflate(PROBE)?.equals(deflateRawSync(PROBE, DEFLATE_OPTIONS))) this.kept.disable();
   }
 
   /** The raw DEFLATE of `input`, or undefined when the kept engine cannot give it (then the caller falls back). */
@@ -162,9 +164,7 @@ class ReusedInflate {
   private readonly checked: boolean;
 
   constructor() {
-    const probe = DICTIONARY_V1.subarray(0, 200).toString('latin1') + '{"name":"probe","description":"a document"}';
-    const packed = deflateRawSync(Buffer.from(probe, 'latin1'), DEFLATE_OPTIONS);
-    this.checked = this.kept.usable && this.inflate(packed) === Buffer.from(probe, 'latin1').toString('utf8');
+    this.checked = this.kept.usable && this.inflate(deflateRawSync(PROBE, DEFLATE_OPTIONS)) === PROBE.toString('utf8');
     if (!this.checked) this.kept.disable();
   }
 
