@@ -302,13 +302,50 @@ export function resetKeyCounts(h: SqliteHandle): void {
   checkCountStatus(h);
 }
 
+/** The statistics a group commit's batches collected, held until the group's end (`holdKeyCounts`). */
+export type HeldKeyCounts = Map<number, KeyDelta>;
+
 /**
- * At the end of the commit transaction: writes the collected statistics. The type is forgotten with
- * the last document; '*' stays while any is left (it only costs a test), and a key that lost its
- * documents of one type and gained some of another in the same commit is marked '*' too.
+ * A batch of a group commit succeeded (its savepoint is released): what it collected moves into `held`,
+ * to be written once per key for the whole group by `applyKeyCounts(h, held)`. A group of sixteen writes
+ * touching the same keys then updates each key's row once instead of sixteen times. A batch that failed
+ * is not held: what it collected is forgotten when the next one starts (`resetKeyCounts`).
  */
-export function applyKeyCounts(h: SqliteHandle): void {
+export function holdKeyCounts(h: SqliteHandle, held: HeldKeyCounts): void {
   const deltas = pendingCounts.get(h);
+  if (!deltas?.size) return;
+  for (const [id, delta] of deltas) {
+    const into = held.get(id);
+    if (into === undefined) {
+      held.set(id, delta);
+      continue;
+    }
+    into.entities += delta.entities;
+    into.multi += delta.multi;
+    if (delta.gained !== null) into.gained = into.gained === null || into.gained === delta.gained ? delta.gained : '*';
+    // One batch that could not collect the per-value changes makes the group's unknown too (value-counts.ts drops them).
+    if (into.values === null || delta.values === null) into.values = null;
+    else
+      for (const [value, change] of delta.values) {
+        const known = into.values.get(value);
+        if (known === undefined) into.values.set(value, change);
+        else {
+          known.live += change.live;
+          known.removed += change.removed;
+        }
+      }
+  }
+  deltas.clear();
+}
+
+/**
+ * At the end of the commit transaction: writes the collected statistics (this commit's, or those a group's
+ * batches held). The type is forgotten with the last document; '*' stays while any is left (it only costs a
+ * test), and a key that lost its documents of one type and gained some of another in the same commit is
+ * marked '*' too.
+ */
+export function applyKeyCounts(h: SqliteHandle, held?: HeldKeyCounts): void {
+  const deltas = held ?? pendingCounts.get(h);
   if (!deltas?.size) return;
   const update = h.stmt(
     `UPDATE search_keys SET entities = entities + @entities, multi = multi + @multi,

@@ -15,8 +15,11 @@ import { beginWrite } from './write-lock';
 /** Batches of at least this many entities write their full text into FTS5 directly (search-store.ts). */
 const DIRECT_TEXT_BATCH = 200;
 
-/** Writes one batch; runs inside a transaction (its own, or a savepoint of its group's). */
-function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector']): void {
+/**
+ * Writes one batch; runs inside a transaction (its own, or a savepoint of its group's). The key statistics it
+ * collects are written at its end, or, with `holdCounts`, left for its group to hold and write once.
+ */
+function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: FaultInjectionOptions['faultInjector'], holdCounts = false): void {
   const now = batch.now ?? Date.now();
   const dictionary = dictionaryOf(db);
   // The aspects this batch writes, for the events that take their value from the row (changes.ts).
@@ -79,7 +82,7 @@ function applyBatch(db: SqliteHandle, batch: WriteBatch, faultInjector: FaultInj
     }
     faultInjector?.({ entityIndex, urn: write.urn });
   });
-  searchStore.applyKeyCounts(db);
+  if (!holdCounts) searchStore.applyKeyCounts(db);
   // Completions first: a job that completes itself and queues its follow-up under the same
   // dedupe key must not have the follow-up dropped as a duplicate of itself.
   if (batch.completeJobs?.length) jobs.completeJobs(db, batch.completeJobs);
@@ -115,12 +118,15 @@ export function commitGroup(
       db.db.exec('COMMIT');
       outcomes.push({ ok: true });
     } else {
-      const inSavepoint = db.db.transaction((batch: WriteBatch) => applyBatch(db, batch, faultInjector));
+      const inSavepoint = db.db.transaction((batch: WriteBatch) => applyBatch(db, batch, faultInjector, true));
+      // The key statistics of the batches that succeed, written once per key at the group's end.
+      const held: searchStore.HeldKeyCounts = new Map();
       db.db.transaction(() => {
         for (const batch of batches) {
           const mark = dictionary.mark();
           try {
             inSavepoint(batch); // nested: better-sqlite3 runs it in a SAVEPOINT
+            searchStore.holdKeyCounts(db, held);
             outcomes.push({ ok: true });
           } catch (error) {
             outcomes.push({ ok: false, error });
@@ -130,6 +136,7 @@ export function commitGroup(
             if (!db.db.inTransaction) throw error;
           }
         }
+        searchStore.applyKeyCounts(db, held);
       })();
       db.db.exec('COMMIT');
     }

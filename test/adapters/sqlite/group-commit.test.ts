@@ -43,6 +43,29 @@ function committedUrns(filename: string): string[] {
   }
 }
 
+/**
+ * Every key's statistics (documents holding it, documents with several values) equal what its value rows say,
+ * read on another connection; returns the documents per key name.
+ */
+function expectKeyStatisticsAgree(filename: string): Record<string, number> {
+  const db = new Database(filename, { readonly: true });
+  try {
+    const keys = db
+      .prepare(
+        `SELECT k.name AS name, k.entities AS entities, k.multi AS multi,
+           (SELECT COUNT(*) FROM (SELECT entity_id FROM search_values v WHERE v.key_id = k.id GROUP BY entity_id)) AS rowsEntities,
+           (SELECT COUNT(*) FROM (SELECT entity_id FROM search_values v WHERE v.key_id = k.id GROUP BY entity_id HAVING COUNT(*) > 1)) AS rowsMulti
+         FROM search_keys k`,
+      )
+      .all() as Array<{ name: string; entities: number; multi: number; rowsEntities: number; rowsMulti: number }>;
+    for (const key of keys)
+      expect({ entities: key.entities, multi: key.multi }, key.name).toEqual({ entities: key.rowsEntities, multi: key.rowsMulti });
+    return Object.fromEntries(keys.map((k) => [k.name, k.entities]));
+  } finally {
+    db.close();
+  }
+}
+
 describe('SQLite group commit', () => {
   it('commits concurrent batches in one transaction, acknowledging none before it committed, and a failing batch fails alone', async () => {
     const filename = tempFile();
@@ -112,11 +135,20 @@ describe('SQLite group commit', () => {
       limit: 10,
     });
     expect(silver.total).toBe(0);
+    // The key statistics are written once for the group: they count the batches that committed, not the failed ones.
+    const perKey = expectKeyStatisticsAgree(filename);
+    expect(perKey['urn:li:structuredProperty:goldOnly']).toBe(3);
+    expect(perKey['urn:li:structuredProperty:bronzeOnly'] ?? 0).toBe(0);
 
     // The names and keys the failed batches introduced were rolled back with them: using them again works.
     await adapter.commit(write('afterwards', { aspect: 'onlyInTheConflict', tier: 'silver' }));
     const [afterwards] = await adapter.readEntities([urnOf('afterwards')]);
     expect(afterwards!.aspects.onlyInTheConflict!.value).toEqual({ name: 'afterwards' });
+    // A failed batch last in its group: what it collected for the statistics is written neither with the group nor later.
+    const lastFails = await Promise.allSettled([adapter.commit(write('second')), adapter.commit(write('faulty'))]);
+    expect(lastFails.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    await adapter.commit(write('third'));
+    expect(expectKeyStatisticsAgree(filename)['urn:li:structuredProperty:goldOnly']).toBe(5);
     await adapter.close();
 
     const reopened = createSqliteAdapter({ filename });
