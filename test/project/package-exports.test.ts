@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -182,6 +183,25 @@ describe('package exports', () => {
     const result = importInChild('metacatalog/adapters/postgres');
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('forbidden module load: pg');
+  });
+
+  it('a command that reads no CSV loads no CSV package; the one that reads CSV does (the check can fail)', () => {
+    const cli = join(root, pkg.bin.metacatalog!);
+    const forbidCsv = pathToFileURL(join(root, 'test/fixtures/forbid-csv.mjs')).href;
+    const dir = mkdtempSync(join(tmpdir(), 'metacatalog-csv-load-'));
+    try {
+      const db = join(dir, 'catalog.db');
+      const run = (args: string[]) => spawnSync(process.execPath, ['--import', forbidCsv, cli, ...args], { cwd: dir, encoding: 'utf8' });
+      const token = run(['tokens', 'create', '--db', db, '--name', 'n', '--actor', 'urn:li:corpuser:a']);
+      expect(token.stderr).not.toContain('forbidden module load');
+      expect(token.status).toBe(0);
+      writeFileSync(join(dir, 'values.csv'), 'urn\n');
+      const csv = run(['properties', 'import-values', join(dir, 'values.csv'), '--db', db]);
+      expect(csv.stderr).toContain('forbidden module load: csv-parse');
+      expect(csv.status).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the bin answers --version and refuses an unknown command with exit code 2', () => {
