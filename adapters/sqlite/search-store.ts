@@ -258,6 +258,11 @@ interface KeyDelta {
 
 const pendingCounts = new WeakMap<SqliteHandle, Map<number, KeyDelta>>();
 
+/** The entity type of the documents that gained a key, once documents of `type` gained it too ('*' for several). */
+function gainedAlso(gained: string | null, type: string): string {
+  return gained === null || gained === type ? type : '*';
+}
+
 function deltaOf(h: SqliteHandle, id: number): KeyDelta {
   let deltas = pendingCounts.get(h);
   if (!deltas) {
@@ -292,7 +297,7 @@ function recount(h: SqliteHandle, entityType: string, before: ReadonlyMap<number
     const delta = deltaOf(h, id);
     delta.entities++;
     if (several) delta.multi++;
-    delta.gained = delta.gained === null || delta.gained === entityType ? entityType : '*';
+    delta.gained = gainedAlso(delta.gained, entityType);
   }
 }
 
@@ -322,7 +327,7 @@ export function holdKeyCounts(h: SqliteHandle, held: HeldKeyCounts): void {
     }
     into.entities += delta.entities;
     into.multi += delta.multi;
-    if (delta.gained !== null) into.gained = into.gained === null || into.gained === delta.gained ? delta.gained : '*';
+    if (delta.gained !== null) into.gained = gainedAlso(into.gained, delta.gained);
     // One batch that could not collect the per-value changes makes the group's unknown too (value-counts.ts drops them).
     if (into.values === null || delta.values === null) into.values = null;
     else
